@@ -1,0 +1,60 @@
+"""Host statements around kernels: allocations and return values.
+
+Exercises: `np.empty_like`, `np.zeros(N)` (fp64 by default), `np.zeros((M, N), dtype=np.float32)`,
+`np.full`, `np.ones`, `A.copy()` and `return out` in a compiled function, plus a function without
+any pragma (left as plain code, no kernel).
+"""
+import numpy as np
+
+
+def relu_new(A, N):
+    out = np.empty_like(A)
+    #pragma parallel for simd
+    for i in range(N):
+        out[i] = max(A[i], 0.0)
+    return out
+
+
+def row_sums_new(A, M, N):
+    out = np.zeros(M)
+    #pragma parallel for
+    for i in range(M):
+        acc = 0.0
+        #pragma simd
+        for j in range(N):
+            acc += A[i, j]
+        out[i] = acc
+    return out
+
+
+def scaled_copy_2d(A, M, N):
+    out = np.zeros((M, N), dtype=np.float32)
+    #pragma parallel for
+    for i in range(M):
+        #pragma parallel for
+        for j in range(N):
+            out[i, j] = A[i, j] * 2.0
+    return out
+
+
+def fill_add(N):
+    a = np.full(N, 2.5)
+    b = np.ones(N)
+    #pragma parallel for simd
+    for i in range(N):
+        a[i] = a[i] + b[i] * float(i)
+    return a
+
+
+def shifted_copy(A, N):
+    out = A.copy()
+    #pragma parallel for
+    for i in range(1, N):
+        out[i] = A[i - 1] + out[i]
+    return out
+
+
+def plain_axpy(a, X, Y, N):
+    # No pragma: compiled as plain host code (works on torch tensors as written, no kernel).
+    for i in range(N):
+        Y[i] = a * X[i] + Y[i]

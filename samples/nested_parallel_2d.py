@@ -1,0 +1,34 @@
+"""Directly nested parallel loops: 2-D and 3-D grids.
+
+Exercises: a `#pragma parallel for` nested directly inside another (one grid dimension each),
+bounds from scalars and from `A.shape[d]`, a transposed read `B[j, i]`, and a 3-D nest.
+"""
+import numpy as np
+
+
+def add_transpose(A, B, C, M, N, alpha):
+    #pragma parallel for
+    for i in range(M):
+        #pragma parallel for
+        for j in range(N):
+            C[i, j] = alpha * A[i, j] + B[j, i]
+
+
+def scale_shape(A, C, beta):
+    #pragma parallel for
+    for i in range(A.shape[0]):
+        #pragma parallel for
+        for j in range(A.shape[1]):
+            C[i, j] = A[i, j] * beta - 1.0
+
+
+def stencil_3d(A, B, L, M, N):
+    #pragma parallel for
+    for i in range(1, L - 1):
+        #pragma parallel for
+        for j in range(1, M - 1):
+            #pragma parallel for
+            for k in range(1, N - 1):
+                B[i, j, k] = (A[i - 1, j, k] + A[i + 1, j, k] + A[i, j - 1, k]
+                              + A[i, j + 1, k] + A[i, j, k - 1] + A[i, j, k + 1]
+                              - 6.0 * A[i, j, k])

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs every test: the Rust build and unit tests, then the differential tests of all samples
+# (compiled with appyc, run under the Triton interpreter, compared with NumPy). No GPU needed.
+# Needs Rust and Python 3.11; the Python packages go into a cached venv (see scripts/venv.sh).
+# Extra arguments are passed to pytest (e.g. `-k spmv`, `-x`).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/venv.sh
+
+echo "== cargo build --release"
+cargo build --release
+echo "== cargo test --release"
+cargo test --release
+
+appyc_ensure_venv
+
+TARGET_DIR="${CARGO_TARGET_DIR:-target}"
+case "$TARGET_DIR" in /*) ;; *) TARGET_DIR="$PWD/$TARGET_DIR" ;; esac
+export APPYC_BIN="${APPYC_BIN:-$TARGET_DIR/release/appyc}"
+
+echo "== difftests (TRITON_INTERPRET=1, appyc at $APPYC_BIN)"
+"$APPYC_PY" -m pytest tests/difftest -q -p no:cacheprovider "$@"

@@ -1,0 +1,293 @@
+//! Host code: the source text with edits. Untouched lines stay byte-identical; regions become
+//! launcher calls, NumPy allocation calls in compiled functions become torch calls on the
+//! arrays' device, and `numpy`/`appy` imports that nothing needs any more are dropped.
+
+use crate::diag::{Diagnostic, Result};
+use crate::frontend::lower::dotted_name;
+use crate::frontend::source::Span;
+use rustpython_ast as ast;
+use rustpython_ast::Ranged;
+
+/// Replace `range` of the source with `text`.
+#[derive(Debug, Clone)]
+pub struct Edit {
+    pub range: std::ops::Range<usize>,
+    pub text: String,
+}
+
+/// Applies non-overlapping edits; insertions at one offset keep their order.
+pub fn apply(source: &str, mut edits: Vec<Edit>) -> String {
+    edits.sort_by_key(|e| (e.range.start, e.range.end));
+    let mut out = String::with_capacity(source.len() * 2);
+    let mut pos = 0;
+    for e in edits {
+        if e.range.start < pos {
+            continue; // inside an edit already applied (e.g. a rewrite inside a dropped region)
+        }
+        out.push_str(&source[pos..e.range.start]);
+        out.push_str(&e.text);
+        pos = e.range.end;
+    }
+    out.push_str(&source[pos..]);
+    out
+}
+
+fn torch_dtype(numpy_name: &str) -> Option<&'static str> {
+    Some(match numpy_name {
+        "float64" | "double" | "float_" => "torch.float64",
+        "float32" | "single" => "torch.float32",
+        "float16" | "half" => "torch.float16",
+        "int64" | "int_" | "intp" => "torch.int64",
+        "int32" | "intc" => "torch.int32",
+        "int16" => "torch.int16",
+        "int8" => "torch.int8",
+        "uint8" => "torch.uint8",
+        "bool_" | "bool" => "torch.bool",
+        "complex64" => "torch.complex64",
+        "complex128" => "torch.complex128",
+        _ => return None,
+    })
+}
+
+/// Rewrites NumPy uses in the host statements of a compiled function.
+pub struct HostRewriter<'a> {
+    pub source: &'a str,
+    /// Spans to leave alone (the regions, which become kernels).
+    pub skip: Vec<Span>,
+    /// Expression giving the device for new arrays.
+    pub device: String,
+    pub edits: Vec<Edit>,
+}
+
+impl HostRewriter<'_> {
+    pub fn stmts(&mut self, body: &[ast::Stmt]) -> Result<()> {
+        for s in body {
+            self.stmt(s)?;
+        }
+        Ok(())
+    }
+
+    fn skipped(&self, r: ast::text_size::TextRange) -> bool {
+        let span: Span = r.into();
+        self.skip
+            .iter()
+            .any(|k| k.start <= span.start && span.end <= k.end)
+    }
+
+    fn stmt(&mut self, s: &ast::Stmt) -> Result<()> {
+        if self.skipped(s.range()) {
+            return Ok(());
+        }
+        match s {
+            ast::Stmt::Assign(a) => {
+                for t in &a.targets {
+                    self.expr(t)?;
+                }
+                self.expr(&a.value)
+            }
+            ast::Stmt::AugAssign(a) => {
+                self.expr(&a.target)?;
+                self.expr(&a.value)
+            }
+            ast::Stmt::AnnAssign(a) => {
+                self.expr(&a.target)?;
+                a.value.as_deref().map_or(Ok(()), |v| self.expr(v))
+            }
+            ast::Stmt::Expr(e) => self.expr(&e.value),
+            ast::Stmt::Return(r) => r.value.as_deref().map_or(Ok(()), |v| self.expr(v)),
+            ast::Stmt::If(i) => {
+                self.expr(&i.test)?;
+                self.stmts(&i.body)?;
+                self.stmts(&i.orelse)
+            }
+            ast::Stmt::For(f) => {
+                self.expr(&f.iter)?;
+                self.stmts(&f.body)?;
+                self.stmts(&f.orelse)
+            }
+            ast::Stmt::While(w) => {
+                self.expr(&w.test)?;
+                self.stmts(&w.body)?;
+                self.stmts(&w.orelse)
+            }
+            ast::Stmt::With(w) => {
+                for item in &w.items {
+                    self.expr(&item.context_expr)?;
+                }
+                self.stmts(&w.body)
+            }
+            ast::Stmt::Assert(a) => self.expr(&a.test),
+            _ => Ok(()),
+        }
+    }
+
+    fn expr(&mut self, e: &ast::Expr) -> Result<()> {
+        match e {
+            ast::Expr::Call(c) => self.call(c),
+            ast::Expr::Attribute(a) => {
+                if let Some(name) = dotted_name(e) {
+                    if let Some(attr) = name
+                        .strip_prefix("np.")
+                        .or_else(|| name.strip_prefix("numpy."))
+                    {
+                        let text = match attr {
+                            "pi" => "math.pi".to_string(),
+                            "e" => "math.e".to_string(),
+                            "inf" => "math.inf".to_string(),
+                            "nan" => "math.nan".to_string(),
+                            other => match torch_dtype(other) {
+                                Some(t) => t.to_string(),
+                                None => {
+                                    return Err(Diagnostic::error(
+                                        a.range.into(),
+                                        format!("`{name}` in host code of a compiled function has no torch equivalent here"),
+                                    )
+                                    .with_help("host code runs on torch tensors; compute it in a function without pragmas"))
+                                }
+                            },
+                        };
+                        self.edits.push(Edit {
+                            range: Span::from(a.range).range(),
+                            text,
+                        });
+                        return Ok(());
+                    }
+                }
+                self.expr(&a.value)
+            }
+            ast::Expr::BinOp(b) => {
+                self.expr(&b.left)?;
+                self.expr(&b.right)
+            }
+            ast::Expr::UnaryOp(u) => self.expr(&u.operand),
+            ast::Expr::BoolOp(b) => b.values.iter().try_for_each(|v| self.expr(v)),
+            ast::Expr::Compare(c) => {
+                self.expr(&c.left)?;
+                c.comparators.iter().try_for_each(|v| self.expr(v))
+            }
+            ast::Expr::IfExp(i) => {
+                self.expr(&i.test)?;
+                self.expr(&i.body)?;
+                self.expr(&i.orelse)
+            }
+            ast::Expr::Subscript(s) => {
+                self.expr(&s.value)?;
+                self.expr(&s.slice)
+            }
+            ast::Expr::Slice(s) => {
+                for part in [&s.lower, &s.upper, &s.step].into_iter().flatten() {
+                    self.expr(part)?;
+                }
+                Ok(())
+            }
+            ast::Expr::Tuple(t) => t.elts.iter().try_for_each(|v| self.expr(v)),
+            ast::Expr::List(t) => t.elts.iter().try_for_each(|v| self.expr(v)),
+            ast::Expr::Starred(s) => self.expr(&s.value),
+            _ => Ok(()),
+        }
+    }
+
+    fn call(&mut self, c: &ast::ExprCall) -> Result<()> {
+        let func = dotted_name(&c.func);
+        let np_name = func.as_deref().and_then(|f| {
+            f.strip_prefix("np.")
+                .or_else(|| f.strip_prefix("numpy."))
+                .map(str::to_string)
+        });
+        // `.copy()` of an array is `.clone()` in torch.
+        if let ast::Expr::Attribute(a) = c.func.as_ref() {
+            if a.attr.as_str() == "copy" && c.args.is_empty() && c.keywords.is_empty() && np_name.is_none() {
+                self.expr(&a.value)?;
+                let end: usize = a.range.end().into();
+                self.edits.push(Edit {
+                    range: end - "copy".len()..end,
+                    text: "clone".into(),
+                });
+                return Ok(());
+            }
+        }
+        for a in &c.args {
+            self.expr(a)?;
+        }
+        for k in &c.keywords {
+            self.expr(&k.value)?;
+        }
+        let Some(name) = np_name else {
+            return self.expr(&c.func);
+        };
+        let func_span: Span = c.func.range().into();
+        let call_span: Span = c.range.into();
+        let takes_shape = matches!(name.as_str(), "empty" | "zeros" | "ones" | "full");
+        let like = matches!(
+            name.as_str(),
+            "empty_like" | "zeros_like" | "ones_like" | "full_like"
+        );
+        if !(takes_shape || like || name == "arange") {
+            return Err(Diagnostic::error(
+                func_span,
+                format!("`np.{name}` in host code of a compiled function cannot run on GPU tensors"),
+            )
+            .with_label("host code of a compiled function runs on torch tensors")
+            .with_help("allocate with np.empty/zeros/ones/full(_like), or move this computation to a function without pragmas"));
+        }
+        for k in &c.keywords {
+            let key = k.arg.as_ref().map(|a| a.as_str()).unwrap_or("**");
+            if key != "dtype" {
+                return Err(Diagnostic::error(
+                    k.range.into(),
+                    format!("`np.{name}` keyword `{key}` is not supported in host code of a compiled function"),
+                ));
+            }
+        }
+        self.edits.push(Edit {
+            range: func_span.range(),
+            text: format!("torch.{name}"),
+        });
+        let mut extra = vec![];
+        let has_dtype = c.keywords.iter().any(|k| k.arg.is_some());
+        if takes_shape && !has_dtype {
+            if name == "full" && c.args.len() >= 2 {
+                let fill = &self.source[Span::from(c.args[1].range()).range()];
+                extra.push(format!("dtype=_appyc_fill_dtype({fill})"));
+            } else if name != "full" {
+                extra.push("dtype=torch.float64".to_string());
+            }
+        }
+        if takes_shape || name == "arange" {
+            extra.push(format!("device={}", self.device));
+        }
+        if !extra.is_empty() {
+            let close = call_span.end as usize - 1;
+            let inner = self.source[..close].trim_end();
+            let sep = if inner.ends_with('(') || inner.ends_with(',') {
+                ""
+            } else {
+                ", "
+            };
+            self.edits.push(Edit {
+                range: close..close,
+                text: format!("{sep}{}", extra.join(", ")),
+            });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edits_apply_in_order() {
+        let s = "abcdef";
+        let out = apply(
+            s,
+            vec![
+                Edit { range: 4..5, text: "E".into() },
+                Edit { range: 1..3, text: "XY".into() },
+                Edit { range: 6..6, text: "!".into() },
+            ],
+        );
+        assert_eq!(out, "aXYdEf!");
+    }
+}

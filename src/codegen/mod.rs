@@ -1,0 +1,8 @@
+//! Back end: the Triton kernel printer, the Python ("assembly APPy") printer, launchers from
+//! templates, and host code spliced from the source text.
+
+pub mod host;
+pub mod python;
+pub mod templates;
+pub mod triton;
+pub mod writer;

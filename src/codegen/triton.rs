@@ -1,0 +1,737 @@
+//! Triton printer: one outlined `Kernel` (after strip-mining) → a `@triton.jit` function and
+//! the facts its launcher needs (parameters, grid, arrays written).
+
+use super::python::{binop_prec, float_literal, prec};
+use super::writer::Writer;
+use crate::diag::{Diagnostic, Result};
+use crate::frontend::source::SourceFile;
+use crate::ir::*;
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// A kernel parameter, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Param {
+    /// An array: a pointer in the kernel, a tensor in the launcher.
+    Array(String),
+    /// A host scalar used as an integer (index, bound): Triton infers i32/i64.
+    IntScalar(String),
+    /// Any other host scalar: passed as fp64 so float parameters keep their precision.
+    FloatScalar(String),
+    /// `A.stride(d)`.
+    Stride(String, usize),
+    /// `A.shape[d]`.
+    Shape(String, usize),
+}
+
+impl Param {
+    pub fn kernel_name(&self) -> String {
+        match self {
+            Param::Array(n) | Param::IntScalar(n) | Param::FloatScalar(n) => n.clone(),
+            Param::Stride(a, d) => format!("{a}_stride{d}"),
+            Param::Shape(a, d) => format!("{a}_shape{d}"),
+        }
+    }
+    pub fn host_value(&self) -> String {
+        match self {
+            Param::Array(n) | Param::IntScalar(n) | Param::FloatScalar(n) => n.clone(),
+            Param::Stride(a, d) => format!("{a}.stride({d})"),
+            Param::Shape(a, d) => format!("{a}.shape[{d}]"),
+        }
+    }
+}
+
+pub struct KernelCode {
+    pub text: String,
+    pub params: Vec<Param>,
+    /// The launcher's own parameters: arrays and scalars from the host scope, in order.
+    pub host_args: Vec<String>,
+    pub uses_mvl: bool,
+    pub written_arrays: Vec<String>,
+}
+
+struct Cx<'a> {
+    file: &'a SourceFile,
+    /// Vector name → the mask expressions that guard its lanes.
+    masks: HashMap<String, BTreeSet<String>>,
+    float_params: HashSet<String>,
+    /// Local names initialised by a literal and updated later: their init gets a fixed dtype.
+    carried: HashMap<String, Expr>,
+}
+
+pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
+    let analysis = analyse(k);
+    let mut cx = Cx {
+        file,
+        masks: HashMap::new(),
+        float_params: analysis
+            .params
+            .iter()
+            .filter_map(|p| match p {
+                Param::FloatScalar(n) => Some(n.clone()),
+                _ => None,
+            })
+            .collect(),
+        carried: analysis.carried.clone(),
+    };
+    let mut w = Writer::new(0);
+    let mut sig: Vec<String> = analysis
+        .params
+        .iter()
+        .map(|p| match p {
+            Param::FloatScalar(n) => format!("{n}: \"fp64\""),
+            other => other.kernel_name(),
+        })
+        .collect();
+    if analysis.uses_mvl {
+        sig.push("MVL: tl.constexpr".into());
+    }
+    w.line("@triton.jit");
+    w.line(format!("def {}({}):", k.name, sig.join(", ")));
+    w.indent();
+    let line = file.line_of(k.span.start as usize);
+    let pragma_text = file.line_text(line).trim();
+    w.line(format!("# {}:{}: {}", file.name, line, pragma_text));
+    let ndims = k.dims.len();
+    for (d, dim) in k.dims.iter().enumerate() {
+        let axis = ndims - 1 - d;
+        let src = cx.src(dim.span);
+        let start = cx.expr(&dim.range.start)?;
+        let step = cx.expr(&dim.range.step)?;
+        let scaled = |idx: String| {
+            if matches!(dim.range.step.kind, ExprKind::Int(1)) {
+                idx
+            } else {
+                format!("({idx}) * {step}")
+            }
+        };
+        let offset = |s: String| {
+            if matches!(dim.range.start.kind, ExprKind::Int(0)) {
+                s
+            } else {
+                format!("{start} + {s}")
+            }
+        };
+        match dim.simd {
+            None => {
+                let idx = scaled(format!("tl.program_id({axis})"));
+                let idx = if matches!(dim.range.step.kind, ExprKind::Int(1)) {
+                    idx
+                } else {
+                    format!("tl.program_id({axis}) * {step}")
+                };
+                w.line(format!("{} = {}  {src}", dim.var, offset(idx)));
+            }
+            Some(wd) => {
+                let width = width_text(wd);
+                let lanes = format!("tl.program_id({axis}) * {width} + tl.arange(0, {width})");
+                w.line(format!("{} = {}  {src}", dim.var, offset(scaled(lanes))));
+                let stop = cx.expr(&dim.range.stop)?;
+                w.line(format!("{0}_mask = {0} < {stop}", dim.var));
+                cx.masks
+                    .insert(dim.var.clone(), BTreeSet::from([format!("{}_mask", dim.var)]));
+            }
+        }
+    }
+    cx.block(&mut w, &k.body)?;
+    w.dedent();
+    Ok(KernelCode {
+        text: w.finish(),
+        params: analysis.params,
+        host_args: analysis.host_args,
+        uses_mvl: analysis.uses_mvl,
+        written_arrays: analysis.written,
+    })
+}
+
+fn width_text(w: Width) -> String {
+    match w {
+        Width::Mvl => "MVL".into(),
+        Width::Fixed(n) => n.to_string(),
+    }
+}
+
+struct Analysis {
+    params: Vec<Param>,
+    host_args: Vec<String>,
+    uses_mvl: bool,
+    written: Vec<String>,
+    carried: HashMap<String, Expr>,
+}
+
+fn push_unique(v: &mut Vec<String>, s: &str) {
+    if !v.iter().any(|x| x == s) {
+        v.push(s.to_string());
+    }
+}
+
+/// Free names, arrays, ranks, written arrays, integer-use of scalars, MVL use.
+fn analyse(k: &Kernel) -> Analysis {
+    let mut all_exprs: Vec<&Expr> = vec![];
+    let mut locals: HashSet<String> = HashSet::new();
+    let mut written = vec![];
+    let mut int_roots: Vec<&Expr> = vec![];
+    let mut uses_mvl = false;
+    let mut assigns: Vec<(&str, &Expr)> = vec![];
+    for d in &k.dims {
+        locals.insert(d.var.clone());
+        all_exprs.extend([&d.range.start, &d.range.stop, &d.range.step]);
+        int_roots.extend([&d.range.start, &d.range.stop, &d.range.step]);
+        uses_mvl |= d.simd == Some(Width::Mvl);
+    }
+    for s in &k.body {
+        s.walk(&mut |st| {
+            all_exprs.extend(st.exprs());
+            match &st.kind {
+                StmtKind::Assign { target, value, .. } => match &target.kind {
+                    ExprKind::Name(n) => {
+                        locals.insert(n.clone());
+                        assigns.push((n, value));
+                    }
+                    ExprKind::Subscript { array, .. } => push_unique(&mut written, array),
+                    _ => {}
+                },
+                StmtKind::For {
+                    var,
+                    range,
+                    vector,
+                    kind,
+                    ..
+                } => {
+                    locals.insert(var.clone());
+                    if let Some(v) = vector {
+                        locals.insert(v.clone());
+                    }
+                    int_roots.extend([&range.start, &range.stop, &range.step]);
+                    uses_mvl |= matches!(kind, LoopKind::StripMined { width: Width::Mvl });
+                }
+                _ => {}
+            }
+        });
+    }
+    let mut arrays: Vec<String> = vec![];
+    let mut ranks: HashMap<String, usize> = HashMap::new();
+    let mut shapes: Vec<(String, usize)> = vec![];
+    let mut scalars: Vec<String> = vec![];
+    for e in &all_exprs {
+        e.walk(&mut |x| match &x.kind {
+            ExprKind::Subscript { array, indices } => {
+                push_unique(&mut arrays, array);
+                let r = ranks.entry(array.clone()).or_default();
+                *r = (*r).max(indices.len());
+                for ix in indices {
+                    if let Index::At(i) = ix {
+                        int_roots.push(i);
+                    }
+                }
+            }
+            ExprKind::Shape { array, dim } => {
+                if !shapes.contains(&(array.clone(), *dim)) {
+                    shapes.push((array.clone(), *dim));
+                }
+            }
+            ExprKind::Name(n) if n == "appy.MVL" => uses_mvl = true,
+            ExprKind::Name(n) if !locals.contains(n) => push_unique(&mut scalars, n),
+            ExprKind::Vidx { start, width, bound } => {
+                int_roots.push(start);
+                int_roots.push(bound);
+                uses_mvl |= *width == Width::Mvl;
+            }
+            ExprKind::Binary {
+                op: BinOp::FloorDiv | BinOp::Mod | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::LShift | BinOp::RShift,
+                left,
+                right,
+            } => {
+                int_roots.push(left);
+                int_roots.push(right);
+            }
+            _ => {}
+        });
+    }
+    scalars.retain(|s| !arrays.contains(s));
+    // A scalar is an integer if it reaches an index or a bound, directly or through locals.
+    let mut int_names: HashSet<String> = HashSet::new();
+    let mut frontier: Vec<&Expr> = int_roots;
+    while let Some(e) = frontier.pop() {
+        e.walk(&mut |x| {
+            if let ExprKind::Name(n) = &x.kind {
+                if int_names.insert(n.clone()) {
+                    for (name, value) in &assigns {
+                        if name == n {
+                            frontier.push(value);
+                        }
+                    }
+                }
+            }
+        });
+    }
+    let mut params: Vec<Param> = arrays.iter().map(|a| Param::Array(a.clone())).collect();
+    for s in &scalars {
+        params.push(if int_names.contains(s) {
+            Param::IntScalar(s.clone())
+        } else {
+            Param::FloatScalar(s.clone())
+        });
+    }
+    for a in &arrays {
+        for d in 0..ranks[a] {
+            params.push(Param::Stride(a.clone(), d));
+        }
+    }
+    for (a, d) in &shapes {
+        params.push(Param::Shape(a.clone(), *d));
+    }
+    let mut host_args = arrays.clone();
+    host_args.extend(scalars.iter().cloned());
+    for (a, _) in &shapes {
+        push_unique(&mut host_args, a);
+    }
+    // Literal-initialised locals that are assigned again: Triton needs one dtype per
+    // loop-carried value, so the init takes the dtype of the update.
+    let mut carried = HashMap::new();
+    let mut first_literal: HashSet<&str> = HashSet::new();
+    for (name, value) in &assigns {
+        let is_literal = matches!(
+            value.kind,
+            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::FloatSpecial(_) | ExprKind::Bool(_)
+        );
+        if is_literal && !carried.contains_key(*name) && !first_literal.contains(name) {
+            first_literal.insert(name);
+        } else if first_literal.contains(name) && !is_literal {
+            carried.entry(name.to_string()).or_insert_with(|| (*value).clone());
+        }
+    }
+    Analysis {
+        params,
+        host_args,
+        uses_mvl,
+        written,
+        carried,
+    }
+}
+
+impl Cx<'_> {
+    fn src(&self, span: crate::frontend::source::Span) -> String {
+        format!("# {}:{}", self.file.name, self.file.line_of(span.start as usize))
+    }
+
+    fn block(&mut self, w: &mut Writer, body: &[Stmt]) -> Result<()> {
+        if body.is_empty() {
+            w.line("pass");
+        }
+        for s in body {
+            self.stmt(w, s)?;
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, w: &mut Writer, s: &Stmt) -> Result<()> {
+        let src = self.src(s.span);
+        match &s.kind {
+            StmtKind::Assign {
+                target,
+                value,
+                atomic,
+            } => match &target.kind {
+                ExprKind::Name(n) => {
+                    let v = self.expr(value)?;
+                    let v = match (self.carried.get(n), &value.kind) {
+                        (
+                            Some(update),
+                            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::FloatSpecial(_) | ExprKind::Bool(_),
+                        ) => match self.dtype_of(update, n) {
+                            Some(dt) => format!("tl.full((), {v}, {dt})"),
+                            None => v,
+                        },
+                        _ => v,
+                    };
+                    let mask = self.mask_of(value);
+                    if mask.is_empty() {
+                        self.masks.remove(n);
+                    } else {
+                        self.masks.insert(n.clone(), mask);
+                    }
+                    if let ExprKind::Vidx { bound, .. } = &value.kind {
+                        w.line(format!("{n} = {v}  {src}"));
+                        let b = self.expr(bound)?;
+                        w.line(format!("{n}_mask = {n} < {b}"));
+                        self.masks.insert(n.clone(), BTreeSet::from([format!("{n}_mask")]));
+                    } else {
+                        w.line(format!("{n} = {v}  {src}"));
+                    }
+                }
+                ExprKind::Subscript { .. } => {
+                    let ptr = self.pointer(target)?;
+                    let mut mask = self.mask_of(target);
+                    if *atomic {
+                        let Some((op, operand)) = as_reduction(target, value) else {
+                            return Err(Diagnostic::error(
+                                s.span,
+                                "`#pragma atomic` needs an update: `X[k] += v`, `X[k] -= v`, `X[k] = max(X[k], v)` or `X[k] = min(X[k], v)`",
+                            ));
+                        };
+                        let (v, neg) = match operand {
+                            ReductionOperand::Plain(v) => (v, false),
+                            ReductionOperand::Negated(v) => (v, true),
+                        };
+                        mask.extend(self.mask_of(v));
+                        let mut val = self.expr(v)?;
+                        if neg {
+                            val = format!("-({val})");
+                        }
+                        let f = match op {
+                            ReduceOp::Sum => "tl.atomic_add",
+                            ReduceOp::Max => "tl.atomic_max",
+                            ReduceOp::Min => "tl.atomic_min",
+                        };
+                        w.line(format!("{f}({ptr}, {val}{})  {src}", mask_arg(&mask)));
+                    } else {
+                        let val = self.expr(value)?;
+                        w.line(format!("tl.store({ptr}, {val}{})  {src}", mask_arg(&mask)));
+                    }
+                }
+                _ => unreachable!("outline checks targets"),
+            },
+            StmtKind::For {
+                var,
+                range,
+                body,
+                kind,
+                vector,
+                ..
+            } => {
+                let start = self.expr(&range.start)?;
+                let stop = self.expr(&range.stop)?;
+                match (kind, vector) {
+                    (LoopKind::StripMined { width }, Some(v)) => {
+                        let wd = width_text(*width);
+                        w.line(format!("for {var} in range({start}, {stop}, {wd}):  {src}"));
+                        w.indent();
+                        w.line(format!("{v} = {var} + tl.arange(0, {wd})"));
+                        w.line(format!("{v}_mask = {v} < {stop}"));
+                        self.masks.insert(v.clone(), BTreeSet::from([format!("{v}_mask")]));
+                    }
+                    _ => {
+                        let step = self.expr(&range.step)?;
+                        w.line(format!("for {var} in range({start}, {stop}, {step}):  {src}"));
+                        w.indent();
+                    }
+                }
+                self.block(w, body)?;
+                w.dedent();
+            }
+            StmtKind::If { test, body, orelse } => {
+                w.line(format!("if {}:  {src}", self.expr(test)?));
+                w.indent();
+                self.block(w, body)?;
+                w.dedent();
+                if !orelse.is_empty() {
+                    w.line("else:");
+                    w.indent();
+                    self.block(w, orelse)?;
+                    w.dedent();
+                }
+            }
+            StmtKind::Barrier => w.line("tl.debug_barrier()"),
+            StmtKind::Pass => w.line("pass"),
+            StmtKind::Expr(_) | StmtKind::Other(_) | StmtKind::HostBlock { .. } | StmtKind::AugAssign { .. } => {
+                unreachable!("outline and normalize remove these from kernels")
+            }
+        }
+        Ok(())
+    }
+
+    /// The masks guarding the lanes of a vector expression (empty for scalars).
+    fn mask_of(&self, e: &Expr) -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        e.walk(&mut |x| match &x.kind {
+            ExprKind::Name(n) => {
+                if let Some(m) = self.masks.get(n) {
+                    out.extend(m.iter().cloned());
+                }
+            }
+            ExprKind::Vidx { .. } => {
+                // An inline vidx: its bound check is spelled out where it is used.
+                if let Ok(m) = self.inline_vidx_mask(x) {
+                    out.insert(m);
+                }
+            }
+            _ => {}
+        });
+        // A reduction's result is a scalar: its masks were consumed inside it.
+        if let ExprKind::Reduce { .. } = e.kind {
+            out.clear();
+        }
+        out
+    }
+
+    fn inline_vidx_mask(&self, e: &Expr) -> Result<String> {
+        let ExprKind::Vidx { bound, .. } = &e.kind else {
+            unreachable!()
+        };
+        let mut me = Cx {
+            file: self.file,
+            masks: self.masks.clone(),
+            float_params: self.float_params.clone(),
+            carried: HashMap::new(),
+        };
+        Ok(format!("({}) < {}", me.expr(e)?, me.expr(bound)?))
+    }
+
+    fn pointer(&mut self, e: &Expr) -> Result<String> {
+        let ExprKind::Subscript { array, indices } = &e.kind else {
+            unreachable!()
+        };
+        let mut parts = vec![array.clone()];
+        for (d, ix) in indices.iter().enumerate() {
+            let Index::At(i) = ix else {
+                return Err(Diagnostic::error(e.span, "internal: slice left after strip-mining"));
+            };
+            let t = self.expr_prec(i, binop_prec(BinOp::Mul) + 1)?;
+            parts.push(format!("{t} * {array}_stride{d}"));
+        }
+        Ok(parts.join(" + "))
+    }
+
+    fn expr(&mut self, e: &Expr) -> Result<String> {
+        self.expr_prec(e, 0)
+    }
+
+    fn expr_prec(&mut self, e: &Expr, ctx: u8) -> Result<String> {
+        let paren = |s: String, own: u8| if own < ctx { format!("({s})") } else { s };
+        Ok(match &e.kind {
+            ExprKind::Name(n) if n == "appy.MVL" => "MVL".into(),
+            ExprKind::Name(n) => n.clone(),
+            ExprKind::Int(v) => paren(v.to_string(), if *v < 0 { prec::UNARY } else { prec::ATOM }),
+            ExprKind::Float(v) => paren(float_literal(*v), if *v < 0.0 { prec::UNARY } else { prec::ATOM }),
+            ExprKind::Bool(b) => if *b { "True" } else { "False" }.into(),
+            ExprKind::FloatSpecial(s) => format!("float(\"{s}\")"),
+            ExprKind::Subscript { .. } => {
+                let ptr = self.pointer(e)?;
+                let mask = self.mask_of(e);
+                format!("tl.load({ptr}{})", mask_arg(&mask))
+            }
+            ExprKind::Shape { array, dim } => format!("{array}_shape{dim}"),
+            ExprKind::Binary { op: BinOp::Pow, left, right } => match right.kind {
+                ExprKind::Int(2) => {
+                    let l = self.expr_prec(left, binop_prec(BinOp::Mul) + 1)?;
+                    paren(format!("{l} * {l}"), binop_prec(BinOp::Mul))
+                }
+                _ => format!("libdevice.pow({}, {})", self.expr(left)?, self.expr(right)?),
+            },
+            ExprKind::Binary { op, left, right } => {
+                let p = binop_prec(*op);
+                let l = self.expr_prec(left, p)?;
+                let r = self.expr_prec(right, p + 1)?;
+                paren(format!("{l} {} {r}", op.python()), p)
+            }
+            ExprKind::Unary { op, operand } => {
+                let o = self.expr_prec(operand, prec::UNARY)?;
+                match op {
+                    UnaryOp::Neg => paren(format!("-{o}"), prec::UNARY),
+                    UnaryOp::Invert => paren(format!("~{o}"), prec::UNARY),
+                    UnaryOp::Not => format!("({o} == 0)"),
+                }
+            }
+            ExprKind::Compare { op, left, right } => {
+                let l = self.expr_prec(left, prec::CMP + 1)?;
+                let r = self.expr_prec(right, prec::CMP + 1)?;
+                paren(format!("{l} {} {r}", op.python()), prec::CMP)
+            }
+            ExprKind::BoolOp { op, values } => {
+                // Element-wise on vectors: `&`/`|` over comparisons (which bind looser, hence parens).
+                let sym = match op {
+                    BoolOp::And => " & ",
+                    BoolOp::Or => " | ",
+                };
+                let parts = values
+                    .iter()
+                    .map(|v| self.expr_prec(v, prec::ATOM))
+                    .collect::<Result<Vec<_>>>()?;
+                paren(parts.join(sym), binop_prec(BinOp::BitAnd))
+            }
+            ExprKind::IfExp { test, body, orelse } => format!(
+                "tl.where({}, {}, {})",
+                self.expr(test)?,
+                self.expr(body)?,
+                self.expr(orelse)?
+            ),
+            ExprKind::Call { func, args } => self.call(e, func, args)?,
+            ExprKind::Vidx { start, width, .. } => {
+                let s = self.expr_prec(start, binop_prec(BinOp::Add))?;
+                let wd = width_text(*width);
+                paren(format!("{s} + tl.arange(0, {wd})"), binop_prec(BinOp::Add))
+            }
+            ExprKind::Reduce { op, value } => {
+                let mask = self.mask_of(value);
+                let v = self.expr(value)?;
+                let m = if mask.is_empty() {
+                    "True".to_string()
+                } else {
+                    mask.iter().cloned().collect::<Vec<_>>().join(" & ")
+                };
+                match op {
+                    ReduceOp::Sum => format!("tl.sum(tl.where({m}, {v}, 0), axis=0)"),
+                    ReduceOp::Max => format!("_appyc_masked_max({v}, {m})"),
+                    ReduceOp::Min => format!("_appyc_masked_min({v}, {m})"),
+                }
+            }
+            ExprKind::Unsupported(what) => {
+                return Err(Diagnostic::error(
+                    e.span,
+                    format!("{what} is not supported inside a parallel region"),
+                ))
+            }
+        })
+    }
+
+    fn call(&mut self, e: &Expr, func: &str, args: &[Expr]) -> Result<String> {
+        let name = func
+            .strip_prefix("np.")
+            .or_else(|| func.strip_prefix("numpy."))
+            .or_else(|| func.strip_prefix("math."))
+            .unwrap_or(func);
+        let a = args
+            .iter()
+            .map(|x| self.expr(x))
+            .collect::<Result<Vec<_>>>()?;
+        let arity = |n: usize| -> Result<()> {
+            if a.len() == n {
+                Ok(())
+            } else {
+                Err(Diagnostic::error(
+                    e.span,
+                    format!("`{func}` takes {n} argument(s) here, not {}", a.len()),
+                ))
+            }
+        };
+        Ok(match name {
+            // Transcendentals go through libdevice: correct in fp32 and fp64 alike.
+            // (The prelude gives the interpreter a stand-in for each one listed here.)
+            "exp" | "log" | "sin" | "cos" | "tan" | "tanh" | "sinh" | "cosh" | "exp2" | "log2"
+            | "log10" | "log1p" | "expm1" | "erf" | "floor" | "ceil" => {
+                arity(1)?;
+                format!("libdevice.{name}({})", a[0])
+            }
+            "sqrt" => {
+                arity(1)?;
+                format!("libdevice.sqrt({})", a[0])
+            }
+            "abs" | "absolute" | "fabs" => {
+                arity(1)?;
+                format!("tl.abs({})", a[0])
+            }
+            "power" | "pow" => {
+                arity(2)?;
+                format!("libdevice.pow({}, {})", a[0], a[1])
+            }
+            "where" => {
+                arity(3)?;
+                format!("tl.where({}, {}, {})", a[0], a[1], a[2])
+            }
+            "maximum" | "max" | "fmax" | "minimum" | "min" | "fmin" => {
+                if a.len() < 2 {
+                    return Err(Diagnostic::error(
+                        e.span,
+                        format!("`{func}` of one argument is a reduction; not supported inside a parallel loop yet"),
+                    ));
+                }
+                let f = if matches!(name, "maximum" | "max" | "fmax") {
+                    "tl.maximum"
+                } else {
+                    "tl.minimum"
+                };
+                let mut acc = a[0].clone();
+                for x in &a[1..] {
+                    acc = format!("{f}({acc}, {x})");
+                }
+                acc
+            }
+            "float" | "float64" => {
+                arity(1)?;
+                format!("{}.to(tl.float64)", self.cast_operand(&args[0])?)
+            }
+            "float32" => {
+                arity(1)?;
+                format!("{}.to(tl.float32)", self.cast_operand(&args[0])?)
+            }
+            "int" | "int64" => {
+                arity(1)?;
+                format!("{}.to(tl.int64)", self.cast_operand(&args[0])?)
+            }
+            "int32" => {
+                arity(1)?;
+                format!("{}.to(tl.int32)", self.cast_operand(&args[0])?)
+            }
+            _ => {
+                return Err(Diagnostic::error(
+                    e.span,
+                    format!("`{func}` is not supported inside a parallel region"),
+                )
+                .with_help("kernels support arithmetic, np.exp/exp2/expm1/log/log2/log10/log1p/sqrt/abs/sin/cos/tan/sinh/cosh/tanh/erf/floor/ceil/power, np.where, np.maximum/minimum, min/max/abs/float/int"))
+            }
+        })
+    }
+
+    /// `x.to(...)` needs a tensor: literals are wrapped with `tl.full`.
+    fn cast_operand(&mut self, e: &Expr) -> Result<String> {
+        Ok(match e.kind {
+            ExprKind::Int(v) => format!("tl.full((), {v}, tl.int64)"),
+            ExprKind::Float(v) => format!("tl.full((), {}, tl.float64)", float_literal(v)),
+            _ => self.expr_prec(e, prec::ATOM)?,
+        })
+    }
+
+    /// A Triton expression for the dtype that `update` has, when the kernel's arrays and
+    /// parameters decide it; `None` leaves the literal's own type.
+    fn dtype_of(&self, update: &Expr, target: &str) -> Option<String> {
+        // The value's dtype comes from the arrays it loads (not from arrays used as indices)
+        // and from fp64 parameters.
+        fn leaves(e: &Expr, target: &str, floats: &HashSet<String>, out: &mut Vec<String>) {
+            let mut add = |t: String| {
+                if !out.contains(&t) {
+                    out.push(t)
+                }
+            };
+            match &e.kind {
+                ExprKind::Subscript { array, .. } => add(format!("{array}.dtype.element_ty")),
+                ExprKind::Name(n) if n != target && floats.contains(n) => add("tl.float64".into()),
+                ExprKind::Binary { left, right, .. } => {
+                    leaves(left, target, floats, out);
+                    leaves(right, target, floats, out);
+                }
+                ExprKind::Unary { operand, .. } => leaves(operand, target, floats, out),
+                ExprKind::IfExp { body, orelse, .. } => {
+                    leaves(body, target, floats, out);
+                    leaves(orelse, target, floats, out);
+                }
+                ExprKind::Call { args, .. } => {
+                    args.iter().for_each(|a| leaves(a, target, floats, out))
+                }
+                ExprKind::Reduce { value, .. } => leaves(value, target, floats, out),
+                _ => {}
+            }
+        }
+        let mut strong: Vec<String> = vec![];
+        leaves(update, target, &self.float_params, &mut strong);
+        match strong.len() {
+            0 => None,
+            1 => strong.pop(),
+            _ => Some(format!(
+                "({}).dtype",
+                strong
+                    .iter()
+                    .map(|t| format!("tl.zeros((), {t})"))
+                    .collect::<Vec<_>>()
+                    .join(" + ")
+            )),
+        }
+    }
+}
+
+fn mask_arg(mask: &BTreeSet<String>) -> String {
+    if mask.is_empty() {
+        String::new()
+    } else {
+        format!(", mask={}", mask.iter().cloned().collect::<Vec<_>>().join(" & "))
+    }
+}

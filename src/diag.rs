@@ -1,0 +1,101 @@
+//! Diagnostics: `file:line:col: error: message`, the source line and a caret, rustc style.
+
+use crate::frontend::source::{SourceFile, Span};
+use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
+use codespan_reporting::files::SimpleFile;
+use codespan_reporting::term::{self, Config};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnostic {
+    pub span: Span,
+    pub message: String,
+    /// Short text under the caret.
+    pub label: Option<String>,
+    /// `help: ...` lines (suggestions).
+    pub help: Vec<String>,
+}
+
+impl Diagnostic {
+    pub fn error(span: Span, message: impl Into<String>) -> Self {
+        Diagnostic {
+            span,
+            message: message.into(),
+            label: None,
+            help: vec![],
+        }
+    }
+
+    pub fn with_label(mut self, label: impl Into<String>) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help.push(help.into());
+        self
+    }
+
+    /// Renders as `file:line:col: error: message` followed by the annotated source line.
+    pub fn render(&self, file: &SourceFile) -> String {
+        let line = file.line_of(self.span.start as usize);
+        let col = file.text[file.line_start(line)..self.span.start as usize]
+            .chars()
+            .count()
+            + 1;
+        let mut out = format!("{}:{}:{}: error: {}\n", file.name, line, col, self.message);
+        let mut span = self.span;
+        // A caret needs at least one character; an empty span points at the character there.
+        if span.end <= span.start {
+            span.end = (span.start as usize + 1).min(file.text.len()) as u32;
+        }
+        // Keep the snippet to the first line of the span: multi-line boxes add nothing here.
+        let first_line_end = file.line_end(line).max(span.start as usize + 1);
+        span.end = span.end.min(first_line_end as u32);
+        let cs_file = SimpleFile::new(&file.name, &file.text);
+        let mut label = Label::primary((), span.range());
+        if let Some(l) = &self.label {
+            label = label.with_message(l);
+        }
+        let diag = CsDiagnostic::error().with_labels(vec![label]).with_notes(
+            self.help
+                .iter()
+                .map(|h| format!("help: {h}"))
+                .collect::<Vec<_>>(),
+        );
+        let mut buf = String::new();
+        let config = Config {
+            start_context_lines: 0,
+            end_context_lines: 0,
+            ..Config::default()
+        };
+        if term::emit_to_string(&mut buf, &config, &cs_file, &diag).is_ok() {
+            let snippet = buf;
+            // codespan prints an empty "error" header line first; our own header replaces it.
+            for l in snippet.lines().skip(1) {
+                out.push_str(l);
+                out.push('\n');
+            }
+        }
+        out
+    }
+}
+
+pub type Result<T> = std::result::Result<T, Diagnostic>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_position_line_and_caret() {
+        let f = SourceFile::new("k.py", "def f():\n    #pragma paralel for\n");
+        let start = f.text.find("paralel").unwrap();
+        let d = Diagnostic::error(Span::new(start, start + 7), "unknown directive `paralel`")
+            .with_help("did you mean `parallel`?");
+        let text = d.render(&f);
+        assert!(text.starts_with("k.py:2:13: error: unknown directive `paralel`\n"), "{text}");
+        assert!(text.contains("#pragma paralel for"), "{text}");
+        assert!(text.contains("^^^^^^^"), "{text}");
+        assert!(text.contains("help: did you mean `parallel`?"), "{text}");
+    }
+}

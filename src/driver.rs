@@ -1,0 +1,379 @@
+//! One source file through the whole pipeline: parse → pragmas → passes → kernels + host.
+
+use crate::codegen::host::{self, Edit, HostRewriter};
+use crate::codegen::templates::{Launcher, Prelude, Trip};
+use crate::codegen::{python, triton, writer::Writer};
+use crate::diag::{Diagnostic, Result};
+use crate::frontend::lower::{dotted_name, lower_function};
+use crate::frontend::pragma::{collect_pragmas, Pragma};
+use crate::frontend::source::{SourceFile, Span};
+use crate::ir::*;
+use crate::passes;
+use askama::Template;
+use rustpython_ast as ast;
+use rustpython_ast::Ranged;
+use rustpython_parser::Parse;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Emit {
+    /// The generated Python module with Triton kernels.
+    Python,
+    /// The program after the high-level passes, as assembly APPy.
+    Lowered,
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub emit: Emit,
+    /// A fixed MVL instead of autotuning.
+    pub mvl: Option<u32>,
+    pub auto_simd: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            emit: Emit::Python,
+            mvl: None,
+            auto_simd: true,
+        }
+    }
+}
+
+/// The MVL used under Triton's interpreter when autotuning (which needs a GPU) is off.
+pub const INTERPRETER_MVL: u32 = 128;
+
+pub fn compile(file: &SourceFile, opts: &Options) -> Result<String> {
+    let module = ast::Suite::parse(&file.text, &file.name).map_err(|e| {
+        let at: usize = e.offset.into();
+        let at = at.min(file.text.len());
+        Diagnostic::error(
+            Span::new(at, at),
+            format!("invalid Python syntax: {}", e.error),
+        )
+    })?;
+    let pragmas = collect_pragmas(file)?;
+
+    let mut edits: Vec<Edit> = vec![];
+    let mut compiled_spans: Vec<Span> = vec![];
+    let mut used_pragmas = 0;
+    for stmt in &module {
+        let ast::Stmt::FunctionDef(f) = stmt else {
+            continue;
+        };
+        let span: Span = f.range.into();
+        let (first, last) = (
+            file.line_of(span.start as usize),
+            file.line_of(span.end as usize),
+        );
+        let own: Vec<Pragma> = pragmas
+            .iter()
+            .filter(|p| p.line > first && p.line <= last)
+            .cloned()
+            .collect();
+        if own.is_empty() {
+            continue;
+        }
+        used_pragmas += own.len();
+        compiled_spans.push(span);
+        edits.extend(compile_function(file, f, &own, opts)?);
+    }
+    if used_pragmas != pragmas.len() {
+        let stray = pragmas
+            .iter()
+            .find(|p| {
+                !compiled_spans.iter().any(|s| {
+                    p.line > file.line_of(s.start as usize) && p.line <= file.line_of(s.end as usize)
+                })
+            })
+            .expect("some pragma is outside the compiled functions");
+        return Err(Diagnostic::error(
+            stray.span,
+            "a pragma outside a top-level function",
+        )
+        .with_help("appyc compiles top-level functions; module-level code runs as plain Python"));
+    }
+    edits.extend(module_edits(file, &module, &compiled_spans)?);
+    Ok(host::apply(&file.text, edits))
+}
+
+/// Header and prelude at the top (after a docstring and `__future__` imports), and the
+/// `numpy` / `appy` imports dropped when nothing outside the compiled functions uses them.
+fn module_edits(file: &SourceFile, module: &[ast::Stmt], compiled: &[Span]) -> Result<Vec<Edit>> {
+    let mut edits = vec![];
+    let mut insert_at = 0;
+    for (i, s) in module.iter().enumerate() {
+        let is_doc = i == 0
+            && matches!(s, ast::Stmt::Expr(e) if matches!(e.value.as_ref(), ast::Expr::Constant(c) if c.value.is_str()));
+        let is_future = matches!(s, ast::Stmt::ImportFrom(f) if f.module.as_deref() == Some("__future__"));
+        if is_doc || is_future {
+            insert_at = file.line_end(file.line_of(Span::from(s.range()).end as usize));
+        } else {
+            break;
+        }
+    }
+    let prelude = Prelude {
+        version: env!("CARGO_PKG_VERSION"),
+        source: &file.name,
+        default_mvl: INTERPRETER_MVL,
+    }
+    .render()
+    .expect("prelude template renders");
+    let sep = if insert_at == 0 { "" } else { "\n" };
+    edits.push(Edit {
+        range: insert_at..insert_at,
+        text: format!("{sep}{prelude}\n\n"),
+    });
+
+    // Is a module alias used outside the compiled functions (which no longer need it)?
+    let used_outside = |alias: &str| -> bool {
+        rustpython_parser::lexer::lex(&file.text, rustpython_parser::Mode::Module)
+            .flatten()
+            .any(|(tok, range)| {
+                let span: Span = range.into();
+                matches!(&tok, rustpython_parser::Tok::Name { name } if name == alias)
+                    && !compiled.iter().any(|c| c.start <= span.start && span.end <= c.end)
+                    && !module.iter().any(|s| {
+                        matches!(s, ast::Stmt::Import(_))
+                            && Span::from(s.range()).start <= span.start
+                            && span.end <= Span::from(s.range()).end
+                    })
+            })
+    };
+    for s in module {
+        let ast::Stmt::Import(imp) = s else { continue };
+        let drop = imp.names.iter().all(|alias| {
+            let bound = alias
+                .asname
+                .as_ref()
+                .map_or(alias.name.as_str(), |a| a.as_str());
+            matches!(alias.name.as_str(), "numpy" | "appy") && !used_outside(bound)
+        });
+        if drop {
+            let line = file.line_of(Span::from(s.range()).start as usize);
+            edits.push(Edit {
+                range: file.line_start(line)..file.line_end(line),
+                text: String::new(),
+            });
+        }
+    }
+    Ok(edits)
+}
+
+fn compile_function(
+    file: &SourceFile,
+    f: &ast::StmtFunctionDef,
+    pragmas: &[Pragma],
+    opts: &Options,
+) -> Result<Vec<Edit>> {
+    let mut func = lower_function(f);
+    passes::normalize::run(&mut func);
+    passes::attach_pragmas::run(&mut func, pragmas, file)?;
+    let mut kernels = passes::outline::run(&func)?;
+    for k in kernels.iter_mut() {
+        passes::insert_sync::run(k);
+        passes::strip_mine::run(
+            k,
+            &passes::strip_mine::Options {
+                auto_simd: opts.auto_simd,
+            },
+        )?;
+    }
+
+    let mut edits = vec![];
+    // Drop `@appy.jit`-style decorators: the output is plain Python.
+    let mut def_start: usize = Span::from(f.range).start as usize;
+    for d in &f.decorator_list {
+        let ds: Span = d.range().into();
+        let line = file.line_of(ds.start as usize);
+        def_start = def_start.min(file.line_start(line));
+        let name = match d {
+            ast::Expr::Call(c) => dotted_name(&c.func),
+            other => dotted_name(other),
+        };
+        if name.is_some_and(|n| n.starts_with("appy.") || n == "appy") {
+            edits.push(Edit {
+                range: file.line_start(line)..file.line_end(line),
+                text: String::new(),
+            });
+        }
+    }
+    let def_line_start = file.line_start(file.line_of(def_start));
+
+    // Arrays passed in as parameters decide where host code allocates.
+    let array_params: Vec<String> = func
+        .params
+        .iter()
+        .filter(|p| kernels.iter().any(|k| kernel_uses_array(k, p)))
+        .cloned()
+        .collect();
+    let device = if array_params.is_empty() {
+        "_appyc_device()".to_string()
+    } else {
+        format!("{}.device", array_params[0])
+    };
+
+    let mut generated = String::new();
+    for k in &kernels {
+        let line = file.line_of(k.span.start as usize);
+        let loop_line = file.line_of(
+            k.dims
+                .first()
+                .map_or(k.body[0].span.start, |d| d.span.start) as usize,
+        );
+        let end_line = file.line_of(k.span.end as usize);
+        let indent: String = file
+            .line_text(loop_line)
+            .chars()
+            .take_while(|c| c.is_whitespace())
+            .collect();
+        match opts.emit {
+            Emit::Lowered => {
+                let mut w = Writer::new(0);
+                python::kernel(&mut w, k);
+                let text: String = w
+                    .finish()
+                    .lines()
+                    .map(|l| {
+                        if l.is_empty() {
+                            "\n".to_string()
+                        } else {
+                            format!("{indent}{l}\n")
+                        }
+                    })
+                    .collect();
+                edits.push(Edit {
+                    range: file.line_start(line)..file.line_end(end_line),
+                    text,
+                });
+            }
+            Emit::Python => {
+                let code = triton::kernel(k, file)?;
+                let launcher_name = format!("_launch{}", k.name);
+                generated.push_str(&decorator(&code, k, opts));
+                generated.push_str(&code.text);
+                generated.push_str("\n\n");
+                generated.push_str(&launcher(&launcher_name, &code, k, file, opts, line)?);
+                generated.push_str("\n\n\n");
+                edits.push(Edit {
+                    range: file.line_start(line)..file.line_end(end_line),
+                    text: format!("{indent}{launcher_name}({})\n", code.host_args.join(", ")),
+                });
+            }
+        }
+    }
+    if !generated.is_empty() {
+        edits.push(Edit {
+            range: def_line_start..def_line_start,
+            text: generated,
+        });
+    }
+    let mut rewriter = HostRewriter {
+        source: &file.text,
+        skip: kernels.iter().map(|k| k.span).collect(),
+        device,
+        edits: vec![],
+    };
+    rewriter.stmts(&f.body)?;
+    edits.extend(rewriter.edits);
+    Ok(edits)
+}
+
+fn kernel_uses_array(k: &Kernel, name: &str) -> bool {
+    let mut found = false;
+    for s in &k.body {
+        s.walk(&mut |st| {
+            for e in st.exprs() {
+                found |= e.any(&mut |x| {
+                    matches!(&x.kind, ExprKind::Subscript { array, .. } | ExprKind::Shape { array, .. } if array == name)
+                });
+            }
+        });
+    }
+    found
+}
+
+fn quoted(names: &[String]) -> String {
+    let q: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+    format!("[{}]", q.join(", "))
+}
+
+fn decorator(code: &triton::KernelCode, k: &Kernel, opts: &Options) -> String {
+    if !code.uses_mvl || opts.mvl.is_some() {
+        return String::new();
+    }
+    let key: Vec<String> = code
+        .params
+        .iter()
+        .filter(|p| matches!(p, triton::Param::IntScalar(_) | triton::Param::Shape(..)))
+        .map(|p| p.kernel_name())
+        .collect();
+    let warps = k
+        .num_warps
+        .map_or(String::new(), |w| format!(", num_warps={w}"));
+    format!(
+        "@_appyc_autotune(key={}, restore_value={}{warps})\n",
+        quoted(&key),
+        quoted(&code.written_arrays)
+    )
+}
+
+fn launcher(
+    name: &str,
+    code: &triton::KernelCode,
+    k: &Kernel,
+    file: &SourceFile,
+    opts: &Options,
+    line: usize,
+) -> Result<String> {
+    let mut trips = vec![];
+    let mut per_dim = vec![];
+    for d in &k.dims {
+        let t = format!("n_{}", d.var);
+        trips.push(Trip {
+            name: t.clone(),
+            start: python::expr(&d.range.start),
+            stop: python::expr(&d.range.stop),
+            step: python::expr(&d.range.step),
+        });
+        per_dim.push(match d.simd {
+            None => t,
+            Some(Width::Mvl) => format!("triton.cdiv({t}, meta[\"MVL\"])"),
+            Some(Width::Fixed(n)) => format!("triton.cdiv({t}, {n})"),
+        });
+    }
+    // Innermost loop on axis 0: the largest grid axis, and neighbouring programs touch
+    // neighbouring elements.
+    per_dim.reverse();
+    if per_dim.is_empty() {
+        per_dim.push("1".into());
+    }
+    let mut options = vec![];
+    if code.uses_mvl {
+        options.push(match opts.mvl {
+            Some(m) => format!("**_appyc_fixed_mvl({m})"),
+            None => "**_appyc_tuned_mvl()".into(),
+        });
+    }
+    if let (Some(w), true) = (k.num_warps, !code.uses_mvl || opts.mvl.is_some()) {
+        options.push(format!("num_warps={w}"));
+    }
+    let empty_test = trips
+        .iter()
+        .map(|t| format!("{} <= 0", t.name))
+        .collect::<Vec<_>>()
+        .join(" or ");
+    let l = Launcher {
+        launcher: name,
+        kernel: &k.name,
+        source: &file.name,
+        line,
+        host_args: &code.host_args,
+        trips,
+        empty_test,
+        grid: per_dim,
+        call_args: code.params.iter().map(|p| p.host_value()).collect(),
+        options,
+    };
+    Ok(l.render().expect("launcher template renders"))
+}

@@ -1,0 +1,371 @@
+//! rustpython AST → IR. Everything Python can say is accepted here; constructs the kernel
+//! language lacks become `Unsupported`/`Other` nodes, which are errors only if they end up
+//! inside a parallel region (host code keeps its source text and never goes through the IR).
+
+use super::source::Span;
+use crate::ir::*;
+use num_traits::ToPrimitive;
+use rustpython_ast as ast;
+use rustpython_ast::Constant;
+
+pub fn lower_function(f: &ast::StmtFunctionDef) -> Function {
+    let a = &f.args;
+    let params = a
+        .posonlyargs
+        .iter()
+        .chain(a.args.iter())
+        .chain(a.kwonlyargs.iter())
+        .map(|p| p.def.arg.to_string())
+        .collect();
+    Function {
+        name: f.name.to_string(),
+        params,
+        body: lower_block(&f.body),
+        span: f.range.into(),
+    }
+}
+
+fn lower_block(body: &[ast::Stmt]) -> Vec<Stmt> {
+    body.iter().map(lower_stmt).collect()
+}
+
+fn lower_stmt(s: &ast::Stmt) -> Stmt {
+    let span: Span = match s {
+        ast::Stmt::For(f) => f.range.into(),
+        other => ast::Ranged::range(other).into(),
+    };
+    let kind = match s {
+        ast::Stmt::Assign(a) if a.targets.len() == 1 => StmtKind::Assign {
+            target: lower_expr(&a.targets[0]),
+            value: lower_expr(&a.value),
+            atomic: false,
+        },
+        ast::Stmt::Assign(_) => StmtKind::Other("chained assignment"),
+        ast::Stmt::AnnAssign(a) => match &a.value {
+            Some(v) => StmtKind::Assign {
+                target: lower_expr(&a.target),
+                value: lower_expr(v),
+                atomic: false,
+            },
+            None => StmtKind::Pass,
+        },
+        ast::Stmt::AugAssign(a) => match binop(a.op) {
+            Some(op) => StmtKind::AugAssign {
+                target: lower_expr(&a.target),
+                op,
+                value: lower_expr(&a.value),
+            },
+            None => StmtKind::Other("`@=` update"),
+        },
+        ast::Stmt::For(f) => lower_for(f),
+        ast::Stmt::While(w) => StmtKind::HostBlock {
+            what: "while loop",
+            body: lower_block(&w.body),
+        },
+        ast::Stmt::With(w) => StmtKind::HostBlock {
+            what: "with statement",
+            body: lower_block(&w.body),
+        },
+        ast::Stmt::If(i) => StmtKind::If {
+            test: lower_expr(&i.test),
+            body: lower_block(&i.body),
+            orelse: lower_block(&i.orelse),
+        },
+        ast::Stmt::Expr(e) => StmtKind::Expr(lower_expr(&e.value)),
+        ast::Stmt::Pass(_) => StmtKind::Pass,
+        ast::Stmt::Return(_) => StmtKind::Other("return statement"),
+        ast::Stmt::Break(_) => StmtKind::Other("break statement"),
+        ast::Stmt::Continue(_) => StmtKind::Other("continue statement"),
+        ast::Stmt::FunctionDef(_) => StmtKind::Other("nested function"),
+        ast::Stmt::Try(_) => StmtKind::Other("try statement"),
+        ast::Stmt::Raise(_) => StmtKind::Other("raise statement"),
+        ast::Stmt::Import(_) | ast::Stmt::ImportFrom(_) => StmtKind::Other("import"),
+        ast::Stmt::Delete(_) => StmtKind::Other("del statement"),
+        ast::Stmt::Assert(_) => StmtKind::Other("assert statement"),
+        _ => StmtKind::Other("statement"),
+    };
+    Stmt::new(kind, span)
+}
+
+fn lower_for(f: &ast::StmtFor) -> StmtKind {
+    let body = lower_block(&f.body);
+    let ast::Expr::Name(target) = f.target.as_ref() else {
+        return StmtKind::HostBlock {
+            what: "loop over several targets",
+            body,
+        };
+    };
+    if !f.orelse.is_empty() {
+        return StmtKind::HostBlock {
+            what: "for-else loop",
+            body,
+        };
+    }
+    let range = match f.iter.as_ref() {
+        ast::Expr::Call(c)
+            if matches!(c.func.as_ref(), ast::Expr::Name(n) if n.id.as_str() == "range")
+                && c.keywords.is_empty()
+                && (1..=3).contains(&c.args.len()) =>
+        {
+            let args: Vec<Expr> = c.args.iter().map(lower_expr).collect();
+            let span: Span = c.range.into();
+            match args.len() {
+                1 => Range {
+                    start: Expr::int(0, span),
+                    stop: args[0].clone(),
+                    step: Expr::int(1, span),
+                },
+                2 => Range {
+                    start: args[0].clone(),
+                    stop: args[1].clone(),
+                    step: Expr::int(1, span),
+                },
+                _ => Range {
+                    start: args[0].clone(),
+                    stop: args[1].clone(),
+                    step: args[2].clone(),
+                },
+            }
+        }
+        _ => {
+            return StmtKind::HostBlock {
+                what: "loop over something other than `range(...)`",
+                body,
+            }
+        }
+    };
+    StmtKind::For {
+        var: target.id.to_string(),
+        range,
+        body,
+        kind: LoopKind::Plain,
+        vector: None,
+        num_warps: None,
+    }
+}
+
+fn binop(op: ast::Operator) -> Option<BinOp> {
+    Some(match op {
+        ast::Operator::Add => BinOp::Add,
+        ast::Operator::Sub => BinOp::Sub,
+        ast::Operator::Mult => BinOp::Mul,
+        ast::Operator::Div => BinOp::Div,
+        ast::Operator::FloorDiv => BinOp::FloorDiv,
+        ast::Operator::Mod => BinOp::Mod,
+        ast::Operator::Pow => BinOp::Pow,
+        ast::Operator::BitAnd => BinOp::BitAnd,
+        ast::Operator::BitOr => BinOp::BitOr,
+        ast::Operator::BitXor => BinOp::BitXor,
+        ast::Operator::LShift => BinOp::LShift,
+        ast::Operator::RShift => BinOp::RShift,
+        ast::Operator::MatMult => return None,
+    })
+}
+
+fn cmpop(op: ast::CmpOp) -> Option<CmpOp> {
+    Some(match op {
+        ast::CmpOp::Lt => CmpOp::Lt,
+        ast::CmpOp::LtE => CmpOp::Le,
+        ast::CmpOp::Gt => CmpOp::Gt,
+        ast::CmpOp::GtE => CmpOp::Ge,
+        ast::CmpOp::Eq => CmpOp::Eq,
+        ast::CmpOp::NotEq => CmpOp::Ne,
+        _ => return None,
+    })
+}
+
+/// `np.exp` → "np.exp"; `max` → "max"; anything else → None.
+pub fn dotted_name(e: &ast::Expr) -> Option<String> {
+    match e {
+        ast::Expr::Name(n) => Some(n.id.to_string()),
+        ast::Expr::Attribute(a) => Some(format!("{}.{}", dotted_name(&a.value)?, a.attr)),
+        _ => None,
+    }
+}
+
+pub fn lower_expr(e: &ast::Expr) -> Expr {
+    let span: Span = ast::Ranged::range(e).into();
+    let unsupported = |what: &str| Expr::new(ExprKind::Unsupported(what.to_string()), span);
+    let kind = match e {
+        ast::Expr::Name(n) => ExprKind::Name(n.id.to_string()),
+        ast::Expr::Constant(c) => match &c.value {
+            Constant::Int(i) => match i.to_i64() {
+                Some(v) => ExprKind::Int(v),
+                None => return unsupported("integer literal beyond 64 bits"),
+            },
+            Constant::Float(f) => ExprKind::Float(*f),
+            Constant::Bool(b) => ExprKind::Bool(*b),
+            Constant::None => return unsupported("`None`"),
+            Constant::Str(_) => return unsupported("string"),
+            _ => return unsupported("constant of this type"),
+        },
+        ast::Expr::Subscript(s) => return lower_subscript(s, span),
+        ast::Expr::Attribute(_) => match dotted_name(e).as_deref() {
+            Some("np.pi" | "numpy.pi" | "math.pi") => ExprKind::Float(std::f64::consts::PI),
+            Some("np.e" | "numpy.e" | "math.e") => ExprKind::Float(std::f64::consts::E),
+            Some("np.inf" | "numpy.inf" | "math.inf") => ExprKind::FloatSpecial("inf"),
+            Some("np.nan" | "numpy.nan" | "math.nan") => ExprKind::FloatSpecial("nan"),
+            Some("appy.MVL") => ExprKind::Name("appy.MVL".into()),
+            Some(other) => return unsupported(&format!("attribute `{other}`")),
+            None => return unsupported("attribute"),
+        },
+        ast::Expr::BinOp(b) => match binop(b.op) {
+            Some(op) => ExprKind::Binary {
+                op,
+                left: Box::new(lower_expr(&b.left)),
+                right: Box::new(lower_expr(&b.right)),
+            },
+            None => return unsupported("`@` (matrix product)"),
+        },
+        ast::Expr::UnaryOp(u) => {
+            let operand = lower_expr(&u.operand);
+            match u.op {
+                ast::UnaryOp::UAdd => return Expr { span, ..operand },
+                ast::UnaryOp::USub => match operand.kind {
+                    ExprKind::Int(v) => ExprKind::Int(-v),
+                    ExprKind::Float(v) => ExprKind::Float(-v),
+                    ExprKind::FloatSpecial("inf") => ExprKind::FloatSpecial("-inf"),
+                    _ => ExprKind::Unary {
+                        op: UnaryOp::Neg,
+                        operand: Box::new(operand),
+                    },
+                },
+                ast::UnaryOp::Not => ExprKind::Unary {
+                    op: UnaryOp::Not,
+                    operand: Box::new(operand),
+                },
+                ast::UnaryOp::Invert => ExprKind::Unary {
+                    op: UnaryOp::Invert,
+                    operand: Box::new(operand),
+                },
+            }
+        }
+        ast::Expr::Compare(c) => {
+            // `a < b < c` is `a < b and b < c`.
+            let mut parts = vec![];
+            let mut left = lower_expr(&c.left);
+            for (op, right) in c.ops.iter().zip(c.comparators.iter()) {
+                let Some(op) = cmpop(*op) else {
+                    return unsupported("`is`/`in` comparison");
+                };
+                let right = lower_expr(right);
+                parts.push(Expr::new(
+                    ExprKind::Compare {
+                        op,
+                        left: Box::new(left),
+                        right: Box::new(right.clone()),
+                    },
+                    span,
+                ));
+                left = right;
+            }
+            if parts.len() == 1 {
+                return parts.pop().unwrap_or_else(|| unsupported("comparison"));
+            }
+            ExprKind::BoolOp {
+                op: BoolOp::And,
+                values: parts,
+            }
+        }
+        ast::Expr::BoolOp(b) => ExprKind::BoolOp {
+            op: match b.op {
+                ast::BoolOp::And => BoolOp::And,
+                ast::BoolOp::Or => BoolOp::Or,
+            },
+            values: b.values.iter().map(lower_expr).collect(),
+        },
+        ast::Expr::IfExp(i) => ExprKind::IfExp {
+            test: Box::new(lower_expr(&i.test)),
+            body: Box::new(lower_expr(&i.body)),
+            orelse: Box::new(lower_expr(&i.orelse)),
+        },
+        ast::Expr::Call(c) => {
+            let Some(func) = dotted_name(&c.func) else {
+                return unsupported("call of a computed function");
+            };
+            if !c.keywords.is_empty() {
+                return unsupported(&format!("keyword arguments to `{func}` in a kernel"));
+            }
+            // float('inf') and friends are constants.
+            if func == "float" && c.args.len() == 1 {
+                if let ast::Expr::Constant(ast::ExprConstant {
+                    value: Constant::Str(s),
+                    ..
+                }) = &c.args[0]
+                {
+                    let special = match s.trim().to_ascii_lowercase().as_str() {
+                        "inf" | "+inf" | "infinity" => "inf",
+                        "-inf" | "-infinity" => "-inf",
+                        "nan" => "nan",
+                        _ => return unsupported("float() of this string"),
+                    };
+                    return Expr::new(ExprKind::FloatSpecial(special), span);
+                }
+            }
+            ExprKind::Call {
+                func,
+                args: c.args.iter().map(lower_expr).collect(),
+            }
+        }
+        ast::Expr::Tuple(_) => return unsupported("tuple"),
+        ast::Expr::List(_) => return unsupported("list"),
+        ast::Expr::Slice(_) => return unsupported("slice outside a subscript"),
+        _ => return unsupported("expression of this kind"),
+    };
+    Expr::new(kind, span)
+}
+
+fn lower_subscript(s: &ast::ExprSubscript, span: Span) -> Expr {
+    let unsupported = |what: &str| Expr::new(ExprKind::Unsupported(what.to_string()), span);
+    // `A.shape[d]`
+    if let ast::Expr::Attribute(a) = s.value.as_ref() {
+        if a.attr.as_str() == "shape" {
+            if let (ast::Expr::Name(arr), ExprKind::Int(d)) =
+                (a.value.as_ref(), lower_expr(&s.slice).kind)
+            {
+                if d >= 0 {
+                    return Expr::new(
+                        ExprKind::Shape {
+                            array: arr.id.to_string(),
+                            dim: d as usize,
+                        },
+                        span,
+                    );
+                }
+            }
+            return unsupported("`.shape` indexed by anything but a constant");
+        }
+    }
+    let ast::Expr::Name(arr) = s.value.as_ref() else {
+        return unsupported("subscript of a computed value");
+    };
+    let elements: Vec<&ast::Expr> = match s.slice.as_ref() {
+        ast::Expr::Tuple(t) => t.elts.iter().collect(),
+        other => vec![other],
+    };
+    let mut indices = vec![];
+    for el in elements {
+        match el {
+            ast::Expr::Slice(sl) => {
+                if let Some(step) = &sl.step {
+                    if !matches!(lower_expr(step).kind, ExprKind::Int(1)) {
+                        return unsupported("slice with a step");
+                    }
+                }
+                indices.push(Index::Slice {
+                    lo: sl.lower.as_deref().map(lower_expr),
+                    hi: sl.upper.as_deref().map(lower_expr),
+                    span: sl.range.into(),
+                });
+            }
+            other => indices.push(Index::At(lower_expr(other))),
+        }
+    }
+    Expr::new(
+        ExprKind::Subscript {
+            array: arr.id.to_string(),
+            indices,
+        },
+        span,
+    )
+}

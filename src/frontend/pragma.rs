@@ -1,0 +1,409 @@
+//! `#pragma` comments: found with the lexer's comment tokens, parsed and validated against the
+//! embedded spec (`pragma-spec/pragmas.yaml`).
+
+use super::source::{SourceFile, Span};
+use super::spec::{spec, AppliesTo, Argument};
+use crate::diag::{Diagnostic, Result};
+use crate::ir::Width;
+use rustpython_parser::lexer::lex;
+use rustpython_parser::{Mode, Tok};
+
+/// A validated pragma.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pragma {
+    pub directive: Directive,
+    /// The whole comment.
+    pub span: Span,
+    /// 1-based line of the comment.
+    pub line: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Directive {
+    ParallelFor {
+        simd: Option<Width>,
+        num_warps: Option<u32>,
+    },
+    Simd(Width),
+    SequentialFor {
+        num_warps: Option<u32>,
+    },
+    Atomic,
+}
+
+impl Directive {
+    pub fn applies_to(self) -> AppliesTo {
+        match self {
+            Directive::Atomic => AppliesTo::Assignment,
+            _ => AppliesTo::Loop,
+        }
+    }
+    pub fn spelling(self) -> &'static str {
+        match self {
+            Directive::ParallelFor { .. } => "parallel for",
+            Directive::Simd(_) => "simd",
+            Directive::SequentialFor { .. } => "sequential for",
+            Directive::Atomic => "atomic",
+        }
+    }
+}
+
+/// Every `#pragma` comment of the file, parsed. Comments that do not start with `#pragma` are
+/// ignored; a pragma that shares its line with code is an error (it could not say what it binds).
+pub fn collect_pragmas(file: &SourceFile) -> Result<Vec<Pragma>> {
+    let mut out = vec![];
+    for tok in lex(&file.text, Mode::Module) {
+        let Ok((Tok::Comment(text), range)) = tok else {
+            continue;
+        };
+        let span: Span = range.into();
+        let Some(body) = text.strip_prefix("#pragma") else {
+            continue;
+        };
+        if !(body.is_empty() || body.starts_with(char::is_whitespace)) {
+            continue; // `#pragmatic` is just a comment
+        }
+        let line = file.line_of(span.start as usize);
+        let before = &file.text[file.line_start(line)..span.start as usize];
+        if !before.trim().is_empty() {
+            return Err(Diagnostic::error(span, "a pragma must be on a line of its own")
+                .with_label("this pragma follows code on the same line")
+                .with_help("move it to the line above the loop or assignment it annotates"));
+        }
+        let body_start = span.start as usize + "#pragma".len();
+        let directive = parse_directive(body, body_start)?;
+        out.push(Pragma {
+            directive,
+            span,
+            line,
+        });
+    }
+    Ok(out)
+}
+
+/// One `name` or `name(arg)` item of a pragma, with spans into the file.
+#[derive(Debug)]
+struct Item<'a> {
+    name: &'a str,
+    arg: Option<(&'a str, Span)>,
+    span: Span,
+}
+
+fn tokenize(body: &str, base: usize) -> Result<Vec<Item<'_>>> {
+    let bytes = body.as_bytes();
+    let mut items = vec![];
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c.is_ascii_whitespace() || c == b',' {
+            i += 1;
+            continue;
+        }
+        if body[i..].contains("=>") && (c == b':' || c.is_ascii_alphanumeric() || c == b'-') {
+            let end = body[i..].find(char::is_whitespace).map_or(body.len(), |e| i + e);
+            return Err(Diagnostic::error(
+                Span::new(base + i, base + end),
+                "tensor dimension pragmas (`lo:up=>properties`) are not supported yet",
+            )
+            .with_help("use `parallel for` / `simd` loops, or a slice inside a parallel loop"));
+        }
+        if !(c.is_ascii_alphabetic() || c == b'_') {
+            let ch = body[i..].chars().next().unwrap_or(' ');
+            return Err(Diagnostic::error(
+                Span::new(base + i, base + i + ch.len_utf8()),
+                format!("unexpected `{ch}` in pragma"),
+            ));
+        }
+        let start = i;
+        while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+            i += 1;
+        }
+        let name = &body[start..i];
+        let mut arg = None;
+        if i < bytes.len() && bytes[i] == b'(' {
+            let close = body[i..].find(')').map(|e| i + e).ok_or_else(|| {
+                Diagnostic::error(Span::new(base + i, base + i + 1), "unclosed `(` in pragma")
+            })?;
+            arg = Some((
+                body[i + 1..close].trim(),
+                Span::new(base + i + 1, base + close),
+            ));
+            i = close + 1;
+        }
+        items.push(Item {
+            name,
+            arg,
+            span: Span::new(base + start, base + i),
+        });
+    }
+    Ok(items)
+}
+
+fn parse_directive(body: &str, base: usize) -> Result<Directive> {
+    let items = tokenize(body, base)?;
+    let Some(first) = items.first() else {
+        return Err(Diagnostic::error(
+            Span::new(base - "#pragma".len(), base),
+            "expected a directive after `#pragma`",
+        )
+        .with_help(format!("directives: {}", directive_names().join(", "))));
+    };
+    let spec = spec();
+    // Multi-word directives ("parallel for") are matched before single words ("parallel").
+    let two = items
+        .get(1)
+        .filter(|_| first.arg.is_none())
+        .map(|second| format!("{} {}", first.name, second.name));
+    let (dspec, used) = match two
+        .as_deref()
+        .and_then(|t| find_directive(t).map(|d| (d, 2)))
+        .or_else(|| find_directive(first.name).map(|d| (d, 1)))
+    {
+        Some(found) => found,
+        None => {
+            let written = two
+                .as_deref()
+                .filter(|t| t.split(' ').nth(1) == Some("for"))
+                .unwrap_or(first.name);
+            let span = if written.contains(' ') {
+                first.span.to(items[1].span)
+            } else {
+                first.span
+            };
+            let mut d = Diagnostic::error(span, format!("unknown directive `{written}`"));
+            if let Some(s) = closest(written, all_directive_spellings()) {
+                d = d.with_help(format!("did you mean `{s}`?"));
+            } else {
+                d = d.with_help(format!("directives: {}", directive_names().join(", ")));
+            }
+            return Err(d);
+        }
+    };
+    let head = &items[used - 1];
+    let directive_arg = check_argument(
+        dspec.argument,
+        dspec.argument_rule.as_deref(),
+        head,
+        &format!("directive `{}`", dspec.name),
+    )?;
+
+    let mut simd_clause = None;
+    let mut num_warps = None;
+    for item in &items[used..] {
+        let Some(cspec) = spec.clause_by_spelling(item.name) else {
+            let mut d = Diagnostic::error(item.span, format!("unknown clause `{}`", item.name));
+            let allowed: Vec<&str> = spec
+                .clauses
+                .iter()
+                .filter(|c| dspec.clauses.contains(&c.name))
+                .flat_map(|c| c.spellings())
+                .collect();
+            if let Some(s) = closest(item.name, allowed.iter().copied()) {
+                d = d.with_help(format!("did you mean `{s}`?"));
+            } else if allowed.is_empty() {
+                d = d.with_help(format!("`{}` takes no clauses", dspec.name));
+            } else {
+                d = d.with_help(format!(
+                    "`{}` takes: {}",
+                    dspec.name,
+                    dspec.clauses.join(", ")
+                ));
+            }
+            return Err(d);
+        };
+        if !dspec.clauses.contains(&cspec.name) {
+            return Err(Diagnostic::error(
+                item.span,
+                format!("clause `{}` does not apply to `{}`", item.name, dspec.name),
+            ));
+        }
+        let arg = check_argument(
+            cspec.argument,
+            cspec.argument_rule.as_deref(),
+            item,
+            &format!("clause `{}`", cspec.name),
+        )?;
+        let slot = match cspec.name.as_str() {
+            "simd" => &mut simd_clause,
+            "num_warps" => &mut num_warps,
+            other => unreachable!("spec clause `{other}` has no meaning in the compiler"),
+        };
+        if slot.is_some() {
+            return Err(Diagnostic::error(
+                item.span,
+                format!("clause `{}` given twice", cspec.name),
+            ));
+        }
+        *slot = Some(arg);
+    }
+    let width = |arg: Option<u32>| arg.map_or(Width::Mvl, Width::Fixed);
+    Ok(match dspec.name.as_str() {
+        "parallel for" => Directive::ParallelFor {
+            simd: simd_clause.map(width),
+            num_warps: num_warps.flatten(),
+        },
+        "simd" => Directive::Simd(width(directive_arg)),
+        "sequential for" => Directive::SequentialFor {
+            num_warps: num_warps.flatten(),
+        },
+        "atomic" => Directive::Atomic,
+        other => unreachable!("spec directive `{other}` has no meaning in the compiler"),
+    })
+}
+
+fn check_argument(
+    kind: Argument,
+    rule: Option<&str>,
+    item: &Item,
+    what: &str,
+) -> Result<Option<u32>> {
+    match (kind, item.arg) {
+        (Argument::None, Some((_, span))) => {
+            Err(Diagnostic::error(span, format!("{what} takes no argument")))
+        }
+        (Argument::Required, None) => Err(Diagnostic::error(
+            item.span,
+            format!("{what} needs an argument: `{}(N)`", item.name),
+        )),
+        (_, None) => Ok(None),
+        (_, Some((text, span))) => {
+            let n: u32 = text.parse().map_err(|_| {
+                Diagnostic::error(span, format!("{what} needs an integer constant, not `{text}`"))
+            })?;
+            let limit = rule
+                .and_then(|r| r.rsplit(' ').next())
+                .and_then(|n| n.parse::<u32>().ok())
+                .unwrap_or(u32::MAX);
+            if !n.is_power_of_two() || n > limit {
+                return Err(Diagnostic::error(
+                    span,
+                    format!(
+                        "{what}: {n} is not allowed ({})",
+                        rule.unwrap_or("power of two")
+                    ),
+                )
+                .with_help("Triton vectors (`tl.arange`) have power-of-two lengths"));
+            }
+            Ok(Some(n))
+        }
+    }
+}
+
+fn find_directive(spelling: &str) -> Option<&'static super::spec::DirectiveSpec> {
+    spec()
+        .directives
+        .iter()
+        .find(|d| d.spellings().any(|s| s == spelling))
+}
+
+fn directive_names() -> Vec<&'static str> {
+    spec().directives.iter().map(|d| d.name.as_str()).collect()
+}
+
+fn all_directive_spellings() -> impl Iterator<Item = &'static str> {
+    spec().directives.iter().flat_map(|d| d.spellings())
+}
+
+/// The closest candidate within a small edit distance, for "did you mean" suggestions.
+pub fn closest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (word.len() / 3).clamp(1, 3);
+    candidates
+        .map(|c| (edit_distance(word, c), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Directive> {
+        parse_directive(text, 7)
+    }
+
+    #[test]
+    fn directives_and_clauses() {
+        assert_eq!(
+            parse(" parallel for").unwrap(),
+            Directive::ParallelFor {
+                simd: None,
+                num_warps: None
+            }
+        );
+        assert_eq!(
+            parse(" parallel").unwrap(),
+            Directive::ParallelFor {
+                simd: None,
+                num_warps: None
+            }
+        );
+        assert_eq!(
+            parse(" parallel for simd num_warps(8)").unwrap(),
+            Directive::ParallelFor {
+                simd: Some(Width::Mvl),
+                num_warps: Some(8)
+            }
+        );
+        assert_eq!(parse(" simd(256)").unwrap(), Directive::Simd(Width::Fixed(256)));
+        assert_eq!(parse(" block(64)").unwrap(), Directive::Simd(Width::Fixed(64)));
+        assert_eq!(
+            parse(" sequential for").unwrap(),
+            Directive::SequentialFor { num_warps: None }
+        );
+        assert_eq!(parse(" atomic").unwrap(), Directive::Atomic);
+    }
+
+    #[test]
+    fn typos_get_suggestions() {
+        let e = parse(" paralel for").unwrap_err();
+        assert_eq!(e.message, "unknown directive `paralel for`");
+        assert_eq!(e.help, vec!["did you mean `parallel for`?"]);
+        let e = parse(" atomc").unwrap_err();
+        assert_eq!(e.help, vec!["did you mean `atomic`?"]);
+        let e = parse(" parallel for smd").unwrap_err();
+        assert_eq!(e.message, "unknown clause `smd`");
+        assert_eq!(e.help, vec!["did you mean `simd`?"]);
+    }
+
+    #[test]
+    fn bad_arguments() {
+        assert!(parse(" simd(100)").unwrap_err().message.contains("100 is not allowed"));
+        assert!(parse(" simd(n)").unwrap_err().message.contains("integer constant"));
+        assert!(parse(" atomic(2)").unwrap_err().message.contains("takes no argument"));
+        assert!(parse(" parallel for num_warps")
+            .unwrap_err()
+            .message
+            .contains("needs an argument"));
+        assert!(parse(" atomic simd").unwrap_err().message.contains("does not apply"));
+        assert!(parse(" ").unwrap_err().message.contains("expected a directive"));
+        assert!(parse(" :M=>parallel").unwrap_err().message.contains("not supported yet"));
+    }
+
+    #[test]
+    fn pragmas_found_in_comments_only() {
+        let f = SourceFile::new(
+            "t.py",
+            "def f(a):\n    # a comment\n    #pragma parallel for\n    for i in range(3):\n        a[i] = '#pragma atomic'\n",
+        );
+        let p = collect_pragmas(&f).unwrap();
+        assert_eq!(p.len(), 1);
+        assert_eq!(p[0].line, 3);
+        let f = SourceFile::new("t.py", "x = 1  #pragma atomic\n");
+        assert!(collect_pragmas(&f).unwrap_err().message.contains("line of its own"));
+    }
+}

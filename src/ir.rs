@@ -1,0 +1,547 @@
+//! The kernel IR: a small, typed-by-shape subset of Python that every pass reads and rewrites.
+//!
+//! The frontend lowers each compiled function body into these statements; the passes turn
+//! high-level APPy (pragmas, `simd` loops, slices) into "assembly APPy" (strip-mined loops over
+//! vector indices), and the printers in `codegen` render that either as Triton or as Python.
+
+use crate::frontend::pragma::Pragma;
+use crate::frontend::source::Span;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    FloorDiv,
+    Mod,
+    Pow,
+    BitAnd,
+    BitOr,
+    BitXor,
+    LShift,
+    RShift,
+}
+
+impl BinOp {
+    pub fn python(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::FloorDiv => "//",
+            BinOp::Mod => "%",
+            BinOp::Pow => "**",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::LShift => "<<",
+            BinOp::RShift => ">>",
+        }
+    }
+
+    /// Binding strength for parenthesisation (Python's table).
+    pub fn precedence(self) -> u8 {
+        match self {
+            BinOp::BitOr => 4,
+            BinOp::BitXor => 5,
+            BinOp::BitAnd => 6,
+            BinOp::LShift | BinOp::RShift => 7,
+            BinOp::Add | BinOp::Sub => 8,
+            BinOp::Mul | BinOp::Div | BinOp::FloorDiv | BinOp::Mod => 9,
+            BinOp::Pow => 11,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CmpOp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+impl CmpOp {
+    pub fn python(self) -> &'static str {
+        match self {
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+            CmpOp::Eq => "==",
+            CmpOp::Ne => "!=",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnaryOp {
+    Neg,
+    Not,
+    Invert,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoolOp {
+    And,
+    Or,
+}
+
+/// The reduction operators APPy knows: `+=`/`-=` updates, `max`/`min` updates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReduceOp {
+    Sum,
+    Max,
+    Min,
+}
+
+impl ReduceOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Max => "max",
+            ReduceOp::Min => "min",
+        }
+    }
+}
+
+/// One subscript position.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Index {
+    /// A scalar or vector index expression.
+    At(Expr),
+    /// `lo:hi` (step 1). `None` bounds are open; only the auto-simd pass removes slices.
+    Slice {
+        lo: Option<Expr>,
+        hi: Option<Expr>,
+        span: Span,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExprKind {
+    Name(String),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    /// `float('inf')` / `-inf` / `nan` literals, kept symbolic for printing.
+    FloatSpecial(&'static str),
+    Subscript {
+        array: String,
+        indices: Vec<Index>,
+    },
+    /// `A.shape[d]`.
+    Shape {
+        array: String,
+        dim: usize,
+    },
+    Binary {
+        op: BinOp,
+        left: Box<Expr>,
+        right: Box<Expr>,
+    },
+    Unary {
+        op: UnaryOp,
+        operand: Box<Expr>,
+    },
+    Compare {
+        op: CmpOp,
+        left: Box<Expr>,
+        right: Box<Expr>,
+    },
+    BoolOp {
+        op: BoolOp,
+        values: Vec<Expr>,
+    },
+    IfExp {
+        test: Box<Expr>,
+        body: Box<Expr>,
+        orelse: Box<Expr>,
+    },
+    /// A call by dotted name (`np.exp`, `max`, `appy.vidx`); keywords are not allowed in kernels.
+    Call {
+        func: String,
+        args: Vec<Expr>,
+    },
+    /// A vector of indices `start + arange(0, width)` masked by `< bound` (the paper's `vidx`).
+    /// Produced by strip-mining; printed as `appy.vidx` in lowered form.
+    Vidx {
+        start: Box<Expr>,
+        width: Width,
+        bound: Box<Expr>,
+    },
+    /// A cross-lane reduction of a vector to a scalar; masked-off lanes never contribute.
+    /// Produced by strip-mining from `s += v`, `m = max(m, v)` and reductions into memory.
+    Reduce {
+        op: ReduceOp,
+        value: Box<Expr>,
+    },
+    /// Anything the kernel language does not have; an error if it reaches a kernel.
+    Unsupported(String),
+}
+
+/// A vector width: the tunable machine vector length or a fixed power of two.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Width {
+    Mvl,
+    Fixed(u32),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+impl Expr {
+    pub fn new(kind: ExprKind, span: Span) -> Self {
+        Expr { kind, span }
+    }
+    pub fn name(name: &str, span: Span) -> Self {
+        Expr::new(ExprKind::Name(name.to_string()), span)
+    }
+    pub fn int(v: i64, span: Span) -> Self {
+        Expr::new(ExprKind::Int(v), span)
+    }
+    pub fn binary(op: BinOp, left: Expr, right: Expr) -> Self {
+        let span = left.span.to(right.span);
+        Expr::new(
+            ExprKind::Binary {
+                op,
+                left: Box::new(left),
+                right: Box::new(right),
+            },
+            span,
+        )
+    }
+
+    /// Visits this expression and every sub-expression, parents first.
+    pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a Expr)) {
+        f(self);
+        match &self.kind {
+            ExprKind::Subscript { indices, .. } => {
+                for ix in indices {
+                    match ix {
+                        Index::At(e) => e.walk(f),
+                        Index::Slice { lo, hi, .. } => {
+                            for e in [lo, hi].into_iter().flatten() {
+                                e.walk(f)
+                            }
+                        }
+                    }
+                }
+            }
+            ExprKind::Binary { left, right, .. } | ExprKind::Compare { left, right, .. } => {
+                left.walk(f);
+                right.walk(f);
+            }
+            ExprKind::Unary { operand, .. } => operand.walk(f),
+            ExprKind::BoolOp { values, .. } => values.iter().for_each(|v| v.walk(f)),
+            ExprKind::IfExp { test, body, orelse } => {
+                test.walk(f);
+                body.walk(f);
+                orelse.walk(f);
+            }
+            ExprKind::Call { args, .. } => args.iter().for_each(|a| a.walk(f)),
+            ExprKind::Vidx { start, bound, .. } => {
+                start.walk(f);
+                bound.walk(f);
+            }
+            ExprKind::Reduce { value, .. } => value.walk(f),
+            _ => {}
+        }
+    }
+
+    /// Rewrites this expression bottom-up: `f` sees each node after its children.
+    pub fn rewrite(self, f: &mut dyn FnMut(Expr) -> Expr) -> Expr {
+        let Expr { kind, span } = self;
+        let kind = match kind {
+            ExprKind::Subscript { array, indices } => ExprKind::Subscript {
+                array,
+                indices: indices
+                    .into_iter()
+                    .map(|ix| match ix {
+                        Index::At(e) => Index::At(e.rewrite(f)),
+                        Index::Slice { lo, hi, span } => Index::Slice {
+                            lo: lo.map(|e| e.rewrite(f)),
+                            hi: hi.map(|e| e.rewrite(f)),
+                            span,
+                        },
+                    })
+                    .collect(),
+            },
+            ExprKind::Binary { op, left, right } => ExprKind::Binary {
+                op,
+                left: Box::new(left.rewrite(f)),
+                right: Box::new(right.rewrite(f)),
+            },
+            ExprKind::Compare { op, left, right } => ExprKind::Compare {
+                op,
+                left: Box::new(left.rewrite(f)),
+                right: Box::new(right.rewrite(f)),
+            },
+            ExprKind::Unary { op, operand } => ExprKind::Unary {
+                op,
+                operand: Box::new(operand.rewrite(f)),
+            },
+            ExprKind::BoolOp { op, values } => ExprKind::BoolOp {
+                op,
+                values: values.into_iter().map(|v| v.rewrite(f)).collect(),
+            },
+            ExprKind::IfExp { test, body, orelse } => ExprKind::IfExp {
+                test: Box::new(test.rewrite(f)),
+                body: Box::new(body.rewrite(f)),
+                orelse: Box::new(orelse.rewrite(f)),
+            },
+            ExprKind::Call { func, args } => ExprKind::Call {
+                func,
+                args: args.into_iter().map(|a| a.rewrite(f)).collect(),
+            },
+            ExprKind::Vidx {
+                start,
+                width,
+                bound,
+            } => ExprKind::Vidx {
+                start: Box::new(start.rewrite(f)),
+                width,
+                bound: Box::new(bound.rewrite(f)),
+            },
+            ExprKind::Reduce { op, value } => ExprKind::Reduce {
+                op,
+                value: Box::new(value.rewrite(f)),
+            },
+            other => other,
+        };
+        f(Expr { kind, span })
+    }
+
+    /// True if any sub-expression satisfies `pred`.
+    pub fn any(&self, pred: &mut dyn FnMut(&Expr) -> bool) -> bool {
+        let mut found = false;
+        self.walk(&mut |e| {
+            if !found && pred(e) {
+                found = true
+            }
+        });
+        found
+    }
+
+    pub fn mentions(&self, name: &str) -> bool {
+        self.any(&mut |e| matches!(&e.kind, ExprKind::Name(n) if n == name))
+    }
+}
+
+/// `range(start, stop, step)` after normalisation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Range {
+    pub start: Expr,
+    pub stop: Expr,
+    pub step: Expr,
+}
+
+/// How a loop runs. Set from pragmas by `attach_pragmas`, refined by later passes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoopKind {
+    /// A plain Python loop: host code at function level, a sequential loop inside a kernel.
+    Plain,
+    /// `parallel for`: one worker per iteration; `simd` makes each worker take a vector of them.
+    Parallel { simd: Option<Width> },
+    /// `sequential for`: one worker runs every iteration.
+    Sequential,
+    /// `simd` on an inner loop, before strip-mining.
+    Simd(Width),
+    /// A strip-mined loop: `var` steps by the width, `vector` holds `vidx(var, width, stop)`.
+    StripMined { width: Width },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum StmtKind {
+    /// `target = value` where target is a name or a subscript. `+=` etc. become this (normalize).
+    Assign {
+        target: Expr,
+        value: Expr,
+        /// Set by `#pragma atomic`.
+        atomic: bool,
+    },
+    /// `target op= value`, before `normalize` turns it into an `Assign`.
+    AugAssign {
+        target: Expr,
+        op: BinOp,
+        value: Expr,
+    },
+    /// A `for` over something other than `range`, a `while` or a `with`: host-only control flow
+    /// whose body may still hold parallel loops.
+    HostBlock {
+        what: &'static str,
+        body: Vec<Stmt>,
+    },
+    For {
+        var: String,
+        range: Range,
+        body: Vec<Stmt>,
+        kind: LoopKind,
+        /// For `StripMined` loops: the name bound to the vector index inside the body.
+        vector: Option<String>,
+        /// `num_warps(N)` from the pragma (top-level parallel loops only).
+        num_warps: Option<u32>,
+    },
+    If {
+        test: Expr,
+        body: Vec<Stmt>,
+        orelse: Vec<Stmt>,
+    },
+    /// An expression statement (only calls are meaningful).
+    Expr(Expr),
+    Pass,
+    /// Worker-wide barrier inserted by `insert_sync`.
+    Barrier,
+    /// A statement with no kernel meaning (while, return, with, ...): fine in host code,
+    /// an error inside a parallel region. The string names it for the message.
+    Other(&'static str),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+    /// The pragma written above this statement, if any (set by `attach_pragmas`).
+    pub pragma: Option<Pragma>,
+}
+
+impl Stmt {
+    pub fn new(kind: StmtKind, span: Span) -> Self {
+        Stmt {
+            kind,
+            span,
+            pragma: None,
+        }
+    }
+
+    pub fn is_parallel_loop(&self) -> bool {
+        matches!(
+            self.kind,
+            StmtKind::For {
+                kind: LoopKind::Parallel { .. } | LoopKind::Sequential,
+                ..
+            }
+        )
+    }
+
+    /// Visits this statement and every nested statement, parents first.
+    pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a Stmt)) {
+        f(self);
+        match &self.kind {
+            StmtKind::For { body, .. } | StmtKind::HostBlock { body, .. } => {
+                body.iter().for_each(|s| s.walk(f))
+            }
+            StmtKind::If { body, orelse, .. } => {
+                body.iter().chain(orelse.iter()).for_each(|s| s.walk(f))
+            }
+            _ => {}
+        }
+    }
+
+    /// Every expression directly held by this statement (not by nested statements).
+    pub fn exprs(&self) -> Vec<&Expr> {
+        match &self.kind {
+            StmtKind::Assign { target, value, .. } | StmtKind::AugAssign { target, value, .. } => {
+                vec![target, value]
+            }
+            StmtKind::For { range, .. } => vec![&range.start, &range.stop, &range.step],
+            StmtKind::If { test, .. } => vec![test],
+            StmtKind::Expr(e) => vec![e],
+            _ => vec![],
+        }
+    }
+}
+
+/// A function to compile: its body in IR plus where it sits in the source.
+#[derive(Debug, Clone)]
+pub struct Function {
+    pub name: String,
+    pub params: Vec<String>,
+    pub body: Vec<Stmt>,
+    pub span: Span,
+}
+
+/// Recognises a reduction update `t = t op v`, `t = max(t, v)`, `t = np.maximum(t, v)` and
+/// returns the operator and `v`. Subtraction is a sum of the negation.
+pub fn as_reduction<'a>(target: &Expr, value: &'a Expr) -> Option<(ReduceOp, ReductionOperand<'a>)> {
+    match &value.kind {
+        ExprKind::Binary { op, left, right } if **left == *target || same_place(left, target) => {
+            match op {
+                BinOp::Add => Some((ReduceOp::Sum, ReductionOperand::Plain(right))),
+                BinOp::Sub => Some((ReduceOp::Sum, ReductionOperand::Negated(right))),
+                _ => None,
+            }
+        }
+        ExprKind::Call { func, args } if args.len() == 2 => {
+            let op = match func.as_str() {
+                "max" | "np.maximum" | "numpy.maximum" => ReduceOp::Max,
+                "min" | "np.minimum" | "numpy.minimum" => ReduceOp::Min,
+                _ => return None,
+            };
+            if same_place(&args[0], target) {
+                Some((op, ReductionOperand::Plain(&args[1])))
+            } else if same_place(&args[1], target) {
+                Some((op, ReductionOperand::Plain(&args[0])))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The `v` of a reduction update; `Negated` for `t -= v`.
+#[derive(Debug, Clone, Copy)]
+pub enum ReductionOperand<'a> {
+    Plain(&'a Expr),
+    Negated(&'a Expr),
+}
+
+/// Structural equality ignoring spans: `y[i]` on both sides of `y[i] = y[i] + v`.
+pub fn same_place(a: &Expr, b: &Expr) -> bool {
+    fn strip(e: &Expr) -> Expr {
+        e.clone().rewrite(&mut |mut x| {
+            x.span = Span::DUMMY;
+            if let ExprKind::Subscript { indices, .. } = &mut x.kind {
+                for ix in indices {
+                    if let Index::Slice { span, .. } = ix {
+                        *span = Span::DUMMY;
+                    }
+                }
+            }
+            x
+        })
+    }
+    strip(a) == strip(b)
+}
+
+/// One dimension of a kernel's grid: a `parallel for` loop of the nest.
+#[derive(Debug, Clone)]
+pub struct ParallelDim {
+    pub var: String,
+    pub range: Range,
+    /// `parallel for simd`: each program takes a vector of iterations.
+    pub simd: Option<Width>,
+    pub span: Span,
+}
+
+/// A top-level parallel region, outlined: becomes one `@triton.jit` kernel and one launcher.
+#[derive(Debug, Clone)]
+pub struct Kernel {
+    pub name: String,
+    /// Outermost first. Empty for a `sequential for` region (one program runs `body`).
+    pub dims: Vec<ParallelDim>,
+    pub body: Vec<Stmt>,
+    pub num_warps: Option<u32>,
+    /// The whole region in the source: from the pragma line to the end of the loop.
+    pub span: Span,
+    /// The pragma that opened the region.
+    pub pragma_span: Span,
+}

@@ -1,0 +1,137 @@
+//! attach_pragmas: binds each `#pragma` to the statement on the next code line of the same
+//! function and sets loop kinds / atomic flags from it; a pragma that binds to nothing, or to
+//! the wrong kind of statement, is an error.
+
+use crate::diag::{Diagnostic, Result};
+use crate::frontend::pragma::{Directive, Pragma};
+use crate::frontend::source::SourceFile;
+use crate::frontend::spec::AppliesTo;
+use crate::ir::*;
+use std::collections::HashMap;
+
+pub fn run(func: &mut Function, pragmas: &[Pragma], file: &SourceFile) -> Result<()> {
+    // Resolve each pragma to the line of the statement it binds to.
+    let mut targets: HashMap<usize, &Pragma> = HashMap::new();
+    for p in pragmas {
+        let mut line = p.line + 1;
+        while line <= file.line_count() {
+            let t = file.line_text(line).trim();
+            if !(t.is_empty() || t.starts_with('#') && !t.starts_with("#pragma")) {
+                break;
+            }
+            line += 1;
+        }
+        if let Some(prev) = targets.insert(line, p) {
+            return Err(Diagnostic::error(
+                p.span,
+                "two pragmas for one statement",
+            )
+            .with_label(format!("`{}` was already given on line {}", prev.directive.spelling(), prev.line))
+            .with_help("combine the clauses into one pragma, e.g. `#pragma parallel for simd`"));
+        }
+    }
+    let mut used = vec![false; pragmas.len()];
+    attach_block(&mut func.body, &targets, pragmas, &mut used, file)?;
+    if let Some(i) = used.iter().position(|u| !u) {
+        let p = &pragmas[i];
+        return Err(Diagnostic::error(
+            p.span,
+            format!(
+                "`#pragma {}` is not followed by {}",
+                p.directive.spelling(),
+                match p.directive.applies_to() {
+                    AppliesTo::Loop => "a loop",
+                    AppliesTo::Assignment => "an assignment",
+                }
+            ),
+        )
+        .with_help("a pragma annotates the statement on the next line"));
+    }
+    Ok(())
+}
+
+fn attach_block(
+    stmts: &mut [Stmt],
+    targets: &HashMap<usize, &Pragma>,
+    pragmas: &[Pragma],
+    used: &mut [bool],
+    file: &SourceFile,
+) -> Result<()> {
+    for s in stmts.iter_mut() {
+        let line = file.line_of(s.span.start as usize);
+        if let Some(p) = targets.get(&line) {
+            let idx = pragmas
+                .iter()
+                .position(|q| std::ptr::eq(q, *p))
+                .expect("pragma comes from the list");
+            if !used[idx] {
+                used[idx] = true;
+                apply(s, p)?;
+            }
+        }
+        match &mut s.kind {
+            StmtKind::For { body, .. } | StmtKind::HostBlock { body, .. } => {
+                attach_block(body, targets, pragmas, used, file)?
+            }
+            StmtKind::If { body, orelse, .. } => {
+                attach_block(body, targets, pragmas, used, file)?;
+                attach_block(orelse, targets, pragmas, used, file)?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn apply(s: &mut Stmt, p: &Pragma) -> Result<()> {
+    let d = p.directive;
+    match (&mut s.kind, d) {
+        (StmtKind::For { kind, num_warps, .. }, _) => {
+            *kind = match d {
+                Directive::ParallelFor { simd, num_warps: w } => {
+                    *num_warps = w;
+                    LoopKind::Parallel { simd }
+                }
+                Directive::SequentialFor { num_warps: w } => {
+                    *num_warps = w;
+                    LoopKind::Sequential
+                }
+                Directive::Simd(w) => LoopKind::Simd(w),
+                Directive::Atomic => {
+                    return Err(Diagnostic::error(
+                        p.span,
+                        "`#pragma atomic` annotates an assignment, not a loop",
+                    ))
+                }
+            };
+        }
+        (StmtKind::HostBlock { what, .. }, Directive::ParallelFor { .. } | Directive::SequentialFor { .. } | Directive::Simd(_)) => {
+            return Err(Diagnostic::error(
+                s.span,
+                format!("`#pragma {}` needs a `for ... in range(...)` loop", d.spelling()),
+            )
+            .with_label(format!("this is a {what}"))
+            .with_help("loops over lists, arrays or iterators cannot be split among workers; iterate over `range(len(...))`"));
+        }
+        (StmtKind::Assign { atomic, .. }, Directive::Atomic) => *atomic = true,
+        (StmtKind::AugAssign { .. }, Directive::Atomic) => {
+            unreachable!("normalize runs before attach_pragmas")
+        }
+        _ => {
+            return Err(Diagnostic::error(
+                p.span,
+                format!(
+                    "`#pragma {}` is not followed by {}",
+                    d.spelling(),
+                    match d.applies_to() {
+                        AppliesTo::Loop => "a loop",
+                        AppliesTo::Assignment => "an assignment",
+                    }
+                ),
+            )
+            .with_help("a pragma annotates the statement on the next line"))
+        }
+    }
+    s.pragma = Some(p.clone());
+    Ok(())
+}

@@ -1,0 +1,7 @@
+//! The high-level passes, in the paper's order (Alg. 3); see ARCHITECTURE.md.
+
+pub mod attach_pragmas;
+pub mod insert_sync;
+pub mod normalize;
+pub mod outline;
+pub mod strip_mine;

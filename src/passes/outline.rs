@@ -1,0 +1,259 @@
+//! outline: finds the top-level parallel regions (outermost `parallel for` / `sequential for`
+//! loops, also inside host loops and ifs), checks that each holds only what a kernel can run,
+//! and turns each into a `Kernel` whose grid dimensions are its directly nested parallel loops.
+
+use crate::diag::{Diagnostic, Result};
+use crate::ir::*;
+
+pub fn run(func: &Function) -> Result<Vec<Kernel>> {
+    let mut kernels = vec![];
+    outline_block(func, &func.body, &mut kernels)?;
+    Ok(kernels)
+}
+
+fn outline_block(func: &Function, stmts: &[Stmt], out: &mut Vec<Kernel>) -> Result<()> {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::For {
+                kind: LoopKind::Parallel { .. } | LoopKind::Sequential,
+                ..
+            } => {
+                let name = format!("_{}_kernel{}", func.name, out.len());
+                out.push(make_kernel(name, s)?);
+            }
+            StmtKind::For {
+                kind: LoopKind::Simd(_),
+                ..
+            } => {
+                return Err(Diagnostic::error(
+                    pragma_span(s),
+                    "`#pragma simd` outside a parallel region",
+                )
+                .with_help("vectorise a loop inside a `parallel for`, or use `#pragma parallel for simd`"))
+            }
+            StmtKind::For { body, .. } | StmtKind::HostBlock { body, .. } => {
+                outline_block(func, body, out)?
+            }
+            StmtKind::If { body, orelse, .. } => {
+                outline_block(func, body, out)?;
+                outline_block(func, orelse, out)?;
+            }
+            StmtKind::Assign { atomic: true, .. } => {
+                return Err(Diagnostic::error(
+                    pragma_span(s),
+                    "`#pragma atomic` outside a parallel region",
+                )
+                .with_help("host code runs sequentially; remove the pragma"))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn pragma_span(s: &Stmt) -> crate::frontend::source::Span {
+    s.pragma.as_ref().map_or(s.span, |p| p.span)
+}
+
+fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
+    let pragma = top.pragma.as_ref().expect("parallel loops come from pragmas");
+    let span = pragma.span.to(top.span);
+    let StmtKind::For {
+        kind, num_warps, ..
+    } = &top.kind
+    else {
+        unreachable!()
+    };
+    if *kind == LoopKind::Sequential {
+        let mut plain = top.clone();
+        if let StmtKind::For { kind, .. } = &mut plain.kind {
+            *kind = LoopKind::Plain;
+        }
+        check_body(std::slice::from_ref(&plain), false)?;
+        return Ok(Kernel {
+            name,
+            dims: vec![],
+            body: vec![plain],
+            num_warps: *num_warps,
+            span,
+            pragma_span: pragma.span,
+        });
+    }
+    // Peel the perfectly nested parallel loops into grid dimensions.
+    let mut dims = vec![];
+    let mut prelude = vec![];
+    let mut cur = top;
+    let body = loop {
+        let StmtKind::For {
+            var,
+            range,
+            body,
+            kind: LoopKind::Parallel { simd },
+            ..
+        } = &cur.kind
+        else {
+            unreachable!()
+        };
+        if dims.len() == 3 {
+            return Err(Diagnostic::error(
+                pragma_span(cur),
+                "at most 3 nested `parallel for` loops (Triton's grid has 3 dimensions)",
+            ));
+        }
+        dims.push(ParallelDim {
+            var: var.clone(),
+            range: range.clone(),
+            simd: *simd,
+            span: cur.span,
+        });
+        check_step(&range.step)?;
+        // Scalar assignments before the inner parallel loop are repeated by every program.
+        let inner_pos = body.iter().position(Stmt::is_parallel_loop);
+        match inner_pos {
+            Some(pos)
+                if simd.is_none()
+                    && pos + 1 == body.len()
+                    && body[..pos].iter().all(|s| {
+                        matches!(&s.kind, StmtKind::Assign { target: Expr { kind: ExprKind::Name(_), .. }, atomic: false, .. } | StmtKind::Pass)
+                    }) =>
+            {
+                prelude.extend(body[..pos].iter().cloned());
+                cur = &body[pos];
+                if matches!(&cur.kind, StmtKind::For { kind: LoopKind::Sequential, .. }) {
+                    return Err(Diagnostic::error(
+                        pragma_span(cur),
+                        "`sequential for` inside a parallel region: use a plain loop, each worker runs it sequentially",
+                    ));
+                }
+            }
+            Some(pos) => {
+                let inner = &body[pos];
+                let why = if simd.is_some() {
+                    "a `parallel for simd` loop must be the innermost parallel loop"
+                } else {
+                    "a nested `parallel for` must be the last statement of its parent loop, after scalar assignments only"
+                };
+                return Err(Diagnostic::error(pragma_span(inner), why));
+            }
+            None => {
+                let mut all = prelude;
+                all.extend(body.iter().cloned());
+                break all;
+            }
+        }
+    };
+    check_body(&body, dims.last().is_some_and(|d| d.simd.is_some()))?;
+    Ok(Kernel {
+        name,
+        dims,
+        body,
+        num_warps: *num_warps,
+        span,
+        pragma_span: pragma.span,
+    })
+}
+
+fn check_step(step: &Expr) -> Result<()> {
+    match step.kind {
+        ExprKind::Int(v) if v <= 0 => Err(Diagnostic::error(
+            step.span,
+            "a parallel or simd loop needs a positive step",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Everything inside a region must be expressible in the kernel language.
+fn check_body(stmts: &[Stmt], in_simd: bool) -> Result<()> {
+    for s in stmts {
+        match &s.kind {
+            StmtKind::Other(what) => {
+                return Err(Diagnostic::error(
+                    s.span,
+                    format!("{what} is not supported inside a parallel region"),
+                ))
+            }
+            StmtKind::HostBlock { what, .. } => {
+                return Err(Diagnostic::error(
+                    s.span,
+                    format!("a {what} is not supported inside a parallel region"),
+                )
+                .with_help("kernels can run `for ... in range(...)` loops and `if` statements"))
+            }
+            StmtKind::For { kind, body, range, .. } => {
+                match kind {
+                    LoopKind::Parallel { .. } | LoopKind::Sequential => {
+                        return Err(Diagnostic::error(
+                            pragma_span(s),
+                            "this parallel loop is not directly nested in the parallel loop around it",
+                        )
+                        .with_help("only perfectly nested `parallel for` loops become grid dimensions"))
+                    }
+                    LoopKind::Simd(_) => {
+                        if in_simd {
+                            return Err(Diagnostic::error(
+                                pragma_span(s),
+                                "a `simd` loop inside another vectorised loop is not supported",
+                            ));
+                        }
+                        check_step(&range.step)?;
+                        if !matches!(range.step.kind, ExprKind::Int(1)) {
+                            return Err(Diagnostic::error(
+                                range.step.span,
+                                "a `simd` loop needs step 1",
+                            ));
+                        }
+                    }
+                    _ => {}
+                }
+                for e in s.exprs() {
+                    check_expr(e)?;
+                }
+                check_body(body, in_simd || matches!(kind, LoopKind::Simd(_)))?;
+            }
+            StmtKind::If { body, orelse, .. } => {
+                for e in s.exprs() {
+                    check_expr(e)?;
+                }
+                check_body(body, in_simd)?;
+                check_body(orelse, in_simd)?;
+            }
+            StmtKind::Assign { target, value, .. } => {
+                if !matches!(target.kind, ExprKind::Name(_) | ExprKind::Subscript { .. }) {
+                    return Err(Diagnostic::error(
+                        target.span,
+                        "a kernel can assign to a name or an array element only",
+                    ));
+                }
+                check_expr(target)?;
+                check_expr(value)?;
+            }
+            StmtKind::Expr(e) => {
+                check_expr(e)?;
+                return Err(Diagnostic::error(
+                    s.span,
+                    "an expression statement has no effect inside a parallel region",
+                ));
+            }
+            StmtKind::AugAssign { .. } => unreachable!("normalized"),
+            StmtKind::Pass | StmtKind::Barrier => {}
+        }
+    }
+    Ok(())
+}
+
+fn check_expr(e: &Expr) -> Result<()> {
+    let mut err = None;
+    e.walk(&mut |x| {
+        if err.is_some() {
+            return;
+        }
+        if let ExprKind::Unsupported(what) = &x.kind {
+            err = Some(Diagnostic::error(
+                x.span,
+                format!("{what} is not supported inside a parallel region"),
+            ));
+        }
+    });
+    err.map_or(Ok(()), Err)
+}

@@ -1,0 +1,680 @@
+//! strip_mine (paper Alg. 6 and the 1-D case of Alg. 7): turns `simd` loops and slice
+//! statements into strip-mined loops over vector indices (`vidx`), marks which names hold
+//! vectors, and rewrites reductions of vectors into scalars (`s += v` → `s += sum(v)`).
+//! After this pass every vector in a kernel comes from a `StripMined` loop, the program's own
+//! `parallel for simd` index, or a user's `appy.vidx`.
+
+use crate::diag::{Diagnostic, Result};
+use crate::frontend::source::Span;
+use crate::ir::*;
+use std::collections::{BTreeMap, HashSet};
+
+pub struct Options {
+    /// Vectorise slice statements inside parallel loops (the paper's `auto_simd`).
+    pub auto_simd: bool,
+}
+
+pub fn run(k: &mut Kernel, opts: &Options) -> Result<()> {
+    let mut scope = Scope::default();
+    for d in &k.dims {
+        scope.defined.insert(d.var.clone());
+    }
+    if let Some(d) = k.dims.last().filter(|d| d.simd.is_some()) {
+        scope.vectors.insert(d.var.clone());
+    }
+    let mut cx = Cx {
+        opts,
+        used: HashSet::new(),
+    };
+    for s in &k.body {
+        s.walk(&mut |st| {
+            if let StmtKind::For { var, .. } = &st.kind {
+                cx.used.insert(var.clone());
+            }
+        });
+    }
+    let body = std::mem::take(&mut k.body);
+    k.body = cx.block(body, &mut scope)?;
+    Ok(())
+}
+
+#[derive(Default, Clone)]
+struct Scope {
+    /// Names that hold vectors here.
+    vectors: HashSet<String>,
+    /// Scalar and vector names assigned so far (kernel locals and loop variables).
+    defined: HashSet<String>,
+    /// Names defined before the innermost enclosing loop: assigning them a vector is a
+    /// reduction, not a new vector.
+    outer: HashSet<String>,
+    in_vector_loop: bool,
+}
+
+struct Cx<'a> {
+    opts: &'a Options,
+    used: HashSet<String>,
+}
+
+fn width_expr(w: Width, span: Span) -> Expr {
+    match w {
+        Width::Mvl => Expr::name("appy.MVL", span),
+        Width::Fixed(n) => Expr::int(n as i64, span),
+    }
+}
+
+/// Bounds that are not plain names, constants or shapes are computed once before the loop.
+fn is_simple(e: &Expr) -> bool {
+    !e.any(&mut |x| matches!(x.kind, ExprKind::Subscript { .. } | ExprKind::Call { .. }))
+}
+
+impl Scope {
+    fn is_vector(&self, e: &Expr) -> bool {
+        e.any(&mut |x| match &x.kind {
+            ExprKind::Name(n) => self.vectors.contains(n),
+            ExprKind::Vidx { .. } => true,
+            ExprKind::Subscript { indices, .. } => {
+                indices.iter().any(|i| matches!(i, Index::Slice { .. }))
+            }
+            _ => false,
+        })
+    }
+}
+
+fn has_slice(e: &Expr) -> bool {
+    e.any(&mut |x| match &x.kind {
+        ExprKind::Subscript { indices, .. } => {
+            indices.iter().any(|i| matches!(i, Index::Slice { .. }))
+        }
+        _ => false,
+    })
+}
+
+impl Cx<'_> {
+    fn fresh_name(&mut self, base: &str) -> String {
+        let base = base.trim_start_matches('_');
+        let mut k = 0;
+        loop {
+            let name = if k == 0 {
+                format!("_{base}")
+            } else {
+                format!("_{base}{k}")
+            };
+            k += 1;
+            if self.used.insert(name.clone()) {
+                return name;
+            }
+        }
+    }
+
+    fn block(&mut self, stmts: Vec<Stmt>, scope: &mut Scope) -> Result<Vec<Stmt>> {
+        let mut out = vec![];
+        for s in stmts {
+            self.stmt(s, scope, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    fn stmt(&mut self, mut s: Stmt, scope: &mut Scope, out: &mut Vec<Stmt>) -> Result<()> {
+        // `appy.vidx(start, width, bound)` written by the user is the IR's vector index.
+        for e in match &mut s.kind {
+            StmtKind::Assign { target, value, .. } => vec![target, value],
+            StmtKind::If { test, .. } => vec![test],
+            _ => vec![],
+        } {
+            *e = user_vidx(e.clone())?;
+        }
+        let span = s.span;
+        match s.kind {
+            StmtKind::For {
+                var,
+                range,
+                body,
+                kind: LoopKind::Simd(width),
+                ..
+            } => {
+                if scope.in_vector_loop {
+                    return Err(Diagnostic::error(
+                        span,
+                        "a `simd` loop inside a vectorised loop is not supported",
+                    ));
+                }
+                if scope.is_vector(&range.start) || scope.is_vector(&range.stop) {
+                    return Err(Diagnostic::error(
+                        range.stop.span,
+                        "a `simd` loop's bounds must be scalars",
+                    ));
+                }
+                let (start, stop) = self.hoist_bounds(&var, range.start, range.stop, scope, out);
+                let base = self.fresh_name(&format!("{var}_base"));
+                let mut inner = scope.clone();
+                inner.outer = scope.defined.clone();
+                inner.vectors.insert(var.clone());
+                inner.defined.insert(var.clone());
+                inner.in_vector_loop = true;
+                let body = self.block(body, &mut inner)?;
+                scope.defined.extend(inner.defined.into_iter().filter(|n| n != &var));
+                out.push(Stmt {
+                    kind: StmtKind::For {
+                        var: base,
+                        range: Range {
+                            start,
+                            stop,
+                            step: width_expr(width, span),
+                        },
+                        body,
+                        kind: LoopKind::StripMined { width },
+                        vector: Some(var),
+                        num_warps: None,
+                    },
+                    span,
+                    pragma: s.pragma,
+                });
+            }
+            StmtKind::For {
+                var,
+                range,
+                body,
+                kind,
+                vector,
+                num_warps,
+            } => {
+                if scope.is_vector(&range.start)
+                    || scope.is_vector(&range.stop)
+                    || scope.is_vector(&range.step)
+                {
+                    return Err(Diagnostic::error(
+                        span,
+                        "a loop inside a vectorised region needs scalar bounds",
+                    ));
+                }
+                let mut inner = scope.clone();
+                inner.outer = scope.defined.clone();
+                inner.defined.insert(var.clone());
+                inner.vectors.remove(&var);
+                let body = self.block(body, &mut inner)?;
+                scope.defined.extend(inner.defined);
+                out.push(Stmt {
+                    kind: StmtKind::For {
+                        var,
+                        range,
+                        body,
+                        kind,
+                        vector,
+                        num_warps,
+                    },
+                    span,
+                    pragma: s.pragma,
+                });
+            }
+            StmtKind::If { test, body, orelse } => {
+                if scope.is_vector(&test) {
+                    return Err(Diagnostic::error(
+                        test.span,
+                        "an `if` whose condition differs between vector lanes is not supported",
+                    )
+                    .with_help("select values with `np.where(cond, a, b)` instead"));
+                }
+                let mut a = scope.clone();
+                let body = self.block(body, &mut a)?;
+                let mut b = scope.clone();
+                let orelse = self.block(orelse, &mut b)?;
+                scope.defined.extend(a.defined.into_iter().chain(b.defined));
+                scope.vectors.extend(a.vectors.into_iter().chain(b.vectors));
+                out.push(Stmt {
+                    kind: StmtKind::If { test, body, orelse },
+                    span,
+                    pragma: s.pragma,
+                });
+            }
+            StmtKind::Assign {
+                target,
+                value,
+                atomic,
+            } if has_slice(&target) || has_slice(&value) => {
+                if !self.opts.auto_simd {
+                    return Err(Diagnostic::error(
+                        span,
+                        "a slice statement inside a parallel loop needs auto-simd",
+                    )
+                    .with_help("drop `--no-auto-simd`, or write the loop with `#pragma simd`"));
+                }
+                if scope.in_vector_loop {
+                    return Err(Diagnostic::error(
+                        span,
+                        "a slice statement inside a vectorised loop is not supported",
+                    ));
+                }
+                let looped = self.slice_loop(target, value, atomic, span, s.pragma)?;
+                self.stmt(looped, scope, out)?;
+            }
+            StmtKind::Assign {
+                target,
+                value,
+                atomic,
+            } => {
+                let stmt = self.assign(target, value, atomic, span, scope)?;
+                out.push(Stmt {
+                    kind: stmt,
+                    span,
+                    pragma: s.pragma,
+                });
+            }
+            kind => out.push(Stmt {
+                kind,
+                span,
+                pragma: s.pragma,
+            }),
+        }
+        Ok(())
+    }
+
+    fn hoist_bounds(
+        &mut self,
+        var: &str,
+        start: Expr,
+        stop: Expr,
+        scope: &mut Scope,
+        out: &mut Vec<Stmt>,
+    ) -> (Expr, Expr) {
+        let mut hoist = |e: Expr, what: &str, this: &mut Self| {
+            if is_simple(&e) {
+                return e;
+            }
+            let name = this.fresh_name(&format!("{var}_{what}"));
+            let span = e.span;
+            scope.defined.insert(name.clone());
+            out.push(Stmt::new(
+                StmtKind::Assign {
+                    target: Expr::name(&name, span),
+                    value: e,
+                    atomic: false,
+                },
+                span,
+            ));
+            Expr::name(&name, span)
+        };
+        let start = hoist(start, "lo", self);
+        let stop = hoist(stop, "hi", self);
+        (start, stop)
+    }
+
+    fn assign(
+        &mut self,
+        target: Expr,
+        value: Expr,
+        atomic: bool,
+        span: Span,
+        scope: &mut Scope,
+    ) -> Result<StmtKind> {
+        let value_vec = scope.is_vector(&value);
+        match &target.kind {
+            ExprKind::Name(n) => {
+                if atomic {
+                    return Err(Diagnostic::error(
+                        span,
+                        "`#pragma atomic` needs an array element as its target",
+                    )
+                    .with_help("worker-private names need no atomics; shared results live in arrays"));
+                }
+                if value_vec && scope.outer.contains(n) {
+                    let value = reduce_update(&target, value, span)?;
+                    return Ok(StmtKind::Assign {
+                        target,
+                        value,
+                        atomic,
+                    });
+                }
+                if value_vec {
+                    scope.vectors.insert(n.clone());
+                } else {
+                    scope.vectors.remove(n);
+                }
+                scope.defined.insert(n.clone());
+                Ok(StmtKind::Assign {
+                    target,
+                    value,
+                    atomic,
+                })
+            }
+            ExprKind::Subscript { .. } => {
+                let target_vec = scope.is_vector(&target);
+                let value = if value_vec && !target_vec {
+                    reduce_update(&target, value, span)?
+                } else {
+                    value
+                };
+                Ok(StmtKind::Assign {
+                    target,
+                    value,
+                    atomic,
+                })
+            }
+            _ => unreachable!("outline checks assignment targets"),
+        }
+    }
+
+    /// `C[i, lo:hi] = f(A[i, lo2:hi2], ...)` → a strip-mined loop over `lo:hi` with each slice
+    /// replaced by the vector index plus its constant offset from the target's slice.
+    fn slice_loop(
+        &mut self,
+        target: Expr,
+        value: Expr,
+        atomic: bool,
+        span: Span,
+        pragma: Option<crate::frontend::pragma::Pragma>,
+    ) -> Result<Stmt> {
+        let ExprKind::Subscript { array, indices } = &target.kind else {
+            return Err(Diagnostic::error(
+                target.span,
+                "a slice expression assigned to a scalar needs a reduction (np.sum and friends are not supported yet)",
+            ));
+        };
+        let slices: Vec<(usize, &Index)> = indices
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| matches!(i, Index::Slice { .. }))
+            .collect();
+        let (dim, Index::Slice { lo, hi, .. }) = (match slices.as_slice() {
+            [one] => *one,
+            [] => {
+                return Err(Diagnostic::error(
+                    value.span,
+                    "a slice on the right needs a slice of the same length on the left",
+                ))
+            }
+            _ => {
+                return Err(Diagnostic::error(
+                    target.span,
+                    "slice statements with several sliced dimensions are not supported yet",
+                ))
+            }
+        }) else {
+            unreachable!()
+        };
+        let t_lo = lo.clone().unwrap_or_else(|| Expr::int(0, span));
+        let t_hi = hi.clone().unwrap_or_else(|| {
+            Expr::new(
+                ExprKind::Shape {
+                    array: array.clone(),
+                    dim,
+                },
+                span,
+            )
+        });
+        let extent = Affine::of(&t_hi).sub(&Affine::of(&t_lo));
+        let v = self.fresh_name("v");
+        let vexpr = Expr::name(&v, span);
+        let target_array = array.clone();
+        let mut err = None;
+        let mut replace = |e: Expr, is_target: bool| -> Expr {
+            e.rewrite(&mut |mut x| {
+                if let ExprKind::Subscript { array, indices } = &mut x.kind {
+                    let arr = array.clone();
+                    for (d, ix) in indices.iter_mut().enumerate() {
+                        let Index::Slice { lo, hi, span: sspan } = ix else {
+                            continue;
+                        };
+                        let lo2 = lo.clone().unwrap_or_else(|| Expr::int(0, *sspan));
+                        let hi2 = hi.clone().unwrap_or_else(|| {
+                            Expr::new(
+                                ExprKind::Shape {
+                                    array: arr.clone(),
+                                    dim: d,
+                                },
+                                *sspan,
+                            )
+                        });
+                        let len = Affine::of(&hi2).sub(&Affine::of(&lo2));
+                        if len != extent && err.is_none() {
+                            err = Some(Diagnostic::error(
+                                *sspan,
+                                "this slice's length differs from the assigned slice's",
+                            )
+                            .with_help("slices of one statement must have the same length (they may be shifted by a constant)"));
+                        }
+                        let offset = Affine::of(&lo2).sub(&Affine::of(&t_lo));
+                        if !is_target && arr == target_array && !offset.is_zero() && err.is_none() {
+                            err = Some(Diagnostic::error(
+                                *sspan,
+                                "the assigned array is read here at a shifted slice; this needs a temporary array, which is not supported yet",
+                            )
+                            .with_help("compute into a separate array first, then copy"));
+                        }
+                        *ix = Index::At(offset.added_to(vexpr.clone()));
+                    }
+                }
+                x
+            })
+        };
+        let new_target = replace(target.clone(), true);
+        let new_value = replace(value, false);
+        if let Some(e) = err {
+            return Err(e);
+        }
+        Ok(Stmt {
+            kind: StmtKind::For {
+                var: v,
+                range: Range {
+                    start: t_lo,
+                    stop: t_hi,
+                    step: width_expr(Width::Mvl, span),
+                },
+                body: vec![Stmt {
+                    kind: StmtKind::Assign {
+                        target: new_target,
+                        value: new_value,
+                        atomic,
+                    },
+                    span,
+                    pragma,
+                }],
+                kind: LoopKind::Simd(Width::Mvl),
+                vector: None,
+                num_warps: None,
+            },
+            span,
+            pragma: None,
+        })
+    }
+}
+
+/// `t = t + v` with vector `v` → `t = t + sum(v)`; max/min likewise; anything else is an error.
+fn reduce_update(target: &Expr, value: Expr, span: Span) -> Result<Expr> {
+    let Some((op, operand)) = as_reduction(target, &value) else {
+        return Err(Diagnostic::error(
+            span,
+            "a vector value is assigned to a single location",
+        )
+        .with_help("only updates `x += v`, `x -= v`, `x = max(x, v)`, `x = min(x, v)` reduce a vector into one value"));
+    };
+    let (v, negated) = match operand {
+        ReductionOperand::Plain(v) => (v.clone(), false),
+        ReductionOperand::Negated(v) => (v.clone(), true),
+    };
+    let vspan = v.span;
+    let reduced = Expr::new(
+        ExprKind::Reduce {
+            op,
+            value: Box::new(v),
+        },
+        vspan,
+    );
+    Ok(match op {
+        ReduceOp::Sum => Expr::binary(
+            if negated { BinOp::Sub } else { BinOp::Add },
+            target.clone(),
+            reduced,
+        ),
+        ReduceOp::Max | ReduceOp::Min => Expr::new(
+            ExprKind::Call {
+                func: if op == ReduceOp::Max { "max" } else { "min" }.into(),
+                args: vec![target.clone(), reduced],
+            },
+            value.span,
+        ),
+    })
+}
+
+/// `appy.vidx(start, width, bound)` → `Vidx`; width must be `appy.MVL` or a power of two.
+fn user_vidx(e: Expr) -> Result<Expr> {
+    let mut err = None;
+    let out = e.rewrite(&mut |x| match &x.kind {
+        ExprKind::Call { func, args } if func == "appy.vidx" => {
+            if args.len() != 3 {
+                err.get_or_insert(Diagnostic::error(
+                    x.span,
+                    "`appy.vidx` takes (start, width, bound)",
+                ));
+                return x;
+            }
+            let width = match &args[1].kind {
+                ExprKind::Name(n) if n == "appy.MVL" => Width::Mvl,
+                ExprKind::Int(n) if *n > 0 && (*n as u64).is_power_of_two() => {
+                    Width::Fixed(*n as u32)
+                }
+                _ => {
+                    err.get_or_insert(Diagnostic::error(
+                        args[1].span,
+                        "the width of `appy.vidx` must be `appy.MVL` or a power-of-two constant",
+                    ));
+                    return x;
+                }
+            };
+            Expr::new(
+                ExprKind::Vidx {
+                    start: Box::new(args[0].clone()),
+                    width,
+                    bound: Box::new(args[2].clone()),
+                },
+                x.span,
+            )
+        }
+        _ => x,
+    });
+    err.map_or(Ok(out), Err)
+}
+
+/// A linear combination of opaque atoms with integer coefficients, to compare slice bounds
+/// symbolically (`2:N` vs `1:N-1` differ by the constant 1).
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Affine {
+    terms: BTreeMap<String, i64>,
+    constant: i64,
+}
+
+impl Affine {
+    fn of(e: &Expr) -> Affine {
+        match &e.kind {
+            ExprKind::Int(v) => Affine {
+                constant: *v,
+                ..Default::default()
+            },
+            ExprKind::Binary { op, left, right } => {
+                let (l, r) = (Affine::of(left), Affine::of(right));
+                match op {
+                    BinOp::Add => l.add(&r, 1),
+                    BinOp::Sub => l.add(&r, -1),
+                    BinOp::Mul if l.terms.is_empty() => r.scale(l.constant),
+                    BinOp::Mul if r.terms.is_empty() => l.scale(r.constant),
+                    _ => Affine::atom(e),
+                }
+            }
+            ExprKind::Unary {
+                op: UnaryOp::Neg,
+                operand,
+            } => Affine::of(operand).scale(-1),
+            _ => Affine::atom(e),
+        }
+    }
+    fn atom(e: &Expr) -> Affine {
+        let mut terms = BTreeMap::new();
+        terms.insert(crate::codegen::python::expr(e), 1);
+        Affine { terms, constant: 0 }
+    }
+    fn add(mut self, o: &Affine, sign: i64) -> Affine {
+        for (k, v) in &o.terms {
+            *self.terms.entry(k.clone()).or_default() += sign * v;
+        }
+        self.terms.retain(|_, v| *v != 0);
+        self.constant += sign * o.constant;
+        self
+    }
+    fn sub(&self, o: &Affine) -> Affine {
+        self.clone().add(o, -1)
+    }
+    fn scale(mut self, k: i64) -> Affine {
+        self.terms.values_mut().for_each(|v| *v *= k);
+        self.terms.retain(|_, v| *v != 0);
+        self.constant *= k;
+        self
+    }
+    fn is_zero(&self) -> bool {
+        self.terms.is_empty() && self.constant == 0
+    }
+    /// `base + offset` when the offset is a constant, else `base + (offset expression)`.
+    fn added_to(&self, base: Expr) -> Expr {
+        let span = base.span;
+        if self.terms.is_empty() {
+            return match self.constant {
+                0 => base,
+                c if c > 0 => Expr::binary(BinOp::Add, base, Expr::int(c, span)),
+                c => Expr::binary(BinOp::Sub, base, Expr::int(-c, span)),
+            };
+        }
+        // Non-constant offsets only arise from equal-length slices at different symbolic
+        // starts (`A[i, k:k+n]` against `B[i, :n]`): index them with the offset expression.
+        let mut e: Option<Expr> = None;
+        for (atom, coef) in &self.terms {
+            let a = Expr::new(ExprKind::Name(atom.clone()), span);
+            let term = if *coef == 1 {
+                a
+            } else {
+                Expr::binary(BinOp::Mul, Expr::int(*coef, span), a)
+            };
+            e = Some(match e {
+                None => term,
+                Some(prev) => Expr::binary(BinOp::Add, prev, term),
+            });
+        }
+        let mut off = e.expect("non-empty terms");
+        if self.constant != 0 {
+            off = Expr::binary(BinOp::Add, off, Expr::int(self.constant, span));
+        }
+        Expr::binary(BinOp::Add, base, off)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn n(s: &str) -> Expr {
+        Expr::name(s, Span::DUMMY)
+    }
+    fn i(v: i64) -> Expr {
+        Expr::int(v, Span::DUMMY)
+    }
+
+    #[test]
+    fn shifted_slices_have_equal_extent() {
+        // 2:N vs 1:N-1
+        let a = Affine::of(&n("N")).sub(&Affine::of(&i(2)));
+        let b = Affine::of(&Expr::binary(BinOp::Sub, n("N"), i(1))).sub(&Affine::of(&i(1)));
+        assert_eq!(a, b);
+        let c = Affine::of(&Expr::binary(BinOp::Mul, i(2), n("N")));
+        assert_ne!(a, c);
+    }
+
+    #[test]
+    fn reduction_rewrites_to_sum() {
+        let t = n("acc");
+        let v = Expr::binary(BinOp::Add, t.clone(), n("x"));
+        let r = reduce_update(&t, v, Span::DUMMY).unwrap();
+        let ExprKind::Binary { op: BinOp::Add, right, .. } = r.kind else {
+            panic!()
+        };
+        assert!(matches!(right.kind, ExprKind::Reduce { op: ReduceOp::Sum, .. }));
+        // A plain vector assignment to one place is rejected.
+        assert!(reduce_update(&t, n("x"), Span::DUMMY).is_err());
+    }
+}

@@ -1,0 +1,232 @@
+"""Differential-test cases: one entry per (sample, function), with input generators.
+
+A generator is `make(rng, size) -> list of arguments`. An argument is a NumPy array, a Python
+scalar, or a `View` (a base array plus a function that takes the same strided view of it on both
+the NumPy and the torch side). Floats are standard normal unless the case needs a sign (max of
+all-negative rows); indices are random integers; nothing is all zeros.
+
+Sizes are kept small (the Triton interpreter runs every program instance in Python) and none is a
+multiple of 16, so vectors always end in a partial, masked strip. `mvls` lists the APPYC_MVL values
+a case runs with; 16 makes multi-strip loops appear at small sizes.
+"""
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+
+F32 = np.float32
+F64 = np.float64
+I32 = np.int32
+I64 = np.int64
+
+
+@dataclass
+class View:
+    """A strided view `how(base)`; the harness copies `base` and applies `how` on each side."""
+    base: np.ndarray
+    how: Callable[[Any], Any]
+    label: str
+
+
+@dataclass
+class Case:
+    sample: str                      # file stem in samples/
+    func: str                        # function name in that sample
+    make: Callable[[np.random.Generator, Any], list]
+    sizes: Sequence[Any]             # each passed to make(); ints or tuples
+    mvls: Sequence[int] = (16, 128)
+    tol: dict = field(default_factory=dict)  # dtype name -> (rtol, atol), overrides the default
+    expect_launch: bool = True       # False for functions without pragmas
+    fp64_strict: bool = False        # float64 results must match to 1e-12 (rtol and atol)
+    variant: str = ""                # distinguishes several cases of one function
+
+    @property
+    def id(self):
+        return f"{self.sample}.{self.func}" + (f"[{self.variant}]" if self.variant else "")
+
+
+def normal(rng, shape, dtype=F32):
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def ints(rng, lo, hi, shape, dtype=I32):
+    return rng.integers(lo, hi, size=shape).astype(dtype)
+
+
+def csr(rng, rows, cols, dtype_idx, max_nnz=40):
+    """Random CSR matrix: row lengths 0..max_nnz (row 1 empty, row 0 longer than 32)."""
+    lengths = rng.integers(0, max_nnz + 1, size=rows)
+    lengths[0] = max_nnz + 5 if rows > 0 else 0
+    if rows > 1:
+        lengths[1] = 0
+    indptr = np.zeros(rows + 1, dtype=dtype_idx)
+    indptr[1:] = np.cumsum(lengths)
+    nnz = int(indptr[-1])
+    indices = rng.integers(0, cols, size=nnz).astype(dtype_idx)
+    data = normal(rng, nnz)
+    return indptr, indices, data
+
+
+# Reductions in fp32 are summed in a different order by the kernel: loosen atol for those.
+RED32 = {"float32": (1e-4, 1e-4)}
+SUM32 = {"float32": (1e-4, 1e-3)}
+
+SIZES_1D = (37, 1000)
+SIZES_1D_SMALL = (37, 333)        # non-simd 1-D parallel loops: one program per element
+SIZES_2D = ((19, 29), (5, 150))   # (M, N); 150 > 128 gives two strips even at MVL 128
+SIZES_GRID = ((19, 29), (23, 17))  # 2-D grids: one program per element
+
+CASES = [
+    # ---------------------------------------------------------------- vector_add
+    Case("vector_add", "vector_add",
+         lambda r, n: [normal(r, n), normal(r, n), normal(r, n), n],
+         SIZES_1D_SMALL, mvls=(128,)),
+    Case("vector_add", "vector_add_simd",
+         lambda r, n: [normal(r, n), normal(r, n), normal(r, n), n], SIZES_1D),
+    Case("vector_add", "vector_add_shape",
+         lambda r, n: [normal(r, n), normal(r, n), normal(r, n)], SIZES_1D_SMALL, mvls=(16,)),
+    Case("vector_add", "axpy_range",
+         lambda r, n: [0.75, normal(r, n), normal(r, n), 3, n - 2, 3], (45, 301)),
+    # ---------------------------------------------------------------- dot_atomic
+    Case("dot_atomic", "dot",
+         lambda r, n: [normal(r, n), normal(r, n), normal(r, 1), n], SIZES_1D, tol=SUM32),
+    Case("dot_atomic", "neg_sum",
+         lambda r, n: [normal(r, n), normal(r, 1), n], SIZES_1D, tol=SUM32),
+    Case("dot_atomic", "dot_fp64",
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), normal(r, 1, F64), n], SIZES_1D),
+    # ---------------------------------------------------------------- spmv_csr
+    Case("spmv_csr", "spmv",
+         lambda r, m: (lambda p: [p[0], p[1], p[2], normal(r, m + 5), normal(r, m), m + 1])(
+             csr(r, m, m + 5, I64)),
+         (37, 101), tol=RED32),
+    Case("spmv_csr", "spmv_acc",
+         lambda r, m: (lambda p: [p[0], p[1], p[2], normal(r, m + 3), normal(r, m), m])(
+             csr(r, m, m + 3, I32)),
+         (37, 101), tol=RED32),
+    # ---------------------------------------------------------------- group_by_sum
+    Case("group_by_sum", "group_by_sum",
+         lambda r, s: [normal(r, s), ints(r, 0, 5, s[0], I64), normal(r, (5, s[1])), s[0], s[1]],
+         ((57, 19), (100, 37)), tol=RED32),
+    Case("group_by_sum", "group_count",
+         lambda r, n: [ints(r, 0, 7, n, I32), ints(r, 1, 10, 7, I32), n], SIZES_1D),
+    # ---------------------------------------------------------------- nested_parallel_2d
+    Case("nested_parallel_2d", "add_transpose",
+         lambda r, s: [normal(r, s), normal(r, s[::-1]), normal(r, s), s[0], s[1], 1.5],
+         SIZES_GRID, mvls=(128,)),
+    Case("nested_parallel_2d", "scale_shape",
+         lambda r, s: [normal(r, s), normal(r, s), -0.5], SIZES_GRID, mvls=(16,)),
+    Case("nested_parallel_2d", "stencil_3d",
+         lambda r, s: [normal(r, s), normal(r, s), *s], ((5, 7, 9), (6, 11, 13)), mvls=(128,)),
+    # ---------------------------------------------------------------- sequential_prefix
+    Case("sequential_prefix", "prefix_sum",
+         lambda r, n: [normal(r, n), normal(r, n), n], (37, 777)),
+    Case("sequential_prefix", "linear_recurrence",
+         lambda r, n: [r.uniform(-0.95, 0.95, n).astype(F32), normal(r, n), normal(r, n), n],
+         (37, 500), mvls=(128,)),
+    # ---------------------------------------------------------------- row_max_negative
+    Case("row_max_negative", "row_max",   # every element < -0.5: a lane read as 0 would win
+         lambda r, s: [-np.abs(normal(r, s)) - F32(0.5), normal(r, s[0]), s[0], s[1]], SIZES_2D),
+    Case("row_max_negative", "row_range",
+         lambda r, s: [normal(r, s), normal(r, s[0]), s[0], s[1]], SIZES_2D),
+    Case("row_max_negative", "row_min_minus_last",   # every element > 0.5
+         lambda r, s: [np.abs(normal(r, s)) + F32(0.5), normal(r, s[0]), s[0], s[1]], SIZES_2D),
+    # ---------------------------------------------------------------- fp64_axpby
+    Case("fp64_axpby", "axpby",
+         lambda r, n: [0.7, normal(r, n, F64), 1.2, normal(r, n, F64), n], SIZES_1D,
+         fp64_strict=True),
+    Case("fp64_axpby", "gemv_fp64",
+         lambda r, s: [normal(r, s, F64), normal(r, s[1], F64), normal(r, s[0], F64),
+                       s[0], s[1], 1.2],
+         SIZES_2D),
+    # ---------------------------------------------------------------- strided_views
+    Case("strided_views", "scale_add_2d", variant="T-in,cols2-in,cols2-out",
+         make=lambda r, s: [View(normal(r, s[::-1]), lambda a: a.T, "A.T"),
+                            View(normal(r, (s[0], 2 * s[1])), lambda a: a[:, ::2], "B[:, ::2]"),
+                            View(normal(r, (s[0], 2 * s[1] - 1)), lambda a: a[:, ::2], "C[:, ::2]"),
+                            s[0], s[1], 0.5],
+         sizes=SIZES_GRID, mvls=(128,)),
+    Case("strided_views", "scale_add_2d", variant="T-out",
+         make=lambda r, s: [normal(r, s), normal(r, s),
+                            View(normal(r, s[::-1]), lambda a: a.T, "C.T"),
+                            s[0], s[1], -2.0],
+         sizes=((19, 29),), mvls=(16,)),
+    Case("strided_views", "row_sums", variant="T,step3,step2",
+         make=lambda r, s: [View(normal(r, s[::-1]), lambda a: a.T, "A.T"),
+                            View(normal(r, 3 * s[1]), lambda a: a[::3], "x[::3]"),
+                            View(normal(r, 2 * s[0]), lambda a: a[::2], "y[::2]"),
+                            s[0], s[1]],
+         sizes=SIZES_2D, tol=RED32),
+    # ---------------------------------------------------------------- softmax_loops
+    Case("softmax_loops", "softmax",
+         lambda r, s: [normal(r, s), normal(r, s), s[0], s[1]], SIZES_2D),
+    # ---------------------------------------------------------------- atomic_minmax_hist
+    Case("atomic_minmax_hist", "scatter_max",
+         lambda r, n: [ints(r, 0, 13, n, I32), normal(r, n), normal(r, 13), n], SIZES_1D_SMALL),
+    Case("atomic_minmax_hist", "scatter_min_simd",
+         lambda r, n: [ints(r, 0, 13, n, I64), normal(r, n), normal(r, 13), n], SIZES_1D),
+    Case("atomic_minmax_hist", "scatter_min_int",
+         lambda r, n: [ints(r, 0, 11, n, I32), ints(r, -1000, 1000, n, I32),
+                       ints(r, -200, 200, 11, I32), n], SIZES_1D_SMALL, mvls=(128,)),
+    Case("atomic_minmax_hist", "histogram",
+         lambda r, n: [ints(r, 0, 9, n, I32), ints(r, 1, 5, 9, I32), n], SIZES_1D),
+    Case("atomic_minmax_hist", "histogram64",
+         lambda r, n: [ints(r, 0, 9, n, I64), ints(r, 1, 5, 9, I64), n], SIZES_1D_SMALL,
+         mvls=(16,)),
+    # ---------------------------------------------------------------- math_funcs
+    Case("math_funcs", "transcendental",
+         lambda r, n: [normal(r, n), normal(r, n), n], SIZES_1D),
+    Case("math_funcs", "clip_where",
+         lambda r, n: [normal(r, n), normal(r, n), -0.5, 0.75, n], SIZES_1D),
+    Case("math_funcs", "builtins_mix",
+         lambda r, n: [normal(r, n), ints(r, -50, 50, n, I32), normal(r, n),
+                       ints(r, -9, 9, n, I32), n], SIZES_1D_SMALL, mvls=(128,)),
+    Case("math_funcs", "mask_ops",
+         lambda r, n: [normal(r, n), r.random(n) < 0.5, normal(r, n), r.random(n) < 0.5, n],
+         SIZES_1D),
+    Case("math_funcs", "inf_cap",
+         lambda r, n: [normal(r, n), normal(r, n), n], SIZES_1D),
+    # ---------------------------------------------------------------- vidx_manual
+    Case("vidx_manual", "vadd_strips",
+         lambda r, n: [normal(r, n), normal(r, n), normal(r, n), n], SIZES_1D),
+    Case("vidx_manual", "row_scale",
+         lambda r, s: [normal(r, s), normal(r, s[0]), normal(r, s), s[0], s[1]], SIZES_2D),
+    # ---------------------------------------------------------------- index_exprs
+    Case("index_exprs", "affine_2d",
+         lambda r, s: [normal(r, (2 * s[0], s[1])), normal(r, s), s[0], s[1]], SIZES_2D),
+    Case("index_exprs", "gather_scatter",
+         lambda r, n: [normal(r, n), normal(r, n), ints(r, 0, n, n, I64),
+                       r.permutation(n).astype(I32), normal(r, n), n], SIZES_1D_SMALL),
+    Case("index_exprs", "last_columns",
+         lambda r, m: [normal(r, (m, 7)), normal(r, m), m], (37, 201), mvls=(128,)),
+    # ---------------------------------------------------------------- host_alloc
+    Case("host_alloc", "relu_new", lambda r, n: [normal(r, n), n], SIZES_1D),
+    Case("host_alloc", "row_sums_new",
+         lambda r, s: [normal(r, s, F64), s[0], s[1]], SIZES_2D),
+    Case("host_alloc", "scaled_copy_2d",
+         lambda r, s: [normal(r, s), s[0], s[1]], ((19, 29), (7, 13)), mvls=(128,)),
+    Case("host_alloc", "fill_add", lambda r, n: [n], SIZES_1D),
+    Case("host_alloc", "shifted_copy", lambda r, n: [normal(r, n), n], SIZES_1D_SMALL,
+         mvls=(128,)),
+    Case("host_alloc", "plain_axpy",
+         lambda r, n: [0.5, normal(r, n), normal(r, n), n], (45, 7), mvls=(128,),
+         expect_launch=False),
+    # ---------------------------------------------------------------- slice_rows
+    Case("slice_rows", "axpy_rows",
+         lambda r, s: [normal(r, s), normal(r, s), normal(r, s), s[0], s[1], 1.25], SIZES_2D),
+    Case("slice_rows", "tanh_rows_inplace",
+         lambda r, s: [normal(r, s), s[0], s[1]], SIZES_2D),
+    Case("slice_rows", "shift_rows",
+         lambda r, s: [normal(r, s), normal(r, s), s[0], s[1]], SIZES_2D),
+]
+
+
+def default_tol(dtype: np.dtype):
+    """(rtol, atol) for comparing arrays of `dtype`; None means exact."""
+    if dtype == np.float32:
+        return 1e-4, 1e-5
+    if dtype == np.float64:
+        return 1e-10, 1e-12
+    return None
+
+
+FP64_STRICT_TOL = (1e-12, 1e-12)

@@ -1,0 +1,312 @@
+"""Differential tests: every sample, compiled by appyc and run under the Triton interpreter,
+must do exactly what the NumPy source does.
+
+For each case: compile the sample (once per session), import the generated module with
+APPYC_MVL set, run the NumPy function on copies of the inputs and the compiled function on torch
+tensors over other copies (views built the same way on both sides), then compare every array
+argument (whole base arrays for views) and the return value. At least one kernel must launch per
+call of a function that has pragmas.
+"""
+import ast
+import importlib.util
+import inspect
+import math
+import os
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cases import CASES, FP64_STRICT_TOL, Case, View, default_tol
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLES = REPO / "samples"
+
+
+def appyc_bin() -> Path:
+    p = Path(os.environ.get("APPYC_BIN", "target/release/appyc"))
+    return p if p.is_absolute() else REPO / p
+
+
+SAMPLE_FILES = sorted(SAMPLES.glob("*.py"))
+SAMPLE_NAMES = [p.stem for p in SAMPLE_FILES]
+
+
+# ------------------------------------------------------------------------------------ helpers
+
+def load_module(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+_ref_modules = {}
+
+
+def reference_module(sample: str):
+    if sample not in _ref_modules:
+        _ref_modules[sample] = load_module(SAMPLES / f"{sample}.py", f"appyc_ref_{sample}")
+    return _ref_modules[sample]
+
+
+_compiled = {}
+
+
+def compile_sample(sample: str, out_dir: Path) -> Path:
+    """Run appyc on samples/<sample>.py once per session; fail the test with its stderr."""
+    if sample in _compiled:
+        ok, payload = _compiled[sample]
+        if not ok:
+            pytest.fail(payload, pytrace=False)
+        return payload
+    exe = appyc_bin()
+    if not exe.exists():
+        pytest.fail(f"appyc binary not found at {exe} (build it, or set APPYC_BIN)", pytrace=False)
+    out = out_dir / f"{sample}_gen.py"
+    proc = subprocess.run([str(exe), str(SAMPLES / f"{sample}.py"), "-o", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0 or not out.exists():
+        msg = (f"appyc failed on samples/{sample}.py (exit {proc.returncode})\n"
+               f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
+        _compiled[sample] = (False, msg)
+        pytest.fail(msg, pytrace=False)
+    _compiled[sample] = (True, out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def gen_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("appyc_out")
+
+
+_gen_modules = {}
+
+
+def generated_module(sample: str, mvl: int, gen_dir: Path):
+    """Import the compiled sample with APPYC_MVL=mvl (set for the import and the calls)."""
+    path = compile_sample(sample, gen_dir)
+    key = (sample, mvl)
+    if key not in _gen_modules:
+        _gen_modules[key] = load_module(path, f"appyc_gen_{sample}_mvl{mvl}")
+    return _gen_modules[key]
+
+
+def pragma_functions(path: Path):
+    """Names of the top-level functions of a sample whose body has a `#pragma` line."""
+    src = path.read_text()
+    lines = src.splitlines()
+    names = []
+    for node in ast.parse(src).body:
+        if isinstance(node, ast.FunctionDef):
+            body = lines[node.lineno - 1:node.end_lineno]
+            if any(line.strip().startswith("#pragma") for line in body):
+                names.append(node.name)
+    return names
+
+
+def materialize(args, side: str):
+    """Fresh copies of the case's arguments for one side ('numpy' or 'torch').
+
+    Returns (call_args, bases): bases[k] is the array whose final contents are compared for
+    argument k (the base of a view), or None for scalars.
+    """
+    import torch
+
+    call, bases = [], []
+    for a in args:
+        if isinstance(a, View):
+            base = a.base.copy()
+            if side == "torch":
+                base = torch.from_numpy(base)
+            call.append(a.how(base))
+            bases.append(base)
+        elif isinstance(a, np.ndarray):
+            c = a.copy()
+            if side == "torch":
+                c = torch.from_numpy(c)
+            call.append(c)
+            bases.append(c)
+        else:
+            call.append(a)
+            bases.append(None)
+    return call, bases
+
+
+def to_numpy(x):
+    import torch
+
+    if isinstance(x, torch.Tensor):
+        return x.detach().cpu().numpy()
+    return np.asarray(x)
+
+
+def assert_same(expected, actual, what: str, case: Case):
+    expected = np.asarray(expected)
+    actual = to_numpy(actual)
+    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
+    assert actual.dtype == expected.dtype, f"{what}: dtype {actual.dtype} != {expected.dtype}"
+    tol = case.tol.get(expected.dtype.name, default_tol(expected.dtype))
+    if case.fp64_strict and expected.dtype == np.float64:
+        tol = FP64_STRICT_TOL
+    if tol is None:
+        np.testing.assert_array_equal(actual, expected, err_msg=what)
+    else:
+        rtol, atol = tol
+        np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol, err_msg=what)
+
+
+def seed_for(case: Case, size) -> int:
+    return zlib.crc32(f"{case.id}/{size}".encode())
+
+
+def case_params():
+    params = []
+    for case in CASES:
+        for size in case.sizes:
+            sz = "x".join(map(str, size)) if isinstance(size, tuple) else str(size)
+            for mvl in case.mvls:
+                params.append(pytest.param(case, size, mvl, id=f"{case.id}-n{sz}-mvl{mvl}"))
+    return params
+
+
+# ------------------------------------------------------------------------------------ tests
+
+@pytest.mark.parametrize("case,size,mvl", case_params())
+def test_sample(case: Case, size, mvl: int, gen_dir, launch_counter, monkeypatch):
+    monkeypatch.setenv("APPYC_MVL", str(mvl))
+    gen = generated_module(case.sample, mvl, gen_dir)
+    ref = reference_module(case.sample)
+    args = case.make(np.random.default_rng(seed_for(case, size)), size)
+
+    np_args, np_bases = materialize(args, "numpy")
+    t_args, t_bases = materialize(args, "torch")
+
+    expected_ret = getattr(ref, case.func)(*np_args)
+    launch_counter.count = 0
+    actual_ret = getattr(gen, case.func)(*t_args)
+
+    if case.expect_launch:
+        assert launch_counter.count >= 1, "no Triton kernel was launched"
+    else:
+        assert launch_counter.count == 0, f"unexpected launches: {launch_counter.kernels}"
+
+    names = list(inspect.signature(getattr(ref, case.func)).parameters)
+    for k, (e, a) in enumerate(zip(np_bases, t_bases)):
+        if e is None:
+            continue
+        label = args[k].label if isinstance(args[k], View) else names[k]
+        assert_same(e, a, f"argument {names[k]} ({label})", case)
+
+    if expected_ret is None:
+        assert actual_ret is None, f"expected no return value, got {type(actual_ret)}"
+    else:
+        import torch
+
+        assert isinstance(actual_ret, torch.Tensor), \
+            f"return value is {type(actual_ret).__name__}, expected a torch tensor"
+        assert_same(expected_ret, actual_ret, "return value", case)
+
+
+@pytest.mark.parametrize("sample", SAMPLE_NAMES)
+def test_generated_imports_only_triton_torch_stdlib(sample, gen_dir):
+    out = compile_sample(sample, gen_dir)
+    tree = ast.parse(out.read_text())
+    allowed = {"triton", "torch"} | set(sys.stdlib_module_names)
+    bad = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            mods = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                bad.append(f"line {node.lineno}: relative import")
+                continue
+            mods = [node.module]
+        else:
+            continue
+        bad += [f"line {node.lineno}: import {m}" for m in mods if m.split(".")[0] not in allowed]
+    assert not bad, "generated module imports more than triton/torch/stdlib:\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("sample", SAMPLE_NAMES)
+def test_generated_keeps_signatures(sample, gen_dir):
+    """The output module has the source's top-level functions with the same parameters."""
+    out = compile_sample(sample, gen_dir)
+
+    def sigs(tree):
+        return {n.name: [a.arg for a in n.args.args] for n in tree.body
+                if isinstance(n, ast.FunctionDef)}
+
+    src = sigs(ast.parse((SAMPLES / f"{sample}.py").read_text()))
+    gen = sigs(ast.parse(out.read_text()))
+    for name, params in src.items():
+        assert name in gen, f"function {name} missing from the generated module"
+        assert gen[name] == params, f"{name}: parameters {gen[name]} != {params}"
+
+
+# ------------------------------------------------------------ harness self-checks (no appyc)
+
+def test_every_sample_function_has_a_case():
+    covered = {(c.sample, c.func) for c in CASES}
+    missing = [f"{p.stem}.{f}" for p in SAMPLE_FILES for f in pragma_functions(p)
+               if (p.stem, f) not in covered]
+    assert not missing, "functions with pragmas but no difftest case: " + ", ".join(missing)
+    assert len(SAMPLE_FILES) >= 14
+
+
+def test_cases_refer_to_existing_functions():
+    for c in CASES:
+        assert (SAMPLES / f"{c.sample}.py").exists(), c.id
+        assert callable(getattr(reference_module(c.sample), c.func, None)), c.id
+
+
+def test_sizes_are_not_multiples_of_16():
+    for c in CASES:
+        assert len(c.sizes) >= 1
+        for size in c.sizes:
+            dims = size if isinstance(size, tuple) else (size,)
+            assert all(d % 16 != 0 for d in dims), f"{c.id}: size {size}"
+    # at least two sizes per function (a function may be split over several cases)
+    per_func = {}
+    for c in CASES:
+        per_func.setdefault((c.sample, c.func), set()).update(map(str, c.sizes))
+    few = [k for k, v in per_func.items() if len(v) < 2]
+    assert not few, f"functions tested with a single size: {few}"
+    assert any(16 in c.mvls for c in CASES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_reference_is_meaningful(case: Case):
+    """The NumPy run itself: it terminates, writes something, and gives finite numbers
+    (except where the sample stores infinities on purpose)."""
+    for size in case.sizes:
+        args = case.make(np.random.default_rng(seed_for(case, size)), size)
+        call, bases = materialize(args, "numpy")
+        before = [None if b is None else b.copy() for b in bases]
+        ret = getattr(reference_module(case.sample), case.func)(*call)
+        changed = [not np.array_equal(b0, b1) for b0, b1 in zip(before, bases) if b0 is not None]
+        assert ret is not None or any(changed), f"{case.id}: the reference changed nothing"
+        for b in [ret] + bases:
+            if b is None or case.func == "inf_cap":
+                continue
+            arr = np.asarray(b)
+            if arr.dtype.kind == "f":
+                assert np.isfinite(arr).all(), f"{case.id}: non-finite reference output"
+            assert np.any(arr != 0), f"{case.id}: all-zero array"
+
+
+def test_fp64_check_is_sensitive():
+    """axpby with beta rounded to fp32 differs from the fp64 reference by far more than 1e-12,
+    so the strict comparison would catch a kernel that passes Python floats as fp32."""
+    ref = reference_module("fp64_axpby")
+    rng = np.random.default_rng(1)
+    x, y = rng.standard_normal(1000), rng.standard_normal(1000)
+    y64, y32 = y.copy(), y.copy()
+    ref.axpby(0.7, x, 1.2, y64, 1000)
+    ref.axpby(float(np.float32(0.7)), x, float(np.float32(1.2)), y32, 1000)
+    err = np.max(np.abs(y64 - y32) / (np.abs(y64) + FP64_STRICT_TOL[1]))
+    assert err > 1e3 * FP64_STRICT_TOL[0], err
+    assert any(c.fp64_strict for c in CASES if c.sample == "fp64_axpby")
