@@ -330,11 +330,29 @@ fn launcher(
     let mut per_dim = vec![];
     for d in &k.dims {
         let t = format!("n_{}", d.var);
+        let [start, stop, step] = [&d.range.start, &d.range.stop, &d.range.step].map(python::expr);
+        if [&start, &stop, &step].iter().any(|e| e.contains("appy.MVL")) {
+            // A loop stepping by MVL: its trip count is known once the tuner has chosen MVL.
+            let meta = |e: &str| e.replace("appy.MVL", "meta[\"MVL\"]");
+            trips.push(Trip {
+                name: t.clone(),
+                start: start.clone(),
+                stop: stop.clone(),
+                step: "1".into(),
+            });
+            per_dim.push(format!(
+                "_appyc_trip({}, {}, {})",
+                meta(&start),
+                meta(&stop),
+                meta(&step)
+            ));
+            continue;
+        }
         trips.push(Trip {
             name: t.clone(),
-            start: python::expr(&d.range.start),
-            stop: python::expr(&d.range.stop),
-            step: python::expr(&d.range.step),
+            start,
+            stop,
+            step,
         });
         per_dim.push(match d.simd {
             None => t,

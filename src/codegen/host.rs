@@ -243,6 +243,14 @@ impl HostRewriter<'_> {
             range: func_span.range(),
             text: format!("torch.{name}"),
         });
+        if name == "full" {
+            // torch.full wants a tuple where NumPy also takes an int.
+            if let Some(shape) = c.args.first() {
+                let r = Span::from(shape.range()).range();
+                self.edits.push(Edit { range: r.start..r.start, text: "_appyc_shape(".into() });
+                self.edits.push(Edit { range: r.end..r.end, text: ")".into() });
+            }
+        }
         let mut extra = vec![];
         let has_dtype = c.keywords.iter().any(|k| k.arg.is_some());
         if takes_shape && !has_dtype {

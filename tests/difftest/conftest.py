@@ -2,13 +2,20 @@
 
 TRITON_INTERPRET=1 must be in the environment before anything imports triton: the interpreter is
 chosen when `triton.jit` decorates a function, so it is set here, at the top of the conftest.
+
+APPYC_TEST_DEVICE=cuda runs the same tests on a GPU instead (no interpreter; tensors on cuda).
+CI never does; it is for checking the generated code on real hardware by hand.
 """
+import inspect
 import os
 import sys
 from pathlib import Path
 
-os.environ["TRITON_INTERPRET"] = "1"
+DEVICE = os.environ.get("APPYC_TEST_DEVICE", "cpu")
+if DEVICE == "cpu":
+    os.environ["TRITON_INTERPRET"] = "1"
 
+import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -49,6 +56,36 @@ class LaunchCounter:
     def __init__(self):
         self.count = 0
         self.kernels = []
+        self.float_args = []   # (kernel, parameter, value) of Python floats passed to kernels
+
+
+def _as_gpu_scalar(value, annotation):
+    """A Python float kernel argument as a GPU launch would see it.
+
+    On a GPU, Triton 3.6 specialises an unannotated Python float argument as fp32 (a float
+    constexpr becomes an fp32 constant too); only a parameter annotated as fp64 (`beta: "fp64"`
+    or `tl.float64`) is passed as a double. The interpreter hands the Python float itself to the
+    kernel, where it keeps fp64 precision whatever the annotation. Rounding it here makes the
+    interpreter show the precision a GPU run would have, so a compiler that passes fp64 scalars
+    without an fp64 type fails the fp64 tests on the CPU as well.
+    """
+    if type(value) is float and annotation != "fp64":
+        return float(np.float32(value))
+    return value
+
+
+def _param_annotations(fn):
+    """Normalised Triton type of each annotated parameter of a kernel ("fp64", "constexpr", ...)."""
+    from triton.runtime.jit import _normalize_ty
+
+    out = {}
+    for name, param in inspect.signature(fn).parameters.items():
+        if param.annotation is not inspect.Parameter.empty:
+            try:
+                out[name] = _normalize_ty(param.annotation)
+            except Exception:  # an annotation Triton does not know: treat as none
+                out[name] = str(param.annotation)
+    return out
 
 
 @pytest.fixture
@@ -60,16 +97,31 @@ def launch_counter(monkeypatch):
     `InterpretedFunction` (an `Autotuner` / `Heuristics` wrapper also ends in its `run`). A call
     with warmup=True does not execute, so it is not counted.
     """
-    from triton.runtime.interpreter import InterpretedFunction
+    if DEVICE == "cpu":
+        from triton.runtime.interpreter import InterpretedFunction as Launched
+    else:  # a real GPU: JITFunction.run compiles and launches (autotuner trials count too)
+        from triton.runtime.jit import JITFunction as Launched
 
     counter = LaunchCounter()
-    original = InterpretedFunction.run
+    original = Launched.run
 
     def counting_run(self, *args, grid, warmup, **kwargs):
-        if not warmup:
-            counter.count += 1
-            counter.kernels.append(getattr(self.fn, "__name__", "?"))
+        if warmup or DEVICE != "cpu":
+            if not warmup:
+                counter.count += 1
+                counter.kernels.append(getattr(self.fn, "__name__", "?"))
+            return original(self, *args, grid=grid, warmup=warmup, **kwargs)
+        name = getattr(self.fn, "__name__", "?")
+        counter.count += 1
+        counter.kernels.append(name)
+        params = list(inspect.signature(self.fn).parameters)
+        ann = _param_annotations(self.fn)
+        named = list(zip(params, args)) + list(kwargs.items())
+        counter.float_args += [(name, p, v) for p, v in named
+                               if type(v) is float and ann.get(p) != "fp64"]
+        args = tuple(_as_gpu_scalar(a, ann.get(p)) for p, a in zip(params, args))
+        kwargs = {k: _as_gpu_scalar(v, ann.get(k)) for k, v in kwargs.items()}
         return original(self, *args, grid=grid, warmup=warmup, **kwargs)
 
-    monkeypatch.setattr(InterpretedFunction, "run", counting_run)
+    monkeypatch.setattr(Launched, "run", counting_run)
     return counter
