@@ -5,7 +5,9 @@
 # Extra pip options (e.g. a local index) can be given in APPYC_PIP_ARGS.
 
 APPYC_VENV="${APPYC_VENV:-$HOME/.cache/appyc-venv}"
-APPYC_PINS=(triton==3.6.0 torch==2.11.0 numpy pytest)
+# numpy stays below 2.4: Triton 3.6's interpreter turns scalar loads into 1-element arrays,
+# which NumPy 2.4 no longer converts to Python ints (a loop bound read from an array fails).
+APPYC_PINS=(triton==3.6.0 torch==2.11.0 numpy==2.3.5 pytest==9.2.0)
 
 appyc_find_python() {
     local p

@@ -38,19 +38,23 @@ impl Diagnostic {
     /// Renders as `file:line:col: error: message` followed by the annotated source line.
     pub fn render(&self, file: &SourceFile) -> String {
         let line = file.line_of(self.span.start as usize);
-        let col = file.text[file.line_start(line)..self.span.start as usize]
+        let mut span = self.span;
+        let line_start = file.line_start(line);
+        // The line's text without its line break: carets stay on this one line.
+        let line_stop = line_start + file.line_text(line).len();
+        if span.start as usize >= line_stop && line_stop > line_start {
+            // At the end of the line (an unexpected newline): point at its last character.
+            span.start = (line_stop - 1) as u32;
+        }
+        span.end = span.end.min(line_stop as u32);
+        if span.end <= span.start {
+            span.end = (span.start as usize + 1).min(file.text.len()) as u32;
+        }
+        let col = file.text[file.line_start(line)..span.start as usize]
             .chars()
             .count()
             + 1;
         let mut out = format!("{}:{}:{}: error: {}\n", file.name, line, col, self.message);
-        let mut span = self.span;
-        // A caret needs at least one character; an empty span points at the character there.
-        if span.end <= span.start {
-            span.end = (span.start as usize + 1).min(file.text.len()) as u32;
-        }
-        // Keep the snippet to the first line of the span: multi-line boxes add nothing here.
-        let first_line_end = file.line_end(line).max(span.start as usize + 1);
-        span.end = span.end.min(first_line_end as u32);
         let cs_file = SimpleFile::new(&file.name, &file.text);
         let mut label = Label::primary((), span.range());
         if let Some(l) = &self.label {
@@ -93,7 +97,10 @@ mod tests {
         let d = Diagnostic::error(Span::new(start, start + 7), "unknown directive `paralel`")
             .with_help("did you mean `parallel`?");
         let text = d.render(&f);
-        assert!(text.starts_with("k.py:2:13: error: unknown directive `paralel`\n"), "{text}");
+        assert!(
+            text.starts_with("k.py:2:13: error: unknown directive `paralel`\n"),
+            "{text}"
+        );
         assert!(text.contains("#pragma paralel for"), "{text}");
         assert!(text.contains("^^^^^^^"), "{text}");
         assert!(text.contains("help: did you mean `parallel`?"), "{text}");

@@ -83,42 +83,62 @@ pub fn compile(file: &SourceFile, opts: &Options) -> Result<String> {
             .iter()
             .find(|p| {
                 !compiled_spans.iter().any(|s| {
-                    p.line > file.line_of(s.start as usize) && p.line <= file.line_of(s.end as usize)
+                    p.line > file.line_of(s.start as usize)
+                        && p.line <= file.line_of(s.end as usize)
                 })
             })
             .expect("some pragma is outside the compiled functions");
-        return Err(Diagnostic::error(
-            stray.span,
-            "a pragma outside a top-level function",
-        )
-        .with_help("appyc compiles top-level functions; module-level code runs as plain Python"));
+        return Err(
+            Diagnostic::error(stray.span, "a pragma outside a top-level function").with_help(
+                "appyc compiles top-level functions; module-level code runs as plain Python",
+            ),
+        );
     }
-    edits.extend(module_edits(file, &module, &compiled_spans)?);
+    edits.extend(module_edits(file, &module, &compiled_spans, opts.emit)?);
     Ok(host::apply(&file.text, edits))
 }
 
 /// Header and prelude at the top (after a docstring and `__future__` imports), and the
 /// `numpy` / `appy` imports dropped when nothing outside the compiled functions uses them.
-fn module_edits(file: &SourceFile, module: &[ast::Stmt], compiled: &[Span]) -> Result<Vec<Edit>> {
+fn module_edits(
+    file: &SourceFile,
+    module: &[ast::Stmt],
+    compiled: &[Span],
+    emit: Emit,
+) -> Result<Vec<Edit>> {
     let mut edits = vec![];
     let mut insert_at = 0;
     for (i, s) in module.iter().enumerate() {
         let is_doc = i == 0
             && matches!(s, ast::Stmt::Expr(e) if matches!(e.value.as_ref(), ast::Expr::Constant(c) if c.value.is_str()));
-        let is_future = matches!(s, ast::Stmt::ImportFrom(f) if f.module.as_deref() == Some("__future__"));
+        let is_future =
+            matches!(s, ast::Stmt::ImportFrom(f) if f.module.as_deref() == Some("__future__"));
         if is_doc || is_future {
             insert_at = file.line_end(file.line_of(Span::from(s.range()).end as usize));
         } else {
             break;
         }
     }
-    let prelude = Prelude {
-        version: env!("CARGO_PKG_VERSION"),
-        source: &file.name,
-        default_mvl: INTERPRETER_MVL,
-    }
-    .render()
-    .expect("prelude template renders");
+    let prelude = match emit {
+        Emit::Python => Prelude {
+            version: env!("CARGO_PKG_VERSION"),
+            source: &file.name,
+            default_mvl: INTERPRETER_MVL,
+        }
+        .render()
+        .expect("prelude template renders"),
+        // Lowered APPy is for reading, not running: it keeps the source's imports.
+        Emit::Lowered => {
+            return Ok(vec![Edit {
+                range: 0..0,
+                text: format!(
+                    "# appyc {} --emit lowered: {} after the high-level passes (assembly APPy).\n",
+                    env!("CARGO_PKG_VERSION"),
+                    file.name
+                ),
+            }])
+        }
+    };
     let sep = if insert_at == 0 { "" } else { "\n" };
     edits.push(Edit {
         range: insert_at..insert_at,
@@ -132,7 +152,9 @@ fn module_edits(file: &SourceFile, module: &[ast::Stmt], compiled: &[Span]) -> R
             .any(|(tok, range)| {
                 let span: Span = range.into();
                 matches!(&tok, rustpython_parser::Tok::Name { name } if name == alias)
-                    && !compiled.iter().any(|c| c.start <= span.start && span.end <= c.end)
+                    && !compiled
+                        .iter()
+                        .any(|c| c.start <= span.start && span.end <= c.end)
                     && !module.iter().any(|s| {
                         matches!(s, ast::Stmt::Import(_))
                             && Span::from(s.range()).start <= span.start
@@ -331,7 +353,10 @@ fn launcher(
     for d in &k.dims {
         let t = format!("n_{}", d.var);
         let [start, stop, step] = [&d.range.start, &d.range.stop, &d.range.step].map(python::expr);
-        if [&start, &stop, &step].iter().any(|e| e.contains("appy.MVL")) {
+        if [&start, &stop, &step]
+            .iter()
+            .any(|e| e.contains("appy.MVL"))
+        {
             // A loop stepping by MVL: its trip count is known once the tuner has chosen MVL.
             let meta = |e: &str| e.replace("appy.MVL", "meta[\"MVL\"]");
             trips.push(Trip {

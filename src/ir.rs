@@ -470,7 +470,10 @@ pub struct Function {
 
 /// Recognises a reduction update `t = t op v`, `t = max(t, v)`, `t = np.maximum(t, v)` and
 /// returns the operator and `v`. Subtraction is a sum of the negation.
-pub fn as_reduction<'a>(target: &Expr, value: &'a Expr) -> Option<(ReduceOp, ReductionOperand<'a>)> {
+pub fn as_reduction<'a>(
+    target: &Expr,
+    value: &'a Expr,
+) -> Option<(ReduceOp, ReductionOperand<'a>)> {
     match &value.kind {
         ExprKind::Binary { op, left, right } if **left == *target || same_place(left, target) => {
             match op {

@@ -83,11 +83,7 @@ fn run(cli: &Cli, opts: &Options) -> Result<(), Failure> {
                     )));
                 }
             }
-            _ => {
-                return Err(Failure::Usage(
-                    "several inputs need `-o DIR`".to_string(),
-                ))
-            }
+            _ => return Err(Failure::Usage("several inputs need `-o DIR`".to_string())),
         }
     }
     let mut failed = false;
@@ -180,7 +176,9 @@ fn write_output(dest: Option<&Path>, text: &str) -> Result<(), Failure> {
     {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(dest).map_or(0o644, |m| m.permissions().mode());
-        let _ = tmp.as_file().set_permissions(std::fs::Permissions::from_mode(mode));
+        let _ = tmp
+            .as_file()
+            .set_permissions(std::fs::Permissions::from_mode(mode));
     }
     tmp.persist(dest)
         .map_err(|e| Failure::Usage(format!("cannot write `{}`: {}", dest.display(), e.error)))?;

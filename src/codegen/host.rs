@@ -196,7 +196,11 @@ impl HostRewriter<'_> {
         });
         // `.copy()` of an array is `.clone()` in torch.
         if let ast::Expr::Attribute(a) = c.func.as_ref() {
-            if a.attr.as_str() == "copy" && c.args.is_empty() && c.keywords.is_empty() && np_name.is_none() {
+            if a.attr.as_str() == "copy"
+                && c.args.is_empty()
+                && c.keywords.is_empty()
+                && np_name.is_none()
+            {
                 self.expr(&a.value)?;
                 let end: usize = a.range.end().into();
                 self.edits.push(Edit {
@@ -247,8 +251,14 @@ impl HostRewriter<'_> {
             // torch.full wants a tuple where NumPy also takes an int.
             if let Some(shape) = c.args.first() {
                 let r = Span::from(shape.range()).range();
-                self.edits.push(Edit { range: r.start..r.start, text: "_appyc_shape(".into() });
-                self.edits.push(Edit { range: r.end..r.end, text: ")".into() });
+                self.edits.push(Edit {
+                    range: r.start..r.start,
+                    text: "_appyc_shape(".into(),
+                });
+                self.edits.push(Edit {
+                    range: r.end..r.end,
+                    text: ")".into(),
+                });
             }
         }
         let mut extra = vec![];
@@ -291,9 +301,18 @@ mod tests {
         let out = apply(
             s,
             vec![
-                Edit { range: 4..5, text: "E".into() },
-                Edit { range: 1..3, text: "XY".into() },
-                Edit { range: 6..6, text: "!".into() },
+                Edit {
+                    range: 4..5,
+                    text: "E".into(),
+                },
+                Edit {
+                    range: 1..3,
+                    text: "XY".into(),
+                },
+                Edit {
+                    range: 6..6,
+                    text: "!".into(),
+                },
             ],
         );
         assert_eq!(out, "aXYdEf!");

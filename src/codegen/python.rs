@@ -57,8 +57,16 @@ fn paren(s: String, own: u8, ctx: u8) -> String {
 fn expr_prec(e: &Expr, ctx: u8) -> String {
     match &e.kind {
         ExprKind::Name(n) => n.clone(),
-        ExprKind::Int(v) => paren(v.to_string(), if *v < 0 { prec::UNARY } else { prec::ATOM }, ctx),
-        ExprKind::Float(v) => paren(float_literal(*v), if *v < 0.0 { prec::UNARY } else { prec::ATOM }, ctx),
+        ExprKind::Int(v) => paren(
+            v.to_string(),
+            if *v < 0 { prec::UNARY } else { prec::ATOM },
+            ctx,
+        ),
+        ExprKind::Float(v) => paren(
+            float_literal(*v),
+            if *v < 0.0 { prec::UNARY } else { prec::ATOM },
+            ctx,
+        ),
         ExprKind::Bool(b) => if *b { "True" } else { "False" }.into(),
         ExprKind::FloatSpecial(s) => format!("float('{s}')"),
         ExprKind::Subscript { array, indices } => {
@@ -79,20 +87,46 @@ fn expr_prec(e: &Expr, ctx: u8) -> String {
         ExprKind::Binary { op, left, right } => {
             let p = binop_prec(*op);
             // Left-associative, except `**`.
-            let (lp, rp) = if *op == BinOp::Pow { (p + 1, p) } else { (p, p + 1) };
+            let (lp, rp) = if *op == BinOp::Pow {
+                (p + 1, p)
+            } else {
+                (p, p + 1)
+            };
             paren(
-                format!("{} {} {}", expr_prec(left, lp), op.python(), expr_prec(right, rp)),
+                format!(
+                    "{} {} {}",
+                    expr_prec(left, lp),
+                    op.python(),
+                    expr_prec(right, rp)
+                ),
                 p,
                 ctx,
             )
         }
         ExprKind::Unary { op, operand } => match op {
-            UnaryOp::Neg => paren(format!("-{}", expr_prec(operand, prec::UNARY)), prec::UNARY, ctx),
-            UnaryOp::Invert => paren(format!("~{}", expr_prec(operand, prec::UNARY)), prec::UNARY, ctx),
-            UnaryOp::Not => paren(format!("not {}", expr_prec(operand, prec::NOT)), prec::NOT, ctx),
+            UnaryOp::Neg => paren(
+                format!("-{}", expr_prec(operand, prec::UNARY)),
+                prec::UNARY,
+                ctx,
+            ),
+            UnaryOp::Invert => paren(
+                format!("~{}", expr_prec(operand, prec::UNARY)),
+                prec::UNARY,
+                ctx,
+            ),
+            UnaryOp::Not => paren(
+                format!("not {}", expr_prec(operand, prec::NOT)),
+                prec::NOT,
+                ctx,
+            ),
         },
         ExprKind::Compare { op, left, right } => paren(
-            format!("{} {} {}", expr_prec(left, prec::CMP + 1), op.python(), expr_prec(right, prec::CMP + 1)),
+            format!(
+                "{} {} {}",
+                expr_prec(left, prec::CMP + 1),
+                op.python(),
+                expr_prec(right, prec::CMP + 1)
+            ),
             prec::CMP,
             ctx,
         ),
@@ -118,7 +152,11 @@ fn expr_prec(e: &Expr, ctx: u8) -> String {
             let a: Vec<String> = args.iter().map(expr).collect();
             format!("{func}({})", a.join(", "))
         }
-        ExprKind::Vidx { start, width: w, bound } => {
+        ExprKind::Vidx {
+            start,
+            width: w,
+            bound,
+        } => {
             format!("appy.vidx({}, {}, {})", expr(start), width(*w), expr(bound))
         }
         ExprKind::Reduce { op, value } => format!("{}({})", op.name(), expr(value)),
@@ -138,7 +176,11 @@ pub fn stmts(w: &mut Writer, body: &[Stmt]) {
 
 fn stmt(w: &mut Writer, s: &Stmt) {
     match &s.kind {
-        StmtKind::Assign { target, value, atomic } => {
+        StmtKind::Assign {
+            target,
+            value,
+            atomic,
+        } => {
             if *atomic {
                 w.line("#pragma atomic");
             }
@@ -147,7 +189,14 @@ fn stmt(w: &mut Writer, s: &Stmt) {
         StmtKind::AugAssign { target, op, value } => {
             w.line(format!("{} {}= {}", expr(target), op.python(), expr(value)))
         }
-        StmtKind::For { var, range, body, kind, vector, .. } => {
+        StmtKind::For {
+            var,
+            range,
+            body,
+            kind,
+            vector,
+            ..
+        } => {
             match kind {
                 LoopKind::Parallel { simd: None } => w.line("#pragma parallel for"),
                 LoopKind::Parallel { simd: Some(_) } => w.line("#pragma parallel for simd"),
@@ -163,7 +212,11 @@ fn stmt(w: &mut Writer, s: &Stmt) {
             ));
             w.indented(|w| {
                 if let (Some(v), LoopKind::StripMined { width: wd }) = (vector, kind) {
-                    w.line(format!("{v} = appy.vidx({var}, {}, {})", width(*wd), expr(&range.stop)));
+                    w.line(format!(
+                        "{v} = appy.vidx({var}, {}, {})",
+                        width(*wd),
+                        expr(&range.stop)
+                    ));
                 }
                 stmts(w, body);
             });

@@ -127,8 +127,10 @@ pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
                 w.line(format!("{} = {}  {src}", dim.var, offset(scaled(lanes))));
                 let stop = cx.expr(&dim.range.stop)?;
                 w.line(format!("{0}_mask = {0} < {stop}", dim.var));
-                cx.masks
-                    .insert(dim.var.clone(), BTreeSet::from([format!("{}_mask", dim.var)]));
+                cx.masks.insert(
+                    dim.var.clone(),
+                    BTreeSet::from([format!("{}_mask", dim.var)]),
+                );
             }
         }
     }
@@ -224,20 +226,29 @@ fn analyse(k: &Kernel) -> Analysis {
                     }
                 }
             }
-            ExprKind::Shape { array, dim } => {
-                if !shapes.contains(&(array.clone(), *dim)) {
-                    shapes.push((array.clone(), *dim));
-                }
+            ExprKind::Shape { array, dim } if !shapes.contains(&(array.clone(), *dim)) => {
+                shapes.push((array.clone(), *dim));
             }
             ExprKind::Name(n) if n == "appy.MVL" => uses_mvl = true,
             ExprKind::Name(n) if !locals.contains(n) => push_unique(&mut scalars, n),
-            ExprKind::Vidx { start, width, bound } => {
+            ExprKind::Vidx {
+                start,
+                width,
+                bound,
+            } => {
                 int_roots.push(start);
                 int_roots.push(bound);
                 uses_mvl |= *width == Width::Mvl;
             }
             ExprKind::Binary {
-                op: BinOp::FloorDiv | BinOp::Mod | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::LShift | BinOp::RShift,
+                op:
+                    BinOp::FloorDiv
+                    | BinOp::Mod
+                    | BinOp::BitAnd
+                    | BinOp::BitOr
+                    | BinOp::BitXor
+                    | BinOp::LShift
+                    | BinOp::RShift,
                 left,
                 right,
             } => {
@@ -297,7 +308,9 @@ fn analyse(k: &Kernel) -> Analysis {
         if is_literal && !carried.contains_key(*name) && !first_literal.contains(name) {
             first_literal.insert(name);
         } else if first_literal.contains(name) && !is_literal {
-            carried.entry(name.to_string()).or_insert_with(|| (*value).clone());
+            carried
+                .entry(name.to_string())
+                .or_insert_with(|| (*value).clone());
         }
     }
     Analysis {
@@ -311,7 +324,11 @@ fn analyse(k: &Kernel) -> Analysis {
 
 impl Cx<'_> {
     fn src(&self, span: crate::frontend::source::Span) -> String {
-        format!("# {}:{}", self.file.name, self.file.line_of(span.start as usize))
+        format!(
+            "# {}:{}",
+            self.file.name,
+            self.file.line_of(span.start as usize)
+        )
     }
 
     fn block(&mut self, w: &mut Writer, body: &[Stmt]) -> Result<()> {
@@ -337,7 +354,10 @@ impl Cx<'_> {
                     let v = match (self.carried.get(n), &value.kind) {
                         (
                             Some(update),
-                            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::FloatSpecial(_) | ExprKind::Bool(_),
+                            ExprKind::Int(_)
+                            | ExprKind::Float(_)
+                            | ExprKind::FloatSpecial(_)
+                            | ExprKind::Bool(_),
                         ) => match self.dtype_of(update, n) {
                             Some(dt) => format!("tl.full((), {v}, {dt})"),
                             None => v,
@@ -354,7 +374,8 @@ impl Cx<'_> {
                         w.line(format!("{n} = {v}  {src}"));
                         let b = self.expr(bound)?;
                         w.line(format!("{n}_mask = {n} < {b}"));
-                        self.masks.insert(n.clone(), BTreeSet::from([format!("{n}_mask")]));
+                        self.masks
+                            .insert(n.clone(), BTreeSet::from([format!("{n}_mask")]));
                     } else {
                         w.line(format!("{n} = {v}  {src}"));
                     }
@@ -408,11 +429,14 @@ impl Cx<'_> {
                         w.indent();
                         w.line(format!("{v} = {var} + tl.arange(0, {wd})"));
                         w.line(format!("{v}_mask = {v} < {stop}"));
-                        self.masks.insert(v.clone(), BTreeSet::from([format!("{v}_mask")]));
+                        self.masks
+                            .insert(v.clone(), BTreeSet::from([format!("{v}_mask")]));
                     }
                     _ => {
                         let step = self.expr(&range.step)?;
-                        w.line(format!("for {var} in range({start}, {stop}, {step}):  {src}"));
+                        w.line(format!(
+                            "for {var} in range({start}, {stop}, {step}):  {src}"
+                        ));
                         w.indent();
                     }
                 }
@@ -433,7 +457,10 @@ impl Cx<'_> {
             }
             StmtKind::Barrier => w.line("tl.debug_barrier()"),
             StmtKind::Pass => w.line("pass"),
-            StmtKind::Expr(_) | StmtKind::Other(_) | StmtKind::HostBlock { .. } | StmtKind::AugAssign { .. } => {
+            StmtKind::Expr(_)
+            | StmtKind::Other(_)
+            | StmtKind::HostBlock { .. }
+            | StmtKind::AugAssign { .. } => {
                 unreachable!("outline and normalize remove these from kernels")
             }
         }
@@ -484,7 +511,10 @@ impl Cx<'_> {
         let mut parts = vec![array.clone()];
         for (d, ix) in indices.iter().enumerate() {
             let Index::At(i) = ix else {
-                return Err(Diagnostic::error(e.span, "internal: slice left after strip-mining"));
+                return Err(Diagnostic::error(
+                    e.span,
+                    "internal: slice left after strip-mining",
+                ));
             };
             let t = self.expr_prec(i, binop_prec(BinOp::Mul) + 1)?;
             parts.push(format!("{t} * {array}_stride{d}"));
@@ -502,7 +532,10 @@ impl Cx<'_> {
             ExprKind::Name(n) if n == "appy.MVL" => "MVL".into(),
             ExprKind::Name(n) => n.clone(),
             ExprKind::Int(v) => paren(v.to_string(), if *v < 0 { prec::UNARY } else { prec::ATOM }),
-            ExprKind::Float(v) => paren(float_literal(*v), if *v < 0.0 { prec::UNARY } else { prec::ATOM }),
+            ExprKind::Float(v) => paren(
+                float_literal(*v),
+                if *v < 0.0 { prec::UNARY } else { prec::ATOM },
+            ),
             ExprKind::Bool(b) => if *b { "True" } else { "False" }.into(),
             ExprKind::FloatSpecial(s) => format!("float(\"{s}\")"),
             ExprKind::Subscript { .. } => {
@@ -511,7 +544,11 @@ impl Cx<'_> {
                 format!("tl.load({ptr}{})", mask_arg(&mask))
             }
             ExprKind::Shape { array, dim } => format!("{array}_shape{dim}"),
-            ExprKind::Binary { op: BinOp::Pow, left, right } => match right.kind {
+            ExprKind::Binary {
+                op: BinOp::Pow,
+                left,
+                right,
+            } => match right.kind {
                 ExprKind::Int(2) => {
                     let l = self.expr_prec(left, binop_prec(BinOp::Mul) + 1)?;
                     paren(format!("{l} * {l}"), binop_prec(BinOp::Mul))
@@ -732,6 +769,9 @@ fn mask_arg(mask: &BTreeSet<String>) -> String {
     if mask.is_empty() {
         String::new()
     } else {
-        format!(", mask={}", mask.iter().cloned().collect::<Vec<_>>().join(" & "))
+        format!(
+            ", mask={}",
+            mask.iter().cloned().collect::<Vec<_>>().join(" & ")
+        )
     }
 }

@@ -66,9 +66,11 @@ pub fn collect_pragmas(file: &SourceFile) -> Result<Vec<Pragma>> {
         let line = file.line_of(span.start as usize);
         let before = &file.text[file.line_start(line)..span.start as usize];
         if !before.trim().is_empty() {
-            return Err(Diagnostic::error(span, "a pragma must be on a line of its own")
-                .with_label("this pragma follows code on the same line")
-                .with_help("move it to the line above the loop or assignment it annotates"));
+            return Err(
+                Diagnostic::error(span, "a pragma must be on a line of its own")
+                    .with_label("this pragma follows code on the same line")
+                    .with_help("move it to the line above the loop or assignment it annotates"),
+            );
         }
         let body_start = span.start as usize + "#pragma".len();
         let directive = parse_directive(body, body_start)?;
@@ -100,7 +102,9 @@ fn tokenize(body: &str, base: usize) -> Result<Vec<Item<'_>>> {
             continue;
         }
         if body[i..].contains("=>") && (c == b':' || c.is_ascii_alphanumeric() || c == b'-') {
-            let end = body[i..].find(char::is_whitespace).map_or(body.len(), |e| i + e);
+            let end = body[i..]
+                .find(char::is_whitespace)
+                .map_or(body.len(), |e| i + e);
             return Err(Diagnostic::error(
                 Span::new(base + i, base + end),
                 "tensor dimension pragmas (`lo:up=>properties`) are not supported yet",
@@ -268,7 +272,10 @@ fn check_argument(
         (_, None) => Ok(None),
         (_, Some((text, span))) => {
             let n: u32 = text.parse().map_err(|_| {
-                Diagnostic::error(span, format!("{what} needs an integer constant, not `{text}`"))
+                Diagnostic::error(
+                    span,
+                    format!("{what} needs an integer constant, not `{text}`"),
+                )
             })?;
             let limit = rule
                 .and_then(|r| r.rsplit(' ').next())
@@ -306,7 +313,7 @@ fn all_directive_spellings() -> impl Iterator<Item = &'static str> {
 
 /// The closest candidate within a small edit distance, for "did you mean" suggestions.
 pub fn closest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = (word.len() / 3).clamp(1, 3);
+    let limit = word.len().div_ceil(3).clamp(1, 3);
     candidates
         .map(|c| (edit_distance(word, c), c))
         .filter(|(d, _)| *d <= limit)
@@ -359,8 +366,14 @@ mod tests {
                 num_warps: Some(8)
             }
         );
-        assert_eq!(parse(" simd(256)").unwrap(), Directive::Simd(Width::Fixed(256)));
-        assert_eq!(parse(" block(64)").unwrap(), Directive::Simd(Width::Fixed(64)));
+        assert_eq!(
+            parse(" simd(256)").unwrap(),
+            Directive::Simd(Width::Fixed(256))
+        );
+        assert_eq!(
+            parse(" block(64)").unwrap(),
+            Directive::Simd(Width::Fixed(64))
+        );
         assert_eq!(
             parse(" sequential for").unwrap(),
             Directive::SequentialFor { num_warps: None }
@@ -382,16 +395,34 @@ mod tests {
 
     #[test]
     fn bad_arguments() {
-        assert!(parse(" simd(100)").unwrap_err().message.contains("100 is not allowed"));
-        assert!(parse(" simd(n)").unwrap_err().message.contains("integer constant"));
-        assert!(parse(" atomic(2)").unwrap_err().message.contains("takes no argument"));
+        assert!(parse(" simd(100)")
+            .unwrap_err()
+            .message
+            .contains("100 is not allowed"));
+        assert!(parse(" simd(n)")
+            .unwrap_err()
+            .message
+            .contains("integer constant"));
+        assert!(parse(" atomic(2)")
+            .unwrap_err()
+            .message
+            .contains("takes no argument"));
         assert!(parse(" parallel for num_warps")
             .unwrap_err()
             .message
             .contains("needs an argument"));
-        assert!(parse(" atomic simd").unwrap_err().message.contains("does not apply"));
-        assert!(parse(" ").unwrap_err().message.contains("expected a directive"));
-        assert!(parse(" :M=>parallel").unwrap_err().message.contains("not supported yet"));
+        assert!(parse(" atomic simd")
+            .unwrap_err()
+            .message
+            .contains("does not apply"));
+        assert!(parse(" ")
+            .unwrap_err()
+            .message
+            .contains("expected a directive"));
+        assert!(parse(" :M=>parallel")
+            .unwrap_err()
+            .message
+            .contains("not supported yet"));
     }
 
     #[test]
@@ -404,6 +435,9 @@ mod tests {
         assert_eq!(p.len(), 1);
         assert_eq!(p[0].line, 3);
         let f = SourceFile::new("t.py", "x = 1  #pragma atomic\n");
-        assert!(collect_pragmas(&f).unwrap_err().message.contains("line of its own"));
+        assert!(collect_pragmas(&f)
+            .unwrap_err()
+            .message
+            .contains("line of its own"));
     }
 }

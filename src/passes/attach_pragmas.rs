@@ -22,12 +22,15 @@ pub fn run(func: &mut Function, pragmas: &[Pragma], file: &SourceFile) -> Result
             line += 1;
         }
         if let Some(prev) = targets.insert(line, p) {
-            return Err(Diagnostic::error(
-                p.span,
-                "two pragmas for one statement",
-            )
-            .with_label(format!("`{}` was already given on line {}", prev.directive.spelling(), prev.line))
-            .with_help("combine the clauses into one pragma, e.g. `#pragma parallel for simd`"));
+            return Err(Diagnostic::error(p.span, "two pragmas for one statement")
+                .with_label(format!(
+                    "`{}` was already given on line {}",
+                    prev.directive.spelling(),
+                    prev.line
+                ))
+                .with_help(
+                    "combine the clauses into one pragma, e.g. `#pragma parallel for simd`",
+                ));
         }
     }
     let mut used = vec![false; pragmas.len()];
@@ -86,7 +89,12 @@ fn attach_block(
 fn apply(s: &mut Stmt, p: &Pragma) -> Result<()> {
     let d = p.directive;
     match (&mut s.kind, d) {
-        (StmtKind::For { kind, num_warps, .. }, _) => {
+        (
+            StmtKind::For {
+                kind, num_warps, ..
+            },
+            _,
+        ) => {
             *kind = match d {
                 Directive::ParallelFor { simd, num_warps: w } => {
                     *num_warps = w;
@@ -105,7 +113,10 @@ fn apply(s: &mut Stmt, p: &Pragma) -> Result<()> {
                 }
             };
         }
-        (StmtKind::HostBlock { what, .. }, Directive::ParallelFor { .. } | Directive::SequentialFor { .. } | Directive::Simd(_)) => {
+        (
+            StmtKind::HostBlock { what, .. },
+            Directive::ParallelFor { .. } | Directive::SequentialFor { .. } | Directive::Simd(_),
+        ) => {
             return Err(Diagnostic::error(
                 s.span,
                 format!("`#pragma {}` needs a `for ... in range(...)` loop", d.spelling()),

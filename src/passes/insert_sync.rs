@@ -13,7 +13,8 @@ pub fn run(k: &mut Kernel) {
     for s in &k.body {
         s.walk(&mut |st| {
             for e in st.exprs() {
-                let is_target = matches!(&st.kind, StmtKind::Assign { target, .. } if std::ptr::eq(e, target));
+                let is_target =
+                    matches!(&st.kind, StmtKind::Assign { target, .. } if std::ptr::eq(e, target));
                 e.walk(&mut |x| {
                     if let ExprKind::Subscript { array, indices } = &x.kind {
                         // The target's own subscript is a store, but its index expressions load.
@@ -31,7 +32,13 @@ pub fn run(k: &mut Kernel) {
     }
     k.body = fence(std::mem::take(&mut k.body), &loads, false);
     // Nothing precedes the first statement of a worker: a leading barrier orders nothing.
-    if matches!(k.body.first(), Some(Stmt { kind: StmtKind::Barrier, .. })) {
+    if matches!(
+        k.body.first(),
+        Some(Stmt {
+            kind: StmtKind::Barrier,
+            ..
+        })
+    ) {
         k.body.remove(0);
     }
 }
@@ -49,9 +56,7 @@ fn fence(stmts: Vec<Stmt>, loads: &HashMap<String, Vec<Span>>, in_loop: bool) ->
                 ..
             } => match loads.get(array) {
                 None => false,
-                Some(readers) => {
-                    in_loop || readers.iter().any(|r| *r != s.span)
-                }
+                Some(readers) => in_loop || readers.iter().any(|r| *r != s.span),
             },
             _ => false,
         };
@@ -68,7 +73,13 @@ fn fence(stmts: Vec<Stmt>, loads: &HashMap<String, Vec<Span>>, in_loop: bool) ->
         }
         if needs {
             let span = s.span;
-            if !matches!(out.last(), Some(Stmt { kind: StmtKind::Barrier, .. })) {
+            if !matches!(
+                out.last(),
+                Some(Stmt {
+                    kind: StmtKind::Barrier,
+                    ..
+                })
+            ) {
                 out.push(Stmt::new(StmtKind::Barrier, span));
             }
             out.push(s);

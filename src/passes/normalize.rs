@@ -32,7 +32,9 @@ fn normalize_stmt(s: &mut Stmt) {
         StmtKind::HostBlock { body, .. } => body.iter_mut().for_each(normalize_stmt),
         StmtKind::If { test, body, orelse } => {
             *test = negative_indices(test.clone());
-            body.iter_mut().chain(orelse.iter_mut()).for_each(normalize_stmt);
+            body.iter_mut()
+                .chain(orelse.iter_mut())
+                .for_each(normalize_stmt);
         }
         StmtKind::Expr(e) => *e = negative_indices(e.clone()),
         _ => {}
@@ -114,7 +116,10 @@ mod tests {
             )],
         };
         run(&mut f);
-        let StmtKind::Assign { target: t, value, .. } = &f.body[0].kind else {
+        let StmtKind::Assign {
+            target: t, value, ..
+        } = &f.body[0].kind
+        else {
             panic!("not an assignment: {:?}", f.body[0].kind)
         };
         assert_eq!(*t, target);

@@ -29,7 +29,9 @@ fn outline_block(func: &Function, stmts: &[Stmt], out: &mut Vec<Kernel>) -> Resu
                     pragma_span(s),
                     "`#pragma simd` outside a parallel region",
                 )
-                .with_help("vectorise a loop inside a `parallel for`, or use `#pragma parallel for simd`"))
+                .with_help(
+                    "vectorise a loop inside a `parallel for`, or use `#pragma parallel for simd`",
+                ))
             }
             StmtKind::For { body, .. } | StmtKind::HostBlock { body, .. } => {
                 outline_block(func, body, out)?
@@ -56,7 +58,10 @@ fn pragma_span(s: &Stmt) -> crate::frontend::source::Span {
 }
 
 fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
-    let pragma = top.pragma.as_ref().expect("parallel loops come from pragmas");
+    let pragma = top
+        .pragma
+        .as_ref()
+        .expect("parallel loops come from pragmas");
     let span = pragma.span.to(top.span);
     let StmtKind::For {
         kind, num_warps, ..
@@ -114,12 +119,28 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
                 if simd.is_none()
                     && pos + 1 == body.len()
                     && body[..pos].iter().all(|s| {
-                        matches!(&s.kind, StmtKind::Assign { target: Expr { kind: ExprKind::Name(_), .. }, atomic: false, .. } | StmtKind::Pass)
+                        matches!(
+                            &s.kind,
+                            StmtKind::Assign {
+                                target: Expr {
+                                    kind: ExprKind::Name(_),
+                                    ..
+                                },
+                                atomic: false,
+                                ..
+                            } | StmtKind::Pass
+                        )
                     }) =>
             {
                 prelude.extend(body[..pos].iter().cloned());
                 cur = &body[pos];
-                if matches!(&cur.kind, StmtKind::For { kind: LoopKind::Sequential, .. }) {
+                if matches!(
+                    &cur.kind,
+                    StmtKind::For {
+                        kind: LoopKind::Sequential,
+                        ..
+                    }
+                ) {
                     return Err(Diagnostic::error(
                         pragma_span(cur),
                         "`sequential for` inside a parallel region: use a plain loop, each worker runs it sequentially",
@@ -180,7 +201,9 @@ fn check_body(stmts: &[Stmt], in_simd: bool) -> Result<()> {
                 )
                 .with_help("kernels can run `for ... in range(...)` loops and `if` statements"))
             }
-            StmtKind::For { kind, body, range, .. } => {
+            StmtKind::For {
+                kind, body, range, ..
+            } => {
                 match kind {
                     LoopKind::Parallel { .. } | LoopKind::Sequential => {
                         return Err(Diagnostic::error(

@@ -152,7 +152,9 @@ impl Cx<'_> {
                 inner.defined.insert(var.clone());
                 inner.in_vector_loop = true;
                 let body = self.block(body, &mut inner)?;
-                scope.defined.extend(inner.defined.into_iter().filter(|n| n != &var));
+                scope
+                    .defined
+                    .extend(inner.defined.into_iter().filter(|n| n != &var));
                 out.push(Stmt {
                     kind: StmtKind::For {
                         var: base,
@@ -314,7 +316,9 @@ impl Cx<'_> {
                         span,
                         "`#pragma atomic` needs an array element as its target",
                     )
-                    .with_help("worker-private names need no atomics; shared results live in arrays"));
+                    .with_help(
+                        "worker-private names need no atomics; shared results live in arrays",
+                    ));
                 }
                 if value_vec && scope.outer.contains(n) {
                     let value = reduce_update(&target, value, span)?;
@@ -670,10 +674,21 @@ mod tests {
         let t = n("acc");
         let v = Expr::binary(BinOp::Add, t.clone(), n("x"));
         let r = reduce_update(&t, v, Span::DUMMY).unwrap();
-        let ExprKind::Binary { op: BinOp::Add, right, .. } = r.kind else {
+        let ExprKind::Binary {
+            op: BinOp::Add,
+            right,
+            ..
+        } = r.kind
+        else {
             panic!()
         };
-        assert!(matches!(right.kind, ExprKind::Reduce { op: ReduceOp::Sum, .. }));
+        assert!(matches!(
+            right.kind,
+            ExprKind::Reduce {
+                op: ReduceOp::Sum,
+                ..
+            }
+        ));
         // A plain vector assignment to one place is rejected.
         assert!(reduce_update(&t, n("x"), Span::DUMMY).is_err());
     }

@@ -62,14 +62,15 @@ class LaunchCounter:
 def _as_gpu_scalar(value, annotation):
     """A Python float kernel argument as a GPU launch would see it.
 
-    On a GPU, Triton 3.6 specialises an unannotated Python float argument as fp32 (a float
-    constexpr becomes an fp32 constant too); only a parameter annotated as fp64 (`beta: "fp64"`
-    or `tl.float64`) is passed as a double. The interpreter hands the Python float itself to the
-    kernel, where it keeps fp64 precision whatever the annotation. Rounding it here makes the
-    interpreter show the precision a GPU run would have, so a compiler that passes fp64 scalars
-    without an fp64 type fails the fp64 tests on the CPU as well.
+    On a GPU, Triton 3.6 specialises an unannotated Python float argument as fp32; a parameter
+    annotated as fp64 (`beta: "fp64"` or `tl.float64`) is passed as a double, and a float
+    constexpr keeps its value (checked on an H100: 1.2 * an fp64 one gives 1.2000000476837158
+    unannotated, exactly 1.2 with "fp64" or constexpr). The interpreter hands the Python float
+    itself to the kernel, where it keeps fp64 precision whatever the annotation. Rounding it here
+    makes the interpreter show the precision a GPU run would have, so a compiler that passes fp64
+    scalars as plain floats fails the fp64 tests on the CPU as well.
     """
-    if type(value) is float and annotation != "fp64":
+    if type(value) is float and annotation not in ("fp64", "constexpr"):
         return float(np.float32(value))
     return value
 
@@ -118,7 +119,7 @@ def launch_counter(monkeypatch):
         ann = _param_annotations(self.fn)
         named = list(zip(params, args)) + list(kwargs.items())
         counter.float_args += [(name, p, v) for p, v in named
-                               if type(v) is float and ann.get(p) != "fp64"]
+                               if type(v) is float and ann.get(p) not in ("fp64", "constexpr")]
         args = tuple(_as_gpu_scalar(a, ann.get(p)) for p, a in zip(params, args))
         kwargs = {k: _as_gpu_scalar(v, ann.get(k)) for k, v in kwargs.items()}
         return original(self, *args, grid=grid, warmup=warmup, **kwargs)

@@ -1,0 +1,68 @@
+# appyc 0.1.0 --emit lowered: samples/host_alloc.py after the high-level passes (assembly APPy).
+"""Host statements around kernels: allocations and return values.
+
+Exercises: `np.empty_like`, `np.zeros(N)` (fp64 by default), `np.zeros((M, N), dtype=np.float32)`,
+`np.full`, `np.ones`, `A.copy()` and `return out` in a compiled function, plus a function without
+any pragma (left as plain code, no kernel).
+"""
+import numpy as np
+
+
+def relu_new(A, N):
+    out = torch.empty_like(A)
+    # _relu_new_kernel0
+    #pragma parallel for simd
+    for i in range(0, N, 1):
+        i = appy.vidx(i, appy.MVL, N)
+        out[i] = max(A[i], 0.0)
+    return out
+
+
+def row_sums_new(A, M, N):
+    out = torch.zeros(M, dtype=torch.float64, device=A.device)
+    # _row_sums_new_kernel0
+    #pragma parallel for
+    for i in range(0, M, 1):
+        acc = 0.0
+        for _j_base in range(0, N, appy.MVL):
+            j = appy.vidx(_j_base, appy.MVL, N)
+            acc = acc + sum(A[i, j])
+        out[i] = acc
+    return out
+
+
+def scaled_copy_2d(A, M, N):
+    out = torch.zeros((M, N), dtype=torch.float32, device=A.device)
+    # _scaled_copy_2d_kernel0
+    #pragma parallel for
+    for i in range(0, M, 1):
+        #pragma parallel for
+        for j in range(0, N, 1):
+            out[i, j] = A[i, j] * 2.0
+    return out
+
+
+def fill_add(N):
+    a = torch.full(_appyc_shape(N), 2.5, dtype=_appyc_fill_dtype(2.5), device=_appyc_device())
+    b = torch.ones(N, dtype=torch.float64, device=_appyc_device())
+    # _fill_add_kernel0
+    #pragma parallel for simd
+    for i in range(0, N, 1):
+        i = appy.vidx(i, appy.MVL, N)
+        a[i] = a[i] + b[i] * float(i)
+    return a
+
+
+def shifted_copy(A, N):
+    out = A.clone()
+    # _shifted_copy_kernel0
+    #pragma parallel for
+    for i in range(1, N, 1):
+        out[i] = A[i - 1] + out[i]
+    return out
+
+
+def plain_axpy(a, X, Y, N):
+    # No pragma: compiled as plain host code (works on torch tensors as written, no kernel).
+    for i in range(N):
+        Y[i] = a * X[i] + Y[i]

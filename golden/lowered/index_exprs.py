@@ -1,0 +1,30 @@
+# appyc 0.1.0 --emit lowered: samples/index_exprs.py after the high-level passes (assembly APPy).
+"""Index expressions inside kernels.
+
+Exercises: affine subscripts (`A[2 * i + 1, j - 1]`), gathers (`x[idx[i]]`), a scatter through a
+permutation, negative constant indices (`A[i, -1]`, `A[i, -2]`), and `A.shape[1]` inside a kernel.
+"""
+import numpy as np
+
+
+def affine_2d(A, B, M, N):
+    # _affine_2d_kernel0
+    #pragma parallel for
+    for i in range(0, M, 1):
+        for _j_base in range(1, N, appy.MVL):
+            j = appy.vidx(_j_base, appy.MVL, N)
+            B[i, j] = A[2 * i + 1, j - 1] - A[2 * i, j]
+
+
+def gather_scatter(x, w, idx, perm, y, N):
+    # _gather_scatter_kernel0
+    #pragma parallel for
+    for i in range(0, N, 1):
+        y[perm[i]] = x[idx[i]] * w[perm[i]]
+
+
+def last_columns(A, out, M):
+    # _last_columns_kernel0
+    #pragma parallel for
+    for i in range(0, M, 1):
+        out[i] = A[i, A.shape[1] - 1] - 2.0 * A[i, A.shape[1] - 2] + A[i, A.shape[1] - 3]

@@ -1,0 +1,50 @@
+# appyc 0.1.0 --emit lowered: samples/math_funcs.py after the high-level passes (assembly APPy).
+"""Elementwise math and builtins.
+
+Exercises: np.exp/log/sqrt/abs/sin/cos/tanh, np.where, np.maximum/np.minimum, builtins
+min/max/abs/float/int, float('inf'), bool arrays (read and written), int32 results.
+"""
+import numpy as np
+
+
+def transcendental(X, Y, N):
+    # _transcendental_kernel0
+    #pragma parallel for simd
+    for i in range(0, N, 1):
+        i = appy.vidx(i, appy.MVL, N)
+        x = X[i]
+        Y[i] = np.tanh(x) + np.sin(x) * np.cos(x) + np.exp(-abs(x)) + np.sqrt(np.abs(x)) + np.log(1.0 + x * x)
+
+
+def clip_where(X, Y, lo, hi, N):
+    # _clip_where_kernel0
+    #pragma parallel for simd
+    for i in range(0, N, 1):
+        i = appy.vidx(i, appy.MVL, N)
+        x = X[i]
+        Y[i] = np.where(x > 0.0, np.minimum(x, hi), np.maximum(x, lo))
+
+
+def builtins_mix(X, I, Y, K, N):
+    # _builtins_mix_kernel0
+    #pragma parallel for
+    for i in range(0, N, 1):
+        Y[i] = float(I[i]) * 0.5 + min(X[i], 1.0) - max(X[i], -1.0) + abs(X[i])
+        K[i] = int(X[i] * 4.0)
+
+
+def mask_ops(X, mask, Y, pos, N):
+    # _mask_ops_kernel0
+    #pragma parallel for simd
+    for i in range(0, N, 1):
+        i = appy.vidx(i, appy.MVL, N)
+        Y[i] = np.where(mask[i], X[i], -X[i])
+        pos[i] = X[i] > 0.0
+
+
+def inf_cap(X, Y, N):
+    # _inf_cap_kernel0
+    #pragma parallel for simd
+    for i in range(0, N, 1):
+        i = appy.vidx(i, appy.MVL, N)
+        Y[i] = np.where(X[i] > 1.0, float('inf'), X[i])

@@ -1,0 +1,36 @@
+# appyc 0.1.0 --emit lowered: samples/nested_parallel_2d.py after the high-level passes (assembly APPy).
+"""Directly nested parallel loops: 2-D and 3-D grids.
+
+Exercises: a `#pragma parallel for` nested directly inside another (one grid dimension each),
+bounds from scalars and from `A.shape[d]`, a transposed read `B[j, i]`, and a 3-D nest.
+"""
+import numpy as np
+
+
+def add_transpose(A, B, C, M, N, alpha):
+    # _add_transpose_kernel0
+    #pragma parallel for
+    for i in range(0, M, 1):
+        #pragma parallel for
+        for j in range(0, N, 1):
+            C[i, j] = alpha * A[i, j] + B[j, i]
+
+
+def scale_shape(A, C, beta):
+    # _scale_shape_kernel0
+    #pragma parallel for
+    for i in range(0, A.shape[0], 1):
+        #pragma parallel for
+        for j in range(0, A.shape[1], 1):
+            C[i, j] = A[i, j] * beta - 1.0
+
+
+def stencil_3d(A, B, L, M, N):
+    # _stencil_3d_kernel0
+    #pragma parallel for
+    for i in range(1, L - 1, 1):
+        #pragma parallel for
+        for j in range(1, M - 1, 1):
+            #pragma parallel for
+            for k in range(1, N - 1, 1):
+                B[i, j, k] = A[i - 1, j, k] + A[i + 1, j, k] + A[i, j - 1, k] + A[i, j + 1, k] + A[i, j, k - 1] + A[i, j, k + 1] - 6.0 * A[i, j, k]

@@ -1,0 +1,34 @@
+# appyc 0.1.0 --emit lowered: samples/slice_rows.py after the high-level passes (assembly APPy).
+"""1-D slices with explicit bounds inside a parallel loop (auto-vectorised vector statements).
+
+Exercises: `C[i, :N] = A[i, :N] * alpha + B[i, :N]`, an in-place slice update with math, and a
+slice with a nonzero lower bound.
+"""
+import numpy as np
+
+
+def axpy_rows(A, B, C, M, N, alpha):
+    # _axpy_rows_kernel0
+    #pragma parallel for
+    for i in range(0, M, 1):
+        for _v_base in range(0, N, appy.MVL):
+            _v = appy.vidx(_v_base, appy.MVL, N)
+            C[i, _v] = A[i, _v] * alpha + B[i, _v]
+
+
+def tanh_rows_inplace(A, M, N):
+    # _tanh_rows_inplace_kernel0
+    #pragma parallel for
+    for i in range(0, M, 1):
+        for _v_base in range(0, N, appy.MVL):
+            _v = appy.vidx(_v_base, appy.MVL, N)
+            A[i, _v] = np.tanh(A[i, _v]) * 0.5
+
+
+def shift_rows(A, B, M, N):
+    # _shift_rows_kernel0
+    #pragma parallel for
+    for i in range(0, M, 1):
+        for _v_base in range(1, N, appy.MVL):
+            _v = appy.vidx(_v_base, appy.MVL, N)
+            B[i, _v] = A[i, _v - 1] * 2.0

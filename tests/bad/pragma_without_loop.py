@@ -1,0 +1,3 @@
+def f(A, N):
+    #pragma parallel for
+    A[0] = 1.0
