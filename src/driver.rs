@@ -146,22 +146,27 @@ fn module_edits(
     });
 
     // Is a module alias used outside the compiled functions (which no longer need it)?
-    let used_outside = |alias: &str| -> bool {
+    // One pass of the lexer collects every name token outside them and outside imports.
+    let names_outside: Vec<String> =
         rustpython_parser::lexer::lex(&file.text, rustpython_parser::Mode::Module)
             .flatten()
-            .any(|(tok, range)| {
+            .filter_map(|(tok, range)| {
                 let span: Span = range.into();
-                matches!(&tok, rustpython_parser::Tok::Name { name } if name == alias)
-                    && !compiled
-                        .iter()
-                        .any(|c| c.start <= span.start && span.end <= c.end)
-                    && !module.iter().any(|s| {
-                        matches!(s, ast::Stmt::Import(_))
-                            && Span::from(s.range()).start <= span.start
-                            && span.end <= Span::from(s.range()).end
-                    })
+                let inside = |s: Span| s.start <= span.start && span.end <= s.end;
+                match tok {
+                    rustpython_parser::Tok::Name { name }
+                        if !compiled.iter().any(|c| inside(*c))
+                            && !module.iter().any(|s| {
+                                matches!(s, ast::Stmt::Import(_)) && inside(s.range().into())
+                            }) =>
+                    {
+                        Some(name)
+                    }
+                    _ => None,
+                }
             })
-    };
+            .collect();
+    let used_outside = |alias: &str| names_outside.iter().any(|n| n == alias);
     for s in module {
         let ast::Stmt::Import(imp) = s else { continue };
         let drop = imp.names.iter().all(|alias| {

@@ -39,6 +39,7 @@ class Case:
     expect_launch: bool = True       # False for functions without pragmas
     fp64_strict: bool = False        # float64 results must match to 1e-12 (rtol and atol)
     variant: str = ""                # distinguishes several cases of one function
+    xfail: str = ""                  # known appyc limitation: the reason (test runs, may fail)
 
     @property
     def id(self):
@@ -82,11 +83,17 @@ CASES = [
          lambda r, n: [normal(r, n), normal(r, n), normal(r, n), n],
          SIZES_1D_SMALL, mvls=(128,)),
     Case("vector_add", "vector_add_simd",
-         lambda r, n: [normal(r, n), normal(r, n), normal(r, n), n], SIZES_1D),
+         lambda r, n: [normal(r, n), normal(r, n), normal(r, n), n], SIZES_1D + (1,)),
     Case("vector_add", "vector_add_shape",
          lambda r, n: [normal(r, n), normal(r, n), normal(r, n)], SIZES_1D_SMALL, mvls=(16,)),
     Case("vector_add", "axpy_range",
          lambda r, n: [0.75, normal(r, n), normal(r, n), 3, n - 2, 3], (45, 301)),
+    Case("vector_add", "axpy_range", variant="negative-step",
+         make=lambda r, n: [-1.5, normal(r, n), normal(r, n), n - 1, 0, -2], sizes=(45, 301),
+         xfail="appyc rejects a negative step at launch (ValueError), Python allows it"),
+    Case("vector_add", "axpy_range", variant="empty",   # start >= stop: nothing to launch
+         make=lambda r, n: [0.75, normal(r, n), normal(r, n), 3, n - 2, 3], sizes=(3, 5),
+         mvls=(128,), expect_launch=False),
     # ---------------------------------------------------------------- dot_atomic
     Case("dot_atomic", "dot",
          lambda r, n: [normal(r, n), normal(r, n), normal(r, 1), n], SIZES_1D, tol=SUM32),
@@ -125,7 +132,8 @@ CASES = [
          (37, 500), mvls=(128,)),
     # ---------------------------------------------------------------- row_max_negative
     Case("row_max_negative", "row_max",   # every element < -0.5: a lane read as 0 would win
-         lambda r, s: [-np.abs(normal(r, s)) - F32(0.5), normal(r, s[0]), s[0], s[1]], SIZES_2D),
+         lambda r, s: [-np.abs(normal(r, s)) - F32(0.5), normal(r, s[0]), s[0], s[1]],
+         SIZES_2D + ((1, 3),)),
     Case("row_max_negative", "row_range",
          lambda r, s: [normal(r, s), normal(r, s[0]), s[0], s[1]], SIZES_2D),
     Case("row_max_negative", "row_min_minus_last",   # every element > 0.5

@@ -172,7 +172,9 @@ def case_params():
         for size in case.sizes:
             sz = "x".join(map(str, size)) if isinstance(size, tuple) else str(size)
             for mvl in case.mvls:
-                params.append(pytest.param(case, size, mvl, id=f"{case.id}-n{sz}-mvl{mvl}"))
+                marks = [pytest.mark.xfail(reason=case.xfail, strict=False)] if case.xfail else []
+                params.append(pytest.param(case, size, mvl, id=f"{case.id}-n{sz}-mvl{mvl}",
+                                           marks=marks))
     return params
 
 
@@ -198,7 +200,7 @@ def test_sample(case: Case, size, mvl: int, gen_dir, launch_counter, monkeypatch
                         for k, p, v in launch_counter.float_args)
     if case.expect_launch:
         assert launch_counter.count >= 1, "no Triton kernel was launched"
-    else:
+    else:  # no pragma, or an empty iteration space
         assert launch_counter.count == 0, f"unexpected launches: {launch_counter.kernels}"
 
     names = list(inspect.signature(getattr(ref, case.func)).parameters)
