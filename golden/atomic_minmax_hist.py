@@ -78,11 +78,15 @@ def _appyc_fixed_mvl(mvl):
 
 
 def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step), for step > 0."""
-    start, stop, step = int(start), int(stop), int(step)
-    if step <= 0:
-        raise ValueError(f"parallel loop step must be positive, not {step}")
-    return max(0, -(-(stop - start) // step))
+    """Iteration count of range(start, stop, step)."""
+    return len(range(int(start), int(stop), int(step)))
+
+
+def _appyc_vector_trip(start, stop, step):
+    """Iteration count of a `parallel for simd` loop, whose lanes are masked by `< stop`."""
+    if int(step) <= 0:
+        raise ValueError(f"a `parallel for simd` loop needs a positive step, not {step}")
+    return _appyc_trip(start, stop, step)
 
 
 def _appyc_grid(kernel, grid):
@@ -176,7 +180,7 @@ def _scatter_min_simd_kernel0(out, keys, vals, N, out_stride0, keys_stride0, val
 
 def _launch_scatter_min_simd_kernel0(out, keys, vals, N):
     """Launches _scatter_min_simd_kernel0 for the region at samples/atomic_minmax_hist.py:20."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = _appyc_vector_trip(0, N, 1)
     if n_i <= 0:
         return
     grid = lambda meta: _appyc_grid("_scatter_min_simd_kernel0", (triton.cdiv(n_i, meta["MVL"]),))
@@ -224,7 +228,7 @@ def _histogram_kernel0(hist, bins, N, hist_stride0, bins_stride0, MVL: tl.conste
 
 def _launch_histogram_kernel0(hist, bins, N):
     """Launches _histogram_kernel0 for the region at samples/atomic_minmax_hist.py:35."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = _appyc_vector_trip(0, N, 1)
     if n_i <= 0:
         return
     grid = lambda meta: _appyc_grid("_histogram_kernel0", (triton.cdiv(n_i, meta["MVL"]),))

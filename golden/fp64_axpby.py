@@ -77,11 +77,15 @@ def _appyc_fixed_mvl(mvl):
 
 
 def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step), for step > 0."""
-    start, stop, step = int(start), int(stop), int(step)
-    if step <= 0:
-        raise ValueError(f"parallel loop step must be positive, not {step}")
-    return max(0, -(-(stop - start) // step))
+    """Iteration count of range(start, stop, step)."""
+    return len(range(int(start), int(stop), int(step)))
+
+
+def _appyc_vector_trip(start, stop, step):
+    """Iteration count of a `parallel for simd` loop, whose lanes are masked by `< stop`."""
+    if int(step) <= 0:
+        raise ValueError(f"a `parallel for simd` loop needs a positive step, not {step}")
+    return _appyc_trip(start, stop, step)
 
 
 def _appyc_grid(kernel, grid):
@@ -152,7 +156,7 @@ def _axpby_kernel0(Y, X, N, alpha: "fp64", beta: "fp64", Y_stride0, X_stride0, M
 
 def _launch_axpby_kernel0(Y, X, N, alpha, beta):
     """Launches _axpby_kernel0 for the region at samples/fp64_axpby.py:11."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = _appyc_vector_trip(0, N, 1)
     if n_i <= 0:
         return
     grid = lambda meta: _appyc_grid("_axpby_kernel0", (triton.cdiv(n_i, meta["MVL"]),))

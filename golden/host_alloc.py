@@ -77,11 +77,15 @@ def _appyc_fixed_mvl(mvl):
 
 
 def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step), for step > 0."""
-    start, stop, step = int(start), int(stop), int(step)
-    if step <= 0:
-        raise ValueError(f"parallel loop step must be positive, not {step}")
-    return max(0, -(-(stop - start) // step))
+    """Iteration count of range(start, stop, step)."""
+    return len(range(int(start), int(stop), int(step)))
+
+
+def _appyc_vector_trip(start, stop, step):
+    """Iteration count of a `parallel for simd` loop, whose lanes are masked by `< stop`."""
+    if int(step) <= 0:
+        raise ValueError(f"a `parallel for simd` loop needs a positive step, not {step}")
+    return _appyc_trip(start, stop, step)
 
 
 def _appyc_grid(kernel, grid):
@@ -152,7 +156,7 @@ def _relu_new_kernel0(out, A, N, out_stride0, A_stride0, MVL: tl.constexpr):
 
 def _launch_relu_new_kernel0(out, A, N):
     """Launches _relu_new_kernel0 for the region at samples/host_alloc.py:12."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = _appyc_vector_trip(0, N, 1)
     if n_i <= 0:
         return
     grid = lambda meta: _appyc_grid("_relu_new_kernel0", (triton.cdiv(n_i, meta["MVL"]),))
@@ -236,7 +240,7 @@ def _fill_add_kernel0(a, b, N, a_stride0, b_stride0, MVL: tl.constexpr):
 
 def _launch_fill_add_kernel0(a, b, N):
     """Launches _fill_add_kernel0 for the region at samples/host_alloc.py:43."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = _appyc_vector_trip(0, N, 1)
     if n_i <= 0:
         return
     grid = lambda meta: _appyc_grid("_fill_add_kernel0", (triton.cdiv(n_i, meta["MVL"]),))

@@ -76,11 +76,15 @@ def _appyc_fixed_mvl(mvl):
 
 
 def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step), for step > 0."""
-    start, stop, step = int(start), int(stop), int(step)
-    if step <= 0:
-        raise ValueError(f"parallel loop step must be positive, not {step}")
-    return max(0, -(-(stop - start) // step))
+    """Iteration count of range(start, stop, step)."""
+    return len(range(int(start), int(stop), int(step)))
+
+
+def _appyc_vector_trip(start, stop, step):
+    """Iteration count of a `parallel for simd` loop, whose lanes are masked by `< stop`."""
+    if int(step) <= 0:
+        raise ValueError(f"a `parallel for simd` loop needs a positive step, not {step}")
+    return _appyc_trip(start, stop, step)
 
 
 def _appyc_grid(kernel, grid):
@@ -152,7 +156,7 @@ def _transcendental_kernel0(X, Y, N, X_stride0, Y_stride0, MVL: tl.constexpr):
 
 def _launch_transcendental_kernel0(X, Y, N):
     """Launches _transcendental_kernel0 for the region at samples/math_funcs.py:10."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = _appyc_vector_trip(0, N, 1)
     if n_i <= 0:
         return
     grid = lambda meta: _appyc_grid("_transcendental_kernel0", (triton.cdiv(n_i, meta["MVL"]),))
@@ -178,7 +182,7 @@ def _clip_where_kernel0(X, Y, N, hi: "fp64", lo: "fp64", X_stride0, Y_stride0, M
 
 def _launch_clip_where_kernel0(X, Y, N, hi, lo):
     """Launches _clip_where_kernel0 for the region at samples/math_funcs.py:18."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = _appyc_vector_trip(0, N, 1)
     if n_i <= 0:
         return
     grid = lambda meta: _appyc_grid("_clip_where_kernel0", (triton.cdiv(n_i, meta["MVL"]),))
@@ -227,7 +231,7 @@ def _mask_ops_kernel0(Y, mask, X, pos, N, Y_stride0, mask_stride0, X_stride0, po
 
 def _launch_mask_ops_kernel0(Y, mask, X, pos, N):
     """Launches _mask_ops_kernel0 for the region at samples/math_funcs.py:32."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = _appyc_vector_trip(0, N, 1)
     if n_i <= 0:
         return
     grid = lambda meta: _appyc_grid("_mask_ops_kernel0", (triton.cdiv(n_i, meta["MVL"]),))
@@ -252,7 +256,7 @@ def _inf_cap_kernel0(Y, X, N, Y_stride0, X_stride0, MVL: tl.constexpr):
 
 def _launch_inf_cap_kernel0(Y, X, N):
     """Launches _inf_cap_kernel0 for the region at samples/math_funcs.py:39."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = _appyc_vector_trip(0, N, 1)
     if n_i <= 0:
         return
     grid = lambda meta: _appyc_grid("_inf_cap_kernel0", (triton.cdiv(n_i, meta["MVL"]),))

@@ -76,11 +76,15 @@ def _appyc_fixed_mvl(mvl):
 
 
 def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step), for step > 0."""
-    start, stop, step = int(start), int(stop), int(step)
-    if step <= 0:
-        raise ValueError(f"parallel loop step must be positive, not {step}")
-    return max(0, -(-(stop - start) // step))
+    """Iteration count of range(start, stop, step)."""
+    return len(range(int(start), int(stop), int(step)))
+
+
+def _appyc_vector_trip(start, stop, step):
+    """Iteration count of a `parallel for simd` loop, whose lanes are masked by `< stop`."""
+    if int(step) <= 0:
+        raise ValueError(f"a `parallel for simd` loop needs a positive step, not {step}")
+    return _appyc_trip(start, stop, step)
 
 
 def _appyc_grid(kernel, grid):

@@ -78,11 +78,15 @@ def _appyc_fixed_mvl(mvl):
 
 
 def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step), for step > 0."""
-    start, stop, step = int(start), int(stop), int(step)
-    if step <= 0:
-        raise ValueError(f"parallel loop step must be positive, not {step}")
-    return max(0, -(-(stop - start) // step))
+    """Iteration count of range(start, stop, step)."""
+    return len(range(int(start), int(stop), int(step)))
+
+
+def _appyc_vector_trip(start, stop, step):
+    """Iteration count of a `parallel for simd` loop, whose lanes are masked by `< stop`."""
+    if int(step) <= 0:
+        raise ValueError(f"a `parallel for simd` loop needs a positive step, not {step}")
+    return _appyc_trip(start, stop, step)
 
 
 def _appyc_grid(kernel, grid):
@@ -149,15 +153,17 @@ def _spmv_kernel0(y, A_row, A_col, A_val, x, N, y_stride0, A_row_stride0, A_col_
     i = tl.program_id(0)  # samples/spmv_csr.py:14
     tl.store(y + i * y_stride0, 0.0)  # samples/spmv_csr.py:15
     tl.debug_barrier()
+    _y_elem = tl.load(y + i * y_stride0)  # samples/spmv_csr.py:19
     _j_lo = tl.load(A_row + i * A_row_stride0)  # samples/spmv_csr.py:17
     _j_hi = tl.load(A_row + (1 + i) * A_row_stride0)  # samples/spmv_csr.py:17
     for _j_base in range(_j_lo, _j_hi, MVL):  # samples/spmv_csr.py:17
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < _j_hi
         col = tl.load(A_col + j * A_col_stride0, mask=j_mask)  # samples/spmv_csr.py:18
-        tl.debug_barrier()
-        tl.store(y + i * y_stride0, tl.load(y + i * y_stride0) + tl.sum(tl.where(j_mask, tl.load(A_val + j * A_val_stride0, mask=j_mask) * tl.load(x + col * x_stride0, mask=j_mask), 0), axis=0))  # samples/spmv_csr.py:19
-        tl.debug_barrier()
+        _y_elem = _y_elem + tl.sum(tl.where(j_mask, tl.load(A_val + j * A_val_stride0, mask=j_mask) * tl.load(x + col * x_stride0, mask=j_mask), 0), axis=0)  # samples/spmv_csr.py:19
+    tl.debug_barrier()
+    tl.store(y + i * y_stride0, _y_elem)  # samples/spmv_csr.py:19
+    tl.debug_barrier()
 
 
 def _launch_spmv_kernel0(y, A_row, A_col, A_val, x, N):

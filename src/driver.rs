@@ -198,6 +198,7 @@ fn compile_function(
     passes::attach_pragmas::run(&mut func, pragmas, file)?;
     let mut kernels = passes::outline::run(&func)?;
     for k in kernels.iter_mut() {
+        passes::promote_updates::run(k);
         passes::insert_sync::run(k);
         passes::strip_mine::run(
             k,
@@ -366,6 +367,7 @@ fn launcher(
             let meta = |e: &str| e.replace("appy.MVL", "meta[\"MVL\"]");
             trips.push(Trip {
                 name: t.clone(),
+                helper: "_appyc_trip",
                 start: start.clone(),
                 stop: stop.clone(),
                 step: "1".into(),
@@ -380,6 +382,11 @@ fn launcher(
         }
         trips.push(Trip {
             name: t.clone(),
+            helper: if d.simd.is_some() {
+                "_appyc_vector_trip"
+            } else {
+                "_appyc_trip"
+            },
             start,
             stop,
             step,

@@ -16,14 +16,16 @@ def spmv(A_row, A_col, A_val, x, y, N):
     for i in range(0, N - 1, 1):
         y[i] = 0.0
         appy.syncthreads()
+        _y_elem = y[i]
         _j_lo = A_row[i]
         _j_hi = A_row[1 + i]
         for _j_base in range(_j_lo, _j_hi, appy.MVL):
             j = appy.vidx(_j_base, appy.MVL, _j_hi)
             col = A_col[j]
-            appy.syncthreads()
-            y[i] = y[i] + sum(A_val[j] * x[col])
-            appy.syncthreads()
+            _y_elem = _y_elem + sum(A_val[j] * x[col])
+        appy.syncthreads()
+        y[i] = _y_elem
+        appy.syncthreads()
 
 
 def spmv_acc(indptr, indices, data, x, y, M):

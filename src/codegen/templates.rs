@@ -12,6 +12,8 @@ pub struct Prelude<'a> {
 
 pub struct Trip {
     pub name: String,
+    /// `_appyc_trip`, or `_appyc_vector_trip` where lanes need a positive step.
+    pub helper: &'static str,
     pub start: String,
     pub stop: String,
     pub step: String,

@@ -3,34 +3,36 @@
 //! barriers before and after. Elided when no other statement reads the array and the store is
 //! not repeated by a loop (a statement's own loads happen before its store, lane by lane).
 
-use crate::frontend::source::Span;
 use crate::ir::*;
 use std::collections::HashMap;
 
 pub fn run(k: &mut Kernel) {
-    // How many statements load each array, counted once per statement.
-    let mut loads: HashMap<String, Vec<Span>> = HashMap::new();
+    // Statements are numbered in pre-order (the order of `Stmt::walk`); `fence` counts the same way.
+    let mut readers: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut id = 0;
     for s in &k.body {
         s.walk(&mut |st| {
             for e in st.exprs() {
                 let is_target =
                     matches!(&st.kind, StmtKind::Assign { target, .. } if std::ptr::eq(e, target));
                 e.walk(&mut |x| {
-                    if let ExprKind::Subscript { array, indices } = &x.kind {
-                        // The target's own subscript is a store, but its index expressions load.
-                        if is_target && std::ptr::eq(x, e) && !indices.is_empty() {
+                    if let ExprKind::Subscript { array, .. } = &x.kind {
+                        // The target's own subscript is the store; its index expressions load.
+                        if is_target && std::ptr::eq(x, e) {
                             return;
                         }
-                        let v = loads.entry(array.clone()).or_default();
-                        if !v.contains(&st.span) {
-                            v.push(st.span);
+                        let v = readers.entry(array.clone()).or_default();
+                        if !v.contains(&id) {
+                            v.push(id);
                         }
                     }
                 });
             }
+            id += 1;
         });
     }
-    k.body = fence(std::mem::take(&mut k.body), &loads, false);
+    let mut counter = 0;
+    k.body = fence(std::mem::take(&mut k.body), &readers, false, &mut counter);
     // Nothing precedes the first statement of a worker: a leading barrier orders nothing.
     if matches!(
         k.body.first(),
@@ -43,9 +45,16 @@ pub fn run(k: &mut Kernel) {
     }
 }
 
-fn fence(stmts: Vec<Stmt>, loads: &HashMap<String, Vec<Span>>, in_loop: bool) -> Vec<Stmt> {
+fn fence(
+    stmts: Vec<Stmt>,
+    readers: &HashMap<String, Vec<usize>>,
+    in_loop: bool,
+    counter: &mut usize,
+) -> Vec<Stmt> {
     let mut out = Vec::with_capacity(stmts.len());
-    for s in stmts {
+    for mut s in stmts {
+        let id = *counter;
+        *counter += 1;
         let needs = match &s.kind {
             StmtKind::Assign {
                 target:
@@ -54,20 +63,18 @@ fn fence(stmts: Vec<Stmt>, loads: &HashMap<String, Vec<Span>>, in_loop: bool) ->
                         ..
                     },
                 ..
-            } => match loads.get(array) {
-                None => false,
-                Some(readers) => in_loop || readers.iter().any(|r| *r != s.span),
-            },
+            } => readers
+                .get(array)
+                .is_some_and(|r| in_loop || r.iter().any(|other| *other != id)),
             _ => false,
         };
-        let mut s = s;
         match &mut s.kind {
             StmtKind::For { body, .. } => {
-                *body = fence(std::mem::take(body), loads, true);
+                *body = fence(std::mem::take(body), readers, true, counter);
             }
             StmtKind::If { body, orelse, .. } => {
-                *body = fence(std::mem::take(body), loads, in_loop);
-                *orelse = fence(std::mem::take(orelse), loads, in_loop);
+                *body = fence(std::mem::take(body), readers, in_loop, counter);
+                *orelse = fence(std::mem::take(orelse), readers, in_loop, counter);
             }
             _ => {}
         }
@@ -89,4 +96,85 @@ fn fence(stmts: Vec<Stmt>, loads: &HashMap<String, Vec<Span>>, in_loop: bool) ->
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::source::Span;
+
+    fn n(s: &str) -> Expr {
+        Expr::name(s, Span::DUMMY)
+    }
+    fn elem(a: &str, i: &str) -> Expr {
+        Expr::new(
+            ExprKind::Subscript {
+                array: a.into(),
+                indices: vec![Index::At(n(i))],
+            },
+            Span::DUMMY,
+        )
+    }
+    fn assign(t: Expr, v: Expr) -> Stmt {
+        Stmt::new(
+            StmtKind::Assign {
+                target: t,
+                value: v,
+                atomic: false,
+            },
+            Span::DUMMY,
+        )
+    }
+    fn kernel(body: Vec<Stmt>) -> Kernel {
+        Kernel {
+            name: "k".into(),
+            dims: vec![],
+            body,
+            num_warps: None,
+            span: Span::DUMMY,
+            pragma_span: Span::DUMMY,
+        }
+    }
+    fn barriers(k: &Kernel) -> Vec<bool> {
+        k.body
+            .iter()
+            .map(|s| matches!(s.kind, StmtKind::Barrier))
+            .collect()
+    }
+
+    #[test]
+    fn store_read_by_another_statement_is_fenced() {
+        let mut k = kernel(vec![
+            assign(n("a"), Expr::int(1, Span::DUMMY)),
+            assign(elem("y", "i"), n("a")),
+            assign(n("t"), elem("y", "i")),
+        ]);
+        run(&mut k);
+        assert_eq!(barriers(&k), vec![false, true, false, true, false]);
+    }
+
+    #[test]
+    fn store_never_read_back_is_not_fenced() {
+        let mut k = kernel(vec![
+            assign(
+                elem("C", "i"),
+                Expr::binary(BinOp::Add, elem("A", "i"), elem("C", "i")),
+            ),
+            assign(elem("D", "i"), elem("A", "i")),
+        ]);
+        run(&mut k);
+        assert_eq!(barriers(&k), vec![false, false]);
+    }
+
+    #[test]
+    fn identical_spans_do_not_hide_a_reader() {
+        // Two compiler-made statements share a span: the store still needs its fence.
+        let mut k = kernel(vec![
+            assign(n("x"), Expr::int(0, Span::DUMMY)),
+            assign(n("e"), elem("y", "i")),
+            assign(elem("y", "i"), n("e")),
+        ]);
+        run(&mut k);
+        assert_eq!(barriers(&k), vec![false, false, true, false, true]);
+    }
 }

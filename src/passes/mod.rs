@@ -4,4 +4,5 @@ pub mod attach_pragmas;
 pub mod insert_sync;
 pub mod normalize;
 pub mod outline;
+pub mod promote_updates;
 pub mod strip_mine;

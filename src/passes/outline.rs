@@ -111,7 +111,7 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
             simd: *simd,
             span: cur.span,
         });
-        check_step(&range.step)?;
+        check_step(&range.step, simd.is_some())?;
         // Scalar assignments before the inner parallel loop are repeated by every program.
         let inner_pos = body.iter().position(Stmt::is_parallel_loop);
         match inner_pos {
@@ -174,11 +174,14 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
     })
 }
 
-fn check_step(step: &Expr) -> Result<()> {
+/// Vector lanes are masked by `< stop`, so vectorised loops need a positive step; a plain
+/// parallel loop may count down.
+fn check_step(step: &Expr, vector: bool) -> Result<()> {
     match step.kind {
-        ExprKind::Int(v) if v <= 0 => Err(Diagnostic::error(
+        ExprKind::Int(0) => Err(Diagnostic::error(step.span, "a loop step cannot be zero")),
+        ExprKind::Int(v) if v < 0 && vector => Err(Diagnostic::error(
             step.span,
-            "a parallel or simd loop needs a positive step",
+            "a vectorised loop needs a positive step",
         )),
         _ => Ok(()),
     }
@@ -219,7 +222,7 @@ fn check_body(stmts: &[Stmt], in_simd: bool) -> Result<()> {
                                 "a `simd` loop inside another vectorised loop is not supported",
                             ));
                         }
-                        check_step(&range.step)?;
+                        check_step(&range.step, true)?;
                         if !matches!(range.step.kind, ExprKind::Int(1)) {
                             return Err(Diagnostic::error(
                                 range.step.span,

@@ -89,8 +89,7 @@ CASES = [
     Case("vector_add", "axpy_range",
          lambda r, n: [0.75, normal(r, n), normal(r, n), 3, n - 2, 3], (45, 301)),
     Case("vector_add", "axpy_range", variant="negative-step",
-         make=lambda r, n: [-1.5, normal(r, n), normal(r, n), n - 1, 0, -2], sizes=(45, 301),
-         xfail="appyc rejects a negative step at launch (ValueError), Python allows it"),
+         make=lambda r, n: [-1.5, normal(r, n), normal(r, n), n - 1, 0, -2], sizes=(45, 301)),
     Case("vector_add", "axpy_range", variant="empty",   # start >= stop: nothing to launch
          make=lambda r, n: [0.75, normal(r, n), normal(r, n), 3, n - 2, 3], sizes=(3, 5),
          mvls=(128,), expect_launch=False),

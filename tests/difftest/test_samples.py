@@ -10,7 +10,6 @@ call of a function that has pragmas.
 import ast
 import importlib.util
 import inspect
-import math
 import os
 import subprocess
 import sys
@@ -297,7 +296,8 @@ def test_reference_is_meaningful(case: Case):
         before = [None if b is None else b.copy() for b in bases]
         ret = getattr(reference_module(case.sample), case.func)(*call)
         changed = [not np.array_equal(b0, b1) for b0, b1 in zip(before, bases) if b0 is not None]
-        assert ret is not None or any(changed), f"{case.id}: the reference changed nothing"
+        if case.variant != "empty":
+            assert ret is not None or any(changed), f"{case.id}: the reference changed nothing"
         for b in [ret] + bases:
             if b is None or case.func == "inf_cap":
                 continue
