@@ -254,7 +254,7 @@ def fmt_size(size):
 
 
 def verdict(ok, err):
-    return f"{'PASS' if ok else 'FAIL'} ({err:.1e})" if not isinstance(err, str) else f"FAIL: {err}"
+    return f"FAIL: {err}" if isinstance(err, str) else f"{'PASS' if ok else 'FAIL'} ({err:.1e})"
 
 
 def bench_case(case, size, check_size, ts, gen_fn, ref_fn, eager_fn, device):
@@ -271,6 +271,7 @@ def bench_case(case, size, check_size, ts, gen_fn, ref_fn, eager_fn, device):
     np_args, np_bases = ts.materialize(args, "numpy")
     t_args, t_bases = ts.materialize(args, "torch")
     e_ret = ref_fn(*np_args)
+    returns = e_ret is not None  # else the eager result of `x.copy_(...)` is not a return value
     a_ret = gen_fn(*t_args)
     sync()
     row["numpy"] = verdict(*compare(np_bases + [e_ret], t_bases + [a_ret], ts.to_numpy))
@@ -287,6 +288,7 @@ def bench_case(case, size, check_size, ts, gen_fn, ref_fn, eager_fn, device):
     sync()
     row["first_s"] = time.perf_counter() - t0
     e_ret = eager_fn(*e_args)
+    e_ret = e_ret if returns else None
     sync()
     row["torch"] = verdict(*compare(e_bases + [e_ret], g_bases + [g_ret], ts.to_numpy))
     del g_ret, e_ret
@@ -313,6 +315,7 @@ def run_all(args) -> int:
         os.environ["TRITON_INTERPRET"] = "1"  # before anything imports triton
     cases, ts = import_difftest()
     ts.DEVICE = args.device  # materialize() puts torch tensors there
+    import numpy as np
     import torch
     import triton
 
@@ -331,7 +334,7 @@ def run_all(args) -> int:
             continue
         dims = len(case.sizes[0]) if isinstance(case.sizes[0], tuple) else 1
         if args.small:
-            size = check = case.sizes[-1]
+            size = check = max(case.sizes, key=lambda s: np.prod(s))
         else:
             size = GPU_SIZES.get(key, DEFAULT_GPU_SIZE[dims])
             check = CHECK_SIZE[dims]
@@ -350,18 +353,16 @@ def run_all(args) -> int:
         if args.device == "cuda":
             torch.cuda.empty_cache()
 
-    if args.device == "cuda":
-        dev_name = torch.cuda.get_device_name()
-    else:
-        dev_name = "CPU (TRITON_INTERPRET=1; times are not a benchmark)"
-    head = [f"# appyc vs eager torch\n",
+    cuda = args.device == "cuda"
+    dev_name = torch.cuda.get_device_name() if cuda else "CPU (TRITON_INTERPRET=1, no benchmark)"
+    head = ["# appyc vs eager torch\n",
             f"- device: {dev_name}",
             f"- torch {torch.__version__}, triton {triton.__version__}, "
             f"python {sys.version.split()[0]}",
             "- correct: NumPy reference (CPU) vs appyc, at the size after @; vs torch: appyc vs "
             "eager torch at the benchmark size; (err) = max |diff| / max(1, max|ref|)",
             "- ms: do_bench median after a first (autotuning) call; speedup = torch ms / "
-            "appyc ms (>1: appyc faster)\n" if args.device == "cuda" else
+            "appyc ms (>1: appyc faster)\n" if cuda else
             "- ms: one time.perf_counter call each (interpreter)\n",
             "| sample.function | size | correct (NumPy) | vs torch | appyc ms | torch ms "
             "| speedup |",

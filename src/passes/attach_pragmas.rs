@@ -21,6 +21,18 @@ pub fn run(func: &mut Function, pragmas: &[Pragma], file: &SourceFile) -> Result
             }
             line += 1;
         }
+        let stacked = file
+            .line_text(line.min(file.line_count()))
+            .trim()
+            .starts_with("#pragma")
+            && line <= file.line_count();
+        if stacked {
+            return Err(
+                Diagnostic::error(p.span, "two pragmas for one statement").with_help(
+                    "combine the clauses into one pragma, e.g. `#pragma parallel for simd`",
+                ),
+            );
+        }
         if let Some(prev) = targets.insert(line, p) {
             return Err(Diagnostic::error(p.span, "two pragmas for one statement")
                 .with_label(format!(
@@ -145,4 +157,75 @@ fn apply(s: &mut Stmt, p: &Pragma) -> Result<()> {
     }
     s.pragma = Some(p.clone());
     Ok(())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::frontend::lower::lower_function;
+    use crate::frontend::pragma::collect_pragmas;
+    use rustpython_parser::ast;
+    use rustpython_parser::Parse;
+
+    /// The first function of `src` through normalize and attach_pragmas.
+    pub(crate) fn attached(src: &str) -> Result<Function> {
+        let file = SourceFile::new("t.py", src);
+        let module = ast::Suite::parse(src, "t.py").expect("valid Python");
+        let ast::Stmt::FunctionDef(f) = &module[0] else {
+            panic!("no function")
+        };
+        let mut func = lower_function(f);
+        crate::passes::normalize::run(&mut func);
+        run(&mut func, &collect_pragmas(&file)?, &file)?;
+        Ok(func)
+    }
+
+    #[test]
+    fn binds_across_blank_and_comment_lines() {
+        let f = attached(
+            "def f(A, N):\n    #pragma parallel for simd\n\n    # why\n    for i in range(N):\n        #pragma atomic\n        A[0] += A[i]\n",
+        )
+        .unwrap();
+        let StmtKind::For { kind, body, .. } = &f.body[0].kind else {
+            panic!()
+        };
+        assert_eq!(
+            *kind,
+            LoopKind::Parallel {
+                simd: Some(Width::Mvl)
+            }
+        );
+        assert!(matches!(
+            body[0].kind,
+            StmtKind::Assign { atomic: true, .. }
+        ));
+    }
+
+    #[test]
+    fn rejects_wrong_targets() {
+        let e = attached(
+            "def f(A, N):\n    #pragma atomic\n    for i in range(N):\n        A[i] = 0\n",
+        )
+        .unwrap_err();
+        assert!(
+            e.message.contains("annotates an assignment"),
+            "{}",
+            e.message
+        );
+        let e = attached("def f(A, N):\n    #pragma simd\n    A[0] = 1\n").unwrap_err();
+        assert!(
+            e.message.contains("is not followed by a loop"),
+            "{}",
+            e.message
+        );
+        let e = attached("def f(A, N):\n    #pragma parallel for\n    #pragma simd\n    for i in range(N):\n        A[i] = 0\n")
+            .unwrap_err();
+        assert!(e.message.contains("two pragmas"), "{}", e.message);
+        let e = attached("def f(A, N):\n    x = 1\n    #pragma parallel for\n").unwrap_err();
+        assert!(
+            e.message.contains("not followed by a loop"),
+            "{}",
+            e.message
+        );
+    }
 }

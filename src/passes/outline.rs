@@ -283,3 +283,65 @@ fn check_expr(e: &Expr) -> Result<()> {
     });
     err.map_or(Ok(()), Err)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::passes::attach_pragmas::tests::attached;
+
+    fn kernels(src: &str) -> Result<Vec<Kernel>> {
+        run(&attached(src).expect("pragmas attach"))
+    }
+
+    #[test]
+    fn nested_parallel_loops_become_grid_dimensions() {
+        let k = kernels(
+            "def f(A, M, N):\n    for t in range(3):\n        #pragma parallel for\n        for i in range(M):\n            s = i * 2\n            #pragma parallel for\n            for j in range(N):\n                A[i, j] = s\n",
+        )
+        .unwrap();
+        assert_eq!(k.len(), 1, "the region inside a host loop is found");
+        assert_eq!(k[0].name, "_f_kernel0");
+        assert_eq!(k[0].dims.len(), 2);
+        assert_eq!(k[0].body.len(), 2, "prelude assignment + body");
+    }
+
+    #[test]
+    fn sequential_region_has_no_grid() {
+        let k = kernels("def f(A, N):\n    #pragma sequential for\n    for i in range(1, N):\n        A[i] += A[i - 1]\n").unwrap();
+        assert!(k[0].dims.is_empty());
+        assert!(matches!(
+            k[0].body[0].kind,
+            StmtKind::For {
+                kind: LoopKind::Plain,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn rejects_what_a_kernel_cannot_run() {
+        let deep = "def f(A, N):\n    #pragma parallel for\n    for i in range(N):\n        #pragma parallel for\n        for j in range(N):\n            #pragma parallel for\n            for k in range(N):\n                #pragma parallel for\n                for l in range(N):\n                    A[i, j, k, l] = 0\n";
+        assert!(kernels(deep).unwrap_err().message.contains("at most 3"));
+        let imperfect = "def f(A, N):\n    #pragma parallel for\n    for i in range(N):\n        A[i, 0] = 1\n        #pragma parallel for\n        for j in range(N):\n            A[i, j] = 0\n";
+        assert!(kernels(imperfect)
+            .unwrap_err()
+            .message
+            .contains("last statement"));
+        let ret =
+            "def f(A, N):\n    #pragma parallel for\n    for i in range(N):\n        return A\n";
+        assert!(kernels(ret)
+            .unwrap_err()
+            .message
+            .contains("return statement is not supported"));
+        let stray = "def f(A, N):\n    #pragma simd\n    for i in range(N):\n        A[i] = 0\n";
+        assert!(kernels(stray)
+            .unwrap_err()
+            .message
+            .contains("outside a parallel region"));
+        let zero = "def f(A, N):\n    #pragma parallel for\n    for i in range(0, N, 0):\n        A[i] = 0\n";
+        assert!(kernels(zero)
+            .unwrap_err()
+            .message
+            .contains("cannot be zero"));
+    }
+}
