@@ -9,13 +9,10 @@ Two steps, because the GPU machine has no Rust toolchain:
        python3 scripts/gpu_bench.py --modules gen_modules --out RESULTS.md
 
 Per sample function (the first difftest case of each, from tests/difftest/cases.py):
-  * NumPy check: the sample itself (the NumPy reference, run on the CPU) against the compiled
-    function on the device, same inputs, at a moderate size (the references are Python loops:
-    they cannot run at GPU sizes in reasonable time);
-  * torch check: at the GPU size, the compiled function against an eager-torch equivalent
-    (TORCH below) on the same inputs;
-  * timing at the GPU size: triton.testing.do_bench (median) of both, after a first call
-    (autotuning) that is not timed.
+  * NumPy check: the sample itself (NumPy reference, on the CPU) vs the compiled function on
+    the device, same inputs, at a moderate size (the references are Python loops);
+  * torch check: at the GPU size, compiled function vs its eager-torch twin (_torch_table);
+  * timing at the GPU size: do_bench (median) of both, after an untimed first (autotuning) call.
 Tolerances: rtol 1e-4 (fp32) / 1e-9 (fp64), with atol = rtol * max(1, max|ref|), so that sums
 are judged against their magnitude; integers and booleans exact.
 
@@ -116,9 +113,6 @@ def _torch_table():
     def row_reduce(f):
         return lambda A, out, M, N: out[:M].copy_(f(A[:M, :N], A))
 
-    def rows_matvec(A, x, y, M, N):
-        y[:M] = A[:M, :N] @ x[:N]
-
     return {
         "vector_add.vector_add": vadd,
         "vector_add.vector_add_simd": vadd,
@@ -148,7 +142,7 @@ def _torch_table():
             lambda A, x, y, M, N, beta: y[:M].copy_(beta * y[:M] + A[:M, :N] @ x[:N]),
         "strided_views.scale_add_2d":
             lambda A, B, C, M, N, al: C[:M, :N].copy_(al * A[:M, :N] + B[:M, :N]),
-        "strided_views.row_sums": rows_matvec,
+        "strided_views.row_sums": lambda A, x, y, M, N: y[:M].copy_(A[:M, :N] @ x[:N]),
         "softmax_loops.softmax":
             lambda a, b, M, N: b[:M, :N].copy_(torch.softmax(a[:M, :N], dim=1)),
         "atomic_minmax_hist.scatter_max": scatter("amax"),
@@ -208,9 +202,8 @@ def import_difftest():
     try:
         import pytest  # noqa: F401
     except ImportError:
-        def ident(*a, **k):
+        def ident(*a, **k):  # @fixture, @fixture(...), @mark.x(...)
             return a[0] if len(a) == 1 and callable(a[0]) and not k else (lambda f: f)
-
         stub = types.ModuleType("pytest")
         stub.fixture, stub.param = ident, (lambda *a, **k: a)
         stub.mark = type("Mark", (), {"__getattr__": lambda self, name: ident})()
@@ -239,8 +232,8 @@ def compare(expected, actual, to_numpy):
         else:
             rtol = 1e-9 if e.dtype == np.float64 else 1e-4
             same = (a == e) | (np.isnan(a) & np.isnan(e))
-            d = np.where(same, 0.0, np.abs(a.astype(np.float64) - e))
-            d = np.nan_to_num(d, nan=np.inf)
+            with np.errstate(invalid="ignore"):  # inf - inf where both are inf
+                d = np.nan_to_num(np.where(same, 0.0, np.abs(a.astype(np.float64) - e)), nan=np.inf)
             finite = np.abs(e[np.isfinite(e)])
             scale = max(1.0, float(finite.max(initial=0.0)))
             ok &= bool(np.all(d <= rtol * (np.abs(e) + scale)))
@@ -388,7 +381,7 @@ def format_row(r):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--generate", metavar="DIR", help="compile every sample into DIR (needs appyc)")
-    p.add_argument("--appyc", default=os.environ.get("APPYC_BIN", str(REPO / "target/release/appyc")))
+    p.add_argument("--appyc", default=os.environ.get("APPYC_BIN", REPO / "target/release/appyc"))
     p.add_argument("--modules", metavar="DIR", help="run the modules compiled into DIR")
     p.add_argument("--out", metavar="RESULTS.md", help="write the markdown table here")
     p.add_argument("--device", choices=("cuda", "cpu"), default="cuda")

@@ -1,0 +1,146 @@
+"""Compiles every kernel a generated module launches for an H100 (sm_90), without a GPU.
+
+Run by test_gpu_compile.py in a subprocess, because the pytest process has TRITON_INTERPRET=1
+(see conftest.py) and the interpreter neither type-checks kernels nor wraps them in
+`triton.autotune`. Here TRITON_INTERPRET is unset, so the generated module is imported as it would
+be on a GPU machine. Then each case's function is called on CPU torch tensors with two launch
+entry points replaced:
+
+* `JITFunction.run` does not launch: it binds the arguments with Triton's own binder built for a
+  CUDA sm_90 backend (so the signature, the constexprs -- MVL, integers equal to 1 -- and the
+  16-byte alignment attributes are exactly what a real launch would specialise on), packs them with
+  `JITFunction._pack_args` as `run` does, and calls `triton.compile(ASTSource(...),
+  target=GPUTarget("cuda", 90, 32))`. The result (ok, or the Triton error) is recorded.
+* `Autotuner.run` does not benchmark: it calls the JITFunction's `run` once per config, with
+  `config.all_kwargs()` (MVL, num_warps, ...) merged into the keyword arguments, as its timing
+  runs would.
+
+Each distinct (kernel, signature, constexprs, attributes, options) is compiled once per process.
+
+Usage: python gpu_compile.py REQUEST.json RESULT.json
+REQUEST: {"cases": [case ids], "modules": {sample: path of the generated module}}
+RESULT:  {case id: {"host_error": str or null, "compiles": [{"kernel", "mvl", "signature",
+          "constexprs", "ok", "error"}]}}
+"""
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+
+os.environ.pop("TRITON_INTERPRET", None)  # must happen before triton is imported
+
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import triton  # noqa: E402
+from triton.backends.compiler import GPUTarget  # noqa: E402
+from triton.compiler.compiler import ASTSource, make_backend  # noqa: E402
+from triton.runtime import autotuner as _autotuner  # noqa: E402
+from triton.runtime import jit as _jit  # noqa: E402
+
+from cases import CASES  # noqa: E402
+from test_samples import load_module, materialize, seed_for  # noqa: E402
+
+TARGET = GPUTarget("cuda", 90, 32)
+BACKEND = make_backend(TARGET)
+
+_binders = {}        # id(JITFunction) -> binder for the sm_90 backend
+_compiled = {}       # (kernel, signature, constexprs, attrs, options) -> error text or None
+_records = None      # the list the current case's compiles go to
+
+
+def _binder(fn):
+    b = _binders.get(id(fn))
+    if b is None:
+        b = _binders[id(fn)] = _jit.create_function_from_signature(fn.signature, fn.params, BACKEND)
+    return b
+
+
+def _short_error(exc):
+    text = f"{type(exc).__name__}: {exc}".strip()
+    return text if len(text) < 6000 else text[:6000] + "\n... (truncated)"
+
+
+def compiling_run(self, *args, grid, warmup, **kwargs):
+    """Stands in for JITFunction.run: compile for sm_90 the way run() would, launch nothing."""
+    name = self.fn.__name__
+    kwargs["debug"] = kwargs.get("debug", self.debug) or _jit.knobs.runtime.debug
+    kwargs["instrumentation_mode"] = _jit.knobs.compilation.instrumentation_mode
+    record = {"kernel": name, "mvl": kwargs.get("MVL"), "signature": None, "constexprs": None,
+              "ok": False, "error": None}
+    _records.append(record)
+    try:
+        bound_args, specialization, options = _binder(self)(*args, **kwargs)
+        options, signature, constexprs, attrs = self._pack_args(
+            BACKEND, kwargs, bound_args, specialization, options)
+        record["signature"] = {k: str(v) for k, v in signature.items()}
+        record["constexprs"] = {str(k): repr(v) for k, v in constexprs.items()}
+        if callable(grid):  # the launch would evaluate the grid with the bound arguments
+            grid = grid(bound_args)
+        record["grid"] = list(grid)
+        key = (name, repr(sorted(signature.items())), repr(sorted(constexprs.items())),
+               repr(sorted(attrs.items())), repr(sorted(options.__dict__.items())))
+        if key not in _compiled:
+            try:
+                src = ASTSource(self, signature, constexprs, attrs)
+                triton.compile(src, target=TARGET, options=options.__dict__)
+                _compiled[key] = None
+            except Exception as exc:  # noqa: BLE001 - any compile failure is the finding
+                _compiled[key] = _short_error(exc)
+        record["error"] = _compiled[key]
+        record["ok"] = _compiled[key] is None
+    except Exception as exc:  # noqa: BLE001 - binding the arguments failed
+        record["error"] = "binding the launch arguments failed: " + _short_error(exc)
+    return None
+
+
+def tuning_run(self, *args, **kwargs):
+    """Stands in for Autotuner.run: every config once, no benchmarking."""
+    for config in self.configs:
+        self.fn.run(*args, **kwargs, **config.all_kwargs())
+    return None
+
+
+def _cpu_device(original):
+    """`_appyc_device` falls back to cuda when a function has no array argument; stay on the CPU."""
+    def device(*arrays):
+        d = original(*arrays)
+        return torch.device("cpu") if d.type == "cuda" else d
+    return device
+
+
+def main(request_path, result_path):
+    global _records
+    request = json.loads(Path(request_path).read_text())
+    _jit.JITFunction.run = compiling_run
+    _autotuner.Autotuner.run = tuning_run
+    by_id = {c.id: c for c in CASES}
+    modules = {}
+    results = {}
+    for case_id in request["cases"]:
+        case = by_id[case_id]
+        _records = []
+        host_error = None
+        try:
+            if case.sample not in modules:
+                mod = load_module(Path(request["modules"][case.sample]),
+                                  f"appyc_gpu_{case.sample}")
+                if hasattr(mod, "_appyc_device"):
+                    mod._appyc_device = _cpu_device(mod._appyc_device)
+                modules[case.sample] = mod
+            size = case.sizes[0]
+            args = case.make(np.random.default_rng(seed_for(case, size)), size)
+            t_args, _ = materialize(args, "torch")
+            getattr(modules[case.sample], case.func)(*t_args)
+        except Exception:  # noqa: BLE001 - reported by the test
+            host_error = traceback.format_exc(limit=8)
+        results[case_id] = {"host_error": host_error, "compiles": _records}
+    Path(result_path).write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
