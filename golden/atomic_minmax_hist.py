@@ -82,13 +82,6 @@ def _appyc_trip(start, stop, step):
     return len(range(int(start), int(stop), int(step)))
 
 
-def _appyc_vector_trip(start, stop, step):
-    """Iteration count of a `parallel for simd` loop, whose lanes are masked by `< stop`."""
-    if int(step) <= 0:
-        raise ValueError(f"a `parallel for simd` loop needs a positive step, not {step}")
-    return _appyc_trip(start, stop, step)
-
-
 def _appyc_grid(kernel, grid):
     """Checks Triton's grid limits: axis 0 up to 2**31 - 1, axes 1 and 2 up to 65535."""
     for axis, n in enumerate(grid):
@@ -146,12 +139,14 @@ def _appyc_masked_min(v, mask):
 
 
 
+@_appyc_autotune(key=["N"], restore_value=["out"])
 @triton.jit
-def _scatter_max_kernel0(keys, out, vals, N, keys_stride0, out_stride0, vals_stride0):
+def _scatter_max_kernel0(keys, out, vals, N, keys_stride0, out_stride0, vals_stride0, MVL: tl.constexpr):
     # samples/atomic_minmax_hist.py:12: #pragma parallel for
-    i = tl.program_id(0)  # samples/atomic_minmax_hist.py:13
-    k = tl.load(keys + i * keys_stride0)  # samples/atomic_minmax_hist.py:14
-    tl.atomic_max(out + k * out_stride0, tl.load(vals + i * vals_stride0))  # samples/atomic_minmax_hist.py:16
+    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/atomic_minmax_hist.py:13
+    i_mask = i < N
+    k = tl.load(keys + i * keys_stride0, mask=i_mask)  # samples/atomic_minmax_hist.py:14
+    tl.atomic_max(out + k * out_stride0, tl.load(vals + i * vals_stride0, mask=i_mask), mask=i_mask)  # samples/atomic_minmax_hist.py:16
 
 
 def _launch_scatter_max_kernel0(keys, out, vals, N):
@@ -159,9 +154,10 @@ def _launch_scatter_max_kernel0(keys, out, vals, N):
     n_i = _appyc_trip(0, N, 1)
     if n_i <= 0:
         return
-    grid = lambda meta: _appyc_grid("_scatter_max_kernel0", (n_i,))
+    grid = lambda meta: _appyc_grid("_scatter_max_kernel0", (triton.cdiv(n_i, meta["MVL"]),))
     _scatter_max_kernel0[grid](
         keys, out, vals, N, keys.stride(0), out.stride(0), vals.stride(0),
+        **_appyc_tuned_mvl(),
     )
 
 
@@ -180,7 +176,7 @@ def _scatter_min_simd_kernel0(out, keys, vals, N, out_stride0, keys_stride0, val
 
 def _launch_scatter_min_simd_kernel0(out, keys, vals, N):
     """Launches _scatter_min_simd_kernel0 for the region at samples/atomic_minmax_hist.py:20."""
-    n_i = _appyc_vector_trip(0, N, 1)
+    n_i = _appyc_trip(0, N, 1)
     if n_i <= 0:
         return
     grid = lambda meta: _appyc_grid("_scatter_min_simd_kernel0", (triton.cdiv(n_i, meta["MVL"]),))
@@ -194,12 +190,14 @@ def scatter_min_simd(keys, vals, out, N):
     _launch_scatter_min_simd_kernel0(out, keys, vals, N)
 
 
+@_appyc_autotune(key=["N"], restore_value=["out"])
 @triton.jit
-def _scatter_min_int_kernel0(keys, out, ivals, N, keys_stride0, out_stride0, ivals_stride0):
+def _scatter_min_int_kernel0(keys, out, ivals, N, keys_stride0, out_stride0, ivals_stride0, MVL: tl.constexpr):
     # samples/atomic_minmax_hist.py:27: #pragma parallel for
-    i = tl.program_id(0)  # samples/atomic_minmax_hist.py:28
-    k = tl.load(keys + i * keys_stride0)  # samples/atomic_minmax_hist.py:29
-    tl.atomic_min(out + k * out_stride0, tl.load(ivals + i * ivals_stride0))  # samples/atomic_minmax_hist.py:31
+    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/atomic_minmax_hist.py:28
+    i_mask = i < N
+    k = tl.load(keys + i * keys_stride0, mask=i_mask)  # samples/atomic_minmax_hist.py:29
+    tl.atomic_min(out + k * out_stride0, tl.load(ivals + i * ivals_stride0, mask=i_mask), mask=i_mask)  # samples/atomic_minmax_hist.py:31
 
 
 def _launch_scatter_min_int_kernel0(keys, out, ivals, N):
@@ -207,9 +205,10 @@ def _launch_scatter_min_int_kernel0(keys, out, ivals, N):
     n_i = _appyc_trip(0, N, 1)
     if n_i <= 0:
         return
-    grid = lambda meta: _appyc_grid("_scatter_min_int_kernel0", (n_i,))
+    grid = lambda meta: _appyc_grid("_scatter_min_int_kernel0", (triton.cdiv(n_i, meta["MVL"]),))
     _scatter_min_int_kernel0[grid](
         keys, out, ivals, N, keys.stride(0), out.stride(0), ivals.stride(0),
+        **_appyc_tuned_mvl(),
     )
 
 
@@ -228,7 +227,7 @@ def _histogram_kernel0(hist, bins, N, hist_stride0, bins_stride0, MVL: tl.conste
 
 def _launch_histogram_kernel0(hist, bins, N):
     """Launches _histogram_kernel0 for the region at samples/atomic_minmax_hist.py:35."""
-    n_i = _appyc_vector_trip(0, N, 1)
+    n_i = _appyc_trip(0, N, 1)
     if n_i <= 0:
         return
     grid = lambda meta: _appyc_grid("_histogram_kernel0", (triton.cdiv(n_i, meta["MVL"]),))
@@ -242,12 +241,14 @@ def histogram(bins, hist, N):
     _launch_histogram_kernel0(hist, bins, N)
 
 
+@_appyc_autotune(key=["N"], restore_value=["hist"])
 @triton.jit
-def _histogram64_kernel0(bins, hist, N, bins_stride0, hist_stride0):
+def _histogram64_kernel0(bins, hist, N, bins_stride0, hist_stride0, MVL: tl.constexpr):
     # samples/atomic_minmax_hist.py:42: #pragma parallel for
-    i = tl.program_id(0)  # samples/atomic_minmax_hist.py:43
-    b = tl.load(bins + i * bins_stride0)  # samples/atomic_minmax_hist.py:44
-    tl.atomic_add(hist + b * hist_stride0, 1)  # samples/atomic_minmax_hist.py:46
+    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/atomic_minmax_hist.py:43
+    i_mask = i < N
+    b = tl.load(bins + i * bins_stride0, mask=i_mask)  # samples/atomic_minmax_hist.py:44
+    tl.atomic_add(hist + b * hist_stride0, 1, mask=i_mask)  # samples/atomic_minmax_hist.py:46
 
 
 def _launch_histogram64_kernel0(bins, hist, N):
@@ -255,9 +256,10 @@ def _launch_histogram64_kernel0(bins, hist, N):
     n_i = _appyc_trip(0, N, 1)
     if n_i <= 0:
         return
-    grid = lambda meta: _appyc_grid("_histogram64_kernel0", (n_i,))
+    grid = lambda meta: _appyc_grid("_histogram64_kernel0", (triton.cdiv(n_i, meta["MVL"]),))
     _histogram64_kernel0[grid](
         bins, hist, N, bins.stride(0), hist.stride(0),
+        **_appyc_tuned_mvl(),
     )
 
 

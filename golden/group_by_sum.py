@@ -81,13 +81,6 @@ def _appyc_trip(start, stop, step):
     return len(range(int(start), int(stop), int(step)))
 
 
-def _appyc_vector_trip(start, stop, step):
-    """Iteration count of a `parallel for simd` loop, whose lanes are masked by `< stop`."""
-    if int(step) <= 0:
-        raise ValueError(f"a `parallel for simd` loop needs a positive step, not {step}")
-    return _appyc_trip(start, stop, step)
-
-
 def _appyc_grid(kernel, grid):
     """Checks Triton's grid limits: axis 0 up to 2**31 - 1, axes 1 and 2 up to 65535."""
     for axis, n in enumerate(grid):
@@ -184,7 +177,7 @@ def _group_count_kernel0(counts, labels, M, counts_stride0, labels_stride0, MVL:
 
 def _launch_group_count_kernel0(counts, labels, M):
     """Launches _group_count_kernel0 for the region at samples/group_by_sum.py:19."""
-    n_i = _appyc_vector_trip(0, M, 1)
+    n_i = _appyc_trip(0, M, 1)
     if n_i <= 0:
         return
     grid = lambda meta: _appyc_grid("_group_count_kernel0", (triton.cdiv(n_i, meta["MVL"]),))

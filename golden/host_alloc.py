@@ -81,13 +81,6 @@ def _appyc_trip(start, stop, step):
     return len(range(int(start), int(stop), int(step)))
 
 
-def _appyc_vector_trip(start, stop, step):
-    """Iteration count of a `parallel for simd` loop, whose lanes are masked by `< stop`."""
-    if int(step) <= 0:
-        raise ValueError(f"a `parallel for simd` loop needs a positive step, not {step}")
-    return _appyc_trip(start, stop, step)
-
-
 def _appyc_grid(kernel, grid):
     """Checks Triton's grid limits: axis 0 up to 2**31 - 1, axes 1 and 2 up to 65535."""
     for axis, n in enumerate(grid):
@@ -156,7 +149,7 @@ def _relu_new_kernel0(out, A, N, out_stride0, A_stride0, MVL: tl.constexpr):
 
 def _launch_relu_new_kernel0(out, A, N):
     """Launches _relu_new_kernel0 for the region at samples/host_alloc.py:12."""
-    n_i = _appyc_vector_trip(0, N, 1)
+    n_i = _appyc_trip(0, N, 1)
     if n_i <= 0:
         return
     grid = lambda meta: _appyc_grid("_relu_new_kernel0", (triton.cdiv(n_i, meta["MVL"]),))
@@ -203,12 +196,14 @@ def row_sums_new(A, M, N):
     return out
 
 
+@_appyc_autotune(key=["M", "N"], restore_value=["out"])
 @triton.jit
-def _scaled_copy_2d_kernel0(out, A, M, N, out_stride0, out_stride1, A_stride0, A_stride1):
+def _scaled_copy_2d_kernel0(out, A, M, N, out_stride0, out_stride1, A_stride0, A_stride1, MVL: tl.constexpr):
     # samples/host_alloc.py:32: #pragma parallel for
     i = tl.program_id(1)  # samples/host_alloc.py:33
-    j = tl.program_id(0)  # samples/host_alloc.py:35
-    tl.store(out + i * out_stride0 + j * out_stride1, tl.load(A + i * A_stride0 + j * A_stride1) * 2.0)  # samples/host_alloc.py:36
+    j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/host_alloc.py:35
+    j_mask = j < N
+    tl.store(out + i * out_stride0 + j * out_stride1, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * 2.0, mask=j_mask)  # samples/host_alloc.py:36
 
 
 def _launch_scaled_copy_2d_kernel0(out, A, M, N):
@@ -217,9 +212,10 @@ def _launch_scaled_copy_2d_kernel0(out, A, M, N):
     n_j = _appyc_trip(0, N, 1)
     if n_i <= 0 or n_j <= 0:
         return
-    grid = lambda meta: _appyc_grid("_scaled_copy_2d_kernel0", (n_j, n_i,))
+    grid = lambda meta: _appyc_grid("_scaled_copy_2d_kernel0", (triton.cdiv(n_j, meta["MVL"]), n_i,))
     _scaled_copy_2d_kernel0[grid](
         out, A, M, N, out.stride(0), out.stride(1), A.stride(0), A.stride(1),
+        **_appyc_tuned_mvl(),
     )
 
 
@@ -240,7 +236,7 @@ def _fill_add_kernel0(a, b, N, a_stride0, b_stride0, MVL: tl.constexpr):
 
 def _launch_fill_add_kernel0(a, b, N):
     """Launches _fill_add_kernel0 for the region at samples/host_alloc.py:43."""
-    n_i = _appyc_vector_trip(0, N, 1)
+    n_i = _appyc_trip(0, N, 1)
     if n_i <= 0:
         return
     grid = lambda meta: _appyc_grid("_fill_add_kernel0", (triton.cdiv(n_i, meta["MVL"]),))
@@ -257,11 +253,13 @@ def fill_add(N):
     return a
 
 
+@_appyc_autotune(key=["N"], restore_value=["out"])
 @triton.jit
-def _shifted_copy_kernel0(out, A, N, out_stride0, A_stride0):
+def _shifted_copy_kernel0(out, A, N, out_stride0, A_stride0, MVL: tl.constexpr):
     # samples/host_alloc.py:51: #pragma parallel for
-    i = 1 + tl.program_id(0)  # samples/host_alloc.py:52
-    tl.store(out + i * out_stride0, tl.load(A + (i - 1) * A_stride0) + tl.load(out + i * out_stride0))  # samples/host_alloc.py:53
+    i = 1 + tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/host_alloc.py:52
+    i_mask = i < N
+    tl.store(out + i * out_stride0, tl.load(A + (i - 1) * A_stride0, mask=i_mask) + tl.load(out + i * out_stride0, mask=i_mask), mask=i_mask)  # samples/host_alloc.py:53
 
 
 def _launch_shifted_copy_kernel0(out, A, N):
@@ -269,9 +267,10 @@ def _launch_shifted_copy_kernel0(out, A, N):
     n_i = _appyc_trip(1, N, 1)
     if n_i <= 0:
         return
-    grid = lambda meta: _appyc_grid("_shifted_copy_kernel0", (n_i,))
+    grid = lambda meta: _appyc_grid("_shifted_copy_kernel0", (triton.cdiv(n_i, meta["MVL"]),))
     _shifted_copy_kernel0[grid](
         out, A, N, out.stride(0), A.stride(0),
+        **_appyc_tuned_mvl(),
     )
 
 

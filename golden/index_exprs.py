@@ -80,13 +80,6 @@ def _appyc_trip(start, stop, step):
     return len(range(int(start), int(stop), int(step)))
 
 
-def _appyc_vector_trip(start, stop, step):
-    """Iteration count of a `parallel for simd` loop, whose lanes are masked by `< stop`."""
-    if int(step) <= 0:
-        raise ValueError(f"a `parallel for simd` loop needs a positive step, not {step}")
-    return _appyc_trip(start, stop, step)
-
-
 def _appyc_grid(kernel, grid):
     """Checks Triton's grid limits: axis 0 up to 2**31 - 1, axes 1 and 2 up to 65535."""
     for axis, n in enumerate(grid):
@@ -171,11 +164,13 @@ def affine_2d(A, B, M, N):
     _launch_affine_2d_kernel0(B, A, M, N)
 
 
+@_appyc_autotune(key=["N"], restore_value=["y"])
 @triton.jit
-def _gather_scatter_kernel0(y, perm, x, idx, w, N, y_stride0, perm_stride0, x_stride0, idx_stride0, w_stride0):
+def _gather_scatter_kernel0(y, perm, x, idx, w, N, y_stride0, perm_stride0, x_stride0, idx_stride0, w_stride0, MVL: tl.constexpr):
     # samples/index_exprs.py:18: #pragma parallel for
-    i = tl.program_id(0)  # samples/index_exprs.py:19
-    tl.store(y + tl.load(perm + i * perm_stride0) * y_stride0, tl.load(x + tl.load(idx + i * idx_stride0) * x_stride0) * tl.load(w + tl.load(perm + i * perm_stride0) * w_stride0))  # samples/index_exprs.py:20
+    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/index_exprs.py:19
+    i_mask = i < N
+    tl.store(y + tl.load(perm + i * perm_stride0, mask=i_mask) * y_stride0, tl.load(x + tl.load(idx + i * idx_stride0, mask=i_mask) * x_stride0, mask=i_mask) * tl.load(w + tl.load(perm + i * perm_stride0, mask=i_mask) * w_stride0, mask=i_mask), mask=i_mask)  # samples/index_exprs.py:20
 
 
 def _launch_gather_scatter_kernel0(y, perm, x, idx, w, N):
@@ -183,9 +178,10 @@ def _launch_gather_scatter_kernel0(y, perm, x, idx, w, N):
     n_i = _appyc_trip(0, N, 1)
     if n_i <= 0:
         return
-    grid = lambda meta: _appyc_grid("_gather_scatter_kernel0", (n_i,))
+    grid = lambda meta: _appyc_grid("_gather_scatter_kernel0", (triton.cdiv(n_i, meta["MVL"]),))
     _gather_scatter_kernel0[grid](
         y, perm, x, idx, w, N, y.stride(0), perm.stride(0), x.stride(0), idx.stride(0), w.stride(0),
+        **_appyc_tuned_mvl(),
     )
 
 
@@ -193,11 +189,13 @@ def gather_scatter(x, w, idx, perm, y, N):
     _launch_gather_scatter_kernel0(y, perm, x, idx, w, N)
 
 
+@_appyc_autotune(key=["M", "A_shape1"], restore_value=["out"])
 @triton.jit
-def _last_columns_kernel0(out, A, M, out_stride0, A_stride0, A_stride1, A_shape1):
+def _last_columns_kernel0(out, A, M, out_stride0, A_stride0, A_stride1, A_shape1, MVL: tl.constexpr):
     # samples/index_exprs.py:24: #pragma parallel for
-    i = tl.program_id(0)  # samples/index_exprs.py:25
-    tl.store(out + i * out_stride0, tl.load(A + i * A_stride0 + (A_shape1 - 1) * A_stride1) - 2.0 * tl.load(A + i * A_stride0 + (A_shape1 - 2) * A_stride1) + tl.load(A + i * A_stride0 + (A_shape1 - 3) * A_stride1))  # samples/index_exprs.py:26
+    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/index_exprs.py:25
+    i_mask = i < M
+    tl.store(out + i * out_stride0, tl.load(A + i * A_stride0 + (A_shape1 - 1) * A_stride1, mask=i_mask) - 2.0 * tl.load(A + i * A_stride0 + (A_shape1 - 2) * A_stride1, mask=i_mask) + tl.load(A + i * A_stride0 + (A_shape1 - 3) * A_stride1, mask=i_mask), mask=i_mask)  # samples/index_exprs.py:26
 
 
 def _launch_last_columns_kernel0(out, A, M):
@@ -205,9 +203,10 @@ def _launch_last_columns_kernel0(out, A, M):
     n_i = _appyc_trip(0, M, 1)
     if n_i <= 0:
         return
-    grid = lambda meta: _appyc_grid("_last_columns_kernel0", (n_i,))
+    grid = lambda meta: _appyc_grid("_last_columns_kernel0", (triton.cdiv(n_i, meta["MVL"]),))
     _last_columns_kernel0[grid](
         out, A, M, out.stride(0), A.stride(0), A.stride(1), A.shape[1],
+        **_appyc_tuned_mvl(),
     )
 
 

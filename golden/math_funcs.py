@@ -80,13 +80,6 @@ def _appyc_trip(start, stop, step):
     return len(range(int(start), int(stop), int(step)))
 
 
-def _appyc_vector_trip(start, stop, step):
-    """Iteration count of a `parallel for simd` loop, whose lanes are masked by `< stop`."""
-    if int(step) <= 0:
-        raise ValueError(f"a `parallel for simd` loop needs a positive step, not {step}")
-    return _appyc_trip(start, stop, step)
-
-
 def _appyc_grid(kernel, grid):
     """Checks Triton's grid limits: axis 0 up to 2**31 - 1, axes 1 and 2 up to 65535."""
     for axis, n in enumerate(grid):
@@ -156,7 +149,7 @@ def _transcendental_kernel0(X, Y, N, X_stride0, Y_stride0, MVL: tl.constexpr):
 
 def _launch_transcendental_kernel0(X, Y, N):
     """Launches _transcendental_kernel0 for the region at samples/math_funcs.py:10."""
-    n_i = _appyc_vector_trip(0, N, 1)
+    n_i = _appyc_trip(0, N, 1)
     if n_i <= 0:
         return
     grid = lambda meta: _appyc_grid("_transcendental_kernel0", (triton.cdiv(n_i, meta["MVL"]),))
@@ -182,7 +175,7 @@ def _clip_where_kernel0(X, Y, N, hi: "fp64", lo: "fp64", X_stride0, Y_stride0, M
 
 def _launch_clip_where_kernel0(X, Y, N, hi, lo):
     """Launches _clip_where_kernel0 for the region at samples/math_funcs.py:18."""
-    n_i = _appyc_vector_trip(0, N, 1)
+    n_i = _appyc_trip(0, N, 1)
     if n_i <= 0:
         return
     grid = lambda meta: _appyc_grid("_clip_where_kernel0", (triton.cdiv(n_i, meta["MVL"]),))
@@ -196,12 +189,14 @@ def clip_where(X, Y, lo, hi, N):
     _launch_clip_where_kernel0(X, Y, N, hi, lo)
 
 
+@_appyc_autotune(key=["N"], restore_value=["Y", "K"])
 @triton.jit
-def _builtins_mix_kernel0(Y, I, X, K, N, Y_stride0, I_stride0, X_stride0, K_stride0):
+def _builtins_mix_kernel0(Y, I, X, K, N, Y_stride0, I_stride0, X_stride0, K_stride0, MVL: tl.constexpr):
     # samples/math_funcs.py:25: #pragma parallel for
-    i = tl.program_id(0)  # samples/math_funcs.py:26
-    tl.store(Y + i * Y_stride0, tl.load(I + i * I_stride0).to(tl.float64) * 0.5 + tl.minimum(tl.load(X + i * X_stride0), 1.0) - tl.maximum(tl.load(X + i * X_stride0), -1.0) + tl.abs(tl.load(X + i * X_stride0)))  # samples/math_funcs.py:27
-    tl.store(K + i * K_stride0, (tl.load(X + i * X_stride0) * 4.0).to(tl.int64))  # samples/math_funcs.py:28
+    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/math_funcs.py:26
+    i_mask = i < N
+    tl.store(Y + i * Y_stride0, tl.load(I + i * I_stride0, mask=i_mask).to(tl.float64) * 0.5 + tl.minimum(tl.load(X + i * X_stride0, mask=i_mask), 1.0) - tl.maximum(tl.load(X + i * X_stride0, mask=i_mask), -1.0) + tl.abs(tl.load(X + i * X_stride0, mask=i_mask)), mask=i_mask)  # samples/math_funcs.py:27
+    tl.store(K + i * K_stride0, (tl.load(X + i * X_stride0, mask=i_mask) * 4.0).to(tl.int64), mask=i_mask)  # samples/math_funcs.py:28
 
 
 def _launch_builtins_mix_kernel0(Y, I, X, K, N):
@@ -209,9 +204,10 @@ def _launch_builtins_mix_kernel0(Y, I, X, K, N):
     n_i = _appyc_trip(0, N, 1)
     if n_i <= 0:
         return
-    grid = lambda meta: _appyc_grid("_builtins_mix_kernel0", (n_i,))
+    grid = lambda meta: _appyc_grid("_builtins_mix_kernel0", (triton.cdiv(n_i, meta["MVL"]),))
     _builtins_mix_kernel0[grid](
         Y, I, X, K, N, Y.stride(0), I.stride(0), X.stride(0), K.stride(0),
+        **_appyc_tuned_mvl(),
     )
 
 
@@ -231,7 +227,7 @@ def _mask_ops_kernel0(Y, mask, X, pos, N, Y_stride0, mask_stride0, X_stride0, po
 
 def _launch_mask_ops_kernel0(Y, mask, X, pos, N):
     """Launches _mask_ops_kernel0 for the region at samples/math_funcs.py:32."""
-    n_i = _appyc_vector_trip(0, N, 1)
+    n_i = _appyc_trip(0, N, 1)
     if n_i <= 0:
         return
     grid = lambda meta: _appyc_grid("_mask_ops_kernel0", (triton.cdiv(n_i, meta["MVL"]),))
@@ -256,7 +252,7 @@ def _inf_cap_kernel0(Y, X, N, Y_stride0, X_stride0, MVL: tl.constexpr):
 
 def _launch_inf_cap_kernel0(Y, X, N):
     """Launches _inf_cap_kernel0 for the region at samples/math_funcs.py:39."""
-    n_i = _appyc_vector_trip(0, N, 1)
+    n_i = _appyc_trip(0, N, 1)
     if n_i <= 0:
         return
     grid = lambda meta: _appyc_grid("_inf_cap_kernel0", (triton.cdiv(n_i, meta["MVL"]),))

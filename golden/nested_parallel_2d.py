@@ -80,13 +80,6 @@ def _appyc_trip(start, stop, step):
     return len(range(int(start), int(stop), int(step)))
 
 
-def _appyc_vector_trip(start, stop, step):
-    """Iteration count of a `parallel for simd` loop, whose lanes are masked by `< stop`."""
-    if int(step) <= 0:
-        raise ValueError(f"a `parallel for simd` loop needs a positive step, not {step}")
-    return _appyc_trip(start, stop, step)
-
-
 def _appyc_grid(kernel, grid):
     """Checks Triton's grid limits: axis 0 up to 2**31 - 1, axes 1 and 2 up to 65535."""
     for axis, n in enumerate(grid):
@@ -144,12 +137,14 @@ def _appyc_masked_min(v, mask):
 
 
 
+@_appyc_autotune(key=["M", "N"], restore_value=["C"])
 @triton.jit
-def _add_transpose_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1):
+def _add_transpose_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr):
     # samples/nested_parallel_2d.py:10: #pragma parallel for
     i = tl.program_id(1)  # samples/nested_parallel_2d.py:11
-    j = tl.program_id(0)  # samples/nested_parallel_2d.py:13
-    tl.store(C + i * C_stride0 + j * C_stride1, alpha * tl.load(A + i * A_stride0 + j * A_stride1) + tl.load(B + j * B_stride0 + i * B_stride1))  # samples/nested_parallel_2d.py:14
+    j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/nested_parallel_2d.py:13
+    j_mask = j < N
+    tl.store(C + i * C_stride0 + j * C_stride1, alpha * tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) + tl.load(B + j * B_stride0 + i * B_stride1, mask=j_mask), mask=j_mask)  # samples/nested_parallel_2d.py:14
 
 
 def _launch_add_transpose_kernel0(C, A, B, M, N, alpha):
@@ -158,9 +153,10 @@ def _launch_add_transpose_kernel0(C, A, B, M, N, alpha):
     n_j = _appyc_trip(0, N, 1)
     if n_i <= 0 or n_j <= 0:
         return
-    grid = lambda meta: _appyc_grid("_add_transpose_kernel0", (n_j, n_i,))
+    grid = lambda meta: _appyc_grid("_add_transpose_kernel0", (triton.cdiv(n_j, meta["MVL"]), n_i,))
     _add_transpose_kernel0[grid](
         C, A, B, M, N, alpha, C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),
+        **_appyc_tuned_mvl(),
     )
 
 
@@ -168,12 +164,14 @@ def add_transpose(A, B, C, M, N, alpha):
     _launch_add_transpose_kernel0(C, A, B, M, N, alpha)
 
 
+@_appyc_autotune(key=["A_shape0", "A_shape1"], restore_value=["C"])
 @triton.jit
-def _scale_shape_kernel0(C, A, beta: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, A_shape0, A_shape1):
+def _scale_shape_kernel0(C, A, beta: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, A_shape0, A_shape1, MVL: tl.constexpr):
     # samples/nested_parallel_2d.py:18: #pragma parallel for
     i = tl.program_id(1)  # samples/nested_parallel_2d.py:19
-    j = tl.program_id(0)  # samples/nested_parallel_2d.py:21
-    tl.store(C + i * C_stride0 + j * C_stride1, tl.load(A + i * A_stride0 + j * A_stride1) * beta - 1.0)  # samples/nested_parallel_2d.py:22
+    j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/nested_parallel_2d.py:21
+    j_mask = j < A_shape1
+    tl.store(C + i * C_stride0 + j * C_stride1, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * beta - 1.0, mask=j_mask)  # samples/nested_parallel_2d.py:22
 
 
 def _launch_scale_shape_kernel0(C, A, beta):
@@ -182,9 +180,10 @@ def _launch_scale_shape_kernel0(C, A, beta):
     n_j = _appyc_trip(0, A.shape[1], 1)
     if n_i <= 0 or n_j <= 0:
         return
-    grid = lambda meta: _appyc_grid("_scale_shape_kernel0", (n_j, n_i,))
+    grid = lambda meta: _appyc_grid("_scale_shape_kernel0", (triton.cdiv(n_j, meta["MVL"]), n_i,))
     _scale_shape_kernel0[grid](
         C, A, beta, C.stride(0), C.stride(1), A.stride(0), A.stride(1), A.shape[0], A.shape[1],
+        **_appyc_tuned_mvl(),
     )
 
 
@@ -192,13 +191,15 @@ def scale_shape(A, C, beta):
     _launch_scale_shape_kernel0(C, A, beta)
 
 
+@_appyc_autotune(key=["L", "M", "N"], restore_value=["B"])
 @triton.jit
-def _stencil_3d_kernel0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_stride0, A_stride1, A_stride2):
+def _stencil_3d_kernel0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_stride0, A_stride1, A_stride2, MVL: tl.constexpr):
     # samples/nested_parallel_2d.py:26: #pragma parallel for
     i = 1 + tl.program_id(2)  # samples/nested_parallel_2d.py:27
     j = 1 + tl.program_id(1)  # samples/nested_parallel_2d.py:29
-    k = 1 + tl.program_id(0)  # samples/nested_parallel_2d.py:31
-    tl.store(B + i * B_stride0 + j * B_stride1 + k * B_stride2, tl.load(A + (i - 1) * A_stride0 + j * A_stride1 + k * A_stride2) + tl.load(A + (i + 1) * A_stride0 + j * A_stride1 + k * A_stride2) + tl.load(A + i * A_stride0 + (j - 1) * A_stride1 + k * A_stride2) + tl.load(A + i * A_stride0 + (j + 1) * A_stride1 + k * A_stride2) + tl.load(A + i * A_stride0 + j * A_stride1 + (k - 1) * A_stride2) + tl.load(A + i * A_stride0 + j * A_stride1 + (k + 1) * A_stride2) - 6.0 * tl.load(A + i * A_stride0 + j * A_stride1 + k * A_stride2))  # samples/nested_parallel_2d.py:32
+    k = 1 + tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/nested_parallel_2d.py:31
+    k_mask = k < (N - 1)
+    tl.store(B + i * B_stride0 + j * B_stride1 + k * B_stride2, tl.load(A + (i - 1) * A_stride0 + j * A_stride1 + k * A_stride2, mask=k_mask) + tl.load(A + (i + 1) * A_stride0 + j * A_stride1 + k * A_stride2, mask=k_mask) + tl.load(A + i * A_stride0 + (j - 1) * A_stride1 + k * A_stride2, mask=k_mask) + tl.load(A + i * A_stride0 + (j + 1) * A_stride1 + k * A_stride2, mask=k_mask) + tl.load(A + i * A_stride0 + j * A_stride1 + (k - 1) * A_stride2, mask=k_mask) + tl.load(A + i * A_stride0 + j * A_stride1 + (k + 1) * A_stride2, mask=k_mask) - 6.0 * tl.load(A + i * A_stride0 + j * A_stride1 + k * A_stride2, mask=k_mask), mask=k_mask)  # samples/nested_parallel_2d.py:32
 
 
 def _launch_stencil_3d_kernel0(B, A, L, M, N):
@@ -208,9 +209,10 @@ def _launch_stencil_3d_kernel0(B, A, L, M, N):
     n_k = _appyc_trip(1, N - 1, 1)
     if n_i <= 0 or n_j <= 0 or n_k <= 0:
         return
-    grid = lambda meta: _appyc_grid("_stencil_3d_kernel0", (n_k, n_j, n_i,))
+    grid = lambda meta: _appyc_grid("_stencil_3d_kernel0", (triton.cdiv(n_k, meta["MVL"]), n_j, n_i,))
     _stencil_3d_kernel0[grid](
         B, A, L, M, N, B.stride(0), B.stride(1), B.stride(2), A.stride(0), A.stride(1), A.stride(2),
+        **_appyc_tuned_mvl(),
     )
 
 

@@ -80,13 +80,6 @@ def _appyc_trip(start, stop, step):
     return len(range(int(start), int(stop), int(step)))
 
 
-def _appyc_vector_trip(start, stop, step):
-    """Iteration count of a `parallel for simd` loop, whose lanes are masked by `< stop`."""
-    if int(step) <= 0:
-        raise ValueError(f"a `parallel for simd` loop needs a positive step, not {step}")
-    return _appyc_trip(start, stop, step)
-
-
 def _appyc_grid(kernel, grid):
     """Checks Triton's grid limits: axis 0 up to 2**31 - 1, axes 1 and 2 up to 65535."""
     for axis, n in enumerate(grid):
@@ -155,7 +148,7 @@ def _prefix_sum_kernel0(out, x, N, out_stride0, x_stride0, MVL: tl.constexpr):
 
 def _launch_prefix_sum_kernel0(out, x, N):
     """Launches _prefix_sum_kernel0 for the region at samples/sequential_prefix.py:10."""
-    n_i = _appyc_vector_trip(0, N, 1)
+    n_i = _appyc_trip(0, N, 1)
     if n_i <= 0:
         return
     grid = lambda meta: _appyc_grid("_prefix_sum_kernel0", (triton.cdiv(n_i, meta["MVL"]),))

@@ -82,13 +82,6 @@ def _appyc_trip(start, stop, step):
     return len(range(int(start), int(stop), int(step)))
 
 
-def _appyc_vector_trip(start, stop, step):
-    """Iteration count of a `parallel for simd` loop, whose lanes are masked by `< stop`."""
-    if int(step) <= 0:
-        raise ValueError(f"a `parallel for simd` loop needs a positive step, not {step}")
-    return _appyc_trip(start, stop, step)
-
-
 def _appyc_grid(kernel, grid):
     """Checks Triton's grid limits: axis 0 up to 2**31 - 1, axes 1 and 2 up to 65535."""
     for axis, n in enumerate(grid):

@@ -80,13 +80,6 @@ def _appyc_trip(start, stop, step):
     return len(range(int(start), int(stop), int(step)))
 
 
-def _appyc_vector_trip(start, stop, step):
-    """Iteration count of a `parallel for simd` loop, whose lanes are masked by `< stop`."""
-    if int(step) <= 0:
-        raise ValueError(f"a `parallel for simd` loop needs a positive step, not {step}")
-    return _appyc_trip(start, stop, step)
-
-
 def _appyc_grid(kernel, grid):
     """Checks Triton's grid limits: axis 0 up to 2**31 - 1, axes 1 and 2 up to 65535."""
     for axis, n in enumerate(grid):
@@ -144,12 +137,14 @@ def _appyc_masked_min(v, mask):
 
 
 
+@_appyc_autotune(key=["M", "N"], restore_value=["C"])
 @triton.jit
-def _scale_add_2d_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1):
+def _scale_add_2d_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr):
     # samples/strided_views.py:10: #pragma parallel for
     i = tl.program_id(1)  # samples/strided_views.py:11
-    j = tl.program_id(0)  # samples/strided_views.py:13
-    tl.store(C + i * C_stride0 + j * C_stride1, alpha * tl.load(A + i * A_stride0 + j * A_stride1) + tl.load(B + i * B_stride0 + j * B_stride1))  # samples/strided_views.py:14
+    j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/strided_views.py:13
+    j_mask = j < N
+    tl.store(C + i * C_stride0 + j * C_stride1, alpha * tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) + tl.load(B + i * B_stride0 + j * B_stride1, mask=j_mask), mask=j_mask)  # samples/strided_views.py:14
 
 
 def _launch_scale_add_2d_kernel0(C, A, B, M, N, alpha):
@@ -158,9 +153,10 @@ def _launch_scale_add_2d_kernel0(C, A, B, M, N, alpha):
     n_j = _appyc_trip(0, N, 1)
     if n_i <= 0 or n_j <= 0:
         return
-    grid = lambda meta: _appyc_grid("_scale_add_2d_kernel0", (n_j, n_i,))
+    grid = lambda meta: _appyc_grid("_scale_add_2d_kernel0", (triton.cdiv(n_j, meta["MVL"]), n_i,))
     _scale_add_2d_kernel0[grid](
         C, A, B, M, N, alpha, C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),
+        **_appyc_tuned_mvl(),
     )
 
 

@@ -80,13 +80,6 @@ def _appyc_trip(start, stop, step):
     return len(range(int(start), int(stop), int(step)))
 
 
-def _appyc_vector_trip(start, stop, step):
-    """Iteration count of a `parallel for simd` loop, whose lanes are masked by `< stop`."""
-    if int(step) <= 0:
-        raise ValueError(f"a `parallel for simd` loop needs a positive step, not {step}")
-    return _appyc_trip(start, stop, step)
-
-
 def _appyc_grid(kernel, grid):
     """Checks Triton's grid limits: axis 0 up to 2**31 - 1, axes 1 and 2 up to 65535."""
     for axis, n in enumerate(grid):
@@ -144,11 +137,13 @@ def _appyc_masked_min(v, mask):
 
 
 
+@_appyc_autotune(key=["N"], restore_value=["C"])
 @triton.jit
-def _vector_add_kernel0(C, A, B, N, C_stride0, A_stride0, B_stride0):
+def _vector_add_kernel0(C, A, B, N, C_stride0, A_stride0, B_stride0, MVL: tl.constexpr):
     # samples/vector_add.py:10: #pragma parallel for
-    i = tl.program_id(0)  # samples/vector_add.py:11
-    tl.store(C + i * C_stride0, tl.load(A + i * A_stride0) + tl.load(B + i * B_stride0))  # samples/vector_add.py:12
+    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/vector_add.py:11
+    i_mask = i < N
+    tl.store(C + i * C_stride0, tl.load(A + i * A_stride0, mask=i_mask) + tl.load(B + i * B_stride0, mask=i_mask), mask=i_mask)  # samples/vector_add.py:12
 
 
 def _launch_vector_add_kernel0(C, A, B, N):
@@ -156,9 +151,10 @@ def _launch_vector_add_kernel0(C, A, B, N):
     n_i = _appyc_trip(0, N, 1)
     if n_i <= 0:
         return
-    grid = lambda meta: _appyc_grid("_vector_add_kernel0", (n_i,))
+    grid = lambda meta: _appyc_grid("_vector_add_kernel0", (triton.cdiv(n_i, meta["MVL"]),))
     _vector_add_kernel0[grid](
         C, A, B, N, C.stride(0), A.stride(0), B.stride(0),
+        **_appyc_tuned_mvl(),
     )
 
 
@@ -177,7 +173,7 @@ def _vector_add_simd_kernel0(C, A, B, N, C_stride0, A_stride0, B_stride0, MVL: t
 
 def _launch_vector_add_simd_kernel0(C, A, B, N):
     """Launches _vector_add_simd_kernel0 for the region at samples/vector_add.py:16."""
-    n_i = _appyc_vector_trip(0, N, 1)
+    n_i = _appyc_trip(0, N, 1)
     if n_i <= 0:
         return
     grid = lambda meta: _appyc_grid("_vector_add_simd_kernel0", (triton.cdiv(n_i, meta["MVL"]),))
@@ -191,11 +187,13 @@ def vector_add_simd(A, B, C, N):
     _launch_vector_add_simd_kernel0(C, A, B, N)
 
 
+@_appyc_autotune(key=["A_shape0"], restore_value=["C"])
 @triton.jit
-def _vector_add_shape_kernel0(C, A, B, C_stride0, A_stride0, B_stride0, A_shape0):
+def _vector_add_shape_kernel0(C, A, B, C_stride0, A_stride0, B_stride0, A_shape0, MVL: tl.constexpr):
     # samples/vector_add.py:22: #pragma parallel
-    i = tl.program_id(0)  # samples/vector_add.py:23
-    tl.store(C + i * C_stride0, tl.load(A + i * A_stride0) + tl.load(B + i * B_stride0))  # samples/vector_add.py:24
+    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/vector_add.py:23
+    i_mask = i < A_shape0
+    tl.store(C + i * C_stride0, tl.load(A + i * A_stride0, mask=i_mask) + tl.load(B + i * B_stride0, mask=i_mask), mask=i_mask)  # samples/vector_add.py:24
 
 
 def _launch_vector_add_shape_kernel0(C, A, B):
@@ -203,9 +201,10 @@ def _launch_vector_add_shape_kernel0(C, A, B):
     n_i = _appyc_trip(0, A.shape[0], 1)
     if n_i <= 0:
         return
-    grid = lambda meta: _appyc_grid("_vector_add_shape_kernel0", (n_i,))
+    grid = lambda meta: _appyc_grid("_vector_add_shape_kernel0", (triton.cdiv(n_i, meta["MVL"]),))
     _vector_add_shape_kernel0[grid](
         C, A, B, C.stride(0), A.stride(0), B.stride(0), A.shape[0],
+        **_appyc_tuned_mvl(),
     )
 
 
@@ -213,11 +212,13 @@ def vector_add_shape(A, B, C):
     _launch_vector_add_shape_kernel0(C, A, B)
 
 
+@_appyc_autotune(key=["start", "stop", "step"], restore_value=["Y"])
 @triton.jit
-def _axpy_range_kernel0(Y, X, start, stop, step, a: "fp64", Y_stride0, X_stride0):
+def _axpy_range_kernel0(Y, X, start, stop, step, a: "fp64", Y_stride0, X_stride0, MVL: tl.constexpr):
     # samples/vector_add.py:29: #pragma parallel for
-    i = start + tl.program_id(0) * step  # samples/vector_add.py:30
-    tl.store(Y + i * Y_stride0, a * tl.load(X + i * X_stride0) + tl.load(Y + i * Y_stride0))  # samples/vector_add.py:31
+    i = start + (tl.program_id(0) * MVL + tl.arange(0, MVL)) * step  # samples/vector_add.py:30
+    i_mask = (i - stop) * step < 0
+    tl.store(Y + i * Y_stride0, a * tl.load(X + i * X_stride0, mask=i_mask) + tl.load(Y + i * Y_stride0, mask=i_mask), mask=i_mask)  # samples/vector_add.py:31
 
 
 def _launch_axpy_range_kernel0(Y, X, start, stop, step, a):
@@ -225,9 +226,10 @@ def _launch_axpy_range_kernel0(Y, X, start, stop, step, a):
     n_i = _appyc_trip(start, stop, step)
     if n_i <= 0:
         return
-    grid = lambda meta: _appyc_grid("_axpy_range_kernel0", (n_i,))
+    grid = lambda meta: _appyc_grid("_axpy_range_kernel0", (triton.cdiv(n_i, meta["MVL"]),))
     _axpy_range_kernel0[grid](
         Y, X, start, stop, step, a, Y.stride(0), X.stride(0),
+        **_appyc_tuned_mvl(),
     )
 
 

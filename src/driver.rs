@@ -197,15 +197,24 @@ fn compile_function(
     passes::normalize::run(&mut func);
     passes::attach_pragmas::run(&mut func, pragmas, file)?;
     let mut kernels = passes::outline::run(&func)?;
+    let strip_opts = passes::strip_mine::Options {
+        auto_simd: opts.auto_simd,
+    };
     for k in kernels.iter_mut() {
         passes::promote_updates::run(k);
+        if opts.auto_simd {
+            // Vectorise the innermost parallel loop where strip-mining accepts the result;
+            // otherwise keep one program per iteration.
+            let mut vectorised = k.clone();
+            passes::vectorize_parallel::run(&mut vectorised);
+            passes::insert_sync::run(&mut vectorised);
+            if passes::strip_mine::run(&mut vectorised, &strip_opts).is_ok() {
+                *k = vectorised;
+                continue;
+            }
+        }
         passes::insert_sync::run(k);
-        passes::strip_mine::run(
-            k,
-            &passes::strip_mine::Options {
-                auto_simd: opts.auto_simd,
-            },
-        )?;
+        passes::strip_mine::run(k, &strip_opts)?;
     }
 
     let mut edits = vec![];
@@ -382,11 +391,7 @@ fn launcher(
         }
         trips.push(Trip {
             name: t.clone(),
-            helper: if d.simd.is_some() {
-                "_appyc_vector_trip"
-            } else {
-                "_appyc_trip"
-            },
+            helper: "_appyc_trip",
             start,
             stop,
             step,

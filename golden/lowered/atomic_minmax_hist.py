@@ -11,8 +11,9 @@ import numpy as np
 
 def scatter_max(keys, vals, out, N):
     # _scatter_max_kernel0
-    #pragma parallel for
+    #pragma parallel for simd
     for i in range(0, N, 1):
+        i = appy.vidx(i, appy.MVL, N)
         k = keys[i]
         #pragma atomic
         out[k] = max(out[k], vals[i])
@@ -29,8 +30,9 @@ def scatter_min_simd(keys, vals, out, N):
 
 def scatter_min_int(keys, ivals, out, N):
     # _scatter_min_int_kernel0
-    #pragma parallel for
+    #pragma parallel for simd
     for i in range(0, N, 1):
+        i = appy.vidx(i, appy.MVL, N)
         k = keys[i]
         #pragma atomic
         out[k] = min(out[k], ivals[i])
@@ -47,8 +49,9 @@ def histogram(bins, hist, N):
 
 def histogram64(bins, hist, N):
     # _histogram64_kernel0
-    #pragma parallel for
+    #pragma parallel for simd
     for i in range(0, N, 1):
+        i = appy.vidx(i, appy.MVL, N)
         b = bins[i]
         #pragma atomic
         hist[b] = hist[b] + 1

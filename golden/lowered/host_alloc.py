@@ -36,8 +36,9 @@ def scaled_copy_2d(A, M, N):
     # _scaled_copy_2d_kernel0
     #pragma parallel for
     for i in range(0, M, 1):
-        #pragma parallel for
+        #pragma parallel for simd
         for j in range(0, N, 1):
+            j = appy.vidx(j, appy.MVL, N)
             out[i, j] = A[i, j] * 2.0
     return out
 
@@ -56,8 +57,9 @@ def fill_add(N):
 def shifted_copy(A, N):
     out = A.clone()
     # _shifted_copy_kernel0
-    #pragma parallel for
+    #pragma parallel for simd
     for i in range(1, N, 1):
+        i = appy.vidx(i, appy.MVL, N)
         out[i] = A[i - 1] + out[i]
     return out
 

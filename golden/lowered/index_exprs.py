@@ -18,13 +18,15 @@ def affine_2d(A, B, M, N):
 
 def gather_scatter(x, w, idx, perm, y, N):
     # _gather_scatter_kernel0
-    #pragma parallel for
+    #pragma parallel for simd
     for i in range(0, N, 1):
+        i = appy.vidx(i, appy.MVL, N)
         y[perm[i]] = x[idx[i]] * w[perm[i]]
 
 
 def last_columns(A, out, M):
     # _last_columns_kernel0
-    #pragma parallel for
+    #pragma parallel for simd
     for i in range(0, M, 1):
+        i = appy.vidx(i, appy.MVL, M)
         out[i] = A[i, A.shape[1] - 1] - 2.0 * A[i, A.shape[1] - 2] + A[i, A.shape[1] - 3]

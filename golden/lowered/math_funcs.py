@@ -27,8 +27,9 @@ def clip_where(X, Y, lo, hi, N):
 
 def builtins_mix(X, I, Y, K, N):
     # _builtins_mix_kernel0
-    #pragma parallel for
+    #pragma parallel for simd
     for i in range(0, N, 1):
+        i = appy.vidx(i, appy.MVL, N)
         Y[i] = float(I[i]) * 0.5 + min(X[i], 1.0) - max(X[i], -1.0) + abs(X[i])
         K[i] = int(X[i] * 4.0)
 

@@ -11,8 +11,9 @@ def scale_add_2d(A, B, C, M, N, alpha):
     # _scale_add_2d_kernel0
     #pragma parallel for
     for i in range(0, M, 1):
-        #pragma parallel for
+        #pragma parallel for simd
         for j in range(0, N, 1):
+            j = appy.vidx(j, appy.MVL, N)
             C[i, j] = alpha * A[i, j] + B[i, j]
 
 

@@ -12,7 +12,7 @@ pub struct Prelude<'a> {
 
 pub struct Trip {
     pub name: String,
-    /// `_appyc_trip`, or `_appyc_vector_trip` where lanes need a positive step.
+    /// The prelude helper that counts the iterations.
     pub helper: &'static str,
     pub start: String,
     pub stop: String,

@@ -56,6 +56,9 @@ struct Cx<'a> {
     float_params: HashSet<String>,
     /// Local names initialised by a literal and updated later: their init gets a fixed dtype.
     carried: HashMap<String, Expr>,
+    /// Locals holding per-lane values of a `parallel for simd` program, and its width.
+    lane_vectors: HashSet<String>,
+    lane_width: Option<Width>,
 }
 
 pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
@@ -72,6 +75,8 @@ pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
             })
             .collect(),
         carried: analysis.carried.clone(),
+        lane_vectors: analysis.lane_vectors.clone(),
+        lane_width: k.dims.last().and_then(|d| d.simd),
     };
     let mut w = Writer::new(0);
     let mut sig: Vec<String> = analysis
@@ -125,8 +130,15 @@ pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
                 let width = width_text(wd);
                 let lanes = format!("tl.program_id({axis}) * {width} + tl.arange(0, {width})");
                 w.line(format!("{} = {}  {src}", dim.var, offset(scaled(lanes))));
-                let stop = cx.expr(&dim.range.stop)?;
-                w.line(format!("{0}_mask = {0} < {stop}", dim.var));
+                let stop = cx.expr_prec(&dim.range.stop, binop_prec(BinOp::Sub) + 1)?;
+                if matches!(dim.range.step.kind, ExprKind::Int(s) if s > 0) {
+                    w.line(format!("{0}_mask = {0} < {stop}", dim.var));
+                } else {
+                    // The step's sign is known only at run time: a lane is inside the range when
+                    // it has not passed `stop` in the direction of the step.
+                    let step = cx.expr_prec(&dim.range.step, binop_prec(BinOp::Mul) + 1)?;
+                    w.line(format!("{0}_mask = ({0} - {stop}) * {step} < 0", dim.var));
+                }
                 cx.masks.insert(
                     dim.var.clone(),
                     BTreeSet::from([format!("{}_mask", dim.var)]),
@@ -158,6 +170,7 @@ struct Analysis {
     uses_mvl: bool,
     written: Vec<String>,
     carried: HashMap<String, Expr>,
+    lane_vectors: HashSet<String>,
 }
 
 fn push_unique(v: &mut Vec<String>, s: &str) {
@@ -313,12 +326,54 @@ fn analyse(k: &Kernel) -> Analysis {
                 .or_insert_with(|| (*value).clone());
         }
     }
+    // Locals that hold per-lane values of a vectorised program: a literal init of such a
+    // loop-carried local must already be a vector.
+    let mut lane_vectors: HashSet<String> = HashSet::new();
+    if let Some(d) = k.dims.last().filter(|d| d.simd.is_some()) {
+        lane_vectors.insert(d.var.clone());
+        loop {
+            let before = lane_vectors.len();
+            for (name, value) in &assigns {
+                if mentions_outside_reductions(value, &lane_vectors) {
+                    lane_vectors.insert(name.to_string());
+                }
+            }
+            if lane_vectors.len() == before {
+                break;
+            }
+        }
+    }
     Analysis {
         params,
         host_args,
         uses_mvl,
         written,
         carried,
+        lane_vectors,
+    }
+}
+
+/// Does `e` read one of `names` other than inside a reduction (whose result is a scalar)?
+fn mentions_outside_reductions(e: &Expr, names: &HashSet<String>) -> bool {
+    match &e.kind {
+        ExprKind::Name(n) => names.contains(n),
+        ExprKind::Reduce { .. } => false,
+        ExprKind::Subscript { indices, .. } => indices.iter().any(|i| match i {
+            Index::At(x) => mentions_outside_reductions(x, names),
+            Index::Slice { .. } => false,
+        }),
+        ExprKind::Binary { left, right, .. } | ExprKind::Compare { left, right, .. } => {
+            mentions_outside_reductions(left, names) || mentions_outside_reductions(right, names)
+        }
+        ExprKind::Unary { operand, .. } => mentions_outside_reductions(operand, names),
+        ExprKind::BoolOp { values, .. } => {
+            values.iter().any(|v| mentions_outside_reductions(v, names))
+        }
+        ExprKind::IfExp { test, body, orelse } => [test, body, orelse]
+            .iter()
+            .any(|v| mentions_outside_reductions(v, names)),
+        ExprKind::Call { args, .. } => args.iter().any(|v| mentions_outside_reductions(v, names)),
+        _ => false,
     }
 }
 
@@ -358,10 +413,28 @@ impl Cx<'_> {
                             | ExprKind::Float(_)
                             | ExprKind::FloatSpecial(_)
                             | ExprKind::Bool(_),
-                        ) => match self.dtype_of(update, n) {
-                            Some(dt) => format!("tl.full((), {v}, {dt})"),
-                            None => v,
-                        },
+                        ) => {
+                            let shape = match (self.lane_vectors.contains(n), self.lane_width) {
+                                (true, Some(w)) => format!("({},)", width_text(w)),
+                                _ => "()".to_string(),
+                            };
+                            match self.dtype_of(update, n) {
+                                Some(dt) => format!("tl.full({shape}, {v}, {dt})"),
+                                // What Triton makes of the literal itself when lanes meet it.
+                                None if shape != "()" => {
+                                    let dt = if matches!(
+                                        value.kind,
+                                        ExprKind::Int(_) | ExprKind::Bool(_)
+                                    ) {
+                                        "tl.int32"
+                                    } else {
+                                        "tl.float32"
+                                    };
+                                    format!("tl.full({shape}, {v}, {dt})")
+                                }
+                                None => v,
+                            }
+                        }
                         _ => v,
                     };
                     let mask = self.mask_of(value);
@@ -500,6 +573,8 @@ impl Cx<'_> {
             masks: self.masks.clone(),
             float_params: self.float_params.clone(),
             carried: HashMap::new(),
+            lane_vectors: HashSet::new(),
+            lane_width: self.lane_width,
         };
         Ok(format!("({}) < {}", me.expr(e)?, me.expr(bound)?))
     }

@@ -6,3 +6,4 @@ pub mod normalize;
 pub mod outline;
 pub mod promote_updates;
 pub mod strip_mine;
+pub mod vectorize_parallel;

@@ -111,7 +111,7 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
             simd: *simd,
             span: cur.span,
         });
-        check_step(&range.step, simd.is_some())?;
+        check_step(&range.step, false)?;
         // Scalar assignments before the inner parallel loop are repeated by every program.
         let inner_pos = body.iter().position(Stmt::is_parallel_loop);
         match inner_pos {
@@ -174,8 +174,8 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
     })
 }
 
-/// Vector lanes are masked by `< stop`, so vectorised loops need a positive step; a plain
-/// parallel loop may count down.
+/// Strip-mined (`simd`) loops mask their lanes by `< stop`, so they need a positive step;
+/// parallel loops may count down (their lane masks follow the step's sign).
 fn check_step(step: &Expr, vector: bool) -> Result<()> {
     match step.kind {
         ExprKind::Int(0) => Err(Diagnostic::error(step.span, "a loop step cannot be zero")),

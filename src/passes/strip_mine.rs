@@ -21,6 +21,7 @@ pub fn run(k: &mut Kernel, opts: &Options) -> Result<()> {
     }
     if let Some(d) = k.dims.last().filter(|d| d.simd.is_some()) {
         scope.vectors.insert(d.var.clone());
+        scope.program_lanes = true;
     }
     let mut cx = Cx {
         opts,
@@ -44,10 +45,13 @@ struct Scope {
     vectors: HashSet<String>,
     /// Scalar and vector names assigned so far (kernel locals and loop variables).
     defined: HashSet<String>,
-    /// Names defined before the innermost enclosing loop: assigning them a vector is a
-    /// reduction, not a new vector.
-    outer: HashSet<String>,
+    /// Names defined before the enclosing strip-mined loop: assigning them a vector of that
+    /// loop's lanes is a reduction, not a new vector. (In a `parallel for simd` kernel the lanes
+    /// are separate iterations: names there are per-lane vectors, never reductions.)
+    strip_outer: HashSet<String>,
     in_vector_loop: bool,
+    /// The kernel's programs are vectors of iterations (`parallel for simd`).
+    program_lanes: bool,
 }
 
 struct Cx<'a> {
@@ -132,10 +136,10 @@ impl Cx<'_> {
                 kind: LoopKind::Simd(width),
                 ..
             } => {
-                if scope.in_vector_loop {
+                if scope.in_vector_loop || scope.program_lanes {
                     return Err(Diagnostic::error(
                         span,
-                        "a `simd` loop inside a vectorised loop is not supported",
+                        "a `simd` loop inside a vectorised loop is not supported (2-D vectors are not supported yet)",
                     ));
                 }
                 if scope.is_vector(&range.start) || scope.is_vector(&range.stop) {
@@ -147,7 +151,7 @@ impl Cx<'_> {
                 let (start, stop) = self.hoist_bounds(&var, range.start, range.stop, scope, out);
                 let base = self.fresh_name(&format!("{var}_base"));
                 let mut inner = scope.clone();
-                inner.outer = scope.defined.clone();
+                inner.strip_outer = scope.defined.clone();
                 inner.vectors.insert(var.clone());
                 inner.defined.insert(var.clone());
                 inner.in_vector_loop = true;
@@ -190,7 +194,6 @@ impl Cx<'_> {
                     ));
                 }
                 let mut inner = scope.clone();
-                inner.outer = scope.defined.clone();
                 inner.defined.insert(var.clone());
                 inner.vectors.remove(&var);
                 let body = self.block(body, &mut inner)?;
@@ -240,10 +243,10 @@ impl Cx<'_> {
                     )
                     .with_help("drop `--no-auto-simd`, or write the loop with `#pragma simd`"));
                 }
-                if scope.in_vector_loop {
+                if scope.in_vector_loop || scope.program_lanes {
                     return Err(Diagnostic::error(
                         span,
-                        "a slice statement inside a vectorised loop is not supported",
+                        "a slice statement inside a vectorised loop is not supported (2-D vectors are not supported yet)",
                     ));
                 }
                 let looped = self.slice_loop(target, value, atomic, span, s.pragma)?;
@@ -320,7 +323,7 @@ impl Cx<'_> {
                         "worker-private names need no atomics; shared results live in arrays",
                     ));
                 }
-                if value_vec && scope.outer.contains(n) {
+                if value_vec && scope.in_vector_loop && scope.strip_outer.contains(n) {
                     let value = reduce_update(&target, value, span)?;
                     return Ok(StmtKind::Assign {
                         target,
