@@ -11,6 +11,8 @@ echo "== cargo build --release"
 cargo build --release
 echo "== cargo test --release"
 cargo test --release
+echo "== cargo build --release --features python (the Python binding)"
+cargo build --release --features python --lib
 
 appyc_ensure_venv
 

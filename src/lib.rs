@@ -10,3 +10,5 @@ pub mod driver;
 pub mod frontend;
 pub mod ir;
 pub mod passes;
+#[cfg(feature = "python")]
+pub mod python;
