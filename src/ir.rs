@@ -120,6 +120,8 @@ pub enum Index {
         hi: Option<Expr>,
         span: Span,
     },
+    /// `None`: a new axis of length one, for broadcasting.
+    NewAxis,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -180,6 +182,11 @@ pub enum ExprKind {
         op: ReduceOp,
         value: Box<Expr>,
     },
+    /// `(expr)[:, None]`: a tensor result with axes kept (`true`) or inserted (`false`).
+    Broadcast {
+        value: Box<Expr>,
+        keep: Vec<bool>,
+    },
     /// Anything the kernel language does not have; an error if it reaches a kernel.
     Unsupported(String),
 }
@@ -232,6 +239,7 @@ impl Expr {
                                 e.walk(f)
                             }
                         }
+                        Index::NewAxis => {}
                     }
                 }
             }
@@ -251,7 +259,7 @@ impl Expr {
                 start.walk(f);
                 bound.walk(f);
             }
-            ExprKind::Reduce { value, .. } => value.walk(f),
+            ExprKind::Reduce { value, .. } | ExprKind::Broadcast { value, .. } => value.walk(f),
             _ => {}
         }
     }
@@ -271,6 +279,7 @@ impl Expr {
                             hi: hi.map(|e| e.rewrite(f)),
                             span,
                         },
+                        Index::NewAxis => Index::NewAxis,
                     })
                     .collect(),
             },
@@ -313,6 +322,10 @@ impl Expr {
             ExprKind::Reduce { op, value } => ExprKind::Reduce {
                 op,
                 value: Box::new(value.rewrite(f)),
+            },
+            ExprKind::Broadcast { value, keep } => ExprKind::Broadcast {
+                value: Box::new(value.rewrite(f)),
+                keep,
             },
             other => other,
         };
@@ -547,4 +560,16 @@ pub struct Kernel {
     pub span: Span,
     /// The pragma that opened the region.
     pub pragma_span: Span,
+}
+
+/// True if the expression is a tensor in sliced index notation: it slices, adds axes, or
+/// reduces/contracts an array (`np.sum`, `@`, ...), so it needs tensor lowering.
+pub fn is_tensor_expr(e: &Expr) -> bool {
+    e.any(&mut |x| match &x.kind {
+        ExprKind::Subscript { indices, .. } => indices
+            .iter()
+            .any(|i| matches!(i, Index::Slice { .. } | Index::NewAxis)),
+        ExprKind::Broadcast { .. } => true,
+        _ => false,
+    })
 }

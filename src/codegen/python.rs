@@ -79,6 +79,7 @@ fn expr_prec(e: &Expr, ctx: u8) -> String {
                         lo.as_ref().map(expr).unwrap_or_default(),
                         hi.as_ref().map(expr).unwrap_or_default()
                     ),
+                    Index::NewAxis => "None".into(),
                 })
                 .collect();
             format!("{array}[{}]", ix.join(", "))
@@ -160,6 +161,10 @@ fn expr_prec(e: &Expr, ctx: u8) -> String {
             format!("appy.vidx({}, {}, {})", expr(start), width(*w), expr(bound))
         }
         ExprKind::Reduce { op, value } => format!("{}({})", op.name(), expr(value)),
+        ExprKind::Broadcast { value, keep } => {
+            let ix: Vec<&str> = keep.iter().map(|k| if *k { ":" } else { "None" }).collect();
+            format!("{}[{}]", expr_prec(value, prec::ATOM), ix.join(", "))
+        }
         ExprKind::Unsupported(what) => format!("<{what}>"),
     }
 }

@@ -360,7 +360,7 @@ fn mentions_outside_reductions(e: &Expr, names: &HashSet<String>) -> bool {
         ExprKind::Reduce { .. } => false,
         ExprKind::Subscript { indices, .. } => indices.iter().any(|i| match i {
             Index::At(x) => mentions_outside_reductions(x, names),
-            Index::Slice { .. } => false,
+            Index::Slice { .. } | Index::NewAxis => false,
         }),
         ExprKind::Binary { left, right, .. } | ExprKind::Compare { left, right, .. } => {
             mentions_outside_reductions(left, names) || mentions_outside_reductions(right, names)
@@ -691,6 +691,12 @@ impl Cx<'_> {
                 return Err(Diagnostic::error(
                     e.span,
                     format!("{what} is not supported inside a parallel region"),
+                ))
+            }
+            ExprKind::Broadcast { .. } => {
+                return Err(Diagnostic::error(
+                    e.span,
+                    "internal: a broadcast left after tensor lowering",
                 ))
             }
         })

@@ -215,7 +215,10 @@ pub fn lower_expr(e: &ast::Expr) -> Expr {
                 left: Box::new(lower_expr(&b.left)),
                 right: Box::new(lower_expr(&b.right)),
             },
-            None => return unsupported("`@` (matrix product)"),
+            None => ExprKind::Call {
+                func: "np.matmul".into(),
+                args: vec![lower_expr(&b.left), lower_expr(&b.right)],
+            },
         },
         ast::Expr::UnaryOp(u) => {
             let operand = lower_expr(&u.operand);
@@ -280,11 +283,50 @@ pub fn lower_expr(e: &ast::Expr) -> Expr {
             orelse: Box::new(lower_expr(&i.orelse)),
         },
         ast::Expr::Call(c) => {
+            // `x.sum()`, `A[i, :N].max(axis=0)`: methods of arrays that NumPy also has as functions.
+            if let ast::Expr::Attribute(a) = c.func.as_ref() {
+                let receiver_is_module = matches!(
+                    dotted_name(&a.value).as_deref(),
+                    Some("np" | "numpy" | "math" | "appy")
+                );
+                if !receiver_is_module && matches!(a.attr.as_str(), "sum" | "max" | "min") {
+                    let mut args = vec![lower_expr(&a.value)];
+                    args.extend(c.args.iter().map(lower_expr));
+                    return match reduction_axis(&c.keywords, &mut args) {
+                        Ok(()) => Expr::new(
+                            ExprKind::Call {
+                                func: format!("np.{}", a.attr),
+                                args,
+                            },
+                            span,
+                        ),
+                        Err(what) => unsupported(&what),
+                    };
+                }
+            }
             let Some(func) = dotted_name(&c.func) else {
                 return unsupported("call of a computed function");
             };
+            let mut args: Vec<Expr> = c.args.iter().map(lower_expr).collect();
             if !c.keywords.is_empty() {
-                return unsupported(&format!("keyword arguments to `{func}` in a kernel"));
+                let reduces = matches!(
+                    func.as_str(),
+                    "np.sum"
+                        | "np.max"
+                        | "np.min"
+                        | "np.amax"
+                        | "np.amin"
+                        | "numpy.sum"
+                        | "numpy.max"
+                        | "numpy.min"
+                );
+                if !reduces {
+                    return unsupported(&format!("keyword arguments to `{func}` in a kernel"));
+                }
+                if let Err(what) = reduction_axis(&c.keywords, &mut args) {
+                    return unsupported(&what);
+                }
+                return Expr::new(ExprKind::Call { func, args }, span);
             }
             // float('inf') and friends are constants.
             if func == "float" && c.args.len() == 1 {
@@ -302,10 +344,7 @@ pub fn lower_expr(e: &ast::Expr) -> Expr {
                     return Expr::new(ExprKind::FloatSpecial(special), span);
                 }
             }
-            ExprKind::Call {
-                func,
-                args: c.args.iter().map(lower_expr).collect(),
-            }
+            ExprKind::Call { func, args }
         }
         ast::Expr::Tuple(_) => return unsupported("tuple"),
         ast::Expr::List(_) => return unsupported("list"),
@@ -337,7 +376,30 @@ fn lower_subscript(s: &ast::ExprSubscript, span: Span) -> Expr {
         }
     }
     let ast::Expr::Name(arr) = s.value.as_ref() else {
-        return unsupported("subscript of a computed value");
+        // `np.sum(A[:M, :N], axis=1)[:, None]`: only full slices and new axes on a result.
+        let elements: Vec<&ast::Expr> = match s.slice.as_ref() {
+            ast::Expr::Tuple(t) => t.elts.iter().collect(),
+            other => vec![other],
+        };
+        let mut keep = vec![];
+        for el in elements {
+            match el {
+                ast::Expr::Slice(sl)
+                    if sl.lower.is_none() && sl.upper.is_none() && sl.step.is_none() =>
+                {
+                    keep.push(true)
+                }
+                ast::Expr::Constant(c) if matches!(c.value, Constant::None) => keep.push(false),
+                _ => return unsupported("subscript of a computed value other than `[:, None]`"),
+            }
+        }
+        return Expr::new(
+            ExprKind::Broadcast {
+                value: Box::new(lower_expr(&s.value)),
+                keep,
+            },
+            span,
+        );
     };
     let elements: Vec<&ast::Expr> = match s.slice.as_ref() {
         ast::Expr::Tuple(t) => t.elts.iter().collect(),
@@ -358,6 +420,9 @@ fn lower_subscript(s: &ast::ExprSubscript, span: Span) -> Expr {
                     span: sl.range.into(),
                 });
             }
+            ast::Expr::Constant(c) if matches!(c.value, Constant::None) => {
+                indices.push(Index::NewAxis)
+            }
             other => indices.push(Index::At(lower_expr(other))),
         }
     }
@@ -368,4 +433,16 @@ fn lower_subscript(s: &ast::ExprSubscript, span: Span) -> Expr {
         },
         span,
     )
+}
+
+/// Moves an `axis=` keyword of a reduction into its second positional argument.
+fn reduction_axis(keywords: &[ast::Keyword], args: &mut Vec<Expr>) -> Result<(), String> {
+    for k in keywords {
+        match k.arg.as_ref().map(|a| a.as_str()) {
+            Some("axis") if args.len() == 1 => args.push(lower_expr(&k.value)),
+            Some(other) => return Err(format!("keyword `{other}` of a reduction")),
+            None => return Err("`**` arguments".into()),
+        }
+    }
+    Ok(())
 }

@@ -18,7 +18,7 @@ pub struct Pragma {
     pub line: usize,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Directive {
     ParallelFor {
         simd: Option<Width>,
@@ -29,17 +29,42 @@ pub enum Directive {
         num_warps: Option<u32>,
     },
     Atomic,
+    /// `lo:up=>props ...` on a tensor assignment.
+    Dimensions(Vec<DimPragma>),
+}
+
+/// One `lo:up=>props` item of a dimension pragma.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DimPragma {
+    pub lo: Option<crate::ir::Expr>,
+    pub hi: Option<crate::ir::Expr>,
+    pub parallel: bool,
+    pub vector: Option<VectorProp>,
+    /// `reduce`, `reduce(op)`, `reduce(op:var)`: the operator (None: the statement's own) and
+    /// the variable it names.
+    pub reduce: Option<(Option<crate::ir::ReduceOp>, Option<String>)>,
+    /// The whole item.
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VectorProp {
+    /// `simd` / `simd(N)`: strip-mined.
+    Simd(Width),
+    /// `le(N)`: one vector of N lanes, no loop.
+    Le(u32),
 }
 
 impl Directive {
-    pub fn applies_to(self) -> AppliesTo {
+    pub fn applies_to(&self) -> AppliesTo {
         match self {
-            Directive::Atomic => AppliesTo::Assignment,
+            Directive::Atomic | Directive::Dimensions(_) => AppliesTo::Assignment,
             _ => AppliesTo::Loop,
         }
     }
-    pub fn spelling(self) -> &'static str {
+    pub fn spelling(&self) -> &'static str {
         match self {
+            Directive::Dimensions(_) => "lo:up=>...",
             Directive::ParallelFor { .. } => "parallel for",
             Directive::Simd(_) => "simd",
             Directive::SequentialFor { .. } => "sequential for",
@@ -73,7 +98,11 @@ pub fn collect_pragmas(file: &SourceFile) -> Result<Vec<Pragma>> {
             );
         }
         let body_start = span.start as usize + "#pragma".len();
-        let directive = parse_directive(body, body_start)?;
+        let directive = if body.contains("=>") {
+            Directive::Dimensions(parse_dimensions(body, body_start)?)
+        } else {
+            parse_directive(body, body_start)?
+        };
         out.push(Pragma {
             directive,
             span,
@@ -100,16 +129,6 @@ fn tokenize(body: &str, base: usize) -> Result<Vec<Item<'_>>> {
         if c.is_ascii_whitespace() || c == b',' {
             i += 1;
             continue;
-        }
-        if body[i..].contains("=>") && (c == b':' || c.is_ascii_alphanumeric() || c == b'-') {
-            let end = body[i..]
-                .find(char::is_whitespace)
-                .map_or(body.len(), |e| i + e);
-            return Err(Diagnostic::error(
-                Span::new(base + i, base + end),
-                "tensor dimension pragmas (`lo:up=>properties`) are not supported yet",
-            )
-            .with_help("use `parallel for` / `simd` loops, or a slice inside a parallel loop"));
         }
         if !(c.is_ascii_alphabetic() || c == b'_') {
             let ch = body[i..].chars().next().unwrap_or(' ');
@@ -253,6 +272,180 @@ fn parse_directive(body: &str, base: usize) -> Result<Directive> {
         "atomic" => Directive::Atomic,
         other => unreachable!("spec directive `{other}` has no meaning in the compiler"),
     })
+}
+
+/// `lo:up=>prop,prop lo:up=>prop ...`: items are separated by spaces outside brackets.
+fn parse_dimensions(body: &str, base: usize) -> Result<Vec<DimPragma>> {
+    let mut items: Vec<(usize, &str)> = vec![];
+    let (mut depth, mut start) = (0i32, None);
+    for (i, c) in body
+        .char_indices()
+        .chain(std::iter::once((body.len(), ' ')))
+    {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            _ => {}
+        }
+        if c.is_whitespace() && depth == 0 {
+            if let Some(s) = start.take() {
+                items.push((s, &body[s..i]));
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    items
+        .into_iter()
+        .map(|(at, text)| parse_dimension(text, base + at))
+        .collect()
+}
+
+fn parse_dimension(text: &str, at: usize) -> Result<DimPragma> {
+    let span = Span::new(at, at + text.len());
+    let Some((slice, props)) = text.split_once("=>") else {
+        return Err(Diagnostic::error(
+            span,
+            format!("`{text}` is not of the form `lo:up=>properties`"),
+        ));
+    };
+    let (lo, hi) = parse_slice(slice, at)?;
+    let mut dim = DimPragma {
+        lo,
+        hi,
+        parallel: false,
+        vector: None,
+        reduce: None,
+        span,
+    };
+    let props_at = at + slice.len() + 2;
+    if props.trim().is_empty() {
+        return Err(Diagnostic::error(span, "expected properties after `=>`")
+            .with_help("properties: parallel, simd, simd(N), le(N), reduce(op), reduce(op:var)"));
+    }
+    let items = tokenize(props, props_at)?;
+    let spec = spec();
+    for item in &items {
+        let Some(pspec) = spec.property_by_spelling(item.name) else {
+            let mut d = Diagnostic::error(
+                item.span,
+                format!("unknown dimension property `{}`", item.name),
+            );
+            let all = spec
+                .dimension_pragma
+                .properties
+                .iter()
+                .flat_map(|p| p.spellings());
+            if let Some(s) = closest(item.name, all) {
+                d = d.with_help(format!("did you mean `{s}`?"));
+            }
+            return Err(d);
+        };
+        let what = format!("property `{}`", pspec.name);
+        let conflict = |other: &str| {
+            Diagnostic::error(
+                item.span,
+                format!(
+                    "conflicting properties on one dimension: `{}` and `{other}`",
+                    pspec.name
+                ),
+            )
+        };
+        match pspec.name.as_str() {
+            "parallel" => {
+                check_argument(pspec.argument, None, item, &what)?;
+                if dim.vector.is_some() {
+                    return Err(conflict("simd/le"));
+                }
+                if dim.reduce.is_some() {
+                    return Err(conflict("reduce"));
+                }
+                dim.parallel = true;
+            }
+            "simd" | "le" => {
+                let n =
+                    check_argument(pspec.argument, pspec.argument_rule.as_deref(), item, &what)?;
+                if dim.parallel {
+                    return Err(conflict("parallel"));
+                }
+                if dim.vector.is_some() {
+                    return Err(conflict(if pspec.name == "le" { "simd" } else { "le" }));
+                }
+                dim.vector = Some(match (pspec.name.as_str(), n) {
+                    ("le", Some(n)) => VectorProp::Le(n),
+                    (_, n) => VectorProp::Simd(n.map_or(Width::Mvl, Width::Fixed)),
+                });
+            }
+            "reduce" => {
+                if dim.parallel {
+                    return Err(conflict("parallel"));
+                }
+                let (op, var) = match item.arg {
+                    None => (None, None),
+                    Some((text, aspan)) => {
+                        let (op, var) = match text.split_once(':') {
+                            Some((op, var)) => (op.trim(), Some(var.trim().to_string())),
+                            None => (text.trim(), None),
+                        };
+                        let op = match op {
+                            "sum" | "+" => crate::ir::ReduceOp::Sum,
+                            "max" => crate::ir::ReduceOp::Max,
+                            "min" => crate::ir::ReduceOp::Min,
+                            other => {
+                                return Err(Diagnostic::error(
+                                    aspan,
+                                    format!("unknown reduction operator `{other}`"),
+                                )
+                                .with_help("reductions are sum, max and min"))
+                            }
+                        };
+                        (Some(op), var)
+                    }
+                };
+                dim.reduce = Some((op, var));
+            }
+            other => unreachable!("spec property `{other}` has no meaning in the compiler"),
+        }
+    }
+    Ok(dim)
+}
+
+/// Parses `lo:up` (either bound may be missing) with the Python parser.
+fn parse_slice(
+    text: &str,
+    at: usize,
+) -> Result<(Option<crate::ir::Expr>, Option<crate::ir::Expr>)> {
+    use rustpython_parser::Parse;
+    let span = Span::new(at, at + text.len());
+    let wrapped = format!("_[{text}]");
+    let bad = || {
+        Diagnostic::error(span, format!("`{text}` is not a slice `lo:up`"))
+            .with_help("write the dimension as it is sliced in the statement, e.g. `1:N-1` or `:M`")
+    };
+    let expr = rustpython_parser::ast::Expr::parse(&wrapped, "<pragma>").map_err(|_| bad())?;
+    let rustpython_parser::ast::Expr::Subscript(sub) = &expr else {
+        return Err(bad());
+    };
+    let rustpython_parser::ast::Expr::Slice(sl) = sub.slice.as_ref() else {
+        return Err(bad());
+    };
+    if sl.step.is_some() {
+        return Err(bad());
+    }
+    // Spans inside the wrapped text point back into the pragma comment.
+    let shift = |e: crate::ir::Expr| {
+        e.rewrite(&mut |mut x| {
+            x.span = Span::new(
+                at + (x.span.start as usize).saturating_sub(2),
+                at + (x.span.end as usize).saturating_sub(2),
+            );
+            x
+        })
+    };
+    let lower = |e: &Option<Box<rustpython_parser::ast::Expr>>| {
+        e.as_deref().map(|e| shift(super::lower::lower_expr(e)))
+    };
+    Ok((lower(&sl.lower), lower(&sl.upper)))
 }
 
 fn check_argument(
@@ -419,10 +612,42 @@ mod tests {
             .unwrap_err()
             .message
             .contains("expected a directive"));
-        assert!(parse(" :M=>parallel")
-            .unwrap_err()
-            .message
-            .contains("not supported yet"));
+    }
+
+    #[test]
+    fn dimension_pragmas() {
+        let d = parse_dimensions(
+            " :M=>parallel 1:N-1=>simd(64) :K=>reduction(sum:y) 0:n=>le(16),reduce",
+            0,
+        )
+        .unwrap();
+        assert_eq!(d.len(), 4);
+        assert!(d[0].parallel && d[0].lo.is_none());
+        assert_eq!(d[1].vector, Some(VectorProp::Simd(Width::Fixed(64))));
+        assert_eq!(
+            d[2].reduce,
+            Some((Some(crate::ir::ReduceOp::Sum), Some("y".to_string())))
+        );
+        assert_eq!(d[3].vector, Some(VectorProp::Le(16)));
+        assert_eq!(d[3].reduce, Some((None, None)));
+        let e = parse_dimensions(" :N=>le(12)", 0).unwrap_err();
+        assert!(e.message.contains("12 is not allowed"), "{}", e.message);
+        let e = parse_dimensions(" :N=>parallel,simd", 0).unwrap_err();
+        assert!(
+            e.message.contains("conflicting properties"),
+            "{}",
+            e.message
+        );
+        let e = parse_dimensions(" :N=>paralel", 0).unwrap_err();
+        assert_eq!(e.help, vec!["did you mean `parallel`?"]);
+        let e = parse_dimensions(" :N=>reduce(avg)", 0).unwrap_err();
+        assert!(
+            e.message.contains("unknown reduction operator"),
+            "{}",
+            e.message
+        );
+        let e = parse_dimensions(" N=>simd", 0).unwrap_err();
+        assert!(e.message.contains("is not a slice"), "{}", e.message);
     }
 
     #[test]

@@ -9,6 +9,15 @@ const SPEC_YAML: &str = include_str!("../../pragma-spec/pragmas.yaml");
 pub struct Spec {
     pub directives: Vec<DirectiveSpec>,
     pub clauses: Vec<ClauseSpec>,
+    pub dimension_pragma: DimensionPragmaSpec,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct DimensionPragmaSpec {
+    pub applies_to: AppliesTo,
+    pub defaults: String,
+    pub example: String,
+    pub properties: Vec<ClauseSpec>,
 }
 
 #[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +86,12 @@ impl Spec {
     pub fn directive(&self, name: &str) -> Option<&DirectiveSpec> {
         self.directives.iter().find(|d| d.name == name)
     }
+    pub fn property_by_spelling(&self, spelling: &str) -> Option<&ClauseSpec> {
+        self.dimension_pragma
+            .properties
+            .iter()
+            .find(|c| c.spellings().any(|s| s == spelling))
+    }
     pub fn clause_by_spelling(&self, spelling: &str) -> Option<&ClauseSpec> {
         self.clauses
             .iter()
@@ -102,5 +117,12 @@ mod tests {
             }
             assert!(!d.example.trim().is_empty());
         }
+        let names: Vec<&str> = s
+            .dimension_pragma
+            .properties
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect();
+        assert_eq!(names, ["parallel", "simd", "le", "reduce"]);
     }
 }

@@ -99,7 +99,7 @@ fn attach_block(
 }
 
 fn apply(s: &mut Stmt, p: &Pragma) -> Result<()> {
-    let d = p.directive;
+    let d = &p.directive;
     match (&mut s.kind, d) {
         (
             StmtKind::For {
@@ -109,18 +109,21 @@ fn apply(s: &mut Stmt, p: &Pragma) -> Result<()> {
         ) => {
             *kind = match d {
                 Directive::ParallelFor { simd, num_warps: w } => {
-                    *num_warps = w;
-                    LoopKind::Parallel { simd }
+                    *num_warps = *w;
+                    LoopKind::Parallel { simd: *simd }
                 }
                 Directive::SequentialFor { num_warps: w } => {
-                    *num_warps = w;
+                    *num_warps = *w;
                     LoopKind::Sequential
                 }
-                Directive::Simd(w) => LoopKind::Simd(w),
-                Directive::Atomic => {
+                Directive::Simd(w) => LoopKind::Simd(*w),
+                Directive::Atomic | Directive::Dimensions(_) => {
                     return Err(Diagnostic::error(
                         p.span,
-                        "`#pragma atomic` annotates an assignment, not a loop",
+                        format!(
+                            "`#pragma {}` annotates an assignment, not a loop",
+                            d.spelling()
+                        ),
                     ))
                 }
             };
@@ -137,6 +140,8 @@ fn apply(s: &mut Stmt, p: &Pragma) -> Result<()> {
             .with_help("loops over lists, arrays or iterators cannot be split among workers; iterate over `range(len(...))`"));
         }
         (StmtKind::Assign { atomic, .. }, Directive::Atomic) => *atomic = true,
+        // The dimensions are read from `Stmt::pragma` by the tensor passes.
+        (StmtKind::Assign { .. }, Directive::Dimensions(_)) => {}
         (StmtKind::AugAssign { .. }, Directive::Atomic) => {
             unreachable!("normalize runs before attach_pragmas")
         }

@@ -1,5 +1,6 @@
 //! The high-level passes, in the paper's order (Alg. 3); see ARCHITECTURE.md.
 
+pub mod affine;
 pub mod attach_pragmas;
 pub mod insert_sync;
 pub mod normalize;

@@ -101,7 +101,7 @@ fn promotable(st: &Stmt, body: &[Stmt], changing: &HashSet<String>) -> bool {
     };
     let index_loads = indices.iter().any(|ix| match ix {
         Index::At(e) => e.any(&mut |x| matches!(x.kind, ExprKind::Subscript { .. })),
-        Index::Slice { .. } => true,
+        Index::Slice { .. } | Index::NewAxis => true,
     });
     let invariant = !index_loads && !changing.iter().any(|n| target.mentions(n));
     // `t = t op v`: the element is read once and stored once, and nowhere else in the loop.

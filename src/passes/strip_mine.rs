@@ -4,10 +4,11 @@
 //! After this pass every vector in a kernel comes from a `StripMined` loop, the program's own
 //! `parallel for simd` index, or a user's `appy.vidx`.
 
+use super::affine::Affine;
 use crate::diag::{Diagnostic, Result};
 use crate::frontend::source::Span;
 use crate::ir::*;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 
 pub struct Options {
     /// Vectorise slice statements inside parallel loops (the paper's `auto_simd`).
@@ -561,96 +562,6 @@ fn user_vidx(e: Expr) -> Result<Expr> {
     err.map_or(Ok(out), Err)
 }
 
-/// A linear combination of opaque atoms with integer coefficients, to compare slice bounds
-/// symbolically (`2:N` vs `1:N-1` differ by the constant 1).
-#[derive(Debug, Clone, PartialEq, Default)]
-struct Affine {
-    terms: BTreeMap<String, i64>,
-    constant: i64,
-}
-
-impl Affine {
-    fn of(e: &Expr) -> Affine {
-        match &e.kind {
-            ExprKind::Int(v) => Affine {
-                constant: *v,
-                ..Default::default()
-            },
-            ExprKind::Binary { op, left, right } => {
-                let (l, r) = (Affine::of(left), Affine::of(right));
-                match op {
-                    BinOp::Add => l.add(&r, 1),
-                    BinOp::Sub => l.add(&r, -1),
-                    BinOp::Mul if l.terms.is_empty() => r.scale(l.constant),
-                    BinOp::Mul if r.terms.is_empty() => l.scale(r.constant),
-                    _ => Affine::atom(e),
-                }
-            }
-            ExprKind::Unary {
-                op: UnaryOp::Neg,
-                operand,
-            } => Affine::of(operand).scale(-1),
-            _ => Affine::atom(e),
-        }
-    }
-    fn atom(e: &Expr) -> Affine {
-        let mut terms = BTreeMap::new();
-        terms.insert(crate::codegen::python::expr(e), 1);
-        Affine { terms, constant: 0 }
-    }
-    fn add(mut self, o: &Affine, sign: i64) -> Affine {
-        for (k, v) in &o.terms {
-            *self.terms.entry(k.clone()).or_default() += sign * v;
-        }
-        self.terms.retain(|_, v| *v != 0);
-        self.constant += sign * o.constant;
-        self
-    }
-    fn sub(&self, o: &Affine) -> Affine {
-        self.clone().add(o, -1)
-    }
-    fn scale(mut self, k: i64) -> Affine {
-        self.terms.values_mut().for_each(|v| *v *= k);
-        self.terms.retain(|_, v| *v != 0);
-        self.constant *= k;
-        self
-    }
-    fn is_zero(&self) -> bool {
-        self.terms.is_empty() && self.constant == 0
-    }
-    /// `base + offset` when the offset is a constant, else `base + (offset expression)`.
-    fn added_to(&self, base: Expr) -> Expr {
-        let span = base.span;
-        if self.terms.is_empty() {
-            return match self.constant {
-                0 => base,
-                c if c > 0 => Expr::binary(BinOp::Add, base, Expr::int(c, span)),
-                c => Expr::binary(BinOp::Sub, base, Expr::int(-c, span)),
-            };
-        }
-        // Non-constant offsets only arise from equal-length slices at different symbolic
-        // starts (`A[i, k:k+n]` against `B[i, :n]`): index them with the offset expression.
-        let mut e: Option<Expr> = None;
-        for (atom, coef) in &self.terms {
-            let a = Expr::new(ExprKind::Name(atom.clone()), span);
-            let term = if *coef == 1 {
-                a
-            } else {
-                Expr::binary(BinOp::Mul, Expr::int(*coef, span), a)
-            };
-            e = Some(match e {
-                None => term,
-                Some(prev) => Expr::binary(BinOp::Add, prev, term),
-            });
-        }
-        let mut off = e.expect("non-empty terms");
-        if self.constant != 0 {
-            off = Expr::binary(BinOp::Add, off, Expr::int(self.constant, span));
-        }
-        Expr::binary(BinOp::Add, base, off)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -660,16 +571,6 @@ mod tests {
     }
     fn i(v: i64) -> Expr {
         Expr::int(v, Span::DUMMY)
-    }
-
-    #[test]
-    fn shifted_slices_have_equal_extent() {
-        // 2:N vs 1:N-1
-        let a = Affine::of(&n("N")).sub(&Affine::of(&i(2)));
-        let b = Affine::of(&Expr::binary(BinOp::Sub, n("N"), i(1))).sub(&Affine::of(&i(1)));
-        assert_eq!(a, b);
-        let c = Affine::of(&Expr::binary(BinOp::Mul, i(2), n("N")));
-        assert_ne!(a, c);
     }
 
     #[test]

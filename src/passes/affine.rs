@@ -1,0 +1,126 @@
+//! Affine forms over opaque atoms: enough symbolic algebra to decide that two slices have the
+//! same length or differ by a constant (`2:N` against `1:N-1`).
+
+use crate::ir::*;
+use std::collections::BTreeMap;
+
+/// A linear combination of opaque atoms with integer coefficients, to compare slice bounds
+/// symbolically (`2:N` vs `1:N-1` differ by the constant 1).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Affine {
+    terms: BTreeMap<String, i64>,
+    constant: i64,
+}
+
+impl Affine {
+    pub fn of(e: &Expr) -> Affine {
+        match &e.kind {
+            ExprKind::Int(v) => Affine {
+                constant: *v,
+                ..Default::default()
+            },
+            ExprKind::Binary { op, left, right } => {
+                let (l, r) = (Affine::of(left), Affine::of(right));
+                match op {
+                    BinOp::Add => l.add(&r, 1),
+                    BinOp::Sub => l.add(&r, -1),
+                    BinOp::Mul if l.terms.is_empty() => r.scale(l.constant),
+                    BinOp::Mul if r.terms.is_empty() => l.scale(r.constant),
+                    _ => Affine::atom(e),
+                }
+            }
+            ExprKind::Unary {
+                op: UnaryOp::Neg,
+                operand,
+            } => Affine::of(operand).scale(-1),
+            _ => Affine::atom(e),
+        }
+    }
+    pub fn atom(e: &Expr) -> Affine {
+        let mut terms = BTreeMap::new();
+        terms.insert(crate::codegen::python::expr(e), 1);
+        Affine { terms, constant: 0 }
+    }
+    pub fn add(mut self, o: &Affine, sign: i64) -> Affine {
+        for (k, v) in &o.terms {
+            *self.terms.entry(k.clone()).or_default() += sign * v;
+        }
+        self.terms.retain(|_, v| *v != 0);
+        self.constant += sign * o.constant;
+        self
+    }
+    pub fn sub(&self, o: &Affine) -> Affine {
+        self.clone().add(o, -1)
+    }
+    pub fn scale(mut self, k: i64) -> Affine {
+        self.terms.values_mut().for_each(|v| *v *= k);
+        self.terms.retain(|_, v| *v != 0);
+        self.constant *= k;
+        self
+    }
+    pub fn is_zero(&self) -> bool {
+        self.terms.is_empty() && self.constant == 0
+    }
+    /// The constant, when there are no other terms.
+    pub fn as_constant(&self) -> Option<i64> {
+        self.terms.is_empty().then_some(self.constant)
+    }
+    /// `base + offset` when the offset is a constant, else `base + (offset expression)`.
+    pub fn added_to(&self, base: Expr) -> Expr {
+        let span = base.span;
+        if self.terms.is_empty() {
+            return match self.constant {
+                0 => base,
+                c if c > 0 => Expr::binary(BinOp::Add, base, Expr::int(c, span)),
+                c => Expr::binary(BinOp::Sub, base, Expr::int(-c, span)),
+            };
+        }
+        // Non-constant offsets only arise from equal-length slices at different symbolic
+        // starts (`A[i, k:k+n]` against `B[i, :n]`): index them with the offset expression.
+        let mut e: Option<Expr> = None;
+        for (atom, coef) in &self.terms {
+            let a = Expr::new(ExprKind::Name(atom.clone()), span);
+            let term = if *coef == 1 {
+                a
+            } else {
+                Expr::binary(BinOp::Mul, Expr::int(*coef, span), a)
+            };
+            e = Some(match e {
+                None => term,
+                Some(prev) => Expr::binary(BinOp::Add, prev, term),
+            });
+        }
+        let mut off = e.expect("non-empty terms");
+        if self.constant != 0 {
+            off = Expr::binary(BinOp::Add, off, Expr::int(self.constant, span));
+        }
+        Expr::binary(BinOp::Add, base, off)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::source::Span;
+
+    fn n(s: &str) -> Expr {
+        Expr::name(s, Span::DUMMY)
+    }
+    fn i(v: i64) -> Expr {
+        Expr::int(v, Span::DUMMY)
+    }
+
+    #[test]
+    fn shifted_slices_have_equal_extent() {
+        // 2:N vs 1:N-1
+        let a = Affine::of(&n("N")).sub(&Affine::of(&i(2)));
+        let b = Affine::of(&Expr::binary(BinOp::Sub, n("N"), i(1))).sub(&Affine::of(&i(1)));
+        assert_eq!(a, b);
+        let c = Affine::of(&Expr::binary(BinOp::Mul, i(2), n("N")));
+        assert_ne!(a, c);
+        assert_eq!(
+            Affine::of(&i(3)).sub(&Affine::of(&i(1))).as_constant(),
+            Some(2)
+        );
+    }
+}
