@@ -197,24 +197,25 @@ fn compile_function(
     passes::normalize::run(&mut func);
     passes::attach_pragmas::run(&mut func, pragmas, file)?;
     let mut kernels = passes::outline::run(&func)?;
-    let strip_opts = passes::strip_mine::Options {
+    let tensor_opts = passes::lower_tensor::Options {
         auto_simd: opts.auto_simd,
     };
     for k in kernels.iter_mut() {
         passes::promote_updates::run(k);
+        passes::lower_tensor::split(k)?;
+        passes::insert_sync::run(k);
+        passes::lower_tensor::lower(k, &tensor_opts)?;
         if opts.auto_simd {
             // Vectorise the innermost parallel loop where strip-mining accepts the result;
             // otherwise keep one program per iteration.
             let mut vectorised = k.clone();
             passes::vectorize_parallel::run(&mut vectorised);
-            passes::insert_sync::run(&mut vectorised);
-            if passes::strip_mine::run(&mut vectorised, &strip_opts).is_ok() {
+            if passes::strip_mine::run(&mut vectorised).is_ok() {
                 *k = vectorised;
                 continue;
             }
         }
-        passes::insert_sync::run(k);
-        passes::strip_mine::run(k, &strip_opts)?;
+        passes::strip_mine::run(k)?;
     }
 
     let mut edits = vec![];
@@ -294,7 +295,15 @@ fn compile_function(
                 generated.push_str("\n\n\n");
                 edits.push(Edit {
                     range: file.line_start(line)..file.line_end(end_line),
-                    text: format!("{indent}{launcher_name}({})\n", code.host_args.join(", ")),
+                    text: format!(
+                        "{indent}{launcher_name}({})\n",
+                        code.host_args
+                            .iter()
+                            .filter(|a| !k.temps.iter().any(|(t, _)| t == *a))
+                            .cloned()
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
                 });
             }
         }
@@ -363,6 +372,12 @@ fn launcher(
     opts: &Options,
     line: usize,
 ) -> Result<String> {
+    let host_args: Vec<String> = code
+        .host_args
+        .iter()
+        .filter(|a| !k.temps.iter().any(|(t, _)| t == *a))
+        .cloned()
+        .collect();
     let mut trips = vec![];
     let mut per_dim = vec![];
     for d in &k.dims {
@@ -423,12 +438,34 @@ fn launcher(
         .map(|t| format!("{} <= 0", t.name))
         .collect::<Vec<_>>()
         .join(" or ");
+    // `le(N)` extents the launcher can compute, then the temporaries (Alg. 5).
+    let mut prologue = vec![];
+    for (extent, n, span) in &k.checks {
+        let mut names = vec![];
+        extent.walk(&mut |x| match &x.kind {
+            ExprKind::Name(v) => names.push(v.clone()),
+            ExprKind::Shape { array, .. } => names.push(array.clone()),
+            _ => {}
+        });
+        if names.iter().all(|v| host_args.contains(v)) {
+            let text = python::expr(extent);
+            prologue.push(format!(
+                "if {text} > {n}:\n        raise ValueError(f\"{}:{}: dimension of length {{{text}}} exceeds its le({n})\")",
+                file.name,
+                file.line_of(span.start as usize)
+            ));
+        }
+    }
+    for (tmp, like) in &k.temps {
+        prologue.push(format!("{tmp} = torch.empty_like({like})"));
+    }
     let l = Launcher {
         launcher: name,
         kernel: &k.name,
         source: &file.name,
         line,
-        host_args: &code.host_args,
+        host_args: &host_args,
+        prologue,
         trips,
         empty_test,
         grid: per_dim,

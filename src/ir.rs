@@ -560,6 +560,13 @@ pub struct Kernel {
     pub span: Span,
     /// The pragma that opened the region.
     pub pragma_span: Span,
+    /// For a function-level tensor statement: its `parallel` slices `(lo, hi)`, each bound to
+    /// the grid variable of the same position in `dims`.
+    pub bound: Vec<(Expr, Expr)>,
+    /// Temporary arrays `(name, like)` the launcher allocates with `torch.empty_like(like)`.
+    pub temps: Vec<(String, String)>,
+    /// `le(N)` dimensions: the launcher checks `extent <= N` (the extent as a host expression).
+    pub checks: Vec<(Expr, u32, Span)>,
 }
 
 /// True if the expression is a tensor in sliced index notation: it slices, adds axes, or

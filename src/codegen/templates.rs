@@ -27,6 +27,8 @@ pub struct Launcher<'a> {
     pub source: &'a str,
     pub line: usize,
     pub host_args: &'a [String],
+    /// Checks and temporary allocations before the launch.
+    pub prologue: Vec<String>,
     pub trips: Vec<Trip>,
     /// `n_i <= 0 or n_j <= 0`: an empty iteration space launches nothing.
     pub empty_test: String,

@@ -133,6 +133,9 @@ mod tests {
             num_warps: None,
             span: Span::DUMMY,
             pragma_span: Span::DUMMY,
+            bound: vec![],
+            temps: vec![],
+            checks: vec![],
         }
     }
     fn barriers(k: &Kernel) -> Vec<bool> {

@@ -3,8 +3,10 @@
 pub mod affine;
 pub mod attach_pragmas;
 pub mod insert_sync;
+pub mod lower_tensor;
 pub mod normalize;
 pub mod outline;
 pub mod promote_updates;
 pub mod strip_mine;
+pub mod tensor;
 pub mod vectorize_parallel;

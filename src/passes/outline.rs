@@ -40,6 +40,11 @@ fn outline_block(func: &Function, stmts: &[Stmt], out: &mut Vec<Kernel>) -> Resu
                 outline_block(func, body, out)?;
                 outline_block(func, orelse, out)?;
             }
+            StmtKind::Assign { target, value, .. } if matches!(&s.pragma, Some(p) if matches!(p.directive, crate::frontend::pragma::Directive::Dimensions(_))) =>
+            {
+                let name = format!("_{}_kernel{}", func.name, out.len());
+                out.push(make_tensor_kernel(name, s, target, value)?);
+            }
             StmtKind::Assign { atomic: true, .. } => {
                 return Err(Diagnostic::error(
                     pragma_span(s),
@@ -82,6 +87,9 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
             num_warps: *num_warps,
             span,
             pragma_span: pragma.span,
+            bound: vec![],
+            temps: vec![],
+            checks: vec![],
         });
     }
     // Peel the perfectly nested parallel loops into grid dimensions.
@@ -171,11 +179,90 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
         num_warps: *num_warps,
         span,
         pragma_span: pragma.span,
+        bound: vec![],
+        temps: vec![],
+        checks: vec![],
     })
 }
 
 /// Strip-mined (`simd`) loops mask their lanes by `< stop`, so they need a positive step;
 /// parallel loops may count down (their lane masks follow the step's sign).
+/// A function-level tensor statement with a dimension pragma: its `parallel` dimensions become
+/// the grid (outermost first), the statement itself the body (lowered by `lower_tensor`).
+fn make_tensor_kernel(name: String, s: &Stmt, target: &Expr, value: &Expr) -> Result<Kernel> {
+    use crate::frontend::pragma::Directive;
+    let pragma = s.pragma.as_ref().expect("matched above");
+    let Directive::Dimensions(pdims) = &pragma.directive else {
+        unreachable!()
+    };
+    if !is_tensor_expr(target) && !is_tensor_expr(value) {
+        return Err(Diagnostic::error(
+            pragma.span,
+            "a dimension pragma annotates a statement with slices",
+        ));
+    }
+    check_expr(target)?;
+    check_expr(value)?;
+    let t = crate::passes::tensor::analyse(target, value, &[])?;
+    let mut dims = vec![];
+    let mut bound = vec![];
+    let mut taken: Vec<String> = vec![];
+    value.walk(&mut |x| {
+        if let ExprKind::Name(n) = &x.kind {
+            taken.push(n.clone());
+        }
+    });
+    for p in pdims.iter().filter(|p| p.parallel) {
+        let Some(d) =
+            (0..t.dims.len()).find(|d| crate::passes::tensor::pragma_matches(p, &t, *d).is_some())
+        else {
+            return Err(Diagnostic::error(
+                p.span,
+                "this pragma slice matches no slice in the statement",
+            ));
+        };
+        if !t.output.contains(&d) {
+            return Err(Diagnostic::error(
+                p.span,
+                "a `parallel` dimension must be one of the assigned dimensions",
+            ));
+        }
+        if dims.len() == 3 {
+            return Err(Diagnostic::error(
+                p.span,
+                "at most 3 `parallel` dimensions (Triton's grid has 3)",
+            ));
+        }
+        let var = (0..)
+            .map(|k| format!("_p{k}"))
+            .find(|v| !taken.contains(v))
+            .expect("a free name");
+        taken.push(var.clone());
+        dims.push(ParallelDim {
+            var,
+            range: Range {
+                start: t.dims[d].lo.clone(),
+                stop: t.dims[d].hi.clone(),
+                step: Expr::int(1, p.span),
+            },
+            simd: None,
+            span: pragma.span,
+        });
+        bound.push((t.dims[d].lo.clone(), t.dims[d].hi.clone()));
+    }
+    Ok(Kernel {
+        name,
+        dims,
+        body: vec![s.clone()],
+        num_warps: None,
+        span: pragma.span.to(s.span),
+        pragma_span: pragma.span,
+        bound,
+        temps: vec![],
+        checks: vec![],
+    })
+}
+
 fn check_step(step: &Expr, vector: bool) -> Result<()> {
     match step.kind {
         ExprKind::Int(0) => Err(Diagnostic::error(step.span, "a loop step cannot be zero")),

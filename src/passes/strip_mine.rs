@@ -4,18 +4,12 @@
 //! After this pass every vector in a kernel comes from a `StripMined` loop, the program's own
 //! `parallel for simd` index, or a user's `appy.vidx`.
 
-use super::affine::Affine;
 use crate::diag::{Diagnostic, Result};
 use crate::frontend::source::Span;
 use crate::ir::*;
 use std::collections::HashSet;
 
-pub struct Options {
-    /// Vectorise slice statements inside parallel loops (the paper's `auto_simd`).
-    pub auto_simd: bool,
-}
-
-pub fn run(k: &mut Kernel, opts: &Options) -> Result<()> {
+pub fn run(k: &mut Kernel) -> Result<()> {
     let mut scope = Scope::default();
     for d in &k.dims {
         scope.defined.insert(d.var.clone());
@@ -25,7 +19,6 @@ pub fn run(k: &mut Kernel, opts: &Options) -> Result<()> {
         scope.program_lanes = true;
     }
     let mut cx = Cx {
-        opts,
         used: HashSet::new(),
     };
     for s in &k.body {
@@ -55,8 +48,7 @@ struct Scope {
     program_lanes: bool,
 }
 
-struct Cx<'a> {
-    opts: &'a Options,
+struct Cx {
     used: HashSet<String>,
 }
 
@@ -94,7 +86,7 @@ fn has_slice(e: &Expr) -> bool {
     })
 }
 
-impl Cx<'_> {
+impl Cx {
     fn fresh_name(&mut self, base: &str) -> String {
         let base = base.trim_start_matches('_');
         let mut k = 0;
@@ -232,26 +224,11 @@ impl Cx<'_> {
                     pragma: s.pragma,
                 });
             }
-            StmtKind::Assign {
-                target,
-                value,
-                atomic,
-            } if has_slice(&target) || has_slice(&value) => {
-                if !self.opts.auto_simd {
-                    return Err(Diagnostic::error(
-                        span,
-                        "a slice statement inside a parallel loop needs auto-simd",
-                    )
-                    .with_help("drop `--no-auto-simd`, or write the loop with `#pragma simd`"));
-                }
-                if scope.in_vector_loop || scope.program_lanes {
-                    return Err(Diagnostic::error(
-                        span,
-                        "a slice statement inside a vectorised loop is not supported (2-D vectors are not supported yet)",
-                    ));
-                }
-                let looped = self.slice_loop(target, value, atomic, span, s.pragma)?;
-                self.stmt(looped, scope, out)?;
+            StmtKind::Assign { target, value, .. } if has_slice(&target) || has_slice(&value) => {
+                return Err(Diagnostic::error(
+                    span,
+                    "internal: a slice statement reached strip-mining (lower_tensor lowers them)",
+                ));
             }
             StmtKind::Assign {
                 target,
@@ -360,130 +337,6 @@ impl Cx<'_> {
             _ => unreachable!("outline checks assignment targets"),
         }
     }
-
-    /// `C[i, lo:hi] = f(A[i, lo2:hi2], ...)` → a strip-mined loop over `lo:hi` with each slice
-    /// replaced by the vector index plus its constant offset from the target's slice.
-    fn slice_loop(
-        &mut self,
-        target: Expr,
-        value: Expr,
-        atomic: bool,
-        span: Span,
-        pragma: Option<crate::frontend::pragma::Pragma>,
-    ) -> Result<Stmt> {
-        let ExprKind::Subscript { array, indices } = &target.kind else {
-            return Err(Diagnostic::error(
-                target.span,
-                "a slice expression assigned to a scalar needs a reduction (np.sum and friends are not supported yet)",
-            ));
-        };
-        let slices: Vec<(usize, &Index)> = indices
-            .iter()
-            .enumerate()
-            .filter(|(_, i)| matches!(i, Index::Slice { .. }))
-            .collect();
-        let (dim, Index::Slice { lo, hi, .. }) = (match slices.as_slice() {
-            [one] => *one,
-            [] => {
-                return Err(Diagnostic::error(
-                    value.span,
-                    "a slice on the right needs a slice of the same length on the left",
-                ))
-            }
-            _ => {
-                return Err(Diagnostic::error(
-                    target.span,
-                    "slice statements with several sliced dimensions are not supported yet",
-                ))
-            }
-        }) else {
-            unreachable!()
-        };
-        let t_lo = lo.clone().unwrap_or_else(|| Expr::int(0, span));
-        let t_hi = hi.clone().unwrap_or_else(|| {
-            Expr::new(
-                ExprKind::Shape {
-                    array: array.clone(),
-                    dim,
-                },
-                span,
-            )
-        });
-        let extent = Affine::of(&t_hi).sub(&Affine::of(&t_lo));
-        let v = self.fresh_name("v");
-        let vexpr = Expr::name(&v, span);
-        let target_array = array.clone();
-        let mut err = None;
-        let mut replace = |e: Expr, is_target: bool| -> Expr {
-            e.rewrite(&mut |mut x| {
-                if let ExprKind::Subscript { array, indices } = &mut x.kind {
-                    let arr = array.clone();
-                    for (d, ix) in indices.iter_mut().enumerate() {
-                        let Index::Slice { lo, hi, span: sspan } = ix else {
-                            continue;
-                        };
-                        let lo2 = lo.clone().unwrap_or_else(|| Expr::int(0, *sspan));
-                        let hi2 = hi.clone().unwrap_or_else(|| {
-                            Expr::new(
-                                ExprKind::Shape {
-                                    array: arr.clone(),
-                                    dim: d,
-                                },
-                                *sspan,
-                            )
-                        });
-                        let len = Affine::of(&hi2).sub(&Affine::of(&lo2));
-                        if len != extent && err.is_none() {
-                            err = Some(Diagnostic::error(
-                                *sspan,
-                                "this slice's length differs from the assigned slice's",
-                            )
-                            .with_help("slices of one statement must have the same length (they may be shifted by a constant)"));
-                        }
-                        let offset = Affine::of(&lo2).sub(&Affine::of(&t_lo));
-                        if !is_target && arr == target_array && !offset.is_zero() && err.is_none() {
-                            err = Some(Diagnostic::error(
-                                *sspan,
-                                "the assigned array is read here at a shifted slice; this needs a temporary array, which is not supported yet",
-                            )
-                            .with_help("compute into a separate array first, then copy"));
-                        }
-                        *ix = Index::At(offset.added_to(vexpr.clone()));
-                    }
-                }
-                x
-            })
-        };
-        let new_target = replace(target.clone(), true);
-        let new_value = replace(value, false);
-        if let Some(e) = err {
-            return Err(e);
-        }
-        Ok(Stmt {
-            kind: StmtKind::For {
-                var: v,
-                range: Range {
-                    start: t_lo,
-                    stop: t_hi,
-                    step: width_expr(Width::Mvl, span),
-                },
-                body: vec![Stmt {
-                    kind: StmtKind::Assign {
-                        target: new_target,
-                        value: new_value,
-                        atomic,
-                    },
-                    span,
-                    pragma,
-                }],
-                kind: LoopKind::Simd(Width::Mvl),
-                vector: None,
-                num_warps: None,
-            },
-            span,
-            pragma: None,
-        })
-    }
 }
 
 /// `t = t + v` with vector `v` → `t = t + sum(v)`; max/min likewise; anything else is an error.
@@ -568,9 +421,6 @@ mod tests {
 
     fn n(s: &str) -> Expr {
         Expr::name(s, Span::DUMMY)
-    }
-    fn i(v: i64) -> Expr {
-        Expr::int(v, Span::DUMMY)
     }
 
     #[test]

@@ -1,0 +1,738 @@
+//! Tensor statements (paper Sec. 4, Alg. 5, 7, 8), in two steps around `insert_sync`:
+//!
+//! * `split` — a reduction used inside a larger expression is computed first into a worker-private
+//!   scalar (`b[i, :N] = a[i, :N] / np.sum(a[i, :N])`); an assignment whose target is read at a
+//!   shifted slice (`A[i, 1:N] = A[i, :N-1] + ...`) goes through a temporary array (Alg. 5).
+//! * `lower` — each tensor statement becomes a loop nest (Alg. 7/8): one loop per dimension in
+//!   the pragma's order, `simd` dimensions as `simd` loops (strip-mined later), `le(N)` as one
+//!   strip of N lanes, `parallel` dimensions as the kernel's grid. Element-wise chains are fused
+//!   into the reduction they feed (reduction-bounded fusion): the reduction accumulates in a
+//!   register and intermediates are never stored.
+
+use super::affine::Affine;
+use super::tensor::{analyse, is_product_call, pragma_matches, reduce_marker, reduction_call};
+use crate::diag::{Diagnostic, Result};
+use crate::frontend::pragma::{DimPragma, Directive, VectorProp};
+use crate::frontend::source::Span;
+use crate::ir::*;
+use std::collections::HashSet;
+
+pub struct Options {
+    /// Vectorise the last dimension of statements inside parallel loops by default.
+    pub auto_simd: bool,
+}
+
+fn dim_pragmas(s: &Stmt) -> Option<&Vec<DimPragma>> {
+    match &s.pragma {
+        Some(p) => match &p.directive {
+            Directive::Dimensions(d) => Some(d),
+            _ => None,
+        },
+        None => None,
+    }
+}
+
+fn is_tensor_assign(s: &Stmt) -> bool {
+    match &s.kind {
+        StmtKind::Assign { target, value, .. } => {
+            is_tensor_stmt_or_reduction(target) || is_tensor_stmt_or_reduction(value)
+        }
+        _ => false,
+    }
+}
+
+fn is_tensor_stmt_or_reduction(e: &Expr) -> bool {
+    is_tensor_expr(e)
+}
+
+/// Names used anywhere in the kernel, so generated names never collide with the user's.
+fn used_names(k: &Kernel) -> HashSet<String> {
+    let mut used: HashSet<String> = k.dims.iter().map(|d| d.var.clone()).collect();
+    for s in &k.body {
+        s.walk(&mut |st| {
+            for e in st.exprs() {
+                e.walk(&mut |x| match &x.kind {
+                    ExprKind::Name(n) => {
+                        used.insert(n.clone());
+                    }
+                    ExprKind::Subscript { array, .. } => {
+                        used.insert(array.clone());
+                    }
+                    _ => {}
+                });
+            }
+            if let StmtKind::For { var, .. } = &st.kind {
+                used.insert(var.clone());
+            }
+        });
+    }
+    used
+}
+
+fn fresh(base: &str, used: &mut HashSet<String>) -> String {
+    for k in 0.. {
+        let name = format!("_{base}{k}");
+        if used.insert(name.clone()) {
+            return name;
+        }
+    }
+    unreachable!()
+}
+
+// ------------------------------------------------------------------------------------- split
+
+pub fn split(k: &mut Kernel) -> Result<()> {
+    let mut used = used_names(k);
+    let bound = k.bound.clone();
+    let mut temps = vec![];
+    k.body = split_block(std::mem::take(&mut k.body), &bound, &mut used, &mut temps)?;
+    k.temps.extend(temps);
+    Ok(())
+}
+
+fn split_block(
+    stmts: Vec<Stmt>,
+    bound: &[(Expr, Expr)],
+    used: &mut HashSet<String>,
+    temps: &mut Vec<(String, String)>,
+) -> Result<Vec<Stmt>> {
+    let mut out = vec![];
+    for mut s in stmts {
+        if is_tensor_assign(&s) {
+            for st in split_reductions(s, bound, used)? {
+                out.extend(split_temp(st, bound, used, temps)?);
+            }
+            continue;
+        }
+        match &mut s.kind {
+            StmtKind::For { body, .. } => {
+                *body = split_block(std::mem::take(body), bound, used, temps)?;
+            }
+            StmtKind::If { body, orelse, .. } => {
+                *body = split_block(std::mem::take(body), bound, used, temps)?;
+                *orelse = split_block(std::mem::take(orelse), bound, used, temps)?;
+            }
+            _ => {}
+        }
+        out.push(s);
+    }
+    Ok(out)
+}
+
+fn is_reduction(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Call { func, args } if reduction_call(func, args.len()).is_some() || is_product_call(func))
+}
+
+/// Hoists reductions nested in larger expressions into their own statements.
+fn split_reductions(
+    s: Stmt,
+    bound: &[(Expr, Expr)],
+    used: &mut HashSet<String>,
+) -> Result<Vec<Stmt>> {
+    let StmtKind::Assign {
+        target,
+        value,
+        atomic,
+    } = &s.kind
+    else {
+        unreachable!()
+    };
+    // Forms that lower directly: `t = red(...)` and `t = t op red(...)`.
+    let direct = is_reduction(value)
+        || matches!(&value.kind, ExprKind::Binary { left, right, .. } if same_place(left, target) && is_reduction(right))
+        || matches!(&value.kind, ExprKind::Call { func, args } if matches!(func.as_str(), "max" | "min" | "np.maximum" | "np.minimum") && args.len() == 2 && same_place(&args[0], target) && is_reduction(&args[1]));
+    let mut hoisted = vec![];
+    let mut err = None;
+    let new_value = if direct {
+        value.clone()
+    } else {
+        value.clone().rewrite(&mut |x| {
+            if err.is_some() || !is_reduction(&x) {
+                return x;
+            }
+            let name = fresh("r", used);
+            let tmp = Expr::name(&name, x.span);
+            match analyse(&tmp, &x, bound) {
+                Ok(_) => {
+                    let mut st = Stmt::new(
+                        StmtKind::Assign {
+                            target: tmp.clone(),
+                            value: x,
+                            atomic: false,
+                        },
+                        s.span,
+                    );
+                    st.pragma = s.pragma.clone();
+                    hoisted.push(st);
+                    tmp
+                }
+                Err(_) => {
+                    err = Some(Diagnostic::error(
+                        x.span,
+                        "this reduction's result is a vector used inside a larger expression; that needs a temporary array, which is not supported yet",
+                    )
+                    .with_help("assign the reduction to an array of its own in a separate statement, or mark the kept dimension `parallel`"));
+                    x
+                }
+            }
+        })
+    };
+    if let Some(e) = err {
+        return Err(e);
+    }
+    let mut main = s.clone();
+    main.kind = StmtKind::Assign {
+        target: target.clone(),
+        value: new_value,
+        atomic: *atomic,
+    };
+    hoisted.push(main);
+    Ok(hoisted)
+}
+
+/// `A[i, 1:N] = f(A[i, :N-1])`: reads of the target array at other places than the written one
+/// go through a temporary (Alg. 5). No temporary when every read of the target array in the value
+/// is at exactly the written index (each lane reads its own element before writing it), or when
+/// every dimension is one strip of `le(N)` lanes (all loads happen before the one store).
+fn split_temp(
+    s: Stmt,
+    bound: &[(Expr, Expr)],
+    used: &mut HashSet<String>,
+    temps: &mut Vec<(String, String)>,
+) -> Result<Vec<Stmt>> {
+    let StmtKind::Assign {
+        target,
+        value,
+        atomic,
+    } = &s.kind
+    else {
+        unreachable!()
+    };
+    let ExprKind::Subscript { array, .. } = &target.kind else {
+        return Ok(vec![s]);
+    };
+    let t = analyse(target, value, bound)?;
+    let mut conflict = false;
+    t.value.walk(&mut |x| {
+        if let ExprKind::Subscript { array: a, .. } = &x.kind {
+            if a == array && !same_place(x, &t.target) {
+                conflict = true;
+            }
+        }
+    });
+    let single_strip = dim_pragmas(&s).is_some_and(|ds| {
+        t.output.iter().chain(t.reduced.iter()).all(|d| {
+            ds.iter().any(|p| {
+                matches!(p.vector, Some(VectorProp::Le(_))) && pragma_matches(p, &t, *d).is_some()
+            })
+        })
+    });
+    if !conflict || single_strip || *atomic {
+        return Ok(vec![s]);
+    }
+    let tmp = fresh("tmp", used);
+    temps.push((tmp.clone(), array.clone()));
+    let rename = |e: &Expr| {
+        let mut e = e.clone();
+        if let ExprKind::Subscript { array, .. } = &mut e.kind {
+            *array = tmp.clone();
+        }
+        e
+    };
+    let mut compute = s.clone();
+    compute.kind = StmtKind::Assign {
+        target: rename(target),
+        value: value.clone(),
+        atomic: false,
+    };
+    let mut copy = s.clone();
+    copy.kind = StmtKind::Assign {
+        target: target.clone(),
+        value: rename(target),
+        atomic: false,
+    };
+    Ok(vec![compute, copy])
+}
+
+// ------------------------------------------------------------------------------------- lower
+
+/// A dimension's `reduce(op:var)` property and where the pragma said it.
+type ReduceProp = (Option<ReduceOp>, Option<String>, Span);
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Run {
+    Sequential,
+    Vector(VectorProp),
+    /// A grid dimension of the kernel: index `k` of `Kernel::dims`.
+    Grid(usize),
+}
+
+pub fn lower(k: &mut Kernel, opts: &Options) -> Result<()> {
+    let mut used = used_names(k);
+    let mut matched: HashSet<Span> = HashSet::new();
+    let mut all_pragma_dims: Vec<(Span, String)> = vec![];
+    for s in &k.body {
+        s.walk(&mut |st| {
+            if let (true, Some(ds)) = (is_tensor_assign(st), dim_pragmas(st)) {
+                for p in ds {
+                    let text = format!(
+                        "{}:{}",
+                        p.lo.as_ref()
+                            .map(crate::codegen::python::expr)
+                            .unwrap_or_default(),
+                        p.hi.as_ref()
+                            .map(crate::codegen::python::expr)
+                            .unwrap_or_default()
+                    );
+                    all_pragma_dims.push((p.span, text));
+                }
+            }
+        });
+    }
+    let cx = LowerCx {
+        bound: k.bound.clone(),
+        grid_vars: k.dims.iter().map(|d| d.var.clone()).collect(),
+        auto_simd: opts.auto_simd,
+    };
+    k.body = cx.block(
+        std::mem::take(&mut k.body),
+        &mut used,
+        &mut matched,
+        &mut k.checks,
+    )?;
+    if let Some((span, text)) = all_pragma_dims.iter().find(|(s, _)| !matched.contains(s)) {
+        return Err(Diagnostic::error(
+            *span,
+            format!("the pragma slice `{text}` matches no slice in the statement"),
+        )
+        .with_help("name each dimension by a slice written in the statement (or one shifted from it by a constant)"));
+    }
+    Ok(())
+}
+
+struct LowerCx {
+    bound: Vec<(Expr, Expr)>,
+    grid_vars: Vec<String>,
+    auto_simd: bool,
+}
+
+impl LowerCx {
+    fn block(
+        &self,
+        stmts: Vec<Stmt>,
+        used: &mut HashSet<String>,
+        matched: &mut HashSet<Span>,
+        checks: &mut Vec<(Expr, u32, Span)>,
+    ) -> Result<Vec<Stmt>> {
+        let mut out = vec![];
+        for mut s in stmts {
+            if is_tensor_assign(&s) {
+                out.extend(self.statement(s, used, matched, checks)?);
+                continue;
+            }
+            match &mut s.kind {
+                StmtKind::For { body, .. } => {
+                    *body = self.block(std::mem::take(body), used, matched, checks)?;
+                }
+                StmtKind::If { body, orelse, .. } => {
+                    *body = self.block(std::mem::take(body), used, matched, checks)?;
+                    *orelse = self.block(std::mem::take(orelse), used, matched, checks)?;
+                }
+                _ => {}
+            }
+            out.push(s);
+        }
+        Ok(out)
+    }
+
+    fn statement(
+        &self,
+        s: Stmt,
+        used: &mut HashSet<String>,
+        matched: &mut HashSet<Span>,
+        checks: &mut Vec<(Expr, u32, Span)>,
+    ) -> Result<Vec<Stmt>> {
+        let StmtKind::Assign {
+            target,
+            value,
+            atomic,
+        } = &s.kind
+        else {
+            unreachable!()
+        };
+        let t = analyse(target, value, &self.bound)?;
+        let pragmas: Vec<DimPragma> = dim_pragmas(&s).cloned().unwrap_or_default();
+        let span = s.span;
+
+        // How each dimension runs, and in which order (pragma order first).
+        let ndims = t.dims.len();
+        let mut run: Vec<Option<Run>> = vec![None; ndims];
+        let mut order: Vec<usize> = vec![];
+        let mut reduce_ops: Vec<Option<ReduceProp>> = vec![None; ndims];
+        for (d, (lo, hi)) in self.bound.iter().enumerate() {
+            for (dim, r) in t.dims.iter().zip(run.iter_mut()) {
+                if dim.matches(lo, hi).is_some() {
+                    *r = Some(Run::Grid(d));
+                }
+            }
+        }
+        for p in &pragmas {
+            let hits: Vec<usize> = (0..ndims)
+                .filter(|d| pragma_matches(p, &t, *d).is_some())
+                .collect();
+            if hits.is_empty() {
+                continue; // checked once for the whole original statement below
+            }
+            matched.insert(p.span);
+            for d in hits {
+                if p.parallel {
+                    if !matches!(run[d], Some(Run::Grid(_))) {
+                        return Err(Diagnostic::error(
+                            p.span,
+                            "`parallel` dimensions are only allowed on function-level statements",
+                        )
+                        .with_help(
+                            "inside a parallel loop, the loop itself is the parallel dimension",
+                        ));
+                    }
+                } else if let Some(v) = p.vector {
+                    run[d] = Some(Run::Vector(v));
+                } else if run[d].is_none() {
+                    run[d] = Some(Run::Sequential);
+                }
+                if let Some((op, var)) = &p.reduce {
+                    reduce_ops[d] = Some((*op, var.clone(), p.span));
+                }
+                if !order.contains(&d) {
+                    order.push(d);
+                }
+            }
+        }
+        // Unlisted dimensions: outputs in target order, then reduced ones.
+        for d in t
+            .output
+            .iter()
+            .chain(t.reduced.iter())
+            .copied()
+            .chain(0..ndims)
+        {
+            if !order.contains(&d) {
+                order.push(d);
+            }
+        }
+        order.retain(|d| !matches!(run[*d], Some(Run::Grid(_))));
+        for d in &order {
+            if run[*d].is_none() {
+                run[*d] = Some(Run::Sequential);
+            }
+        }
+        // auto-simd: the innermost dimension is a vector unless the pragma chose one.
+        let has_vector = run.iter().any(|r| matches!(r, Some(Run::Vector(_))));
+        if !has_vector && self.auto_simd {
+            if let Some(last) = order.last() {
+                run[*last] = Some(Run::Vector(VectorProp::Simd(Width::Mvl)));
+            }
+        }
+        let vectors: Vec<usize> = order
+            .iter()
+            .copied()
+            .filter(|d| matches!(run[*d], Some(Run::Vector(_))))
+            .collect();
+        if vectors.len() > 1 {
+            return Err(Diagnostic::error(
+                t.dims[vectors[1]].span,
+                "several vectorised dimensions in one statement are not supported yet",
+            )
+            .with_help(
+                "keep `simd`/`le` on one dimension; the others become loops or `parallel`",
+            ));
+        }
+        // Reduced dimensions must be innermost: the accumulation happens in a register.
+        if let Some(pos) = order.iter().position(|d| t.reduced.contains(d)) {
+            if let Some(d) = order[pos..].iter().find(|d| !t.reduced.contains(d)) {
+                return Err(Diagnostic::error(
+                    t.dims[*d].span,
+                    "a kept dimension is ordered inside a reduced one",
+                )
+                .with_help("list the reduced dimensions last in the pragma"));
+            }
+            if let Some(v) = vectors.first().filter(|v| !t.reduced.contains(v)) {
+                return Err(Diagnostic::error(
+                    t.dims[*v].span,
+                    "a vectorised kept dimension with a reduction is not supported yet",
+                )
+                .with_help("vectorise the reduced dimension instead (the default)"));
+            }
+        }
+        // Reduction properties must agree with the statement.
+        let stmt_op = root_reduction_op(&t.value);
+        for (d, r) in reduce_ops.iter().enumerate() {
+            let Some((op, var, pspan)) = r else { continue };
+            if !t.reduced.contains(&d) {
+                return Err(Diagnostic::error(
+                    *pspan,
+                    "this dimension is not reduced by the statement",
+                ));
+            }
+            if let (Some(op), Some(actual)) = (op, stmt_op) {
+                if *op != actual {
+                    return Err(Diagnostic::error(
+                        *pspan,
+                        format!(
+                            "the pragma says `{}` but the statement reduces with `{}`",
+                            op.name(),
+                            actual.name()
+                        ),
+                    ));
+                }
+            }
+            if let Some(v) = var.as_deref().filter(|v| !v.is_empty()) {
+                let tname = match &target.kind {
+                    ExprKind::Name(n) | ExprKind::Subscript { array: n, .. } => n.as_str(),
+                    _ => "",
+                };
+                if v != tname {
+                    return Err(Diagnostic::error(
+                        *pspan,
+                        format!(
+                            "the pragma reduces into `{v}` but the statement assigns `{tname}`"
+                        ),
+                    ));
+                }
+            }
+        }
+
+        // Loop variables: grid dimensions use the kernel's, the others get fresh names.
+        let mut vars: Vec<Option<String>> = vec![None; ndims];
+        for &d in &order {
+            vars[d] = Some(fresh("i", used));
+        }
+        let index_of = |d: usize, span: Span| -> Expr {
+            match run[d] {
+                // The grid variable runs over the bound slice; this dimension may be shifted.
+                Some(Run::Grid(g)) => Affine::of(&t.dims[d].lo)
+                    .sub(&Affine::of(&self.bound[g].0))
+                    .added_to(Expr::name(&self.grid_vars[g], span)),
+                _ => Expr::name(
+                    vars[d].as_ref().expect("every dimension has a variable"),
+                    span,
+                ),
+            }
+        };
+        let subst = |e: &Expr, fixed: &[(usize, Expr)]| -> Expr {
+            e.clone().rewrite(&mut |x| match &x.kind {
+                ExprKind::Name(n) if n.starts_with("__dim") => {
+                    let d: usize = n["__dim".len()..].parse().expect("placeholder");
+                    match fixed.iter().find(|(fd, _)| *fd == d) {
+                        Some((_, e)) => e.clone(),
+                        None => index_of(d, x.span),
+                    }
+                }
+                _ => x,
+            })
+        };
+        let make_loop = |d: usize, body: Vec<Stmt>, checks: &mut Vec<(Expr, u32, Span)>| -> Stmt {
+            let dim = &t.dims[d];
+            let kind = match run[d] {
+                Some(Run::Vector(VectorProp::Simd(w))) => LoopKind::Simd(w),
+                Some(Run::Vector(VectorProp::Le(n))) => {
+                    checks.push((
+                        Expr::binary(BinOp::Sub, dim.hi.clone(), dim.lo.clone()),
+                        n,
+                        dim.span,
+                    ));
+                    LoopKind::Simd(Width::Fixed(n))
+                }
+                _ => LoopKind::Plain,
+            };
+            Stmt::new(
+                StmtKind::For {
+                    var: vars[d].clone().expect("loop variable"),
+                    range: Range {
+                        start: dim.lo.clone(),
+                        stop: dim.hi.clone(),
+                        step: Expr::int(1, dim.span),
+                    },
+                    body,
+                    kind,
+                    vector: None,
+                    num_warps: None,
+                },
+                span,
+            )
+        };
+
+        let target_l = subst(&t.target, &[]);
+        let outputs: Vec<usize> = order
+            .iter()
+            .copied()
+            .filter(|d| !t.reduced.contains(d))
+            .collect();
+        let reduced: Vec<usize> = order
+            .iter()
+            .copied()
+            .filter(|d| t.reduced.contains(d))
+            .collect();
+        let inner: Vec<Stmt> = match split_root(&t.value, &t.target) {
+            RootForm::Plain => vec![Stmt::new(
+                StmtKind::Assign {
+                    target: target_l.clone(),
+                    value: subst(&t.value, &[]),
+                    atomic: *atomic,
+                },
+                span,
+            )],
+            RootForm::Reduce {
+                op,
+                operand,
+                combine,
+            } => {
+                let acc = fresh("acc", used);
+                let acc_e = Expr::name(&acc, span);
+                let operand_l = subst(&operand, &[]);
+                let init = match op {
+                    ReduceOp::Sum => Expr::int(0, span),
+                    // The first element: max/min have no identity valid for every dtype.
+                    ReduceOp::Max | ReduceOp::Min => {
+                        let firsts: Vec<(usize, Expr)> = reduced
+                            .iter()
+                            .map(|d| (*d, t.dims[*d].lo.clone()))
+                            .collect();
+                        subst(&operand, &firsts)
+                    }
+                };
+                let update = match op {
+                    ReduceOp::Sum => Expr::binary(BinOp::Add, acc_e.clone(), operand_l),
+                    ReduceOp::Max | ReduceOp::Min => Expr::new(
+                        ExprKind::Call {
+                            func: op.name().into(),
+                            args: vec![acc_e.clone(), operand_l],
+                        },
+                        span,
+                    ),
+                };
+                let mut nest = vec![Stmt::new(
+                    StmtKind::Assign {
+                        target: acc_e.clone(),
+                        value: update,
+                        atomic: false,
+                    },
+                    span,
+                )];
+                for d in reduced.iter().rev() {
+                    nest = vec![make_loop(*d, nest, checks)];
+                }
+                let result = match combine {
+                    None => acc_e.clone(),
+                    Some(Combine::Binary(bop)) => {
+                        Expr::binary(bop, target_l.clone(), acc_e.clone())
+                    }
+                    Some(Combine::Call(f)) => Expr::new(
+                        ExprKind::Call {
+                            func: f,
+                            args: vec![target_l.clone(), acc_e.clone()],
+                        },
+                        span,
+                    ),
+                };
+                let mut stmts = vec![Stmt::new(
+                    StmtKind::Assign {
+                        target: acc_e,
+                        value: init,
+                        atomic: false,
+                    },
+                    span,
+                )];
+                stmts.extend(nest);
+                stmts.push(Stmt::new(
+                    StmtKind::Assign {
+                        target: target_l.clone(),
+                        value: result,
+                        atomic: *atomic,
+                    },
+                    span,
+                ));
+                stmts
+            }
+        };
+        let mut nest = inner;
+        for d in outputs.iter().rev() {
+            nest = vec![make_loop(*d, nest, checks)];
+        }
+        Ok(nest)
+    }
+}
+
+enum Combine {
+    Binary(BinOp),
+    Call(String),
+}
+
+enum RootForm {
+    Plain,
+    Reduce {
+        op: ReduceOp,
+        operand: Expr,
+        combine: Option<Combine>,
+    },
+}
+
+fn as_marker(e: &Expr) -> Option<(ReduceOp, Vec<usize>, Expr)> {
+    match &e.kind {
+        ExprKind::Call { func, args } => {
+            reduce_marker(func).map(|(op, dims)| (op, dims, args[0].clone()))
+        }
+        _ => None,
+    }
+}
+
+/// `t = red(v)`, `t = t op red(v)`, `t = max(t, red(v))`, or a plain element-wise value.
+fn split_root(value: &Expr, target: &Expr) -> RootForm {
+    if let Some((op, dims, v)) = as_marker(value) {
+        if dims.is_empty() {
+            return RootForm::Plain;
+        }
+        return RootForm::Reduce {
+            op,
+            operand: v,
+            combine: None,
+        };
+    }
+    match &value.kind {
+        ExprKind::Binary { op, left, right } if same_place(left, target) => {
+            if let Some((rop, dims, v)) = as_marker(right) {
+                if !dims.is_empty() {
+                    return RootForm::Reduce {
+                        op: rop,
+                        operand: v,
+                        combine: Some(Combine::Binary(*op)),
+                    };
+                }
+            }
+            RootForm::Plain
+        }
+        ExprKind::Call { func, args } if args.len() == 2 && same_place(&args[0], target) => {
+            if let Some((rop, dims, v)) = as_marker(&args[1]) {
+                if !dims.is_empty() {
+                    return RootForm::Reduce {
+                        op: rop,
+                        operand: v,
+                        combine: Some(Combine::Call(func.clone())),
+                    };
+                }
+            }
+            RootForm::Plain
+        }
+        _ => RootForm::Plain,
+    }
+}
+
+fn root_reduction_op(value: &Expr) -> Option<ReduceOp> {
+    let mut op = None;
+    value.walk(&mut |x| {
+        if let Some((o, _, _)) = as_marker(x) {
+            op.get_or_insert(o);
+        }
+    });
+    op
+}

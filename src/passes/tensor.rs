@@ -1,0 +1,530 @@
+//! Tensor statements in sliced index notation: which dimensions a statement has, how its slices
+//! map onto them, and what it reduces. Shared by `split_tensor` and `lower_tensor`.
+//!
+//! Every slice (`lo:hi` of an array dimension) is an occurrence; broadcasting (right-aligned,
+//! as in NumPy) and the assignment unify occurrences into dimensions. Occurrences of one
+//! dimension must have the same length, decided symbolically; each is then indexed as the
+//! dimension's variable plus its constant (or symbolic) offset from the dimension's first slice.
+
+use super::affine::Affine;
+use crate::diag::{Diagnostic, Result};
+use crate::frontend::source::Span;
+use crate::ir::*;
+
+/// One dimension of a tensor statement.
+#[derive(Debug, Clone)]
+pub struct Dim {
+    /// The canonical slice: the target's, or the first one seen.
+    pub lo: Expr,
+    pub hi: Expr,
+    pub span: Span,
+}
+
+impl Dim {
+    pub fn extent(&self) -> Affine {
+        Affine::of(&self.hi).sub(&Affine::of(&self.lo))
+    }
+
+    /// Does the slice `lo:hi` name this dimension, possibly shifted by a constant?
+    pub fn matches(&self, lo: &Expr, hi: &Expr) -> Option<Affine> {
+        let shift = Affine::of(lo).sub(&Affine::of(&self.lo));
+        let len = Affine::of(hi).sub(&Affine::of(lo));
+        (shift.as_constant().is_some() && len == self.extent()).then_some(shift)
+    }
+}
+
+/// The analysed statement: slices replaced by `dim_var(d) + offset`, reductions by
+/// `Call { func: "__reduce_<op>:<d>,<d>" }`.
+#[derive(Debug, Clone)]
+pub struct TensorStmt {
+    pub dims: Vec<Dim>,
+    pub target: Expr,
+    pub value: Expr,
+    /// The target's dimensions, in order.
+    pub output: Vec<usize>,
+    /// Dimensions reduced somewhere in the value.
+    pub reduced: Vec<usize>,
+}
+
+/// The placeholder name of dimension `d` in an analysed statement.
+pub fn dim_var(d: usize) -> String {
+    format!("__dim{d}")
+}
+
+pub const REDUCE_PREFIX: &str = "__reduce_";
+
+/// Parses the reduction marker `__reduce_sum:0,2` back into its operator and dimensions.
+pub fn reduce_marker(func: &str) -> Option<(ReduceOp, Vec<usize>)> {
+    let rest = func.strip_prefix(REDUCE_PREFIX)?;
+    let (op, dims) = rest.split_once(':')?;
+    let op = match op {
+        "sum" => ReduceOp::Sum,
+        "max" => ReduceOp::Max,
+        "min" => ReduceOp::Min,
+        _ => return None,
+    };
+    let dims = dims
+        .split(',')
+        .filter(|d| !d.is_empty())
+        .map(|d| d.parse().ok())
+        .collect::<Option<Vec<usize>>>()?;
+    Some((op, dims))
+}
+
+/// The reduction a call performs on tensors: `np.sum(x)`, `sum(x)`, `np.max(x, axis)`, ...
+pub fn reduction_call(func: &str, nargs: usize) -> Option<ReduceOp> {
+    let name = func
+        .strip_prefix("np.")
+        .or_else(|| func.strip_prefix("numpy."))
+        .map(|n| (n, true))
+        .unwrap_or((func, false));
+    match name {
+        ("sum", _) if nargs <= 2 => Some(ReduceOp::Sum),
+        ("max" | "amax", true) if nargs <= 2 => Some(ReduceOp::Max),
+        ("min" | "amin", true) if nargs <= 2 => Some(ReduceOp::Min),
+        // The builtins with one argument reduce it; with two they are element-wise.
+        ("max", false) if nargs == 1 => Some(ReduceOp::Max),
+        ("min", false) if nargs == 1 => Some(ReduceOp::Min),
+        _ => None,
+    }
+}
+
+pub fn is_product_call(func: &str) -> bool {
+    matches!(func, "np.matmul" | "np.dot" | "numpy.matmul" | "numpy.dot")
+}
+
+/// Is this assignment a tensor statement (slices, new axes, or tensor reductions)?
+pub fn is_tensor_stmt(target: &Expr, value: &Expr) -> bool {
+    is_tensor_expr(target) || is_tensor_expr(value)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Axis {
+    Occ(usize),
+    One,
+}
+
+struct Occ {
+    lo: Expr,
+    hi: Expr,
+    span: Span,
+    in_target: bool,
+}
+
+struct Analyser {
+    occs: Vec<Occ>,
+    parent: Vec<usize>,
+}
+
+impl Analyser {
+    fn find(&mut self, mut o: usize) -> usize {
+        while self.parent[o] != o {
+            self.parent[o] = self.parent[self.parent[o]];
+            o = self.parent[o];
+        }
+        o
+    }
+
+    fn unify(&mut self, a: usize, b: usize) -> Result<()> {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra == rb {
+            return Ok(());
+        }
+        let len = |o: &Occ| Affine::of(&o.hi).sub(&Affine::of(&o.lo));
+        if len(&self.occs[ra]) != len(&self.occs[rb]) {
+            let (x, y) = (&self.occs[a], &self.occs[b]);
+            return Err(Diagnostic::error(
+                y.span,
+                format!(
+                    "this slice's length ({}) differs from the slice it is combined with ({})",
+                    crate::codegen::python::expr(&Expr::binary(BinOp::Sub, y.hi.clone(), y.lo.clone())),
+                    crate::codegen::python::expr(&Expr::binary(BinOp::Sub, x.hi.clone(), x.lo.clone())),
+                ),
+            )
+            .with_help("slices that meet in one expression must have the same length (they may be shifted)"));
+        }
+        // Keep a target occurrence as the root: it defines the dimension's loop bounds.
+        if self.occs[rb].in_target && !self.occs[ra].in_target {
+            self.parent[ra] = rb;
+        } else {
+            self.parent[rb] = ra;
+        }
+        Ok(())
+    }
+
+    /// Replaces every slice by an occurrence placeholder `__occ<k>`.
+    fn mark(&mut self, e: Expr, in_target: bool) -> Expr {
+        e.rewrite(&mut |mut x| {
+            if let ExprKind::Subscript { array, indices } = &mut x.kind {
+                for (d, ix) in indices.iter_mut().enumerate() {
+                    if let Index::Slice { lo, hi, span } = ix {
+                        let lo = lo.clone().unwrap_or_else(|| Expr::int(0, *span));
+                        let hi = hi.clone().unwrap_or_else(|| {
+                            Expr::new(
+                                ExprKind::Shape {
+                                    array: array.clone(),
+                                    dim: d,
+                                },
+                                *span,
+                            )
+                        });
+                        let k = self.occs.len();
+                        self.occs.push(Occ {
+                            lo,
+                            hi,
+                            span: *span,
+                            in_target,
+                        });
+                        self.parent.push(k);
+                        *ix = Index::At(Expr::name(&format!("__occ{k}"), *span));
+                    }
+                }
+            }
+            x
+        })
+    }
+
+    fn broadcast(&mut self, lists: Vec<Vec<Axis>>) -> Result<Vec<Axis>> {
+        let len = lists.iter().map(Vec::len).max().unwrap_or(0);
+        let mut out = vec![Axis::One; len];
+        for l in &lists {
+            let pad = len - l.len();
+            for (i, a) in l.iter().enumerate() {
+                if let Axis::Occ(o) = a {
+                    match out[pad + i] {
+                        Axis::One => out[pad + i] = Axis::Occ(*o),
+                        Axis::Occ(p) => self.unify(p, *o)?,
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The axes of a marked expression; reductions are rewritten to markers over occurrences.
+    fn axes(&mut self, e: &mut Expr) -> Result<Vec<Axis>> {
+        let span = e.span;
+        match &mut e.kind {
+            ExprKind::Subscript { indices, .. } => {
+                let mut out = vec![];
+                for ix in indices.iter_mut() {
+                    match ix {
+                        Index::At(x) => {
+                            if let ExprKind::Name(n) = &x.kind {
+                                if let Some(k) = n.strip_prefix("__occ") {
+                                    out.push(Axis::Occ(k.parse().expect("marker")));
+                                    continue;
+                                }
+                            }
+                            // A gather through a tensor index takes the index's axes.
+                            out.extend(self.axes(x)?);
+                        }
+                        Index::NewAxis => out.push(Axis::One),
+                        Index::Slice { .. } => unreachable!("marked"),
+                    }
+                }
+                Ok(out)
+            }
+            ExprKind::Binary { left, right, .. } | ExprKind::Compare { left, right, .. } => {
+                let l = self.axes(left)?;
+                let r = self.axes(right)?;
+                self.broadcast(vec![l, r])
+            }
+            ExprKind::Unary { operand, .. } => self.axes(operand),
+            ExprKind::BoolOp { values, .. } => {
+                let lists = values
+                    .iter_mut()
+                    .map(|v| self.axes(v))
+                    .collect::<Result<Vec<_>>>()?;
+                self.broadcast(lists)
+            }
+            ExprKind::IfExp { test, body, orelse } => {
+                let lists = vec![self.axes(test)?, self.axes(body)?, self.axes(orelse)?];
+                self.broadcast(lists)
+            }
+            ExprKind::Broadcast { value, keep } => {
+                let inner = self.axes(value)?;
+                if inner.is_empty() {
+                    return Ok(vec![]); // a scalar broadcasts to anything
+                }
+                let kept = keep.iter().filter(|k| **k).count();
+                if kept != inner.len() {
+                    return Err(Diagnostic::error(
+                        span,
+                        format!(
+                            "`[...]` keeps {kept} axes of a value that has {}",
+                            inner.len()
+                        ),
+                    ));
+                }
+                let mut it = inner.into_iter();
+                let out = keep
+                    .iter()
+                    .map(|k| {
+                        if *k {
+                            it.next().unwrap_or(Axis::One)
+                        } else {
+                            Axis::One
+                        }
+                    })
+                    .collect();
+                let inner_value = std::mem::replace(value.as_mut(), Expr::int(0, span));
+                *e = inner_value;
+                Ok(out)
+            }
+            ExprKind::Call { func, args } => {
+                let func = func.clone();
+                if let Some(op) = reduction_call(&func, args.len()) {
+                    let mut arg = args.remove(0);
+                    let ax = self.axes(&mut arg)?;
+                    let axis = match args.first().map(|a| &a.kind) {
+                        None => None,
+                        Some(ExprKind::Int(k)) => {
+                            let n = ax.len() as i64;
+                            let k = if *k < 0 { *k + n } else { *k };
+                            if !(0..n).contains(&k) {
+                                return Err(Diagnostic::error(
+                                    args[0].span,
+                                    format!("axis {k} is out of range for a value with {n} axes"),
+                                ));
+                            }
+                            Some(k as usize)
+                        }
+                        Some(_) => {
+                            return Err(Diagnostic::error(
+                                args[0].span,
+                                "a reduction's axis must be an integer constant",
+                            ))
+                        }
+                    };
+                    type Positioned = Vec<(usize, Axis)>;
+                    let (reduced, kept): (Positioned, Positioned) = ax
+                        .into_iter()
+                        .enumerate()
+                        .partition(|(i, _)| axis.is_none_or(|k| k == *i));
+                    if ax_is_empty(&reduced) && axis.is_none() {
+                        // A reduction of a scalar is the scalar (sum(x) of one element).
+                        *e = arg;
+                        return Ok(vec![]);
+                    }
+                    let occs: Vec<usize> = reduced
+                        .iter()
+                        .filter_map(|(_, a)| match a {
+                            Axis::Occ(o) => Some(*o),
+                            Axis::One => None,
+                        })
+                        .collect();
+                    *e = reduce_node(op, &occs, arg, span);
+                    return Ok(kept.into_iter().map(|(_, a)| a).collect());
+                }
+                if is_product_call(&func) {
+                    if args.len() != 2 {
+                        return Err(Diagnostic::error(
+                            span,
+                            format!("`{func}` takes two arguments"),
+                        ));
+                    }
+                    let mut b = args.pop().expect("two");
+                    let mut a = args.pop().expect("two");
+                    let (aa, ba) = (self.axes(&mut a)?, self.axes(&mut b)?);
+                    let contracted = match (aa.as_slice(), ba.as_slice()) {
+                        ([.., Axis::Occ(k)], [Axis::Occ(l)]) => {
+                            self.unify(*k, *l)?;
+                            (*k, aa[..aa.len() - 1].to_vec())
+                        }
+                        ([Axis::Occ(k)], [Axis::Occ(l), rest @ ..]) if rest.len() == 1 => {
+                            self.unify(*k, *l)?;
+                            // `x @ B`: x becomes a column so the product broadcasts.
+                            a = Expr::new(
+                                ExprKind::Broadcast {
+                                    value: Box::new(a),
+                                    keep: vec![true, false],
+                                },
+                                span,
+                            );
+                            (*k, rest.to_vec())
+                        }
+                        _ => {
+                            return Err(Diagnostic::error(
+                                span,
+                                "only matrix-vector and vector-vector products are compiled; a matrix-matrix product stays in torch at function level",
+                            ))
+                        }
+                    };
+                    let product = Expr::binary(BinOp::Mul, a, b);
+                    // The column broadcast above has done its job in the axes already.
+                    let product = product.rewrite(&mut |x| match x.kind {
+                        ExprKind::Broadcast { value, .. } => *value,
+                        _ => x,
+                    });
+                    *e = reduce_node(ReduceOp::Sum, &[contracted.0], product, span);
+                    return Ok(contracted.1);
+                }
+                let lists = args
+                    .iter_mut()
+                    .map(|a| self.axes(a))
+                    .collect::<Result<Vec<_>>>()?;
+                self.broadcast(lists)
+            }
+            _ => Ok(vec![]),
+        }
+    }
+}
+
+fn ax_is_empty(v: &[(usize, Axis)]) -> bool {
+    v.is_empty()
+}
+
+fn reduce_node(op: ReduceOp, occs: &[usize], value: Expr, span: Span) -> Expr {
+    let list: Vec<String> = occs.iter().map(|o| format!("o{o}")).collect();
+    Expr::new(
+        ExprKind::Call {
+            func: format!("{REDUCE_PREFIX}{}:{}", op.name(), list.join(",")),
+            args: vec![value],
+        },
+        span,
+    )
+}
+
+/// Analyses `target = value`. `bound` lists slices that are grid dimensions of the kernel
+/// (a function-level statement's `parallel` dimensions): such a dimension may appear in the
+/// value without appearing in a scalar target.
+pub fn analyse(target: &Expr, value: &Expr, bound: &[(Expr, Expr)]) -> Result<TensorStmt> {
+    let mut an = Analyser {
+        occs: vec![],
+        parent: vec![],
+    };
+    let mut t = an.mark(target.clone(), true);
+    let mut v = an.mark(value.clone(), false);
+    let t_axes = an.axes(&mut t)?;
+    let v_axes = an.axes(&mut v)?;
+    if v_axes.len() > t_axes.len() {
+        // Extra leading value axes are fine only where they are bound grid dimensions.
+        for a in &v_axes[..v_axes.len() - t_axes.len()] {
+            if let Axis::Occ(o) = a {
+                let occ = &an.occs[*o];
+                let is_bound = bound.iter().any(|(lo, hi)| {
+                    Dim {
+                        lo: lo.clone(),
+                        hi: hi.clone(),
+                        span: occ.span,
+                    }
+                    .matches(&occ.lo, &occ.hi)
+                    .is_some()
+                });
+                if !is_bound {
+                    return Err(Diagnostic::error(
+                        value.span,
+                        "the value has more dimensions than the assigned target",
+                    )
+                    .with_help("reduce it (np.sum, np.max, ...) or slice the target"));
+                }
+            }
+        }
+    }
+    let pad = t_axes.len().saturating_sub(v_axes.len());
+    for (i, a) in v_axes.iter().rev().zip(t_axes.iter().rev()) {
+        let _ = i;
+        if let (Axis::Occ(vo), Axis::Occ(to)) = (a, i) {
+            an.unify(*to, *vo)?;
+        }
+    }
+    let _ = pad;
+    // Dimensions: one per union-find root, in order of first occurrence.
+    let mut root_dim: Vec<Option<usize>> = vec![None; an.occs.len()];
+    let mut dims: Vec<Dim> = vec![];
+    let mut occ_dim = vec![0; an.occs.len()];
+    for o in 0..an.occs.len() {
+        let r = an.find(o);
+        let d = match root_dim[r] {
+            Some(d) => d,
+            None => {
+                dims.push(Dim {
+                    lo: an.occs[r].lo.clone(),
+                    hi: an.occs[r].hi.clone(),
+                    span: an.occs[r].span,
+                });
+                root_dim[r] = Some(dims.len() - 1);
+                dims.len() - 1
+            }
+        };
+        occ_dim[o] = d;
+    }
+    let offsets: Vec<Affine> = (0..an.occs.len())
+        .map(|o| Affine::of(&an.occs[o].lo).sub(&Affine::of(&dims[occ_dim[o]].lo)))
+        .collect();
+    let resolve = |e: Expr| {
+        e.rewrite(&mut |x| match &x.kind {
+            ExprKind::Name(n) if n.starts_with("__occ") => {
+                let o: usize = n["__occ".len()..].parse().expect("marker");
+                offsets[o].added_to(Expr::name(&dim_var(occ_dim[o]), x.span))
+            }
+            ExprKind::Call { func, args } if func.starts_with(REDUCE_PREFIX) => {
+                let (op, _) = func[REDUCE_PREFIX.len()..].split_once(':').expect("marker");
+                let ds: Vec<String> = func
+                    .split(':')
+                    .nth(1)
+                    .unwrap_or("")
+                    .split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(|s| occ_dim[s[1..].parse::<usize>().expect("marker")].to_string())
+                    .collect();
+                Expr::new(
+                    ExprKind::Call {
+                        func: format!("{REDUCE_PREFIX}{op}:{}", ds.join(",")),
+                        args: args.clone(),
+                    },
+                    x.span,
+                )
+            }
+            _ => x,
+        })
+    };
+    let target = resolve(t);
+    let value = resolve(v);
+    let output: Vec<usize> = t_axes
+        .iter()
+        .filter_map(|a| match a {
+            Axis::Occ(o) => Some(occ_dim[*o]),
+            Axis::One => None,
+        })
+        .collect();
+    let mut reduced: Vec<usize> = vec![];
+    value.walk(&mut |x| {
+        if let ExprKind::Call { func, .. } = &x.kind {
+            if let Some((_, ds)) = reduce_marker(func) {
+                for d in ds {
+                    if !reduced.contains(&d) {
+                        reduced.push(d);
+                    }
+                }
+            }
+        }
+    });
+    if let Some(d) = reduced.iter().find(|d| output.contains(d)) {
+        return Err(Diagnostic::error(
+            dims[*d].span,
+            "this dimension is reduced in one part of the statement and kept in another",
+        )
+        .with_help("split the statement: compute the reduction into its own array first"));
+    }
+    Ok(TensorStmt {
+        dims,
+        target,
+        value,
+        output,
+        reduced,
+    })
+}
+
+/// The shift of dimension `d` relative to the pragma slice `p`, if `p` names it (an open upper
+/// bound names any dimension with the same start).
+pub fn pragma_matches(
+    p: &crate::frontend::pragma::DimPragma,
+    t: &TensorStmt,
+    d: usize,
+) -> Option<Affine> {
+    let lo = p.lo.clone().unwrap_or_else(|| Expr::int(0, p.span));
+    let hi = p.hi.clone().unwrap_or_else(|| t.dims[d].hi.clone());
+    t.dims[d].matches(&lo, &hi)
+}
