@@ -156,7 +156,6 @@ def _spmv_kernel0(y, A_row, A_col, A_val, x, N, y_stride0, A_row_stride0, A_col_
         _y_elem = _y_elem + tl.sum(tl.where(j_mask, tl.load(A_val + j * A_val_stride0, mask=j_mask) * tl.load(x + col * x_stride0, mask=j_mask), 0), axis=0)  # samples/spmv_csr.py:19
     tl.debug_barrier()
     tl.store(y + i * y_stride0, _y_elem)  # samples/spmv_csr.py:19
-    tl.debug_barrier()
 
 
 def _launch_spmv_kernel0(y, A_row, A_col, A_val, x, N):

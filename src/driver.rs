@@ -440,21 +440,35 @@ fn launcher(
         .join(" or ");
     // `le(N)` extents the launcher can compute, then the temporaries (Alg. 5).
     let mut prologue = vec![];
-    for (extent, n, span) in &k.checks {
+    for check in &k.checks {
+        let (exprs, span) = match check {
+            LaunchCheck::AtMost(e, _, span) => (vec![e], span),
+            LaunchCheck::Equal(a, b, span) => (vec![a, b], span),
+        };
         let mut names = vec![];
-        extent.walk(&mut |x| match &x.kind {
-            ExprKind::Name(v) => names.push(v.clone()),
-            ExprKind::Shape { array, .. } => names.push(array.clone()),
-            _ => {}
-        });
-        if names.iter().all(|v| host_args.contains(v)) {
-            let text = python::expr(extent);
-            prologue.push(format!(
-                "if {text} > {n}:\n        raise ValueError(f\"{}:{}: dimension of length {{{text}}} exceeds its le({n})\")",
-                file.name,
-                file.line_of(span.start as usize)
-            ));
+        for e in &exprs {
+            e.walk(&mut |x| match &x.kind {
+                ExprKind::Name(v) => names.push(v.clone()),
+                ExprKind::Shape { array, .. } => names.push(array.clone()),
+                _ => {}
+            });
         }
+        // Extents that depend on kernel variables (`:i + 1`) cannot be checked here; the kernel's
+        // loops cover any length, so nothing is truncated either way.
+        if !names.iter().all(|v| host_args.contains(v)) {
+            continue;
+        }
+        let at = format!("{}:{}", file.name, file.line_of(span.start as usize));
+        prologue.push(match check {
+            LaunchCheck::AtMost(e, n, _) => {
+                let text = python::expr(e);
+                format!("if {text} > {n}:\n        raise ValueError(f\"{at}: a dimension of length {{{text}}} exceeds its le({n})\")")
+            }
+            LaunchCheck::Equal(a, b, _) => {
+                let (ta, tb) = (python::expr(a), python::expr(b));
+                format!("if {ta} != {tb}:\n        raise ValueError(f\"{at}: slices of lengths {{{ta}}} and {{{tb}}} do not broadcast\")")
+            }
+        });
     }
     for (tmp, like) in &k.temps {
         prologue.push(format!("{tmp} = torch.empty_like({like})"));

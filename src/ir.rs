@@ -565,8 +565,17 @@ pub struct Kernel {
     pub bound: Vec<(Expr, Expr)>,
     /// Temporary arrays `(name, like)` the launcher allocates with `torch.empty_like(like)`.
     pub temps: Vec<(String, String)>,
-    /// `le(N)` dimensions: the launcher checks `extent <= N` (the extent as a host expression).
-    pub checks: Vec<(Expr, u32, Span)>,
+    /// Conditions the launcher checks before launching.
+    pub checks: Vec<LaunchCheck>,
+}
+
+/// A size condition the compiler relies on but cannot prove.
+#[derive(Debug, Clone)]
+pub enum LaunchCheck {
+    /// An `le(N)` dimension: `extent <= N`.
+    AtMost(Expr, u32, Span),
+    /// Two slices meeting in one expression have equal lengths (NumPy's broadcasting rule).
+    Equal(Expr, Expr, Span),
 }
 
 /// True if the expression is a tensor in sliced index notation: it slices, adds axes, or

@@ -25,7 +25,6 @@ def spmv(A_row, A_col, A_val, x, y, N):
             _y_elem = _y_elem + sum(A_val[j] * x[col])
         appy.syncthreads()
         y[i] = _y_elem
-        appy.syncthreads()
 
 
 def spmv_acc(indptr, indices, data, x, y, M):

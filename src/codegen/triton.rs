@@ -543,7 +543,12 @@ impl Cx<'_> {
     /// The masks guarding the lanes of a vector expression (empty for scalars).
     fn mask_of(&self, e: &Expr) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
-        e.walk(&mut |x| match &x.kind {
+        // A reduction's result is a scalar: the masks inside it are consumed there.
+        let pruned = e.clone().rewrite(&mut |x| match x.kind {
+            ExprKind::Reduce { .. } => Expr::int(0, x.span),
+            _ => x,
+        });
+        pruned.walk(&mut |x| match &x.kind {
             ExprKind::Name(n) => {
                 if let Some(m) = self.masks.get(n) {
                     out.extend(m.iter().cloned());
@@ -557,10 +562,6 @@ impl Cx<'_> {
             }
             _ => {}
         });
-        // A reduction's result is a scalar: its masks were consumed inside it.
-        if let ExprKind::Reduce { .. } = e.kind {
-            out.clear();
-        }
         out
     }
 

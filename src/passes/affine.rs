@@ -61,6 +61,14 @@ impl Affine {
     pub fn is_zero(&self) -> bool {
         self.terms.is_empty() && self.constant == 0
     }
+    /// The same symbolic terms with another constant: `N - 1` → `N - k` (NumPy's negative
+    /// bounds count from the end of the same dimension).
+    pub fn with_constant(&self, constant: i64) -> Affine {
+        Affine {
+            terms: self.terms.clone(),
+            constant,
+        }
+    }
     /// The constant, when there are no other terms.
     pub fn as_constant(&self) -> Option<i64> {
         self.terms.is_empty().then_some(self.constant)

@@ -322,7 +322,7 @@ impl LowerCx {
         stmts: Vec<Stmt>,
         used: &mut HashSet<String>,
         matched: &mut HashSet<Span>,
-        checks: &mut Vec<(Expr, u32, Span)>,
+        checks: &mut Vec<LaunchCheck>,
     ) -> Result<Vec<Stmt>> {
         let mut out = vec![];
         for mut s in stmts {
@@ -350,7 +350,7 @@ impl LowerCx {
         s: Stmt,
         used: &mut HashSet<String>,
         matched: &mut HashSet<Span>,
-        checks: &mut Vec<(Expr, u32, Span)>,
+        checks: &mut Vec<LaunchCheck>,
     ) -> Result<Vec<Stmt>> {
         let StmtKind::Assign {
             target,
@@ -361,6 +361,9 @@ impl LowerCx {
             unreachable!()
         };
         let t = analyse(target, value, &self.bound)?;
+        for (a, b, at) in &t.assumed {
+            checks.push(LaunchCheck::Equal(a.clone(), b.clone(), *at));
+        }
         let pragmas: Vec<DimPragma> = dim_pragmas(&s).cloned().unwrap_or_default();
         let span = s.span;
 
@@ -376,15 +379,18 @@ impl LowerCx {
                 }
             }
         }
+        let mut claimed: Vec<usize> = vec![];
         for p in &pragmas {
-            let hits: Vec<usize> = (0..ndims)
-                .filter(|d| pragma_matches(p, &t, *d).is_some())
-                .collect();
-            if hits.is_empty() {
+            // A pragma slice names the first dimension it matches that no earlier slice named
+            // (`1:-1=>parallel 1:-1=>simd` names the rows, then the columns).
+            let Some(d) =
+                (0..ndims).find(|d| !claimed.contains(d) && pragma_matches(p, &t, *d).is_some())
+            else {
                 continue; // checked once for the whole original statement below
-            }
+            };
+            claimed.push(d);
             matched.insert(p.span);
-            for d in hits {
+            {
                 if p.parallel {
                     if !matches!(run[d], Some(Run::Grid(_))) {
                         return Err(Diagnostic::error(
@@ -531,12 +537,12 @@ impl LowerCx {
                 _ => x,
             })
         };
-        let make_loop = |d: usize, body: Vec<Stmt>, checks: &mut Vec<(Expr, u32, Span)>| -> Stmt {
+        let make_loop = |d: usize, body: Vec<Stmt>, checks: &mut Vec<LaunchCheck>| -> Stmt {
             let dim = &t.dims[d];
             let kind = match run[d] {
                 Some(Run::Vector(VectorProp::Simd(w))) => LoopKind::Simd(w),
                 Some(Run::Vector(VectorProp::Le(n))) => {
-                    checks.push((
+                    checks.push(LaunchCheck::AtMost(
                         Expr::binary(BinOp::Sub, dim.hi.clone(), dim.lo.clone()),
                         n,
                         dim.span,

@@ -212,15 +212,18 @@ fn make_tensor_kernel(name: String, s: &Stmt, target: &Expr, value: &Expr) -> Re
             taken.push(n.clone());
         }
     });
-    for p in pdims.iter().filter(|p| p.parallel) {
-        let Some(d) =
-            (0..t.dims.len()).find(|d| crate::passes::tensor::pragma_matches(p, &t, *d).is_some())
-        else {
-            return Err(Diagnostic::error(
-                p.span,
-                "this pragma slice matches no slice in the statement",
-            ));
+    let mut claimed: Vec<usize> = vec![];
+    for p in pdims {
+        // Slices are claimed in pragma order, as `lower_tensor` does.
+        let Some(d) = (0..t.dims.len()).find(|d| {
+            !claimed.contains(d) && crate::passes::tensor::pragma_matches(p, &t, *d).is_some()
+        }) else {
+            continue; // reported by lower_tensor, with the statements split off this one
         };
+        claimed.push(d);
+        if !p.parallel {
+            continue;
+        }
         if !t.output.contains(&d) {
             return Err(Diagnostic::error(
                 p.span,

@@ -27,8 +27,12 @@ impl Dim {
 
     /// Does the slice `lo:hi` name this dimension, possibly shifted by a constant?
     pub fn matches(&self, lo: &Expr, hi: &Expr) -> Option<Affine> {
-        let shift = Affine::of(lo).sub(&Affine::of(&self.lo));
-        let len = Affine::of(hi).sub(&Affine::of(lo));
+        self.matches_affine(&Affine::of(lo), &Affine::of(hi))
+    }
+
+    pub fn matches_affine(&self, lo: &Affine, hi: &Affine) -> Option<Affine> {
+        let shift = lo.sub(&Affine::of(&self.lo));
+        let len = hi.sub(lo);
         (shift.as_constant().is_some() && len == self.extent()).then_some(shift)
     }
 }
@@ -44,6 +48,8 @@ pub struct TensorStmt {
     pub output: Vec<usize>,
     /// Dimensions reduced somewhere in the value.
     pub reduced: Vec<usize>,
+    /// Pairs of slice lengths that must be equal at run time (see `Analyser::assumed`).
+    pub assumed: Vec<(Expr, Expr, Span)>,
 }
 
 /// The placeholder name of dimension `d` in an analysed statement.
@@ -114,6 +120,9 @@ struct Occ {
 struct Analyser {
     occs: Vec<Occ>,
     parent: Vec<usize>,
+    /// Extents that cannot be compared symbolically (`A.shape[1] - 2` against `B.shape[1] - 2`):
+    /// NumPy requires them equal at run time, so the launcher checks them.
+    assumed: Vec<(Expr, Expr, Span)>,
 }
 
 impl Analyser {
@@ -131,7 +140,12 @@ impl Analyser {
             return Ok(());
         }
         let len = |o: &Occ| Affine::of(&o.hi).sub(&Affine::of(&o.lo));
-        if len(&self.occs[ra]) != len(&self.occs[rb]) {
+        let diff = len(&self.occs[ra]).sub(&len(&self.occs[rb]));
+        if !diff.is_zero() && diff.as_constant().is_none() {
+            let ext = |o: &Occ| Expr::binary(BinOp::Sub, o.hi.clone(), o.lo.clone());
+            let (x, y) = (&self.occs[ra], &self.occs[rb]);
+            self.assumed.push((ext(x), ext(y), y.span));
+        } else if !diff.is_zero() {
             let (x, y) = (&self.occs[a], &self.occs[b]);
             return Err(Diagnostic::error(
                 y.span,
@@ -245,7 +259,10 @@ impl Analyser {
             ExprKind::Broadcast { value, keep } => {
                 let inner = self.axes(value)?;
                 if inner.is_empty() {
-                    return Ok(vec![]); // a scalar broadcasts to anything
+                    // A scalar broadcasts to anything.
+                    let inner_value = std::mem::replace(value.as_mut(), Expr::int(0, span));
+                    *e = inner_value;
+                    return Ok(vec![]);
                 }
                 let kept = keep.iter().filter(|k| **k).count();
                 if kept != inner.len() {
@@ -393,6 +410,7 @@ pub fn analyse(target: &Expr, value: &Expr, bound: &[(Expr, Expr)]) -> Result<Te
     let mut an = Analyser {
         occs: vec![],
         parent: vec![],
+        assumed: vec![],
     };
     let mut t = an.mark(target.clone(), true);
     let mut v = an.mark(value.clone(), false);
@@ -422,18 +440,16 @@ pub fn analyse(target: &Expr, value: &Expr, bound: &[(Expr, Expr)]) -> Result<Te
             }
         }
     }
-    let pad = t_axes.len().saturating_sub(v_axes.len());
-    for (i, a) in v_axes.iter().rev().zip(t_axes.iter().rev()) {
-        let _ = i;
-        if let (Axis::Occ(vo), Axis::Occ(to)) = (a, i) {
+    // The value broadcasts to the target: right-aligned, as in NumPy.
+    for (va, ta) in v_axes.iter().rev().zip(t_axes.iter().rev()) {
+        if let (Axis::Occ(vo), Axis::Occ(to)) = (va, ta) {
             an.unify(*to, *vo)?;
         }
     }
-    let _ = pad;
     // Dimensions: one per union-find root, in order of first occurrence.
     let mut root_dim: Vec<Option<usize>> = vec![None; an.occs.len()];
     let mut dims: Vec<Dim> = vec![];
-    let mut occ_dim = vec![0; an.occs.len()];
+    let mut occ_dim = Vec::with_capacity(an.occs.len());
     for o in 0..an.occs.len() {
         let r = an.find(o);
         let d = match root_dim[r] {
@@ -448,13 +464,20 @@ pub fn analyse(target: &Expr, value: &Expr, bound: &[(Expr, Expr)]) -> Result<Te
                 dims.len() - 1
             }
         };
-        occ_dim[o] = d;
+        occ_dim.push(d);
     }
     let offsets: Vec<Affine> = (0..an.occs.len())
         .map(|o| Affine::of(&an.occs[o].lo).sub(&Affine::of(&dims[occ_dim[o]].lo)))
         .collect();
     let resolve = |e: Expr| {
-        e.rewrite(&mut |x| match &x.kind {
+        e.rewrite(&mut |mut x| {
+            // New axes only shaped the broadcast; the loops index without them.
+            if let ExprKind::Subscript { indices, .. } = &mut x.kind {
+                indices.retain(|i| !matches!(i, Index::NewAxis));
+            }
+            x
+        })
+        .rewrite(&mut |x| match &x.kind {
             ExprKind::Name(n) if n.starts_with("__occ") => {
                 let o: usize = n["__occ".len()..].parse().expect("marker");
                 offsets[o].added_to(Expr::name(&dim_var(occ_dim[o]), x.span))
@@ -514,6 +537,7 @@ pub fn analyse(target: &Expr, value: &Expr, bound: &[(Expr, Expr)]) -> Result<Te
         value,
         output,
         reduced,
+        assumed: an.assumed,
     })
 }
 
@@ -524,7 +548,69 @@ pub fn pragma_matches(
     t: &TensorStmt,
     d: usize,
 ) -> Option<Affine> {
-    let lo = p.lo.clone().unwrap_or_else(|| Expr::int(0, p.span));
-    let hi = p.hi.clone().unwrap_or_else(|| t.dims[d].hi.clone());
-    t.dims[d].matches(&lo, &hi)
+    let dim = &t.dims[d];
+    // A negative constant counts from the end of this dimension's array, as in the statement.
+    let end = Affine::of(&dim.hi).with_constant(0);
+    let bound = |b: &Option<Expr>, default: Affine| match b.as_ref() {
+        None => default,
+        Some(Expr {
+            kind: ExprKind::Int(v),
+            ..
+        }) if *v < 0 => end.with_constant(*v),
+        Some(e) => Affine::of(e),
+    };
+    let lo = bound(&p.lo, Affine::default());
+    let hi = bound(&p.hi, Affine::of(&dim.hi));
+    dim.matches_affine(&lo, &hi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::passes::attach_pragmas::tests::attached;
+
+    fn first_assign(src: &str) -> (Expr, Expr, Option<crate::frontend::pragma::Pragma>) {
+        let f = attached(src).unwrap();
+        let s = f.body.into_iter().next().unwrap();
+        let StmtKind::Assign { target, value, .. } = s.kind else {
+            panic!()
+        };
+        (target, value, s.pragma)
+    }
+
+    #[test]
+    fn shifted_and_open_slices_form_one_dimension() {
+        let (t, v, p) = first_assign(
+            "def f(A, B):\n    #pragma 1:-1=>parallel 1:-1=>simd\n    B[1:-1, 1:-1] = A[:-2, 1:-1] + A[2:, 1:-1]\n",
+        );
+        let ts = analyse(&t, &v, &[]).unwrap();
+        assert_eq!(ts.dims.len(), 2, "{:#?}", ts.dims);
+        assert_eq!(ts.output, vec![0, 1]);
+        // Different arrays' shapes cannot be compared: checked at launch.
+        assert!(!ts.assumed.is_empty());
+        let crate::frontend::pragma::Directive::Dimensions(pd) = p.unwrap().directive else {
+            panic!()
+        };
+        assert!(
+            pragma_matches(&pd[0], &ts, 0).is_some(),
+            "{:?} vs {:?}",
+            pd[0],
+            ts.dims[0]
+        );
+        assert!(pragma_matches(&pd[1], &ts, 1).is_some());
+    }
+
+    #[test]
+    fn reductions_name_their_dimensions() {
+        let (t, v, _) = first_assign("def f(A, x, y, M, N):\n    y[:M] = A[:M, :N] @ x[:N]\n");
+        let ts = analyse(&t, &v, &[]).unwrap();
+        assert_eq!(ts.output, vec![0]);
+        assert_eq!(ts.reduced, vec![1]);
+        let (t, v, _) = first_assign("def f(A, c, M, N):\n    c[:N] = np.max(A[:M, :N], axis=0)\n");
+        let ts = analyse(&t, &v, &[]).unwrap();
+        assert_eq!(ts.reduced.len(), 1);
+        assert_ne!(ts.output, ts.reduced);
+        let (t, v, _) = first_assign("def f(A, B, M, N):\n    B[:M, :N] = A[:M, :N-1]\n");
+        assert!(analyse(&t, &v, &[]).unwrap_err().message.contains("length"));
+    }
 }

@@ -224,6 +224,56 @@ CASES = [
          lambda r, s: [normal(r, s), s[0], s[1]], SIZES_2D),
     Case("slice_rows", "shift_rows",
          lambda r, s: [normal(r, s), normal(r, s), s[0], s[1]], SIZES_2D),
+    # ================================================================ tensor-oriented model
+    # ---------------------------------------------------------------- jacobi_2d
+    Case("jacobi_2d", "jacobi_2d",
+         lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], 3], SIZES_2D),
+    # ---------------------------------------------------------------- gesummv
+    Case("gesummv", "gesummv",
+         lambda r, s: [1.5, 1.2, normal(r, s, F64), normal(r, s, F64), normal(r, s[1], F64),
+                       normal(r, s[0], F64), normal(r, s[0], F64), s[0], s[1]], SIZES_2D,
+         fp64_strict=True),
+    Case("gesummv", "gesummv_one_statement",
+         lambda r, s: [1.5, 1.2, normal(r, s), normal(r, s), normal(r, s[1]), normal(r, s[0]),
+                       s[0], s[1]], SIZES_2D, tol=SUM32),
+    # ---------------------------------------------------------------- softmax_tensor
+    Case("softmax_tensor", "softmax",
+         lambda r, s: [normal(r, s), normal(r, s), s[0], s[1]], SIZES_2D, tol=RED32),
+    Case("softmax_tensor", "softmax_rows",
+         lambda r, s: [normal(r, s), normal(r, s), s[0], s[1]], SIZES_2D, tol=RED32),
+    # ---------------------------------------------------------------- heat_3d
+    Case("heat_3d", "heat_3d",
+         lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], s[2]], ((5, 7, 37), (4, 3, 131))),
+    Case("heat_3d", "laplace_open_bounds",
+         lambda r, s: [normal(r, s), normal(r, s)], SIZES_2D),
+    # ---------------------------------------------------------------- syrk
+    Case("syrk", "syrk",
+         lambda r, s: [1.5, 1.2, normal(r, (s[0], s[0])), normal(r, s), s[0], s[1]],
+         ((19, 7), (37, 3)), tol=SUM32),
+    # ---------------------------------------------------------------- inplace_shift
+    Case("inplace_shift", "smooth_rows",
+         lambda r, s: [normal(r, s), s[0], s[1]], SIZES_2D),
+    Case("inplace_shift", "smooth_vector", lambda r, n: [normal(r, n), n], SIZES_1D),
+    Case("inplace_shift", "scale_in_place",
+         lambda r, s: [normal(r, s), s[0], s[1], 0.75], SIZES_2D),
+    # ---------------------------------------------------------------- outer_product
+    Case("outer_product", "outer",
+         lambda r, s: [normal(r, s[0]), normal(r, s[1]), normal(r, s), s[0], s[1]], SIZES_2D),
+    Case("outer_product", "rank1_update",
+         lambda r, s: [0.5, normal(r, s[0]), normal(r, s[1]), normal(r, s), s[0], s[1]],
+         SIZES_2D),
+    # ---------------------------------------------------------------- reductions_axes
+    Case("reductions_axes", "row_sums",
+         lambda r, s: [normal(r, s), normal(r, s[0]), s[0], s[1]], SIZES_2D, tol=SUM32),
+    Case("reductions_axes", "col_max",
+         lambda r, s: [normal(r, s) - 3.0, normal(r, s[1]), s[0], s[1]], SIZES_2D),
+    Case("reductions_axes", "total",
+         lambda r, s: [normal(r, s), normal(r, 1), s[0], s[1]], ((19, 29), (3, 150)),
+         tol={"float32": (1e-4, 1e-3)}),
+    Case("reductions_axes", "dot",
+         lambda r, n: [normal(r, n), normal(r, n), normal(r, 1), n], SIZES_1D, tol=SUM32),
+    Case("reductions_axes", "row_min",
+         lambda r, s: [normal(r, s) + 3.0, normal(r, s[0]), s[0], s[1]], SIZES_2D),
 ]
 
 

@@ -1,0 +1,27 @@
+# appyc 0.1.0 --emit lowered: samples/heat_3d.py after the high-level passes (assembly APPy).
+"""A 3-D heat stencil (NPBench heat_3d), one step in each direction.
+
+Exercises: a 3-D tensor statement with three dimension pragmas (two `parallel` grid
+dimensions and a `simd` one), shifted slices in every dimension, and open bounds (`1:-1`).
+"""
+import numpy as np
+
+
+def heat_3d(A, B, L, M, N):
+    # _heat_3d_kernel0
+    #pragma parallel for
+    for _p0 in range(1, L - 1, 1):
+        #pragma parallel for
+        for _p1 in range(1, M - 1, 1):
+            for _i0_base in range(1, N - 1, appy.MVL):
+                _i0 = appy.vidx(_i0_base, appy.MVL, N - 1)
+                B[_p0, _p1, _i0] = 0.125 * (A[_p0 + 1, _p1, _i0] - 2.0 * A[_p0, _p1, _i0] + A[_p0 - 1, _p1, _i0]) + 0.125 * (A[_p0, _p1 + 1, _i0] - 2.0 * A[_p0, _p1, _i0] + A[_p0, _p1 - 1, _i0]) + 0.125 * (A[_p0, _p1, _i0 + 1] - 2.0 * A[_p0, _p1, _i0] + A[_p0, _p1, _i0 - 1]) + A[_p0, _p1, _i0]
+
+
+def laplace_open_bounds(A, B):
+    # _laplace_open_bounds_kernel0
+    #pragma parallel for
+    for _p0 in range(1, B.shape[0] - 1, 1):
+        for _i0_base in range(1, B.shape[1] - 1, appy.MVL):
+            _i0 = appy.vidx(_i0_base, appy.MVL, B.shape[1] - 1)
+            B[_p0, _i0] = A[_p0 - 1, _i0] + A[_p0 + 1, _i0] + A[_p0, _i0 - 1] + A[_p0, _i0 + 1] - 4.0 * A[_p0, _i0]

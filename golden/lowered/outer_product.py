@@ -1,0 +1,24 @@
+# appyc 0.1.0 --emit lowered: samples/outer_product.py after the high-level passes (assembly APPy).
+"""Broadcast outer products: `x[:M, None] * y[None, :N]`.
+
+Exercises: `None` axes in sliced index notation at function level, with `=` and `+=`.
+"""
+import numpy as np
+
+
+def outer(x, y, C, M, N):
+    # _outer_kernel0
+    #pragma parallel for
+    for _p0 in range(0, M, 1):
+        for _i0_base in range(0, N, appy.MVL):
+            _i0 = appy.vidx(_i0_base, appy.MVL, N)
+            C[_p0, _i0] = x[_p0] * y[_i0]
+
+
+def rank1_update(alpha, x, y, C, M, N):
+    # _rank1_update_kernel0
+    #pragma parallel for
+    for _p0 in range(0, M, 1):
+        for _i0_base in range(0, N, appy.MVL):
+            _i0 = appy.vidx(_i0_base, appy.MVL, N)
+            C[_p0, _i0] = C[_p0, _i0] + alpha * x[_p0] * y[_i0]

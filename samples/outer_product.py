@@ -1,0 +1,15 @@
+"""Broadcast outer products: `x[:M, None] * y[None, :N]`.
+
+Exercises: `None` axes in sliced index notation at function level, with `=` and `+=`.
+"""
+import numpy as np
+
+
+def outer(x, y, C, M, N):
+    #pragma :M=>parallel :N=>simd
+    C[:M, :N] = x[:M, None] * y[None, :N]
+
+
+def rank1_update(alpha, x, y, C, M, N):
+    #pragma :M=>parallel :N=>simd
+    C[:M, :N] += alpha * x[:M, None] * y[None, :N]

@@ -1,0 +1,33 @@
+"""Reductions over each axis, the whole array, and by method.
+
+Exercises: `np.sum(..., axis=1)`, `np.max(..., axis=0)`, a full reduction, a vector dot product
+`x @ y`, `.min()` on a row inside a parallel loop, and `reduce(op)` properties checked against
+the statement.
+"""
+import numpy as np
+
+
+def row_sums(A, r, M, N):
+    #pragma :M=>parallel :N=>reduce(sum)
+    r[:M] = np.sum(A[:M, :N], axis=1)
+
+
+def col_max(A, c, M, N):
+    #pragma :N=>parallel :M=>reduce(max)
+    c[:N] = np.max(A[:M, :N], axis=0)
+
+
+def total(A, s, M, N):
+    #pragma :M=>reduce(sum) :N=>reduce(sum)
+    s[0] = np.sum(A[:M, :N])
+
+
+def dot(x, y, out, N):
+    #pragma :N=>simd(64)
+    out[0] = x[:N] @ y[:N]
+
+
+def row_min(A, r, M, N):
+    #pragma parallel for
+    for i in range(M):
+        r[i] = A[i, :N].min()
