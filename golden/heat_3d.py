@@ -179,10 +179,10 @@ def _laplace_open_bounds_kernel0(B, A, B_stride0, B_stride1, A_stride0, A_stride
 
 def _launch_laplace_open_bounds_kernel0(B, A):
     """Launches _laplace_open_bounds_kernel0 for the region at samples/heat_3d.py:18."""
-    if A.shape[1] - 1 - 1 != B.shape[1] - 1 - 1:
-        raise ValueError(f"samples/heat_3d.py:19: slices of lengths {A.shape[1] - 1 - 1} and {B.shape[1] - 1 - 1} do not broadcast")
-    if A.shape[0] - 2 - 0 != B.shape[0] - 1 - 1:
-        raise ValueError(f"samples/heat_3d.py:19: slices of lengths {A.shape[0] - 2 - 0} and {B.shape[0] - 1 - 1} do not broadcast")
+    if B.shape[1] - 1 - 1 != A.shape[1] - 1 - 1:
+        raise ValueError(f"samples/heat_3d.py:19: slices of lengths {B.shape[1] - 1 - 1} and {A.shape[1] - 1 - 1} do not broadcast")
+    if B.shape[0] - 1 - 1 != A.shape[0] - 2 - 0:
+        raise ValueError(f"samples/heat_3d.py:19: slices of lengths {B.shape[0] - 1 - 1} and {A.shape[0] - 2 - 0} do not broadcast")
     n__p0 = _appyc_trip(1, B.shape[0] - 1, 1)
     if n__p0 <= 0:
         return
