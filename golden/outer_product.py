@@ -104,6 +104,20 @@ def _appyc_shape(shape):
     return (shape,) if isinstance(shape, int) else tuple(shape)
 
 
+def _appyc_maximum(a, b):
+    """np.maximum in host code: torch.maximum needs two tensors, NumPy also takes scalars."""
+    if not isinstance(a, torch.Tensor):
+        a, b = b, a
+    return torch.maximum(a, b) if isinstance(b, torch.Tensor) else torch.clamp(a, min=b)
+
+
+def _appyc_minimum(a, b):
+    """np.minimum in host code (see _appyc_maximum)."""
+    if not isinstance(a, torch.Tensor):
+        a, b = b, a
+    return torch.minimum(a, b) if isinstance(b, torch.Tensor) else torch.clamp(a, max=b)
+
+
 def _appyc_fill_dtype(fill):
     """NumPy's dtype for np.full without dtype=: from the fill value."""
     if isinstance(fill, torch.Tensor):

@@ -216,3 +216,68 @@ fn stdin_to_stdout_and_several_files_to_a_directory() {
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     assert!(dir.join("vector_add.py").exists() && dir.join("spmv_csr.py").exists());
 }
+
+#[test]
+fn pragma_slice_that_names_no_dimension() {
+    let e = expect_error(
+        "tests/bad/pragma_slice_unmatched.py",
+        1,
+        "2:26",
+        "the pragma slice `:K` matches no slice in the statement",
+    );
+    has_caret_under(&e, "#pragma :M=>parallel :K=>simd");
+}
+
+#[test]
+fn le_needs_a_power_of_two() {
+    expect_error(
+        "tests/bad/le_not_power_of_two.py",
+        1,
+        "2:33",
+        "property `le`: 100 is not allowed",
+    );
+}
+
+#[test]
+fn sorting_and_reshaping_are_not_kernel_operations() {
+    let e = expect_error(
+        "tests/bad/sort_in_kernel.py",
+        1,
+        "7:20",
+        "`np.sort` is not supported inside a parallel region",
+    );
+    has_caret_under(&e, "B[i, :N] = np.sort(A[i, :N])");
+    expect_error(
+        "tests/bad/reshape_in_kernel.py",
+        1,
+        "4:20",
+        "method `.reshape()` is not supported inside a parallel region",
+    );
+}
+
+#[test]
+fn conflicting_dimension_properties() {
+    expect_error(
+        "tests/bad/conflicting_properties.py",
+        1,
+        "2:26",
+        "conflicting properties on one dimension: `simd` and `parallel`",
+    );
+    expect_error(
+        "tests/bad/reduce_kept_dimension.py",
+        1,
+        "5:13",
+        "this dimension is not reduced by the statement",
+    );
+}
+
+#[test]
+fn slices_of_different_lengths() {
+    let e = expect_error(
+        "tests/bad/slice_length_mismatch.py",
+        1,
+        "4:26",
+        "this slice's length (N - 0) differs from the slice it is combined with (N - 1)",
+    );
+    has_caret_under(&e, "B[i, 1:N] = A[i, :N]");
+}

@@ -49,6 +49,41 @@ fn torch_dtype(numpy_name: &str) -> Option<&'static str> {
     })
 }
 
+/// The torch function for a NumPy function that host code of a compiled function may call.
+fn torch_equivalent(numpy_name: &str) -> Option<&'static str> {
+    Some(match numpy_name {
+        "exp" => "torch.exp",
+        "exp2" => "torch.exp2",
+        "expm1" => "torch.expm1",
+        "log" => "torch.log",
+        "log2" => "torch.log2",
+        "log10" => "torch.log10",
+        "log1p" => "torch.log1p",
+        "sqrt" => "torch.sqrt",
+        "abs" | "absolute" => "torch.abs",
+        "sin" => "torch.sin",
+        "cos" => "torch.cos",
+        "tan" => "torch.tan",
+        "tanh" => "torch.tanh",
+        "sinh" => "torch.sinh",
+        "cosh" => "torch.cosh",
+        "floor" => "torch.floor",
+        "ceil" => "torch.ceil",
+        "where" => "torch.where",
+        // NumPy takes scalars where torch.maximum wants tensors.
+        "maximum" => "_appyc_maximum",
+        "minimum" => "_appyc_minimum",
+        "sum" => "torch.sum",
+        "mean" => "torch.mean",
+        "prod" => "torch.prod",
+        "max" | "amax" => "torch.amax",
+        "min" | "amin" => "torch.amin",
+        "dot" | "matmul" => "torch.matmul",
+        "outer" => "torch.outer",
+        _ => return None,
+    })
+}
+
 /// Rewrites NumPy uses in the host statements of a compiled function.
 pub struct HostRewriter<'a> {
     pub source: &'a str,
@@ -226,6 +261,41 @@ impl HostRewriter<'_> {
             name.as_str(),
             "empty_like" | "zeros_like" | "ones_like" | "full_like"
         );
+        if let Some(torch_name) = torch_equivalent(&name) {
+            // Host tensor code: the same operation in torch (`axis=` is `dim=` there).
+            for k in &c.keywords {
+                match k.arg.as_ref().map(|a| a.as_str()) {
+                    Some("axis") => {
+                        let at = Span::from(k.range).start as usize;
+                        self.edits.push(Edit {
+                            range: at..at + "axis".len(),
+                            text: "dim".into(),
+                        });
+                    }
+                    Some("keepdims") => {
+                        let at = Span::from(k.range).start as usize;
+                        self.edits.push(Edit {
+                            range: at..at + "keepdims".len(),
+                            text: "keepdim".into(),
+                        });
+                    }
+                    other => {
+                        return Err(Diagnostic::error(
+                            k.range.into(),
+                            format!(
+                                "`np.{name}` keyword `{}` is not supported in host code of a compiled function",
+                                other.unwrap_or("**")
+                            ),
+                        ))
+                    }
+                }
+            }
+            self.edits.push(Edit {
+                range: func_span.range(),
+                text: torch_name.to_string(),
+            });
+            return Ok(());
+        }
         if !(takes_shape || like || name == "arange") {
             return Err(Diagnostic::error(
                 func_span,

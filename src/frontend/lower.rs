@@ -305,7 +305,10 @@ pub fn lower_expr(e: &ast::Expr) -> Expr {
                 }
             }
             let Some(func) = dotted_name(&c.func) else {
-                return unsupported("call of a computed function");
+                return match c.func.as_ref() {
+                    ast::Expr::Attribute(a) => unsupported(&format!("method `.{}()`", a.attr)),
+                    _ => unsupported("call of a computed function"),
+                };
             };
             let mut args: Vec<Expr> = c.args.iter().map(lower_expr).collect();
             if !c.keywords.is_empty() {

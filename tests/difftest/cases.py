@@ -272,6 +272,10 @@ CASES = [
          tol={"float32": (1e-4, 1e-3)}),
     Case("reductions_axes", "dot",
          lambda r, n: [normal(r, n), normal(r, n), normal(r, 1), n], SIZES_1D, tol=SUM32),
+    # ---------------------------------------------------------------- host_tensor
+    Case("host_tensor", "scale_product",
+         lambda r, s: [normal(r, (s[0], 23)), normal(r, (23, s[1])), normal(r, s[1]), s[0], s[1]],
+         SIZES_2D, tol={"float32": (1e-4, 1e-4)}),
     Case("reductions_axes", "row_min",
          lambda r, s: [normal(r, s) + 3.0, normal(r, s[0]), s[0], s[1]], SIZES_2D),
 ]

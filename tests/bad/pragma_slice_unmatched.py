@@ -1,0 +1,3 @@
+def f(A, B, M, N):
+    #pragma :M=>parallel :K=>simd
+    B[:M, :N] = A[:M, :N] * 2.0
