@@ -202,3 +202,29 @@ def _launch_rank1_update_kernel0(C, x, y, M, N, alpha):
 
 def rank1_update(alpha, x, y, C, M, N):
     _launch_rank1_update_kernel0(C, x, y, M, N, alpha)
+
+
+@_appyc_autotune(key=["M", "N"], restore_value=["C"])
+@triton.jit
+def _outer_tile_kernel0(C, x, y, M, N, C_stride0, C_stride1, x_stride0, y_stride0, MVL: tl.constexpr):
+    # samples/outer_product.py:19: #pragma :M=>simd :N=>simd
+    for _i0_base in range(0, M, 8):  # samples/outer_product.py:20
+        _i0 = _i0_base + tl.arange(0, 8)
+        _i0_mask = _i0 < M
+        for _i1_base in range(0, N, MVL):  # samples/outer_product.py:20
+            _i1 = _i1_base + tl.arange(0, MVL)
+            _i1_mask = _i1 < N
+            tl.store(C + _i0[:, None] * C_stride0 + _i1[None, :] * C_stride1, tl.load(x + _i0[:, None] * x_stride0, mask=_i0_mask[:, None]) * tl.load(y + _i1[None, :] * y_stride0, mask=_i1_mask[None, :]) + tl.load(C + _i0[:, None] * C_stride0 + _i1[None, :] * C_stride1, mask=_i0_mask[:, None] & _i1_mask[None, :]), mask=_i0_mask[:, None] & _i1_mask[None, :])  # samples/outer_product.py:20
+
+
+def _launch_outer_tile_kernel0(C, x, y, M, N):
+    """Launches _outer_tile_kernel0 for the region at samples/outer_product.py:19."""
+    grid = lambda meta: _appyc_grid("_outer_tile_kernel0", (1,))
+    _outer_tile_kernel0[grid](
+        C, x, y, M, N, C.stride(0), C.stride(1), x.stride(0), y.stride(0),
+        **_appyc_tuned_mvl(),
+    )
+
+
+def outer_tile(x, y, C, M, N):
+    _launch_outer_tile_kernel0(C, x, y, M, N)

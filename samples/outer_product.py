@@ -13,3 +13,8 @@ def outer(x, y, C, M, N):
 def rank1_update(alpha, x, y, C, M, N):
     #pragma :M=>parallel :N=>simd
     C[:M, :N] += alpha * x[:M, None] * y[None, :N]
+
+
+def outer_tile(x, y, C, M, N):
+    #pragma :M=>simd :N=>simd
+    C[:M, :N] = x[:M, None] * y[None, :N] + C[:M, :N]

@@ -368,7 +368,11 @@ pub enum LoopKind {
     /// `simd` on an inner loop, before strip-mining.
     Simd(Width),
     /// A strip-mined loop: `var` steps by the width, `vector` holds `vidx(var, width, stop)`.
-    StripMined { width: Width },
+    StripMined {
+        width: Width,
+        /// In a 2-D tile, the axis this loop's vector spans (0: rows, 1: columns).
+        tile: Option<u8>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]

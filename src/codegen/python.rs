@@ -216,7 +216,7 @@ fn stmt(w: &mut Writer, s: &Stmt) {
                 expr(&range.step)
             ));
             w.indented(|w| {
-                if let (Some(v), LoopKind::StripMined { width: wd }) = (vector, kind) {
+                if let (Some(v), LoopKind::StripMined { width: wd, .. }) = (vector, kind) {
                     w.line(format!(
                         "{v} = appy.vidx({var}, {}, {})",
                         width(*wd),

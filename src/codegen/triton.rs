@@ -59,6 +59,8 @@ struct Cx<'a> {
     /// Locals holding per-lane values of a `parallel for simd` program, and its width.
     lane_vectors: HashSet<String>,
     lane_width: Option<Width>,
+    /// Tile indices and how they are spelled (`_i0[:, None]`).
+    tile_names: HashMap<String, String>,
 }
 
 pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
@@ -77,6 +79,7 @@ pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
         carried: analysis.carried.clone(),
         lane_vectors: analysis.lane_vectors.clone(),
         lane_width: k.dims.last().and_then(|d| d.simd),
+        tile_names: HashMap::new(),
     };
     let mut w = Writer::new(0);
     let mut sig: Vec<String> = analysis
@@ -217,7 +220,13 @@ fn analyse(k: &Kernel) -> Analysis {
                         locals.insert(v.clone());
                     }
                     int_roots.extend([&range.start, &range.stop, &range.step]);
-                    uses_mvl |= matches!(kind, LoopKind::StripMined { width: Width::Mvl });
+                    uses_mvl |= matches!(
+                        kind,
+                        LoopKind::StripMined {
+                            width: Width::Mvl,
+                            ..
+                        }
+                    );
                 }
                 _ => {}
             }
@@ -496,14 +505,23 @@ impl Cx<'_> {
                 let start = self.expr(&range.start)?;
                 let stop = self.expr(&range.stop)?;
                 match (kind, vector) {
-                    (LoopKind::StripMined { width }, Some(v)) => {
+                    (LoopKind::StripMined { width, tile }, Some(v)) => {
                         let wd = width_text(*width);
                         w.line(format!("for {var} in range({start}, {stop}, {wd}):  {src}"));
                         w.indent();
                         w.line(format!("{v} = {var} + tl.arange(0, {wd})"));
                         w.line(format!("{v}_mask = {v} < {stop}"));
+                        // In a 2-D tile the 1-D index is used as a column or as a row.
+                        let axis = match tile {
+                            Some(0) => "[:, None]",
+                            Some(_) => "[None, :]",
+                            None => "",
+                        };
+                        if !axis.is_empty() {
+                            self.tile_names.insert(v.clone(), format!("{v}{axis}"));
+                        }
                         self.masks
-                            .insert(v.clone(), BTreeSet::from([format!("{v}_mask")]));
+                            .insert(v.clone(), BTreeSet::from([format!("{v}_mask{axis}")]));
                     }
                     _ => {
                         let step = self.expr(&range.step)?;
@@ -576,6 +594,7 @@ impl Cx<'_> {
             carried: HashMap::new(),
             lane_vectors: HashSet::new(),
             lane_width: self.lane_width,
+            tile_names: self.tile_names.clone(),
         };
         Ok(format!("({}) < {}", me.expr(e)?, me.expr(bound)?))
     }
@@ -606,7 +625,7 @@ impl Cx<'_> {
         let paren = |s: String, own: u8| if own < ctx { format!("({s})") } else { s };
         Ok(match &e.kind {
             ExprKind::Name(n) if n == "appy.MVL" => "MVL".into(),
-            ExprKind::Name(n) => n.clone(),
+            ExprKind::Name(n) => self.tile_names.get(n).cloned().unwrap_or_else(|| n.clone()),
             ExprKind::Int(v) => paren(v.to_string(), if *v < 0 { prec::UNARY } else { prec::ATOM }),
             ExprKind::Float(v) => paren(
                 float_literal(*v),

@@ -17,6 +17,10 @@ use crate::frontend::source::Span;
 use crate::ir::*;
 use std::collections::HashSet;
 
+/// Rows of a 2-D tile whose outer dimension says plain `simd`: with MVL columns, up to
+/// 8 x 1024 elements per vector statement.
+const TILE_ROWS: u32 = 8;
+
 pub struct Options {
     /// Vectorise the last dimension of statements inside parallel loops by default.
     pub auto_simd: bool,
@@ -444,14 +448,31 @@ impl LowerCx {
             .copied()
             .filter(|d| matches!(run[*d], Some(Run::Vector(_))))
             .collect();
-        if vectors.len() > 1 {
+        if vectors.len() > 2 {
             return Err(Diagnostic::error(
-                t.dims[vectors[1]].span,
-                "several vectorised dimensions in one statement are not supported yet",
-            )
-            .with_help(
-                "keep `simd`/`le` on one dimension; the others become loops or `parallel`",
+                t.dims[vectors[2]].span,
+                "at most two vectorised dimensions (a 2-D tile) per statement",
             ));
+        }
+        if vectors.len() == 2 {
+            // A 2-D tile: the two vector dimensions are the innermost loops, element-wise only.
+            if !t.reduced.is_empty() {
+                return Err(Diagnostic::error(
+                    t.dims[vectors[1]].span,
+                    "a reduction with two vectorised dimensions is not supported yet",
+                )
+                .with_help("vectorise only the reduced dimension"));
+            }
+            if order[order.len() - 2..] != vectors[..] {
+                return Err(Diagnostic::error(
+                    t.dims[vectors[0]].span,
+                    "the two vectorised dimensions of a 2-D tile must be the innermost ones",
+                ));
+            }
+            // Tile rows: MVL lanes across and a few rows down, unless the pragma says.
+            if let Some(Run::Vector(VectorProp::Simd(Width::Mvl))) = run[vectors[0]] {
+                run[vectors[0]] = Some(Run::Vector(VectorProp::Simd(Width::Fixed(TILE_ROWS))));
+            }
         }
         // Reduced dimensions must be innermost: the accumulation happens in a register.
         if let Some(pos) = order.iter().position(|d| t.reduced.contains(d)) {

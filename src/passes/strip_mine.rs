@@ -46,6 +46,10 @@ struct Scope {
     in_vector_loop: bool,
     /// The kernel's programs are vectors of iterations (`parallel for simd`).
     program_lanes: bool,
+    /// The next `simd` loop is the inner axis of a 2-D tile.
+    tile_slot: bool,
+    /// Inside a 2-D tile: no reductions (they would need a reduction axis).
+    in_tile: bool,
 }
 
 struct Cx {
@@ -129,12 +133,30 @@ impl Cx {
                 kind: LoopKind::Simd(width),
                 ..
             } => {
-                if scope.in_vector_loop || scope.program_lanes {
+                // A `simd` loop directly inside another, alone in its body, forms a 2-D tile.
+                let tile_inner = scope.tile_slot;
+                if (scope.in_vector_loop && !tile_inner) || scope.program_lanes {
                     return Err(Diagnostic::error(
                         span,
-                        "a `simd` loop inside a vectorised loop is not supported (2-D vectors are not supported yet)",
+                        "a `simd` loop inside a vectorised loop is supported only as the single statement of a `simd` loop (a 2-D tile)",
                     ));
                 }
+                let tile_outer = !scope.in_vector_loop
+                    && body.len() == 1
+                    && matches!(
+                        body[0].kind,
+                        StmtKind::For {
+                            kind: LoopKind::Simd(_),
+                            ..
+                        }
+                    );
+                let tile = if tile_inner {
+                    Some(1)
+                } else if tile_outer {
+                    Some(0)
+                } else {
+                    None
+                };
                 if scope.is_vector(&range.start) || scope.is_vector(&range.stop) {
                     return Err(Diagnostic::error(
                         range.stop.span,
@@ -148,6 +170,8 @@ impl Cx {
                 inner.vectors.insert(var.clone());
                 inner.defined.insert(var.clone());
                 inner.in_vector_loop = true;
+                inner.tile_slot = tile_outer;
+                inner.in_tile = tile.is_some();
                 let body = self.block(body, &mut inner)?;
                 scope
                     .defined
@@ -161,7 +185,7 @@ impl Cx {
                             step: width_expr(width, span),
                         },
                         body,
-                        kind: LoopKind::StripMined { width },
+                        kind: LoopKind::StripMined { width, tile },
                         vector: Some(var),
                         num_warps: None,
                     },
@@ -290,6 +314,13 @@ impl Cx {
         scope: &mut Scope,
     ) -> Result<StmtKind> {
         let value_vec = scope.is_vector(&value);
+        if scope.in_tile && value_vec && !scope.is_vector(&target) {
+            return Err(Diagnostic::error(
+                span,
+                "a reduction inside a 2-D vectorised loop nest is not supported yet",
+            )
+            .with_help("vectorise only the reduced dimension"));
+        }
         match &target.kind {
             ExprKind::Name(n) => {
                 if atomic {

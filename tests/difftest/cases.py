@@ -228,6 +228,8 @@ CASES = [
     # ---------------------------------------------------------------- jacobi_2d
     Case("jacobi_2d", "jacobi_2d",
          lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], 3], SIZES_2D),
+    Case("jacobi_2d", "jacobi_tile",
+         lambda r, s: [normal(r, s), normal(r, s), s[0], s[1]], SIZES_2D),
     # ---------------------------------------------------------------- gesummv
     Case("gesummv", "gesummv",
          lambda r, s: [1.5, 1.2, normal(r, s, F64), normal(r, s, F64), normal(r, s[1], F64),
@@ -262,6 +264,8 @@ CASES = [
     Case("outer_product", "rank1_update",
          lambda r, s: [0.5, normal(r, s[0]), normal(r, s[1]), normal(r, s), s[0], s[1]],
          SIZES_2D),
+    Case("outer_product", "outer_tile",
+         lambda r, s: [normal(r, s[0]), normal(r, s[1]), normal(r, s), s[0], s[1]], SIZES_2D),
     # ---------------------------------------------------------------- reductions_axes
     Case("reductions_axes", "row_sums",
          lambda r, s: [normal(r, s), normal(r, s[0]), s[0], s[1]], SIZES_2D, tol=SUM32),
