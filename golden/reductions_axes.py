@@ -286,3 +286,28 @@ def _launch_row_min_kernel0(A, r, M, N):
 
 def row_min(A, r, M, N):
     _launch_row_min_kernel0(A, r, M, N)
+
+
+@triton.jit
+def _leaky_rows_kernel0(B, A, M, N, slope: "fp64", B_stride0, B_stride1, A_stride0, A_stride1):
+    # samples/reductions_axes.py:37: #pragma :M=>parallel :N=>simd(64)
+    _p0 = tl.program_id(0)  # samples/reductions_axes.py:37
+    for _i0_base in range(0, N, 64):  # samples/reductions_axes.py:38
+        _i0 = _i0_base + tl.arange(0, 64)
+        _i0_mask = _i0 < N
+        tl.store(B + _p0 * B_stride0 + _i0 * B_stride1, tl.where(tl.load(A + _p0 * A_stride0 + _i0 * A_stride1, mask=_i0_mask) > 0.0, tl.load(A + _p0 * A_stride0 + _i0 * A_stride1, mask=_i0_mask), slope * tl.load(A + _p0 * A_stride0 + _i0 * A_stride1, mask=_i0_mask)), mask=_i0_mask)  # samples/reductions_axes.py:38
+
+
+def _launch_leaky_rows_kernel0(B, A, M, N, slope):
+    """Launches _leaky_rows_kernel0 for the region at samples/reductions_axes.py:37."""
+    n__p0 = _appyc_trip(0, M, 1)
+    if n__p0 <= 0:
+        return
+    grid = lambda meta: _appyc_grid("_leaky_rows_kernel0", (n__p0,))
+    _leaky_rows_kernel0[grid](
+        B, A, M, N, slope, B.stride(0), B.stride(1), A.stride(0), A.stride(1),
+    )
+
+
+def leaky_rows(A, B, M, N, slope):
+    _launch_leaky_rows_kernel0(B, A, M, N, slope)

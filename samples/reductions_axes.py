@@ -31,3 +31,8 @@ def row_min(A, r, M, N):
     #pragma parallel for
     for i in range(M):
         r[i] = A[i, :N].min()
+
+
+def leaky_rows(A, B, M, N, slope):
+    #pragma :M=>parallel :N=>simd(64)
+    B[:M, :N] = np.where(A[:M, :N] > 0.0, A[:M, :N], slope * A[:M, :N])

@@ -60,3 +60,12 @@ def row_min(A, r, M, N):
             _i0 = appy.vidx(_i0_base, appy.MVL, N)
             _acc0 = min(_acc0, min(A[i, _i0]))
         r[i] = _acc0
+
+
+def leaky_rows(A, B, M, N, slope):
+    # _leaky_rows_kernel0
+    #pragma parallel for
+    for _p0 in range(0, M, 1):
+        for _i0_base in range(0, N, 64):
+            _i0 = appy.vidx(_i0_base, 64, N)
+            B[_p0, _i0] = np.where(A[_p0, _i0] > 0.0, A[_p0, _i0], slope * A[_p0, _i0])
