@@ -195,8 +195,8 @@ def _launch_laplace_open_bounds_kernel0(B, A):
     """Launches _laplace_open_bounds_kernel0 for the region at samples/heat_3d.py:18."""
     if B.shape[1] - 1 - 1 != A.shape[1] - 1 - 1:
         raise ValueError(f"samples/heat_3d.py:19: slices of lengths {B.shape[1] - 1 - 1} and {A.shape[1] - 1 - 1} do not broadcast")
-    if B.shape[0] - 1 - 1 != A.shape[0] - 2 - 0:
-        raise ValueError(f"samples/heat_3d.py:19: slices of lengths {B.shape[0] - 1 - 1} and {A.shape[0] - 2 - 0} do not broadcast")
+    if B.shape[0] - 1 - 1 != A.shape[0] - 2:
+        raise ValueError(f"samples/heat_3d.py:19: slices of lengths {B.shape[0] - 1 - 1} and {A.shape[0] - 2} do not broadcast")
     n__p0 = _appyc_trip(1, B.shape[0] - 1, 1)
     if n__p0 <= 0:
         return

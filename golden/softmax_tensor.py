@@ -253,3 +253,68 @@ def _launch_softmax_rows_kernel1(b, M, N):
 def softmax_rows(a, b, M, N):
     _launch_softmax_rows_kernel0(a, b, M, N)
     _launch_softmax_rows_kernel1(b, M, N)
+
+
+@triton.jit
+def _softmax_short_rows_kernel0(a, b, M, N, a_stride0, a_stride1, b_stride0, b_stride1):
+    # samples/softmax_tensor.py:27: #pragma :M=>parallel :N=>le(1024)
+    _p0 = tl.program_id(0)  # samples/softmax_tensor.py:27
+    _acc0 = tl.load(a + _p0 * a_stride0 + 0 * a_stride1)  # samples/softmax_tensor.py:28
+    for _i0_base in range(0, N, 1024):  # samples/softmax_tensor.py:28
+        _i0 = _i0_base + tl.arange(0, 1024)
+        _i0_mask = _i0 < N
+        _acc0 = tl.maximum(_acc0, _appyc_masked_max(tl.load(a + _p0 * a_stride0 + _i0 * a_stride1, mask=_i0_mask), _i0_mask))  # samples/softmax_tensor.py:28
+    _r0 = _acc0  # samples/softmax_tensor.py:28
+    for _i1_base in range(0, N, 1024):  # samples/softmax_tensor.py:28
+        _i1 = _i1_base + tl.arange(0, 1024)
+        _i1_mask = _i1 < N
+        tl.store(b + _p0 * b_stride0 + _i1 * b_stride1, libdevice.exp(tl.load(a + _p0 * a_stride0 + _i1 * a_stride1, mask=_i1_mask) - _r0), mask=_i1_mask)  # samples/softmax_tensor.py:28
+
+
+def _launch_softmax_short_rows_kernel0(a, b, M, N):
+    """Launches _softmax_short_rows_kernel0 for the region at samples/softmax_tensor.py:27."""
+    if N > 1024:
+        raise ValueError(f"samples/softmax_tensor.py:28: a dimension of length {N} exceeds its le(1024)")
+    n__p0 = _appyc_trip(0, M, 1)
+    if n__p0 <= 0:
+        return
+    grid = lambda meta: _appyc_grid("_softmax_short_rows_kernel0", (n__p0,))
+    _softmax_short_rows_kernel0[grid](
+        a, b, M, N, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+    )
+
+
+@triton.jit
+def _softmax_short_rows_kernel1(b, M, N, b_stride0, b_stride1):
+    # samples/softmax_tensor.py:29: #pragma :M=>parallel :N=>le(1024)
+    _p0 = tl.program_id(0)  # samples/softmax_tensor.py:29
+    _acc0 = tl.full((), 0, b.dtype.element_ty)  # samples/softmax_tensor.py:30
+    for _i0_base in range(0, N, 1024):  # samples/softmax_tensor.py:30
+        _i0 = _i0_base + tl.arange(0, 1024)
+        _i0_mask = _i0 < N
+        _acc0 = _acc0 + tl.sum(tl.where(_i0_mask, tl.load(b + _p0 * b_stride0 + _i0 * b_stride1, mask=_i0_mask), 0), axis=0)  # samples/softmax_tensor.py:30
+    _r0 = _acc0  # samples/softmax_tensor.py:30
+    tl.debug_barrier()
+    for _i1_base in range(0, N, 1024):  # samples/softmax_tensor.py:30
+        _i1 = _i1_base + tl.arange(0, 1024)
+        _i1_mask = _i1 < N
+        tl.store(b + _p0 * b_stride0 + _i1 * b_stride1, tl.load(b + _p0 * b_stride0 + _i1 * b_stride1, mask=_i1_mask) / _r0, mask=_i1_mask)  # samples/softmax_tensor.py:30
+
+
+def _launch_softmax_short_rows_kernel1(b, M, N):
+    """Launches _softmax_short_rows_kernel1 for the region at samples/softmax_tensor.py:29."""
+    if N > 1024:
+        raise ValueError(f"samples/softmax_tensor.py:30: a dimension of length {N} exceeds its le(1024)")
+    n__p0 = _appyc_trip(0, M, 1)
+    if n__p0 <= 0:
+        return
+    grid = lambda meta: _appyc_grid("_softmax_short_rows_kernel1", (n__p0,))
+    _softmax_short_rows_kernel1[grid](
+        b, M, N, b.stride(0), b.stride(1),
+    )
+
+
+def softmax_short_rows(a, b, M, N):
+    # Rows of at most 1024 elements: each is one vector, no strip loop (checked at launch).
+    _launch_softmax_short_rows_kernel0(a, b, M, N)
+    _launch_softmax_short_rows_kernel1(b, M, N)

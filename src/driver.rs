@@ -459,7 +459,7 @@ fn launcher(
             continue;
         }
         let at = format!("{}:{}", file.name, file.line_of(span.start as usize));
-        prologue.push(match check {
+        let line = match check {
             LaunchCheck::AtMost(e, n, _) => {
                 let text = python::expr(e);
                 format!("if {text} > {n}:\n        raise ValueError(f\"{at}: a dimension of length {{{text}}} exceeds its le({n})\")")
@@ -468,7 +468,10 @@ fn launcher(
                 let (ta, tb) = (python::expr(a), python::expr(b));
                 format!("if {ta} != {tb}:\n        raise ValueError(f\"{at}: slices of lengths {{{ta}}} and {{{tb}}} do not broadcast\")")
             }
-        });
+        };
+        if !prologue.contains(&line) {
+            prologue.push(line);
+        }
     }
     for (tmp, like) in &k.temps {
         prologue.push(format!("{tmp} = torch.empty_like({like})"));

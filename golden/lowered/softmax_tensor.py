@@ -51,3 +51,30 @@ def softmax_rows(a, b, M, N):
         for _i1_base in range(0, N, appy.MVL):
             _i1 = appy.vidx(_i1_base, appy.MVL, N)
             b[_p0, _i1] = b[_p0, _i1] / _r0
+
+
+def softmax_short_rows(a, b, M, N):
+    # Rows of at most 1024 elements: each is one vector, no strip loop (checked at launch).
+    # _softmax_short_rows_kernel0
+    #pragma parallel for
+    for _p0 in range(0, M, 1):
+        _acc0 = a[_p0, 0]
+        for _i0_base in range(0, N, 1024):
+            _i0 = appy.vidx(_i0_base, 1024, N)
+            _acc0 = max(_acc0, max(a[_p0, _i0]))
+        _r0 = _acc0
+        for _i1_base in range(0, N, 1024):
+            _i1 = appy.vidx(_i1_base, 1024, N)
+            b[_p0, _i1] = np.exp(a[_p0, _i1] - _r0)
+    # _softmax_short_rows_kernel1
+    #pragma parallel for
+    for _p0 in range(0, M, 1):
+        _acc0 = 0
+        for _i0_base in range(0, N, 1024):
+            _i0 = appy.vidx(_i0_base, 1024, N)
+            _acc0 = _acc0 + sum(b[_p0, _i0])
+        _r0 = _acc0
+        appy.syncthreads()
+        for _i1_base in range(0, N, 1024):
+            _i1 = appy.vidx(_i1_base, 1024, N)
+            b[_p0, _i1] = b[_p0, _i1] / _r0

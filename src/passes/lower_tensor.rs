@@ -564,7 +564,7 @@ impl LowerCx {
                 Some(Run::Vector(VectorProp::Simd(w))) => LoopKind::Simd(w),
                 Some(Run::Vector(VectorProp::Le(n))) => {
                     checks.push(LaunchCheck::AtMost(
-                        Expr::binary(BinOp::Sub, dim.hi.clone(), dim.lo.clone()),
+                        super::tensor::extent_expr(&dim.lo, &dim.hi),
                         n,
                         dim.span,
                     ));

@@ -52,6 +52,14 @@ pub struct TensorStmt {
     pub assumed: Vec<(Expr, Expr, Span)>,
 }
 
+/// `hi - lo`, or `hi` when `lo` is 0: the length of a slice, for messages and launch checks.
+pub fn extent_expr(lo: &Expr, hi: &Expr) -> Expr {
+    match lo.kind {
+        ExprKind::Int(0) => hi.clone(),
+        _ => Expr::binary(BinOp::Sub, hi.clone(), lo.clone()),
+    }
+}
+
 /// The placeholder name of dimension `d` in an analysed statement.
 pub fn dim_var(d: usize) -> String {
     format!("__dim{d}")
@@ -142,7 +150,7 @@ impl Analyser {
         let len = |o: &Occ| Affine::of(&o.hi).sub(&Affine::of(&o.lo));
         let diff = len(&self.occs[ra]).sub(&len(&self.occs[rb]));
         if !diff.is_zero() && diff.as_constant().is_none() {
-            let ext = |o: &Occ| Expr::binary(BinOp::Sub, o.hi.clone(), o.lo.clone());
+            let ext = |o: &Occ| extent_expr(&o.lo, &o.hi);
             let (x, y) = (&self.occs[ra], &self.occs[rb]);
             self.assumed.push((ext(x), ext(y), y.span));
         } else if !diff.is_zero() {

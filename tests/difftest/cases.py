@@ -243,6 +243,8 @@ CASES = [
          lambda r, s: [normal(r, s), normal(r, s), s[0], s[1]], SIZES_2D, tol=RED32),
     Case("softmax_tensor", "softmax_rows",
          lambda r, s: [normal(r, s), normal(r, s), s[0], s[1]], SIZES_2D, tol=RED32),
+    Case("softmax_tensor", "softmax_short_rows",
+         lambda r, s: [normal(r, s), normal(r, s), s[0], s[1]], SIZES_2D, tol=RED32),
     # ---------------------------------------------------------------- heat_3d
     Case("heat_3d", "heat_3d",
          lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], s[2]], ((5, 7, 37), (4, 3, 131))),
