@@ -157,12 +157,12 @@ def _appyc_masked_min(v, mask):
 def _gesummv_kernel0(A, x, y, M, N, alpha: "fp64", A_stride0, A_stride1, x_stride0, y_stride0, MVL: tl.constexpr):
     # samples/gesummv.py:11: #pragma :M=>parallel :N=>reduction(sum:y)
     _p0 = tl.program_id(0)  # samples/gesummv.py:11
-    _acc0 = tl.full((), 0, (tl.zeros((), tl.float64) + tl.zeros((), A.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/gesummv.py:12
-    for _i0_base in range(0, N, MVL):  # samples/gesummv.py:12
-        _i0 = _i0_base + tl.arange(0, MVL)
-        _i0_mask = _i0 < N
-        _acc0 = _acc0 + tl.sum(tl.where(_i0_mask, alpha * tl.load(A + _p0 * A_stride0 + _i0 * A_stride1, mask=_i0_mask) * tl.load(x + _i0 * x_stride0, mask=_i0_mask), 0), axis=0)  # samples/gesummv.py:12
-    tl.store(y + _p0 * y_stride0, _acc0)  # samples/gesummv.py:12
+    _acc = tl.full((), 0, (tl.zeros((), tl.float64) + tl.zeros((), A.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/gesummv.py:12
+    for _i_base in range(0, N, MVL):  # samples/gesummv.py:12
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < N
+        _acc = _acc + tl.sum(tl.where(_i_mask, alpha * tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask) * tl.load(x + _i * x_stride0, mask=_i_mask), 0), axis=0)  # samples/gesummv.py:12
+    tl.store(y + _p0 * y_stride0, _acc)  # samples/gesummv.py:12
 
 
 def _launch_gesummv_kernel0(A, x, y, M, N, alpha):
@@ -182,12 +182,12 @@ def _launch_gesummv_kernel0(A, x, y, M, N, alpha):
 def _gesummv_kernel1(B, x, tmp, M, N, beta: "fp64", B_stride0, B_stride1, x_stride0, tmp_stride0, MVL: tl.constexpr):
     # samples/gesummv.py:13: #pragma :M=>parallel :N=>reduce(sum:tmp)
     _p0 = tl.program_id(0)  # samples/gesummv.py:13
-    _acc0 = tl.full((), 0, (tl.zeros((), tl.float64) + tl.zeros((), B.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/gesummv.py:14
-    for _i0_base in range(0, N, MVL):  # samples/gesummv.py:14
-        _i0 = _i0_base + tl.arange(0, MVL)
-        _i0_mask = _i0 < N
-        _acc0 = _acc0 + tl.sum(tl.where(_i0_mask, beta * tl.load(B + _p0 * B_stride0 + _i0 * B_stride1, mask=_i0_mask) * tl.load(x + _i0 * x_stride0, mask=_i0_mask), 0), axis=0)  # samples/gesummv.py:14
-    tl.store(tmp + _p0 * tmp_stride0, _acc0)  # samples/gesummv.py:14
+    _acc = tl.full((), 0, (tl.zeros((), tl.float64) + tl.zeros((), B.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/gesummv.py:14
+    for _i_base in range(0, N, MVL):  # samples/gesummv.py:14
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < N
+        _acc = _acc + tl.sum(tl.where(_i_mask, beta * tl.load(B + _p0 * B_stride0 + _i * B_stride1, mask=_i_mask) * tl.load(x + _i * x_stride0, mask=_i_mask), 0), axis=0)  # samples/gesummv.py:14
+    tl.store(tmp + _p0 * tmp_stride0, _acc)  # samples/gesummv.py:14
 
 
 def _launch_gesummv_kernel1(B, x, tmp, M, N, beta):
@@ -234,19 +234,19 @@ def gesummv(alpha, beta, A, B, x, y, tmp, M, N):
 def _gesummv_one_statement_kernel0(A, x, B, y, M, N, alpha: "fp64", beta: "fp64", A_stride0, A_stride1, x_stride0, B_stride0, B_stride1, y_stride0, MVL: tl.constexpr):
     # samples/gesummv.py:20: #pragma :M=>parallel
     _p0 = tl.program_id(0)  # samples/gesummv.py:20
-    _acc0 = tl.full((), 0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/gesummv.py:21
-    for _i0_base in range(0, N, MVL):  # samples/gesummv.py:21
-        _i0 = _i0_base + tl.arange(0, MVL)
-        _i0_mask = _i0 < N
-        _acc0 = _acc0 + tl.sum(tl.where(_i0_mask, tl.load(A + _p0 * A_stride0 + _i0 * A_stride1, mask=_i0_mask) * tl.load(x + _i0 * x_stride0, mask=_i0_mask), 0), axis=0)  # samples/gesummv.py:21
-    _r0 = _acc0  # samples/gesummv.py:21
+    _acc = tl.full((), 0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/gesummv.py:21
+    for _i_base in range(0, N, MVL):  # samples/gesummv.py:21
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < N
+        _acc = _acc + tl.sum(tl.where(_i_mask, tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask) * tl.load(x + _i * x_stride0, mask=_i_mask), 0), axis=0)  # samples/gesummv.py:21
+    _r = _acc  # samples/gesummv.py:21
     _acc1 = tl.full((), 0, (tl.zeros((), B.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/gesummv.py:21
     for _i1_base in range(0, N, MVL):  # samples/gesummv.py:21
         _i1 = _i1_base + tl.arange(0, MVL)
         _i1_mask = _i1 < N
         _acc1 = _acc1 + tl.sum(tl.where(_i1_mask, tl.load(B + _p0 * B_stride0 + _i1 * B_stride1, mask=_i1_mask) * tl.load(x + _i1 * x_stride0, mask=_i1_mask), 0), axis=0)  # samples/gesummv.py:21
     _r1 = _acc1  # samples/gesummv.py:21
-    tl.store(y + _p0 * y_stride0, alpha * _r0 + beta * _r1)  # samples/gesummv.py:21
+    tl.store(y + _p0 * y_stride0, alpha * _r + beta * _r1)  # samples/gesummv.py:21
 
 
 def _launch_gesummv_one_statement_kernel0(A, x, B, y, M, N, alpha, beta):

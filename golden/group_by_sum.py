@@ -158,10 +158,10 @@ def _group_by_sum_kernel0(labels, centroids, X, M, N, labels_stride0, centroids_
     # samples/group_by_sum.py:11: #pragma parallel for
     i = tl.program_id(0)  # samples/group_by_sum.py:12
     label = tl.load(labels + i * labels_stride0)  # samples/group_by_sum.py:13
-    for _i0_base in range(0, N, MVL):  # samples/group_by_sum.py:15
-        _i0 = _i0_base + tl.arange(0, MVL)
-        _i0_mask = _i0 < N
-        tl.atomic_add(centroids + label * centroids_stride0 + _i0 * centroids_stride1, tl.load(X + i * X_stride0 + _i0 * X_stride1, mask=_i0_mask), mask=_i0_mask)  # samples/group_by_sum.py:15
+    for _i_base in range(0, N, MVL):  # samples/group_by_sum.py:15
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < N
+        tl.atomic_add(centroids + label * centroids_stride0 + _i * centroids_stride1, tl.load(X + i * X_stride0 + _i * X_stride1, mask=_i_mask), mask=_i_mask)  # samples/group_by_sum.py:15
 
 
 def _launch_group_by_sum_kernel0(labels, centroids, X, M, N):

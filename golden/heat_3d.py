@@ -157,10 +157,10 @@ def _heat_3d_kernel0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_stride0, 
     # samples/heat_3d.py:10: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>simd
     _p0 = 1 + tl.program_id(1)  # samples/heat_3d.py:10
     _p1 = 1 + tl.program_id(0)  # samples/heat_3d.py:10
-    for _i0_base in range(1, N - 1, MVL):  # samples/heat_3d.py:11
-        _i0 = _i0_base + tl.arange(0, MVL)
-        _i0_mask = _i0 < N - 1
-        tl.store(B + _p0 * B_stride0 + _p1 * B_stride1 + _i0 * B_stride2, 0.125 * (tl.load(A + (_p0 + 1) * A_stride0 + _p1 * A_stride1 + _i0 * A_stride2, mask=_i0_mask) - 2.0 * tl.load(A + _p0 * A_stride0 + _p1 * A_stride1 + _i0 * A_stride2, mask=_i0_mask) + tl.load(A + (_p0 - 1) * A_stride0 + _p1 * A_stride1 + _i0 * A_stride2, mask=_i0_mask)) + 0.125 * (tl.load(A + _p0 * A_stride0 + (_p1 + 1) * A_stride1 + _i0 * A_stride2, mask=_i0_mask) - 2.0 * tl.load(A + _p0 * A_stride0 + _p1 * A_stride1 + _i0 * A_stride2, mask=_i0_mask) + tl.load(A + _p0 * A_stride0 + (_p1 - 1) * A_stride1 + _i0 * A_stride2, mask=_i0_mask)) + 0.125 * (tl.load(A + _p0 * A_stride0 + _p1 * A_stride1 + (_i0 + 1) * A_stride2, mask=_i0_mask) - 2.0 * tl.load(A + _p0 * A_stride0 + _p1 * A_stride1 + _i0 * A_stride2, mask=_i0_mask) + tl.load(A + _p0 * A_stride0 + _p1 * A_stride1 + (_i0 - 1) * A_stride2, mask=_i0_mask)) + tl.load(A + _p0 * A_stride0 + _p1 * A_stride1 + _i0 * A_stride2, mask=_i0_mask), mask=_i0_mask)  # samples/heat_3d.py:11
+    for _i_base in range(1, N - 1, MVL):  # samples/heat_3d.py:11
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < N - 1
+        tl.store(B + _p0 * B_stride0 + _p1 * B_stride1 + _i * B_stride2, 0.125 * (tl.load(A + (_p0 + 1) * A_stride0 + _p1 * A_stride1 + _i * A_stride2, mask=_i_mask) - 2.0 * tl.load(A + _p0 * A_stride0 + _p1 * A_stride1 + _i * A_stride2, mask=_i_mask) + tl.load(A + (_p0 - 1) * A_stride0 + _p1 * A_stride1 + _i * A_stride2, mask=_i_mask)) + 0.125 * (tl.load(A + _p0 * A_stride0 + (_p1 + 1) * A_stride1 + _i * A_stride2, mask=_i_mask) - 2.0 * tl.load(A + _p0 * A_stride0 + _p1 * A_stride1 + _i * A_stride2, mask=_i_mask) + tl.load(A + _p0 * A_stride0 + (_p1 - 1) * A_stride1 + _i * A_stride2, mask=_i_mask)) + 0.125 * (tl.load(A + _p0 * A_stride0 + _p1 * A_stride1 + (_i + 1) * A_stride2, mask=_i_mask) - 2.0 * tl.load(A + _p0 * A_stride0 + _p1 * A_stride1 + _i * A_stride2, mask=_i_mask) + tl.load(A + _p0 * A_stride0 + _p1 * A_stride1 + (_i - 1) * A_stride2, mask=_i_mask)) + tl.load(A + _p0 * A_stride0 + _p1 * A_stride1 + _i * A_stride2, mask=_i_mask), mask=_i_mask)  # samples/heat_3d.py:11
 
 
 def _launch_heat_3d_kernel0(B, A, L, M, N):
@@ -185,10 +185,10 @@ def heat_3d(A, B, L, M, N):
 def _laplace_open_bounds_kernel0(B, A, B_stride0, B_stride1, A_stride0, A_stride1, B_shape0, B_shape1, MVL: tl.constexpr):
     # samples/heat_3d.py:18: #pragma 1:-1=>parallel 1:-1=>simd
     _p0 = 1 + tl.program_id(0)  # samples/heat_3d.py:18
-    for _i0_base in range(1, B_shape1 - 1, MVL):  # samples/heat_3d.py:19
-        _i0 = _i0_base + tl.arange(0, MVL)
-        _i0_mask = _i0 < B_shape1 - 1
-        tl.store(B + _p0 * B_stride0 + _i0 * B_stride1, tl.load(A + (_p0 - 1) * A_stride0 + _i0 * A_stride1, mask=_i0_mask) + tl.load(A + (_p0 + 1) * A_stride0 + _i0 * A_stride1, mask=_i0_mask) + tl.load(A + _p0 * A_stride0 + (_i0 - 1) * A_stride1, mask=_i0_mask) + tl.load(A + _p0 * A_stride0 + (_i0 + 1) * A_stride1, mask=_i0_mask) - 4.0 * tl.load(A + _p0 * A_stride0 + _i0 * A_stride1, mask=_i0_mask), mask=_i0_mask)  # samples/heat_3d.py:19
+    for _i_base in range(1, B_shape1 - 1, MVL):  # samples/heat_3d.py:19
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < B_shape1 - 1
+        tl.store(B + _p0 * B_stride0 + _i * B_stride1, tl.load(A + (_p0 - 1) * A_stride0 + _i * A_stride1, mask=_i_mask) + tl.load(A + (_p0 + 1) * A_stride0 + _i * A_stride1, mask=_i_mask) + tl.load(A + _p0 * A_stride0 + (_i - 1) * A_stride1, mask=_i_mask) + tl.load(A + _p0 * A_stride0 + (_i + 1) * A_stride1, mask=_i_mask) - 4.0 * tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask), mask=_i_mask)  # samples/heat_3d.py:19
 
 
 def _launch_laplace_open_bounds_kernel0(B, A):

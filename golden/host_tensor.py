@@ -157,10 +157,10 @@ def _appyc_masked_min(v, mask):
 def _scale_product_kernel0(C, s, w, M, N, C_stride0, C_stride1, s_stride0, w_stride0, MVL: tl.constexpr):
     # samples/host_tensor.py:15: #pragma :M=>parallel :N=>simd
     _p0 = tl.program_id(0)  # samples/host_tensor.py:15
-    for _i0_base in range(0, N, MVL):  # samples/host_tensor.py:16
-        _i0 = _i0_base + tl.arange(0, MVL)
-        _i0_mask = _i0 < N
-        tl.store(C + _p0 * C_stride0 + _i0 * C_stride1, tl.load(C + _p0 * C_stride0 + _i0 * C_stride1, mask=_i0_mask) / tl.abs(tl.load(s + _p0 * s_stride0)) + tl.load(w + _i0 * w_stride0, mask=_i0_mask), mask=_i0_mask)  # samples/host_tensor.py:16
+    for _i_base in range(0, N, MVL):  # samples/host_tensor.py:16
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < N
+        tl.store(C + _p0 * C_stride0 + _i * C_stride1, tl.load(C + _p0 * C_stride0 + _i * C_stride1, mask=_i_mask) / tl.abs(tl.load(s + _p0 * s_stride0)) + tl.load(w + _i * w_stride0, mask=_i_mask), mask=_i_mask)  # samples/host_tensor.py:16
 
 
 def _launch_scale_product_kernel0(C, s, w, M, N):

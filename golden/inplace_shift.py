@@ -151,31 +151,31 @@ def _appyc_masked_min(v, mask):
 
 
 
-@_appyc_autotune(key=["M", "N"], restore_value=["_tmp0", "A"])
+@_appyc_autotune(key=["M", "N"], restore_value=["_tmp", "A"])
 @triton.jit
-def _smooth_rows_kernel0(_tmp0, A, M, N, _tmp0_stride0, _tmp0_stride1, A_stride0, A_stride1, MVL: tl.constexpr):
+def _smooth_rows_kernel0(_tmp, A, M, N, _tmp_stride0, _tmp_stride1, A_stride0, A_stride1, MVL: tl.constexpr):
     # samples/inplace_shift.py:10: #pragma parallel for
     i = tl.program_id(0)  # samples/inplace_shift.py:11
-    for _i0_base in range(1, N, MVL):  # samples/inplace_shift.py:12
-        _i0 = _i0_base + tl.arange(0, MVL)
-        _i0_mask = _i0 < N
-        tl.store(_tmp0 + i * _tmp0_stride0 + _i0 * _tmp0_stride1, 0.5 * (tl.load(A + i * A_stride0 + (_i0 - 1) * A_stride1, mask=_i0_mask) + tl.load(A + i * A_stride0 + _i0 * A_stride1, mask=_i0_mask)), mask=_i0_mask)  # samples/inplace_shift.py:12
+    for _i_base in range(1, N, MVL):  # samples/inplace_shift.py:12
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < N
+        tl.store(_tmp + i * _tmp_stride0 + _i * _tmp_stride1, 0.5 * (tl.load(A + i * A_stride0 + (_i - 1) * A_stride1, mask=_i_mask) + tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask)), mask=_i_mask)  # samples/inplace_shift.py:12
     tl.debug_barrier()
     for _i1_base in range(1, N, MVL):  # samples/inplace_shift.py:12
         _i1 = _i1_base + tl.arange(0, MVL)
         _i1_mask = _i1 < N
-        tl.store(A + i * A_stride0 + _i1 * A_stride1, tl.load(_tmp0 + i * _tmp0_stride0 + _i1 * _tmp0_stride1, mask=_i1_mask), mask=_i1_mask)  # samples/inplace_shift.py:12
+        tl.store(A + i * A_stride0 + _i1 * A_stride1, tl.load(_tmp + i * _tmp_stride0 + _i1 * _tmp_stride1, mask=_i1_mask), mask=_i1_mask)  # samples/inplace_shift.py:12
 
 
 def _launch_smooth_rows_kernel0(A, M, N):
     """Launches _smooth_rows_kernel0 for the region at samples/inplace_shift.py:10."""
-    _tmp0 = torch.empty_like(A)
+    _tmp = torch.empty_like(A)
     n_i = _appyc_trip(0, M, 1)
     if n_i <= 0:
         return
     grid = lambda meta: _appyc_grid("_smooth_rows_kernel0", (n_i,))
     _smooth_rows_kernel0[grid](
-        _tmp0, A, M, N, _tmp0.stride(0), _tmp0.stride(1), A.stride(0), A.stride(1),
+        _tmp, A, M, N, _tmp.stride(0), _tmp.stride(1), A.stride(0), A.stride(1),
         **_appyc_tuned_mvl(),
     )
 
@@ -184,27 +184,27 @@ def smooth_rows(A, M, N):
     _launch_smooth_rows_kernel0(A, M, N)
 
 
-@_appyc_autotune(key=["N"], restore_value=["_tmp0", "x"])
+@_appyc_autotune(key=["N"], restore_value=["_tmp", "x"])
 @triton.jit
-def _smooth_vector_kernel0(_tmp0, x, N, _tmp0_stride0, x_stride0, MVL: tl.constexpr):
+def _smooth_vector_kernel0(_tmp, x, N, _tmp_stride0, x_stride0, MVL: tl.constexpr):
     # samples/inplace_shift.py:16: #pragma 1:N=>simd
-    for _i0_base in range(1, N, MVL):  # samples/inplace_shift.py:17
-        _i0 = _i0_base + tl.arange(0, MVL)
-        _i0_mask = _i0 < N
-        tl.store(_tmp0 + _i0 * _tmp0_stride0, 0.5 * (tl.load(x + (_i0 - 1) * x_stride0, mask=_i0_mask) + tl.load(x + _i0 * x_stride0, mask=_i0_mask)), mask=_i0_mask)  # samples/inplace_shift.py:17
+    for _i_base in range(1, N, MVL):  # samples/inplace_shift.py:17
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < N
+        tl.store(_tmp + _i * _tmp_stride0, 0.5 * (tl.load(x + (_i - 1) * x_stride0, mask=_i_mask) + tl.load(x + _i * x_stride0, mask=_i_mask)), mask=_i_mask)  # samples/inplace_shift.py:17
     tl.debug_barrier()
     for _i1_base in range(1, N, MVL):  # samples/inplace_shift.py:17
         _i1 = _i1_base + tl.arange(0, MVL)
         _i1_mask = _i1 < N
-        tl.store(x + _i1 * x_stride0, tl.load(_tmp0 + _i1 * _tmp0_stride0, mask=_i1_mask), mask=_i1_mask)  # samples/inplace_shift.py:17
+        tl.store(x + _i1 * x_stride0, tl.load(_tmp + _i1 * _tmp_stride0, mask=_i1_mask), mask=_i1_mask)  # samples/inplace_shift.py:17
 
 
 def _launch_smooth_vector_kernel0(x, N):
     """Launches _smooth_vector_kernel0 for the region at samples/inplace_shift.py:16."""
-    _tmp0 = torch.empty_like(x)
+    _tmp = torch.empty_like(x)
     grid = lambda meta: _appyc_grid("_smooth_vector_kernel0", (1,))
     _smooth_vector_kernel0[grid](
-        _tmp0, x, N, _tmp0.stride(0), x.stride(0),
+        _tmp, x, N, _tmp.stride(0), x.stride(0),
         **_appyc_tuned_mvl(),
     )
 
@@ -218,10 +218,10 @@ def smooth_vector(x, N):
 def _scale_in_place_kernel0(A, M, N, s: "fp64", A_stride0, A_stride1, MVL: tl.constexpr):
     # samples/inplace_shift.py:21: #pragma :M=>parallel :N=>simd
     _p0 = tl.program_id(0)  # samples/inplace_shift.py:21
-    for _i0_base in range(0, N, MVL):  # samples/inplace_shift.py:22
-        _i0 = _i0_base + tl.arange(0, MVL)
-        _i0_mask = _i0 < N
-        tl.store(A + _p0 * A_stride0 + _i0 * A_stride1, tl.load(A + _p0 * A_stride0 + _i0 * A_stride1, mask=_i0_mask) * s + 1.0, mask=_i0_mask)  # samples/inplace_shift.py:22
+    for _i_base in range(0, N, MVL):  # samples/inplace_shift.py:22
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < N
+        tl.store(A + _p0 * A_stride0 + _i * A_stride1, tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask) * s + 1.0, mask=_i_mask)  # samples/inplace_shift.py:22
 
 
 def _launch_scale_in_place_kernel0(A, M, N, s):

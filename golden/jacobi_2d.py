@@ -180,10 +180,10 @@ def _launch_jacobi_2d_kernel0(B, A, M, N):
 def _jacobi_2d_kernel1(A, B, M, N, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr):
     # samples/jacobi_2d.py:15: #pragma 1:M-1=>parallel 1:N-1=>simd
     _p0 = 1 + tl.program_id(0)  # samples/jacobi_2d.py:15
-    for _i0_base in range(1, N - 1, MVL):  # samples/jacobi_2d.py:16
-        _i0 = _i0_base + tl.arange(0, MVL)
-        _i0_mask = _i0 < N - 1
-        tl.store(A + _p0 * A_stride0 + _i0 * A_stride1, 0.2 * (tl.load(B + _p0 * B_stride0 + _i0 * B_stride1, mask=_i0_mask) + tl.load(B + _p0 * B_stride0 + (_i0 - 1) * B_stride1, mask=_i0_mask) + tl.load(B + _p0 * B_stride0 + (_i0 + 1) * B_stride1, mask=_i0_mask) + tl.load(B + (_p0 + 1) * B_stride0 + _i0 * B_stride1, mask=_i0_mask) + tl.load(B + (_p0 - 1) * B_stride0 + _i0 * B_stride1, mask=_i0_mask)), mask=_i0_mask)  # samples/jacobi_2d.py:16
+    for _i_base in range(1, N - 1, MVL):  # samples/jacobi_2d.py:16
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < N - 1
+        tl.store(A + _p0 * A_stride0 + _i * A_stride1, 0.2 * (tl.load(B + _p0 * B_stride0 + _i * B_stride1, mask=_i_mask) + tl.load(B + _p0 * B_stride0 + (_i - 1) * B_stride1, mask=_i_mask) + tl.load(B + _p0 * B_stride0 + (_i + 1) * B_stride1, mask=_i_mask) + tl.load(B + (_p0 + 1) * B_stride0 + _i * B_stride1, mask=_i_mask) + tl.load(B + (_p0 - 1) * B_stride0 + _i * B_stride1, mask=_i_mask)), mask=_i_mask)  # samples/jacobi_2d.py:16
 
 
 def _launch_jacobi_2d_kernel1(A, B, M, N):
@@ -207,13 +207,13 @@ def jacobi_2d(A, B, M, N, T):
 @triton.jit
 def _jacobi_tile_kernel0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1):
     # samples/jacobi_2d.py:22: #pragma 1:M-1=>simd(4) 1:N-1=>simd(32)
-    for _i0_base in range(1, M - 1, 4):  # samples/jacobi_2d.py:23
-        _i0 = _i0_base + tl.arange(0, 4)
-        _i0_mask = _i0 < M - 1
+    for _i_base in range(1, M - 1, 4):  # samples/jacobi_2d.py:23
+        _i = _i_base + tl.arange(0, 4)
+        _i_mask = _i < M - 1
         for _i1_base in range(1, N - 1, 32):  # samples/jacobi_2d.py:23
             _i1 = _i1_base + tl.arange(0, 32)
             _i1_mask = _i1 < N - 1
-            tl.store(B + _i0[:, None] * B_stride0 + _i1[None, :] * B_stride1, 0.2 * (tl.load(A + _i0[:, None] * A_stride0 + _i1[None, :] * A_stride1, mask=_i0_mask[:, None] & _i1_mask[None, :]) + tl.load(A + _i0[:, None] * A_stride0 + (_i1[None, :] - 1) * A_stride1, mask=_i0_mask[:, None] & _i1_mask[None, :]) + tl.load(A + _i0[:, None] * A_stride0 + (_i1[None, :] + 1) * A_stride1, mask=_i0_mask[:, None] & _i1_mask[None, :]) + tl.load(A + (_i0[:, None] + 1) * A_stride0 + _i1[None, :] * A_stride1, mask=_i0_mask[:, None] & _i1_mask[None, :]) + tl.load(A + (_i0[:, None] - 1) * A_stride0 + _i1[None, :] * A_stride1, mask=_i0_mask[:, None] & _i1_mask[None, :])), mask=_i0_mask[:, None] & _i1_mask[None, :])  # samples/jacobi_2d.py:23
+            tl.store(B + _i[:, None] * B_stride0 + _i1[None, :] * B_stride1, 0.2 * (tl.load(A + _i[:, None] * A_stride0 + _i1[None, :] * A_stride1, mask=_i1_mask[None, :] & _i_mask[:, None]) + tl.load(A + _i[:, None] * A_stride0 + (_i1[None, :] - 1) * A_stride1, mask=_i1_mask[None, :] & _i_mask[:, None]) + tl.load(A + _i[:, None] * A_stride0 + (_i1[None, :] + 1) * A_stride1, mask=_i1_mask[None, :] & _i_mask[:, None]) + tl.load(A + (_i[:, None] + 1) * A_stride0 + _i1[None, :] * A_stride1, mask=_i1_mask[None, :] & _i_mask[:, None]) + tl.load(A + (_i[:, None] - 1) * A_stride0 + _i1[None, :] * A_stride1, mask=_i1_mask[None, :] & _i_mask[:, None])), mask=_i1_mask[None, :] & _i_mask[:, None])  # samples/jacobi_2d.py:23
 
 
 def _launch_jacobi_tile_kernel0(B, A, M, N):

@@ -155,10 +155,10 @@ def _appyc_masked_min(v, mask):
 def _outer_kernel0(C, x, y, M, N, C_stride0, C_stride1, x_stride0, y_stride0, MVL: tl.constexpr):
     # samples/outer_product.py:9: #pragma :M=>parallel :N=>simd
     _p0 = tl.program_id(0)  # samples/outer_product.py:9
-    for _i0_base in range(0, N, MVL):  # samples/outer_product.py:10
-        _i0 = _i0_base + tl.arange(0, MVL)
-        _i0_mask = _i0 < N
-        tl.store(C + _p0 * C_stride0 + _i0 * C_stride1, tl.load(x + _p0 * x_stride0) * tl.load(y + _i0 * y_stride0, mask=_i0_mask), mask=_i0_mask)  # samples/outer_product.py:10
+    for _i_base in range(0, N, MVL):  # samples/outer_product.py:10
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < N
+        tl.store(C + _p0 * C_stride0 + _i * C_stride1, tl.load(x + _p0 * x_stride0) * tl.load(y + _i * y_stride0, mask=_i_mask), mask=_i_mask)  # samples/outer_product.py:10
 
 
 def _launch_outer_kernel0(C, x, y, M, N):
@@ -182,10 +182,10 @@ def outer(x, y, C, M, N):
 def _rank1_update_kernel0(C, x, y, M, N, alpha: "fp64", C_stride0, C_stride1, x_stride0, y_stride0, MVL: tl.constexpr):
     # samples/outer_product.py:14: #pragma :M=>parallel :N=>simd
     _p0 = tl.program_id(0)  # samples/outer_product.py:14
-    for _i0_base in range(0, N, MVL):  # samples/outer_product.py:15
-        _i0 = _i0_base + tl.arange(0, MVL)
-        _i0_mask = _i0 < N
-        tl.store(C + _p0 * C_stride0 + _i0 * C_stride1, tl.load(C + _p0 * C_stride0 + _i0 * C_stride1, mask=_i0_mask) + alpha * tl.load(x + _p0 * x_stride0) * tl.load(y + _i0 * y_stride0, mask=_i0_mask), mask=_i0_mask)  # samples/outer_product.py:15
+    for _i_base in range(0, N, MVL):  # samples/outer_product.py:15
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < N
+        tl.store(C + _p0 * C_stride0 + _i * C_stride1, tl.load(C + _p0 * C_stride0 + _i * C_stride1, mask=_i_mask) + alpha * tl.load(x + _p0 * x_stride0) * tl.load(y + _i * y_stride0, mask=_i_mask), mask=_i_mask)  # samples/outer_product.py:15
 
 
 def _launch_rank1_update_kernel0(C, x, y, M, N, alpha):
@@ -208,13 +208,13 @@ def rank1_update(alpha, x, y, C, M, N):
 @triton.jit
 def _outer_tile_kernel0(C, x, y, M, N, C_stride0, C_stride1, x_stride0, y_stride0, MVL: tl.constexpr):
     # samples/outer_product.py:19: #pragma :M=>simd :N=>simd
-    for _i0_base in range(0, M, 8):  # samples/outer_product.py:20
-        _i0 = _i0_base + tl.arange(0, 8)
-        _i0_mask = _i0 < M
+    for _i_base in range(0, M, 8):  # samples/outer_product.py:20
+        _i = _i_base + tl.arange(0, 8)
+        _i_mask = _i < M
         for _i1_base in range(0, N, MVL):  # samples/outer_product.py:20
             _i1 = _i1_base + tl.arange(0, MVL)
             _i1_mask = _i1 < N
-            tl.store(C + _i0[:, None] * C_stride0 + _i1[None, :] * C_stride1, tl.load(x + _i0[:, None] * x_stride0, mask=_i0_mask[:, None]) * tl.load(y + _i1[None, :] * y_stride0, mask=_i1_mask[None, :]) + tl.load(C + _i0[:, None] * C_stride0 + _i1[None, :] * C_stride1, mask=_i0_mask[:, None] & _i1_mask[None, :]), mask=_i0_mask[:, None] & _i1_mask[None, :])  # samples/outer_product.py:20
+            tl.store(C + _i[:, None] * C_stride0 + _i1[None, :] * C_stride1, tl.load(x + _i[:, None] * x_stride0, mask=_i_mask[:, None]) * tl.load(y + _i1[None, :] * y_stride0, mask=_i1_mask[None, :]) + tl.load(C + _i[:, None] * C_stride0 + _i1[None, :] * C_stride1, mask=_i1_mask[None, :] & _i_mask[:, None]), mask=_i1_mask[None, :] & _i_mask[:, None])  # samples/outer_product.py:20
 
 
 def _launch_outer_tile_kernel0(C, x, y, M, N):

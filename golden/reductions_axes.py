@@ -157,12 +157,12 @@ def _appyc_masked_min(v, mask):
 def _row_sums_kernel0(A, r, M, N, A_stride0, A_stride1, r_stride0, MVL: tl.constexpr):
     # samples/reductions_axes.py:11: #pragma :M=>parallel :N=>reduce(sum)
     _p0 = tl.program_id(0)  # samples/reductions_axes.py:11
-    _acc0 = tl.full((), 0, A.dtype.element_ty)  # samples/reductions_axes.py:12
-    for _i0_base in range(0, N, MVL):  # samples/reductions_axes.py:12
-        _i0 = _i0_base + tl.arange(0, MVL)
-        _i0_mask = _i0 < N
-        _acc0 = _acc0 + tl.sum(tl.where(_i0_mask, tl.load(A + _p0 * A_stride0 + _i0 * A_stride1, mask=_i0_mask), 0), axis=0)  # samples/reductions_axes.py:12
-    tl.store(r + _p0 * r_stride0, _acc0)  # samples/reductions_axes.py:12
+    _acc = tl.full((), 0, A.dtype.element_ty)  # samples/reductions_axes.py:12
+    for _i_base in range(0, N, MVL):  # samples/reductions_axes.py:12
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < N
+        _acc = _acc + tl.sum(tl.where(_i_mask, tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask), 0), axis=0)  # samples/reductions_axes.py:12
+    tl.store(r + _p0 * r_stride0, _acc)  # samples/reductions_axes.py:12
 
 
 def _launch_row_sums_kernel0(A, r, M, N):
@@ -186,12 +186,12 @@ def row_sums(A, r, M, N):
 def _col_max_kernel0(A, c, N, M, A_stride0, A_stride1, c_stride0, MVL: tl.constexpr):
     # samples/reductions_axes.py:16: #pragma :N=>parallel :M=>reduce(max)
     _p0 = tl.program_id(0)  # samples/reductions_axes.py:16
-    _acc0 = tl.load(A + 0 * A_stride0 + _p0 * A_stride1)  # samples/reductions_axes.py:17
-    for _i0_base in range(0, M, MVL):  # samples/reductions_axes.py:17
-        _i0 = _i0_base + tl.arange(0, MVL)
-        _i0_mask = _i0 < M
-        _acc0 = tl.maximum(_acc0, _appyc_masked_max(tl.load(A + _i0 * A_stride0 + _p0 * A_stride1, mask=_i0_mask), _i0_mask))  # samples/reductions_axes.py:17
-    tl.store(c + _p0 * c_stride0, _acc0)  # samples/reductions_axes.py:17
+    _acc = tl.load(A + 0 * A_stride0 + _p0 * A_stride1)  # samples/reductions_axes.py:17
+    for _i_base in range(0, M, MVL):  # samples/reductions_axes.py:17
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < M
+        _acc = tl.maximum(_acc, _appyc_masked_max(tl.load(A + _i * A_stride0 + _p0 * A_stride1, mask=_i_mask), _i_mask))  # samples/reductions_axes.py:17
+    tl.store(c + _p0 * c_stride0, _acc)  # samples/reductions_axes.py:17
 
 
 def _launch_col_max_kernel0(A, c, N, M):
@@ -214,13 +214,13 @@ def col_max(A, c, M, N):
 @triton.jit
 def _total_kernel0(A, s, M, N, A_stride0, A_stride1, s_stride0, MVL: tl.constexpr):
     # samples/reductions_axes.py:21: #pragma :M=>reduce(sum) :N=>reduce(sum)
-    _acc0 = tl.full((), 0, A.dtype.element_ty)  # samples/reductions_axes.py:22
-    for _i0 in range(0, M, 1):  # samples/reductions_axes.py:22
+    _acc = tl.full((), 0, A.dtype.element_ty)  # samples/reductions_axes.py:22
+    for _i in range(0, M, 1):  # samples/reductions_axes.py:22
         for _i1_base in range(0, N, MVL):  # samples/reductions_axes.py:22
             _i1 = _i1_base + tl.arange(0, MVL)
             _i1_mask = _i1 < N
-            _acc0 = _acc0 + tl.sum(tl.where(_i1_mask, tl.load(A + _i0 * A_stride0 + _i1 * A_stride1, mask=_i1_mask), 0), axis=0)  # samples/reductions_axes.py:22
-    tl.store(s + 0 * s_stride0, _acc0)  # samples/reductions_axes.py:22
+            _acc = _acc + tl.sum(tl.where(_i1_mask, tl.load(A + _i * A_stride0 + _i1 * A_stride1, mask=_i1_mask), 0), axis=0)  # samples/reductions_axes.py:22
+    tl.store(s + 0 * s_stride0, _acc)  # samples/reductions_axes.py:22
 
 
 def _launch_total_kernel0(A, s, M, N):
@@ -239,12 +239,12 @@ def total(A, s, M, N):
 @triton.jit
 def _dot_kernel0(x, y, out, N, x_stride0, y_stride0, out_stride0):
     # samples/reductions_axes.py:26: #pragma :N=>simd(64)
-    _acc0 = tl.full((), 0, (tl.zeros((), x.dtype.element_ty) + tl.zeros((), y.dtype.element_ty)).dtype)  # samples/reductions_axes.py:27
-    for _i0_base in range(0, N, 64):  # samples/reductions_axes.py:27
-        _i0 = _i0_base + tl.arange(0, 64)
-        _i0_mask = _i0 < N
-        _acc0 = _acc0 + tl.sum(tl.where(_i0_mask, tl.load(x + _i0 * x_stride0, mask=_i0_mask) * tl.load(y + _i0 * y_stride0, mask=_i0_mask), 0), axis=0)  # samples/reductions_axes.py:27
-    tl.store(out + 0 * out_stride0, _acc0)  # samples/reductions_axes.py:27
+    _acc = tl.full((), 0, (tl.zeros((), x.dtype.element_ty) + tl.zeros((), y.dtype.element_ty)).dtype)  # samples/reductions_axes.py:27
+    for _i_base in range(0, N, 64):  # samples/reductions_axes.py:27
+        _i = _i_base + tl.arange(0, 64)
+        _i_mask = _i < N
+        _acc = _acc + tl.sum(tl.where(_i_mask, tl.load(x + _i * x_stride0, mask=_i_mask) * tl.load(y + _i * y_stride0, mask=_i_mask), 0), axis=0)  # samples/reductions_axes.py:27
+    tl.store(out + 0 * out_stride0, _acc)  # samples/reductions_axes.py:27
 
 
 def _launch_dot_kernel0(x, y, out, N):
@@ -264,12 +264,12 @@ def dot(x, y, out, N):
 def _row_min_kernel0(A, r, M, N, A_stride0, A_stride1, r_stride0, MVL: tl.constexpr):
     # samples/reductions_axes.py:31: #pragma parallel for
     i = tl.program_id(0)  # samples/reductions_axes.py:32
-    _acc0 = tl.load(A + i * A_stride0 + 0 * A_stride1)  # samples/reductions_axes.py:33
-    for _i0_base in range(0, N, MVL):  # samples/reductions_axes.py:33
-        _i0 = _i0_base + tl.arange(0, MVL)
-        _i0_mask = _i0 < N
-        _acc0 = tl.minimum(_acc0, _appyc_masked_min(tl.load(A + i * A_stride0 + _i0 * A_stride1, mask=_i0_mask), _i0_mask))  # samples/reductions_axes.py:33
-    tl.store(r + i * r_stride0, _acc0)  # samples/reductions_axes.py:33
+    _acc = tl.load(A + i * A_stride0 + 0 * A_stride1)  # samples/reductions_axes.py:33
+    for _i_base in range(0, N, MVL):  # samples/reductions_axes.py:33
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < N
+        _acc = tl.minimum(_acc, _appyc_masked_min(tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask), _i_mask))  # samples/reductions_axes.py:33
+    tl.store(r + i * r_stride0, _acc)  # samples/reductions_axes.py:33
 
 
 def _launch_row_min_kernel0(A, r, M, N):
@@ -292,10 +292,10 @@ def row_min(A, r, M, N):
 def _leaky_rows_kernel0(B, A, M, N, slope: "fp64", B_stride0, B_stride1, A_stride0, A_stride1):
     # samples/reductions_axes.py:37: #pragma :M=>parallel :N=>simd(64)
     _p0 = tl.program_id(0)  # samples/reductions_axes.py:37
-    for _i0_base in range(0, N, 64):  # samples/reductions_axes.py:38
-        _i0 = _i0_base + tl.arange(0, 64)
-        _i0_mask = _i0 < N
-        tl.store(B + _p0 * B_stride0 + _i0 * B_stride1, tl.where(tl.load(A + _p0 * A_stride0 + _i0 * A_stride1, mask=_i0_mask) > 0.0, tl.load(A + _p0 * A_stride0 + _i0 * A_stride1, mask=_i0_mask), slope * tl.load(A + _p0 * A_stride0 + _i0 * A_stride1, mask=_i0_mask)), mask=_i0_mask)  # samples/reductions_axes.py:38
+    for _i_base in range(0, N, 64):  # samples/reductions_axes.py:38
+        _i = _i_base + tl.arange(0, 64)
+        _i_mask = _i < N
+        tl.store(B + _p0 * B_stride0 + _i * B_stride1, tl.where(tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask) > 0.0, tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask), slope * tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask)), mask=_i_mask)  # samples/reductions_axes.py:38
 
 
 def _launch_leaky_rows_kernel0(B, A, M, N, slope):

@@ -156,10 +156,10 @@ def _appyc_masked_min(v, mask):
 def _axpy_rows_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr):
     # samples/slice_rows.py:10: #pragma parallel for
     i = tl.program_id(0)  # samples/slice_rows.py:11
-    for _i0_base in range(0, N, MVL):  # samples/slice_rows.py:12
-        _i0 = _i0_base + tl.arange(0, MVL)
-        _i0_mask = _i0 < N
-        tl.store(C + i * C_stride0 + _i0 * C_stride1, tl.load(A + i * A_stride0 + _i0 * A_stride1, mask=_i0_mask) * alpha + tl.load(B + i * B_stride0 + _i0 * B_stride1, mask=_i0_mask), mask=_i0_mask)  # samples/slice_rows.py:12
+    for _i_base in range(0, N, MVL):  # samples/slice_rows.py:12
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < N
+        tl.store(C + i * C_stride0 + _i * C_stride1, tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask) * alpha + tl.load(B + i * B_stride0 + _i * B_stride1, mask=_i_mask), mask=_i_mask)  # samples/slice_rows.py:12
 
 
 def _launch_axpy_rows_kernel0(C, A, B, M, N, alpha):
@@ -183,10 +183,10 @@ def axpy_rows(A, B, C, M, N, alpha):
 def _tanh_rows_inplace_kernel0(A, M, N, A_stride0, A_stride1, MVL: tl.constexpr):
     # samples/slice_rows.py:16: #pragma parallel for
     i = tl.program_id(0)  # samples/slice_rows.py:17
-    for _i0_base in range(0, N, MVL):  # samples/slice_rows.py:18
-        _i0 = _i0_base + tl.arange(0, MVL)
-        _i0_mask = _i0 < N
-        tl.store(A + i * A_stride0 + _i0 * A_stride1, libdevice.tanh(tl.load(A + i * A_stride0 + _i0 * A_stride1, mask=_i0_mask)) * 0.5, mask=_i0_mask)  # samples/slice_rows.py:18
+    for _i_base in range(0, N, MVL):  # samples/slice_rows.py:18
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < N
+        tl.store(A + i * A_stride0 + _i * A_stride1, libdevice.tanh(tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask)) * 0.5, mask=_i_mask)  # samples/slice_rows.py:18
 
 
 def _launch_tanh_rows_inplace_kernel0(A, M, N):
@@ -210,10 +210,10 @@ def tanh_rows_inplace(A, M, N):
 def _shift_rows_kernel0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr):
     # samples/slice_rows.py:22: #pragma parallel for
     i = tl.program_id(0)  # samples/slice_rows.py:23
-    for _i0_base in range(1, N, MVL):  # samples/slice_rows.py:24
-        _i0 = _i0_base + tl.arange(0, MVL)
-        _i0_mask = _i0 < N
-        tl.store(B + i * B_stride0 + _i0 * B_stride1, tl.load(A + i * A_stride0 + (_i0 - 1) * A_stride1, mask=_i0_mask) * 2.0, mask=_i0_mask)  # samples/slice_rows.py:24
+    for _i_base in range(1, N, MVL):  # samples/slice_rows.py:24
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < N
+        tl.store(B + i * B_stride0 + _i * B_stride1, tl.load(A + i * A_stride0 + (_i - 1) * A_stride1, mask=_i_mask) * 2.0, mask=_i_mask)  # samples/slice_rows.py:24
 
 
 def _launch_shift_rows_kernel0(B, A, M, N):

@@ -157,12 +157,12 @@ def _appyc_masked_min(v, mask):
 def _softmax_kernel0(a, b, M, N, a_stride0, a_stride1, b_stride0, b_stride1, MVL: tl.constexpr):
     # samples/softmax_tensor.py:11: #pragma parallel for
     i = tl.program_id(0)  # samples/softmax_tensor.py:12
-    _acc0 = tl.load(a + i * a_stride0 + 0 * a_stride1)  # samples/softmax_tensor.py:13
-    for _i0_base in range(0, N, MVL):  # samples/softmax_tensor.py:13
-        _i0 = _i0_base + tl.arange(0, MVL)
-        _i0_mask = _i0 < N
-        _acc0 = tl.maximum(_acc0, _appyc_masked_max(tl.load(a + i * a_stride0 + _i0 * a_stride1, mask=_i0_mask), _i0_mask))  # samples/softmax_tensor.py:13
-    m = _acc0  # samples/softmax_tensor.py:13
+    _acc = tl.load(a + i * a_stride0 + 0 * a_stride1)  # samples/softmax_tensor.py:13
+    for _i_base in range(0, N, MVL):  # samples/softmax_tensor.py:13
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < N
+        _acc = tl.maximum(_acc, _appyc_masked_max(tl.load(a + i * a_stride0 + _i * a_stride1, mask=_i_mask), _i_mask))  # samples/softmax_tensor.py:13
+    m = _acc  # samples/softmax_tensor.py:13
     _acc1 = tl.full((), 0, a.dtype.element_ty)  # samples/softmax_tensor.py:14
     for _i1_base in range(0, N, MVL):  # samples/softmax_tensor.py:14
         _i1 = _i1_base + tl.arange(0, MVL)
@@ -196,16 +196,16 @@ def softmax(a, b, M, N):
 def _softmax_rows_kernel0(a, b, M, N, a_stride0, a_stride1, b_stride0, b_stride1, MVL: tl.constexpr):
     # samples/softmax_tensor.py:19: #pragma :M=>parallel :N=>simd
     _p0 = tl.program_id(0)  # samples/softmax_tensor.py:19
-    _acc0 = tl.load(a + _p0 * a_stride0 + 0 * a_stride1)  # samples/softmax_tensor.py:20
-    for _i0_base in range(0, N, MVL):  # samples/softmax_tensor.py:20
-        _i0 = _i0_base + tl.arange(0, MVL)
-        _i0_mask = _i0 < N
-        _acc0 = tl.maximum(_acc0, _appyc_masked_max(tl.load(a + _p0 * a_stride0 + _i0 * a_stride1, mask=_i0_mask), _i0_mask))  # samples/softmax_tensor.py:20
-    _r0 = _acc0  # samples/softmax_tensor.py:20
+    _acc = tl.load(a + _p0 * a_stride0 + 0 * a_stride1)  # samples/softmax_tensor.py:20
+    for _i_base in range(0, N, MVL):  # samples/softmax_tensor.py:20
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < N
+        _acc = tl.maximum(_acc, _appyc_masked_max(tl.load(a + _p0 * a_stride0 + _i * a_stride1, mask=_i_mask), _i_mask))  # samples/softmax_tensor.py:20
+    _r = _acc  # samples/softmax_tensor.py:20
     for _i1_base in range(0, N, MVL):  # samples/softmax_tensor.py:20
         _i1 = _i1_base + tl.arange(0, MVL)
         _i1_mask = _i1 < N
-        tl.store(b + _p0 * b_stride0 + _i1 * b_stride1, libdevice.exp(tl.load(a + _p0 * a_stride0 + _i1 * a_stride1, mask=_i1_mask) - _r0), mask=_i1_mask)  # samples/softmax_tensor.py:20
+        tl.store(b + _p0 * b_stride0 + _i1 * b_stride1, libdevice.exp(tl.load(a + _p0 * a_stride0 + _i1 * a_stride1, mask=_i1_mask) - _r), mask=_i1_mask)  # samples/softmax_tensor.py:20
 
 
 def _launch_softmax_rows_kernel0(a, b, M, N):
@@ -225,17 +225,17 @@ def _launch_softmax_rows_kernel0(a, b, M, N):
 def _softmax_rows_kernel1(b, M, N, b_stride0, b_stride1, MVL: tl.constexpr):
     # samples/softmax_tensor.py:21: #pragma :M=>parallel
     _p0 = tl.program_id(0)  # samples/softmax_tensor.py:21
-    _acc0 = tl.full((), 0, b.dtype.element_ty)  # samples/softmax_tensor.py:22
-    for _i0_base in range(0, N, MVL):  # samples/softmax_tensor.py:22
-        _i0 = _i0_base + tl.arange(0, MVL)
-        _i0_mask = _i0 < N
-        _acc0 = _acc0 + tl.sum(tl.where(_i0_mask, tl.load(b + _p0 * b_stride0 + _i0 * b_stride1, mask=_i0_mask), 0), axis=0)  # samples/softmax_tensor.py:22
-    _r0 = _acc0  # samples/softmax_tensor.py:22
+    _acc = tl.full((), 0, b.dtype.element_ty)  # samples/softmax_tensor.py:22
+    for _i_base in range(0, N, MVL):  # samples/softmax_tensor.py:22
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < N
+        _acc = _acc + tl.sum(tl.where(_i_mask, tl.load(b + _p0 * b_stride0 + _i * b_stride1, mask=_i_mask), 0), axis=0)  # samples/softmax_tensor.py:22
+    _r = _acc  # samples/softmax_tensor.py:22
     tl.debug_barrier()
     for _i1_base in range(0, N, MVL):  # samples/softmax_tensor.py:22
         _i1 = _i1_base + tl.arange(0, MVL)
         _i1_mask = _i1 < N
-        tl.store(b + _p0 * b_stride0 + _i1 * b_stride1, tl.load(b + _p0 * b_stride0 + _i1 * b_stride1, mask=_i1_mask) / _r0, mask=_i1_mask)  # samples/softmax_tensor.py:22
+        tl.store(b + _p0 * b_stride0 + _i1 * b_stride1, tl.load(b + _p0 * b_stride0 + _i1 * b_stride1, mask=_i1_mask) / _r, mask=_i1_mask)  # samples/softmax_tensor.py:22
 
 
 def _launch_softmax_rows_kernel1(b, M, N):
@@ -259,16 +259,16 @@ def softmax_rows(a, b, M, N):
 def _softmax_short_rows_kernel0(a, b, M, N, a_stride0, a_stride1, b_stride0, b_stride1):
     # samples/softmax_tensor.py:27: #pragma :M=>parallel :N=>le(1024)
     _p0 = tl.program_id(0)  # samples/softmax_tensor.py:27
-    _acc0 = tl.load(a + _p0 * a_stride0 + 0 * a_stride1)  # samples/softmax_tensor.py:28
-    for _i0_base in range(0, N, 1024):  # samples/softmax_tensor.py:28
-        _i0 = _i0_base + tl.arange(0, 1024)
-        _i0_mask = _i0 < N
-        _acc0 = tl.maximum(_acc0, _appyc_masked_max(tl.load(a + _p0 * a_stride0 + _i0 * a_stride1, mask=_i0_mask), _i0_mask))  # samples/softmax_tensor.py:28
-    _r0 = _acc0  # samples/softmax_tensor.py:28
+    _acc = tl.load(a + _p0 * a_stride0 + 0 * a_stride1)  # samples/softmax_tensor.py:28
+    for _i_base in range(0, N, 1024):  # samples/softmax_tensor.py:28
+        _i = _i_base + tl.arange(0, 1024)
+        _i_mask = _i < N
+        _acc = tl.maximum(_acc, _appyc_masked_max(tl.load(a + _p0 * a_stride0 + _i * a_stride1, mask=_i_mask), _i_mask))  # samples/softmax_tensor.py:28
+    _r = _acc  # samples/softmax_tensor.py:28
     for _i1_base in range(0, N, 1024):  # samples/softmax_tensor.py:28
         _i1 = _i1_base + tl.arange(0, 1024)
         _i1_mask = _i1 < N
-        tl.store(b + _p0 * b_stride0 + _i1 * b_stride1, libdevice.exp(tl.load(a + _p0 * a_stride0 + _i1 * a_stride1, mask=_i1_mask) - _r0), mask=_i1_mask)  # samples/softmax_tensor.py:28
+        tl.store(b + _p0 * b_stride0 + _i1 * b_stride1, libdevice.exp(tl.load(a + _p0 * a_stride0 + _i1 * a_stride1, mask=_i1_mask) - _r), mask=_i1_mask)  # samples/softmax_tensor.py:28
 
 
 def _launch_softmax_short_rows_kernel0(a, b, M, N):
@@ -288,17 +288,17 @@ def _launch_softmax_short_rows_kernel0(a, b, M, N):
 def _softmax_short_rows_kernel1(b, M, N, b_stride0, b_stride1):
     # samples/softmax_tensor.py:29: #pragma :M=>parallel :N=>le(1024)
     _p0 = tl.program_id(0)  # samples/softmax_tensor.py:29
-    _acc0 = tl.full((), 0, b.dtype.element_ty)  # samples/softmax_tensor.py:30
-    for _i0_base in range(0, N, 1024):  # samples/softmax_tensor.py:30
-        _i0 = _i0_base + tl.arange(0, 1024)
-        _i0_mask = _i0 < N
-        _acc0 = _acc0 + tl.sum(tl.where(_i0_mask, tl.load(b + _p0 * b_stride0 + _i0 * b_stride1, mask=_i0_mask), 0), axis=0)  # samples/softmax_tensor.py:30
-    _r0 = _acc0  # samples/softmax_tensor.py:30
+    _acc = tl.full((), 0, b.dtype.element_ty)  # samples/softmax_tensor.py:30
+    for _i_base in range(0, N, 1024):  # samples/softmax_tensor.py:30
+        _i = _i_base + tl.arange(0, 1024)
+        _i_mask = _i < N
+        _acc = _acc + tl.sum(tl.where(_i_mask, tl.load(b + _p0 * b_stride0 + _i * b_stride1, mask=_i_mask), 0), axis=0)  # samples/softmax_tensor.py:30
+    _r = _acc  # samples/softmax_tensor.py:30
     tl.debug_barrier()
     for _i1_base in range(0, N, 1024):  # samples/softmax_tensor.py:30
         _i1 = _i1_base + tl.arange(0, 1024)
         _i1_mask = _i1 < N
-        tl.store(b + _p0 * b_stride0 + _i1 * b_stride1, tl.load(b + _p0 * b_stride0 + _i1 * b_stride1, mask=_i1_mask) / _r0, mask=_i1_mask)  # samples/softmax_tensor.py:30
+        tl.store(b + _p0 * b_stride0 + _i1 * b_stride1, tl.load(b + _p0 * b_stride0 + _i1 * b_stride1, mask=_i1_mask) / _r, mask=_i1_mask)  # samples/softmax_tensor.py:30
 
 
 def _launch_softmax_short_rows_kernel1(b, M, N):

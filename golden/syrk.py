@@ -157,10 +157,10 @@ def _appyc_masked_min(v, mask):
 def _syrk_kernel0(C, A, N, beta: "fp64", M, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, MVL: tl.constexpr):
     # samples/syrk.py:11: #pragma parallel for
     i = tl.program_id(0)  # samples/syrk.py:12
-    for _i0_base in range(0, i + 1, MVL):  # samples/syrk.py:13
-        _i0 = _i0_base + tl.arange(0, MVL)
-        _i0_mask = _i0 < i + 1
-        tl.store(C + i * C_stride0 + _i0 * C_stride1, tl.load(C + i * C_stride0 + _i0 * C_stride1, mask=_i0_mask) * beta, mask=_i0_mask)  # samples/syrk.py:13
+    for _i_base in range(0, i + 1, MVL):  # samples/syrk.py:13
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < i + 1
+        tl.store(C + i * C_stride0 + _i * C_stride1, tl.load(C + i * C_stride0 + _i * C_stride1, mask=_i_mask) * beta, mask=_i_mask)  # samples/syrk.py:13
     tl.debug_barrier()
     for k in range(0, M, 1):  # samples/syrk.py:14
         tl.debug_barrier()

@@ -542,6 +542,51 @@ pub fn same_place(a: &Expr, b: &Expr) -> bool {
     strip(a) == strip(b)
 }
 
+impl Kernel {
+    /// Every name the kernel uses (variables, arrays, loop variables), so that names the
+    /// compiler makes up never collide with the user's.
+    pub fn names(&self) -> std::collections::HashSet<String> {
+        let mut used: std::collections::HashSet<String> =
+            self.dims.iter().map(|d| d.var.clone()).collect();
+        for s in &self.body {
+            s.walk(&mut |st| {
+                for e in st.exprs() {
+                    e.walk(&mut |x| match &x.kind {
+                        ExprKind::Name(n) => {
+                            used.insert(n.clone());
+                        }
+                        ExprKind::Subscript { array, .. } | ExprKind::Shape { array, .. } => {
+                            used.insert(array.clone());
+                        }
+                        _ => {}
+                    });
+                }
+                if let StmtKind::For { var, vector, .. } = &st.kind {
+                    used.insert(var.clone());
+                    used.extend(vector.iter().cloned());
+                }
+            });
+        }
+        used
+    }
+}
+
+/// A name for a compiler-made variable: `_base`, then `_base1`, `_base2`, ... whichever is not
+/// in `used` yet (it is added).
+pub fn fresh_name(base: &str, used: &mut std::collections::HashSet<String>) -> String {
+    let base = base.trim_start_matches('_');
+    (0..)
+        .map(|k| {
+            if k == 0 {
+                format!("_{base}")
+            } else {
+                format!("_{base}{k}")
+            }
+        })
+        .find(|name| used.insert(name.clone()))
+        .expect("some name is free")
+}
+
 /// One dimension of a kernel's grid: a `parallel for` loop of the nest.
 #[derive(Debug, Clone)]
 pub struct ParallelDim {
@@ -592,4 +637,50 @@ pub fn is_tensor_expr(e: &Expr) -> bool {
         ExprKind::Broadcast { .. } => true,
         _ => false,
     })
+}
+
+/// Small constructors for the passes' unit tests.
+#[cfg(test)]
+pub mod build {
+    use super::*;
+
+    pub fn name(s: &str) -> Expr {
+        Expr::name(s, Span::DUMMY)
+    }
+    pub fn int(v: i64) -> Expr {
+        Expr::int(v, Span::DUMMY)
+    }
+    /// `array[index]` with a name as the index.
+    pub fn elem(array: &str, index: &str) -> Expr {
+        Expr::new(
+            ExprKind::Subscript {
+                array: array.into(),
+                indices: vec![Index::At(name(index))],
+            },
+            Span::DUMMY,
+        )
+    }
+    pub fn assign(target: Expr, value: Expr) -> Stmt {
+        Stmt::new(
+            StmtKind::Assign {
+                target,
+                value,
+                atomic: false,
+            },
+            Span::DUMMY,
+        )
+    }
+    pub fn kernel(body: Vec<Stmt>) -> Kernel {
+        Kernel {
+            name: "k".into(),
+            dims: vec![],
+            body,
+            num_warps: None,
+            span: Span::DUMMY,
+            pragma_span: Span::DUMMY,
+            bound: vec![],
+            temps: vec![],
+            checks: vec![],
+        }
+    }
 }

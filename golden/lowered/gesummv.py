@@ -12,19 +12,19 @@ def gesummv(alpha, beta, A, B, x, y, tmp, M, N):
     # _gesummv_kernel0
     #pragma parallel for
     for _p0 in range(0, M, 1):
-        _acc0 = 0
-        for _i0_base in range(0, N, appy.MVL):
-            _i0 = appy.vidx(_i0_base, appy.MVL, N)
-            _acc0 = _acc0 + sum(alpha * A[_p0, _i0] * x[_i0])
-        y[_p0] = _acc0
+        _acc = 0
+        for _i_base in range(0, N, appy.MVL):
+            _i = appy.vidx(_i_base, appy.MVL, N)
+            _acc = _acc + sum(alpha * A[_p0, _i] * x[_i])
+        y[_p0] = _acc
     # _gesummv_kernel1
     #pragma parallel for
     for _p0 in range(0, M, 1):
-        _acc0 = 0
-        for _i0_base in range(0, N, appy.MVL):
-            _i0 = appy.vidx(_i0_base, appy.MVL, N)
-            _acc0 = _acc0 + sum(beta * B[_p0, _i0] * x[_i0])
-        tmp[_p0] = _acc0
+        _acc = 0
+        for _i_base in range(0, N, appy.MVL):
+            _i = appy.vidx(_i_base, appy.MVL, N)
+            _acc = _acc + sum(beta * B[_p0, _i] * x[_i])
+        tmp[_p0] = _acc
     # _gesummv_kernel2
     #pragma parallel for simd
     for _p0 in range(0, M, 1):
@@ -36,14 +36,14 @@ def gesummv_one_statement(alpha, beta, A, B, x, y, M, N):
     # _gesummv_one_statement_kernel0
     #pragma parallel for
     for _p0 in range(0, M, 1):
-        _acc0 = 0
-        for _i0_base in range(0, N, appy.MVL):
-            _i0 = appy.vidx(_i0_base, appy.MVL, N)
-            _acc0 = _acc0 + sum(A[_p0, _i0] * x[_i0])
-        _r0 = _acc0
+        _acc = 0
+        for _i_base in range(0, N, appy.MVL):
+            _i = appy.vidx(_i_base, appy.MVL, N)
+            _acc = _acc + sum(A[_p0, _i] * x[_i])
+        _r = _acc
         _acc1 = 0
         for _i1_base in range(0, N, appy.MVL):
             _i1 = appy.vidx(_i1_base, appy.MVL, N)
             _acc1 = _acc1 + sum(B[_p0, _i1] * x[_i1])
         _r1 = _acc1
-        y[_p0] = alpha * _r0 + beta * _r1
+        y[_p0] = alpha * _r + beta * _r1

@@ -13,10 +13,10 @@ def group_by_sum(X, labels, centroids, M, N):
     #pragma parallel for
     for i in range(0, M, 1):
         label = labels[i]
-        for _i0_base in range(0, N, appy.MVL):
-            _i0 = appy.vidx(_i0_base, appy.MVL, N)
+        for _i_base in range(0, N, appy.MVL):
+            _i = appy.vidx(_i_base, appy.MVL, N)
             #pragma atomic
-            centroids[label, _i0] = centroids[label, _i0] + X[i, _i0]
+            centroids[label, _i] = centroids[label, _i] + X[i, _i]
 
 
 def group_count(labels, counts, M):

@@ -16,7 +16,7 @@ def scale_product(A, B, w, M, N):
     # _scale_product_kernel0
     #pragma parallel for
     for _p0 in range(0, M, 1):
-        for _i0_base in range(0, N, appy.MVL):
-            _i0 = appy.vidx(_i0_base, appy.MVL, N)
-            C[_p0, _i0] = C[_p0, _i0] / np.abs(s[_p0]) + w[_i0]
+        for _i_base in range(0, N, appy.MVL):
+            _i = appy.vidx(_i_base, appy.MVL, N)
+            C[_p0, _i] = C[_p0, _i] / np.abs(s[_p0]) + w[_i]
     return C

@@ -11,31 +11,31 @@ def smooth_rows(A, M, N):
     # _smooth_rows_kernel0
     #pragma parallel for
     for i in range(0, M, 1):
-        for _i0_base in range(1, N, appy.MVL):
-            _i0 = appy.vidx(_i0_base, appy.MVL, N)
-            _tmp0[i, _i0] = 0.5 * (A[i, _i0 - 1] + A[i, _i0])
+        for _i_base in range(1, N, appy.MVL):
+            _i = appy.vidx(_i_base, appy.MVL, N)
+            _tmp[i, _i] = 0.5 * (A[i, _i - 1] + A[i, _i])
         appy.syncthreads()
         for _i1_base in range(1, N, appy.MVL):
             _i1 = appy.vidx(_i1_base, appy.MVL, N)
-            A[i, _i1] = _tmp0[i, _i1]
+            A[i, _i1] = _tmp[i, _i1]
 
 
 def smooth_vector(x, N):
     # _smooth_vector_kernel0
     #pragma sequential for
-    for _i0_base in range(1, N, appy.MVL):
-        _i0 = appy.vidx(_i0_base, appy.MVL, N)
-        _tmp0[_i0] = 0.5 * (x[_i0 - 1] + x[_i0])
+    for _i_base in range(1, N, appy.MVL):
+        _i = appy.vidx(_i_base, appy.MVL, N)
+        _tmp[_i] = 0.5 * (x[_i - 1] + x[_i])
     appy.syncthreads()
     for _i1_base in range(1, N, appy.MVL):
         _i1 = appy.vidx(_i1_base, appy.MVL, N)
-        x[_i1] = _tmp0[_i1]
+        x[_i1] = _tmp[_i1]
 
 
 def scale_in_place(A, M, N, s):
     # _scale_in_place_kernel0
     #pragma parallel for
     for _p0 in range(0, M, 1):
-        for _i0_base in range(0, N, appy.MVL):
-            _i0 = appy.vidx(_i0_base, appy.MVL, N)
-            A[_p0, _i0] = A[_p0, _i0] * s + 1.0
+        for _i_base in range(0, N, appy.MVL):
+            _i = appy.vidx(_i_base, appy.MVL, N)
+            A[_p0, _i] = A[_p0, _i] * s + 1.0

@@ -11,24 +11,24 @@ def axpy_rows(A, B, C, M, N, alpha):
     # _axpy_rows_kernel0
     #pragma parallel for
     for i in range(0, M, 1):
-        for _i0_base in range(0, N, appy.MVL):
-            _i0 = appy.vidx(_i0_base, appy.MVL, N)
-            C[i, _i0] = A[i, _i0] * alpha + B[i, _i0]
+        for _i_base in range(0, N, appy.MVL):
+            _i = appy.vidx(_i_base, appy.MVL, N)
+            C[i, _i] = A[i, _i] * alpha + B[i, _i]
 
 
 def tanh_rows_inplace(A, M, N):
     # _tanh_rows_inplace_kernel0
     #pragma parallel for
     for i in range(0, M, 1):
-        for _i0_base in range(0, N, appy.MVL):
-            _i0 = appy.vidx(_i0_base, appy.MVL, N)
-            A[i, _i0] = np.tanh(A[i, _i0]) * 0.5
+        for _i_base in range(0, N, appy.MVL):
+            _i = appy.vidx(_i_base, appy.MVL, N)
+            A[i, _i] = np.tanh(A[i, _i]) * 0.5
 
 
 def shift_rows(A, B, M, N):
     # _shift_rows_kernel0
     #pragma parallel for
     for i in range(0, M, 1):
-        for _i0_base in range(1, N, appy.MVL):
-            _i0 = appy.vidx(_i0_base, appy.MVL, N)
-            B[i, _i0] = A[i, _i0 - 1] * 2.0
+        for _i_base in range(1, N, appy.MVL):
+            _i = appy.vidx(_i_base, appy.MVL, N)
+            B[i, _i] = A[i, _i - 1] * 2.0

@@ -12,11 +12,11 @@ def softmax(a, b, M, N):
     # _softmax_kernel0
     #pragma parallel for
     for i in range(0, M, 1):
-        _acc0 = a[i, 0]
-        for _i0_base in range(0, N, appy.MVL):
-            _i0 = appy.vidx(_i0_base, appy.MVL, N)
-            _acc0 = max(_acc0, max(a[i, _i0]))
-        m = _acc0
+        _acc = a[i, 0]
+        for _i_base in range(0, N, appy.MVL):
+            _i = appy.vidx(_i_base, appy.MVL, N)
+            _acc = max(_acc, max(a[i, _i]))
+        m = _acc
         _acc1 = 0
         for _i1_base in range(0, N, appy.MVL):
             _i1 = appy.vidx(_i1_base, appy.MVL, N)
@@ -31,26 +31,26 @@ def softmax_rows(a, b, M, N):
     # _softmax_rows_kernel0
     #pragma parallel for
     for _p0 in range(0, M, 1):
-        _acc0 = a[_p0, 0]
-        for _i0_base in range(0, N, appy.MVL):
-            _i0 = appy.vidx(_i0_base, appy.MVL, N)
-            _acc0 = max(_acc0, max(a[_p0, _i0]))
-        _r0 = _acc0
+        _acc = a[_p0, 0]
+        for _i_base in range(0, N, appy.MVL):
+            _i = appy.vidx(_i_base, appy.MVL, N)
+            _acc = max(_acc, max(a[_p0, _i]))
+        _r = _acc
         for _i1_base in range(0, N, appy.MVL):
             _i1 = appy.vidx(_i1_base, appy.MVL, N)
-            b[_p0, _i1] = np.exp(a[_p0, _i1] - _r0)
+            b[_p0, _i1] = np.exp(a[_p0, _i1] - _r)
     # _softmax_rows_kernel1
     #pragma parallel for
     for _p0 in range(0, M, 1):
-        _acc0 = 0
-        for _i0_base in range(0, N, appy.MVL):
-            _i0 = appy.vidx(_i0_base, appy.MVL, N)
-            _acc0 = _acc0 + sum(b[_p0, _i0])
-        _r0 = _acc0
+        _acc = 0
+        for _i_base in range(0, N, appy.MVL):
+            _i = appy.vidx(_i_base, appy.MVL, N)
+            _acc = _acc + sum(b[_p0, _i])
+        _r = _acc
         appy.syncthreads()
         for _i1_base in range(0, N, appy.MVL):
             _i1 = appy.vidx(_i1_base, appy.MVL, N)
-            b[_p0, _i1] = b[_p0, _i1] / _r0
+            b[_p0, _i1] = b[_p0, _i1] / _r
 
 
 def softmax_short_rows(a, b, M, N):
@@ -58,23 +58,23 @@ def softmax_short_rows(a, b, M, N):
     # _softmax_short_rows_kernel0
     #pragma parallel for
     for _p0 in range(0, M, 1):
-        _acc0 = a[_p0, 0]
-        for _i0_base in range(0, N, 1024):
-            _i0 = appy.vidx(_i0_base, 1024, N)
-            _acc0 = max(_acc0, max(a[_p0, _i0]))
-        _r0 = _acc0
+        _acc = a[_p0, 0]
+        for _i_base in range(0, N, 1024):
+            _i = appy.vidx(_i_base, 1024, N)
+            _acc = max(_acc, max(a[_p0, _i]))
+        _r = _acc
         for _i1_base in range(0, N, 1024):
             _i1 = appy.vidx(_i1_base, 1024, N)
-            b[_p0, _i1] = np.exp(a[_p0, _i1] - _r0)
+            b[_p0, _i1] = np.exp(a[_p0, _i1] - _r)
     # _softmax_short_rows_kernel1
     #pragma parallel for
     for _p0 in range(0, M, 1):
-        _acc0 = 0
-        for _i0_base in range(0, N, 1024):
-            _i0 = appy.vidx(_i0_base, 1024, N)
-            _acc0 = _acc0 + sum(b[_p0, _i0])
-        _r0 = _acc0
+        _acc = 0
+        for _i_base in range(0, N, 1024):
+            _i = appy.vidx(_i_base, 1024, N)
+            _acc = _acc + sum(b[_p0, _i])
+        _r = _acc
         appy.syncthreads()
         for _i1_base in range(0, N, 1024):
             _i1 = appy.vidx(_i1_base, 1024, N)
-            b[_p0, _i1] = b[_p0, _i1] / _r0
+            b[_p0, _i1] = b[_p0, _i1] / _r

@@ -12,9 +12,9 @@ def syrk(alpha, beta, C, A, N, M):
     # _syrk_kernel0
     #pragma parallel for
     for i in range(0, N, 1):
-        for _i0_base in range(0, i + 1, appy.MVL):
-            _i0 = appy.vidx(_i0_base, appy.MVL, i + 1)
-            C[i, _i0] = C[i, _i0] * beta
+        for _i_base in range(0, i + 1, appy.MVL):
+            _i = appy.vidx(_i_base, appy.MVL, i + 1)
+            C[i, _i] = C[i, _i] * beta
         appy.syncthreads()
         for k in range(0, M, 1):
             appy.syncthreads()

@@ -111,43 +111,8 @@ fn fence(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frontend::source::Span;
+    use crate::ir::build::{assign, elem, int, kernel, name as n};
 
-    fn n(s: &str) -> Expr {
-        Expr::name(s, Span::DUMMY)
-    }
-    fn elem(a: &str, i: &str) -> Expr {
-        Expr::new(
-            ExprKind::Subscript {
-                array: a.into(),
-                indices: vec![Index::At(n(i))],
-            },
-            Span::DUMMY,
-        )
-    }
-    fn assign(t: Expr, v: Expr) -> Stmt {
-        Stmt::new(
-            StmtKind::Assign {
-                target: t,
-                value: v,
-                atomic: false,
-            },
-            Span::DUMMY,
-        )
-    }
-    fn kernel(body: Vec<Stmt>) -> Kernel {
-        Kernel {
-            name: "k".into(),
-            dims: vec![],
-            body,
-            num_warps: None,
-            span: Span::DUMMY,
-            pragma_span: Span::DUMMY,
-            bound: vec![],
-            temps: vec![],
-            checks: vec![],
-        }
-    }
     fn barriers(k: &Kernel) -> Vec<bool> {
         k.body
             .iter()
@@ -158,7 +123,7 @@ mod tests {
     #[test]
     fn store_read_by_another_statement_is_fenced() {
         let mut k = kernel(vec![
-            assign(n("a"), Expr::int(1, Span::DUMMY)),
+            assign(n("a"), int(1)),
             assign(elem("y", "i"), n("a")),
             assign(n("t"), elem("y", "i")),
         ]);
@@ -183,7 +148,7 @@ mod tests {
     fn identical_spans_do_not_hide_a_reader() {
         // Two compiler-made statements share a span: the store still needs its fence.
         let mut k = kernel(vec![
-            assign(n("x"), Expr::int(0, Span::DUMMY)),
+            assign(n("x"), int(0)),
             assign(n("e"), elem("y", "i")),
             assign(elem("y", "i"), n("e")),
         ]);

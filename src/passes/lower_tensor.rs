@@ -49,44 +49,10 @@ fn is_tensor_stmt_or_reduction(e: &Expr) -> bool {
     is_tensor_expr(e)
 }
 
-/// Names used anywhere in the kernel, so generated names never collide with the user's.
-fn used_names(k: &Kernel) -> HashSet<String> {
-    let mut used: HashSet<String> = k.dims.iter().map(|d| d.var.clone()).collect();
-    for s in &k.body {
-        s.walk(&mut |st| {
-            for e in st.exprs() {
-                e.walk(&mut |x| match &x.kind {
-                    ExprKind::Name(n) => {
-                        used.insert(n.clone());
-                    }
-                    ExprKind::Subscript { array, .. } => {
-                        used.insert(array.clone());
-                    }
-                    _ => {}
-                });
-            }
-            if let StmtKind::For { var, .. } = &st.kind {
-                used.insert(var.clone());
-            }
-        });
-    }
-    used
-}
-
-fn fresh(base: &str, used: &mut HashSet<String>) -> String {
-    for k in 0.. {
-        let name = format!("_{base}{k}");
-        if used.insert(name.clone()) {
-            return name;
-        }
-    }
-    unreachable!()
-}
-
 // ------------------------------------------------------------------------------------- split
 
 pub fn split(k: &mut Kernel) -> Result<()> {
-    let mut used = used_names(k);
+    let mut used = k.names();
     let bound = k.bound.clone();
     let mut temps = vec![];
     k.body = split_block(std::mem::take(&mut k.body), &bound, &mut used, &mut temps)?;
@@ -154,7 +120,7 @@ fn split_reductions(
             if err.is_some() || !is_reduction(&x) {
                 return x;
             }
-            let name = fresh("r", used);
+            let name = fresh_name("r", used);
             let tmp = Expr::name(&name, x.span);
             match analyse(&tmp, &x, bound) {
                 Ok(_) => {
@@ -234,7 +200,7 @@ fn split_temp(
     if !conflict || single_strip || *atomic {
         return Ok(vec![s]);
     }
-    let tmp = fresh("tmp", used);
+    let tmp = fresh_name("tmp", used);
     temps.push((tmp.clone(), array.clone()));
     let rename = |e: &Expr| {
         let mut e = e.clone();
@@ -272,7 +238,7 @@ enum Run {
 }
 
 pub fn lower(k: &mut Kernel, opts: &Options) -> Result<()> {
-    let mut used = used_names(k);
+    let mut used = k.names();
     let mut matched: HashSet<Span> = HashSet::new();
     let mut all_pragma_dims: Vec<(Span, String)> = vec![];
     for s in &k.body {
@@ -532,7 +498,7 @@ impl LowerCx {
         // Loop variables: grid dimensions use the kernel's, the others get fresh names.
         let mut vars: Vec<Option<String>> = vec![None; ndims];
         for &d in &order {
-            vars[d] = Some(fresh("i", used));
+            vars[d] = Some(fresh_name("i", used));
         }
         let index_of = |d: usize, span: Span| -> Expr {
             match run[d] {
@@ -614,7 +580,7 @@ impl LowerCx {
                 operand,
                 combine,
             } => {
-                let acc = fresh("acc", used);
+                let acc = fresh_name("acc", used);
                 let acc_e = Expr::name(&acc, span);
                 let operand_l = subst(&operand, &[]);
                 let init = match op {

@@ -7,21 +7,7 @@ use crate::ir::*;
 use std::collections::HashSet;
 
 pub fn run(k: &mut Kernel) {
-    let mut used: HashSet<String> = HashSet::new();
-    for s in &k.body {
-        s.walk(&mut |st| {
-            for e in st.exprs() {
-                e.walk(&mut |x| {
-                    if let ExprKind::Name(n) = &x.kind {
-                        used.insert(n.clone());
-                    }
-                });
-            }
-            if let StmtKind::For { var, .. } = &st.kind {
-                used.insert(var.clone());
-            }
-        });
-    }
+    let mut used = k.names();
     k.body = block(std::mem::take(&mut k.body), &mut used);
 }
 
@@ -125,7 +111,7 @@ fn promote_loop(mut s: Stmt, used: &mut HashSet<String>, out: &mut Vec<Stmt>) {
         let ExprKind::Subscript { array, .. } = &target.kind else {
             unreachable!()
         };
-        let name = fresh(&format!("{array}_elem"), used);
+        let name = fresh_name(&format!("{array}_elem"), used);
         let span = target.span;
         let local = Expr::name(&name, span);
         before.push(Stmt::new(
@@ -159,48 +145,12 @@ fn promote_loop(mut s: Stmt, used: &mut HashSet<String>, out: &mut Vec<Stmt>) {
     out.extend(after);
 }
 
-fn fresh(base: &str, used: &mut HashSet<String>) -> String {
-    let mut k = 0;
-    loop {
-        let name = if k == 0 {
-            format!("_{base}")
-        } else {
-            format!("_{base}{k}")
-        };
-        k += 1;
-        if used.insert(name.clone()) {
-            return name;
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::frontend::source::Span;
+    use crate::ir::build::{assign, elem, name as n};
 
-    fn n(s: &str) -> Expr {
-        Expr::name(s, Span::DUMMY)
-    }
-    fn elem(a: &str, i: &str) -> Expr {
-        Expr::new(
-            ExprKind::Subscript {
-                array: a.into(),
-                indices: vec![Index::At(n(i))],
-            },
-            Span::DUMMY,
-        )
-    }
-    fn assign(t: Expr, v: Expr) -> Stmt {
-        Stmt::new(
-            StmtKind::Assign {
-                target: t,
-                value: v,
-                atomic: false,
-            },
-            Span::DUMMY,
-        )
-    }
     fn simd_loop(body: Vec<Stmt>) -> Stmt {
         Stmt::new(
             StmtKind::For {

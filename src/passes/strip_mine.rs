@@ -18,16 +18,7 @@ pub fn run(k: &mut Kernel) -> Result<()> {
         scope.vectors.insert(d.var.clone());
         scope.program_lanes = true;
     }
-    let mut cx = Cx {
-        used: HashSet::new(),
-    };
-    for s in &k.body {
-        s.walk(&mut |st| {
-            if let StmtKind::For { var, .. } = &st.kind {
-                cx.used.insert(var.clone());
-            }
-        });
-    }
+    let mut cx = Cx { used: k.names() };
     let body = std::mem::take(&mut k.body);
     k.body = cx.block(body, &mut scope)?;
     Ok(())
@@ -92,19 +83,7 @@ fn has_slice(e: &Expr) -> bool {
 
 impl Cx {
     fn fresh_name(&mut self, base: &str) -> String {
-        let base = base.trim_start_matches('_');
-        let mut k = 0;
-        loop {
-            let name = if k == 0 {
-                format!("_{base}")
-            } else {
-                format!("_{base}{k}")
-            };
-            k += 1;
-            if self.used.insert(name.clone()) {
-                return name;
-            }
-        }
+        fresh_name(base, &mut self.used)
     }
 
     fn block(&mut self, stmts: Vec<Stmt>, scope: &mut Scope) -> Result<Vec<Stmt>> {
