@@ -209,3 +209,32 @@ def _launch_laplace_open_bounds_kernel0(B, A):
 
 def laplace_open_bounds(A, B):
     _launch_laplace_open_bounds_kernel0(B, A)
+
+
+@triton.jit
+def _heat_3d_tiles_kernel0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_stride0, A_stride1, A_stride2):
+    # samples/heat_3d.py:24: #pragma 1:L-1=>parallel 1:M-1=>simd(4) 1:N-1=>simd(64)
+    _p0 = 1 + tl.program_id(0)  # samples/heat_3d.py:24
+    for _i_base in range(1, M - 1, 4):  # samples/heat_3d.py:25
+        _i = _i_base + tl.arange(0, 4)
+        _i_mask = _i < M - 1
+        for _i1_base in range(1, N - 1, 64):  # samples/heat_3d.py:25
+            _i1 = _i1_base + tl.arange(0, 64)
+            _i1_mask = _i1 < N - 1
+            tl.store(B + _p0 * B_stride0 + _i[:, None] * B_stride1 + _i1[None, :] * B_stride2, 0.125 * (tl.load(A + (_p0 + 1) * A_stride0 + _i[:, None] * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None]) - 2.0 * tl.load(A + _p0 * A_stride0 + _i[:, None] * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None]) + tl.load(A + (_p0 - 1) * A_stride0 + _i[:, None] * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None])) + 0.125 * (tl.load(A + _p0 * A_stride0 + (_i[:, None] + 1) * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None]) - 2.0 * tl.load(A + _p0 * A_stride0 + _i[:, None] * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None]) + tl.load(A + _p0 * A_stride0 + (_i[:, None] - 1) * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None])) + 0.125 * (tl.load(A + _p0 * A_stride0 + _i[:, None] * A_stride1 + (_i1[None, :] + 1) * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None]) - 2.0 * tl.load(A + _p0 * A_stride0 + _i[:, None] * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None]) + tl.load(A + _p0 * A_stride0 + _i[:, None] * A_stride1 + (_i1[None, :] - 1) * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None])) + tl.load(A + _p0 * A_stride0 + _i[:, None] * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None]), mask=_i1_mask[None, :] & _i_mask[:, None])  # samples/heat_3d.py:25
+
+
+def _launch_heat_3d_tiles_kernel0(B, A, L, M, N):
+    """Launches _heat_3d_tiles_kernel0 for the region at samples/heat_3d.py:24."""
+    n__p0 = _appyc_trip(1, L - 1, 1)
+    if n__p0 <= 0:
+        return
+    grid = lambda meta: _appyc_grid("_heat_3d_tiles_kernel0", (n__p0,))
+    _heat_3d_tiles_kernel0[grid](
+        B, A, L, M, N, B.stride(0), B.stride(1), B.stride(2), A.stride(0), A.stride(1), A.stride(2),
+    )
+
+
+def heat_3d_tiles(A, B, L, M, N):
+    # Each worker takes one plane and sweeps it in 2-D tiles of 4 x 64.
+    _launch_heat_3d_tiles_kernel0(B, A, L, M, N)

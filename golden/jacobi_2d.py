@@ -203,27 +203,3 @@ def jacobi_2d(A, B, M, N, T):
         _launch_jacobi_2d_kernel0(B, A, M, N)
         _launch_jacobi_2d_kernel1(A, B, M, N)
 
-
-@triton.jit
-def _jacobi_tile_kernel0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1):
-    # samples/jacobi_2d.py:22: #pragma 1:M-1=>simd(4) 1:N-1=>simd(32)
-    for _i_base in range(1, M - 1, 4):  # samples/jacobi_2d.py:23
-        _i = _i_base + tl.arange(0, 4)
-        _i_mask = _i < M - 1
-        for _i1_base in range(1, N - 1, 32):  # samples/jacobi_2d.py:23
-            _i1 = _i1_base + tl.arange(0, 32)
-            _i1_mask = _i1 < N - 1
-            tl.store(B + _i[:, None] * B_stride0 + _i1[None, :] * B_stride1, 0.2 * (tl.load(A + _i[:, None] * A_stride0 + _i1[None, :] * A_stride1, mask=_i1_mask[None, :] & _i_mask[:, None]) + tl.load(A + _i[:, None] * A_stride0 + (_i1[None, :] - 1) * A_stride1, mask=_i1_mask[None, :] & _i_mask[:, None]) + tl.load(A + _i[:, None] * A_stride0 + (_i1[None, :] + 1) * A_stride1, mask=_i1_mask[None, :] & _i_mask[:, None]) + tl.load(A + (_i[:, None] + 1) * A_stride0 + _i1[None, :] * A_stride1, mask=_i1_mask[None, :] & _i_mask[:, None]) + tl.load(A + (_i[:, None] - 1) * A_stride0 + _i1[None, :] * A_stride1, mask=_i1_mask[None, :] & _i_mask[:, None])), mask=_i1_mask[None, :] & _i_mask[:, None])  # samples/jacobi_2d.py:23
-
-
-def _launch_jacobi_tile_kernel0(B, A, M, N):
-    """Launches _jacobi_tile_kernel0 for the region at samples/jacobi_2d.py:22."""
-    grid = lambda meta: _appyc_grid("_jacobi_tile_kernel0", (1,))
-    _jacobi_tile_kernel0[grid](
-        B, A, M, N, B.stride(0), B.stride(1), A.stride(0), A.stride(1),
-    )
-
-
-def jacobi_tile(A, B, M, N):
-    # One 2-D tile per strip: both dimensions vectorised in one program.
-    _launch_jacobi_tile_kernel0(B, A, M, N)

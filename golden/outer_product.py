@@ -204,27 +204,33 @@ def rank1_update(alpha, x, y, C, M, N):
     _launch_rank1_update_kernel0(C, x, y, M, N, alpha)
 
 
-@_appyc_autotune(key=["M", "N"], restore_value=["C"])
+
+@_appyc_autotune(key=["B", "M", "N"], restore_value=["C"])
 @triton.jit
-def _outer_tile_kernel0(C, x, y, M, N, C_stride0, C_stride1, x_stride0, y_stride0, MVL: tl.constexpr):
-    # samples/outer_product.py:19: #pragma :M=>simd :N=>simd
-    for _i_base in range(0, M, 8):  # samples/outer_product.py:20
+def _batched_outer_kernel0(C, x, y, B, M, N, C_stride0, C_stride1, C_stride2, x_stride0, x_stride1, y_stride0, y_stride1, MVL: tl.constexpr):
+    # samples/outer_product.py:21: #pragma :B=>parallel :M=>simd(8) :N=>simd
+    _p0 = tl.program_id(0)  # samples/outer_product.py:21
+    for _i_base in range(0, M, 8):  # samples/outer_product.py:22
         _i = _i_base + tl.arange(0, 8)
         _i_mask = _i < M
-        for _i1_base in range(0, N, MVL):  # samples/outer_product.py:20
+        for _i1_base in range(0, N, MVL):  # samples/outer_product.py:22
             _i1 = _i1_base + tl.arange(0, MVL)
             _i1_mask = _i1 < N
-            tl.store(C + _i[:, None] * C_stride0 + _i1[None, :] * C_stride1, tl.load(x + _i[:, None] * x_stride0, mask=_i_mask[:, None]) * tl.load(y + _i1[None, :] * y_stride0, mask=_i1_mask[None, :]) + tl.load(C + _i[:, None] * C_stride0 + _i1[None, :] * C_stride1, mask=_i1_mask[None, :] & _i_mask[:, None]), mask=_i1_mask[None, :] & _i_mask[:, None])  # samples/outer_product.py:20
+            tl.store(C + _p0 * C_stride0 + _i[:, None] * C_stride1 + _i1[None, :] * C_stride2, tl.load(x + _p0 * x_stride0 + _i[:, None] * x_stride1, mask=_i_mask[:, None]) * tl.load(y + _p0 * y_stride0 + _i1[None, :] * y_stride1, mask=_i1_mask[None, :]) + tl.load(C + _p0 * C_stride0 + _i[:, None] * C_stride1 + _i1[None, :] * C_stride2, mask=_i1_mask[None, :] & _i_mask[:, None]), mask=_i1_mask[None, :] & _i_mask[:, None])  # samples/outer_product.py:22
 
 
-def _launch_outer_tile_kernel0(C, x, y, M, N):
-    """Launches _outer_tile_kernel0 for the region at samples/outer_product.py:19."""
-    grid = lambda meta: _appyc_grid("_outer_tile_kernel0", (1,))
-    _outer_tile_kernel0[grid](
-        C, x, y, M, N, C.stride(0), C.stride(1), x.stride(0), y.stride(0),
+def _launch_batched_outer_kernel0(C, x, y, B, M, N):
+    """Launches _batched_outer_kernel0 for the region at samples/outer_product.py:21."""
+    n__p0 = _appyc_trip(0, B, 1)
+    if n__p0 <= 0:
+        return
+    grid = lambda meta: _appyc_grid("_batched_outer_kernel0", (n__p0,))
+    _batched_outer_kernel0[grid](
+        C, x, y, B, M, N, C.stride(0), C.stride(1), C.stride(2), x.stride(0), x.stride(1), y.stride(0), y.stride(1),
         **_appyc_tuned_mvl(),
     )
 
 
-def outer_tile(x, y, C, M, N):
-    _launch_outer_tile_kernel0(C, x, y, M, N)
+def batched_outer(x, y, C, B, M, N):
+    # One 2-D tile (8 rows x MVL columns) per strip, one batch per worker.
+    _launch_batched_outer_kernel0(C, x, y, B, M, N)

@@ -1,7 +1,7 @@
 """Reductions over each axis, the whole array, and by method.
 
-Exercises: `np.sum(..., axis=1)`, `np.max(..., axis=0)`, a full reduction, a vector dot product
-`x @ y`, `.min()` on a row inside a parallel loop, and `reduce(op)` properties checked against
+Exercises: `np.sum(..., axis=1)`, `np.max(..., axis=0)`, a full reduction, row-wise vector dot products
+`A[i, :N] @ B[i, :N]`, `.min()` on a row inside a parallel loop, and `reduce(op)` properties checked against
 the statement.
 """
 
@@ -237,43 +237,47 @@ def total(A, s, M, N):
 
 
 @triton.jit
-def _dot_kernel0(x, y, out, N, x_stride0, y_stride0, out_stride0):
-    # samples/reductions_axes.py:26: #pragma :N=>simd(64)
-    _acc = tl.full((), 0, (tl.zeros((), x.dtype.element_ty) + tl.zeros((), y.dtype.element_ty)).dtype)  # samples/reductions_axes.py:27
-    for _i_base in range(0, N, 64):  # samples/reductions_axes.py:27
+def _row_dots_kernel0(A, B, out, M, N, A_stride0, A_stride1, B_stride0, B_stride1, out_stride0):
+    # samples/reductions_axes.py:26: #pragma parallel for
+    i = tl.program_id(0)  # samples/reductions_axes.py:27
+    _acc = tl.full((), 0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/reductions_axes.py:29
+    for _i_base in range(0, N, 64):  # samples/reductions_axes.py:29
         _i = _i_base + tl.arange(0, 64)
         _i_mask = _i < N
-        _acc = _acc + tl.sum(tl.where(_i_mask, tl.load(x + _i * x_stride0, mask=_i_mask) * tl.load(y + _i * y_stride0, mask=_i_mask), 0), axis=0)  # samples/reductions_axes.py:27
-    tl.store(out + 0 * out_stride0, _acc)  # samples/reductions_axes.py:27
+        _acc = _acc + tl.sum(tl.where(_i_mask, tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask) * tl.load(B + i * B_stride0 + _i * B_stride1, mask=_i_mask), 0), axis=0)  # samples/reductions_axes.py:29
+    tl.store(out + i * out_stride0, _acc)  # samples/reductions_axes.py:29
 
 
-def _launch_dot_kernel0(x, y, out, N):
-    """Launches _dot_kernel0 for the region at samples/reductions_axes.py:26."""
-    grid = lambda meta: _appyc_grid("_dot_kernel0", (1,))
-    _dot_kernel0[grid](
-        x, y, out, N, x.stride(0), y.stride(0), out.stride(0),
+def _launch_row_dots_kernel0(A, B, out, M, N):
+    """Launches _row_dots_kernel0 for the region at samples/reductions_axes.py:26."""
+    n_i = _appyc_trip(0, M, 1)
+    if n_i <= 0:
+        return
+    grid = lambda meta: _appyc_grid("_row_dots_kernel0", (n_i,))
+    _row_dots_kernel0[grid](
+        A, B, out, M, N, A.stride(0), A.stride(1), B.stride(0), B.stride(1), out.stride(0),
     )
 
 
-def dot(x, y, out, N):
-    _launch_dot_kernel0(x, y, out, N)
+def row_dots(A, B, out, M, N):
+    _launch_row_dots_kernel0(A, B, out, M, N)
 
 
 @_appyc_autotune(key=["M", "N"], restore_value=["r"])
 @triton.jit
 def _row_min_kernel0(A, r, M, N, A_stride0, A_stride1, r_stride0, MVL: tl.constexpr):
-    # samples/reductions_axes.py:31: #pragma parallel for
-    i = tl.program_id(0)  # samples/reductions_axes.py:32
-    _acc = tl.load(A + i * A_stride0 + 0 * A_stride1)  # samples/reductions_axes.py:33
-    for _i_base in range(0, N, MVL):  # samples/reductions_axes.py:33
+    # samples/reductions_axes.py:33: #pragma parallel for
+    i = tl.program_id(0)  # samples/reductions_axes.py:34
+    _acc = tl.load(A + i * A_stride0 + 0 * A_stride1)  # samples/reductions_axes.py:35
+    for _i_base in range(0, N, MVL):  # samples/reductions_axes.py:35
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
-        _acc = tl.minimum(_acc, _appyc_masked_min(tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask), _i_mask))  # samples/reductions_axes.py:33
-    tl.store(r + i * r_stride0, _acc)  # samples/reductions_axes.py:33
+        _acc = tl.minimum(_acc, _appyc_masked_min(tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask), _i_mask))  # samples/reductions_axes.py:35
+    tl.store(r + i * r_stride0, _acc)  # samples/reductions_axes.py:35
 
 
 def _launch_row_min_kernel0(A, r, M, N):
-    """Launches _row_min_kernel0 for the region at samples/reductions_axes.py:31."""
+    """Launches _row_min_kernel0 for the region at samples/reductions_axes.py:33."""
     n_i = _appyc_trip(0, M, 1)
     if n_i <= 0:
         return
@@ -290,16 +294,16 @@ def row_min(A, r, M, N):
 
 @triton.jit
 def _leaky_rows_kernel0(B, A, M, N, slope: "fp64", B_stride0, B_stride1, A_stride0, A_stride1):
-    # samples/reductions_axes.py:37: #pragma :M=>parallel :N=>simd(64)
-    _p0 = tl.program_id(0)  # samples/reductions_axes.py:37
-    for _i_base in range(0, N, 64):  # samples/reductions_axes.py:38
+    # samples/reductions_axes.py:39: #pragma :M=>parallel :N=>simd(64)
+    _p0 = tl.program_id(0)  # samples/reductions_axes.py:39
+    for _i_base in range(0, N, 64):  # samples/reductions_axes.py:40
         _i = _i_base + tl.arange(0, 64)
         _i_mask = _i < N
-        tl.store(B + _p0 * B_stride0 + _i * B_stride1, tl.where(tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask) > 0.0, tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask), slope * tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask)), mask=_i_mask)  # samples/reductions_axes.py:38
+        tl.store(B + _p0 * B_stride0 + _i * B_stride1, tl.where(tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask) > 0.0, tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask), slope * tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask)), mask=_i_mask)  # samples/reductions_axes.py:40
 
 
 def _launch_leaky_rows_kernel0(B, A, M, N, slope):
-    """Launches _leaky_rows_kernel0 for the region at samples/reductions_axes.py:37."""
+    """Launches _leaky_rows_kernel0 for the region at samples/reductions_axes.py:39."""
     n__p0 = _appyc_trip(0, M, 1)
     if n__p0 <= 0:
         return

@@ -16,9 +16,3 @@ def jacobi_2d(A, B, M, N, T):
         A[1:M-1, 1:N-1] = 0.2 * (B[1:M-1, 1:N-1] + B[1:M-1, :N-2] + B[1:M-1, 2:N]
                                  + B[2:M, 1:N-1] + B[0:M-2, 1:N-1])
 
-
-def jacobi_tile(A, B, M, N):
-    # One 2-D tile per strip: both dimensions vectorised in one program.
-    #pragma 1:M-1=>simd(4) 1:N-1=>simd(32)
-    B[1:M-1, 1:N-1] = 0.2 * (A[1:M-1, 1:N-1] + A[1:M-1, :N-2] + A[1:M-1, 2:N]
-                             + A[2:M, 1:N-1] + A[0:M-2, 1:N-1])

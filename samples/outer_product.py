@@ -15,6 +15,8 @@ def rank1_update(alpha, x, y, C, M, N):
     C[:M, :N] += alpha * x[:M, None] * y[None, :N]
 
 
-def outer_tile(x, y, C, M, N):
-    #pragma :M=>simd :N=>simd
-    C[:M, :N] = x[:M, None] * y[None, :N] + C[:M, :N]
+
+def batched_outer(x, y, C, B, M, N):
+    # One 2-D tile (8 rows x MVL columns) per strip, one batch per worker.
+    #pragma :B=>parallel :M=>simd(8) :N=>simd
+    C[:B, :M, :N] = x[:B, :M, None] * y[:B, None, :N] + C[:B, :M, :N]

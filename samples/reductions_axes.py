@@ -1,7 +1,7 @@
 """Reductions over each axis, the whole array, and by method.
 
-Exercises: `np.sum(..., axis=1)`, `np.max(..., axis=0)`, a full reduction, a vector dot product
-`x @ y`, `.min()` on a row inside a parallel loop, and `reduce(op)` properties checked against
+Exercises: `np.sum(..., axis=1)`, `np.max(..., axis=0)`, a full reduction, row-wise vector dot products
+`A[i, :N] @ B[i, :N]`, `.min()` on a row inside a parallel loop, and `reduce(op)` properties checked against
 the statement.
 """
 import numpy as np
@@ -22,9 +22,11 @@ def total(A, s, M, N):
     s[0] = np.sum(A[:M, :N])
 
 
-def dot(x, y, out, N):
-    #pragma :N=>simd(64)
-    out[0] = x[:N] @ y[:N]
+def row_dots(A, B, out, M, N):
+    #pragma parallel for
+    for i in range(M):
+        #pragma :N=>simd(64)
+        out[i] = A[i, :N] @ B[i, :N]
 
 
 def row_min(A, r, M, N):

@@ -12,7 +12,14 @@ Per sample function (the first difftest case of each, from tests/difftest/cases.
   * NumPy check: the sample itself (NumPy reference, on the CPU) vs the compiled function on
     the device, same inputs, at a moderate size (the references are Python loops);
   * torch check: at the GPU size, compiled function vs its eager-torch twin (_torch_table);
-  * timing at the GPU size: do_bench (median) of both, after an untimed first (autotuning) call.
+  * timing at the GPU size: do_bench (median) of both, after an untimed first (autotuning) call;
+  * torch.compile (default mode) of the eager-torch twin, for the tensor-model samples and
+    vector_add, softmax_loops, spmv_csr (--compile-all: every sample; --no-compile: none):
+    compiled on an untimed first call whose wall time is printed (compile s), its result checked
+    against eager torch, then timed like the others (compiled ms, vs compiled = compiled/appyc).
+    A compile error marks only that row's compiled columns (ERROR). Once the first calls have
+    taken --compile-budget seconds in all (default 300), later cases are not compiled (SKIP), so
+    that a full run stays under 9 minutes on one H100; each row prints the elapsed time.
 Tolerances: rtol 1e-4 (fp32) / 1e-9 (fp64), with atol = rtol * max(1, max|ref|), so that sums
 are judged against their magnitude; integers and booleans exact.
 
@@ -40,7 +47,14 @@ GPU_SIZES = {
     "sequential_prefix.prefix_sum": 2**16,         # one GPU thread walks the whole array
     "sequential_prefix.linear_recurrence": 2**16,
     "index_exprs.last_columns": 2**22,   # A is (M, 7)
+    "syrk.syrk": (2048, 256),            # (N, M): C is N x N, A is N x M
+    "softmax_tensor.softmax_short_rows": (16384, 1024),  # le(1024): rows of at most 1024
 }
+# Samples of the tensor-oriented model; these (and COMPILE_EXTRA) are also timed under
+# torch.compile (--compile-all: every sample).
+TENSOR_SAMPLES = {"jacobi_2d", "gesummv", "softmax_tensor", "heat_3d", "syrk", "inplace_shift",
+                  "outer_product", "reductions_axes", "host_tensor"}
+COMPILE_EXTRA = {"vector_add", "softmax_loops", "spmv_csr"}
 # NumPy-check sizes (the reference is an interpreted Python loop over every element).
 CHECK_SIZE = {1: 16387, 2: (129, 257), 3: (19, 23, 29)}
 
@@ -113,6 +127,69 @@ def _torch_table():
     def row_reduce(f):
         return lambda A, out, M, N: out[:M].copy_(f(A[:M, :N], A))
 
+    # ---- tensor-oriented model samples: NumPy-style slice arithmetic on tensors
+    def jacobi5(X, M, N):
+        return 0.2 * (X[1:M - 1, 1:N - 1] + X[1:M - 1, :N - 2] + X[1:M - 1, 2:N]
+                      + X[2:M, 1:N - 1] + X[0:M - 2, 1:N - 1])
+
+    def jacobi_2d(A, B, M, N, T):
+        for _ in range(T):
+            B[1:M - 1, 1:N - 1] = jacobi5(A, M, N)
+            A[1:M - 1, 1:N - 1] = jacobi5(B, M, N)
+
+    def gesummv(alpha, beta, A, B, x, y, tmp, M, N):
+        tmp[:M] = beta * (B[:M, :N] @ x[:N])
+        y[:M] = alpha * (A[:M, :N] @ x[:N]) + tmp[:M]
+
+    def gesummv_one(alpha, beta, A, B, x, y, M, N):
+        y[:M] = alpha * (A[:M, :N] @ x[:N]) + beta * (B[:M, :N] @ x[:N])
+
+    def softmax_explicit(a, b, M, N):  # the exp / max / sum form of the sample
+        e = torch.exp(a[:M, :N] - a[:M, :N].amax(dim=1, keepdim=True))
+        b[:M, :N] = e / e.sum(dim=1, keepdim=True)
+
+    def heat_3d(A, B, L, M, N):
+        c = A[1:L - 1, 1:M - 1, 1:N - 1]
+        B[1:L - 1, 1:M - 1, 1:N - 1] = (
+            0.125 * (A[2:L, 1:M - 1, 1:N - 1] - 2.0 * c + A[0:L - 2, 1:M - 1, 1:N - 1])
+            + 0.125 * (A[1:L - 1, 2:M, 1:N - 1] - 2.0 * c + A[1:L - 1, 0:M - 2, 1:N - 1])
+            + 0.125 * (A[1:L - 1, 1:M - 1, 2:N] - 2.0 * c + A[1:L - 1, 1:M - 1, 0:N - 2])
+            + c)
+
+    def laplace(A, B):
+        B[1:-1, 1:-1] = (A[:-2, 1:-1] + A[2:, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:]
+                         - 4.0 * A[1:-1, 1:-1])
+
+    def syrk(alpha, beta, C, A, N, M):  # lower triangle of alpha A A^T + beta C, upper kept
+        a, c = A[:N, :M], C[:N, :N]
+        c.copy_(torch.tril(beta * c + alpha * (a @ a.T)) + torch.triu(c, 1))
+
+    def smooth_rows(A, M, N):
+        A[:M, 1:N] = 0.5 * (A[:M, :N - 1] + A[:M, 1:N])
+
+    def smooth_vector(x, N):
+        x[1:N] = 0.5 * (x[:N - 1] + x[1:N])
+
+    def scale_in_place(A, M, N, s):
+        A[:M, :N] = A[:M, :N] * s + 1.0
+
+    def outer(x, y, C, M, N):
+        C[:M, :N] = torch.outer(x[:M], y[:N])
+
+    def rank1_update(alpha, x, y, C, M, N):
+        C[:M, :N] += alpha * torch.outer(x[:M], y[:N])
+
+    def batched_outer(x, y, C, B, M, N):
+        C[:B, :M, :N] = x[:B, :M, None] * y[:B, None, :N] + C[:B, :M, :N]
+
+    def scale_product(A, B, w, M, N):
+        s = torch.sum(A, dim=1) + 1.0
+        s[1:-1] = 0.5 * (s[2:] + s[:-2])
+        C = A @ B
+        C = torch.clamp(C, min=-1.0)  # np.maximum(C, -1.0)
+        C[:M, :N] = C[:M, :N] / torch.abs(s[:M, None]) + w[None, :N]
+        return C
+
     return {
         "vector_add.vector_add": vadd,
         "vector_add.vector_add_simd": vadd,
@@ -176,6 +253,37 @@ def _torch_table():
         "slice_rows.tanh_rows_inplace": lambda A, M, N: A[:M, :N].copy_(
             torch.tanh(A[:M, :N]) * 0.5),
         "slice_rows.shift_rows": lambda A, B, M, N: B[:M, 1:N].copy_(A[:M, 0:N - 1] * 2.0),
+        # tensor-oriented model
+        "jacobi_2d.jacobi_2d": jacobi_2d,
+        "gesummv.gesummv": gesummv,
+        "gesummv.gesummv_one_statement": gesummv_one,
+        "softmax_tensor.softmax":
+            lambda a, b, M, N: b[:M, :N].copy_(torch.softmax(a[:M, :N], dim=1)),
+        "softmax_tensor.softmax_rows": softmax_explicit,
+        "softmax_tensor.softmax_short_rows":
+            lambda a, b, M, N: b[:M, :N].copy_(torch.softmax(a[:M, :N], dim=1)),
+        "heat_3d.heat_3d": heat_3d,
+        "heat_3d.heat_3d_tiles": heat_3d,
+        "heat_3d.laplace_open_bounds": laplace,
+        "syrk.syrk": syrk,
+        "inplace_shift.smooth_rows": smooth_rows,
+        "inplace_shift.smooth_vector": smooth_vector,
+        "inplace_shift.scale_in_place": scale_in_place,
+        "outer_product.outer": outer,
+        "outer_product.rank1_update": rank1_update,
+        "outer_product.batched_outer": batched_outer,
+        "reductions_axes.row_sums":
+            lambda A, r, M, N: r[:M].copy_(torch.sum(A[:M, :N], dim=1)),
+        "reductions_axes.col_max":
+            lambda A, c, M, N: c[:N].copy_(torch.amax(A[:M, :N], dim=0)),
+        "reductions_axes.total": lambda A, s, M, N: s[0].copy_(torch.sum(A[:M, :N])),
+        "reductions_axes.row_dots":
+            lambda A, B, out, M, N: out[:M].copy_((A[:M, :N] * B[:M, :N]).sum(dim=1)),
+        "reductions_axes.row_min":
+            lambda A, r, M, N: r[:M].copy_(torch.amin(A[:M, :N], dim=1)),
+        "reductions_axes.leaky_rows": lambda A, B, M, N, slope: B[:M, :N].copy_(
+            torch.where(A[:M, :N] > 0.0, A[:M, :N], slope * A[:M, :N])),
+        "host_tensor.scale_product": scale_product,
     }
 
 
@@ -250,7 +358,7 @@ def verdict(ok, err):
     return f"FAIL: {err}" if isinstance(err, str) else f"{'PASS' if ok else 'FAIL'} ({err:.1e})"
 
 
-def bench_case(case, size, check_size, ts, gen_fn, ref_fn, eager_fn, device):
+def bench_case(case, size, check_size, ts, gen_fn, ref_fn, eager_fn, device, compiled_fn=None):
     import numpy as np
     import torch
 
@@ -275,6 +383,8 @@ def bench_case(case, size, check_size, ts, gen_fn, ref_fn, eager_fn, device):
     args = case.make(np.random.default_rng(ts.seed_for(case, size)), size)
     g_args, g_bases = ts.materialize(args, "torch")
     e_args, e_bases = ts.materialize(args, "torch")
+    if compiled_fn is not None:
+        c_args, c_bases = ts.materialize(args, "torch")
     del args
     t0 = time.perf_counter()
     g_ret = gen_fn(*g_args)
@@ -284,7 +394,28 @@ def bench_case(case, size, check_size, ts, gen_fn, ref_fn, eager_fn, device):
     e_ret = e_ret if returns else None
     sync()
     row["torch"] = verdict(*compare(e_bases + [e_ret], g_bases + [g_ret], ts.to_numpy))
-    del g_ret, e_ret
+    del g_ret
+
+    # 2b. torch.compile of the eager function: compiled on its first call (timed: compile_s),
+    # its result checked against eager torch. A failure only marks the compiled columns.
+    if compiled_fn is not None:
+        try:
+            t0 = time.perf_counter()
+            c_ret = compiled_fn(*c_args)
+            sync()
+            row["compile_s"] = time.perf_counter() - t0
+            c_ret = c_ret if returns else None
+            ok, err = compare(e_bases + [e_ret], c_bases + [c_ret], ts.to_numpy)
+            if not ok:
+                row["compiled"] = verdict(ok, err)
+            del c_ret
+        except Exception as exc:
+            row["compile_s"] = time.perf_counter() - t0  # counts toward --compile-budget
+            msg = " ".join(f"{type(exc).__name__}: {exc}".split())
+            print(f"  torch.compile {row['id']}: {msg[:2000]}", flush=True)
+            row["compiled"] = f"ERROR {msg[:80]}".replace("|", "/")
+            compiled_fn = None
+    del e_ret
 
     # 3. timing: in-place functions keep updating their arrays, which is fine for timing.
     def timed(fn, fargs):
@@ -298,6 +429,13 @@ def bench_case(case, size, check_size, ts, gen_fn, ref_fn, eager_fn, device):
 
     row["appyc_ms"] = timed(gen_fn, g_args)
     row["torch_ms"] = timed(eager_fn, e_args)
+    if compiled_fn is not None:
+        try:
+            row["compiled_ms"] = timed(compiled_fn, c_args)
+        except Exception as exc:  # e.g. a recompile on mutated inputs that fails
+            msg = " ".join(f"{type(exc).__name__}: {exc}".split())
+            print(f"  torch.compile {row['id']} (timing): {msg[:2000]}", flush=True)
+            row["compiled"] = f"ERROR {msg[:80]}".replace("|", "/")
     return row
 
 
@@ -317,6 +455,7 @@ def run_all(args) -> int:
     eager = _torch_table()
     mod_dir = Path(args.modules).resolve()
     modules, rows, seen = {}, [], set()
+    start, compile_spent = time.perf_counter(), 0.0
     for case in cases.CASES:
         key = f"{case.sample}.{case.func}"
         if key in seen or (args.only and not any(s in key for s in args.only)):
@@ -337,12 +476,28 @@ def run_all(args) -> int:
                 modules[case.sample] = ts.load_module(path, f"appyc_gen_{case.sample}")
             gen_fn = getattr(modules[case.sample], case.func)
             ref_fn = getattr(ts.reference_module(case.sample), case.func)
-            row = bench_case(case, size, check, ts, gen_fn, ref_fn, eager[key], args.device)
+            compiled_fn, skip = None, None
+            if args.no_compile:
+                skip = "-"
+            elif not (args.compile_all or case.sample in TENSOR_SAMPLES | COMPILE_EXTRA):
+                skip = "-"
+            elif compile_spent > args.compile_budget:
+                skip = "SKIP (compile budget)"
+            else:
+                torch._dynamo.reset()  # each case compiles from scratch: honest compile_s
+                compiled_fn = torch.compile(eager[key])
+            row = bench_case(case, size, check, ts, gen_fn, ref_fn, eager[key], args.device,
+                             compiled_fn)
+            if skip:
+                row["compiled"] = skip
+            compile_spent += row.get("compile_s", 0.0)
         except Exception as exc:  # one failing case must not stop the others
             msg = " ".join(f"{type(exc).__name__}: {exc}".split())[:160]
             row = {"id": key, "size": fmt_size(size), "numpy": f"ERROR {msg}"}
         rows.append(row)
-        print(format_row(row), flush=True)
+        elapsed = time.perf_counter() - start
+        extra = f"compile {row['compile_s']:.1f} s, " if "compile_s" in row else ""
+        print(f"{format_row(row)}   [{extra}elapsed {elapsed:.0f} s]", flush=True)
         if args.device == "cuda":
             torch.cuda.empty_cache()
 
@@ -355,11 +510,18 @@ def run_all(args) -> int:
             "- correct: NumPy reference (CPU) vs appyc, at the size after @; vs torch: appyc vs "
             "eager torch at the benchmark size; (err) = max |diff| / max(1, max|ref|)",
             "- ms: do_bench median after a first (autotuning) call; speedup = torch ms / "
-            "appyc ms (>1: appyc faster)\n" if cuda else
-            "- ms: one time.perf_counter call each (interpreter)\n",
+            "appyc ms (>1: appyc faster)" if cuda else
+            "- ms: one time.perf_counter call each (interpreter)",
+            "- compiled: torch.compile (default mode) of the eager-torch function, compiled on a "
+            "first untimed call (compile s: that call's wall time); its result is checked "
+            "against eager torch (FAIL shown in the cell); vs compiled = compiled ms / appyc ms; "
+            "`-`: not compiled (only the tensor-model samples and "
+            f"{', '.join(sorted(COMPILE_EXTRA))} unless --compile-all; none with --no-compile)",
+            f"- total wall time {time.perf_counter() - start:.0f} s, of which torch.compile "
+            f"first calls {compile_spent:.0f} s\n",
             "| sample.function | size | correct (NumPy) | vs torch | appyc ms | torch ms "
-            "| speedup |",
-            "|---|---|---|---|---|---|---|"]
+            "| speedup | compiled ms | vs compiled | compile s |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     table = "\n".join(head + [format_row(r) for r in rows]) + "\n"
     print("\n" + table)
     if args.out:
@@ -371,11 +533,16 @@ def run_all(args) -> int:
 
 
 def format_row(r):
-    a, t = r.get("appyc_ms"), r.get("torch_ms")
+    a, t, c = r.get("appyc_ms"), r.get("torch_ms"), r.get("compiled_ms")
     ms = lambda v: "-" if v is None else f"{v:.4g}"  # noqa: E731
     speed = f"{t / a:.2f}x" if a and t else "-"
+    c_speed = f"{c / a:.2f}x" if a and c else "-"
+    # compiled cell: the time, with a FAIL verdict in front if its result differs from eager;
+    # or ERROR / SKIP / - when it did not run.
+    c_cell = " ".join(x for x in (r.get("compiled"), None if c is None else ms(c)) if x) or "-"
+    comp_s = f"{r['compile_s']:.1f}" if "compile_s" in r else "-"
     return (f"| {r['id']} | {r['size']} | {r['numpy']} | {r.get('torch', '-')} | {ms(a)} "
-            f"| {ms(t)} | {speed} |")
+            f"| {ms(t)} | {speed} | {c_cell} | {c_speed} | {comp_s} |")
 
 
 def main():
@@ -387,6 +554,13 @@ def main():
     p.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     p.add_argument("--small", action="store_true", help="difftest sizes (for --device cpu)")
     p.add_argument("--only", action="append", default=[], help="substring of sample.function")
+    p.add_argument("--no-compile", action="store_true", help="skip the torch.compile columns")
+    p.add_argument("--compile-all", action="store_true",
+                   help="torch.compile every sample, not only the tensor-model ones and "
+                        + ", ".join(sorted(COMPILE_EXTRA)))
+    p.add_argument("--compile-budget", type=float, default=300.0, metavar="S",
+                   help="stop compiling new cases once their first (compiling) calls have "
+                        "taken S seconds in all (default 300: keeps a full H100 run < 9 min)")
     args = p.parse_args()
     if args.generate:
         sys.exit(generate(Path(args.generate), Path(args.appyc)))

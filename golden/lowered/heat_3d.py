@@ -25,3 +25,15 @@ def laplace_open_bounds(A, B):
         for _i_base in range(1, B.shape[1] - 1, appy.MVL):
             _i = appy.vidx(_i_base, appy.MVL, B.shape[1] - 1)
             B[_p0, _i] = A[_p0 - 1, _i] + A[_p0 + 1, _i] + A[_p0, _i - 1] + A[_p0, _i + 1] - 4.0 * A[_p0, _i]
+
+
+def heat_3d_tiles(A, B, L, M, N):
+    # Each worker takes one plane and sweeps it in 2-D tiles of 4 x 64.
+    # _heat_3d_tiles_kernel0
+    #pragma parallel for
+    for _p0 in range(1, L - 1, 1):
+        for _i_base in range(1, M - 1, 4):
+            _i = appy.vidx(_i_base, 4, M - 1)
+            for _i1_base in range(1, N - 1, 64):
+                _i1 = appy.vidx(_i1_base, 64, N - 1)
+                B[_p0, _i, _i1] = 0.125 * (A[_p0 + 1, _i, _i1] - 2.0 * A[_p0, _i, _i1] + A[_p0 - 1, _i, _i1]) + 0.125 * (A[_p0, _i + 1, _i1] - 2.0 * A[_p0, _i, _i1] + A[_p0, _i - 1, _i1]) + 0.125 * (A[_p0, _i, _i1 + 1] - 2.0 * A[_p0, _i, _i1] + A[_p0, _i, _i1 - 1]) + A[_p0, _i, _i1]

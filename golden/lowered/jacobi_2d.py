@@ -24,13 +24,3 @@ def jacobi_2d(A, B, M, N, T):
                 _i = appy.vidx(_i_base, appy.MVL, N - 1)
                 A[_p0, _i] = 0.2 * (B[_p0, _i] + B[_p0, _i - 1] + B[_p0, _i + 1] + B[_p0 + 1, _i] + B[_p0 - 1, _i])
 
-
-def jacobi_tile(A, B, M, N):
-    # One 2-D tile per strip: both dimensions vectorised in one program.
-    # _jacobi_tile_kernel0
-    #pragma sequential for
-    for _i_base in range(1, M - 1, 4):
-        _i = appy.vidx(_i_base, 4, M - 1)
-        for _i1_base in range(1, N - 1, 32):
-            _i1 = appy.vidx(_i1_base, 32, N - 1)
-            B[_i, _i1] = 0.2 * (A[_i, _i1] + A[_i, _i1 - 1] + A[_i, _i1 + 1] + A[_i + 1, _i1] + A[_i - 1, _i1])

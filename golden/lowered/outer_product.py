@@ -24,11 +24,14 @@ def rank1_update(alpha, x, y, C, M, N):
             C[_p0, _i] = C[_p0, _i] + alpha * x[_p0] * y[_i]
 
 
-def outer_tile(x, y, C, M, N):
-    # _outer_tile_kernel0
-    #pragma sequential for
-    for _i_base in range(0, M, 8):
-        _i = appy.vidx(_i_base, 8, M)
-        for _i1_base in range(0, N, appy.MVL):
-            _i1 = appy.vidx(_i1_base, appy.MVL, N)
-            C[_i, _i1] = x[_i] * y[_i1] + C[_i, _i1]
+
+def batched_outer(x, y, C, B, M, N):
+    # One 2-D tile (8 rows x MVL columns) per strip, one batch per worker.
+    # _batched_outer_kernel0
+    #pragma parallel for
+    for _p0 in range(0, B, 1):
+        for _i_base in range(0, M, 8):
+            _i = appy.vidx(_i_base, 8, M)
+            for _i1_base in range(0, N, appy.MVL):
+                _i1 = appy.vidx(_i1_base, appy.MVL, N)
+                C[_p0, _i, _i1] = x[_p0, _i] * y[_p0, _i1] + C[_p0, _i, _i1]

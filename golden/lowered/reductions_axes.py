@@ -1,8 +1,8 @@
 # appyc 0.1.0 --emit lowered: samples/reductions_axes.py after the high-level passes (assembly APPy).
 """Reductions over each axis, the whole array, and by method.
 
-Exercises: `np.sum(..., axis=1)`, `np.max(..., axis=0)`, a full reduction, a vector dot product
-`x @ y`, `.min()` on a row inside a parallel loop, and `reduce(op)` properties checked against
+Exercises: `np.sum(..., axis=1)`, `np.max(..., axis=0)`, a full reduction, row-wise vector dot products
+`A[i, :N] @ B[i, :N]`, `.min()` on a row inside a parallel loop, and `reduce(op)` properties checked against
 the statement.
 """
 import numpy as np
@@ -41,14 +41,15 @@ def total(A, s, M, N):
     s[0] = _acc
 
 
-def dot(x, y, out, N):
-    # _dot_kernel0
-    #pragma sequential for
-    _acc = 0
-    for _i_base in range(0, N, 64):
-        _i = appy.vidx(_i_base, 64, N)
-        _acc = _acc + sum(x[_i] * y[_i])
-    out[0] = _acc
+def row_dots(A, B, out, M, N):
+    # _row_dots_kernel0
+    #pragma parallel for
+    for i in range(0, M, 1):
+        _acc = 0
+        for _i_base in range(0, N, 64):
+            _i = appy.vidx(_i_base, 64, N)
+            _acc = _acc + sum(A[i, _i] * B[i, _i])
+        out[i] = _acc
 
 
 def row_min(A, r, M, N):

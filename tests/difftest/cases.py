@@ -228,8 +228,6 @@ CASES = [
     # ---------------------------------------------------------------- jacobi_2d
     Case("jacobi_2d", "jacobi_2d",
          lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], 3], SIZES_2D),
-    Case("jacobi_2d", "jacobi_tile",
-         lambda r, s: [normal(r, s), normal(r, s), s[0], s[1]], SIZES_2D),
     # ---------------------------------------------------------------- gesummv
     Case("gesummv", "gesummv",
          lambda r, s: [1.5, 1.2, normal(r, s, F64), normal(r, s, F64), normal(r, s[1], F64),
@@ -248,6 +246,8 @@ CASES = [
     # ---------------------------------------------------------------- heat_3d
     Case("heat_3d", "heat_3d",
          lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], s[2]], ((5, 7, 37), (4, 3, 131))),
+    Case("heat_3d", "heat_3d_tiles",
+         lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], s[2]], ((5, 7, 37), (4, 11, 131))),
     Case("heat_3d", "laplace_open_bounds",
          lambda r, s: [normal(r, s), normal(r, s)], SIZES_2D),
     # ---------------------------------------------------------------- syrk
@@ -266,8 +266,9 @@ CASES = [
     Case("outer_product", "rank1_update",
          lambda r, s: [0.5, normal(r, s[0]), normal(r, s[1]), normal(r, s), s[0], s[1]],
          SIZES_2D),
-    Case("outer_product", "outer_tile",
-         lambda r, s: [normal(r, s[0]), normal(r, s[1]), normal(r, s), s[0], s[1]], SIZES_2D),
+    Case("outer_product", "batched_outer",
+         lambda r, s: [normal(r, s[:2]), normal(r, (s[0], s[2])), normal(r, s), s[0], s[1], s[2]],
+         ((3, 19, 29), (2, 9, 150))),
     # ---------------------------------------------------------------- reductions_axes
     Case("reductions_axes", "row_sums",
          lambda r, s: [normal(r, s), normal(r, s[0]), s[0], s[1]], SIZES_2D, tol=SUM32),
@@ -276,8 +277,9 @@ CASES = [
     Case("reductions_axes", "total",
          lambda r, s: [normal(r, s), normal(r, 1), s[0], s[1]], ((19, 29), (3, 150)),
          tol={"float32": (1e-4, 1e-3)}),
-    Case("reductions_axes", "dot",
-         lambda r, n: [normal(r, n), normal(r, n), normal(r, 1), n], SIZES_1D, tol=SUM32),
+    Case("reductions_axes", "row_dots",
+         lambda r, s: [normal(r, s), normal(r, s), normal(r, s[0]), s[0], s[1]], SIZES_2D,
+         tol=SUM32),
     # ---------------------------------------------------------------- host_tensor
     Case("host_tensor", "scale_product",
          lambda r, s: [normal(r, (s[0], 23)), normal(r, (23, s[1])), normal(r, s[1]), s[0], s[1]],
