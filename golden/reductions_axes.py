@@ -315,3 +315,65 @@ def _launch_leaky_rows_kernel0(B, A, M, N, slope):
 
 def leaky_rows(A, B, M, N, slope):
     _launch_leaky_rows_kernel0(B, A, M, N, slope)
+
+
+@_appyc_autotune(key=["M", "m_shape0"], restore_value=["m"])
+@triton.jit
+def _col_means_kernel0(A, m, M, A_stride0, A_stride1, m_stride0, m_shape0, MVL: tl.constexpr):
+    # samples/reductions_axes.py:45: #pragma :=>parallel :M=>reduce(sum)
+    _p0 = tl.program_id(0)  # samples/reductions_axes.py:45
+    _acc = tl.full((), 0, A.dtype.element_ty)  # samples/reductions_axes.py:46
+    for _i_base in range(0, M, MVL):  # samples/reductions_axes.py:46
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < M
+        _acc = _acc + tl.sum(tl.where(_i_mask, tl.load(A + _i * A_stride0 + _p0 * A_stride1, mask=_i_mask), 0), axis=0)  # samples/reductions_axes.py:46
+    _r = _acc  # samples/reductions_axes.py:46
+    tl.store(m + _p0 * m_stride0, _r / M)  # samples/reductions_axes.py:46
+
+
+def _launch_col_means_kernel0(A, m, M):
+    """Launches _col_means_kernel0 for the region at samples/reductions_axes.py:45."""
+    n__p0 = _appyc_trip(0, m.shape[0], 1)
+    if n__p0 <= 0:
+        return
+    grid = lambda meta: _appyc_grid("_col_means_kernel0", (n__p0,))
+    _col_means_kernel0[grid](
+        A, m, M, A.stride(0), A.stride(1), m.stride(0), m.shape[0],
+        **_appyc_tuned_mvl(),
+    )
+
+
+def col_means(A, m, M):
+    # Full slices `:` name dimensions too; the column dimension of A is m's.
+    _launch_col_means_kernel0(A, m, M)
+
+
+@_appyc_autotune(key=["B_shape0", "B_shape1"], restore_value=["B"])
+@triton.jit
+def _add_full_kernel0(B, A, B_stride0, B_stride1, A_stride0, A_stride1, B_shape0, B_shape1, MVL: tl.constexpr):
+    # samples/reductions_axes.py:50: #pragma :=>parallel :=>simd
+    _p0 = tl.program_id(0)  # samples/reductions_axes.py:50
+    for _i_base in range(0, B_shape1, MVL):  # samples/reductions_axes.py:51
+        _i = _i_base + tl.arange(0, MVL)
+        _i_mask = _i < B_shape1
+        tl.store(B + _p0 * B_stride0 + _i * B_stride1, tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask) + 1.0, mask=_i_mask)  # samples/reductions_axes.py:51
+
+
+def _launch_add_full_kernel0(B, A):
+    """Launches _add_full_kernel0 for the region at samples/reductions_axes.py:50."""
+    if B.shape[1] != A.shape[1]:
+        raise ValueError(f"samples/reductions_axes.py:51: slices of lengths {B.shape[1]} and {A.shape[1]} do not broadcast")
+    if B.shape[0] != A.shape[0]:
+        raise ValueError(f"samples/reductions_axes.py:51: slices of lengths {B.shape[0]} and {A.shape[0]} do not broadcast")
+    n__p0 = _appyc_trip(0, B.shape[0], 1)
+    if n__p0 <= 0:
+        return
+    grid = lambda meta: _appyc_grid("_add_full_kernel0", (n__p0,))
+    _add_full_kernel0[grid](
+        B, A, B.stride(0), B.stride(1), A.stride(0), A.stride(1), B.shape[0], B.shape[1],
+        **_appyc_tuned_mvl(),
+    )
+
+
+def add_full(A, B):
+    _launch_add_full_kernel0(B, A)

@@ -38,3 +38,14 @@ def row_min(A, r, M, N):
 def leaky_rows(A, B, M, N, slope):
     #pragma :M=>parallel :N=>simd(64)
     B[:M, :N] = np.where(A[:M, :N] > 0.0, A[:M, :N], slope * A[:M, :N])
+
+
+def col_means(A, m, M):
+    # Full slices `:` name dimensions too; the column dimension of A is m's.
+    #pragma :=>parallel :M=>reduce(sum)
+    m[:] = np.sum(A[:M, :], axis=0) / M
+
+
+def add_full(A, B):
+    #pragma :=>parallel :=>simd
+    B[:, :] = A[:, :] + 1.0

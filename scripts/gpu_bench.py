@@ -279,6 +279,9 @@ def _torch_table():
         "reductions_axes.total": lambda A, s, M, N: s[0].copy_(torch.sum(A[:M, :N])),
         "reductions_axes.row_dots":
             lambda A, B, out, M, N: out[:M].copy_((A[:M, :N] * B[:M, :N]).sum(dim=1)),
+        "reductions_axes.col_means":
+            lambda A, m, M: m.copy_(torch.sum(A[:M, :], dim=0) / M),
+        "reductions_axes.add_full": lambda A, B: B.copy_(A + 1.0),
         "reductions_axes.row_min":
             lambda A, r, M, N: r[:M].copy_(torch.amin(A[:M, :N], dim=1)),
         "reductions_axes.leaky_rows": lambda A, B, M, N, slope: B[:M, :N].copy_(

@@ -609,9 +609,10 @@ pub struct Kernel {
     pub span: Span,
     /// The pragma that opened the region.
     pub pragma_span: Span,
-    /// For a function-level tensor statement: its `parallel` slices `(lo, hi)`, each bound to
-    /// the grid variable of the same position in `dims`.
-    pub bound: Vec<(Expr, Expr)>,
+    /// For a function-level tensor statement: the slices `(grid, lo, hi)` of its `parallel`
+    /// dimensions, each run by the variable of `dims[grid]` (a dimension has one entry per slice
+    /// that names it, so split-off statements that slice another array still find it).
+    pub bound: Vec<(usize, Expr, Expr)>,
     /// Temporary arrays `(name, like)` the launcher allocates with `torch.empty_like(like)`.
     pub temps: Vec<(String, String)>,
     /// Conditions the launcher checks before launching.

@@ -70,3 +70,25 @@ def leaky_rows(A, B, M, N, slope):
         for _i_base in range(0, N, 64):
             _i = appy.vidx(_i_base, 64, N)
             B[_p0, _i] = np.where(A[_p0, _i] > 0.0, A[_p0, _i], slope * A[_p0, _i])
+
+
+def col_means(A, m, M):
+    # Full slices `:` name dimensions too; the column dimension of A is m's.
+    # _col_means_kernel0
+    #pragma parallel for
+    for _p0 in range(0, m.shape[0], 1):
+        _acc = 0
+        for _i_base in range(0, M, appy.MVL):
+            _i = appy.vidx(_i_base, appy.MVL, M)
+            _acc = _acc + sum(A[_i, _p0])
+        _r = _acc
+        m[_p0] = _r / M
+
+
+def add_full(A, B):
+    # _add_full_kernel0
+    #pragma parallel for
+    for _p0 in range(0, B.shape[0], 1):
+        for _i_base in range(0, B.shape[1], appy.MVL):
+            _i = appy.vidx(_i_base, appy.MVL, B.shape[1])
+            B[_p0, _i] = A[_p0, _i] + 1.0

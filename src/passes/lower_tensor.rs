@@ -53,7 +53,11 @@ fn is_tensor_stmt_or_reduction(e: &Expr) -> bool {
 
 pub fn split(k: &mut Kernel) -> Result<()> {
     let mut used = k.names();
-    let bound = k.bound.clone();
+    let bound: Vec<(Expr, Expr)> = k
+        .bound
+        .iter()
+        .map(|(_, lo, hi)| (lo.clone(), hi.clone()))
+        .collect();
     let mut temps = vec![];
     k.body = split_block(std::mem::take(&mut k.body), &bound, &mut used, &mut temps)?;
     k.temps.extend(temps);
@@ -262,6 +266,7 @@ pub fn lower(k: &mut Kernel, opts: &Options) -> Result<()> {
     let cx = LowerCx {
         bound: k.bound.clone(),
         grid_vars: k.dims.iter().map(|d| d.var.clone()).collect(),
+        grid_los: k.dims.iter().map(|d| d.range.start.clone()).collect(),
         auto_simd: opts.auto_simd,
     };
     k.body = cx.block(
@@ -281,8 +286,10 @@ pub fn lower(k: &mut Kernel, opts: &Options) -> Result<()> {
 }
 
 struct LowerCx {
-    bound: Vec<(Expr, Expr)>,
+    bound: Vec<(usize, Expr, Expr)>,
     grid_vars: Vec<String>,
+    /// Where each grid variable starts: the canonical slice of its dimension.
+    grid_los: Vec<Expr>,
     auto_simd: bool,
 }
 
@@ -330,7 +337,12 @@ impl LowerCx {
         else {
             unreachable!()
         };
-        let t = analyse(target, value, &self.bound)?;
+        let bound_slices: Vec<(Expr, Expr)> = self
+            .bound
+            .iter()
+            .map(|(_, lo, hi)| (lo.clone(), hi.clone()))
+            .collect();
+        let t = analyse(target, value, &bound_slices)?;
         for (a, b, at) in &t.assumed {
             checks.push(LaunchCheck::Equal(a.clone(), b.clone(), *at));
         }
@@ -342,10 +354,10 @@ impl LowerCx {
         let mut run: Vec<Option<Run>> = vec![None; ndims];
         let mut order: Vec<usize> = vec![];
         let mut reduce_ops: Vec<Option<ReduceProp>> = vec![None; ndims];
-        for (d, (lo, hi)) in self.bound.iter().enumerate() {
+        for (g, lo, hi) in &self.bound {
             for (dim, r) in t.dims.iter().zip(run.iter_mut()) {
-                if dim.matches(lo, hi).is_some() {
-                    *r = Some(Run::Grid(d));
+                if r.is_none() && dim.matches(lo, hi).is_some() {
+                    *r = Some(Run::Grid(*g));
                 }
             }
         }
@@ -353,8 +365,20 @@ impl LowerCx {
         for p in &pragmas {
             // A pragma slice names the first dimension it matches that no earlier slice named
             // (`1:-1=>parallel 1:-1=>simd` names the rows, then the columns).
-            let Some(d) =
-                (0..ndims).find(|d| !claimed.contains(d) && pragma_matches(p, &t, *d).is_some())
+            // An open slice (`:`) can match several dimensions: prefer one whose role fits
+            // the properties (a grid dimension for `parallel`, a reduced one for `reduce`).
+            let candidates: Vec<usize> = (0..ndims)
+                .filter(|d| !claimed.contains(d) && pragma_matches(p, &t, *d).is_some())
+                .collect();
+            let fits = |d: &usize| {
+                (p.parallel == matches!(run[*d], Some(Run::Grid(_))))
+                    && (p.reduce.is_none() || t.reduced.contains(d))
+            };
+            let Some(d) = candidates
+                .iter()
+                .copied()
+                .find(fits)
+                .or(candidates.first().copied())
             else {
                 continue; // checked once for the whole original statement below
             };
@@ -504,7 +528,7 @@ impl LowerCx {
             match run[d] {
                 // The grid variable runs over the bound slice; this dimension may be shifted.
                 Some(Run::Grid(g)) => Affine::of(&t.dims[d].lo)
-                    .sub(&Affine::of(&self.bound[g].0))
+                    .sub(&Affine::of(&self.grid_los[g]))
                     .added_to(Expr::name(&self.grid_vars[g], span)),
                 _ => Expr::name(
                     vars[d].as_ref().expect("every dimension has a variable"),

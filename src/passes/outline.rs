@@ -215,9 +215,18 @@ fn make_tensor_kernel(name: String, s: &Stmt, target: &Expr, value: &Expr) -> Re
     let mut claimed: Vec<usize> = vec![];
     for p in pdims {
         // Slices are claimed in pragma order, as `lower_tensor` does.
-        let Some(d) = (0..t.dims.len()).find(|d| {
-            !claimed.contains(d) && crate::passes::tensor::pragma_matches(p, &t, *d).is_some()
-        }) else {
+        let candidates: Vec<usize> = (0..t.dims.len())
+            .filter(|d| {
+                !claimed.contains(d) && crate::passes::tensor::pragma_matches(p, &t, *d).is_some()
+            })
+            .collect();
+        // An open slice (`:`) can match several dimensions: `parallel` prefers an assigned one.
+        let Some(d) = candidates
+            .iter()
+            .copied()
+            .find(|d| p.parallel == t.output.contains(d))
+            .or(candidates.first().copied())
+        else {
             continue; // reported by lower_tensor, with the statements split off this one
         };
         claimed.push(d);
@@ -251,7 +260,13 @@ fn make_tensor_kernel(name: String, s: &Stmt, target: &Expr, value: &Expr) -> Re
             simd: None,
             span: pragma.span,
         });
-        bound.push((t.dims[d].lo.clone(), t.dims[d].hi.clone()));
+        let grid = dims.len() - 1;
+        bound.extend(
+            t.dims[d]
+                .slices
+                .iter()
+                .map(|(lo, hi)| (grid, lo.clone(), hi.clone())),
+        );
     }
     Ok(Kernel {
         name,

@@ -18,6 +18,8 @@ pub struct Dim {
     pub lo: Expr,
     pub hi: Expr,
     pub span: Span,
+    /// Every slice of the statement that names this dimension.
+    pub slices: Vec<(Expr, Expr)>,
 }
 
 impl Dim {
@@ -434,6 +436,7 @@ pub fn analyse(target: &Expr, value: &Expr, bound: &[(Expr, Expr)]) -> Result<Te
                         lo: lo.clone(),
                         hi: hi.clone(),
                         span: occ.span,
+                        slices: vec![],
                     }
                     .matches(&occ.lo, &occ.hi)
                     .is_some()
@@ -467,12 +470,16 @@ pub fn analyse(target: &Expr, value: &Expr, bound: &[(Expr, Expr)]) -> Result<Te
                     lo: an.occs[r].lo.clone(),
                     hi: an.occs[r].hi.clone(),
                     span: an.occs[r].span,
+                    slices: vec![],
                 });
                 root_dim[r] = Some(dims.len() - 1);
                 dims.len() - 1
             }
         };
         occ_dim.push(d);
+        dims[d]
+            .slices
+            .push((an.occs[o].lo.clone(), an.occs[o].hi.clone()));
     }
     let offsets: Vec<Affine> = (0..an.occs.len())
         .map(|o| Affine::of(&an.occs[o].lo).sub(&Affine::of(&dims[occ_dim[o]].lo)))

@@ -286,6 +286,9 @@ CASES = [
          SIZES_2D, tol={"float32": (1e-4, 1e-4)}),
     Case("reductions_axes", "leaky_rows",
          lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], 0.1], SIZES_2D),
+    Case("reductions_axes", "col_means",
+         lambda r, s: [normal(r, s), normal(r, s[1]), s[0]], SIZES_2D, tol=SUM32),
+    Case("reductions_axes", "add_full", lambda r, s: [normal(r, s), normal(r, s)], SIZES_2D),
     Case("reductions_axes", "row_min",
          lambda r, s: [normal(r, s) + 3.0, normal(r, s[0]), s[0], s[1]], SIZES_2D),
 ]
