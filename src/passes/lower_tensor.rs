@@ -753,3 +753,88 @@ fn root_reduction_op(value: &Expr) -> Option<ReduceOp> {
     });
     op
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::passes::attach_pragmas::tests::attached;
+
+    /// The first kernel of `src` after `split` (and `lower` when asked).
+    fn kernel(src: &str, lowered: bool) -> Kernel {
+        let f = attached(src).unwrap();
+        let mut k = crate::passes::outline::run(&f).unwrap().remove(0);
+        split(&mut k).unwrap();
+        if lowered {
+            lower(&mut k, &Options { auto_simd: true }).unwrap();
+        }
+        k
+    }
+
+    fn assigned_names(k: &Kernel) -> Vec<String> {
+        let mut out = vec![];
+        for s in &k.body {
+            s.walk(&mut |st| {
+                if let StmtKind::Assign { target, .. } = &st.kind {
+                    out.push(crate::codegen::python::expr(target));
+                }
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn shifted_self_read_goes_through_a_temporary() {
+        let k = kernel(
+            "def f(A, M, N):\n    #pragma parallel for\n    for i in range(M):\n        A[i, 1:N] = 0.5 * (A[i, :N-1] + A[i, 1:N])\n",
+            false,
+        );
+        assert_eq!(k.temps, vec![("_tmp".to_string(), "A".to_string())]);
+        assert_eq!(assigned_names(&k), ["_tmp[i, 1:N]", "A[i, 1:N]"]);
+    }
+
+    #[test]
+    fn same_element_self_read_needs_no_temporary() {
+        let k = kernel(
+            "def f(A, M, N):\n    #pragma parallel for\n    for i in range(M):\n        A[i, 1:N] = A[i, 1:N] * 2.0\n",
+            false,
+        );
+        assert!(k.temps.is_empty());
+    }
+
+    #[test]
+    fn nested_reduction_is_split_and_fused() {
+        let k = kernel(
+            "def f(a, b, M, N):\n    #pragma parallel for\n    for i in range(M):\n        b[i, :N] = a[i, :N] / np.sum(a[i, :N])\n",
+            true,
+        );
+        // `_r` accumulates in a register (`_acc`) over a simd loop, then the row is divided.
+        let names = assigned_names(&k);
+        assert_eq!(names[0], "_acc", "{names:?}");
+        assert!(names.contains(&"_r".to_string()), "{names:?}");
+        assert_eq!(names.last().unwrap(), "b[i, _i1]", "{names:?}");
+    }
+
+    #[test]
+    fn reduced_dimension_must_be_innermost() {
+        let f = attached(
+            "def f(A, r, M, N):\n    #pragma parallel for\n    for i in range(M):\n        #pragma :N=>reduce(sum)\n        r[i] = np.sum(A[i, :N])\n",
+        )
+        .unwrap();
+        let mut k = crate::passes::outline::run(&f).unwrap().remove(0);
+        split(&mut k).unwrap();
+        lower(&mut k, &Options { auto_simd: true }).unwrap();
+        let f = attached(
+            "def f(A, r, M, N):\n    #pragma :M=>parallel :N=>reduce(max)\n    r[:M] = np.sum(A[:M, :N], axis=1)\n",
+        )
+        .unwrap();
+        let mut k = crate::passes::outline::run(&f).unwrap().remove(0);
+        split(&mut k).unwrap();
+        let e = lower(&mut k, &Options { auto_simd: true }).unwrap_err();
+        assert!(
+            e.message
+                .contains("says `max` but the statement reduces with `sum`"),
+            "{}",
+            e.message
+        );
+    }
+}
