@@ -12,37 +12,11 @@ import os
 import torch
 import triton
 import triton.language as tl
-from triton.language.extra import libdevice
 
-# Triton's interpreter (TRITON_INTERPRET=1) runs kernels on the CPU and cannot time them, so
+# Triton's interpreter (TRITON_INTERPRET=1) runs kernels on the CPU; it cannot time them, so
 # MVL autotuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
 _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 _APPYC_MVL_CANDIDATES = (128, 256, 512, 1024)
-
-if _APPYC_INTERPRET:
-
-    class libdevice:  # noqa: N801 - stands in for triton.language.extra.libdevice
-        """The interpreter cannot call libdevice (its functions return None there): the same
-        functions from tl ops, which the interpreter runs with NumPy."""
-
-        exp = staticmethod(lambda x: tl.exp(x))
-        exp2 = staticmethod(lambda x: tl.exp2(x))
-        expm1 = staticmethod(lambda x: tl.exp(x) - 1)
-        log = staticmethod(lambda x: tl.log(x))
-        log2 = staticmethod(lambda x: tl.log2(x))
-        log10 = staticmethod(lambda x: tl.log(x) * 0.4342944819032518)
-        log1p = staticmethod(lambda x: tl.log(1 + x))
-        sqrt = staticmethod(lambda x: tl.sqrt_rn(x))
-        sin = staticmethod(lambda x: tl.sin(x))
-        cos = staticmethod(lambda x: tl.cos(x))
-        tan = staticmethod(lambda x: tl.sin(x) / tl.cos(x))
-        tanh = staticmethod(lambda x: 1 - 2 / (tl.exp(2 * x) + 1))
-        sinh = staticmethod(lambda x: (tl.exp(x) - tl.exp(-x)) / 2)
-        cosh = staticmethod(lambda x: (tl.exp(x) + tl.exp(-x)) / 2)
-        erf = staticmethod(lambda x: tl.erf(x))
-        floor = staticmethod(lambda x: tl.floor(x))
-        ceil = staticmethod(lambda x: tl.ceil(x))
-        pow = staticmethod(lambda x, y: tl.exp(y * tl.log(x)))
 
 
 def _appyc_interpreter_mvl(default):
@@ -71,11 +45,6 @@ def _appyc_tuned_mvl():
     return {"MVL": _appyc_interpreter_mvl(128)} if _APPYC_INTERPRET else {}
 
 
-def _appyc_fixed_mvl(mvl):
-    """Launch options for a kernel compiled with a fixed MVL (--mvl)."""
-    return {"MVL": _appyc_interpreter_mvl(mvl) if _APPYC_INTERPRET else mvl}
-
-
 def _appyc_trip(start, stop, step):
     """Iteration count of range(start, stop, step)."""
     return len(range(int(start), int(stop), int(step)))
@@ -91,64 +60,6 @@ def _appyc_grid(kernel, grid):
                 " the outer parallel loop of this nest is too long"
             )
     return grid
-
-
-def _appyc_device(*arrays):
-    """Where host code allocates: the device of the function's arrays."""
-    for a in arrays:
-        if isinstance(a, torch.Tensor):
-            return a.device
-    return torch.device("cpu" if _APPYC_INTERPRET else "cuda")
-
-
-def _appyc_shape(shape):
-    """NumPy takes an int or a sequence as a shape; torch.full needs a sequence."""
-    return (shape,) if isinstance(shape, int) else tuple(shape)
-
-
-def _appyc_maximum(a, b):
-    """np.maximum in host code: torch.maximum needs two tensors, NumPy also takes scalars."""
-    if not isinstance(a, torch.Tensor):
-        a, b = b, a
-    return torch.maximum(a, b) if isinstance(b, torch.Tensor) else torch.clamp(a, min=b)
-
-
-def _appyc_minimum(a, b):
-    """np.minimum in host code (see _appyc_maximum)."""
-    if not isinstance(a, torch.Tensor):
-        a, b = b, a
-    return torch.minimum(a, b) if isinstance(b, torch.Tensor) else torch.clamp(a, max=b)
-
-
-def _appyc_fill_dtype(fill):
-    """NumPy's dtype for np.full without dtype=: from the fill value."""
-    if isinstance(fill, torch.Tensor):
-        return fill.dtype
-    if isinstance(fill, bool):
-        return torch.bool
-    return torch.int64 if isinstance(fill, int) else torch.float64
-
-
-@triton.jit
-def _appyc_masked_max(v, mask):
-    # Masked-off lanes take the dtype's lowest value so they never win.
-    if v.dtype.is_floating():
-        return tl.max(tl.where(mask, v, float("-inf")), axis=0)
-    elif v.dtype.primitive_bitwidth == 64:
-        return tl.max(tl.where(mask, v, -9223372036854775808), axis=0)
-    else:
-        return tl.max(tl.where(mask, v, -2147483648), axis=0)
-
-
-@triton.jit
-def _appyc_masked_min(v, mask):
-    # Masked-off lanes take the dtype's highest value so they never win.
-    if v.dtype.is_floating():
-        return tl.min(tl.where(mask, v, float("inf")), axis=0)
-    elif v.dtype.primitive_bitwidth == 64:
-        return tl.min(tl.where(mask, v, 9223372036854775807), axis=0)
-    else:
-        return tl.min(tl.where(mask, v, 2147483647), axis=0)
 
 
 

@@ -1,7 +1,7 @@
 //! One source file through the whole pipeline: parse → pragmas → passes → kernels + host.
 
 use crate::codegen::host::{self, Edit, HostRewriter};
-use crate::codegen::templates::{Launcher, Prelude, Trip};
+use crate::codegen::templates::{Launcher, Prelude, PreludeUses, Trip};
 use crate::codegen::{python, triton, writer::Writer};
 use crate::diag::{Diagnostic, Result};
 use crate::frontend::lower::{dotted_name, lower_function};
@@ -94,19 +94,43 @@ pub fn compile(file: &SourceFile, opts: &Options) -> Result<String> {
             ),
         );
     }
-    edits.extend(module_edits(file, &module, &compiled_spans, opts.emit)?);
-    Ok(host::apply(&file.text, edits))
+    if opts.emit == Emit::Lowered {
+        // Lowered APPy is for reading, not running: it keeps the source's imports.
+        edits.push(Edit {
+            range: 0..0,
+            text: format!(
+                "# appyc {} --emit lowered: {} after the high-level passes (assembly APPy).\n",
+                env!("CARGO_PKG_VERSION"),
+                file.name
+            ),
+        });
+        return Ok(host::apply(&file.text, edits));
+    }
+    edits.extend(import_edits(file, &module, &compiled_spans));
+    // The prelude goes after a docstring and `__future__` imports, and carries only the
+    // helpers the generated code calls, so it is rendered last, from the finished text.
+    let insert_at = prelude_offset(file, &module);
+    let shift: isize = edits
+        .iter()
+        .filter(|e| e.range.end <= insert_at)
+        .map(|e| e.text.len() as isize - e.range.len() as isize)
+        .sum();
+    let body = host::apply(&file.text, edits);
+    let at = (insert_at as isize + shift) as usize;
+    let uses = PreludeUses::of(&body[at..]);
+    let prelude = Prelude {
+        version: env!("CARGO_PKG_VERSION"),
+        source: &file.name,
+        default_mvl: INTERPRETER_MVL,
+        uses,
+    }
+    .render()
+    .expect("prelude template renders");
+    let sep = if at == 0 { "" } else { "\n" };
+    Ok(format!("{}{sep}{prelude}\n\n{}", &body[..at], &body[at..]))
 }
 
-/// Header and prelude at the top (after a docstring and `__future__` imports), and the
-/// `numpy` / `appy` imports dropped when nothing outside the compiled functions uses them.
-fn module_edits(
-    file: &SourceFile,
-    module: &[ast::Stmt],
-    compiled: &[Span],
-    emit: Emit,
-) -> Result<Vec<Edit>> {
-    let mut edits = vec![];
+fn prelude_offset(file: &SourceFile, module: &[ast::Stmt]) -> usize {
     let mut insert_at = 0;
     for (i, s) in module.iter().enumerate() {
         let is_doc = i == 0
@@ -119,32 +143,12 @@ fn module_edits(
             break;
         }
     }
-    let prelude = match emit {
-        Emit::Python => Prelude {
-            version: env!("CARGO_PKG_VERSION"),
-            source: &file.name,
-            default_mvl: INTERPRETER_MVL,
-        }
-        .render()
-        .expect("prelude template renders"),
-        // Lowered APPy is for reading, not running: it keeps the source's imports.
-        Emit::Lowered => {
-            return Ok(vec![Edit {
-                range: 0..0,
-                text: format!(
-                    "# appyc {} --emit lowered: {} after the high-level passes (assembly APPy).\n",
-                    env!("CARGO_PKG_VERSION"),
-                    file.name
-                ),
-            }])
-        }
-    };
-    let sep = if insert_at == 0 { "" } else { "\n" };
-    edits.push(Edit {
-        range: insert_at..insert_at,
-        text: format!("{sep}{prelude}\n\n"),
-    });
+    insert_at
+}
 
+/// The `numpy` / `appy` imports dropped when nothing outside the compiled functions uses them.
+fn import_edits(file: &SourceFile, module: &[ast::Stmt], compiled: &[Span]) -> Vec<Edit> {
+    let mut edits = vec![];
     // Is a module alias used outside the compiled functions (which no longer need it)?
     // One pass of the lexer collects every name token outside them and outside imports.
     let names_outside: Vec<String> =
@@ -184,7 +188,7 @@ fn module_edits(
             });
         }
     }
-    Ok(edits)
+    edits
 }
 
 fn compile_function(
