@@ -26,4 +26,4 @@ echo "generated: $OUT ($(wc -l < "$OUT") lines)"
 
 appyc_ensure_venv
 echo "== difftest of $STEM (TRITON_INTERPRET=1)"
-"$APPYC_PY" -m pytest tests/difftest -q -p no:cacheprovider --sample "$STEM"
+"$APPYC_PY" -m pytest tests/difftest/test_samples.py -q -p no:cacheprovider --sample "$STEM"
