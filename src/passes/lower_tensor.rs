@@ -38,15 +38,9 @@ fn dim_pragmas(s: &Stmt) -> Option<&Vec<DimPragma>> {
 
 fn is_tensor_assign(s: &Stmt) -> bool {
     match &s.kind {
-        StmtKind::Assign { target, value, .. } => {
-            is_tensor_stmt_or_reduction(target) || is_tensor_stmt_or_reduction(value)
-        }
+        StmtKind::Assign { target, value, .. } => super::tensor::is_tensor_stmt(target, value),
         _ => false,
     }
-}
-
-fn is_tensor_stmt_or_reduction(e: &Expr) -> bool {
-    is_tensor_expr(e)
 }
 
 // ------------------------------------------------------------------------------------- split
