@@ -40,19 +40,6 @@ impl BinOp {
             BinOp::RShift => ">>",
         }
     }
-
-    /// Binding strength for parenthesisation (Python's table).
-    pub fn precedence(self) -> u8 {
-        match self {
-            BinOp::BitOr => 4,
-            BinOp::BitXor => 5,
-            BinOp::BitAnd => 6,
-            BinOp::LShift | BinOp::RShift => 7,
-            BinOp::Add | BinOp::Sub => 8,
-            BinOp::Mul | BinOp::Div | BinOp::FloorDiv | BinOp::Mod => 9,
-            BinOp::Pow => 11,
-        }
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -58,33 +58,43 @@ pub fn split(k: &mut Kernel) -> Result<()> {
     Ok(())
 }
 
-fn split_block(
+/// Replaces every tensor statement of `stmts`, at any nesting depth, by what `f` makes of it.
+fn map_tensor_stmts(
     stmts: Vec<Stmt>,
-    bound: &[(Expr, Expr)],
-    used: &mut HashSet<String>,
-    temps: &mut Vec<(String, String)>,
+    f: &mut dyn FnMut(Stmt) -> Result<Vec<Stmt>>,
 ) -> Result<Vec<Stmt>> {
     let mut out = vec![];
     for mut s in stmts {
         if is_tensor_assign(&s) {
-            for st in split_reductions(s, bound, used)? {
-                out.extend(split_temp(st, bound, used, temps)?);
-            }
+            out.extend(f(s)?);
             continue;
         }
         match &mut s.kind {
-            StmtKind::For { body, .. } => {
-                *body = split_block(std::mem::take(body), bound, used, temps)?;
-            }
+            StmtKind::For { body, .. } => *body = map_tensor_stmts(std::mem::take(body), f)?,
             StmtKind::If { body, orelse, .. } => {
-                *body = split_block(std::mem::take(body), bound, used, temps)?;
-                *orelse = split_block(std::mem::take(orelse), bound, used, temps)?;
+                *body = map_tensor_stmts(std::mem::take(body), f)?;
+                *orelse = map_tensor_stmts(std::mem::take(orelse), f)?;
             }
             _ => {}
         }
         out.push(s);
     }
     Ok(out)
+}
+
+fn split_block(
+    stmts: Vec<Stmt>,
+    bound: &[(Expr, Expr)],
+    used: &mut HashSet<String>,
+    temps: &mut Vec<(String, String)>,
+) -> Result<Vec<Stmt>> {
+    map_tensor_stmts(stmts, &mut |s| {
+        let mut out = vec![];
+        for st in split_reductions(s, bound, used)? {
+            out.extend(split_temp(st, bound, used, temps)?);
+        }
+        Ok(out)
+    })
 }
 
 fn is_reduction(e: &Expr) -> bool {
@@ -295,25 +305,7 @@ impl LowerCx {
         matched: &mut HashSet<Span>,
         checks: &mut Vec<LaunchCheck>,
     ) -> Result<Vec<Stmt>> {
-        let mut out = vec![];
-        for mut s in stmts {
-            if is_tensor_assign(&s) {
-                out.extend(self.statement(s, used, matched, checks)?);
-                continue;
-            }
-            match &mut s.kind {
-                StmtKind::For { body, .. } => {
-                    *body = self.block(std::mem::take(body), used, matched, checks)?;
-                }
-                StmtKind::If { body, orelse, .. } => {
-                    *body = self.block(std::mem::take(body), used, matched, checks)?;
-                    *orelse = self.block(std::mem::take(orelse), used, matched, checks)?;
-                }
-                _ => {}
-            }
-            out.push(s);
-        }
-        Ok(out)
+        map_tensor_stmts(stmts, &mut |s| self.statement(s, used, matched, checks))
     }
 
     fn statement(
