@@ -8,52 +8,7 @@ use crate::ir::Width;
 use rustpython_parser::lexer::lex;
 use rustpython_parser::{Mode, Tok};
 
-/// A validated pragma.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Pragma {
-    pub directive: Directive,
-    /// The whole comment.
-    pub span: Span,
-    /// 1-based line of the comment.
-    pub line: usize,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Directive {
-    ParallelFor {
-        simd: Option<Width>,
-        num_warps: Option<u32>,
-    },
-    Simd(Width),
-    SequentialFor {
-        num_warps: Option<u32>,
-    },
-    Atomic,
-    /// `lo:up=>props ...` on a tensor assignment.
-    Dimensions(Vec<DimPragma>),
-}
-
-/// One `lo:up=>props` item of a dimension pragma.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DimPragma {
-    pub lo: Option<crate::ir::Expr>,
-    pub hi: Option<crate::ir::Expr>,
-    pub parallel: bool,
-    pub vector: Option<VectorProp>,
-    /// `reduce`, `reduce(op)`, `reduce(op:var)`: the operator (None: the statement's own) and
-    /// the variable it names.
-    pub reduce: Option<(Option<crate::ir::ReduceOp>, Option<String>)>,
-    /// The whole item.
-    pub span: Span,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum VectorProp {
-    /// `simd` / `simd(N)`: strip-mined.
-    Simd(Width),
-    /// `le(N)`: one vector of N lanes, no loop.
-    Le(u32),
-}
+pub use crate::ir::pragma::{DimPragma, Directive, Pragma, VectorProp};
 
 impl Directive {
     pub fn applies_to(&self) -> AppliesTo {

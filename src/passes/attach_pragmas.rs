@@ -3,9 +3,9 @@
 //! the wrong kind of statement, is an error.
 
 use crate::diag::{Diagnostic, Result};
-use crate::frontend::pragma::{Directive, Pragma};
 use crate::frontend::source::SourceFile;
 use crate::frontend::spec::AppliesTo;
+use crate::ir::pragma::{Directive, Pragma};
 use crate::ir::*;
 use std::collections::HashMap;
 

@@ -12,8 +12,8 @@
 use super::affine::Affine;
 use super::tensor::{analyse, is_product_call, pragma_matches, reduce_marker, reduction_call};
 use crate::diag::{Diagnostic, Result};
-use crate::frontend::pragma::{DimPragma, Directive, VectorProp};
 use crate::frontend::source::Span;
+use crate::ir::pragma::{DimPragma, Directive, VectorProp};
 use crate::ir::*;
 use std::collections::HashSet;
 

@@ -40,7 +40,7 @@ fn outline_block(func: &Function, stmts: &[Stmt], out: &mut Vec<Kernel>) -> Resu
                 outline_block(func, body, out)?;
                 outline_block(func, orelse, out)?;
             }
-            StmtKind::Assign { target, value, .. } if matches!(&s.pragma, Some(p) if matches!(p.directive, crate::frontend::pragma::Directive::Dimensions(_))) =>
+            StmtKind::Assign { target, value, .. } if matches!(&s.pragma, Some(p) if matches!(p.directive, crate::ir::pragma::Directive::Dimensions(_))) =>
             {
                 let name = format!("_{}_kernel{}", func.name, out.len());
                 out.push(make_tensor_kernel(name, s, target, value)?);
@@ -190,7 +190,7 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
 /// A function-level tensor statement with a dimension pragma: its `parallel` dimensions become
 /// the grid (outermost first), the statement itself the body (lowered by `lower_tensor`).
 fn make_tensor_kernel(name: String, s: &Stmt, target: &Expr, value: &Expr) -> Result<Kernel> {
-    use crate::frontend::pragma::Directive;
+    use crate::ir::pragma::Directive;
     let pragma = s.pragma.as_ref().expect("matched above");
     let Directive::Dimensions(pdims) = &pragma.directive else {
         unreachable!()

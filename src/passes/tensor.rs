@@ -559,7 +559,7 @@ pub fn analyse(target: &Expr, value: &Expr, bound: &[(Expr, Expr)]) -> Result<Te
 /// The shift of dimension `d` relative to the pragma slice `p`, if `p` names it (an open upper
 /// bound names any dimension with the same start).
 pub fn pragma_matches(
-    p: &crate::frontend::pragma::DimPragma,
+    p: &crate::ir::pragma::DimPragma,
     t: &TensorStmt,
     d: usize,
 ) -> Option<Affine> {
@@ -584,7 +584,7 @@ mod tests {
     use super::*;
     use crate::passes::attach_pragmas::tests::attached;
 
-    fn first_assign(src: &str) -> (Expr, Expr, Option<crate::frontend::pragma::Pragma>) {
+    fn first_assign(src: &str) -> (Expr, Expr, Option<crate::ir::pragma::Pragma>) {
         let f = attached(src).unwrap();
         let s = f.body.into_iter().next().unwrap();
         let StmtKind::Assign { target, value, .. } = s.kind else {
@@ -603,7 +603,7 @@ mod tests {
         assert_eq!(ts.output, vec![0, 1]);
         // Different arrays' shapes cannot be compared: checked at launch.
         assert!(!ts.assumed.is_empty());
-        let crate::frontend::pragma::Directive::Dimensions(pd) = p.unwrap().directive else {
+        let crate::ir::pragma::Directive::Dimensions(pd) = p.unwrap().directive else {
             panic!()
         };
         assert!(

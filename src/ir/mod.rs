@@ -4,8 +4,10 @@
 //! high-level APPy (pragmas, `simd` loops, slices) into "assembly APPy" (strip-mined loops over
 //! vector indices), and the printers in `codegen` render that either as Triton or as Python.
 
-use crate::frontend::pragma::Pragma;
+pub mod pragma;
+
 use crate::frontend::source::Span;
+pub use pragma::Pragma;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BinOp {

@@ -1,0 +1,52 @@
+//! The parsed form of `#pragma` comments, as the passes read it. The frontend
+//! (`frontend::pragma`) parses and validates comments into these types.
+
+use super::{Expr, ReduceOp, Width};
+use crate::frontend::source::Span;
+
+/// A validated pragma.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pragma {
+    pub directive: Directive,
+    /// The whole comment.
+    pub span: Span,
+    /// 1-based line of the comment.
+    pub line: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Directive {
+    ParallelFor {
+        simd: Option<Width>,
+        num_warps: Option<u32>,
+    },
+    Simd(Width),
+    SequentialFor {
+        num_warps: Option<u32>,
+    },
+    Atomic,
+    /// `lo:up=>props ...` on a tensor assignment.
+    Dimensions(Vec<DimPragma>),
+}
+
+/// One `lo:up=>props` item of a dimension pragma.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DimPragma {
+    pub lo: Option<Expr>,
+    pub hi: Option<Expr>,
+    pub parallel: bool,
+    pub vector: Option<VectorProp>,
+    /// `reduce`, `reduce(op)`, `reduce(op:var)`: the operator (None: the statement's own) and
+    /// the variable it names.
+    pub reduce: Option<(Option<ReduceOp>, Option<String>)>,
+    /// The whole item.
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VectorProp {
+    /// `simd` / `simd(N)`: strip-mined.
+    Simd(Width),
+    /// `le(N)`: one vector of N lanes, no loop.
+    Le(u32),
+}
