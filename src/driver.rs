@@ -1,7 +1,8 @@
 //! One source file through the whole pipeline: parse → pragmas → passes → kernels + host.
 
 use crate::codegen::host::{self, Edit, HostRewriter};
-use crate::codegen::templates::{Launcher, Prelude, PreludeUses, Trip};
+use crate::codegen::launch::{self, LaunchContext, LaunchOptions, SizeNames};
+use crate::codegen::templates::{Prelude, PreludeUses};
 use crate::codegen::{python, triton, writer::Writer};
 use crate::diag::{Diagnostic, Result};
 use crate::frontend::lower::{dotted_name, lower_function};
@@ -9,6 +10,7 @@ use crate::frontend::pragma::{collect_pragmas, Pragma};
 use crate::frontend::source::{SourceFile, Span};
 use crate::ir::*;
 use crate::passes;
+use crate::schedule::{self, Launch};
 use askama::Template;
 use rustpython_ast as ast;
 use rustpython_ast::Ranged;
@@ -28,6 +30,11 @@ pub struct Options {
     /// A fixed MVL instead of autotuning.
     pub mvl: Option<u32>,
     pub auto_simd: bool,
+    /// Tune launch configurations on the GPU (off: each kernel's default configuration).
+    pub autotune: bool,
+    /// Run eligible host loops as persistent kernels without being asked (`#pragma persistent
+    /// for` asks regardless).
+    pub persistent: bool,
 }
 
 impl Default for Options {
@@ -36,12 +43,13 @@ impl Default for Options {
             emit: Emit::Python,
             mvl: None,
             auto_simd: true,
+            autotune: true,
+            persistent: true,
         }
     }
 }
 
-/// The MVL used under Triton's interpreter when autotuning (which needs a GPU) is off.
-pub const INTERPRETER_MVL: u32 = 128;
+pub use crate::codegen::launch::INTERPRETER_MVL;
 
 pub fn compile(file: &SourceFile, opts: &Options) -> Result<String> {
     let module = ast::Suite::parse(&file.text, &file.name).map_err(|e| {
@@ -255,60 +263,115 @@ fn compile_function(
         format!("{}.device", array_params[0])
     };
 
-    let mut generated = String::new();
-    for k in &kernels {
-        let line = file.line_of(k.span.start as usize);
-        let loop_line = file.line_of(
-            k.dims
-                .first()
-                .map_or(k.body[0].span.start, |d| d.span.start) as usize,
-        );
-        let end_line = file.line_of(k.span.end as usize);
+    let launches = schedule::run(file, &func, &kernels, opts.persistent)?;
+    let launch_cx = LaunchContext {
+        file,
+        opts: LaunchOptions {
+            mvl: opts.mvl,
+            autotune: opts.autotune,
+        },
+        sizes: SizeNames::of(&func),
+    };
+    // The launch call takes the place of these lines, at the indentation of `first`.
+    let replace = |edits: &mut Vec<Edit>, span: Span, first: u32, call: String| {
         let indent: String = file
-            .line_text(loop_line)
+            .line_text(file.line_of(first as usize))
             .chars()
             .take_while(|c| c.is_whitespace())
             .collect();
-        match opts.emit {
-            Emit::Lowered => {
-                let mut w = Writer::new(0);
-                python::kernel(&mut w, k);
-                let text: String = w
-                    .finish()
-                    .lines()
-                    .map(|l| {
-                        if l.is_empty() {
-                            "\n".to_string()
-                        } else {
-                            format!("{indent}{l}\n")
-                        }
-                    })
-                    .collect();
-                edits.push(Edit {
-                    range: file.line_start(line)..file.line_end(end_line),
-                    text,
-                });
-            }
-            Emit::Python => {
+        edits.push(Edit {
+            range: file.line_start(file.line_of(span.start as usize))
+                ..file.line_end(file.line_of(span.end as usize)),
+            text: format!("{indent}{call}\n"),
+        });
+    };
+    let mut generated = String::new();
+    let mut skip = vec![];
+    if opts.emit == Emit::Lowered {
+        for k in &kernels {
+            let first = k
+                .dims
+                .first()
+                .map_or(k.body[0].span.start, |d| d.span.start);
+            let indent: String = file
+                .line_text(file.line_of(first as usize))
+                .chars()
+                .take_while(|c| c.is_whitespace())
+                .collect();
+            let mut w = Writer::new(0);
+            python::kernel(&mut w, k);
+            let text: String = w
+                .finish()
+                .lines()
+                .map(|l| {
+                    if l.is_empty() {
+                        "\n".to_string()
+                    } else {
+                        format!("{indent}{l}\n")
+                    }
+                })
+                .collect();
+            edits.push(Edit {
+                range: file.line_start(file.line_of(k.span.start as usize))
+                    ..file.line_end(file.line_of(k.span.end as usize)),
+                text,
+            });
+            skip.push(k.span);
+        }
+    }
+    let mut persistent_count = 0;
+    for l in launches.iter().filter(|_| opts.emit == Emit::Python) {
+        match l {
+            Launch::Region(i) => {
+                let k = &kernels[*i];
                 let code = triton::kernel(k, file)?;
-                let launcher_name = format!("_launch{}", k.name);
-                generated.push_str(&decorator(&code, k, opts));
+                let name = format!("_launch{}", k.name);
+                let (launcher, args) = launch::region_launcher(&launch_cx, &name, &code, k);
                 generated.push_str(&code.text);
                 generated.push_str("\n\n");
-                generated.push_str(&launcher(&launcher_name, &code, k, file, opts, line)?);
+                generated.push_str(&launcher);
                 generated.push_str("\n\n\n");
-                edits.push(Edit {
-                    range: file.line_start(line)..file.line_end(end_line),
-                    text: format!(
-                        "{indent}{launcher_name}({})\n",
-                        code.host_args
-                            .iter()
-                            .filter(|a| !k.temps.iter().any(|(t, _)| t == *a))
-                            .cloned()
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                });
+                let first = k
+                    .dims
+                    .first()
+                    .map_or(k.body[0].span.start, |d| d.span.start);
+                replace(
+                    &mut edits,
+                    k.span,
+                    first,
+                    format!("{name}({})", args.join(", ")),
+                );
+                skip.push(k.span);
+            }
+            Launch::Persistent(p) => {
+                let kernel = format!("_{}_persistent{persistent_count}", func.name);
+                persistent_count += 1;
+                let regions: Vec<&Kernel> = p.regions.iter().map(|&i| &kernels[i]).collect();
+                let code = triton::persistent_kernel(
+                    &triton::PersistentLoop {
+                        name: kernel.clone(),
+                        var: p.var.clone(),
+                        range: &p.range,
+                        line: file.line_of(p.loop_span.start as usize),
+                        regions: regions.clone(),
+                        barrier_after: p.barrier_after.clone(),
+                    },
+                    file,
+                )?;
+                let name = format!("_launch{kernel}");
+                let (launcher, args) =
+                    launch::persistent_launcher(&launch_cx, &name, &kernel, &code, p, &regions);
+                generated.push_str(&code.text);
+                generated.push_str("\n\n");
+                generated.push_str(&launcher);
+                generated.push_str("\n\n\n");
+                replace(
+                    &mut edits,
+                    p.span,
+                    p.loop_span.start,
+                    format!("{name}({})", args.join(", ")),
+                );
+                skip.push(p.span);
             }
         }
     }
@@ -320,7 +383,7 @@ fn compile_function(
     }
     let mut rewriter = HostRewriter {
         source: &file.text,
-        skip: kernels.iter().map(|k| k.span).collect(),
+        skip,
         device,
         edits: vec![],
     };
@@ -341,157 +404,4 @@ fn kernel_uses_array(k: &Kernel, name: &str) -> bool {
         });
     }
     found
-}
-
-fn quoted(names: &[String]) -> String {
-    let q: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
-    format!("[{}]", q.join(", "))
-}
-
-fn decorator(code: &triton::KernelCode, k: &Kernel, opts: &Options) -> String {
-    if !code.uses_mvl || opts.mvl.is_some() {
-        return String::new();
-    }
-    let key: Vec<String> = code
-        .params
-        .iter()
-        .filter(|p| matches!(p, triton::Param::IntScalar(_) | triton::Param::Shape(..)))
-        .map(|p| p.kernel_name())
-        .collect();
-    let warps = k
-        .num_warps
-        .map_or(String::new(), |w| format!(", num_warps={w}"));
-    format!(
-        "@_appyc_autotune(key={}, restore_value={}{warps})\n",
-        quoted(&key),
-        quoted(&code.written_arrays)
-    )
-}
-
-fn launcher(
-    name: &str,
-    code: &triton::KernelCode,
-    k: &Kernel,
-    file: &SourceFile,
-    opts: &Options,
-    line: usize,
-) -> Result<String> {
-    let host_args: Vec<String> = code
-        .host_args
-        .iter()
-        .filter(|a| !k.temps.iter().any(|(t, _)| t == *a))
-        .cloned()
-        .collect();
-    let mut trips = vec![];
-    let mut per_dim = vec![];
-    for d in &k.dims {
-        let t = format!("n_{}", d.var);
-        let [start, stop, step] = [&d.range.start, &d.range.stop, &d.range.step].map(python::expr);
-        if [&start, &stop, &step]
-            .iter()
-            .any(|e| e.contains("appy.MVL"))
-        {
-            // A loop stepping by MVL: its trip count is known once the tuner has chosen MVL.
-            let meta = |e: &str| e.replace("appy.MVL", "meta[\"MVL\"]");
-            trips.push(Trip {
-                name: t.clone(),
-                helper: "_appyc_trip",
-                start: start.clone(),
-                stop: stop.clone(),
-                step: "1".into(),
-            });
-            per_dim.push(format!(
-                "_appyc_trip({}, {}, {})",
-                meta(&start),
-                meta(&stop),
-                meta(&step)
-            ));
-            continue;
-        }
-        trips.push(Trip {
-            name: t.clone(),
-            helper: "_appyc_trip",
-            start,
-            stop,
-            step,
-        });
-        per_dim.push(match d.simd {
-            None => t,
-            Some(Width::Mvl) => format!("triton.cdiv({t}, meta[\"MVL\"])"),
-            Some(Width::Fixed(n)) => format!("triton.cdiv({t}, {n})"),
-        });
-    }
-    // Innermost loop on axis 0: the largest grid axis, and neighbouring programs touch
-    // neighbouring elements.
-    per_dim.reverse();
-    if per_dim.is_empty() {
-        per_dim.push("1".into());
-    }
-    let mut options = vec![];
-    if code.uses_mvl {
-        options.push(match opts.mvl {
-            Some(m) => format!("**_appyc_fixed_mvl({m})"),
-            None => "**_appyc_tuned_mvl()".into(),
-        });
-    }
-    if let (Some(w), true) = (k.num_warps, !code.uses_mvl || opts.mvl.is_some()) {
-        options.push(format!("num_warps={w}"));
-    }
-    let empty_test = trips
-        .iter()
-        .map(|t| format!("{} <= 0", t.name))
-        .collect::<Vec<_>>()
-        .join(" or ");
-    // `le(N)` extents the launcher can compute, then the temporaries (Alg. 5).
-    let mut prologue = vec![];
-    for check in &k.checks {
-        let (exprs, span) = match check {
-            LaunchCheck::AtMost(e, _, span) => (vec![e], span),
-            LaunchCheck::Equal(a, b, span) => (vec![a, b], span),
-        };
-        let mut names = vec![];
-        for e in &exprs {
-            e.walk(&mut |x| match &x.kind {
-                ExprKind::Name(v) => names.push(v.clone()),
-                ExprKind::Shape { array, .. } => names.push(array.clone()),
-                _ => {}
-            });
-        }
-        // Extents that depend on kernel variables (`:i + 1`) cannot be checked here; the kernel's
-        // loops cover any length, so nothing is truncated either way.
-        if !names.iter().all(|v| host_args.contains(v)) {
-            continue;
-        }
-        let at = format!("{}:{}", file.name, file.line_of(span.start as usize));
-        let line = match check {
-            LaunchCheck::AtMost(e, n, _) => {
-                let text = python::expr(e);
-                format!("if {text} > {n}:\n        raise ValueError(f\"{at}: a dimension of length {{{text}}} exceeds its le({n})\")")
-            }
-            LaunchCheck::Equal(a, b, _) => {
-                let (ta, tb) = (python::expr(a), python::expr(b));
-                format!("if {ta} != {tb}:\n        raise ValueError(f\"{at}: slices of lengths {{{ta}}} and {{{tb}}} do not broadcast\")")
-            }
-        };
-        if !prologue.contains(&line) {
-            prologue.push(line);
-        }
-    }
-    for (tmp, like) in &k.temps {
-        prologue.push(format!("{tmp} = torch.empty_like({like})"));
-    }
-    let l = Launcher {
-        launcher: name,
-        kernel: &k.name,
-        source: &file.name,
-        line,
-        host_args: &host_args,
-        prologue,
-        trips,
-        empty_test,
-        grid: per_dim,
-        call_args: code.params.iter().map(|p| p.host_value()).collect(),
-        options,
-    };
-    Ok(l.render().expect("launcher template renders"))
 }

@@ -34,6 +34,14 @@ struct Cli {
     /// Do not vectorise slice statements inside parallel loops automatically.
     #[arg(long)]
     no_auto_simd: bool,
+    /// Do not tune launch configurations on the GPU: each kernel runs its default (as with
+    /// APPYC_AUTOTUNE=0 at run time).
+    #[arg(long)]
+    no_autotune: bool,
+    /// Launch each region on its own instead of running eligible host loops as one persistent
+    /// kernel (`#pragma persistent for` still asks for one).
+    #[arg(long)]
+    no_persistent: bool,
 }
 
 fn parse_mvl(s: &str) -> Result<u32, String> {
@@ -60,6 +68,8 @@ fn main() -> ExitCode {
         },
         mvl: cli.mvl,
         auto_simd: !cli.no_auto_simd,
+        autotune: !cli.no_autotune,
+        persistent: !cli.no_persistent,
     };
     match run(&cli, &opts) {
         Ok(()) => ExitCode::SUCCESS,

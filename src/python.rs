@@ -40,6 +40,7 @@ fn compile(
         emit,
         mvl,
         auto_simd,
+        ..Options::default()
     };
     compile_file(&file, &opts).map_err(|d| CompileError::new_err(d.render(&file)))
 }

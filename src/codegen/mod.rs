@@ -2,6 +2,7 @@
 //! templates, and host code spliced from the source text.
 
 pub mod host;
+pub mod launch;
 pub mod python;
 pub mod templates;
 pub mod triton;

@@ -15,10 +15,8 @@ pub struct Prelude<'a> {
 #[derive(Debug, Default)]
 pub struct PreludeUses {
     pub libdevice: bool,
-    pub mvl: bool,
-    pub autotune: bool,
-    pub tuned_mvl: bool,
-    pub fixed_mvl: bool,
+    pub tuning: bool,
+    pub persistent: bool,
     pub device: bool,
     pub shape: bool,
     pub maximum: bool,
@@ -32,14 +30,10 @@ impl PreludeUses {
     /// Reads the uses off the generated text (kernels, launchers and host code).
     pub fn of(code: &str) -> Self {
         let calls = |name: &str| code.contains(&format!("{name}("));
-        let tuned_mvl = calls("_appyc_tuned_mvl");
-        let fixed_mvl = calls("_appyc_fixed_mvl");
         PreludeUses {
             libdevice: code.contains("libdevice."),
-            mvl: tuned_mvl || fixed_mvl,
-            autotune: calls("_appyc_autotune"),
-            tuned_mvl,
-            fixed_mvl,
+            tuning: calls("_AppycTuning"),
+            persistent: calls("_appyc_persistent"),
             device: calls("_appyc_device"),
             shape: calls("_appyc_shape"),
             maximum: calls("_appyc_maximum"),
@@ -53,11 +47,27 @@ impl PreludeUses {
 
 pub struct Trip {
     pub name: String,
-    /// The prelude helper that counts the iterations.
-    pub helper: &'static str,
     pub start: String,
     pub stop: String,
     pub step: String,
+}
+
+/// The tuning table of a kernel and how its launcher consults it.
+pub struct Tuning {
+    /// The module-level `_AppycTuning` object.
+    pub table: String,
+    /// A hash of the kernel's text: a changed kernel is tuned anew.
+    pub hash: String,
+    /// `(MVL, num_warps)` without tuning.
+    pub default: String,
+    /// The configurations tried, `()` for none (a fixed MVL).
+    pub candidates: String,
+    /// The key expression: size classes of extents, then dtypes.
+    pub key: String,
+    /// The arrays the kernel writes, restored after every trial.
+    pub written: String,
+    /// The launcher's own arguments, each followed by `, `, for the trial launches.
+    pub args: String,
 }
 
 #[derive(Template)]
@@ -65,15 +75,14 @@ pub struct Trip {
 pub struct Launcher<'a> {
     pub launcher: &'a str,
     pub kernel: &'a str,
-    pub source: &'a str,
-    pub line: usize,
-    pub host_args: &'a [String],
+    pub doc: String,
+    pub params: Vec<String>,
     /// Checks and temporary allocations before the launch.
     pub prologue: Vec<String>,
     pub trips: Vec<Trip>,
     /// `n_i <= 0 or n_j <= 0`: an empty iteration space launches nothing.
     pub empty_test: String,
-    pub grid: Vec<String>,
-    pub call_args: Vec<String>,
-    pub options: Vec<String>,
+    pub tuning: Option<Tuning>,
+    /// The launch itself.
+    pub launch: Vec<String>,
 }

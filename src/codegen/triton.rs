@@ -51,6 +51,9 @@ pub struct KernelCode {
 
 struct Cx<'a> {
     file: &'a SourceFile,
+    /// Arrays that other programs write while this one runs (persistent kernels): their loads
+    /// bypass L1 (`.cg`), which is not coherent across SMs.
+    coherent: HashSet<String>,
     /// Vector name → the mask expressions that guard its lanes.
     masks: HashMap<String, BTreeSet<String>>,
     float_params: HashSet<String>,
@@ -65,91 +68,20 @@ struct Cx<'a> {
 
 pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
     let analysis = analyse(k);
-    let mut cx = Cx {
-        file,
-        masks: HashMap::new(),
-        float_params: analysis
-            .params
-            .iter()
-            .filter_map(|p| match p {
-                Param::FloatScalar(n) => Some(n.clone()),
-                _ => None,
-            })
-            .collect(),
-        carried: analysis.carried.clone(),
-        lane_vectors: analysis.lane_vectors.clone(),
-        lane_width: k.dims.last().and_then(|d| d.simd),
-        tile_names: HashMap::new(),
-    };
     let mut w = Writer::new(0);
-    let mut sig: Vec<String> = analysis
-        .params
-        .iter()
-        .map(|p| match p {
-            Param::FloatScalar(n) => format!("{n}: \"fp64\""),
-            other => other.kernel_name(),
-        })
-        .collect();
+    w.line("@triton.jit");
+    let mut sig = signature(&analysis.params);
     if analysis.uses_mvl {
         sig.push("MVL: tl.constexpr".into());
     }
-    w.line("@triton.jit");
     w.line(format!("def {}({}):", k.name, sig.join(", ")));
     w.indent();
-    let line = file.line_of(k.span.start as usize);
-    let pragma_text = file.line_text(line).trim();
-    w.line(format!("# {}:{}: {}", file.name, line, pragma_text));
-    let ndims = k.dims.len();
-    for (d, dim) in k.dims.iter().enumerate() {
-        let axis = ndims - 1 - d;
-        let src = cx.src(dim.span);
-        let start = cx.expr(&dim.range.start)?;
-        let step = cx.expr(&dim.range.step)?;
-        let scaled = |idx: String| {
-            if matches!(dim.range.step.kind, ExprKind::Int(1)) {
-                idx
-            } else {
-                format!("({idx}) * {step}")
-            }
-        };
-        let offset = |s: String| {
-            if matches!(dim.range.start.kind, ExprKind::Int(0)) {
-                s
-            } else {
-                format!("{start} + {s}")
-            }
-        };
-        match dim.simd {
-            None => {
-                let idx = scaled(format!("tl.program_id({axis})"));
-                let idx = if matches!(dim.range.step.kind, ExprKind::Int(1)) {
-                    idx
-                } else {
-                    format!("tl.program_id({axis}) * {step}")
-                };
-                w.line(format!("{} = {}  {src}", dim.var, offset(idx)));
-            }
-            Some(wd) => {
-                let width = width_text(wd);
-                let lanes = format!("tl.program_id({axis}) * {width} + tl.arange(0, {width})");
-                w.line(format!("{} = {}  {src}", dim.var, offset(scaled(lanes))));
-                let stop = cx.expr_prec(&dim.range.stop, binop_prec(BinOp::Sub) + 1)?;
-                if matches!(dim.range.step.kind, ExprKind::Int(s) if s > 0) {
-                    w.line(format!("{0}_mask = {0} < {stop}", dim.var));
-                } else {
-                    // The step's sign is known only at run time: a lane is inside the range when
-                    // it has not passed `stop` in the direction of the step.
-                    let step = cx.expr_prec(&dim.range.step, binop_prec(BinOp::Mul) + 1)?;
-                    w.line(format!("{0}_mask = ({0} - {stop}) * {step} < 0", dim.var));
-                }
-                cx.masks.insert(
-                    dim.var.clone(),
-                    BTreeSet::from([format!("{}_mask", dim.var)]),
-                );
-            }
-        }
-    }
-    cx.block(&mut w, &k.body)?;
+    let mut cx = Cx::new(file, k, &analysis, &HashSet::new());
+    cx.pragma_comment(&mut w, k);
+    let grid: Vec<String> = (0..k.dims.len())
+        .map(|axis| format!("tl.program_id({axis})"))
+        .collect();
+    cx.region(&mut w, k, &grid)?;
     w.dedent();
     Ok(KernelCode {
         text: w.finish(),
@@ -158,6 +90,18 @@ pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
         uses_mvl: analysis.uses_mvl,
         written_arrays: analysis.written,
     })
+}
+
+/// The parameter list of a kernel: float scalars are annotated fp64 (Triton would pass a
+/// Python float as fp32).
+fn signature(params: &[Param]) -> Vec<String> {
+    params
+        .iter()
+        .map(|p| match p {
+            Param::FloatScalar(n) => format!("{n}: \"fp64\""),
+            other => other.kernel_name(),
+        })
+        .collect()
 }
 
 fn width_text(w: Width) -> String {
@@ -386,7 +330,94 @@ fn mentions_outside_reductions(e: &Expr, names: &HashSet<String>) -> bool {
     }
 }
 
-impl Cx<'_> {
+impl<'a> Cx<'a> {
+    fn new(
+        file: &'a SourceFile,
+        k: &Kernel,
+        analysis: &Analysis,
+        coherent: &HashSet<String>,
+    ) -> Cx<'a> {
+        Cx {
+            file,
+            masks: HashMap::new(),
+            float_params: analysis
+                .params
+                .iter()
+                .filter_map(|p| match p {
+                    Param::FloatScalar(n) => Some(n.clone()),
+                    _ => None,
+                })
+                .collect(),
+            carried: analysis.carried.clone(),
+            lane_vectors: analysis.lane_vectors.clone(),
+            lane_width: k.dims.last().and_then(|d| d.simd),
+            tile_names: HashMap::new(),
+            coherent: coherent.clone(),
+        }
+    }
+
+    /// `# file:line: #pragma ...`: where the region comes from.
+    fn pragma_comment(&self, w: &mut Writer, k: &Kernel) {
+        let line = self.file.line_of(k.span.start as usize);
+        let pragma_text = self.file.line_text(line).trim();
+        w.line(format!("# {}:{}: {}", self.file.name, line, pragma_text));
+    }
+
+    /// A region's grid variables and body. `program_ids[axis]` is the program's coordinate on
+    /// grid axis `axis` (`tl.program_id(axis)` in a kernel of its own, a virtual program's
+    /// coordinate inside a persistent kernel); the innermost dimension is axis 0.
+    fn region(&mut self, w: &mut Writer, k: &Kernel, program_ids: &[String]) -> Result<()> {
+        let ndims = k.dims.len();
+        for (d, dim) in k.dims.iter().enumerate() {
+            let pid = &program_ids[ndims - 1 - d];
+            let src = self.src(dim.span);
+            let start = self.expr(&dim.range.start)?;
+            let step = self.expr(&dim.range.step)?;
+            let unit_step = matches!(dim.range.step.kind, ExprKind::Int(1));
+            let offset = |s: String| {
+                if matches!(dim.range.start.kind, ExprKind::Int(0)) {
+                    s
+                } else {
+                    format!("{start} + {s}")
+                }
+            };
+            match dim.simd {
+                None => {
+                    let idx = if unit_step {
+                        pid.clone()
+                    } else {
+                        format!("{pid} * {step}")
+                    };
+                    w.line(format!("{} = {}  {src}", dim.var, offset(idx)));
+                }
+                Some(wd) => {
+                    let width = width_text(wd);
+                    let lanes = format!("{pid} * {width} + tl.arange(0, {width})");
+                    let lanes = if unit_step {
+                        lanes
+                    } else {
+                        format!("({lanes}) * {step}")
+                    };
+                    w.line(format!("{} = {}  {src}", dim.var, offset(lanes)));
+                    let stop = self.expr_prec(&dim.range.stop, binop_prec(BinOp::Sub) + 1)?;
+                    if matches!(dim.range.step.kind, ExprKind::Int(s) if s > 0) {
+                        w.line(format!("{0}_mask = {0} < {stop}", dim.var));
+                    } else {
+                        // The step's sign is known only at run time: a lane is inside the range
+                        // when it has not passed `stop` in the direction of the step.
+                        let step = self.expr_prec(&dim.range.step, binop_prec(BinOp::Mul) + 1)?;
+                        w.line(format!("{0}_mask = ({0} - {stop}) * {step} < 0", dim.var));
+                    }
+                    self.masks.insert(
+                        dim.var.clone(),
+                        BTreeSet::from([format!("{}_mask", dim.var)]),
+                    );
+                }
+            }
+        }
+        self.block(w, &k.body)
+    }
+
     fn src(&self, span: crate::frontend::source::Span) -> String {
         format!(
             "# {}:{}",
@@ -595,6 +626,7 @@ impl Cx<'_> {
             lane_vectors: HashSet::new(),
             lane_width: self.lane_width,
             tile_names: self.tile_names.clone(),
+            coherent: self.coherent.clone(),
         };
         Ok(format!("({}) < {}", me.expr(e)?, me.expr(bound)?))
     }
@@ -636,7 +668,15 @@ impl Cx<'_> {
             ExprKind::Subscript { .. } => {
                 let ptr = self.pointer(e)?;
                 let mask = self.mask_of(e);
-                format!("tl.load({ptr}{})", mask_arg(&mask))
+                let ExprKind::Subscript { array, .. } = &e.kind else {
+                    unreachable!()
+                };
+                let cache = if self.coherent.contains(array) {
+                    ", cache_modifier=\".cg\""
+                } else {
+                    ""
+                };
+                format!("tl.load({ptr}{}{cache})", mask_arg(&mask))
             }
             ExprKind::Shape { array, dim } => format!("{array}_shape{dim}"),
             ExprKind::Binary {
@@ -875,4 +915,226 @@ fn mask_arg(mask: &BTreeSet<String>) -> String {
             mask.iter().cloned().collect::<Vec<_>>().join(" & ")
         )
     }
+}
+
+/// A host time loop run as one persistent kernel, as the printer needs it (decided by
+/// `schedule`).
+pub struct PersistentLoop<'k> {
+    pub name: String,
+    /// The host loop: `for var in range(start, stop, step)`.
+    pub var: String,
+    pub range: &'k Range,
+    /// The loop's line, for the comment at the kernel's head.
+    pub line: usize,
+    /// The regions of one iteration, in order: phase `r` of an iteration runs `regions[r]`.
+    pub regions: Vec<&'k Kernel>,
+    /// `barrier_after[r]`: a grid-wide barrier follows phase `r`.
+    pub barrier_after: Vec<bool>,
+}
+
+/// The persistent kernel of a host time loop. Phases are numbered `iteration * R + region`; a
+/// launch runs phases `[phase_lo, phase_hi)`, each region as a grid-stride loop over its virtual
+/// programs. On the GPU one cooperative launch runs every phase, with grid barriers between
+/// dependent phases (`GRID_SYNC`); under Triton's interpreter, which runs programs one after
+/// another (a spinning barrier would never return), the launcher makes one launch per phase.
+pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<KernelCode> {
+    let analyses: Vec<Analysis> = p.regions.iter().map(|k| analyse(k)).collect();
+    let mut params: Vec<Param> = vec![];
+    for a in &analyses {
+        for param in &a.params {
+            let name = param.kernel_name();
+            if name == p.var {
+                continue; // the loop variable is the kernel's own
+            }
+            match params.iter().position(|q| q.kernel_name() == name) {
+                // A scalar that some region uses as an integer is an integer.
+                Some(i) if matches!(param, Param::IntScalar(_)) => params[i] = param.clone(),
+                Some(_) => {}
+                None => params.push(param.clone()),
+            }
+        }
+    }
+    // Same order as a kernel of one region: arrays, scalars, strides, shapes.
+    let rank = |q: &Param| match q {
+        Param::Array(_) => 0,
+        Param::IntScalar(_) | Param::FloatScalar(_) => 1,
+        Param::Stride(..) => 2,
+        Param::Shape(..) => 3,
+    };
+    params.sort_by_key(rank);
+    let mut host_args: Vec<String> = vec![];
+    let mut written: Vec<String> = vec![];
+    for a in &analyses {
+        for h in &a.host_args {
+            if *h != p.var {
+                push_unique(&mut host_args, h);
+            }
+        }
+        for x in &a.written {
+            push_unique(&mut written, x);
+        }
+    }
+    let mut used: HashSet<String> = p.regions.iter().flat_map(|k| k.names()).collect();
+    used.extend(params.iter().map(Param::kernel_name));
+    used.insert(p.var.clone());
+    let mut fresh = |base: &str| fresh_name(base, &mut used);
+    let (pid, nprog, arrived, phase, iter, region) = (
+        fresh("pid"),
+        fresh("nprog"),
+        fresh("arrived"),
+        fresh("phase"),
+        fresh("iteration"),
+        fresh("region"),
+    );
+    let start = (!matches!(p.range.start.kind, ExprKind::Int(0)))
+        .then(|| fresh(&format!("{}_start", p.var)));
+    let step =
+        (!matches!(p.range.step.kind, ExprKind::Int(1))).then(|| fresh(&format!("{}_step", p.var)));
+    let (phase_lo, phase_hi, sync) = (fresh("phase_lo"), fresh("phase_hi"), fresh("sync"));
+
+    let mut sig = signature(&params);
+    sig.extend(start.iter().chain(step.iter()).cloned());
+    sig.extend([phase_lo.clone(), phase_hi.clone(), sync.clone()]);
+    sig.push("MVL: tl.constexpr".into());
+    sig.push("GRID_SYNC: tl.constexpr".into());
+    let mut w = Writer::new(0);
+    w.line("@triton.jit");
+    w.line(format!("def {}({}):", p.name, sig.join(", ")));
+    w.indent();
+    let nregions = p.regions.len();
+    w.line(format!(
+        "# {}:{}: {}  (persistent: {} phase(s) per iteration)",
+        file.name,
+        p.line,
+        file.line_text(p.line).trim(),
+        nregions
+    ));
+    w.line(format!("{pid} = tl.program_id(0)"));
+    w.line(format!("{nprog} = tl.num_programs(0)"));
+    w.line(format!("{arrived} = tl.full((), 0, tl.int64)"));
+    w.line(format!("for {phase} in range({phase_lo}, {phase_hi}):"));
+    w.indent();
+    if nregions == 1 {
+        w.line(format!("{iter} = {phase}"));
+    } else {
+        w.line(format!("{iter} = {phase} // {nregions}"));
+        w.line(format!("{region} = {phase} - {iter} * {nregions}"));
+    }
+    let scaled = match &step {
+        Some(s) => format!("{iter} * {s}"),
+        None => iter.clone(),
+    };
+    w.line(match &start {
+        Some(s) => format!("{} = {s} + {scaled}", p.var),
+        None => format!("{} = {scaled}", p.var),
+    });
+    let coherent: HashSet<String> = written.iter().cloned().collect();
+    for (r, (k, analysis)) in p.regions.iter().zip(&analyses).enumerate() {
+        if nregions > 1 {
+            w.line(format!("if {region} == {r}:"));
+            w.indent();
+        }
+        let mut cx = Cx::new(file, k, analysis, &coherent);
+        cx.float_params = params
+            .iter()
+            .filter_map(|q| match q {
+                Param::FloatScalar(n) => Some(n.clone()),
+                _ => None,
+            })
+            .collect();
+        cx.pragma_comment(&mut w, k);
+        if k.dims.is_empty() {
+            // A `sequential for` region: one program runs it.
+            w.line(format!("if {pid} == 0:"));
+            w.indent();
+            cx.region(&mut w, k, &[])?;
+            w.dedent();
+        } else {
+            // Programs per grid axis (axis 0 innermost), then a grid-stride loop over the
+            // virtual programs of the region.
+            let ndims = k.dims.len();
+            let mut counts = vec![String::new(); ndims];
+            for (d, dim) in k.dims.iter().enumerate() {
+                let axis = ndims - 1 - d;
+                let n = fresh(&format!("n{r}_{axis}"));
+                let ExprKind::Int(s) = dim.range.step.kind else {
+                    unreachable!("schedule keeps regions with literal steps only")
+                };
+                let (from, to) = (cx.expr(&dim.range.start)?, cx.expr(&dim.range.stop)?);
+                let span = if s > 0 {
+                    format!("({to}) - ({from})")
+                } else {
+                    format!("({from}) - ({to})")
+                };
+                let trips = if s.abs() == 1 {
+                    span
+                } else {
+                    format!("tl.cdiv({span}, {})", s.abs())
+                };
+                let programs = match dim.simd {
+                    None => trips,
+                    Some(wd) => format!("tl.cdiv({trips}, {})", width_text(wd)),
+                };
+                w.line(format!("{n} = tl.maximum({programs}, 0)"));
+                counts[axis] = n;
+            }
+            let vp = fresh("vp");
+            w.line(format!(
+                "for {vp} in range({pid}, {}, {nprog}):",
+                counts.join(" * ")
+            ));
+            w.indent();
+            let mut ids = vec![String::new(); ndims];
+            if ndims == 1 {
+                ids[0] = vp.clone();
+            } else {
+                let mut rest = vp.clone();
+                for axis in 0..ndims {
+                    let id = fresh(&format!("pid{r}_{axis}"));
+                    if axis + 1 == ndims {
+                        w.line(format!("{id} = {rest}"));
+                    } else {
+                        w.line(format!("{id} = {rest} % {}", counts[axis]));
+                        let next = fresh(&format!("rest{r}_{axis}"));
+                        w.line(format!("{next} = {rest} // {}", counts[axis]));
+                        rest = next;
+                    }
+                    ids[axis] = id;
+                }
+            }
+            cx.region(&mut w, k, &ids)?;
+            w.dedent();
+        }
+        if nregions > 1 {
+            w.dedent();
+        }
+    }
+    let barriers: Vec<usize> = (0..nregions).filter(|r| p.barrier_after[*r]).collect();
+    if !barriers.is_empty() {
+        w.line("if GRID_SYNC:");
+        w.indent();
+        if barriers.len() < nregions {
+            let cond: Vec<String> = barriers
+                .iter()
+                .map(|r| format!("({region} == {r})"))
+                .collect();
+            w.line(format!("if {}:", cond.join(" | ")));
+            w.indent();
+        }
+        w.line(format!("{arrived} += {nprog}"));
+        w.line(format!("_appyc_grid_barrier({sync}, {arrived})"));
+        if barriers.len() < nregions {
+            w.dedent();
+        }
+        w.dedent();
+    }
+    w.dedent();
+    w.dedent();
+    Ok(KernelCode {
+        text: w.finish(),
+        params,
+        host_args,
+        uses_mvl: true,
+        written_arrays: written,
+    })
 }

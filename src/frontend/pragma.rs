@@ -24,6 +24,7 @@ impl Directive {
             Directive::Simd(_) => "simd",
             Directive::SequentialFor { .. } => "sequential for",
             Directive::Atomic => "atomic",
+            Directive::Persistent => "persistent for",
         }
     }
 }
@@ -225,6 +226,7 @@ fn parse_directive(body: &str, base: usize) -> Result<Directive> {
             num_warps: num_warps.flatten(),
         },
         "atomic" => Directive::Atomic,
+        "persistent for" => Directive::Persistent,
         other => unreachable!("spec directive `{other}` has no meaning in the compiler"),
     })
 }

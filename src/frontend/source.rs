@@ -32,6 +32,11 @@ impl Span {
         }
     }
 
+    /// The same span in a text that starts `by` bytes earlier.
+    pub fn shifted(self, by: usize) -> Span {
+        Span::new(self.start as usize + by, self.end as usize + by)
+    }
+
     pub fn range(self) -> std::ops::Range<usize> {
         self.start as usize..self.end as usize
     }

@@ -25,6 +25,8 @@ pub enum Directive {
         num_warps: Option<u32>,
     },
     Atomic,
+    /// `persistent for` on a host loop: run it as one persistent kernel (see `schedule`).
+    Persistent,
     /// `lo:up=>props ...` on a tensor assignment.
     Dimensions(Vec<DimPragma>),
 }

@@ -117,6 +117,8 @@ fn apply(s: &mut Stmt, p: &Pragma) -> Result<()> {
                     LoopKind::Sequential
                 }
                 Directive::Simd(w) => LoopKind::Simd(*w),
+                // A host loop stays a host loop; `schedule` reads the pragma.
+                Directive::Persistent => *kind,
                 Directive::Atomic | Directive::Dimensions(_) => {
                     return Err(Diagnostic::error(
                         p.span,
@@ -130,7 +132,10 @@ fn apply(s: &mut Stmt, p: &Pragma) -> Result<()> {
         }
         (
             StmtKind::HostBlock { what, .. },
-            Directive::ParallelFor { .. } | Directive::SequentialFor { .. } | Directive::Simd(_),
+            Directive::ParallelFor { .. }
+            | Directive::SequentialFor { .. }
+            | Directive::Simd(_)
+            | Directive::Persistent,
         ) => {
             return Err(Diagnostic::error(
                 s.span,

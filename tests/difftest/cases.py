@@ -68,6 +68,13 @@ def csr(rng, rows, cols, dtype_idx, max_nnz=40):
     return indptr, indices, data
 
 
+def distances(rng, n):
+    """Non-negative edge weights with a zero diagonal (Floyd-Warshall's input)."""
+    d = rng.uniform(1.0, 10.0, size=(n, n)).astype(F32)
+    np.fill_diagonal(d, 0.0)
+    return d
+
+
 # Reductions in fp32 are summed in a different order by the kernel: loosen atol for those.
 RED32 = {"float32": (1e-4, 1e-4)}
 SUM32 = {"float32": (1e-4, 1e-3)}
@@ -228,6 +235,27 @@ CASES = [
     # ---------------------------------------------------------------- jacobi_2d
     Case("jacobi_2d", "jacobi_2d",
          lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], 3], SIZES_2D),
+    # ---------------------------------------------------------------- time_loops (persistent)
+    # Host time loops become one persistent kernel; under the interpreter it runs one launch
+    # per phase with 3 programs, so every grid-stride loop takes several turns.
+    Case("time_loops", "jacobi_1d",
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 4], SIZES_1D, fp64_strict=True),
+    Case("time_loops", "floyd_warshall",
+         lambda r, n: [distances(r, n), n], (7, 37)),
+    Case("time_loops", "independent_phases",
+         lambda r, n: [normal(r, n), normal(r, n), normal(r, n), n, 3], SIZES_1D),
+    Case("time_loops", "shifted_steps",
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 2, 11], SIZES_1D,
+         fp64_strict=True),
+    Case("time_loops", "shifted_steps", variant="empty",   # no iteration: nothing to launch
+         make=lambda r, n: [normal(r, n), normal(r, n), n, 5, 5], sizes=(37,), mvls=(128,),
+         expect_launch=False),
+    Case("time_loops", "prefix_steps",
+         lambda r, n: [normal(r, n, F64), n, 3], (37, 150), fp64_strict=True),
+    Case("time_loops", "smooth_2d",
+         lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], 3], SIZES_2D),
+    Case("time_loops", "host_code_in_loop",
+         lambda r, n: [normal(r, n), n, 3], SIZES_1D),
     # ---------------------------------------------------------------- gesummv
     Case("gesummv", "gesummv",
          lambda r, s: [1.5, 1.2, normal(r, s, F64), normal(r, s, F64), normal(r, s[1], F64),

@@ -11,9 +11,9 @@ entry points replaced:
   16-byte alignment attributes are exactly what a real launch would specialise on), packs them with
   `JITFunction._pack_args` as `run` does, and calls `triton.compile(ASTSource(...),
   target=GPUTarget("cuda", 90, 32))`. The result (ok, or the Triton error) is recorded.
-* `Autotuner.run` does not benchmark: it calls the JITFunction's `run` once per config, with
-  `config.all_kwargs()` (MVL, num_warps, ...) merged into the keyword arguments, as its timing
-  runs would.
+* `_AppycTuning.tune` (the generated module's tuner) times nothing: it launches every candidate
+  configuration (MVL, num_warps) once, as its timing runs would, and `_appyc_persistent` makes
+  the one cooperative launch of a persistent kernel (GRID_SYNC on), without the occupancy query.
 
 Each distinct (kernel, signature, constexprs, attributes, options) is compiled once per process.
 
@@ -39,7 +39,6 @@ import torch  # noqa: E402
 import triton  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler.compiler import ASTSource, make_backend  # noqa: E402
-from triton.runtime import autotuner as _autotuner  # noqa: E402
 from triton.runtime import jit as _jit  # noqa: E402
 
 from cases import CASES  # noqa: E402
@@ -98,11 +97,21 @@ def compiling_run(self, *args, grid, warmup, **kwargs):
     return None
 
 
-def tuning_run(self, *args, **kwargs):
-    """Stands in for Autotuner.run: every config once, no benchmarking."""
-    for config in self.configs:
-        self.fn.run(*args, **kwargs, **config.all_kwargs())
-    return None
+def tuning_tune(self, key, written, launch):
+    """Stands in for `_AppycTuning.tune`: launches (compiles) every candidate configuration
+    once, as the timing runs on a GPU would, and goes on with the default. Nothing is kept in
+    `chosen`: each case compiles every candidate for its own arguments' specialisation."""
+    for config in self.candidates or (self.default,):
+        launch(config)
+    return self.default
+
+
+def persistent_launch(kernel, phases, work, args, mvl, num_warps):
+    """Stands in for `_appyc_persistent`: the one cooperative launch a GPU would make (the
+    occupancy query needs a GPU; the grid size does not change the code)."""
+    sync = torch.zeros(1, dtype=torch.int64)
+    kernel[(1,)](*args, 0, phases, sync, MVL=mvl, GRID_SYNC=True, num_warps=num_warps,
+                 launch_cooperative_grid=True)
 
 
 def _cpu_device(original):
@@ -117,7 +126,6 @@ def main(request_path, result_path):
     global _records
     request = json.loads(Path(request_path).read_text())
     _jit.JITFunction.run = compiling_run
-    _autotuner.Autotuner.run = tuning_run
     by_id = {c.id: c for c in CASES}
     modules = {}
     results = {}
@@ -131,6 +139,10 @@ def main(request_path, result_path):
                                   f"appyc_gpu_{case.sample}")
                 if hasattr(mod, "_appyc_device"):
                     mod._appyc_device = _cpu_device(mod._appyc_device)
+                if hasattr(mod, "_AppycTuning"):
+                    mod._AppycTuning.tune = tuning_tune
+                if hasattr(mod, "_appyc_persistent"):
+                    mod._appyc_persistent = persistent_launch
                 modules[case.sample] = mod
             size = case.sizes[0]
             args = case.make(np.random.default_rng(seed_for(case, size)), size)

@@ -4,7 +4,7 @@ the interpreter, which does not type-check the way the real compiler does.
 For each case (its first size only) the case's function is called once in a subprocess without
 TRITON_INTERPRET (gpu_compile.py), where launches are intercepted: each kernel is compiled with
 `triton.compile(..., target=GPUTarget("cuda", 90, 32))` using the signature, constexprs and
-alignment attributes Triton's own binder derives from the actual arguments, once per autotuner
+alignment attributes Triton's own binder derives from the actual arguments, once per tuning
 config, i.e. for each MVL in (128, 256, 512, 1024). No GPU is needed.
 
 All selected cases run in one session fixture, split by sample over a few worker processes.
@@ -23,7 +23,7 @@ from test_samples import compile_sample
 
 HERE = Path(__file__).resolve().parent
 HELPER = HERE / "gpu_compile.py"
-MVLS = {128, 256, 512, 1024}   # the generated modules' _APPYC_MVL_CANDIDATES
+MVLS = {128, 256, 512, 1024}   # the MVLs of the generated modules' _APPYC_CANDIDATES
 TEST_NAME = "test_kernels_compile_for_sm90"
 
 

@@ -1,0 +1,519 @@
+//! Launchers: the host functions that start kernels, one per region launched on its own grid
+//! and one per persistent loop. Both consult the kernel's tuning table once per call (a dict
+//! look-up keyed by size classes, see `tuning_key`) and then make one bare Triton launch.
+
+use super::python;
+use super::templates::{Launcher, Trip, Tuning};
+use super::triton::{KernelCode, Param};
+use crate::frontend::source::SourceFile;
+use crate::ir::*;
+use crate::schedule::Persistent;
+use askama::Template;
+use std::collections::HashSet;
+
+/// How launch configurations are chosen.
+#[derive(Debug, Clone, Copy)]
+pub struct LaunchOptions {
+    /// A fixed MVL (`--mvl`): no tuning.
+    pub mvl: Option<u32>,
+    /// Tune on the GPU (`--no-autotune` turns it off; so does `APPYC_AUTOTUNE=0` at run time).
+    pub autotune: bool,
+}
+
+/// The MVL Triton's interpreter runs with when nothing fixes it (APPYC_MVL overrides it).
+pub const INTERPRETER_MVL: u32 = 128;
+
+/// The MVLs tried when tuning: a bounded set (with `(1024, 8)`, five compilations and a few
+/// timed runs each, once per size class, GPU and kernel text; the prelude's
+/// `_APPYC_CANDIDATES` says the same).
+const CANDIDATE_MVLS: [u32; 4] = [128, 256, 512, 1024];
+
+/// What every launcher of a function is made with.
+pub struct LaunchContext<'a> {
+    pub file: &'a SourceFile,
+    pub opts: LaunchOptions,
+    pub sizes: SizeNames,
+}
+
+/// The scalars of a function that may key a tuning table: its parameters that the function
+/// never assigns. Their values cannot change between iterations of a host loop, so a key built
+/// from them never re-tunes inside one; loop variables and computed scalars are never in it.
+pub struct SizeNames(HashSet<String>);
+
+impl SizeNames {
+    pub fn of(func: &Function) -> Self {
+        let mut assigned: HashSet<String> = HashSet::new();
+        for s in &func.body {
+            s.walk(&mut |st| match &st.kind {
+                StmtKind::Assign { target, .. } | StmtKind::AugAssign { target, .. } => {
+                    if let ExprKind::Name(n) = &target.kind {
+                        assigned.insert(n.clone());
+                    }
+                }
+                StmtKind::For { var, .. } => {
+                    assigned.insert(var.clone());
+                }
+                _ => {}
+            });
+        }
+        SizeNames(
+            func.params
+                .iter()
+                .filter(|p| !assigned.contains(*p))
+                .cloned()
+                .collect(),
+        )
+    }
+}
+
+/// The tuning key of a kernel: the size class (next power of two) of every integer parameter
+/// that is an extent (`A.shape[d]`, or an unassigned integer parameter of the function), then
+/// the dtype of every array. Never a float, a loop variable or a computed scalar.
+pub fn tuning_key(params: &[Param], sizes: &SizeNames) -> Vec<String> {
+    let mut key = vec![];
+    for p in params {
+        match p {
+            Param::IntScalar(n) if sizes.0.contains(n) => key.push(format!("_appyc_size({n})")),
+            Param::Shape(..) => key.push(format!("_appyc_size({})", p.host_value())),
+            _ => {}
+        }
+    }
+    for p in params {
+        if let Param::Array(a) = p {
+            key.push(format!("{a}.dtype"));
+        }
+    }
+    key
+}
+
+/// FNV-1a: a stable hash of the kernel's text for the tuning cache (the same text on every
+/// platform and run, unlike std's randomly seeded hasher).
+fn text_hash(text: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+fn tuple(items: &[String]) -> String {
+    match items.len() {
+        1 => format!("{},", items[0]),
+        _ => items.join(", "),
+    }
+}
+
+/// The tuning table and its use, for a kernel that has an MVL.
+fn tuning(
+    kernel: &str,
+    code: &KernelCode,
+    default_mvl: u32,
+    num_warps: Option<u32>,
+    args: &[String],
+    opts: LaunchOptions,
+    sizes: &SizeNames,
+) -> Tuning {
+    let warps = num_warps.unwrap_or(4);
+    let (default, candidates) = match (opts.mvl, opts.autotune) {
+        (Some(m), _) => (format!("({m}, {warps})"), "()".to_string()),
+        (None, false) => (format!("({default_mvl}, {warps})"), "()".to_string()),
+        (None, true) => {
+            // The prelude's `_APPYC_CANDIDATES` also tries wide vectors with 8 warps; a
+            // pragma's num_warps fixes the warps.
+            let candidates = match num_warps {
+                None => "_APPYC_CANDIDATES".to_string(),
+                Some(w) => format!(
+                    "({})",
+                    CANDIDATE_MVLS
+                        .iter()
+                        .map(|m| format!("({m}, {w})"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            (format!("({default_mvl}, {warps})"), candidates)
+        }
+    };
+    Tuning {
+        table: format!("{kernel}_tuning"),
+        hash: text_hash(&format!("{}{candidates}", code.text)),
+        default,
+        candidates,
+        key: tuple(&tuning_key(&code.params, sizes)),
+        written: tuple(&code.written_arrays),
+        args: args.iter().map(|a| format!("{a}, ")).collect(),
+    }
+}
+
+/// The default MVL without tuning, by kernel kind: wide vectors for element-wise grids, where
+/// each program does one vector of work; narrower ones where a program loops over vectors.
+fn default_mvl(kernels: &[&Kernel]) -> u32 {
+    let mut loops = false;
+    for k in kernels {
+        for s in &k.body {
+            s.walk(&mut |st| loops |= matches!(st.kind, StmtKind::For { .. }));
+        }
+    }
+    if loops {
+        256
+    } else {
+        1024
+    }
+}
+
+/// Launch checks the launcher can evaluate (every name is one of its arguments), then the
+/// temporaries. Extents that depend on kernel variables (`:i + 1`) cannot be checked on the
+/// host; the kernel's loops cover any length, so nothing is truncated either way.
+fn prologue(kernels: &[&Kernel], host_args: &[String], file: &SourceFile) -> Vec<String> {
+    let mut out = vec![];
+    for k in kernels {
+        for check in &k.checks {
+            let (exprs, span) = match check {
+                LaunchCheck::AtMost(e, _, span) => (vec![e], span),
+                LaunchCheck::Equal(a, b, span) => (vec![a, b], span),
+            };
+            let mut names = vec![];
+            for e in &exprs {
+                e.walk(&mut |x| match &x.kind {
+                    ExprKind::Name(v) => names.push(v.clone()),
+                    ExprKind::Shape { array, .. } => names.push(array.clone()),
+                    _ => {}
+                });
+            }
+            if !names.iter().all(|v| host_args.contains(v)) {
+                continue;
+            }
+            let at = format!("{}:{}", file.name, file.line_of(span.start as usize));
+            let line = match check {
+                LaunchCheck::AtMost(e, n, _) => {
+                    let text = python::expr(e);
+                    format!("if {text} > {n}:\n        raise ValueError(f\"{at}: a dimension of length {{{text}}} exceeds its le({n})\")")
+                }
+                LaunchCheck::Equal(a, b, _) => {
+                    let (ta, tb) = (python::expr(a), python::expr(b));
+                    format!("if {ta} != {tb}:\n        raise ValueError(f\"{at}: slices of lengths {{{ta}}} and {{{tb}}} do not broadcast\")")
+                }
+            };
+            if !out.contains(&line) {
+                out.push(line);
+            }
+        }
+    }
+    for k in kernels {
+        for (tmp, like) in &k.temps {
+            out.push(format!("{tmp} = torch.empty_like({like})"));
+        }
+    }
+    out
+}
+
+fn without_temps(code: &KernelCode, kernels: &[&Kernel]) -> Vec<String> {
+    code.host_args
+        .iter()
+        .filter(|a| !kernels.iter().any(|k| k.temps.iter().any(|(t, _)| t == *a)))
+        .cloned()
+        .collect()
+}
+
+/// The launcher's own parameters: the host arguments, plus the configuration trial launches pass.
+fn params(args: &[String], tuned: bool) -> Vec<String> {
+    let mut p = args.to_vec();
+    if tuned {
+        p.push("_appyc_config=None".into());
+    }
+    p
+}
+
+fn width_host(w: Width) -> String {
+    match w {
+        Width::Mvl => "_appyc_mvl".into(),
+        Width::Fixed(n) => n.to_string(),
+    }
+}
+
+/// The launcher of a region on its own grid. Returns the launcher and its host arguments.
+pub fn region_launcher(
+    cx: &LaunchContext,
+    name: &str,
+    code: &KernelCode,
+    k: &Kernel,
+) -> (String, Vec<String>) {
+    let (file, opts, sizes) = (cx.file, cx.opts, &cx.sizes);
+    let host_args = without_temps(code, &[k]);
+    let mut trips = vec![];
+    let mut per_dim = vec![];
+    for d in &k.dims {
+        let t = format!("n_{}", d.var);
+        let [start, stop, step] = [&d.range.start, &d.range.stop, &d.range.step].map(python::expr);
+        if [&start, &stop, &step]
+            .iter()
+            .any(|e| e.contains("appy.MVL"))
+        {
+            // A loop stepping by MVL: its trip count is known once MVL is chosen.
+            let mvl = |e: &str| e.replace("appy.MVL", "_appyc_mvl");
+            per_dim.push(format!(
+                "_appyc_trip({}, {}, {})",
+                mvl(&start),
+                mvl(&stop),
+                mvl(&step)
+            ));
+            trips.push(Trip {
+                name: t,
+                start,
+                stop,
+                step: "1".into(),
+            });
+            continue;
+        }
+        per_dim.push(match d.simd {
+            None => t.clone(),
+            Some(w) => format!("triton.cdiv({t}, {})", width_host(w)),
+        });
+        trips.push(Trip {
+            name: t,
+            start,
+            stop,
+            step,
+        });
+    }
+    let prologue = prologue(&[k], &host_args, file);
+    // Triton limits grid axes 1 and 2 to 65535 programs (axis 0, the innermost loop, to 2**31-1).
+    let ndims = k.dims.len();
+    let mut grid_checks = vec![];
+    for (d, dim) in k.dims.iter().enumerate() {
+        let axis = ndims - 1 - d;
+        if axis > 0 {
+            let at = format!("{}:{}", file.name, file.line_of(dim.span.start as usize));
+            grid_checks.push(format!("if {} > 65535:", per_dim[d]));
+            grid_checks.push(format!(
+                "    raise ValueError(f\"{at}: the parallel loop over `{}` has {{{}}} iterations; Triton's grid axis {axis} takes at most 65535\")",
+                dim.var, per_dim[d]
+            ));
+        }
+    }
+    per_dim.reverse(); // innermost loop on axis 0
+    if per_dim.is_empty() {
+        per_dim.push("1".into());
+    }
+    let tuning = code.uses_mvl.then(|| {
+        tuning(
+            &k.name,
+            code,
+            default_mvl(&[k]),
+            k.num_warps,
+            &host_args,
+            opts,
+            sizes,
+        )
+    });
+    let mut options = vec![];
+    if tuning.is_some() {
+        options.push("MVL=_appyc_mvl, num_warps=_appyc_warps".to_string());
+    } else if let Some(w) = k.num_warps {
+        options.push(format!("num_warps={w}"));
+    }
+    let call: Vec<String> = code.params.iter().map(Param::host_value).collect();
+    let mut launch = grid_checks;
+    launch.push(format!("{}[({},)](", k.name, per_dim.join(", ")));
+    launch.push(format!("    {},", call.join(", ")));
+    for o in options {
+        launch.push(format!("    {o},"));
+    }
+    launch.push(")".into());
+    let empty_test = trips
+        .iter()
+        .map(|t| format!("{} <= 0", t.name))
+        .collect::<Vec<_>>()
+        .join(" or ");
+    let line = file.line_of(k.span.start as usize);
+    let l = Launcher {
+        launcher: name,
+        kernel: &k.name,
+        doc: format!(
+            "Launches {} for the region at {}:{line}.",
+            k.name, file.name
+        ),
+        params: params(&host_args, tuning.is_some()),
+        prologue,
+        trips,
+        empty_test,
+        tuning,
+        launch,
+    };
+    (l.render().expect("launcher template renders"), host_args)
+}
+
+/// The launcher of a persistent loop: one launch of its kernel for the whole loop. Returns the
+/// launcher and its host arguments.
+pub fn persistent_launcher(
+    cx: &LaunchContext,
+    name: &str,
+    kernel: &str,
+    code: &KernelCode,
+    p: &Persistent,
+    regions: &[&Kernel],
+) -> (String, Vec<String>) {
+    let (file, opts, sizes) = (cx.file, cx.opts, &cx.sizes);
+    let mut host_args = without_temps(code, regions);
+    // The loop's bounds are evaluated on the host, as Python does once before the loop.
+    for e in [&p.range.start, &p.range.stop, &p.range.step] {
+        e.walk(&mut |x| match &x.kind {
+            ExprKind::Name(n) | ExprKind::Shape { array: n, .. } if !host_args.contains(n) => {
+                host_args.push(n.clone())
+            }
+            _ => {}
+        });
+    }
+    let [start, stop, step] = [&p.range.start, &p.range.stop, &p.range.step].map(python::expr);
+    let trip = format!("n_{}", p.var);
+    let mut call: Vec<String> = code.params.iter().map(Param::host_value).collect();
+    if !matches!(p.range.start.kind, ExprKind::Int(0)) {
+        call.push(start.clone());
+    }
+    if !matches!(p.range.step.kind, ExprKind::Int(1)) {
+        call.push(step.clone());
+    }
+    // How many programs the widest region can use, when the host knows it without running the
+    // loop: more would only wait at the barriers.
+    let mut work = vec![];
+    for k in regions {
+        let mut programs = vec![];
+        for d in &k.dims {
+            let exprs = [&d.range.start, &d.range.stop, &d.range.step];
+            let known = exprs.iter().all(|e| {
+                !e.mentions(&p.var)
+                    && !e.any(&mut |x| {
+                        matches!(x.kind, ExprKind::Subscript { .. })
+                            || matches!(&x.kind, ExprKind::Name(n) if !host_args.contains(n))
+                    })
+            });
+            if !known {
+                programs.clear();
+                work.clear();
+                break;
+            }
+            let [a, b, c] = exprs.map(python::expr);
+            let trips = format!("_appyc_trip({a}, {b}, {c})");
+            programs.push(match d.simd {
+                None => trips,
+                Some(w) => format!("triton.cdiv({trips}, {})", width_host(w)),
+            });
+        }
+        if k.dims.is_empty() {
+            programs.push("1".into());
+        }
+        if programs.is_empty() {
+            work.clear();
+            break;
+        }
+        let programs = programs.join(" * ");
+        if !work.contains(&programs) {
+            work.push(programs);
+        }
+    }
+    let work = match work.len() {
+        0 => "None".to_string(),
+        1 => work.remove(0),
+        _ => format!("max({})", work.join(", ")),
+    };
+    let num_warps = regions.iter().find_map(|k| k.num_warps);
+    let tuning = tuning(
+        kernel,
+        code,
+        default_mvl(regions),
+        num_warps,
+        &host_args,
+        opts,
+        sizes,
+    );
+    let phases = match regions.len() {
+        1 => trip.clone(),
+        n => format!("{trip} * {n}"),
+    };
+    let launch = vec![
+        "_appyc_persistent(".to_string(),
+        format!("    {kernel}, {phases}, {work},"),
+        format!("    ({}),", tuple(&call)),
+        "    _appyc_mvl, _appyc_warps,".to_string(),
+        ")".to_string(),
+    ];
+    let line = file.line_of(p.loop_span.start as usize);
+    let l = Launcher {
+        launcher: name,
+        kernel,
+        doc: format!(
+            "Runs the loop at {}:{line} on the GPU: one launch of the persistent kernel {kernel}.",
+            file.name
+        ),
+        params: params(&host_args, true),
+        prologue: prologue(regions, &host_args, file),
+        trips: vec![Trip {
+            name: trip.clone(),
+            start,
+            stop,
+            step,
+        }],
+        empty_test: format!("{trip} <= 0"),
+        tuning: Some(tuning),
+        launch,
+    };
+    (l.render().expect("launcher template renders"), host_args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sizes(params: &[&str], body_src: &str) -> SizeNames {
+        let src = format!("def f({}):\n{body_src}", params.join(", "));
+        let module =
+            <rustpython_ast::Suite as rustpython_parser::Parse>::parse(&src, "t.py").unwrap();
+        let rustpython_ast::Stmt::FunctionDef(f) = &module[0] else {
+            panic!()
+        };
+        SizeNames::of(&crate::frontend::lower::lower_function(f))
+    }
+
+    #[test]
+    fn keys_hold_extents_and_dtypes_only() {
+        let s = sizes(
+            &["A", "N", "alpha", "k0"],
+            "    M = N - 1\n    for k in range(N):\n        pass\n",
+        );
+        let params = vec![
+            Param::Array("A".into()),
+            Param::IntScalar("N".into()),
+            Param::IntScalar("M".into()),
+            Param::IntScalar("k".into()),
+            Param::FloatScalar("alpha".into()),
+            Param::Stride("A".into(), 0),
+            Param::Shape("A".into(), 1),
+        ];
+        assert_eq!(
+            tuning_key(&params, &s),
+            vec!["_appyc_size(N)", "_appyc_size(A.shape[1])", "A.dtype"]
+        );
+    }
+
+    #[test]
+    fn a_parameter_the_function_reassigns_is_not_a_size() {
+        let s = sizes(&["A", "N"], "    N = N // 2\n");
+        let params = vec![Param::Array("A".into()), Param::IntScalar("N".into())];
+        assert_eq!(tuning_key(&params, &s), vec!["A.dtype"]);
+    }
+
+    #[test]
+    fn a_host_loop_variable_is_never_a_size() {
+        let s = sizes(&["A", "N", "k"], "    for k in range(N):\n        pass\n");
+        let params = vec![Param::IntScalar("k".into()), Param::IntScalar("N".into())];
+        assert_eq!(tuning_key(&params, &s), vec!["_appyc_size(N)"]);
+    }
+
+    #[test]
+    fn the_hash_is_stable_and_sees_every_byte() {
+        assert_eq!(text_hash("abc"), text_hash("abc"));
+        assert_ne!(text_hash("abc"), text_hash("abd"));
+        assert_eq!(text_hash(""), "cbf29ce484222325");
+    }
+}

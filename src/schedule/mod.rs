@@ -1,0 +1,459 @@
+//! schedule: decides how a function's outlined regions are launched. Contract: every kernel is
+//! launched exactly once per execution of its region, either by a launch of its own or as a
+//! phase of the persistent kernel of the host loop around it, and a grid barrier separates two
+//! phases whenever one writes an array the other reads or writes.
+//!
+//! A host `for ... in range(...)` loop becomes one persistent kernel when its body is nothing
+//! but parallel regions (the paper's "autonomous execution": the time loop runs on the GPU and
+//! the host launches once). That happens by itself for every eligible loop unless automatic
+//! persistence is off; `#pragma persistent for` demands it, and then an ineligible loop is an
+//! error that says why.
+
+use crate::diag::{Diagnostic, Result};
+use crate::frontend::source::{SourceFile, Span};
+use crate::ir::pragma::Directive;
+use crate::ir::*;
+use rustpython_parser::lexer::lex;
+use rustpython_parser::{Mode, Tok};
+use std::collections::HashSet;
+
+/// How the regions of one function are launched, in source order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Launch {
+    /// `kernels[i]` on its own grid, one launch per execution of the region.
+    Region(usize),
+    Persistent(Box<Persistent>),
+}
+
+/// A host loop run as one persistent kernel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Persistent {
+    pub var: String,
+    pub range: Range,
+    /// The host loop in the source, its pragma included: the text the launch replaces.
+    pub span: Span,
+    /// The `for` statement alone.
+    pub loop_span: Span,
+    /// Indices into the function's kernels, in the order one iteration runs them.
+    pub regions: Vec<usize>,
+    /// `barrier_after[r]`: a grid barrier follows phase `r` (cyclically: after the last phase
+    /// of an iteration comes the first of the next).
+    pub barrier_after: Vec<bool>,
+}
+
+pub fn run(
+    file: &SourceFile,
+    func: &Function,
+    kernels: &[Kernel],
+    automatic: bool,
+) -> Result<Vec<Launch>> {
+    let mut persistent = vec![];
+    let cx = Cx {
+        file,
+        func,
+        kernels,
+        automatic,
+    };
+    cx.find_loops(&func.body, &mut persistent)?;
+    let mut launches = vec![];
+    for (i, _) in kernels.iter().enumerate() {
+        match persistent.iter().find(|p| p.regions.contains(&i)) {
+            Some(p) if p.regions[0] == i => launches.push(Launch::Persistent(Box::new(p.clone()))),
+            Some(_) => {}
+            None => launches.push(Launch::Region(i)),
+        }
+    }
+    Ok(launches)
+}
+
+struct Cx<'a> {
+    file: &'a SourceFile,
+    func: &'a Function,
+    kernels: &'a [Kernel],
+    automatic: bool,
+}
+
+impl Cx<'_> {
+    fn find_loops(&self, stmts: &[Stmt], out: &mut Vec<Persistent>) -> Result<()> {
+        let (kernels, automatic) = (self.kernels, self.automatic);
+        for s in stmts {
+            match &s.kind {
+                StmtKind::For {
+                    kind: LoopKind::Plain,
+                    var,
+                    range,
+                    body,
+                    ..
+                } => {
+                    let requested =
+                        matches!(&s.pragma, Some(p) if p.directive == Directive::Persistent);
+                    if requested || automatic {
+                        match self.eligible(s, var, body) {
+                            Ok(regions) => {
+                                let barrier_after = barriers(&regions, kernels);
+                                out.push(Persistent {
+                                    var: var.clone(),
+                                    range: range.clone(),
+                                    span: s.pragma.as_ref().map_or(s.span, |p| p.span.to(s.span)),
+                                    loop_span: s.span,
+                                    regions,
+                                    barrier_after,
+                                });
+                                continue;
+                            }
+                            Err((why, at)) if requested => {
+                                return Err(Diagnostic::error(
+                                at,
+                                "`#pragma persistent for`: this loop cannot run as one persistent kernel",
+                            )
+                            .with_label(why)
+                            .with_help("remove the pragma to launch each region on its own"));
+                            }
+                            Err(_) => {}
+                        }
+                    }
+                    self.find_loops(body, out)?;
+                }
+                StmtKind::For { body, .. } | StmtKind::HostBlock { body, .. } => {
+                    self.find_loops(body, out)?
+                }
+                StmtKind::If { body, orelse, .. } => {
+                    self.find_loops(body, out)?;
+                    self.find_loops(orelse, out)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The regions of a host loop that can run as one persistent kernel, or why it cannot (and
+    /// where).
+    fn eligible(
+        &self,
+        the_loop: &Stmt,
+        var: &str,
+        body: &[Stmt],
+    ) -> std::result::Result<Vec<usize>, (String, Span)> {
+        let kernels = self.kernels;
+        let mut regions = vec![];
+        for s in body {
+            if matches!(s.kind, StmtKind::Pass) {
+                continue;
+            }
+            let Some(k) = kernels
+                .iter()
+                .position(|k| k.span.start <= s.span.start && s.span.end <= k.span.end)
+            else {
+                return Err((
+                    "its body holds host code, which would need the host between iterations".into(),
+                    s.span,
+                ));
+            };
+            regions.push(k);
+        }
+        if regions.is_empty() {
+            return Err(("its body holds no parallel region".into(), the_loop.span));
+        }
+        // The loop variable lives in the kernel: nothing after the loop may read its last value.
+        // Host code is not all in the IR (`return t` is not), so the source's tokens decide.
+        if let Some(at) = self.name_outside(var, the_loop.span) {
+            return Err((
+                format!("`{var}` is used outside the loop, where the kernel's value is not seen"),
+                at,
+            ));
+        }
+        let mut temps: HashSet<&str> = HashSet::new();
+        for &r in &regions {
+            let k = &kernels[r];
+            if k.names().contains(var) && assigns(k, var) {
+                return Err((
+                    format!("a region assigns the loop variable `{var}`"),
+                    k.span,
+                ));
+            }
+            for d in &k.dims {
+                let literal = matches!(d.range.step.kind, ExprKind::Int(s) if s != 0);
+                let mvl = [&d.range.start, &d.range.stop, &d.range.step]
+                    .iter()
+                    .any(|e| e.mentions("appy.MVL"));
+                if !literal || mvl {
+                    return Err((
+                    "a parallel loop's step is not a literal, so its trip count cannot be computed in the kernel".into(),
+                    d.span,
+                ));
+                }
+            }
+            for (t, _) in &k.temps {
+                if !temps.insert(t) {
+                    return Err((
+                        format!("two regions need a temporary array named `{t}`"),
+                        k.span,
+                    ));
+                }
+            }
+        }
+        Ok(regions)
+    }
+
+    /// The first token naming `name` in the function but outside `span`.
+    fn name_outside(&self, name: &str, span: Span) -> Option<Span> {
+        let (start, end) = (self.func.span.start as usize, self.func.span.end as usize);
+        let base = self.file.line_start(self.file.line_of(start));
+        let text = &self.file.text[base..end];
+        lex(text, Mode::Module).flatten().find_map(|(tok, range)| {
+            let at = Span::from(range).shifted(base);
+            let inside = span.start <= at.start && at.end <= span.end;
+            matches!(tok, Tok::Name { name: n } if n == name && !inside).then_some(at)
+        })
+    }
+}
+
+fn assigns(k: &Kernel, var: &str) -> bool {
+    let mut found = false;
+    for s in &k.body {
+        s.walk(&mut |st| match &st.kind {
+            StmtKind::Assign { target, .. } => {
+                found |= matches!(&target.kind, ExprKind::Name(n) if n == var)
+            }
+            StmtKind::For { var: v, .. } => found |= v == var,
+            _ => {}
+        });
+    }
+    found
+}
+
+/// Arrays a region reads and arrays it writes (temporaries included).
+fn accesses(k: &Kernel) -> (HashSet<String>, HashSet<String>) {
+    let (mut reads, mut writes) = (HashSet::new(), HashSet::new());
+    let read = |e: &Expr, reads: &mut HashSet<String>| {
+        e.walk(&mut |x| {
+            if let ExprKind::Subscript { array, .. } = &x.kind {
+                reads.insert(array.clone());
+            }
+        })
+    };
+    for d in &k.dims {
+        for e in [&d.range.start, &d.range.stop, &d.range.step] {
+            read(e, &mut reads);
+        }
+    }
+    for s in &k.body {
+        s.walk(&mut |st| {
+            if let StmtKind::Assign { target, value, .. } = &st.kind {
+                if let ExprKind::Subscript { array, indices } = &target.kind {
+                    writes.insert(array.clone());
+                    for ix in indices {
+                        if let Index::At(e) = ix {
+                            read(e, &mut reads);
+                        }
+                    }
+                }
+                read(value, &mut reads);
+            } else {
+                for e in st.exprs() {
+                    read(e, &mut reads);
+                }
+            }
+        });
+    }
+    for (t, _) in &k.temps {
+        writes.insert(t.clone());
+    }
+    (reads, writes)
+}
+
+/// Where grid barriers go: before a phase that conflicts with any phase run since the last
+/// barrier (a write of one meets a read or write of the other), following the loop around
+/// until nothing changes. A region also conflicts with its own next iteration.
+fn barriers(regions: &[usize], kernels: &[Kernel]) -> Vec<bool> {
+    let acc: Vec<_> = regions.iter().map(|&r| accesses(&kernels[r])).collect();
+    let conflict = |a: usize, b: usize| {
+        let ((ra, wa), (rb, wb)) = (&acc[a], &acc[b]);
+        wa.iter().any(|x| rb.contains(x) || wb.contains(x)) || ra.iter().any(|x| wb.contains(x))
+    };
+    let n = regions.len();
+    let mut after = vec![false; n];
+    loop {
+        let before = after.clone();
+        // Three laps reach the steady state of the pending set whatever the flags are.
+        let mut pending: Vec<usize> = vec![];
+        for step in 0..3 * n {
+            let r = step % n;
+            if pending.iter().any(|&m| conflict(m, r)) {
+                after[(r + n - 1) % n] = true;
+                pending.clear();
+            }
+            pending.push(r);
+            if after[r] {
+                pending.clear();
+            }
+        }
+        if after == before {
+            return after;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::lower::lower_function;
+    use crate::frontend::pragma::collect_pragmas;
+    use crate::frontend::source::SourceFile;
+    use rustpython_parser::Parse;
+
+    fn schedule(src: &str, automatic: bool) -> Result<(Vec<Kernel>, Vec<Launch>)> {
+        let file = SourceFile::new("t.py", src);
+        let module = rustpython_ast::Suite::parse(src, "t.py").unwrap();
+        let rustpython_ast::Stmt::FunctionDef(f) = &module[0] else {
+            panic!()
+        };
+        let mut func = lower_function(f);
+        crate::passes::normalize::run(&mut func);
+        let pragmas = collect_pragmas(&file)?;
+        crate::passes::attach_pragmas::run(&mut func, &pragmas, &file)?;
+        let kernels = crate::passes::outline::run(&func)?;
+        let launches = run(&file, &func, &kernels, automatic)?;
+        Ok((kernels, launches))
+    }
+
+    const JACOBI: &str = "def f(A, B, N, T):
+    for t in range(T):
+        #pragma parallel for
+        for i in range(1, N - 1):
+            B[i] = A[i - 1] + A[i + 1]
+        #pragma parallel for
+        for i in range(1, N - 1):
+            A[i] = B[i - 1] + B[i + 1]
+";
+
+    fn persistent(l: &Launch) -> &Persistent {
+        match l {
+            Launch::Persistent(p) => p,
+            other => panic!("not persistent: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_time_loop_of_regions_becomes_one_persistent_kernel() {
+        let (_, launches) = schedule(JACOBI, true).unwrap();
+        assert_eq!(launches.len(), 1);
+        let p = persistent(&launches[0]);
+        assert_eq!(p.var, "t");
+        assert_eq!(p.regions, vec![0, 1]);
+        // B is written then read by the other phase, A likewise: a barrier after each.
+        assert_eq!(p.barrier_after, vec![true, true]);
+    }
+
+    #[test]
+    fn automatic_persistence_can_be_turned_off() {
+        let (_, launches) = schedule(JACOBI, false).unwrap();
+        assert_eq!(launches, vec![Launch::Region(0), Launch::Region(1)]);
+    }
+
+    #[test]
+    fn independent_phases_share_a_barrier() {
+        // The two first regions touch different arrays: one barrier after the second suffices
+        // (the third reads what both wrote), and one after the third (the next iteration's
+        // first region writes X, which the third reads).
+        let src = "def f(X, Y, Z, N, T):
+    for t in range(T):
+        #pragma parallel for
+        for i in range(N):
+            X[i] = X[i] + 1.0
+        #pragma parallel for
+        for i in range(N):
+            Y[i] = Y[i] * 2.0
+        #pragma parallel for
+        for i in range(N):
+            Z[i] = X[N - 1 - i] + Y[N - 1 - i]
+";
+        let (_, launches) = schedule(src, true).unwrap();
+        assert_eq!(
+            persistent(&launches[0]).barrier_after,
+            vec![false, true, true]
+        );
+    }
+
+    #[test]
+    fn a_region_that_reads_what_it_wrote_last_iteration_gets_a_barrier() {
+        let src = "def f(P, N):
+    for k in range(N):
+        #pragma parallel for
+        for i in range(N):
+            #pragma simd
+            for j in range(N):
+                P[i, j] = min(P[i, j], P[i, k] + P[k, j])
+";
+        let (_, launches) = schedule(src, true).unwrap();
+        let p = persistent(&launches[0]);
+        assert_eq!(p.var, "k");
+        assert_eq!(p.barrier_after, vec![true]);
+    }
+
+    #[test]
+    fn host_code_in_the_body_keeps_separate_launches() {
+        let src = "def f(A, N, T):
+    for t in range(T):
+        s = t * 2
+        #pragma parallel for
+        for i in range(N):
+            A[i] = A[i] + s
+";
+        let (_, launches) = schedule(src, true).unwrap();
+        assert_eq!(launches, vec![Launch::Region(0)]);
+    }
+
+    #[test]
+    fn the_loop_variable_read_after_the_loop_keeps_separate_launches() {
+        let src = "def f(A, N, T):
+    for t in range(T):
+        #pragma parallel for
+        for i in range(N):
+            A[i] = A[i] + 1.0
+    return t
+";
+        let (_, launches) = schedule(src, true).unwrap();
+        assert_eq!(launches, vec![Launch::Region(0)]);
+    }
+
+    #[test]
+    fn a_requested_persistent_loop_that_cannot_be_is_an_error() {
+        let src = "def f(A, N, T):
+    #pragma persistent for
+    for t in range(T):
+        s = t * 2
+        #pragma parallel for
+        for i in range(N):
+            A[i] = A[i] + s
+";
+        let err = schedule(src, false).unwrap_err();
+        assert!(
+            err.message.contains("cannot run as one persistent kernel"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn a_requested_persistent_loop_is_made_even_when_automatic_is_off() {
+        let src = JACOBI.replace("    for t", "    #pragma persistent for\n    for t");
+        let (_, launches) = schedule(&src, false).unwrap();
+        assert_eq!(persistent(&launches[0]).regions, vec![0, 1]);
+    }
+
+    #[test]
+    fn only_the_innermost_eligible_loop_of_a_nest_is_persistent() {
+        // The outer loop's body is a host loop, not a region: the inner loop is taken.
+        let src = "def f(A, N, T):
+    for s in range(3):
+        for t in range(T):
+            #pragma parallel for
+            for i in range(N):
+                A[i] = A[i] + 1.0
+";
+        let (_, launches) = schedule(src, true).unwrap();
+        assert_eq!(persistent(&launches[0]).var, "t");
+    }
+}
