@@ -21,7 +21,7 @@ import triton.language as tl
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
 _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 # Launch configurations (MVL, num_warps) tried when tuning.
-_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (1024, 8))
+_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
 
 
 def _appyc_interpreter_mvl(default):
@@ -61,7 +61,7 @@ class _AppycTuning:
     def _choose(self, key, written, launch):
         if _APPYC_INTERPRET:
             mvl = self.default[0] if not self.candidates else 128
-            return (_appyc_interpreter_mvl(mvl), self.default[1])
+            return (_appyc_interpreter_mvl(mvl),) + self.default[1:]
         if not self.candidates or os.environ.get("APPYC_AUTOTUNE", "1") == "0":
             return self.default
         gpu = torch.cuda.get_device_name(written[0].device)
@@ -150,11 +150,6 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
-def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step)."""
-    return len(range(int(start), int(stop), int(step)))
-
-
 
 @triton.jit
 def _scatter_max_kernel0(keys, out, vals, N, keys_stride0, out_stride0, vals_stride0, MVL: tl.constexpr):
@@ -170,7 +165,7 @@ _scatter_max_kernel0_tuning = _AppycTuning("_scatter_max_kernel0", "6cf028fb5ede
 
 def _launch_scatter_max_kernel0(keys, out, vals, N, _appyc_config=None):
     """Launches _scatter_max_kernel0 for the region at samples/atomic_minmax_hist.py:12."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = int(N)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -181,7 +176,7 @@ def _launch_scatter_max_kernel0(keys, out, vals, N, _appyc_config=None):
                 _appyc_key, (out,), lambda config: _launch_scatter_max_kernel0(keys, out, vals, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _scatter_max_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _scatter_max_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         keys, out, vals, N, keys.stride(0), out.stride(0), vals.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
@@ -204,7 +199,7 @@ _scatter_min_simd_kernel0_tuning = _AppycTuning("_scatter_min_simd_kernel0", "9d
 
 def _launch_scatter_min_simd_kernel0(out, keys, vals, N, _appyc_config=None):
     """Launches _scatter_min_simd_kernel0 for the region at samples/atomic_minmax_hist.py:20."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = int(N)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -215,7 +210,7 @@ def _launch_scatter_min_simd_kernel0(out, keys, vals, N, _appyc_config=None):
                 _appyc_key, (out,), lambda config: _launch_scatter_min_simd_kernel0(out, keys, vals, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _scatter_min_simd_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _scatter_min_simd_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         out, keys, vals, N, out.stride(0), keys.stride(0), vals.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
@@ -239,7 +234,7 @@ _scatter_min_int_kernel0_tuning = _AppycTuning("_scatter_min_int_kernel0", "447e
 
 def _launch_scatter_min_int_kernel0(keys, out, ivals, N, _appyc_config=None):
     """Launches _scatter_min_int_kernel0 for the region at samples/atomic_minmax_hist.py:27."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = int(N)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -250,7 +245,7 @@ def _launch_scatter_min_int_kernel0(keys, out, ivals, N, _appyc_config=None):
                 _appyc_key, (out,), lambda config: _launch_scatter_min_int_kernel0(keys, out, ivals, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _scatter_min_int_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _scatter_min_int_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         keys, out, ivals, N, keys.stride(0), out.stride(0), ivals.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
@@ -273,7 +268,7 @@ _histogram_kernel0_tuning = _AppycTuning("_histogram_kernel0", "c74d3fcf8a94d78c
 
 def _launch_histogram_kernel0(hist, bins, N, _appyc_config=None):
     """Launches _histogram_kernel0 for the region at samples/atomic_minmax_hist.py:35."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = int(N)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -284,7 +279,7 @@ def _launch_histogram_kernel0(hist, bins, N, _appyc_config=None):
                 _appyc_key, (hist,), lambda config: _launch_histogram_kernel0(hist, bins, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _histogram_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _histogram_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         hist, bins, N, hist.stride(0), bins.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
@@ -308,7 +303,7 @@ _histogram64_kernel0_tuning = _AppycTuning("_histogram64_kernel0", "edf280916b8b
 
 def _launch_histogram64_kernel0(bins, hist, N, _appyc_config=None):
     """Launches _histogram64_kernel0 for the region at samples/atomic_minmax_hist.py:42."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = int(N)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -319,7 +314,7 @@ def _launch_histogram64_kernel0(bins, hist, N, _appyc_config=None):
                 _appyc_key, (hist,), lambda config: _launch_histogram64_kernel0(bins, hist, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _histogram64_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _histogram64_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         bins, hist, N, bins.stride(0), hist.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )

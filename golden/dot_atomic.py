@@ -19,7 +19,7 @@ import triton.language as tl
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
 _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 # Launch configurations (MVL, num_warps) tried when tuning.
-_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (1024, 8))
+_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
 
 
 def _appyc_interpreter_mvl(default):
@@ -59,7 +59,7 @@ class _AppycTuning:
     def _choose(self, key, written, launch):
         if _APPYC_INTERPRET:
             mvl = self.default[0] if not self.candidates else 128
-            return (_appyc_interpreter_mvl(mvl), self.default[1])
+            return (_appyc_interpreter_mvl(mvl),) + self.default[1:]
         if not self.candidates or os.environ.get("APPYC_AUTOTUNE", "1") == "0":
             return self.default
         gpu = torch.cuda.get_device_name(written[0].device)
@@ -148,11 +148,6 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
-def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step)."""
-    return len(range(int(start), int(stop), int(step)))
-
-
 
 @triton.jit
 def _dot_kernel0(s, A, B, N, s_stride0, A_stride0, B_stride0, MVL: tl.constexpr):
@@ -167,7 +162,7 @@ _dot_kernel0_tuning = _AppycTuning("_dot_kernel0", "ae0f65f7a269a3e2", (1024, 4)
 
 def _launch_dot_kernel0(s, A, B, N, _appyc_config=None):
     """Launches _dot_kernel0 for the region at samples/dot_atomic.py:10."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = int(N)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -178,7 +173,7 @@ def _launch_dot_kernel0(s, A, B, N, _appyc_config=None):
                 _appyc_key, (s,), lambda config: _launch_dot_kernel0(s, A, B, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _dot_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _dot_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         s, A, B, N, s.stride(0), A.stride(0), B.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
@@ -201,7 +196,7 @@ _neg_sum_kernel0_tuning = _AppycTuning("_neg_sum_kernel0", "c6629c9500db80f5", (
 
 def _launch_neg_sum_kernel0(s, A, N, _appyc_config=None):
     """Launches _neg_sum_kernel0 for the region at samples/dot_atomic.py:17."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = int(N)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -212,7 +207,7 @@ def _launch_neg_sum_kernel0(s, A, N, _appyc_config=None):
                 _appyc_key, (s,), lambda config: _launch_neg_sum_kernel0(s, A, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _neg_sum_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _neg_sum_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         s, A, N, s.stride(0), A.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
@@ -235,7 +230,7 @@ _dot_fp64_kernel0_tuning = _AppycTuning("_dot_fp64_kernel0", "6a36366e16059cf2",
 
 def _launch_dot_fp64_kernel0(s, A, B, N, _appyc_config=None):
     """Launches _dot_fp64_kernel0 for the region at samples/dot_atomic.py:24."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = int(N)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -246,7 +241,7 @@ def _launch_dot_fp64_kernel0(s, A, B, N, _appyc_config=None):
                 _appyc_key, (s,), lambda config: _launch_dot_fp64_kernel0(s, A, B, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _dot_fp64_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _dot_fp64_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         s, A, B, N, s.stride(0), A.stride(0), B.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )

@@ -20,7 +20,7 @@ import triton.language as tl
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
 _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 # Launch configurations (MVL, num_warps) tried when tuning.
-_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (1024, 8))
+_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
 
 
 def _appyc_interpreter_mvl(default):
@@ -60,7 +60,7 @@ class _AppycTuning:
     def _choose(self, key, written, launch):
         if _APPYC_INTERPRET:
             mvl = self.default[0] if not self.candidates else 128
-            return (_appyc_interpreter_mvl(mvl), self.default[1])
+            return (_appyc_interpreter_mvl(mvl),) + self.default[1:]
         if not self.candidates or os.environ.get("APPYC_AUTOTUNE", "1") == "0":
             return self.default
         gpu = torch.cuda.get_device_name(written[0].device)
@@ -149,11 +149,6 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
-def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step)."""
-    return len(range(int(start), int(stop), int(step)))
-
-
 
 @triton.jit
 def _axpby_kernel0(Y, X, N, alpha: "fp64", beta: "fp64", Y_stride0, X_stride0, MVL: tl.constexpr):
@@ -168,7 +163,7 @@ _axpby_kernel0_tuning = _AppycTuning("_axpby_kernel0", "2042b91c375cdd9e", (1024
 
 def _launch_axpby_kernel0(Y, X, N, alpha, beta, _appyc_config=None):
     """Launches _axpby_kernel0 for the region at samples/fp64_axpby.py:11."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = int(N)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -179,7 +174,7 @@ def _launch_axpby_kernel0(Y, X, N, alpha, beta, _appyc_config=None):
                 _appyc_key, (Y,), lambda config: _launch_axpby_kernel0(Y, X, N, alpha, beta, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _axpby_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _axpby_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         Y, X, N, alpha, beta, Y.stride(0), X.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
@@ -206,7 +201,7 @@ _gemv_fp64_kernel0_tuning = _AppycTuning("_gemv_fp64_kernel0", "3232f8b3e726ed3a
 
 def _launch_gemv_fp64_kernel0(A, x, y, M, N, beta, _appyc_config=None):
     """Launches _gemv_fp64_kernel0 for the region at samples/fp64_axpby.py:17."""
-    n_i = _appyc_trip(0, M, 1)
+    n_i = int(M)
     if n_i <= 0:
         return
     if _appyc_config is None:

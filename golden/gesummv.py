@@ -20,7 +20,7 @@ import triton.language as tl
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
 _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 # Launch configurations (MVL, num_warps) tried when tuning.
-_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (1024, 8))
+_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
 
 
 def _appyc_interpreter_mvl(default):
@@ -60,7 +60,7 @@ class _AppycTuning:
     def _choose(self, key, written, launch):
         if _APPYC_INTERPRET:
             mvl = self.default[0] if not self.candidates else 128
-            return (_appyc_interpreter_mvl(mvl), self.default[1])
+            return (_appyc_interpreter_mvl(mvl),) + self.default[1:]
         if not self.candidates or os.environ.get("APPYC_AUTOTUNE", "1") == "0":
             return self.default
         gpu = torch.cuda.get_device_name(written[0].device)
@@ -149,11 +149,6 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
-def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step)."""
-    return len(range(int(start), int(stop), int(step)))
-
-
 
 @triton.jit
 def _gesummv_kernel0(A, x, y, M, N, alpha: "fp64", A_stride0, A_stride1, x_stride0, y_stride0, MVL: tl.constexpr):
@@ -172,7 +167,7 @@ _gesummv_kernel0_tuning = _AppycTuning("_gesummv_kernel0", "76ef9bbd5c24648d", (
 
 def _launch_gesummv_kernel0(A, x, y, M, N, alpha, _appyc_config=None):
     """Launches _gesummv_kernel0 for the region at samples/gesummv.py:11."""
-    n__p0 = _appyc_trip(0, M, 1)
+    n__p0 = int(M)
     if n__p0 <= 0:
         return
     if _appyc_config is None:
@@ -206,7 +201,7 @@ _gesummv_kernel1_tuning = _AppycTuning("_gesummv_kernel1", "6f94a41edf4e11d6", (
 
 def _launch_gesummv_kernel1(B, x, tmp, M, N, beta, _appyc_config=None):
     """Launches _gesummv_kernel1 for the region at samples/gesummv.py:13."""
-    n__p0 = _appyc_trip(0, M, 1)
+    n__p0 = int(M)
     if n__p0 <= 0:
         return
     if _appyc_config is None:
@@ -236,7 +231,7 @@ _gesummv_kernel2_tuning = _AppycTuning("_gesummv_kernel2", "5321c480d000e649", (
 
 def _launch_gesummv_kernel2(y, tmp, M, _appyc_config=None):
     """Launches _gesummv_kernel2 for the region at samples/gesummv.py:15."""
-    n__p0 = _appyc_trip(0, M, 1)
+    n__p0 = int(M)
     if n__p0 <= 0:
         return
     if _appyc_config is None:
@@ -247,7 +242,7 @@ def _launch_gesummv_kernel2(y, tmp, M, _appyc_config=None):
                 _appyc_key, (y,), lambda config: _launch_gesummv_kernel2(y, tmp, M, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _gesummv_kernel2[(triton.cdiv(n__p0, _appyc_mvl),)](
+    _gesummv_kernel2[((n__p0 + _appyc_mvl - 1) // _appyc_mvl,)](
         y, tmp, M, y.stride(0), tmp.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
@@ -283,7 +278,7 @@ _gesummv_one_statement_kernel0_tuning = _AppycTuning("_gesummv_one_statement_ker
 
 def _launch_gesummv_one_statement_kernel0(A, x, B, y, M, N, alpha, beta, _appyc_config=None):
     """Launches _gesummv_one_statement_kernel0 for the region at samples/gesummv.py:20."""
-    n__p0 = _appyc_trip(0, M, 1)
+    n__p0 = int(M)
     if n__p0 <= 0:
         return
     if _appyc_config is None:

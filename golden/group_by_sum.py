@@ -20,7 +20,7 @@ import triton.language as tl
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
 _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 # Launch configurations (MVL, num_warps) tried when tuning.
-_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (1024, 8))
+_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
 
 
 def _appyc_interpreter_mvl(default):
@@ -60,7 +60,7 @@ class _AppycTuning:
     def _choose(self, key, written, launch):
         if _APPYC_INTERPRET:
             mvl = self.default[0] if not self.candidates else 128
-            return (_appyc_interpreter_mvl(mvl), self.default[1])
+            return (_appyc_interpreter_mvl(mvl),) + self.default[1:]
         if not self.candidates or os.environ.get("APPYC_AUTOTUNE", "1") == "0":
             return self.default
         gpu = torch.cuda.get_device_name(written[0].device)
@@ -149,11 +149,6 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
-def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step)."""
-    return len(range(int(start), int(stop), int(step)))
-
-
 
 @triton.jit
 def _group_by_sum_kernel0(labels, centroids, X, M, N, labels_stride0, centroids_stride0, centroids_stride1, X_stride0, X_stride1, MVL: tl.constexpr):
@@ -171,7 +166,7 @@ _group_by_sum_kernel0_tuning = _AppycTuning("_group_by_sum_kernel0", "cc2520d848
 
 def _launch_group_by_sum_kernel0(labels, centroids, X, M, N, _appyc_config=None):
     """Launches _group_by_sum_kernel0 for the region at samples/group_by_sum.py:11."""
-    n_i = _appyc_trip(0, M, 1)
+    n_i = int(M)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -205,7 +200,7 @@ _group_count_kernel0_tuning = _AppycTuning("_group_count_kernel0", "508e936dfc19
 
 def _launch_group_count_kernel0(counts, labels, M, _appyc_config=None):
     """Launches _group_count_kernel0 for the region at samples/group_by_sum.py:19."""
-    n_i = _appyc_trip(0, M, 1)
+    n_i = int(M)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -216,7 +211,7 @@ def _launch_group_count_kernel0(counts, labels, M, _appyc_config=None):
                 _appyc_key, (counts,), lambda config: _launch_group_count_kernel0(counts, labels, M, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _group_count_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _group_count_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         counts, labels, M, counts.stride(0), labels.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )

@@ -19,7 +19,7 @@ import triton.language as tl
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
 _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 # Launch configurations (MVL, num_warps) tried when tuning.
-_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (1024, 8))
+_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
 
 
 def _appyc_interpreter_mvl(default):
@@ -59,7 +59,7 @@ class _AppycTuning:
     def _choose(self, key, written, launch):
         if _APPYC_INTERPRET:
             mvl = self.default[0] if not self.candidates else 128
-            return (_appyc_interpreter_mvl(mvl), self.default[1])
+            return (_appyc_interpreter_mvl(mvl),) + self.default[1:]
         if not self.candidates or os.environ.get("APPYC_AUTOTUNE", "1") == "0":
             return self.default
         gpu = torch.cuda.get_device_name(written[0].device)
@@ -148,11 +148,6 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
-def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step)."""
-    return len(range(int(start), int(stop), int(step)))
-
-
 
 @triton.jit
 def _heat_3d_kernel0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_stride0, A_stride1, A_stride2, MVL: tl.constexpr):
@@ -170,8 +165,8 @@ _heat_3d_kernel0_tuning = _AppycTuning("_heat_3d_kernel0", "ae1f8d56b2041227", (
 
 def _launch_heat_3d_kernel0(B, A, L, M, N, _appyc_config=None):
     """Launches _heat_3d_kernel0 for the region at samples/heat_3d.py:10."""
-    n__p0 = _appyc_trip(1, L - 1, 1)
-    n__p1 = _appyc_trip(1, M - 1, 1)
+    n__p0 = int(L - 1) - int(1)
+    n__p1 = int(M - 1) - int(1)
     if n__p0 <= 0 or n__p1 <= 0:
         return
     if _appyc_config is None:
@@ -213,7 +208,7 @@ def _launch_laplace_open_bounds_kernel0(B, A, _appyc_config=None):
         raise ValueError(f"samples/heat_3d.py:19: slices of lengths {B.shape[1] - 1 - 1} and {A.shape[1] - 1 - 1} do not broadcast")
     if B.shape[0] - 1 - 1 != A.shape[0] - 2:
         raise ValueError(f"samples/heat_3d.py:19: slices of lengths {B.shape[0] - 1 - 1} and {A.shape[0] - 2} do not broadcast")
-    n__p0 = _appyc_trip(1, B.shape[0] - 1, 1)
+    n__p0 = int(B.shape[0] - 1) - int(1)
     if n__p0 <= 0:
         return
     if _appyc_config is None:
@@ -249,7 +244,7 @@ def _heat_3d_tiles_kernel0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_str
 
 def _launch_heat_3d_tiles_kernel0(B, A, L, M, N):
     """Launches _heat_3d_tiles_kernel0 for the region at samples/heat_3d.py:24."""
-    n__p0 = _appyc_trip(1, L - 1, 1)
+    n__p0 = int(L - 1) - int(1)
     if n__p0 <= 0:
         return
     _heat_3d_tiles_kernel0[(n__p0,)](

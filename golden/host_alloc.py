@@ -20,7 +20,7 @@ import triton.language as tl
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
 _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 # Launch configurations (MVL, num_warps) tried when tuning.
-_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (1024, 8))
+_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
 
 
 def _appyc_interpreter_mvl(default):
@@ -60,7 +60,7 @@ class _AppycTuning:
     def _choose(self, key, written, launch):
         if _APPYC_INTERPRET:
             mvl = self.default[0] if not self.candidates else 128
-            return (_appyc_interpreter_mvl(mvl), self.default[1])
+            return (_appyc_interpreter_mvl(mvl),) + self.default[1:]
         if not self.candidates or os.environ.get("APPYC_AUTOTUNE", "1") == "0":
             return self.default
         gpu = torch.cuda.get_device_name(written[0].device)
@@ -149,11 +149,6 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
-def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step)."""
-    return len(range(int(start), int(stop), int(step)))
-
-
 def _appyc_device(*arrays):
     """Where host code allocates: the device of the function's arrays."""
     for a in arrays:
@@ -190,7 +185,7 @@ _relu_new_kernel0_tuning = _AppycTuning("_relu_new_kernel0", "40acb22fb8343fd1",
 
 def _launch_relu_new_kernel0(out, A, N, _appyc_config=None):
     """Launches _relu_new_kernel0 for the region at samples/host_alloc.py:12."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = int(N)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -201,7 +196,7 @@ def _launch_relu_new_kernel0(out, A, N, _appyc_config=None):
                 _appyc_key, (out,), lambda config: _launch_relu_new_kernel0(out, A, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _relu_new_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _relu_new_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         out, A, N, out.stride(0), A.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
@@ -230,7 +225,7 @@ _row_sums_new_kernel0_tuning = _AppycTuning("_row_sums_new_kernel0", "758f18591c
 
 def _launch_row_sums_new_kernel0(A, out, M, N, _appyc_config=None):
     """Launches _row_sums_new_kernel0 for the region at samples/host_alloc.py:20."""
-    n_i = _appyc_trip(0, M, 1)
+    n_i = int(M)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -267,8 +262,8 @@ _scaled_copy_2d_kernel0_tuning = _AppycTuning("_scaled_copy_2d_kernel0", "55b8d0
 
 def _launch_scaled_copy_2d_kernel0(out, A, M, N, _appyc_config=None):
     """Launches _scaled_copy_2d_kernel0 for the region at samples/host_alloc.py:32."""
-    n_i = _appyc_trip(0, M, 1)
-    n_j = _appyc_trip(0, N, 1)
+    n_i = int(M)
+    n_j = int(N)
     if n_i <= 0 or n_j <= 0:
         return
     if _appyc_config is None:
@@ -281,7 +276,7 @@ def _launch_scaled_copy_2d_kernel0(out, A, M, N, _appyc_config=None):
     _appyc_mvl, _appyc_warps = _appyc_config
     if n_i > 65535:
         raise ValueError(f"samples/host_alloc.py:33: the parallel loop over `i` has {n_i} iterations; Triton's grid axis 1 takes at most 65535")
-    _scaled_copy_2d_kernel0[(triton.cdiv(n_j, _appyc_mvl), n_i,)](
+    _scaled_copy_2d_kernel0[((n_j + _appyc_mvl - 1) // _appyc_mvl, n_i,)](
         out, A, M, N, out.stride(0), out.stride(1), A.stride(0), A.stride(1),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
@@ -306,7 +301,7 @@ _fill_add_kernel0_tuning = _AppycTuning("_fill_add_kernel0", "ff9768aad25e78a8",
 
 def _launch_fill_add_kernel0(a, b, N, _appyc_config=None):
     """Launches _fill_add_kernel0 for the region at samples/host_alloc.py:43."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = int(N)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -317,7 +312,7 @@ def _launch_fill_add_kernel0(a, b, N, _appyc_config=None):
                 _appyc_key, (a,), lambda config: _launch_fill_add_kernel0(a, b, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _fill_add_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _fill_add_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         a, b, N, a.stride(0), b.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
@@ -343,7 +338,7 @@ _shifted_copy_kernel0_tuning = _AppycTuning("_shifted_copy_kernel0", "d36b9e643e
 
 def _launch_shifted_copy_kernel0(out, A, N, _appyc_config=None):
     """Launches _shifted_copy_kernel0 for the region at samples/host_alloc.py:51."""
-    n_i = _appyc_trip(1, N, 1)
+    n_i = int(N) - int(1)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -354,7 +349,7 @@ def _launch_shifted_copy_kernel0(out, A, N, _appyc_config=None):
                 _appyc_key, (out,), lambda config: _launch_shifted_copy_kernel0(out, A, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _shifted_copy_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _shifted_copy_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         out, A, N, out.stride(0), A.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )

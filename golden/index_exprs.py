@@ -19,7 +19,7 @@ import triton.language as tl
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
 _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 # Launch configurations (MVL, num_warps) tried when tuning.
-_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (1024, 8))
+_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
 
 
 def _appyc_interpreter_mvl(default):
@@ -59,7 +59,7 @@ class _AppycTuning:
     def _choose(self, key, written, launch):
         if _APPYC_INTERPRET:
             mvl = self.default[0] if not self.candidates else 128
-            return (_appyc_interpreter_mvl(mvl), self.default[1])
+            return (_appyc_interpreter_mvl(mvl),) + self.default[1:]
         if not self.candidates or os.environ.get("APPYC_AUTOTUNE", "1") == "0":
             return self.default
         gpu = torch.cuda.get_device_name(written[0].device)
@@ -148,11 +148,6 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
-def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step)."""
-    return len(range(int(start), int(stop), int(step)))
-
-
 
 @triton.jit
 def _affine_2d_kernel0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr):
@@ -169,7 +164,7 @@ _affine_2d_kernel0_tuning = _AppycTuning("_affine_2d_kernel0", "59f25af7e8192353
 
 def _launch_affine_2d_kernel0(B, A, M, N, _appyc_config=None):
     """Launches _affine_2d_kernel0 for the region at samples/index_exprs.py:10."""
-    n_i = _appyc_trip(0, M, 1)
+    n_i = int(M)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -203,7 +198,7 @@ _gather_scatter_kernel0_tuning = _AppycTuning("_gather_scatter_kernel0", "45cb74
 
 def _launch_gather_scatter_kernel0(y, perm, x, idx, w, N, _appyc_config=None):
     """Launches _gather_scatter_kernel0 for the region at samples/index_exprs.py:18."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = int(N)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -214,7 +209,7 @@ def _launch_gather_scatter_kernel0(y, perm, x, idx, w, N, _appyc_config=None):
                 _appyc_key, (y,), lambda config: _launch_gather_scatter_kernel0(y, perm, x, idx, w, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _gather_scatter_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _gather_scatter_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         y, perm, x, idx, w, N, y.stride(0), perm.stride(0), x.stride(0), idx.stride(0), w.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
@@ -237,7 +232,7 @@ _last_columns_kernel0_tuning = _AppycTuning("_last_columns_kernel0", "6b47e8d835
 
 def _launch_last_columns_kernel0(out, A, M, _appyc_config=None):
     """Launches _last_columns_kernel0 for the region at samples/index_exprs.py:24."""
-    n_i = _appyc_trip(0, M, 1)
+    n_i = int(M)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -248,7 +243,7 @@ def _launch_last_columns_kernel0(out, A, M, _appyc_config=None):
                 _appyc_key, (out,), lambda config: _launch_last_columns_kernel0(out, A, M, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _last_columns_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _last_columns_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         out, A, M, out.stride(0), A.stride(0), A.stride(1), A.shape[1],
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )

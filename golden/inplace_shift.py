@@ -19,7 +19,7 @@ import triton.language as tl
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
 _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 # Launch configurations (MVL, num_warps) tried when tuning.
-_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (1024, 8))
+_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
 
 
 def _appyc_interpreter_mvl(default):
@@ -59,7 +59,7 @@ class _AppycTuning:
     def _choose(self, key, written, launch):
         if _APPYC_INTERPRET:
             mvl = self.default[0] if not self.candidates else 128
-            return (_appyc_interpreter_mvl(mvl), self.default[1])
+            return (_appyc_interpreter_mvl(mvl),) + self.default[1:]
         if not self.candidates or os.environ.get("APPYC_AUTOTUNE", "1") == "0":
             return self.default
         gpu = torch.cuda.get_device_name(written[0].device)
@@ -148,11 +148,6 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
-def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step)."""
-    return len(range(int(start), int(stop), int(step)))
-
-
 
 @triton.jit
 def _smooth_rows_kernel0(_tmp, A, M, N, _tmp_stride0, _tmp_stride1, A_stride0, A_stride1, MVL: tl.constexpr):
@@ -175,7 +170,7 @@ _smooth_rows_kernel0_tuning = _AppycTuning("_smooth_rows_kernel0", "d4d6659bc7e0
 def _launch_smooth_rows_kernel0(A, M, N, _appyc_config=None):
     """Launches _smooth_rows_kernel0 for the region at samples/inplace_shift.py:10."""
     _tmp = torch.empty_like(A)
-    n_i = _appyc_trip(0, M, 1)
+    n_i = int(M)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -249,7 +244,7 @@ _scale_in_place_kernel0_tuning = _AppycTuning("_scale_in_place_kernel0", "908ed0
 
 def _launch_scale_in_place_kernel0(A, M, N, s, _appyc_config=None):
     """Launches _scale_in_place_kernel0 for the region at samples/inplace_shift.py:21."""
-    n__p0 = _appyc_trip(0, M, 1)
+    n__p0 = int(M)
     if n__p0 <= 0:
         return
     if _appyc_config is None:

@@ -20,7 +20,10 @@ import triton.language as tl
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
 _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 # Launch configurations (MVL, num_warps) tried when tuning.
-_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (1024, 8))
+_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
+# A persistent loop's configurations say also whether it runs as one launch (True) or one
+# launch per phase, which can win when phases are long.
+_APPYC_PERSISTENT_CANDIDATES = tuple(c + (True,) for c in _APPYC_CANDIDATES) + ((512, 8, False), (1024, 4, False))
 
 
 def _appyc_interpreter_mvl(default):
@@ -60,7 +63,7 @@ class _AppycTuning:
     def _choose(self, key, written, launch):
         if _APPYC_INTERPRET:
             mvl = self.default[0] if not self.candidates else 128
-            return (_appyc_interpreter_mvl(mvl), self.default[1])
+            return (_appyc_interpreter_mvl(mvl),) + self.default[1:]
         if not self.candidates or os.environ.get("APPYC_AUTOTUNE", "1") == "0":
             return self.default
         gpu = torch.cuda.get_device_name(written[0].device)
@@ -149,18 +152,15 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
-def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step)."""
-    return len(range(int(start), int(stop), int(step)))
-
-
-def _appyc_persistent(kernel, phases, work, args, mvl, num_warps):
+def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, one_launch):
     """Runs `phases` phases of a persistent kernel.
 
-    On the GPU: one cooperative launch with as many programs as the GPU holds at once (no more
-    than the widest region can use), grid barriers between dependent phases. Under Triton's
-    interpreter, which runs programs one after another, a spinning barrier would never return:
-    one launch per phase instead, with a few programs so every grid-stride loop takes turns.
+    On the GPU, `one_launch`: one cooperative launch with as many programs as the GPU holds at
+    once (no more than the widest region can use), grid barriers between dependent phases.
+    Otherwise one launch per phase, which the tuner picks when phases are long enough to hide
+    the launches. Under Triton's interpreter, which runs programs one after another, a spinning
+    barrier would never return: one launch per phase, with a few programs so every grid-stride
+    loop takes turns.
     """
     if _APPYC_INTERPRET:
         programs = 3 if work is None else max(1, min(work, 3))
@@ -170,26 +170,32 @@ def _appyc_persistent(kernel, phases, work, args, mvl, num_warps):
         return
     device = next(a.device for a in args if isinstance(a, torch.Tensor))
     sync = torch.zeros(1, dtype=torch.int64, device=device)
-    options = dict(MVL=mvl, GRID_SYNC=True, num_warps=num_warps, launch_cooperative_grid=True)
-    programs = _appyc_resident(kernel, args, phases, sync, options, device)
+    if not one_launch:
+        programs = work or _appyc_resident(kernel, args, phases, sync, mvl, num_warps, device)
+        for phase in range(phases):
+            kernel[(max(programs, 1),)](*args, phase, phase + 1, sync, MVL=mvl, GRID_SYNC=False,
+                                        num_warps=num_warps)
+        return
+    programs = _appyc_resident(kernel, args, phases, sync, mvl, num_warps, device)
     if work is not None:
         programs = max(1, min(programs, work))
-    kernel[(programs,)](*args, 0, phases, sync, **options)
+    kernel[(programs,)](*args, 0, phases, sync, MVL=mvl, GRID_SYNC=True, num_warps=num_warps,
+                        launch_cooperative_grid=True)
 
 
 _APPYC_RESIDENT = {}
 
 
-def _appyc_resident(kernel, args, phases, sync, options, device):
+def _appyc_resident(kernel, args, phases, sync, mvl, warps, device):
     """How many programs of this compiled kernel the GPU holds at once: the occupancy limit by
     threads, registers and shared memory on every SM."""
     dtypes = tuple(str(a.dtype) for a in args if isinstance(a, torch.Tensor))
-    key = (kernel.fn.__name__, options["MVL"], options["num_warps"], device, dtypes)
+    key = (kernel.fn.__name__, mvl, warps, device, dtypes)
     if key not in _APPYC_RESIDENT:
-        compiled = kernel.warmup(*args, 0, phases, sync, grid=(1,), **options)
+        compiled = kernel.warmup(*args, 0, phases, sync, grid=(1,), MVL=mvl, GRID_SYNC=True,
+                                 num_warps=warps, launch_cooperative_grid=True)
         compiled._init_handles()
         props = torch.cuda.get_device_properties(device)
-        warps = options["num_warps"]
         regs_per_warp = -(-max(compiled.n_regs, 1) * 32 // 256) * 256
         per_sm = min(
             props.max_threads_per_multi_processor // (32 * warps),
@@ -215,7 +221,7 @@ def _appyc_grid_barrier(counter, target):
 
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
 def _jacobi_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
     # samples/jacobi_2d.py:11: for t in range(T):  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
@@ -236,7 +242,7 @@ def _jacobi_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride
                 _p0 = 1 + _pid0_1  # samples/jacobi_2d.py:12
                 _p1 = 1 + _pid0_0 * MVL + tl.arange(0, MVL)  # samples/jacobi_2d.py:12
                 _p1_mask = _p1 < (N - 1)
-                tl.store(B + _p0 * B_stride0 + _p1 * B_stride1, 0.2 * (tl.load(A + _p0 * A_stride0 + _p1 * A_stride1, mask=_p1_mask, cache_modifier=".cg") + tl.load(A + _p0 * A_stride0 + (_p1 - 1) * A_stride1, mask=_p1_mask, cache_modifier=".cg") + tl.load(A + _p0 * A_stride0 + (_p1 + 1) * A_stride1, mask=_p1_mask, cache_modifier=".cg") + tl.load(A + (_p0 + 1) * A_stride0 + _p1 * A_stride1, mask=_p1_mask, cache_modifier=".cg") + tl.load(A + (_p0 - 1) * A_stride0 + _p1 * A_stride1, mask=_p1_mask, cache_modifier=".cg")), mask=_p1_mask)  # samples/jacobi_2d.py:13
+                tl.store(B + _p0 * B_stride0 + _p1 * B_stride1, 0.2 * (tl.load(A + _p0 * A_stride0 + _p1 * A_stride1, mask=_p1_mask) + tl.load(A + _p0 * A_stride0 + (_p1 - 1) * A_stride1, mask=_p1_mask) + tl.load(A + _p0 * A_stride0 + (_p1 + 1) * A_stride1, mask=_p1_mask) + tl.load(A + (_p0 + 1) * A_stride0 + _p1 * A_stride1, mask=_p1_mask) + tl.load(A + (_p0 - 1) * A_stride0 + _p1 * A_stride1, mask=_p1_mask)), mask=_p1_mask)  # samples/jacobi_2d.py:13
         if _region == 1:
             # samples/jacobi_2d.py:15: #pragma 1:M-1=>parallel 1:N-1=>simd
             _n1_0 = tl.maximum((M - 1) - (1), 0)
@@ -245,18 +251,18 @@ def _jacobi_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride
                 for _i_base in range(1, N - 1, MVL):  # samples/jacobi_2d.py:16
                     _i = _i_base + tl.arange(0, MVL)
                     _i_mask = _i < N - 1
-                    tl.store(A + _p0 * A_stride0 + _i * A_stride1, 0.2 * (tl.load(B + _p0 * B_stride0 + _i * B_stride1, mask=_i_mask, cache_modifier=".cg") + tl.load(B + _p0 * B_stride0 + (_i - 1) * B_stride1, mask=_i_mask, cache_modifier=".cg") + tl.load(B + _p0 * B_stride0 + (_i + 1) * B_stride1, mask=_i_mask, cache_modifier=".cg") + tl.load(B + (_p0 + 1) * B_stride0 + _i * B_stride1, mask=_i_mask, cache_modifier=".cg") + tl.load(B + (_p0 - 1) * B_stride0 + _i * B_stride1, mask=_i_mask, cache_modifier=".cg")), mask=_i_mask)  # samples/jacobi_2d.py:16
+                    tl.store(A + _p0 * A_stride0 + _i * A_stride1, 0.2 * (tl.load(B + _p0 * B_stride0 + _i * B_stride1, mask=_i_mask) + tl.load(B + _p0 * B_stride0 + (_i - 1) * B_stride1, mask=_i_mask) + tl.load(B + _p0 * B_stride0 + (_i + 1) * B_stride1, mask=_i_mask) + tl.load(B + (_p0 + 1) * B_stride0 + _i * B_stride1, mask=_i_mask) + tl.load(B + (_p0 - 1) * B_stride0 + _i * B_stride1, mask=_i_mask)), mask=_i_mask)  # samples/jacobi_2d.py:16
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_jacobi_2d_persistent0_tuning = _AppycTuning("_jacobi_2d_persistent0", "2b668551ad2cfe72", (256, 4), _APPYC_CANDIDATES)
+_jacobi_2d_persistent0_tuning = _AppycTuning("_jacobi_2d_persistent0", "a37004263aa27cff", (256, 4, True), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_jacobi_2d_persistent0(B, A, M, N, T, _appyc_config=None):
     """Runs the loop at samples/jacobi_2d.py:11 on the GPU: one launch of the persistent kernel _jacobi_2d_persistent0."""
-    n_t = _appyc_trip(0, T, 1)
+    n_t = int(T)
     if n_t <= 0:
         return
     if _appyc_config is None:
@@ -266,11 +272,11 @@ def _launch_jacobi_2d_persistent0(B, A, M, N, T, _appyc_config=None):
             _appyc_config = _jacobi_2d_persistent0_tuning.tune(
                 _appyc_key, (B, A), lambda config: _launch_jacobi_2d_persistent0(B, A, M, N, T, config)
             )
-    _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
     _appyc_persistent(
-        _jacobi_2d_persistent0, n_t * 2, max(_appyc_trip(1, M - 1, 1) * triton.cdiv(_appyc_trip(1, N - 1, 1), _appyc_mvl), _appyc_trip(1, M - 1, 1)),
+        _jacobi_2d_persistent0, n_t * 2, max(int(M - 1) - int(1) * ((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl, int(M - 1) - int(1)),
         (B, A, M, N, B.stride(0), B.stride(1), A.stride(0), A.stride(1)),
-        _appyc_mvl, _appyc_warps,
+        _appyc_mvl, _appyc_warps, _appyc_one_launch,
     )
 
 

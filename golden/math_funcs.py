@@ -20,7 +20,7 @@ from triton.language.extra import libdevice
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
 _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 # Launch configurations (MVL, num_warps) tried when tuning.
-_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (1024, 8))
+_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
 
 if _APPYC_INTERPRET:
 
@@ -85,7 +85,7 @@ class _AppycTuning:
     def _choose(self, key, written, launch):
         if _APPYC_INTERPRET:
             mvl = self.default[0] if not self.candidates else 128
-            return (_appyc_interpreter_mvl(mvl), self.default[1])
+            return (_appyc_interpreter_mvl(mvl),) + self.default[1:]
         if not self.candidates or os.environ.get("APPYC_AUTOTUNE", "1") == "0":
             return self.default
         gpu = torch.cuda.get_device_name(written[0].device)
@@ -174,11 +174,6 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
-def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step)."""
-    return len(range(int(start), int(stop), int(step)))
-
-
 
 @triton.jit
 def _transcendental_kernel0(X, Y, N, X_stride0, Y_stride0, MVL: tl.constexpr):
@@ -194,7 +189,7 @@ _transcendental_kernel0_tuning = _AppycTuning("_transcendental_kernel0", "b62ac9
 
 def _launch_transcendental_kernel0(X, Y, N, _appyc_config=None):
     """Launches _transcendental_kernel0 for the region at samples/math_funcs.py:10."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = int(N)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -205,7 +200,7 @@ def _launch_transcendental_kernel0(X, Y, N, _appyc_config=None):
                 _appyc_key, (Y,), lambda config: _launch_transcendental_kernel0(X, Y, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _transcendental_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _transcendental_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         X, Y, N, X.stride(0), Y.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
@@ -229,7 +224,7 @@ _clip_where_kernel0_tuning = _AppycTuning("_clip_where_kernel0", "8611dc4ea2378b
 
 def _launch_clip_where_kernel0(X, Y, N, hi, lo, _appyc_config=None):
     """Launches _clip_where_kernel0 for the region at samples/math_funcs.py:18."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = int(N)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -240,7 +235,7 @@ def _launch_clip_where_kernel0(X, Y, N, hi, lo, _appyc_config=None):
                 _appyc_key, (Y,), lambda config: _launch_clip_where_kernel0(X, Y, N, hi, lo, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _clip_where_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _clip_where_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         X, Y, N, hi, lo, X.stride(0), Y.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
@@ -264,7 +259,7 @@ _builtins_mix_kernel0_tuning = _AppycTuning("_builtins_mix_kernel0", "92a5aab6c6
 
 def _launch_builtins_mix_kernel0(Y, I, X, K, N, _appyc_config=None):
     """Launches _builtins_mix_kernel0 for the region at samples/math_funcs.py:25."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = int(N)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -275,7 +270,7 @@ def _launch_builtins_mix_kernel0(Y, I, X, K, N, _appyc_config=None):
                 _appyc_key, (Y, K), lambda config: _launch_builtins_mix_kernel0(Y, I, X, K, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _builtins_mix_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _builtins_mix_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         Y, I, X, K, N, Y.stride(0), I.stride(0), X.stride(0), K.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
@@ -299,7 +294,7 @@ _mask_ops_kernel0_tuning = _AppycTuning("_mask_ops_kernel0", "88641681ef7af14a",
 
 def _launch_mask_ops_kernel0(Y, mask, X, pos, N, _appyc_config=None):
     """Launches _mask_ops_kernel0 for the region at samples/math_funcs.py:32."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = int(N)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -310,7 +305,7 @@ def _launch_mask_ops_kernel0(Y, mask, X, pos, N, _appyc_config=None):
                 _appyc_key, (Y, pos), lambda config: _launch_mask_ops_kernel0(Y, mask, X, pos, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _mask_ops_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _mask_ops_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         Y, mask, X, pos, N, Y.stride(0), mask.stride(0), X.stride(0), pos.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
@@ -333,7 +328,7 @@ _inf_cap_kernel0_tuning = _AppycTuning("_inf_cap_kernel0", "c92e49c0a925085f", (
 
 def _launch_inf_cap_kernel0(Y, X, N, _appyc_config=None):
     """Launches _inf_cap_kernel0 for the region at samples/math_funcs.py:39."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = int(N)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -344,7 +339,7 @@ def _launch_inf_cap_kernel0(Y, X, N, _appyc_config=None):
                 _appyc_key, (Y,), lambda config: _launch_inf_cap_kernel0(Y, X, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _inf_cap_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _inf_cap_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         Y, X, N, Y.stride(0), X.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )

@@ -18,7 +18,7 @@ import triton.language as tl
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
 _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 # Launch configurations (MVL, num_warps) tried when tuning.
-_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (1024, 8))
+_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
 
 
 def _appyc_interpreter_mvl(default):
@@ -58,7 +58,7 @@ class _AppycTuning:
     def _choose(self, key, written, launch):
         if _APPYC_INTERPRET:
             mvl = self.default[0] if not self.candidates else 128
-            return (_appyc_interpreter_mvl(mvl), self.default[1])
+            return (_appyc_interpreter_mvl(mvl),) + self.default[1:]
         if not self.candidates or os.environ.get("APPYC_AUTOTUNE", "1") == "0":
             return self.default
         gpu = torch.cuda.get_device_name(written[0].device)
@@ -147,11 +147,6 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
-def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step)."""
-    return len(range(int(start), int(stop), int(step)))
-
-
 
 @triton.jit
 def _outer_kernel0(C, x, y, M, N, C_stride0, C_stride1, x_stride0, y_stride0, MVL: tl.constexpr):
@@ -168,7 +163,7 @@ _outer_kernel0_tuning = _AppycTuning("_outer_kernel0", "e5db917cbf958ed3", (256,
 
 def _launch_outer_kernel0(C, x, y, M, N, _appyc_config=None):
     """Launches _outer_kernel0 for the region at samples/outer_product.py:9."""
-    n__p0 = _appyc_trip(0, M, 1)
+    n__p0 = int(M)
     if n__p0 <= 0:
         return
     if _appyc_config is None:
@@ -204,7 +199,7 @@ _rank1_update_kernel0_tuning = _AppycTuning("_rank1_update_kernel0", "bf4bcb3296
 
 def _launch_rank1_update_kernel0(C, x, y, M, N, alpha, _appyc_config=None):
     """Launches _rank1_update_kernel0 for the region at samples/outer_product.py:14."""
-    n__p0 = _appyc_trip(0, M, 1)
+    n__p0 = int(M)
     if n__p0 <= 0:
         return
     if _appyc_config is None:
@@ -244,7 +239,7 @@ _batched_outer_kernel0_tuning = _AppycTuning("_batched_outer_kernel0", "c9b5d1fe
 
 def _launch_batched_outer_kernel0(C, x, y, B, M, N, _appyc_config=None):
     """Launches _batched_outer_kernel0 for the region at samples/outer_product.py:21."""
-    n__p0 = _appyc_trip(0, B, 1)
+    n__p0 = int(B)
     if n__p0 <= 0:
         return
     if _appyc_config is None:

@@ -20,7 +20,7 @@ import triton.language as tl
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
 _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 # Launch configurations (MVL, num_warps) tried when tuning.
-_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (1024, 8))
+_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
 
 
 def _appyc_interpreter_mvl(default):
@@ -60,7 +60,7 @@ class _AppycTuning:
     def _choose(self, key, written, launch):
         if _APPYC_INTERPRET:
             mvl = self.default[0] if not self.candidates else 128
-            return (_appyc_interpreter_mvl(mvl), self.default[1])
+            return (_appyc_interpreter_mvl(mvl),) + self.default[1:]
         if not self.candidates or os.environ.get("APPYC_AUTOTUNE", "1") == "0":
             return self.default
         gpu = torch.cuda.get_device_name(written[0].device)
@@ -149,11 +149,6 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
-def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step)."""
-    return len(range(int(start), int(stop), int(step)))
-
-
 @triton.jit
 def _appyc_masked_max(v, mask):
     # Masked-off lanes take the dtype's lowest value so they never win.
@@ -194,7 +189,7 @@ _row_sums_kernel0_tuning = _AppycTuning("_row_sums_kernel0", "27471798679d19aa",
 
 def _launch_row_sums_kernel0(A, r, M, N, _appyc_config=None):
     """Launches _row_sums_kernel0 for the region at samples/reductions_axes.py:11."""
-    n__p0 = _appyc_trip(0, M, 1)
+    n__p0 = int(M)
     if n__p0 <= 0:
         return
     if _appyc_config is None:
@@ -232,7 +227,7 @@ _col_max_kernel0_tuning = _AppycTuning("_col_max_kernel0", "2d76fc7ad622949d", (
 
 def _launch_col_max_kernel0(A, c, N, M, _appyc_config=None):
     """Launches _col_max_kernel0 for the region at samples/reductions_axes.py:16."""
-    n__p0 = _appyc_trip(0, N, 1)
+    n__p0 = int(N)
     if n__p0 <= 0:
         return
     if _appyc_config is None:
@@ -302,7 +297,7 @@ def _row_dots_kernel0(A, B, out, M, N, A_stride0, A_stride1, B_stride0, B_stride
 
 def _launch_row_dots_kernel0(A, B, out, M, N):
     """Launches _row_dots_kernel0 for the region at samples/reductions_axes.py:26."""
-    n_i = _appyc_trip(0, M, 1)
+    n_i = int(M)
     if n_i <= 0:
         return
     _row_dots_kernel0[(n_i,)](
@@ -331,7 +326,7 @@ _row_min_kernel0_tuning = _AppycTuning("_row_min_kernel0", "6c86782c84795b93", (
 
 def _launch_row_min_kernel0(A, r, M, N, _appyc_config=None):
     """Launches _row_min_kernel0 for the region at samples/reductions_axes.py:33."""
-    n_i = _appyc_trip(0, M, 1)
+    n_i = int(M)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -364,7 +359,7 @@ def _leaky_rows_kernel0(B, A, M, N, slope: "fp64", B_stride0, B_stride1, A_strid
 
 def _launch_leaky_rows_kernel0(B, A, M, N, slope):
     """Launches _leaky_rows_kernel0 for the region at samples/reductions_axes.py:39."""
-    n__p0 = _appyc_trip(0, M, 1)
+    n__p0 = int(M)
     if n__p0 <= 0:
         return
     _leaky_rows_kernel0[(n__p0,)](
@@ -394,7 +389,7 @@ _col_means_kernel0_tuning = _AppycTuning("_col_means_kernel0", "41870764c9eb6662
 
 def _launch_col_means_kernel0(A, m, M, _appyc_config=None):
     """Launches _col_means_kernel0 for the region at samples/reductions_axes.py:45."""
-    n__p0 = _appyc_trip(0, m.shape[0], 1)
+    n__p0 = int(m.shape[0])
     if n__p0 <= 0:
         return
     if _appyc_config is None:
@@ -435,7 +430,7 @@ def _launch_add_full_kernel0(B, A, _appyc_config=None):
         raise ValueError(f"samples/reductions_axes.py:51: slices of lengths {B.shape[1]} and {A.shape[1]} do not broadcast")
     if B.shape[0] != A.shape[0]:
         raise ValueError(f"samples/reductions_axes.py:51: slices of lengths {B.shape[0]} and {A.shape[0]} do not broadcast")
-    n__p0 = _appyc_trip(0, B.shape[0], 1)
+    n__p0 = int(B.shape[0])
     if n__p0 <= 0:
         return
     if _appyc_config is None:

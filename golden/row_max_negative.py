@@ -21,7 +21,7 @@ import triton.language as tl
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
 _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 # Launch configurations (MVL, num_warps) tried when tuning.
-_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (1024, 8))
+_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
 
 
 def _appyc_interpreter_mvl(default):
@@ -61,7 +61,7 @@ class _AppycTuning:
     def _choose(self, key, written, launch):
         if _APPYC_INTERPRET:
             mvl = self.default[0] if not self.candidates else 128
-            return (_appyc_interpreter_mvl(mvl), self.default[1])
+            return (_appyc_interpreter_mvl(mvl),) + self.default[1:]
         if not self.candidates or os.environ.get("APPYC_AUTOTUNE", "1") == "0":
             return self.default
         gpu = torch.cuda.get_device_name(written[0].device)
@@ -150,11 +150,6 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
-def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step)."""
-    return len(range(int(start), int(stop), int(step)))
-
-
 @triton.jit
 def _appyc_masked_max(v, mask):
     # Masked-off lanes take the dtype's lowest value so they never win.
@@ -195,7 +190,7 @@ _row_max_kernel0_tuning = _AppycTuning("_row_max_kernel0", "080e81dfc520513d", (
 
 def _launch_row_max_kernel0(A, out, M, N, _appyc_config=None):
     """Launches _row_max_kernel0 for the region at samples/row_max_negative.py:12."""
-    n_i = _appyc_trip(0, M, 1)
+    n_i = int(M)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -235,7 +230,7 @@ _row_range_kernel0_tuning = _AppycTuning("_row_range_kernel0", "134e6375235eae56
 
 def _launch_row_range_kernel0(A, out, M, N, _appyc_config=None):
     """Launches _row_range_kernel0 for the region at samples/row_max_negative.py:22."""
-    n_i = _appyc_trip(0, M, 1)
+    n_i = int(M)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -273,7 +268,7 @@ _row_min_minus_last_kernel0_tuning = _AppycTuning("_row_min_minus_last_kernel0",
 
 def _launch_row_min_minus_last_kernel0(A, out, M, N, _appyc_config=None):
     """Launches _row_min_minus_last_kernel0 for the region at samples/row_max_negative.py:34."""
-    n_i = _appyc_trip(0, M, 1)
+    n_i = int(M)
     if n_i <= 0:
         return
     if _appyc_config is None:

@@ -20,7 +20,7 @@ from triton.language.extra import libdevice
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
 _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 # Launch configurations (MVL, num_warps) tried when tuning.
-_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (1024, 8))
+_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
 
 if _APPYC_INTERPRET:
 
@@ -85,7 +85,7 @@ class _AppycTuning:
     def _choose(self, key, written, launch):
         if _APPYC_INTERPRET:
             mvl = self.default[0] if not self.candidates else 128
-            return (_appyc_interpreter_mvl(mvl), self.default[1])
+            return (_appyc_interpreter_mvl(mvl),) + self.default[1:]
         if not self.candidates or os.environ.get("APPYC_AUTOTUNE", "1") == "0":
             return self.default
         gpu = torch.cuda.get_device_name(written[0].device)
@@ -174,11 +174,6 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
-def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step)."""
-    return len(range(int(start), int(stop), int(step)))
-
-
 
 @triton.jit
 def _axpy_rows_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr):
@@ -195,7 +190,7 @@ _axpy_rows_kernel0_tuning = _AppycTuning("_axpy_rows_kernel0", "b1b750ecaee93b94
 
 def _launch_axpy_rows_kernel0(C, A, B, M, N, alpha, _appyc_config=None):
     """Launches _axpy_rows_kernel0 for the region at samples/slice_rows.py:10."""
-    n_i = _appyc_trip(0, M, 1)
+    n_i = int(M)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -231,7 +226,7 @@ _tanh_rows_inplace_kernel0_tuning = _AppycTuning("_tanh_rows_inplace_kernel0", "
 
 def _launch_tanh_rows_inplace_kernel0(A, M, N, _appyc_config=None):
     """Launches _tanh_rows_inplace_kernel0 for the region at samples/slice_rows.py:16."""
-    n_i = _appyc_trip(0, M, 1)
+    n_i = int(M)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -267,7 +262,7 @@ _shift_rows_kernel0_tuning = _AppycTuning("_shift_rows_kernel0", "02d631afa9cd9a
 
 def _launch_shift_rows_kernel0(B, A, M, N, _appyc_config=None):
     """Launches _shift_rows_kernel0 for the region at samples/slice_rows.py:22."""
-    n_i = _appyc_trip(0, M, 1)
+    n_i = int(M)
     if n_i <= 0:
         return
     if _appyc_config is None:

@@ -21,7 +21,7 @@ from triton.language.extra import libdevice
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
 _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 # Launch configurations (MVL, num_warps) tried when tuning.
-_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (1024, 8))
+_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
 
 if _APPYC_INTERPRET:
 
@@ -86,7 +86,7 @@ class _AppycTuning:
     def _choose(self, key, written, launch):
         if _APPYC_INTERPRET:
             mvl = self.default[0] if not self.candidates else 128
-            return (_appyc_interpreter_mvl(mvl), self.default[1])
+            return (_appyc_interpreter_mvl(mvl),) + self.default[1:]
         if not self.candidates or os.environ.get("APPYC_AUTOTUNE", "1") == "0":
             return self.default
         gpu = torch.cuda.get_device_name(written[0].device)
@@ -175,11 +175,6 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
-def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step)."""
-    return len(range(int(start), int(stop), int(step)))
-
-
 @triton.jit
 def _appyc_masked_max(v, mask):
     # Masked-off lanes take the dtype's lowest value so they never win.
@@ -219,7 +214,7 @@ _softmax_kernel0_tuning = _AppycTuning("_softmax_kernel0", "d45536c92dc963cd", (
 
 def _launch_softmax_kernel0(a, b, M, N, _appyc_config=None):
     """Launches _softmax_kernel0 for the region at samples/softmax_tensor.py:11."""
-    n_i = _appyc_trip(0, M, 1)
+    n_i = int(M)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -261,7 +256,7 @@ _softmax_rows_kernel0_tuning = _AppycTuning("_softmax_rows_kernel0", "ef61902cd5
 
 def _launch_softmax_rows_kernel0(a, b, M, N, _appyc_config=None):
     """Launches _softmax_rows_kernel0 for the region at samples/softmax_tensor.py:19."""
-    n__p0 = _appyc_trip(0, M, 1)
+    n__p0 = int(M)
     if n__p0 <= 0:
         return
     if _appyc_config is None:
@@ -300,7 +295,7 @@ _softmax_rows_kernel1_tuning = _AppycTuning("_softmax_rows_kernel1", "4d86c1aaff
 
 def _launch_softmax_rows_kernel1(b, M, N, _appyc_config=None):
     """Launches _softmax_rows_kernel1 for the region at samples/softmax_tensor.py:21."""
-    n__p0 = _appyc_trip(0, M, 1)
+    n__p0 = int(M)
     if n__p0 <= 0:
         return
     if _appyc_config is None:
@@ -342,7 +337,7 @@ def _launch_softmax_short_rows_kernel0(a, b, M, N):
     """Launches _softmax_short_rows_kernel0 for the region at samples/softmax_tensor.py:27."""
     if N > 1024:
         raise ValueError(f"samples/softmax_tensor.py:28: a dimension of length {N} exceeds its le(1024)")
-    n__p0 = _appyc_trip(0, M, 1)
+    n__p0 = int(M)
     if n__p0 <= 0:
         return
     _softmax_short_rows_kernel0[(n__p0,)](
@@ -371,7 +366,7 @@ def _launch_softmax_short_rows_kernel1(b, M, N):
     """Launches _softmax_short_rows_kernel1 for the region at samples/softmax_tensor.py:29."""
     if N > 1024:
         raise ValueError(f"samples/softmax_tensor.py:30: a dimension of length {N} exceeds its le(1024)")
-    n__p0 = _appyc_trip(0, M, 1)
+    n__p0 = int(M)
     if n__p0 <= 0:
         return
     _softmax_short_rows_kernel1[(n__p0,)](

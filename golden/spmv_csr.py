@@ -21,7 +21,7 @@ import triton.language as tl
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
 _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 # Launch configurations (MVL, num_warps) tried when tuning.
-_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (1024, 8))
+_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
 
 
 def _appyc_interpreter_mvl(default):
@@ -61,7 +61,7 @@ class _AppycTuning:
     def _choose(self, key, written, launch):
         if _APPYC_INTERPRET:
             mvl = self.default[0] if not self.candidates else 128
-            return (_appyc_interpreter_mvl(mvl), self.default[1])
+            return (_appyc_interpreter_mvl(mvl),) + self.default[1:]
         if not self.candidates or os.environ.get("APPYC_AUTOTUNE", "1") == "0":
             return self.default
         gpu = torch.cuda.get_device_name(written[0].device)
@@ -150,11 +150,6 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
-def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step)."""
-    return len(range(int(start), int(stop), int(step)))
-
-
 
 @triton.jit
 def _spmv_kernel0(y, A_row, A_col, A_val, x, N, y_stride0, A_row_stride0, A_col_stride0, A_val_stride0, x_stride0, MVL: tl.constexpr):
@@ -179,7 +174,7 @@ _spmv_kernel0_tuning = _AppycTuning("_spmv_kernel0", "f65deb474d89b5ba", (256, 4
 
 def _launch_spmv_kernel0(y, A_row, A_col, A_val, x, N, _appyc_config=None):
     """Launches _spmv_kernel0 for the region at samples/spmv_csr.py:13."""
-    n_i = _appyc_trip(0, N - 1, 1)
+    n_i = int(N - 1)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -217,7 +212,7 @@ def _spmv_acc_kernel0(indptr, data, x, indices, y, M, indptr_stride0, data_strid
 
 def _launch_spmv_acc_kernel0(indptr, data, x, indices, y, M):
     """Launches _spmv_acc_kernel0 for the region at samples/spmv_csr.py:23."""
-    n_i = _appyc_trip(0, M, 1)
+    n_i = int(M)
     if n_i <= 0:
         return
     _spmv_acc_kernel0[(n_i,)](

@@ -19,7 +19,7 @@ import triton.language as tl
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
 _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 # Launch configurations (MVL, num_warps) tried when tuning.
-_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (1024, 8))
+_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
 
 
 def _appyc_interpreter_mvl(default):
@@ -59,7 +59,7 @@ class _AppycTuning:
     def _choose(self, key, written, launch):
         if _APPYC_INTERPRET:
             mvl = self.default[0] if not self.candidates else 128
-            return (_appyc_interpreter_mvl(mvl), self.default[1])
+            return (_appyc_interpreter_mvl(mvl),) + self.default[1:]
         if not self.candidates or os.environ.get("APPYC_AUTOTUNE", "1") == "0":
             return self.default
         gpu = torch.cuda.get_device_name(written[0].device)
@@ -148,11 +148,6 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
-def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step)."""
-    return len(range(int(start), int(stop), int(step)))
-
-
 
 @triton.jit
 def _scale_add_2d_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr):
@@ -168,8 +163,8 @@ _scale_add_2d_kernel0_tuning = _AppycTuning("_scale_add_2d_kernel0", "36dff7e442
 
 def _launch_scale_add_2d_kernel0(C, A, B, M, N, alpha, _appyc_config=None):
     """Launches _scale_add_2d_kernel0 for the region at samples/strided_views.py:10."""
-    n_i = _appyc_trip(0, M, 1)
-    n_j = _appyc_trip(0, N, 1)
+    n_i = int(M)
+    n_j = int(N)
     if n_i <= 0 or n_j <= 0:
         return
     if _appyc_config is None:
@@ -182,7 +177,7 @@ def _launch_scale_add_2d_kernel0(C, A, B, M, N, alpha, _appyc_config=None):
     _appyc_mvl, _appyc_warps = _appyc_config
     if n_i > 65535:
         raise ValueError(f"samples/strided_views.py:11: the parallel loop over `i` has {n_i} iterations; Triton's grid axis 1 takes at most 65535")
-    _scale_add_2d_kernel0[(triton.cdiv(n_j, _appyc_mvl), n_i,)](
+    _scale_add_2d_kernel0[((n_j + _appyc_mvl - 1) // _appyc_mvl, n_i,)](
         C, A, B, M, N, alpha, C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
@@ -209,7 +204,7 @@ _row_sums_kernel0_tuning = _AppycTuning("_row_sums_kernel0", "a6daa69d4eafd08a",
 
 def _launch_row_sums_kernel0(A, x, y, M, N, _appyc_config=None):
     """Launches _row_sums_kernel0 for the region at samples/strided_views.py:18."""
-    n_i = _appyc_trip(0, M, 1)
+    n_i = int(M)
     if n_i <= 0:
         return
     if _appyc_config is None:

@@ -20,7 +20,7 @@ import triton.language as tl
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
 _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 # Launch configurations (MVL, num_warps) tried when tuning.
-_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (1024, 8))
+_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
 
 
 def _appyc_interpreter_mvl(default):
@@ -60,7 +60,7 @@ class _AppycTuning:
     def _choose(self, key, written, launch):
         if _APPYC_INTERPRET:
             mvl = self.default[0] if not self.candidates else 128
-            return (_appyc_interpreter_mvl(mvl), self.default[1])
+            return (_appyc_interpreter_mvl(mvl),) + self.default[1:]
         if not self.candidates or os.environ.get("APPYC_AUTOTUNE", "1") == "0":
             return self.default
         gpu = torch.cuda.get_device_name(written[0].device)
@@ -149,11 +149,6 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
-def _appyc_trip(start, stop, step):
-    """Iteration count of range(start, stop, step)."""
-    return len(range(int(start), int(stop), int(step)))
-
-
 
 @triton.jit
 def _syrk_kernel0(C, A, N, beta: "fp64", M, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, MVL: tl.constexpr):
@@ -178,7 +173,7 @@ _syrk_kernel0_tuning = _AppycTuning("_syrk_kernel0", "90d92c396fde9254", (256, 4
 
 def _launch_syrk_kernel0(C, A, N, beta, M, alpha, _appyc_config=None):
     """Launches _syrk_kernel0 for the region at samples/syrk.py:11."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = int(N)
     if n_i <= 0:
         return
     if _appyc_config is None:

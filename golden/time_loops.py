@@ -23,7 +23,10 @@ import triton.language as tl
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
 _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 # Launch configurations (MVL, num_warps) tried when tuning.
-_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (1024, 8))
+_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
+# A persistent loop's configurations say also whether it runs as one launch (True) or one
+# launch per phase, which can win when phases are long.
+_APPYC_PERSISTENT_CANDIDATES = tuple(c + (True,) for c in _APPYC_CANDIDATES) + ((512, 8, False), (1024, 4, False))
 
 
 def _appyc_interpreter_mvl(default):
@@ -63,7 +66,7 @@ class _AppycTuning:
     def _choose(self, key, written, launch):
         if _APPYC_INTERPRET:
             mvl = self.default[0] if not self.candidates else 128
-            return (_appyc_interpreter_mvl(mvl), self.default[1])
+            return (_appyc_interpreter_mvl(mvl),) + self.default[1:]
         if not self.candidates or os.environ.get("APPYC_AUTOTUNE", "1") == "0":
             return self.default
         gpu = torch.cuda.get_device_name(written[0].device)
@@ -157,13 +160,15 @@ def _appyc_trip(start, stop, step):
     return len(range(int(start), int(stop), int(step)))
 
 
-def _appyc_persistent(kernel, phases, work, args, mvl, num_warps):
+def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, one_launch):
     """Runs `phases` phases of a persistent kernel.
 
-    On the GPU: one cooperative launch with as many programs as the GPU holds at once (no more
-    than the widest region can use), grid barriers between dependent phases. Under Triton's
-    interpreter, which runs programs one after another, a spinning barrier would never return:
-    one launch per phase instead, with a few programs so every grid-stride loop takes turns.
+    On the GPU, `one_launch`: one cooperative launch with as many programs as the GPU holds at
+    once (no more than the widest region can use), grid barriers between dependent phases.
+    Otherwise one launch per phase, which the tuner picks when phases are long enough to hide
+    the launches. Under Triton's interpreter, which runs programs one after another, a spinning
+    barrier would never return: one launch per phase, with a few programs so every grid-stride
+    loop takes turns.
     """
     if _APPYC_INTERPRET:
         programs = 3 if work is None else max(1, min(work, 3))
@@ -173,26 +178,32 @@ def _appyc_persistent(kernel, phases, work, args, mvl, num_warps):
         return
     device = next(a.device for a in args if isinstance(a, torch.Tensor))
     sync = torch.zeros(1, dtype=torch.int64, device=device)
-    options = dict(MVL=mvl, GRID_SYNC=True, num_warps=num_warps, launch_cooperative_grid=True)
-    programs = _appyc_resident(kernel, args, phases, sync, options, device)
+    if not one_launch:
+        programs = work or _appyc_resident(kernel, args, phases, sync, mvl, num_warps, device)
+        for phase in range(phases):
+            kernel[(max(programs, 1),)](*args, phase, phase + 1, sync, MVL=mvl, GRID_SYNC=False,
+                                        num_warps=num_warps)
+        return
+    programs = _appyc_resident(kernel, args, phases, sync, mvl, num_warps, device)
     if work is not None:
         programs = max(1, min(programs, work))
-    kernel[(programs,)](*args, 0, phases, sync, **options)
+    kernel[(programs,)](*args, 0, phases, sync, MVL=mvl, GRID_SYNC=True, num_warps=num_warps,
+                        launch_cooperative_grid=True)
 
 
 _APPYC_RESIDENT = {}
 
 
-def _appyc_resident(kernel, args, phases, sync, options, device):
+def _appyc_resident(kernel, args, phases, sync, mvl, warps, device):
     """How many programs of this compiled kernel the GPU holds at once: the occupancy limit by
     threads, registers and shared memory on every SM."""
     dtypes = tuple(str(a.dtype) for a in args if isinstance(a, torch.Tensor))
-    key = (kernel.fn.__name__, options["MVL"], options["num_warps"], device, dtypes)
+    key = (kernel.fn.__name__, mvl, warps, device, dtypes)
     if key not in _APPYC_RESIDENT:
-        compiled = kernel.warmup(*args, 0, phases, sync, grid=(1,), **options)
+        compiled = kernel.warmup(*args, 0, phases, sync, grid=(1,), MVL=mvl, GRID_SYNC=True,
+                                 num_warps=warps, launch_cooperative_grid=True)
         compiled._init_handles()
         props = torch.cuda.get_device_properties(device)
-        warps = options["num_warps"]
         regs_per_warp = -(-max(compiled.n_regs, 1) * 32 // 256) * 256
         per_sm = min(
             props.max_threads_per_multi_processor // (32 * warps),
@@ -218,7 +229,7 @@ def _appyc_grid_barrier(counter, target):
 
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
 def _jacobi_1d_persistent0(B, A, N, B_stride0, A_stride0, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
     # samples/time_loops.py:14: for t in range(TSTEPS):  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
@@ -234,25 +245,25 @@ def _jacobi_1d_persistent0(B, A, N, B_stride0, A_stride0, _phase_lo, _phase_hi, 
             for _vp in range(_pid, _n0_0, _nprog):
                 i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/time_loops.py:16
                 i_mask = i < (N - 1)
-                tl.store(B + i * B_stride0, 0.33333 * (tl.load(A + (i - 1) * A_stride0, mask=i_mask, cache_modifier=".cg") + tl.load(A + i * A_stride0, mask=i_mask, cache_modifier=".cg") + tl.load(A + (i + 1) * A_stride0, mask=i_mask, cache_modifier=".cg")), mask=i_mask)  # samples/time_loops.py:17
+                tl.store(B + i * B_stride0, 0.33333 * (tl.load(A + (i - 1) * A_stride0, mask=i_mask) + tl.load(A + i * A_stride0, mask=i_mask) + tl.load(A + (i + 1) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/time_loops.py:17
         if _region == 1:
             # samples/time_loops.py:18: #pragma parallel for simd
             _n1_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
                 i = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/time_loops.py:19
                 i_mask = i < (N - 1)
-                tl.store(A + i * A_stride0, 0.33333 * (tl.load(B + (i - 1) * B_stride0, mask=i_mask, cache_modifier=".cg") + tl.load(B + i * B_stride0, mask=i_mask, cache_modifier=".cg") + tl.load(B + (i + 1) * B_stride0, mask=i_mask, cache_modifier=".cg")), mask=i_mask)  # samples/time_loops.py:20
+                tl.store(A + i * A_stride0, 0.33333 * (tl.load(B + (i - 1) * B_stride0, mask=i_mask) + tl.load(B + i * B_stride0, mask=i_mask) + tl.load(B + (i + 1) * B_stride0, mask=i_mask)), mask=i_mask)  # samples/time_loops.py:20
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_jacobi_1d_persistent0_tuning = _AppycTuning("_jacobi_1d_persistent0", "bf90a3ac479ec677", (1024, 4), _APPYC_CANDIDATES)
+_jacobi_1d_persistent0_tuning = _AppycTuning("_jacobi_1d_persistent0", "486d80142730a5ec", (1024, 4, True), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_jacobi_1d_persistent0(B, A, N, TSTEPS, _appyc_config=None):
     """Runs the loop at samples/time_loops.py:14 on the GPU: one launch of the persistent kernel _jacobi_1d_persistent0."""
-    n_t = _appyc_trip(0, TSTEPS, 1)
+    n_t = int(TSTEPS)
     if n_t <= 0:
         return
     if _appyc_config is None:
@@ -262,11 +273,11 @@ def _launch_jacobi_1d_persistent0(B, A, N, TSTEPS, _appyc_config=None):
             _appyc_config = _jacobi_1d_persistent0_tuning.tune(
                 _appyc_key, (B, A), lambda config: _launch_jacobi_1d_persistent0(B, A, N, TSTEPS, config)
             )
-    _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
     _appyc_persistent(
-        _jacobi_1d_persistent0, n_t * 2, triton.cdiv(_appyc_trip(1, N - 1, 1), _appyc_mvl),
+        _jacobi_1d_persistent0, n_t * 2, ((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl,
         (B, A, N, B.stride(0), A.stride(0)),
-        _appyc_mvl, _appyc_warps,
+        _appyc_mvl, _appyc_warps, _appyc_one_launch,
     )
 
 
@@ -274,7 +285,7 @@ def jacobi_1d(A, B, N, TSTEPS):
     _launch_jacobi_1d_persistent0(B, A, N, TSTEPS)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
 def _floyd_warshall_persistent0(path, N, path_stride0, path_stride1, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
     # samples/time_loops.py:26: for k in range(N):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
@@ -291,19 +302,19 @@ def _floyd_warshall_persistent0(path, N, path_stride0, path_stride1, _phase_lo, 
                 j = _j_base + tl.arange(0, MVL)
                 j_mask = j < N
                 tl.debug_barrier()
-                tl.store(path + i * path_stride0 + j * path_stride1, tl.minimum(tl.load(path + i * path_stride0 + j * path_stride1, mask=j_mask, cache_modifier=".cg"), tl.load(path + i * path_stride0 + k * path_stride1, cache_modifier=".cg") + tl.load(path + k * path_stride0 + j * path_stride1, mask=j_mask, cache_modifier=".cg")), mask=j_mask)  # samples/time_loops.py:31
+                tl.store(path + i * path_stride0 + j * path_stride1, tl.minimum(tl.load(path + i * path_stride0 + j * path_stride1, mask=j_mask), tl.load(path + i * path_stride0 + k * path_stride1) + tl.load(path + k * path_stride0 + j * path_stride1, mask=j_mask)), mask=j_mask)  # samples/time_loops.py:31
                 tl.debug_barrier()
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_floyd_warshall_persistent0_tuning = _AppycTuning("_floyd_warshall_persistent0", "dc007d17b12276fe", (256, 4), _APPYC_CANDIDATES)
+_floyd_warshall_persistent0_tuning = _AppycTuning("_floyd_warshall_persistent0", "d6d3efb8e3a72f6e", (256, 4, True), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_floyd_warshall_persistent0(path, N, _appyc_config=None):
     """Runs the loop at samples/time_loops.py:26 on the GPU: one launch of the persistent kernel _floyd_warshall_persistent0."""
-    n_k = _appyc_trip(0, N, 1)
+    n_k = int(N)
     if n_k <= 0:
         return
     if _appyc_config is None:
@@ -313,11 +324,11 @@ def _launch_floyd_warshall_persistent0(path, N, _appyc_config=None):
             _appyc_config = _floyd_warshall_persistent0_tuning.tune(
                 _appyc_key, (path,), lambda config: _launch_floyd_warshall_persistent0(path, N, config)
             )
-    _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
     _appyc_persistent(
-        _floyd_warshall_persistent0, n_k, _appyc_trip(0, N, 1),
+        _floyd_warshall_persistent0, n_k, int(N),
         (path, N, path.stride(0), path.stride(1)),
-        _appyc_mvl, _appyc_warps,
+        _appyc_mvl, _appyc_warps, _appyc_one_launch,
     )
 
 
@@ -326,7 +337,7 @@ def floyd_warshall(path, N):
     _launch_floyd_warshall_persistent0(path, N)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
 def _independent_phases_persistent0(X, Y, Z, N, X_stride0, Y_stride0, Z_stride0, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
     # samples/time_loops.py:36: for t in range(T):  (persistent: 3 phase(s) per iteration)
     _pid = tl.program_id(0)
@@ -342,33 +353,33 @@ def _independent_phases_persistent0(X, Y, Z, N, X_stride0, Y_stride0, Z_stride0,
             for _vp in range(_pid, _n0_0, _nprog):
                 i = _vp * MVL + tl.arange(0, MVL)  # samples/time_loops.py:38
                 i_mask = i < N
-                tl.store(X + i * X_stride0, tl.load(X + i * X_stride0, mask=i_mask, cache_modifier=".cg") * 0.9 + 0.1, mask=i_mask)  # samples/time_loops.py:39
+                tl.store(X + i * X_stride0, tl.load(X + i * X_stride0, mask=i_mask) * 0.9 + 0.1, mask=i_mask)  # samples/time_loops.py:39
         if _region == 1:
             # samples/time_loops.py:40: #pragma parallel for simd
             _n1_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
                 i = _vp1 * MVL + tl.arange(0, MVL)  # samples/time_loops.py:41
                 i_mask = i < N
-                tl.store(Y + i * Y_stride0, tl.load(Y + i * Y_stride0, mask=i_mask, cache_modifier=".cg") * 0.5 - 0.25, mask=i_mask)  # samples/time_loops.py:42
+                tl.store(Y + i * Y_stride0, tl.load(Y + i * Y_stride0, mask=i_mask) * 0.5 - 0.25, mask=i_mask)  # samples/time_loops.py:42
         if _region == 2:
             # samples/time_loops.py:43: #pragma parallel for simd
             _n2_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
             for _vp2 in range(_pid, _n2_0, _nprog):
                 i = _vp2 * MVL + tl.arange(0, MVL)  # samples/time_loops.py:44
                 i_mask = i < N
-                tl.store(Z + i * Z_stride0, tl.load(Z + i * Z_stride0, mask=i_mask, cache_modifier=".cg") + tl.load(X + (N - 1 - i) * X_stride0, mask=i_mask, cache_modifier=".cg") * tl.load(Y + i * Y_stride0, mask=i_mask, cache_modifier=".cg"), mask=i_mask)  # samples/time_loops.py:45
+                tl.store(Z + i * Z_stride0, tl.load(Z + i * Z_stride0, mask=i_mask) + tl.load(X + (N - 1 - i) * X_stride0, mask=i_mask) * tl.load(Y + i * Y_stride0, mask=i_mask), mask=i_mask)  # samples/time_loops.py:45
         if GRID_SYNC:
             if (_region == 1) | (_region == 2):
                 _arrived += _nprog
                 _appyc_grid_barrier(_sync, _arrived)
 
 
-_independent_phases_persistent0_tuning = _AppycTuning("_independent_phases_persistent0", "37c611eb0dda3540", (1024, 4), _APPYC_CANDIDATES)
+_independent_phases_persistent0_tuning = _AppycTuning("_independent_phases_persistent0", "da1c9f8ddfa8ebf4", (1024, 4, True), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_independent_phases_persistent0(X, N, Y, Z, T, _appyc_config=None):
     """Runs the loop at samples/time_loops.py:36 on the GPU: one launch of the persistent kernel _independent_phases_persistent0."""
-    n_t = _appyc_trip(0, T, 1)
+    n_t = int(T)
     if n_t <= 0:
         return
     if _appyc_config is None:
@@ -378,11 +389,11 @@ def _launch_independent_phases_persistent0(X, N, Y, Z, T, _appyc_config=None):
             _appyc_config = _independent_phases_persistent0_tuning.tune(
                 _appyc_key, (X, Y, Z), lambda config: _launch_independent_phases_persistent0(X, N, Y, Z, T, config)
             )
-    _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
     _appyc_persistent(
-        _independent_phases_persistent0, n_t * 3, triton.cdiv(_appyc_trip(0, N, 1), _appyc_mvl),
+        _independent_phases_persistent0, n_t * 3, ((int(N)) + _appyc_mvl - 1) // _appyc_mvl,
         (X, Y, Z, N, X.stride(0), Y.stride(0), Z.stride(0)),
-        _appyc_mvl, _appyc_warps,
+        _appyc_mvl, _appyc_warps, _appyc_one_launch,
     )
 
 
@@ -391,7 +402,7 @@ def independent_phases(X, Y, Z, N, T):
     _launch_independent_phases_persistent0(X, N, Y, Z, T)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
 def _shifted_steps_persistent0(X, Y, N, X_stride0, Y_stride0, _t_start, _t_step, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
     # samples/time_loops.py:49: for t in range(T0, T, 3):  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
@@ -407,20 +418,20 @@ def _shifted_steps_persistent0(X, Y, N, X_stride0, Y_stride0, _t_start, _t_step,
             for _vp in range(_pid, _n0_0, _nprog):
                 i = _vp * MVL + tl.arange(0, MVL)  # samples/time_loops.py:51
                 i_mask = i < N
-                tl.store(X + i * X_stride0, tl.load(X + i * X_stride0, mask=i_mask, cache_modifier=".cg") * 0.5 + t, mask=i_mask)  # samples/time_loops.py:52
+                tl.store(X + i * X_stride0, tl.load(X + i * X_stride0, mask=i_mask) * 0.5 + t, mask=i_mask)  # samples/time_loops.py:52
         if _region == 1:
             # samples/time_loops.py:53: #pragma parallel for
             _n1_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
                 i = _vp1 * MVL + tl.arange(0, MVL)  # samples/time_loops.py:54
                 i_mask = i < N
-                tl.store(Y + i * Y_stride0, tl.load(Y + i * Y_stride0, mask=i_mask, cache_modifier=".cg") + tl.load(X + (N - 1 - i) * X_stride0, mask=i_mask, cache_modifier=".cg"), mask=i_mask)  # samples/time_loops.py:55
+                tl.store(Y + i * Y_stride0, tl.load(Y + i * Y_stride0, mask=i_mask) + tl.load(X + (N - 1 - i) * X_stride0, mask=i_mask), mask=i_mask)  # samples/time_loops.py:55
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_shifted_steps_persistent0_tuning = _AppycTuning("_shifted_steps_persistent0", "5c9915a33ede2bcd", (1024, 4), _APPYC_CANDIDATES)
+_shifted_steps_persistent0_tuning = _AppycTuning("_shifted_steps_persistent0", "cd865dc28c0a82c5", (1024, 4, True), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_shifted_steps_persistent0(X, N, Y, T0, T, _appyc_config=None):
@@ -435,11 +446,11 @@ def _launch_shifted_steps_persistent0(X, N, Y, T0, T, _appyc_config=None):
             _appyc_config = _shifted_steps_persistent0_tuning.tune(
                 _appyc_key, (X, Y), lambda config: _launch_shifted_steps_persistent0(X, N, Y, T0, T, config)
             )
-    _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
     _appyc_persistent(
-        _shifted_steps_persistent0, n_t * 2, triton.cdiv(_appyc_trip(0, N, 1), _appyc_mvl),
+        _shifted_steps_persistent0, n_t * 2, ((int(N)) + _appyc_mvl - 1) // _appyc_mvl,
         (X, Y, N, X.stride(0), Y.stride(0), T0, 3),
-        _appyc_mvl, _appyc_warps,
+        _appyc_mvl, _appyc_warps, _appyc_one_launch,
     )
 
 
@@ -447,7 +458,7 @@ def shifted_steps(X, Y, N, T0, T):
     _launch_shifted_steps_persistent0(X, N, Y, T0, T)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
 def _prefix_steps_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
     # samples/time_loops.py:59: for t in range(T):  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
@@ -462,7 +473,7 @@ def _prefix_steps_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, MVL:
             if _pid == 0:
                 for i in range(1, N, 1):  # samples/time_loops.py:61
                     tl.debug_barrier()
-                    tl.store(A + i * A_stride0, tl.load(A + i * A_stride0, cache_modifier=".cg") + tl.load(A + (i - 1) * A_stride0, cache_modifier=".cg") * 0.5)  # samples/time_loops.py:62
+                    tl.store(A + i * A_stride0, tl.load(A + i * A_stride0) + tl.load(A + (i - 1) * A_stride0) * 0.5)  # samples/time_loops.py:62
                     tl.debug_barrier()
         if _region == 1:
             # samples/time_loops.py:63: #pragma parallel for simd
@@ -470,18 +481,18 @@ def _prefix_steps_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, MVL:
             for _vp in range(_pid, _n1_0, _nprog):
                 i = _vp * MVL + tl.arange(0, MVL)  # samples/time_loops.py:64
                 i_mask = i < N
-                tl.store(A + i * A_stride0, tl.load(A + i * A_stride0, mask=i_mask, cache_modifier=".cg") * 0.5, mask=i_mask)  # samples/time_loops.py:65
+                tl.store(A + i * A_stride0, tl.load(A + i * A_stride0, mask=i_mask) * 0.5, mask=i_mask)  # samples/time_loops.py:65
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_prefix_steps_persistent0_tuning = _AppycTuning("_prefix_steps_persistent0", "ebecf3cfa3a048fb", (256, 4), _APPYC_CANDIDATES)
+_prefix_steps_persistent0_tuning = _AppycTuning("_prefix_steps_persistent0", "7601e2352d846165", (256, 4, True), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_prefix_steps_persistent0(A, N, T, _appyc_config=None):
     """Runs the loop at samples/time_loops.py:59 on the GPU: one launch of the persistent kernel _prefix_steps_persistent0."""
-    n_t = _appyc_trip(0, T, 1)
+    n_t = int(T)
     if n_t <= 0:
         return
     if _appyc_config is None:
@@ -491,11 +502,11 @@ def _launch_prefix_steps_persistent0(A, N, T, _appyc_config=None):
             _appyc_config = _prefix_steps_persistent0_tuning.tune(
                 _appyc_key, (A,), lambda config: _launch_prefix_steps_persistent0(A, N, T, config)
             )
-    _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
     _appyc_persistent(
-        _prefix_steps_persistent0, n_t * 2, max(1, triton.cdiv(_appyc_trip(0, N, 1), _appyc_mvl)),
+        _prefix_steps_persistent0, n_t * 2, max(1, ((int(N)) + _appyc_mvl - 1) // _appyc_mvl),
         (A, N, A.stride(0)),
-        _appyc_mvl, _appyc_warps,
+        _appyc_mvl, _appyc_warps, _appyc_one_launch,
     )
 
 
@@ -503,7 +514,7 @@ def prefix_steps(A, N, T):
     _launch_prefix_steps_persistent0(A, N, T)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
 def _smooth_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
     # samples/time_loops.py:69: for t in range(T):  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
@@ -524,7 +535,7 @@ def _smooth_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride
                 i = 1 + _pid0_1  # samples/time_loops.py:71
                 j = 1 + _pid0_0 * MVL + tl.arange(0, MVL)  # samples/time_loops.py:73
                 j_mask = j < (N - 1)
-                tl.store(B + i * B_stride0 + j * B_stride1, 0.25 * (tl.load(A + (i - 1) * A_stride0 + j * A_stride1, mask=j_mask, cache_modifier=".cg") + tl.load(A + (i + 1) * A_stride0 + j * A_stride1, mask=j_mask, cache_modifier=".cg") + tl.load(A + i * A_stride0 + (j - 1) * A_stride1, mask=j_mask, cache_modifier=".cg") + tl.load(A + i * A_stride0 + (j + 1) * A_stride1, mask=j_mask, cache_modifier=".cg")), mask=j_mask)  # samples/time_loops.py:74
+                tl.store(B + i * B_stride0 + j * B_stride1, 0.25 * (tl.load(A + (i - 1) * A_stride0 + j * A_stride1, mask=j_mask) + tl.load(A + (i + 1) * A_stride0 + j * A_stride1, mask=j_mask) + tl.load(A + i * A_stride0 + (j - 1) * A_stride1, mask=j_mask) + tl.load(A + i * A_stride0 + (j + 1) * A_stride1, mask=j_mask)), mask=j_mask)  # samples/time_loops.py:74
         if _region == 1:
             # samples/time_loops.py:75: #pragma parallel for
             _n1_1 = tl.maximum((M - 1) - (1), 0)
@@ -536,18 +547,18 @@ def _smooth_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride
                 i = 1 + _pid1_1  # samples/time_loops.py:76
                 j = 1 + _pid1_0 * MVL + tl.arange(0, MVL)  # samples/time_loops.py:78
                 j_mask = j < (N - 1)
-                tl.store(A + i * A_stride0 + j * A_stride1, tl.load(B + i * B_stride0 + j * B_stride1, mask=j_mask, cache_modifier=".cg"), mask=j_mask)  # samples/time_loops.py:79
+                tl.store(A + i * A_stride0 + j * A_stride1, tl.load(B + i * B_stride0 + j * B_stride1, mask=j_mask), mask=j_mask)  # samples/time_loops.py:79
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_smooth_2d_persistent0_tuning = _AppycTuning("_smooth_2d_persistent0", "3d4c01e24cec71a6", (1024, 4), _APPYC_CANDIDATES)
+_smooth_2d_persistent0_tuning = _AppycTuning("_smooth_2d_persistent0", "d725f794449abe70", (1024, 4, True), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_smooth_2d_persistent0(B, A, M, N, T, _appyc_config=None):
     """Runs the loop at samples/time_loops.py:69 on the GPU: one launch of the persistent kernel _smooth_2d_persistent0."""
-    n_t = _appyc_trip(0, T, 1)
+    n_t = int(T)
     if n_t <= 0:
         return
     if _appyc_config is None:
@@ -557,11 +568,11 @@ def _launch_smooth_2d_persistent0(B, A, M, N, T, _appyc_config=None):
             _appyc_config = _smooth_2d_persistent0_tuning.tune(
                 _appyc_key, (B, A), lambda config: _launch_smooth_2d_persistent0(B, A, M, N, T, config)
             )
-    _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
     _appyc_persistent(
-        _smooth_2d_persistent0, n_t * 2, _appyc_trip(1, M - 1, 1) * triton.cdiv(_appyc_trip(1, N - 1, 1), _appyc_mvl),
+        _smooth_2d_persistent0, n_t * 2, int(M - 1) - int(1) * ((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl,
         (B, A, M, N, B.stride(0), B.stride(1), A.stride(0), A.stride(1)),
-        _appyc_mvl, _appyc_warps,
+        _appyc_mvl, _appyc_warps, _appyc_one_launch,
     )
 
 
@@ -582,7 +593,7 @@ _host_code_in_loop_kernel0_tuning = _AppycTuning("_host_code_in_loop_kernel0", "
 
 def _launch_host_code_in_loop_kernel0(A, N, scale, _appyc_config=None):
     """Launches _host_code_in_loop_kernel0 for the region at samples/time_loops.py:85."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = int(N)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -593,7 +604,7 @@ def _launch_host_code_in_loop_kernel0(A, N, scale, _appyc_config=None):
                 _appyc_key, (A,), lambda config: _launch_host_code_in_loop_kernel0(A, N, scale, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _host_code_in_loop_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _host_code_in_loop_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         A, N, scale, A.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )

@@ -19,7 +19,7 @@ import triton.language as tl
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
 _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 # Launch configurations (MVL, num_warps) tried when tuning.
-_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (1024, 8))
+_APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
 
 
 def _appyc_interpreter_mvl(default):
@@ -59,7 +59,7 @@ class _AppycTuning:
     def _choose(self, key, written, launch):
         if _APPYC_INTERPRET:
             mvl = self.default[0] if not self.candidates else 128
-            return (_appyc_interpreter_mvl(mvl), self.default[1])
+            return (_appyc_interpreter_mvl(mvl),) + self.default[1:]
         if not self.candidates or os.environ.get("APPYC_AUTOTUNE", "1") == "0":
             return self.default
         gpu = torch.cuda.get_device_name(written[0].device)
@@ -167,7 +167,7 @@ _vector_add_kernel0_tuning = _AppycTuning("_vector_add_kernel0", "7b18cbbf98b3a8
 
 def _launch_vector_add_kernel0(C, A, B, N, _appyc_config=None):
     """Launches _vector_add_kernel0 for the region at samples/vector_add.py:10."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = int(N)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -178,7 +178,7 @@ def _launch_vector_add_kernel0(C, A, B, N, _appyc_config=None):
                 _appyc_key, (C,), lambda config: _launch_vector_add_kernel0(C, A, B, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _vector_add_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _vector_add_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         C, A, B, N, C.stride(0), A.stride(0), B.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
@@ -201,7 +201,7 @@ _vector_add_simd_kernel0_tuning = _AppycTuning("_vector_add_simd_kernel0", "9a94
 
 def _launch_vector_add_simd_kernel0(C, A, B, N, _appyc_config=None):
     """Launches _vector_add_simd_kernel0 for the region at samples/vector_add.py:16."""
-    n_i = _appyc_trip(0, N, 1)
+    n_i = int(N)
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -212,7 +212,7 @@ def _launch_vector_add_simd_kernel0(C, A, B, N, _appyc_config=None):
                 _appyc_key, (C,), lambda config: _launch_vector_add_simd_kernel0(C, A, B, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _vector_add_simd_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _vector_add_simd_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         C, A, B, N, C.stride(0), A.stride(0), B.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
@@ -235,7 +235,7 @@ _vector_add_shape_kernel0_tuning = _AppycTuning("_vector_add_shape_kernel0", "11
 
 def _launch_vector_add_shape_kernel0(C, A, B, _appyc_config=None):
     """Launches _vector_add_shape_kernel0 for the region at samples/vector_add.py:22."""
-    n_i = _appyc_trip(0, A.shape[0], 1)
+    n_i = int(A.shape[0])
     if n_i <= 0:
         return
     if _appyc_config is None:
@@ -246,7 +246,7 @@ def _launch_vector_add_shape_kernel0(C, A, B, _appyc_config=None):
                 _appyc_key, (C,), lambda config: _launch_vector_add_shape_kernel0(C, A, B, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _vector_add_shape_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _vector_add_shape_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         C, A, B, C.stride(0), A.stride(0), B.stride(0), A.shape[0],
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
@@ -280,7 +280,7 @@ def _launch_axpy_range_kernel0(Y, X, start, stop, step, a, _appyc_config=None):
                 _appyc_key, (Y,), lambda config: _launch_axpy_range_kernel0(Y, X, start, stop, step, a, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _axpy_range_kernel0[(triton.cdiv(n_i, _appyc_mvl),)](
+    _axpy_range_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
         Y, X, start, stop, step, a, Y.stride(0), X.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )

@@ -52,6 +52,9 @@ def generate(out_dir):
         cmd = [str(exe), str(REPO / "samples" / f"{sample}.py"), "-o", str(out / f"{name}.py"), *flags]
         subprocess.run(cmd, check=True)
         print("generated", out / f"{name}.py")
+    # An experiment: the persistent jacobi_2d with plain (L1-cached) loads instead of `.cg`.
+    text = (out / "jacobi_2d.py").read_text().replace(', cache_modifier=".cg"', "")
+    (out / "jacobi_2d_plain_loads.py").write_text(text)
 
 
 def load(path, name):
@@ -261,6 +264,41 @@ def run_bandwidth(mods, torch, report, jacobi_2d_ms):
     print("\n".join(report[-4:]), flush=True)
 
 
+def run_sweep(mods, torch, np, report):
+    """jacobi_2d 2800x2800, 1000 steps, per launch configuration: persistent (.cg loads),
+    persistent with plain loads, and one launch per region."""
+    report.append("## Sweep: jacobi_2d 2800x2800 T=1000 per configuration (ms)\n")
+    report.append("| config | persistent | persistent, plain loads | one launch per region |")
+    report.append("|---|---|---|---|")
+    rng = np.random.default_rng(11)
+    base = [torch.from_numpy(rng.standard_normal((2800, 2800))).cuda() for _ in range(2)]
+    want = [b.cpu().numpy() for b in base]
+    ref_jacobi_2d(want[0], want[1], 2800, 2800, 1000)
+    for config in ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8)):
+        cells = []
+        for name in ("jacobi_2d", "jacobi_2d_plain_loads", "jacobi_2d_launches"):
+            mod = mods[name]
+            launcher = next(getattr(mod, n) for n in dir(mod)
+                            if n.startswith("_launch_jacobi_2d_") and n != "_launch_jacobi_2d_kernel1")
+            def go(mod=mod, launcher=launcher):
+                A, B = base[0].clone(), base[1].clone()
+                if name == "jacobi_2d_launches":
+                    for _ in range(1000):
+                        mod._launch_jacobi_2d_kernel0(B, A, 2800, 2800, config)
+                        mod._launch_jacobi_2d_kernel1(A, B, 2800, 2800, config)
+                else:
+                    launcher(B, A, 2800, 2800, 1000, config)
+                return A, B
+            A, B = go()
+            ok = close(np, A.cpu().numpy(), want[0]) and close(np, B.cpu().numpy(), want[1])
+            ms = cuda_time(torch, go, 3)
+            cells.append(f"{ms:.1f}{'' if ok else ' WRONG'}")
+        line = f"| {config} | " + " | ".join(cells) + " |"
+        print(line, flush=True)
+        report.append(line)
+    report.append("")
+
+
 def run_launch_cost(mods, torch, report):
     report.append("## 4. Launch cost (vector_add, N = 4096, 20000 calls)\n")
     mod = mods["vector_add"]
@@ -336,23 +374,26 @@ def run_tuning(mods, paths, torch, np, report):
                         f"{r['first_call_s']:.2f} s (then {1000 * r['second_call_s']:.1f} ms)")
         tuned = json.loads(Path(cache, "tuning.json").read_text()) if Path(cache, "tuning.json").exists() else {}
         rows.append(f"- tuning cache entries written: {len(tuned)}: {list(tuned.items())[:2]}")
-    # A host loop around a region (per-region launches): the key never holds `k`.
+    # Host loops around regions launched one by one: keys never hold the loop variable or a
+    # float computed in the loop (host_code_in_loop passes `scale = 1 / (t + 1)`).
     mod = mods["time_loops_launches"]
-    n = 701
-    d = np.random.default_rng(5).uniform(1, 10, (n, n))
-    np.fill_diagonal(d, 0)
-    t = torch.from_numpy(d).cuda()
+    rng = np.random.default_rng(5)
+    a, b = (torch.from_numpy(rng.standard_normal(32000)).cuda() for _ in range(2))
     t0 = time.perf_counter()
-    mod.floyd_warshall(t, n)
+    mod.jacobi_1d(a, b, 32000, 4000)
+    mod.host_code_in_loop(a, 32000, 1000)
     torch.cuda.synchronize()
     elapsed = time.perf_counter() - t0
-    table = mod._floyd_warshall_kernel0_tuning.chosen
-    rows.append(f"- floyd_warshall N={n} with one launch per iteration: first call {elapsed:.2f} s, "
-                f"{len(table)} tuning key(s) for {n} launches: {list(table)}")
+    tables = {n: getattr(mod, n).chosen for n in ("_jacobi_1d_kernel0_tuning", "_jacobi_1d_kernel1_tuning",
+                                                   "_host_code_in_loop_kernel0_tuning")}
+    rows.append(f"- host loops with one launch per region (jacobi_1d 8000 launches, host_code_in_loop "
+                f"1000 launches), first calls {elapsed:.2f} s; tuning keys per kernel: "
+                + ", ".join(f"{n}: {len(t)}" for n, t in tables.items()))
+    once = all(len(t) == 1 for t in tables.values())
     report.extend(rows)
     report.append("")
     print("\n".join(rows), flush=True)
-    return len(table) == 1
+    return once
 
 
 def main():
@@ -369,6 +410,7 @@ def main():
     import torch
     skip = set(filter(None, a.skip.split(",")))
     paths = {name: Path(a.modules) / f"{name}.py" for name in BUILDS}
+    paths["jacobi_2d_plain_loads"] = Path(a.modules) / "jacobi_2d_plain_loads.py"
     mods = {name: load(p, f"gen_{name}") for name, p in paths.items()}
     report = [f"# appyc persistent loops, tuning and launch cost on {torch.cuda.get_device_name()}\n",
               "Produced by `scripts/gpu_persistent.py` (one run).\n"]
@@ -378,6 +420,8 @@ def main():
     loops = run_time_loops(mods, torch, np, report) if "loops" not in skip else {}
     if "bandwidth" not in skip and "jacobi_2d" in loops:
         run_bandwidth(mods, torch, report, loops["jacobi_2d"][0])
+    if "sweep" not in skip:
+        run_sweep(mods, torch, np, report)
     if "launch" not in skip:
         run_launch_cost(mods, torch, report)
     if "tuning" not in skip:

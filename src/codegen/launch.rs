@@ -23,9 +23,9 @@ pub struct LaunchOptions {
 /// The MVL Triton's interpreter runs with when nothing fixes it (APPYC_MVL overrides it).
 pub const INTERPRETER_MVL: u32 = 128;
 
-/// The MVLs tried when tuning: a bounded set (with `(1024, 8)`, five compilations and a few
-/// timed runs each, once per size class, GPU and kernel text; the prelude's
-/// `_APPYC_CANDIDATES` says the same).
+/// The MVLs tried when a pragma fixes num_warps: a bounded set (a compilation and a few timed
+/// runs each, once per size class, GPU and kernel text). Without the pragma the prelude's
+/// `_APPYC_CANDIDATES` adds 8 warps for wide vectors.
 const CANDIDATE_MVLS: [u32; 4] = [128, 256, 512, 1024];
 
 /// What every launcher of a function is made with.
@@ -104,8 +104,18 @@ fn tuple(items: &[String]) -> String {
     }
 }
 
+/// What a kernel's configurations are: `(MVL, num_warps)` for a region on its own grid, and
+/// `(MVL, num_warps, one_launch)` for a persistent loop (one launch in all, or one per phase).
+#[derive(Clone, Copy, PartialEq)]
+enum ConfigKind {
+    Grid,
+    Persistent,
+}
+
 /// The tuning table and its use, for a kernel that has an MVL.
+#[allow(clippy::too_many_arguments)]
 fn tuning(
+    kind: ConfigKind,
     kernel: &str,
     code: &KernelCode,
     default_mvl: u32,
@@ -115,24 +125,26 @@ fn tuning(
     sizes: &SizeNames,
 ) -> Tuning {
     let warps = num_warps.unwrap_or(4);
-    let (default, candidates) = match (opts.mvl, opts.autotune) {
-        (Some(m), _) => (format!("({m}, {warps})"), "()".to_string()),
-        (None, false) => (format!("({default_mvl}, {warps})"), "()".to_string()),
-        (None, true) => {
-            // The prelude's `_APPYC_CANDIDATES` also tries wide vectors with 8 warps; a
-            // pragma's num_warps fixes the warps.
-            let candidates = match num_warps {
-                None => "_APPYC_CANDIDATES".to_string(),
-                Some(w) => format!(
-                    "({})",
-                    CANDIDATE_MVLS
-                        .iter()
-                        .map(|m| format!("({m}, {w})"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            };
-            (format!("({default_mvl}, {warps})"), candidates)
+    let extra = match kind {
+        ConfigKind::Grid => "",
+        ConfigKind::Persistent => ", True",
+    };
+    let default_mvl = opts.mvl.unwrap_or(default_mvl);
+    let default = format!("({default_mvl}, {warps}{extra})");
+    let candidates = match (opts.mvl, opts.autotune, num_warps, kind) {
+        (Some(_), ..) | (None, false, ..) => "()".to_string(),
+        // The prelude's sets; a pragma's num_warps fixes the warps.
+        (None, true, None, ConfigKind::Grid) => "_APPYC_CANDIDATES".to_string(),
+        (None, true, None, ConfigKind::Persistent) => "_APPYC_PERSISTENT_CANDIDATES".to_string(),
+        (None, true, Some(w), _) => {
+            let mut c: Vec<String> = CANDIDATE_MVLS
+                .iter()
+                .map(|m| format!("({m}, {w}{extra})"))
+                .collect();
+            if kind == ConfigKind::Persistent {
+                c.push(format!("(512, {w}, False)"));
+            }
+            format!("({})", c.join(", "))
         }
     };
     Tuning {
@@ -143,6 +155,10 @@ fn tuning(
         key: tuple(&tuning_key(&code.params, sizes)),
         written: tuple(&code.written_arrays),
         args: args.iter().map(|a| format!("{a}, ")).collect(),
+        unpack: match kind {
+            ConfigKind::Grid => "_appyc_mvl, _appyc_warps".into(),
+            ConfigKind::Persistent => "_appyc_mvl, _appyc_warps, _appyc_one_launch".into(),
+        },
     }
 }
 
@@ -225,6 +241,22 @@ fn params(args: &[String], tuned: bool) -> Vec<String> {
     p
 }
 
+/// The trip count of `range(start, stop, step)` on the host: plain arithmetic for the usual unit
+/// step (a launcher runs on every call), Python's `len(range(...))` otherwise.
+fn trip_expr(start: &Expr, stop: &Expr, step: &Expr) -> String {
+    let [a, b, c] = [start, stop, step].map(python::expr);
+    match (&start.kind, &step.kind) {
+        (ExprKind::Int(0), ExprKind::Int(1)) => format!("int({b})"),
+        (_, ExprKind::Int(1)) => format!("int({b}) - int({a})"),
+        _ => format!("_appyc_trip({a}, {b}, {c})"),
+    }
+}
+
+/// `ceil(n / w)` in Python, without a call (launchers run on every launch).
+fn cdiv(n: &str, w: &str) -> String {
+    format!("({n} + {w} - 1) // {w}")
+}
+
 fn width_host(w: Width) -> String {
     match w {
         Width::Mvl => "_appyc_mvl".into(),
@@ -260,21 +292,17 @@ pub fn region_launcher(
             ));
             trips.push(Trip {
                 name: t,
-                start,
-                stop,
-                step: "1".into(),
+                count: format!("_appyc_trip({start}, {stop}, 1)"),
             });
             continue;
         }
         per_dim.push(match d.simd {
             None => t.clone(),
-            Some(w) => format!("triton.cdiv({t}, {})", width_host(w)),
+            Some(w) => cdiv(&t, &width_host(w)),
         });
         trips.push(Trip {
             name: t,
-            start,
-            stop,
-            step,
+            count: trip_expr(&d.range.start, &d.range.stop, &d.range.step),
         });
     }
     let prologue = prologue(&[k], &host_args, file);
@@ -298,6 +326,7 @@ pub fn region_launcher(
     }
     let tuning = code.uses_mvl.then(|| {
         tuning(
+            ConfigKind::Grid,
             &k.name,
             code,
             default_mvl(&[k]),
@@ -365,7 +394,7 @@ pub fn persistent_launcher(
             _ => {}
         });
     }
-    let [start, stop, step] = [&p.range.start, &p.range.stop, &p.range.step].map(python::expr);
+    let [start, _, step] = [&p.range.start, &p.range.stop, &p.range.step].map(python::expr);
     let trip = format!("n_{}", p.var);
     let mut call: Vec<String> = code.params.iter().map(Param::host_value).collect();
     if !matches!(p.range.start.kind, ExprKind::Int(0)) {
@@ -393,11 +422,10 @@ pub fn persistent_launcher(
                 work.clear();
                 break;
             }
-            let [a, b, c] = exprs.map(python::expr);
-            let trips = format!("_appyc_trip({a}, {b}, {c})");
+            let trips = trip_expr(&d.range.start, &d.range.stop, &d.range.step);
             programs.push(match d.simd {
                 None => trips,
-                Some(w) => format!("triton.cdiv({trips}, {})", width_host(w)),
+                Some(w) => cdiv(&format!("({trips})"), &width_host(w)),
             });
         }
         if k.dims.is_empty() {
@@ -419,6 +447,7 @@ pub fn persistent_launcher(
     };
     let num_warps = regions.iter().find_map(|k| k.num_warps);
     let tuning = tuning(
+        ConfigKind::Persistent,
         kernel,
         code,
         default_mvl(regions),
@@ -435,7 +464,7 @@ pub fn persistent_launcher(
         "_appyc_persistent(".to_string(),
         format!("    {kernel}, {phases}, {work},"),
         format!("    ({}),", tuple(&call)),
-        "    _appyc_mvl, _appyc_warps,".to_string(),
+        "    _appyc_mvl, _appyc_warps, _appyc_one_launch,".to_string(),
         ")".to_string(),
     ];
     let line = file.line_of(p.loop_span.start as usize);
@@ -450,9 +479,7 @@ pub fn persistent_launcher(
         prologue: prologue(regions, &host_args, file),
         trips: vec![Trip {
             name: trip.clone(),
-            start,
-            stop,
-            step,
+            count: trip_expr(&p.range.start, &p.range.stop, &p.range.step),
         }],
         empty_test: format!("{trip} <= 0"),
         tuning: Some(tuning),

@@ -17,6 +17,7 @@ pub struct PreludeUses {
     pub libdevice: bool,
     pub tuning: bool,
     pub persistent: bool,
+    pub trip: bool,
     pub device: bool,
     pub shape: bool,
     pub maximum: bool,
@@ -34,6 +35,7 @@ impl PreludeUses {
             libdevice: code.contains("libdevice."),
             tuning: calls("_AppycTuning"),
             persistent: calls("_appyc_persistent"),
+            trip: calls("_appyc_trip"),
             device: calls("_appyc_device"),
             shape: calls("_appyc_shape"),
             maximum: calls("_appyc_maximum"),
@@ -45,11 +47,10 @@ impl PreludeUses {
     }
 }
 
+/// `name = count`: the iterations of one loop.
 pub struct Trip {
     pub name: String,
-    pub start: String,
-    pub stop: String,
-    pub step: String,
+    pub count: String,
 }
 
 /// The tuning table of a kernel and how its launcher consults it.
@@ -68,6 +69,8 @@ pub struct Tuning {
     pub written: String,
     /// The launcher's own arguments, each followed by `, `, for the trial launches.
     pub args: String,
+    /// The names a configuration unpacks into.
+    pub unpack: String,
 }
 
 #[derive(Template)]

@@ -106,12 +106,16 @@ def tuning_tune(self, key, written, launch):
     return self.default
 
 
-def persistent_launch(kernel, phases, work, args, mvl, num_warps):
-    """Stands in for `_appyc_persistent`: the one cooperative launch a GPU would make (the
-    occupancy query needs a GPU; the grid size does not change the code)."""
+def persistent_launch(kernel, phases, work, args, mvl, num_warps, one_launch):
+    """Stands in for `_appyc_persistent`: the launch a GPU would make, one cooperative launch
+    with grid barriers or the first of the launches per phase (the occupancy query needs a GPU;
+    the grid size does not change the code)."""
     sync = torch.zeros(1, dtype=torch.int64)
-    kernel[(1,)](*args, 0, phases, sync, MVL=mvl, GRID_SYNC=True, num_warps=num_warps,
-                 launch_cooperative_grid=True)
+    if one_launch:
+        kernel[(1,)](*args, 0, phases, sync, MVL=mvl, GRID_SYNC=True, num_warps=num_warps,
+                     launch_cooperative_grid=True)
+    else:
+        kernel[(1,)](*args, 0, 1, sync, MVL=mvl, GRID_SYNC=False, num_warps=num_warps)
 
 
 def _cpu_device(original):
