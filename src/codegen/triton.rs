@@ -1128,3 +1128,105 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
         written_arrays: written,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::{compile, Options};
+
+    /// The generated module for `src`, with defaults.
+    fn generated(src: &str) -> String {
+        compile(&SourceFile::new("t.py", src), &Options::default()).unwrap()
+    }
+
+    /// The text of one `def` in the generated module, up to the next top-level line.
+    fn function<'a>(module: &'a str, name: &str) -> &'a str {
+        let start = module
+            .find(&format!("def {name}("))
+            .unwrap_or_else(|| panic!("no {name} in:\n{module}"));
+        let rest = &module[start..];
+        let end = rest[1..].find("\n\n\n").map_or(rest.len(), |e| e + 1);
+        &rest[..end]
+    }
+
+    const TWO_PHASES: &str = "def f(A, B, M, N, T):
+    for t in range(T):
+        #pragma parallel for
+        for i in range(1, M - 1):
+            #pragma parallel for
+            for j in range(1, N - 1):
+                B[i, j] = A[i - 1, j] + A[i + 1, j] + t
+        #pragma parallel for
+        for i in range(1, M - 1):
+            #pragma parallel for
+            for j in range(1, N - 1):
+                A[i, j] = B[i, j]
+";
+
+    #[test]
+    fn a_persistent_kernel_runs_each_region_as_a_grid_stride_loop_of_one_phase() {
+        let out = generated(TWO_PHASES);
+        let k = function(&out, "_f_persistent0");
+        // Phases: iteration and region from the phase number; the loop variable in the kernel.
+        assert!(
+            k.contains("for _phase in range(_phase_lo, _phase_hi):"),
+            "{k}"
+        );
+        assert!(k.contains("_iteration = _phase // 2"), "{k}");
+        assert!(k.contains("_region = _phase - _iteration * 2"), "{k}");
+        assert!(k.contains("t = _iteration"), "{k}");
+        // A 2-D region: programs per axis (inner vectorised), virtual programs split back.
+        assert!(k.contains("_n0_1 = tl.maximum((M - 1) - (1), 0)"), "{k}");
+        assert!(
+            k.contains("_n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)"),
+            "{k}"
+        );
+        assert!(
+            k.contains("for _vp in range(_pid, _n0_0 * _n0_1, _nprog):"),
+            "{k}"
+        );
+        assert!(k.contains("_pid0_0 = _vp % _n0_0"), "{k}");
+        assert!(k.contains("i = 1 + _pid0_1"), "{k}");
+        // Both phases conflict with the next: a barrier after every phase, on the GPU only.
+        assert!(k.contains("if GRID_SYNC:\n"), "{k}");
+        assert!(!k.contains("if (_region =="), "{k}");
+        assert!(k.contains("_appyc_grid_barrier(_sync, _arrived)"), "{k}");
+        // The loop variable is the kernel's own, not a parameter.
+        assert!(!k.lines().next().unwrap().contains(", t,"), "{k}");
+    }
+
+    #[test]
+    fn the_host_loop_becomes_one_launcher_call() {
+        let out = generated(TWO_PHASES);
+        let f = function(&out, "f");
+        assert_eq!(
+            f.trim_end(),
+            "def f(A, B, M, N, T):\n    _launch_f_persistent0(B, A, M, N, T)"
+        );
+        let l = function(&out, "_launch_f_persistent0");
+        assert!(l.contains("n_t = int(T)"), "{l}");
+        assert!(
+            l.contains("_appyc_persistent(\n        _f_persistent0, n_t * 2,"),
+            "{l}"
+        );
+    }
+
+    #[test]
+    fn barriers_are_only_where_phases_conflict() {
+        let src = "def f(X, Y, N, T):
+    for t in range(T):
+        #pragma parallel for simd
+        for i in range(N):
+            X[i] = X[i] * 2.0
+        #pragma parallel for simd
+        for i in range(N):
+            Y[i] = Y[i] + 1.0
+";
+        // Each region only touches its own element: still, the next iteration of a region
+        // reads what other programs wrote, so each phase conflicts with its own next run.
+        // Region 0 and region 1 are independent, so one barrier per iteration suffices.
+        let out = generated(src);
+        let k = function(&out, "_f_persistent0");
+        assert!(k.contains("if (_region == 1):"), "{k}");
+    }
+}
