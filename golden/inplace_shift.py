@@ -174,7 +174,7 @@ def _launch_smooth_rows_kernel0(A, M, N, _appyc_config=None):
     if n_i <= 0:
         return
     if _appyc_config is None:
-        _appyc_key = (_appyc_size(M), _appyc_size(N), _tmp.dtype, A.dtype)
+        _appyc_key = (_appyc_size(M), _appyc_size(N), A.dtype)
         _appyc_config = _smooth_rows_kernel0_tuning.chosen.get(_appyc_key)
         if _appyc_config is None:
             _appyc_config = _smooth_rows_kernel0_tuning.tune(
@@ -212,7 +212,7 @@ def _launch_smooth_vector_kernel0(x, N, _appyc_config=None):
     """Launches _smooth_vector_kernel0 for the region at samples/inplace_shift.py:16."""
     _tmp = torch.empty_like(x)
     if _appyc_config is None:
-        _appyc_key = (_appyc_size(N), _tmp.dtype, x.dtype)
+        _appyc_key = (_appyc_size(N), x.dtype)
         _appyc_config = _smooth_vector_kernel0_tuning.chosen.get(_appyc_key)
         if _appyc_config is None:
             _appyc_config = _smooth_vector_kernel0_tuning.tune(

@@ -270,7 +270,7 @@ fn compile_function(
             mvl: opts.mvl,
             autotune: opts.autotune,
         },
-        sizes: SizeNames::of(&func),
+        sizes: SizeNames::of(f),
     };
     // The launch call takes the place of these lines, at the indentation of `first`.
     let replace = |edits: &mut Vec<Edit>, span: Span, first: u32, call: String| {

@@ -9,7 +9,8 @@ use crate::frontend::source::SourceFile;
 use crate::ir::*;
 use crate::schedule::Persistent;
 use askama::Template;
-use std::collections::HashSet;
+use rustpython_ast as ast;
+use std::collections::{HashMap, HashSet};
 
 /// How launch configurations are chosen.
 #[derive(Debug, Clone, Copy)]
@@ -35,34 +36,114 @@ pub struct LaunchContext<'a> {
     pub sizes: SizeNames,
 }
 
-/// The scalars of a function that may key a tuning table: its parameters that the function
-/// never assigns. Their values cannot change between iterations of a host loop, so a key built
-/// from them never re-tunes inside one; loop variables and computed scalars are never in it.
+/// The scalars of a function that may key a tuning table: extents whose value cannot change
+/// between iterations of a host loop. That is a parameter the function never assigns, or a name
+/// assigned once, at the top of the function, from an array's shape (`M, N = A.shape`,
+/// `N = A.shape[0]`, `N = len(A)`). Loop variables, floats and other computed scalars never are.
 pub struct SizeNames(HashSet<String>);
 
 impl SizeNames {
-    pub fn of(func: &Function) -> Self {
-        let mut assigned: HashSet<String> = HashSet::new();
-        for s in &func.body {
-            s.walk(&mut |st| match &st.kind {
-                StmtKind::Assign { target, .. } | StmtKind::AugAssign { target, .. } => {
-                    if let ExprKind::Name(n) = &target.kind {
-                        assigned.insert(n.clone());
+    pub fn of(f: &ast::StmtFunctionDef) -> Self {
+        let mut count: HashMap<String, usize> = HashMap::new();
+        count_assignments(&f.body, &mut count);
+        let mut sizes: HashSet<String> = f
+            .args
+            .args
+            .iter()
+            .chain(&f.args.posonlyargs)
+            .chain(&f.args.kwonlyargs)
+            .map(|a| a.def.arg.to_string())
+            .filter(|p| !count.contains_key(p))
+            .collect();
+        for s in &f.body {
+            let ast::Stmt::Assign(a) = s else { continue };
+            let [target] = a.targets.as_slice() else {
+                continue;
+            };
+            let names: Vec<&str> = match target {
+                ast::Expr::Name(n) if is_extent(&a.value) => vec![n.id.as_str()],
+                ast::Expr::Tuple(t) if is_shape(&a.value) => t
+                    .elts
+                    .iter()
+                    .filter_map(|e| match e {
+                        ast::Expr::Name(n) => Some(n.id.as_str()),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => vec![],
+            };
+            sizes.extend(
+                names
+                    .into_iter()
+                    .filter(|n| count.get(*n) == Some(&1))
+                    .map(String::from),
+            );
+        }
+        SizeNames(sizes)
+    }
+}
+
+/// `A.shape`
+fn is_shape(e: &ast::Expr) -> bool {
+    matches!(e, ast::Expr::Attribute(a) if a.attr.as_str() == "shape")
+}
+
+/// `A.shape[d]` or `len(A)`
+fn is_extent(e: &ast::Expr) -> bool {
+    match e {
+        ast::Expr::Subscript(s) => is_shape(&s.value),
+        ast::Expr::Call(c) => {
+            matches!(c.func.as_ref(), ast::Expr::Name(n) if n.id.as_str() == "len")
+                && c.args.len() == 1
+        }
+        _ => false,
+    }
+}
+
+/// How often each name is bound in these statements (nested blocks included).
+fn count_assignments(body: &[ast::Stmt], count: &mut HashMap<String, usize>) {
+    fn bind(target: &ast::Expr, count: &mut HashMap<String, usize>) {
+        match target {
+            ast::Expr::Name(n) => *count.entry(n.id.to_string()).or_default() += 1,
+            ast::Expr::Tuple(t) => t.elts.iter().for_each(|e| bind(e, count)),
+            ast::Expr::List(l) => l.elts.iter().for_each(|e| bind(e, count)),
+            ast::Expr::Starred(s) => bind(&s.value, count),
+            _ => {}
+        }
+    }
+    for s in body {
+        match s {
+            ast::Stmt::Assign(a) => a.targets.iter().for_each(|t| bind(t, count)),
+            ast::Stmt::AugAssign(a) => bind(&a.target, count),
+            ast::Stmt::AnnAssign(a) => bind(&a.target, count),
+            ast::Stmt::For(f) => {
+                bind(&f.target, count);
+                count_assignments(&f.body, count);
+                count_assignments(&f.orelse, count);
+            }
+            ast::Stmt::While(w) => {
+                count_assignments(&w.body, count);
+                count_assignments(&w.orelse, count);
+            }
+            ast::Stmt::If(i) => {
+                count_assignments(&i.body, count);
+                count_assignments(&i.orelse, count);
+            }
+            ast::Stmt::With(w) => {
+                for item in &w.items {
+                    if let Some(v) = &item.optional_vars {
+                        bind(v, count);
                     }
                 }
-                StmtKind::For { var, .. } => {
-                    assigned.insert(var.clone());
-                }
-                _ => {}
-            });
+                count_assignments(&w.body, count);
+            }
+            ast::Stmt::Try(t) => {
+                count_assignments(&t.body, count);
+                count_assignments(&t.orelse, count);
+                count_assignments(&t.finalbody, count);
+            }
+            _ => {}
         }
-        SizeNames(
-            func.params
-                .iter()
-                .filter(|p| !assigned.contains(*p))
-                .cloned()
-                .collect(),
-        )
     }
 }
 
@@ -152,7 +233,16 @@ fn tuning(
         hash: text_hash(&format!("{}{candidates}", code.text)),
         default,
         candidates,
-        key: tuple(&tuning_key(&code.params, sizes)),
+        // Temporaries are the launcher's own: their dtypes follow the arguments'.
+        key: tuple(&tuning_key(
+            &code
+                .params
+                .iter()
+                .filter(|p| !matches!(p, Param::Array(a) if !args.contains(a)))
+                .cloned()
+                .collect::<Vec<_>>(),
+            sizes,
+        )),
         written: tuple(&code.written_arrays),
         args: args.iter().map(|a| format!("{a}, ")).collect(),
         unpack: match kind {
@@ -494,12 +584,11 @@ mod tests {
 
     fn sizes(params: &[&str], body_src: &str) -> SizeNames {
         let src = format!("def f({}):\n{body_src}", params.join(", "));
-        let module =
-            <rustpython_ast::Suite as rustpython_parser::Parse>::parse(&src, "t.py").unwrap();
-        let rustpython_ast::Stmt::FunctionDef(f) = &module[0] else {
+        let module = <ast::Suite as rustpython_parser::Parse>::parse(&src, "t.py").unwrap();
+        let ast::Stmt::FunctionDef(f) = &module[0] else {
             panic!()
         };
-        SizeNames::of(&crate::frontend::lower::lower_function(f))
+        SizeNames::of(f)
     }
 
     #[test]
@@ -535,6 +624,37 @@ mod tests {
         let s = sizes(&["A", "N", "k"], "    for k in range(N):\n        pass\n");
         let params = vec![Param::IntScalar("k".into()), Param::IntScalar("N".into())];
         assert_eq!(tuning_key(&params, &s), vec!["_appyc_size(N)"]);
+    }
+
+    #[test]
+    fn extents_read_once_from_a_shape_are_sizes() {
+        let s = sizes(
+            &["A", "B"],
+            "    M, N = A.shape\n    L = B.shape[0]\n    K = len(B)\n    J = N - 1\n",
+        );
+        let params: Vec<Param> = ["M", "N", "L", "K", "J"]
+            .iter()
+            .map(|n| Param::IntScalar(n.to_string()))
+            .collect();
+        assert_eq!(
+            tuning_key(&params, &s),
+            vec![
+                "_appyc_size(M)",
+                "_appyc_size(N)",
+                "_appyc_size(L)",
+                "_appyc_size(K)"
+            ]
+        );
+    }
+
+    #[test]
+    fn an_extent_assigned_again_is_not_a_size() {
+        let s = sizes(
+            &["A"],
+            "    M, N = A.shape\n    for t in range(3):\n        N = t\n",
+        );
+        let params = vec![Param::IntScalar("M".into()), Param::IntScalar("N".into())];
+        assert_eq!(tuning_key(&params, &s), vec!["_appyc_size(M)"]);
     }
 
     #[test]
