@@ -358,6 +358,19 @@ print(json.dumps({"import_s": t1 - t0, "first_call_s": t2 - t1, "second_call_s":
 """
 
 
+FIRST_CALL_BARE = r"""
+import sys, time, importlib.util, json
+import torch
+spec = importlib.util.spec_from_file_location("m", sys.argv[1]); m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+A, B, C = (torch.randn(4096, device="cuda") for _ in range(3))
+t1 = time.perf_counter()
+m._vector_add_kernel0[(4,)](C, A, B, 4096, 1, 1, 1, MVL=1024, num_warps=4); torch.cuda.synchronize()
+t2 = time.perf_counter()
+print(json.dumps({"first_call_s": t2 - t1}))
+"""
+
+
 def run_tuning(mods, paths, torch, np, report):
     report.append("## 5. Tuning\n")
     with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as tcache:
@@ -372,6 +385,15 @@ def run_tuning(mods, paths, torch, np, report):
             r = json.loads(out.stdout.strip().splitlines()[-1])
             rows.append(f"- jacobi_1d (N=32000, 4000 steps, persistent) first call, {which}: "
                         f"{r['first_call_s']:.2f} s (then {1000 * r['second_call_s']:.1f} ms)")
+        for which in ("cold", "warm"):
+            out = subprocess.run([sys.executable, "-c", FIRST_CALL_BARE, str(paths["vector_add"])],
+                                 env=env, capture_output=True, text=True, timeout=300)
+            if out.returncode == 0:
+                r = json.loads(out.stdout.strip().splitlines()[-1])
+                rows.append(f"- baseline: a bare Triton launch of a small kernel, first call in a new "
+                            f"process, {which} Triton cache: {r['first_call_s']:.2f} s")
+            else:
+                rows.append(f"- baseline first call FAILED: {out.stderr[-500:]}")
         tuned = json.loads(Path(cache, "tuning.json").read_text()) if Path(cache, "tuning.json").exists() else {}
         rows.append(f"- tuning cache entries written: {len(tuned)}: {list(tuned.items())[:2]}")
     # Host loops around regions launched one by one: keys never hold the loop variable or a
