@@ -22,3 +22,8 @@ export APPYC_BIN="${APPYC_BIN:-$TARGET_DIR/release/appyc}"
 
 echo "== difftests (TRITON_INTERPRET=1, appyc at $APPYC_BIN)"
 "$APPYC_PY" -m pytest tests/difftest -q -p no:cacheprovider "$@"
+
+echo "== pre-commit hooks (tests/precommit.sh: pre-commit itself on a scratch repository)"
+start=$SECONDS
+bash tests/precommit.sh "$APPYC_PY"
+echo "   ($((SECONDS - start)) s)"

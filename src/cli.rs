@@ -54,6 +54,10 @@ struct Cli {
     /// Write nothing; print a unified diff of every output that would change.
     #[arg(long)]
     diff: bool,
+    /// Exit 1 when an output was written (created or changed), naming it; for pre-commit,
+    /// which notices changed files but not new ones.
+    #[arg(long)]
+    exit_non_zero_on_write: bool,
     /// Name skipped files (no pragma) and every file written or up to date.
     #[arg(short, long)]
     verbose: bool,
@@ -192,6 +196,7 @@ fn run(cli: &Cli) -> Run<()> {
     if cli.check || cli.diff {
         return compare(cli, &jobs, &outputs);
     }
+    let mut written = 0;
     for (job, text) in jobs.iter().zip(&outputs) {
         match &job.dest {
             Dest::Stdout => std::io::stdout()
@@ -206,11 +211,15 @@ fn run(cli: &Cli) -> Run<()> {
                     continue;
                 }
                 write_output(path, text)?;
-                if cli.verbose {
+                written += 1;
+                if cli.verbose || cli.exit_non_zero_on_write {
                     eprintln!("appyc: wrote {}", job.dest_shown);
                 }
             }
         }
+    }
+    if cli.exit_non_zero_on_write && written > 0 {
+        return Err(Failure::Reported);
     }
     Ok(())
 }
