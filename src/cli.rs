@@ -67,6 +67,9 @@ struct Cli {
     /// Ignore pyproject.toml.
     #[arg(long)]
     no_config: bool,
+    /// Print the pragma reference (docs/pragmas.md), generated from the embedded spec.
+    #[arg(long, hide = true, exclusive = true)]
+    print_reference: bool,
 }
 
 fn parse_mvl(s: &str) -> Result<u32, String> {
@@ -150,6 +153,10 @@ fn driver_options(s: &Settings) -> Options {
 }
 
 fn run(cli: &Cli) -> Run<()> {
+    if cli.print_reference {
+        print!("{}", crate::reference::markdown());
+        return Ok(());
+    }
     let cwd = std::env::current_dir()
         .map_err(|e| Failure::Usage(format!("no working directory: {e}")))?;
     let from_cli = cli_settings(cli);

@@ -14,3 +14,4 @@ pub mod ir;
 pub mod passes;
 #[cfg(feature = "python")]
 pub mod python;
+pub mod reference;
