@@ -511,6 +511,15 @@ fn output_does_not_depend_on_working_directory_or_path_spelling() {
                 text(&r.stderr)
             );
         }
+        // --diff names outputs root-relative (or as given outside a project): the same report
+        // from the project and from a subdirectory.
+        std::fs::write(p.join("gen/vector_add.py"), "stale\n").unwrap();
+        let a = appyc_in(&p, &["src", "-o", "gen", "--diff"]);
+        let b = appyc_in(&p.join("src"), &[".", "-o", "../gen", "--diff"]);
+        assert!(text(&a.stdout).contains("+++ b/"), "{}", text(&a.stdout));
+        if marker.is_some() {
+            assert_eq!(text(&a.stdout), text(&b.stdout), "{name}");
+        }
         // Rewritten from elsewhere with absolute paths: byte-identical.
         assert!(appyc_in(&std::env::temp_dir(), &[&abs_src, "-o", &abs_gen])
             .status
@@ -630,4 +639,28 @@ fn pyproject_settings_and_command_line_overrides() {
     let r = appyc_in(&p, &["--no-config"]);
     assert_eq!(r.status.code(), Some(2));
     assert!(text(&r.stderr).contains("no inputs"));
+}
+
+#[test]
+fn exit_non_zero_on_write_names_what_it_wrote() {
+    let p = project("on-write", None);
+    let r = appyc_in(&p, &["src", "-o", "gen", "--exit-non-zero-on-write"]);
+    assert_eq!(r.status.code(), Some(1));
+    let stderr = text(&r.stderr);
+    assert!(
+        stderr.contains("wrote gen/vector_add.py") && stderr.contains("wrote gen/sub/spmv_csr.py"),
+        "{stderr}"
+    );
+    // Nothing to write: success, and the file keeps its time stamp.
+    let before = std::fs::metadata(p.join("gen/vector_add.py"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let r = appyc_in(&p, &["src", "-o", "gen", "--exit-non-zero-on-write"]);
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
+    let after = std::fs::metadata(p.join("gen/vector_add.py"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert_eq!(before, after, "an unchanged output was rewritten");
 }
