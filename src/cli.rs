@@ -80,9 +80,10 @@ fn parse_mvl(s: &str) -> Result<u32, String> {
 enum Failure {
     /// Compile errors or stale outputs, already printed.
     Reported,
-    /// Usage, configuration or I/O; the message is printed as is when it is a rendered
-    /// diagnostic, after `appyc: error: ` otherwise.
+    /// Usage or I/O: printed after `appyc: error: `.
     Usage(String),
+    /// Configuration: a rendered `file:line:col: error:` diagnostic; exit 2 like usage.
+    Config(String),
 }
 
 type Run<T> = Result<T, Failure>;
@@ -109,11 +110,11 @@ where
         Ok(()) => 0,
         Err(Failure::Reported) => 1,
         Err(Failure::Usage(msg)) => {
-            if msg.contains(": error: ") {
-                eprint!("{msg}");
-            } else {
-                eprintln!("appyc: error: {msg}");
-            }
+            eprintln!("appyc: error: {msg}");
+            2
+        }
+        Err(Failure::Config(rendered)) => {
+            eprint!("{rendered}");
             2
         }
     }
@@ -173,7 +174,10 @@ fn run(cli: &Cli) -> Run<()> {
         (None, _) => root.as_ref().and_then(|r| r.pyproject.clone()),
     };
     let from_config = match &pyproject {
-        Some(p) => config::load(p).map_err(Failure::Usage)?,
+        Some(p) => config::load(p).map_err(|e| match e {
+            config::LoadError::Unreadable(msg) => Failure::Usage(msg),
+            config::LoadError::Invalid(rendered) => Failure::Config(rendered),
+        })?,
         None => Settings::default(),
     };
     let settings = from_cli.over(from_config);

@@ -128,12 +128,24 @@ struct Table {
     deny_warnings: Option<bool>,
 }
 
+#[derive(Debug)]
+pub enum LoadError {
+    /// The file cannot be read: a message.
+    Unreadable(String),
+    /// Bad TOML, an unknown key or a bad value: a rendered `file:line:col: error:` diagnostic.
+    Invalid(String),
+}
+
 /// Reads `[tool.appyc]` from a `pyproject.toml`; relative paths in it are relative to the
-/// file's directory. A missing table gives empty settings. Errors are rendered diagnostics
-/// (`file:line:col: error: ...`) against the file.
-pub fn load(path: &Path) -> Result<Settings, String> {
+/// file's directory. A missing table gives empty settings.
+pub fn load(path: &Path) -> Result<Settings, LoadError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read `{name}`: {e}"))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| LoadError::Unreadable(format!("cannot read `{name}`: {e}")))?;
+    parse(path, name, text).map_err(LoadError::Invalid)
+}
+
+fn parse(path: &Path, name: String, text: String) -> Result<Settings, String> {
     let file = SourceFile::new(name, text);
     let error = |span: std::ops::Range<usize>, msg: String| {
         Diagnostic::error(Span::new(span.start, span.end.max(span.start)), msg).render(&file)
@@ -183,7 +195,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("pyproject.toml");
         std::fs::write(&path, text).unwrap();
-        load(&path).map_err(|e| e.replace(&path.display().to_string(), "pyproject.toml"))
+        load(&path).map_err(|e| match e {
+            LoadError::Invalid(e) => e.replace(&path.display().to_string(), "pyproject.toml"),
+            LoadError::Unreadable(e) => panic!("{e}"),
+        })
     }
 
     #[test]
