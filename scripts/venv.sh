@@ -7,7 +7,10 @@
 APPYC_VENV="${APPYC_VENV:-$HOME/.cache/appyc-venv}"
 # numpy stays below 2.4: Triton 3.6's interpreter turns scalar loads into 1-element arrays,
 # which NumPy 2.4 no longer converts to Python ints (a loop bound read from an array fails).
-APPYC_PINS=(triton==3.6.0 torch==2.11.0 numpy==2.3.5 pytest==9.2.0)
+# pre-commit (with PyYAML) runs tests/precommit.sh and the pragma-reference tests read the spec
+# with PyYAML; maturin builds the wheel.
+APPYC_PINS=(triton==3.6.0 torch==2.11.0 numpy==2.3.5 pytest==9.2.0
+            pre-commit==4.7.0 pyyaml==6.0.3 maturin==1.16.0)
 
 appyc_find_python() {
     local p

@@ -4,7 +4,9 @@
 //! attach_pragmas, outline, insert_sync, strip_mine) → `codegen` (Triton kernels, launchers,
 //! host code spliced from the source) → `driver` / CLI.
 
+pub mod cli;
 pub mod codegen;
+pub mod config;
 pub mod diag;
 pub mod driver;
 pub mod frontend;
@@ -12,4 +14,5 @@ pub mod ir;
 pub mod passes;
 #[cfg(feature = "python")]
 pub mod python;
+pub mod reference;
 pub mod schedule;

@@ -1,13 +1,15 @@
-//! The Python binding (`--features python`): `appyc.compile(source, filename)` returns the
-//! generated module's text, for build pipelines that drive the compiler from Python. Compile
-//! errors raise `appyc.CompileError` carrying the rendered `file:line:col` diagnostic.
+//! The Python binding (`--features python`), the native part of the `appyc-aot` package
+//! (`import appyc_aot`; python/appyc_aot/ adds `@jit`): `compile(source, filename)` returns
+//! the generated module's text, and compile errors raise `CompileError` carrying the rendered
+//! `file:line:col` diagnostic. `main(argv)` is the command line, for the package's `appyc`
+//! script. The import name is not `appyc`: that is the original APPy's package on PyPI.
 
 use crate::driver::{compile as compile_file, Emit, Options};
 use crate::frontend::source::SourceFile;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-pyo3::create_exception!(appyc, CompileError, PyValueError);
+pyo3::create_exception!(appyc_aot, CompileError, PyValueError);
 
 /// Compiles APPy-annotated NumPy source text to a Python module with Triton kernels.
 #[pyfunction]
@@ -29,11 +31,8 @@ fn compile(
         }
     };
     if let Some(m) = mvl {
-        if m == 0 || !m.is_power_of_two() || m > 65536 {
-            return Err(PyValueError::new_err(format!(
-                "mvl must be a power of two up to 65536, not {m}"
-            )));
-        }
+        crate::config::check_mvl(m as i64)
+            .map_err(|e| PyValueError::new_err(format!("mvl: {e}")))?;
     }
     let file = SourceFile::new(filename, source);
     let opts = Options {
@@ -45,9 +44,21 @@ fn compile(
     compile_file(&file, &opts).map_err(|d| CompileError::new_err(d.render(&file)))
 }
 
+/// Runs the command line on `argv` (program name first); returns its exit status.
+#[pyfunction]
+fn main(argv: Vec<String>) -> u8 {
+    let code = crate::cli::main(argv);
+    // Rust's buffered standard output is not flushed when the Python process exits.
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    code
+}
+
 #[pymodule]
-fn appyc(m: &Bound<'_, PyModule>) -> PyResult<()> {
+#[pyo3(name = "_native")]
+fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compile, m)?)?;
+    m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add("CompileError", m.py().get_type::<CompileError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

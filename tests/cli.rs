@@ -281,3 +281,386 @@ fn slices_of_different_lengths() {
     );
     has_caret_under(&e, "B[i, 1:N] = A[i, :N]");
 }
+
+// ------------------------------------------------------------------ trees, --check, config
+
+/// A scratch project: `src/` holds two samples (one in a subdirectory), a file without pragmas
+/// and a package `__init__.py`; `pyproject` (when given) is written at its top.
+fn project(name: &str, pyproject: Option<&str>) -> PathBuf {
+    let dir = scratch(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::create_dir_all(dir.join("src/sub")).unwrap();
+    std::fs::copy(
+        root.join("samples/vector_add.py"),
+        dir.join("src/vector_add.py"),
+    )
+    .unwrap();
+    std::fs::copy(
+        root.join("samples/spmv_csr.py"),
+        dir.join("src/sub/spmv_csr.py"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("src/plain.py"),
+        "# #pragma in a comment's text is not one\nx = '#pragma parallel for'\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("src/sub/__init__.py"), "").unwrap();
+    if let Some(text) = pyproject {
+        std::fs::write(dir.join("pyproject.toml"), text).unwrap();
+    }
+    dir
+}
+
+fn appyc_in(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_appyc"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("appyc runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).to_string()
+}
+
+/// Every file under `dir`, relative, with its contents.
+fn tree(dir: &Path) -> Vec<(String, String)> {
+    let mut out = vec![];
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().display().to_string();
+                out.push((rel, std::fs::read_to_string(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_directory_compiles_every_file_with_a_pragma_into_the_same_paths() {
+    let p = project("tree", None);
+    let r = appyc_in(&p, &["src", "-o", "gen", "-v"]);
+    let stderr = text(&r.stderr);
+    assert!(r.status.success(), "{stderr}");
+    let names: Vec<String> = tree(&p.join("gen")).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["sub/spmv_csr.py", "vector_add.py"]);
+    assert!(
+        stderr.contains("skipped src/plain.py (no pragma)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("skipped src/sub/__init__.py (no pragma)"),
+        "{stderr}"
+    );
+    // The same text as compiling the file alone.
+    let alone = appyc_in(&p, &["src/sub/spmv_csr.py", "-o", "-"]);
+    assert_eq!(
+        text(&alone.stdout),
+        std::fs::read_to_string(p.join("gen/sub/spmv_csr.py")).unwrap()
+    );
+
+    // Files and directories mixed; the output directory inside the input tree is not an input.
+    let r = appyc_in(&p, &["src/sub", "src/vector_add.py", "-o", "src/gen"]);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let names: Vec<String> = tree(&p.join("src/gen"))
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(names, ["spmv_csr.py", "vector_add.py"]);
+    let r = appyc_in(&p, &["src", "-o", "src/gen"]);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let r = appyc_in(&p, &["src", "-o", "src/gen", "--check", "-v"]);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    assert!(!text(&r.stderr).contains("src/gen/vector_add.py (no pragma)"));
+
+    // Without -o, outputs go next to their sources with the naming pattern; a second run finds
+    // no pragma in them.
+    let r = appyc_in(&p, &["src/sub", "--naming", "{stem}_gpu.py"]);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    assert!(p.join("src/sub/spmv_csr_gpu.py").exists());
+    let r = appyc_in(
+        &p,
+        &["src/sub", "--naming", "{stem}_gpu.py", "--check", "-v"],
+    );
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    assert!(text(&r.stderr).contains("skipped src/sub/spmv_csr_gpu.py"));
+}
+
+#[test]
+fn one_failing_file_in_a_tree_writes_nothing_and_reports_every_file() {
+    let p = project("tree-fail", None);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(
+        root.join("tests/bad/typo_directive.py"),
+        p.join("src/a_typo.py"),
+    )
+    .unwrap();
+    std::fs::copy(
+        root.join("tests/bad/unknown_clause.py"),
+        p.join("src/sub/z_clause.py"),
+    )
+    .unwrap();
+    let r = appyc_in(&p, &["src", "-o", "gen"]);
+    let stderr = text(&r.stderr);
+    assert_eq!(r.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("src/a_typo.py:2:13: error: unknown directive"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("src/sub/z_clause.py:2:26: error: unknown clause"),
+        "{stderr}"
+    );
+    assert!(!p.join("gen").exists(), "a failed run wrote outputs");
+}
+
+#[test]
+fn check_and_diff_compare_without_writing() {
+    let p = project("check", None);
+    let r = appyc_in(&p, &["src", "-o", "gen", "--check"]);
+    let stderr = text(&r.stderr);
+    assert_eq!(r.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("gen/vector_add.py is missing"), "{stderr}");
+    assert!(
+        stderr.contains("gen/sub/spmv_csr.py is missing"),
+        "{stderr}"
+    );
+    assert!(!p.join("gen").exists(), "--check wrote");
+
+    assert!(appyc_in(&p, &["src", "-o", "gen"]).status.success());
+    let fresh = tree(&p.join("gen"));
+    let r = appyc_in(&p, &["src", "-o", "gen", "--check"]);
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
+    assert!(r.stdout.is_empty() && r.stderr.is_empty());
+
+    // Stale: an edited source.
+    let src = p.join("src/vector_add.py");
+    let edited = std::fs::read_to_string(&src)
+        .unwrap()
+        .replace("C[i] = A[i] + B[i]", "C[i] = A[i] - B[i]");
+    std::fs::write(&src, edited).unwrap();
+    let r = appyc_in(&p, &["src", "-o", "gen", "--check"]);
+    let stderr = text(&r.stderr);
+    assert_eq!(r.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("gen/vector_add.py is stale"), "{stderr}");
+    assert!(
+        !stderr.contains("spmv_csr"),
+        "only stale outputs are named: {stderr}"
+    );
+
+    let r = appyc_in(&p, &["src", "-o", "gen", "--diff"]);
+    assert_eq!(r.status.code(), Some(0), "--diff alone reports, like black");
+    let diff = text(&r.stdout);
+    assert!(
+        diff.starts_with("--- a/gen/vector_add.py\n+++ b/gen/vector_add.py\n@@"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("\n-    tl.store") && diff.contains(") - tl.load(B"),
+        "{diff}"
+    );
+    let r = appyc_in(&p, &["src", "-o", "gen", "--diff", "--check"]);
+    assert_eq!(r.status.code(), Some(1));
+    assert_eq!(text(&r.stdout), diff);
+    assert_eq!(tree(&p.join("gen")), fresh, "--diff wrote");
+
+    let r = appyc_in(&p, &["src/vector_add.py", "-o", "-", "--check"]);
+    assert_eq!(r.status.code(), Some(2));
+}
+
+/// The generated text, and so `--check`, does not depend on the working directory or on how
+/// the paths are spelled: names are taken relative to the project root (pyproject.toml or
+/// .git); outside any project a source is named by its file name.
+#[test]
+fn output_does_not_depend_on_working_directory_or_path_spelling() {
+    for (name, marker) in [
+        ("indep-py", Some("[project]\nname = \"k\"\n")),
+        ("indep-none", None),
+    ] {
+        let p = project(name, marker);
+        let abs_src = p.join("src").display().to_string();
+        let abs_gen = p.join("gen").display().to_string();
+        assert!(appyc_in(&p, &["src", "-o", "gen"]).status.success());
+        let first = tree(&p.join("gen"));
+        assert!(!first.is_empty());
+        for (cwd, args) in [
+            (p.join("src/sub"), vec!["..", "-o", "../../gen", "--check"]),
+            (
+                p.join("src"),
+                vec![abs_src.as_str(), "-o", abs_gen.as_str(), "--check"],
+            ),
+            (
+                std::env::temp_dir(),
+                vec![abs_src.as_str(), "-o", abs_gen.as_str(), "--check"],
+            ),
+            (p.clone(), vec!["./src/", "-o", "./gen/", "--check"]),
+        ] {
+            let r = appyc_in(&cwd, &args);
+            assert!(
+                r.status.success(),
+                "{name}: stale from {} with {args:?}:\n{}",
+                cwd.display(),
+                text(&r.stderr)
+            );
+        }
+        // --diff names outputs root-relative (or as given outside a project): the same report
+        // from the project and from a subdirectory.
+        std::fs::write(p.join("gen/vector_add.py"), "stale\n").unwrap();
+        let a = appyc_in(&p, &["src", "-o", "gen", "--diff"]);
+        let b = appyc_in(&p.join("src"), &[".", "-o", "../gen", "--diff"]);
+        assert!(text(&a.stdout).contains("+++ b/"), "{}", text(&a.stdout));
+        if marker.is_some() {
+            assert_eq!(text(&a.stdout), text(&b.stdout), "{name}");
+        }
+        // Rewritten from elsewhere with absolute paths: byte-identical.
+        assert!(appyc_in(&std::env::temp_dir(), &[&abs_src, "-o", &abs_gen])
+            .status
+            .success());
+        assert_eq!(tree(&p.join("gen")), first, "{name}");
+        // One file: the same text from any directory, relative or absolute.
+        let one = p.join("src/sub/spmv_csr.py").display().to_string();
+        let a = appyc_in(&p, &["src/sub/spmv_csr.py", "-o", "-"]);
+        let b = appyc_in(&std::env::temp_dir(), &[&one, "-o", "-"]);
+        assert!(a.status.success() && !a.stdout.is_empty());
+        assert_eq!(text(&a.stdout), text(&b.stdout), "{name}");
+        let header = text(&a.stdout)
+            .lines()
+            .find(|l| l.starts_with("# Generated"))
+            .unwrap()
+            .to_string();
+        let expected = if marker.is_some() {
+            "from src/sub/spmv_csr.py."
+        } else {
+            "from spmv_csr.py."
+        };
+        assert!(header.contains(expected), "{header}");
+    }
+}
+
+#[test]
+fn pyproject_settings_and_command_line_overrides() {
+    let p = project(
+        "config",
+        Some("[project]\nname = \"k\"\n\n[tool.appyc]\nsource = [\"src\"]\noutput = \"gen\"\nmvl = 256\nauto-simd = false\ndeny-warnings = false\n"),
+    );
+    // From a subdirectory with no arguments: the configuration names everything.
+    let r = appyc_in(&p.join("src/sub"), &[]);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    let gen = std::fs::read_to_string(p.join("gen/vector_add.py")).unwrap();
+    let expected = appyc_in(
+        &p,
+        &[
+            "src/vector_add.py",
+            "--no-config",
+            "--mvl",
+            "256",
+            "--no-auto-simd",
+            "-o",
+            "-",
+        ],
+    );
+    assert_eq!(
+        gen,
+        text(&expected.stdout),
+        "mvl and auto-simd from [tool.appyc]"
+    );
+    let r = appyc_in(&p, &["--check"]);
+    assert!(r.status.success(), "{}", text(&r.stderr));
+    // The command line wins, key by key.
+    let over = appyc_in(&p, &["src/vector_add.py", "--mvl", "512", "-o", "-"]);
+    let expected = appyc_in(
+        &p,
+        &[
+            "src/vector_add.py",
+            "--no-config",
+            "--mvl",
+            "512",
+            "--no-auto-simd",
+            "-o",
+            "-",
+        ],
+    );
+    assert_eq!(text(&over.stdout), text(&expected.stdout));
+    let on = appyc_in(
+        &p,
+        &[
+            "src/vector_add.py",
+            "--auto-simd",
+            "--mvl",
+            "256",
+            "-o",
+            "-",
+        ],
+    );
+    let expected = appyc_in(
+        &p,
+        &[
+            "src/vector_add.py",
+            "--no-config",
+            "--mvl",
+            "256",
+            "-o",
+            "-",
+        ],
+    );
+    assert_eq!(text(&on.stdout), text(&expected.stdout));
+    assert_ne!(text(&on.stdout), gen);
+
+    // An unknown key: the file and line, exit 2.
+    std::fs::write(
+        p.join("pyproject.toml"),
+        "[project]\nname = \"k\"\n\n[tool.appyc]\nsource = \"src\"\nmvl = 256\nauto_simd = false\n",
+    )
+    .unwrap();
+    let r = appyc_in(&p, &[]);
+    let stderr = text(&r.stderr);
+    assert_eq!(r.status.code(), Some(2), "{stderr}");
+    let at = format!(
+        "{}:7:1: error: unknown field `auto_simd`",
+        p.join("pyproject.toml").display()
+    );
+    assert!(stderr.starts_with(&at), "{stderr}");
+    assert!(!stderr.contains("panicked"));
+    // --no-config ignores it; no inputs at all is a usage error.
+    assert!(
+        appyc_in(&p, &["src", "-o", "gen", "--no-config", "--check"])
+            .status
+            .code()
+            == Some(1)
+    );
+    let r = appyc_in(&p, &["--no-config"]);
+    assert_eq!(r.status.code(), Some(2));
+    assert!(text(&r.stderr).contains("no inputs"));
+}
+
+#[test]
+fn exit_non_zero_on_write_names_what_it_wrote() {
+    let p = project("on-write", None);
+    let r = appyc_in(&p, &["src", "-o", "gen", "--exit-non-zero-on-write"]);
+    assert_eq!(r.status.code(), Some(1));
+    let stderr = text(&r.stderr);
+    assert!(
+        stderr.contains("wrote gen/vector_add.py") && stderr.contains("wrote gen/sub/spmv_csr.py"),
+        "{stderr}"
+    );
+    // Nothing to write: success, and the file keeps its time stamp.
+    let before = std::fs::metadata(p.join("gen/vector_add.py"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let r = appyc_in(&p, &["src", "-o", "gen", "--exit-non-zero-on-write"]);
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r.stderr));
+    let after = std::fs::metadata(p.join("gen/vector_add.py"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert_eq!(before, after, "an unchanged output was rewritten");
+}

@@ -59,6 +59,9 @@ pub struct ClauseSpec {
     #[serde(default)]
     pub argument_rule: Option<String>,
     pub meaning: String,
+    /// For the reference (docs/pragmas.md); the unit test below requires one.
+    #[serde(default)]
+    pub example: String,
 }
 
 impl DirectiveSpec {
@@ -116,6 +119,9 @@ mod tests {
                 );
             }
             assert!(!d.example.trim().is_empty());
+        }
+        for c in s.clauses.iter().chain(&s.dimension_pragma.properties) {
+            assert!(!c.example.trim().is_empty(), "`{}` has no example", c.name);
         }
         let names: Vec<&str> = s
             .dimension_pragma
