@@ -340,11 +340,19 @@ impl LowerCx {
         let mut run: Vec<Option<Run>> = vec![None; ndims];
         let mut order: Vec<usize> = vec![];
         let mut reduce_ops: Vec<Option<ReduceProp>> = vec![None; ndims];
+        // A grid dimension runs one dimension of the statement: when two dimensions have the
+        // same slice (`B[:N, :N]`), the first takes the grid variable and the second runs as a
+        // dimension of its own (giving both the grid variable would compute the diagonal).
         for (g, lo, hi) in &self.bound {
-            for (dim, r) in t.dims.iter().zip(run.iter_mut()) {
-                if r.is_none() && dim.matches(lo, hi).is_some() {
-                    *r = Some(Run::Grid(*g));
-                }
+            if run.contains(&Some(Run::Grid(*g))) {
+                continue;
+            }
+            if let Some(r) =
+                t.dims.iter().zip(run.iter_mut()).find_map(|(dim, r)| {
+                    (r.is_none() && dim.matches(lo, hi).is_some()).then_some(r)
+                })
+            {
+                *r = Some(Run::Grid(*g));
             }
         }
         let mut claimed: Vec<usize> = vec![];

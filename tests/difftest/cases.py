@@ -256,6 +256,14 @@ CASES = [
          lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], 3], SIZES_2D),
     Case("time_loops", "host_code_in_loop",
          lambda r, n: [normal(r, n), n, 3], SIZES_1D),
+    # ---------------------------------------------------------------- square_slices
+    # One slice naming two dimensions must not collapse them into the diagonal.
+    Case("square_slices", "square_scale", lambda r, n: [normal(r, (n, n)), normal(r, (n, n)), n],
+         (19, 37)),
+    Case("square_slices", "square_grid", lambda r, n: [normal(r, (n, n)), normal(r, (n, n)), n],
+         (19, 37)),
+    Case("square_slices", "square_matvec",
+         lambda r, n: [normal(r, (n, n)), normal(r, n), normal(r, n), n], (19, 37), tol=SUM32),
     # ---------------------------------------------------------------- gesummv
     Case("gesummv", "gesummv",
          lambda r, s: [1.5, 1.2, normal(r, s, F64), normal(r, s, F64), normal(r, s[1], F64),

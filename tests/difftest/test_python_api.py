@@ -133,7 +133,8 @@ def test_jit_compiles_at_first_call_and_caches(aot, tmp_path, monkeypatch, launc
     mod.row_sums(torch.from_numpy(M2), r_t, 5, 41)
     np.testing.assert_allclose(r_t.numpy(), r_np, rtol=1e-10)
     gen = mod.row_sums.launcher().__globals__["__file__"]
-    assert "_appyc_fixed_mvl(16)" in Path(gen).read_text(), "mvl=16 reached appyc"
+    # A fixed MVL: the tuning table's default is (16, warps) with no candidates.
+    assert "(16, 4), ())" in Path(gen).read_text(), "mvl=16 reached appyc"
 
     # A fresh process state finds the module on disk: no second compilation.
     monkeypatch.setattr(_jit, "_launchers", {})
