@@ -142,9 +142,14 @@ KERNELS = {
                     paper=dict(N=64, H=16, SM=512), small=dict(N=2, H=3, SM=7)),
     "go_fast": dict(make=_mk_go_fast, writes=[], nret=1, paper=dict(N=12500), small=dict(N=33)),
 }
-# Longest NumPy references first, so the reference pool finishes early.
-REF_ORDER = ["jacobi_2d", "floyd_warshall", "heat_3d", "syr2k", "fdtd_2d", "syrk", "softmax",
-             "go_fast", "gesummv", "gemver", "jacobi_1d", "gramschmidt"]
+# Longest NumPy references first (and the large-output ones early), so that the reference
+# pool is done before the device cases need it.
+REF_ORDER = ["jacobi_2d", "floyd_warshall", "softmax", "go_fast", "heat_3d", "gemver", "syr2k",
+             "syrk", "gesummv", "fdtd_2d", "jacobi_1d", "gramschmidt"]
+# Device order: kernels with large outputs first (their checks run in the background while the
+# others run); those whose appyc first call may run into the time cap last.
+RUN_ORDER = ["softmax", "go_fast", "gesummv", "gemver", "syrk", "syr2k", "jacobi_1d",
+             "jacobi_2d", "heat_3d", "fdtd_2d", "floyd_warshall", "gramschmidt"]
 
 
 def make_inputs(kernel, size):
@@ -240,6 +245,8 @@ def _fdtd_step(ex, ey, hz, f):  # shared by CuPy and torch
 # would unroll thousands of steps) and call it from Python, as a torch user would.
 def torch_compile_impl(kernel):
     import torch
+    import torch._dynamo  # noqa: F401  (library import at start-up, as for the other peers:
+    import torch._inductor.compile_fx  # noqa: F401  the first call measures compiling this kernel)
     tc = torch.compile
 
     def j1_step(A, B):
@@ -586,13 +593,14 @@ def parse_result(text):
     return res
 
 
-def tail(path, n=600):
+def tail(path, n=400):
+    """The end of a log: the exception message last, so it survives truncation."""
     try:
         text = Path(path).read_text(errors="replace")
     except OSError:
         return ""
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    return " ".join(" ".join(lines[-6:]).split())[-n:]
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    return " / ".join(lines[-3:])[-n:]
 
 
 class Case:
@@ -773,11 +781,24 @@ def run_all(a):
         env["JAX_COMPILATION_CACHE_DIR"] = str(cache / "jax")
         return env
 
-    plan = [(k, i) for k in kernels for i in impls]
+    plan = [(k, i) for k in sorted(kernels, key=RUN_ORDER.index) for i in impls]
     rows = {}
     pending = []
     nxt = None
     for n, (k, impl) in enumerate(plan):
+        el = time.perf_counter() - start
+        skip = None
+        if el > a.deadline:
+            skip = f"skipped (run past --deadline {a.deadline:.0f} s)"
+        elif impl == "appyc_warm" and "appyc" in impls and rows[(k, "appyc")].get("status") != "ok":
+            skip = "skipped (no cold run to warm the caches)"
+        if skip:
+            if nxt is not None and (nxt.kernel, nxt.impl) == (k, impl):
+                nxt.kill()
+            nxt = None
+            rows[(k, impl)] = {"status": skip}
+            print(f"[{el:5.0f} s] {k:15s} {LABEL[impl]:20s} {skip}", flush=True)
+            continue
         # The warm appyc run must not start before the cold one has filled the caches.
         case = nxt if nxt is not None else Case(k, impl, a, env_for(k, impl))
         nxt = None
@@ -835,7 +856,7 @@ def _cells(r):
     """(ms, first s, correct) cells of one implementation's result."""
     st = r.get("status", "-")
     if st != "ok":
-        short = st if st in ("not installed",) or st.startswith("timeout") else "ERROR"
+        short = st if st == "not installed" or st.startswith(("timeout", "skipped")) else "ERROR"
         return short, "-", "-"
     ms = f"{r['ms']:.4g}" if "ms" in r else "-"
     first = f"{r['first_s']:.2f}"
@@ -907,7 +928,8 @@ def markdown(a, kernels, impls, rows, refs, total):
                 v = rows.get((k, p), {}).get("ms")
                 cells.append(f"{v / base:.2f}x" if base and v else "-")
             lines.append("| " + " | ".join(cells) + " |")
-    failed = [(k, i, r) for (k, i), r in rows.items() if r.get("status") not in ("ok", "not installed")]
+    failed = [(k, i, r) for (k, i), r in rows.items()
+              if r.get("status") not in ("ok", "not installed") and "detail" in r]
     if failed:
         lines += ["", "Failures:", ""]
         for k, i, r in failed:
@@ -978,10 +1000,14 @@ def main():
     p.add_argument("--ref-timeout", type=float, default=600.0, metavar="S",
                    help="cap on each NumPy reference run")
     p.add_argument("--ref-jobs", type=int, default=None,
-                   help="NumPy reference processes at once (default: CPUs/2, at least 1)")
-    p.add_argument("--time-budget", type=float, default=1.0, metavar="S",
-                   help="steady-state timing: about S seconds of repetitions per case")
-    p.add_argument("--max-reps", type=int, default=30)
+                   help="NumPy reference processes at once (default: CPUs/4, at least 1)")
+    p.add_argument("--time-budget", type=float, default=0.5, metavar="S",
+                   help="steady-state timing: about S seconds of repetitions per case "
+                        "(at least 3, at most --max-reps)")
+    p.add_argument("--max-reps", type=int, default=20)
+    p.add_argument("--deadline", type=float, default=None, metavar="S",
+                   help="start no new case after S seconds, the rest are rows marked skipped "
+                        "(default: 480 on cuda, so that a paper run ends within ~9 min; none on cpu)")
     p.add_argument("--work", metavar="DIR", help="scratch directory (default: a new temp dir)")
     p.add_argument("--keep", action="store_true", help="keep outputs and caches in --work")
     # internal: one case / one reference in a child process
@@ -992,8 +1018,10 @@ def main():
     a = p.parse_args()
     if a.size is None:
         a.size = "paper" if a.device == "cuda" else "small"
+    if a.deadline is None:
+        a.deadline = 480.0 if a.device == "cuda" else float("inf")
     if a.ref_jobs is None:
-        a.ref_jobs = max(1, (os.cpu_count() or 2) // 2)
+        a.ref_jobs = max(1, (os.cpu_count() or 2) // 4)
     if a.generate:
         sys.exit(generate(Path(a.generate), Path(a.appyc)))
     if a.case:
