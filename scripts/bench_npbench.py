@@ -980,10 +980,15 @@ def chart(a, kernels, rows, path):
         ax.bar(x + (n - (len(peers) - 1) / 2) * width, vals, width, label=LABEL[p])
     ax.set_yscale("log")
     ax.axhline(1.0, color="black", linewidth=0.8)
+    for n, k in enumerate(kernels):  # say why a group is empty rather than leave a gap
+        r = rows.get((k, "appyc"), {})
+        if "ms" not in r:
+            ax.text(n, 1.0, f"appyc: {r.get('status', 'not run')}"[:40], rotation=90,
+                    ha="center", va="center", fontsize=7)
     ax.set_xticks(x, kernels, rotation=30, ha="right")
     ax.set_ylabel("speed-up of appyc (peer time / appyc time)")
     ax.set_title(f"appyc on NPBench kernels ({a.size} sizes, steady state)")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="best")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 
