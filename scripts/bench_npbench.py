@@ -822,8 +822,8 @@ def run_all(a):
                 nxt = None
         try:
             # Near the deadline a case gets less, so the whole run ends in time.
-            cap = max(10.0, min(a.case_timeout, start + a.deadline + a.case_timeout
-                                - time.perf_counter()))
+            cap = min(a.case_timeout, max(10.0, start + a.deadline + a.case_timeout
+                                          - time.perf_counter()))
             res = case.run(cap)
         except Exception as exc:
             res = {"status": "error", "detail": f"{type(exc).__name__}: {exc}"[:300]}
@@ -951,7 +951,7 @@ def markdown(a, kernels, impls, rows, refs, total):
             cells = [k]
             for p in peers:
                 v = rows.get((k, p), {}).get("ms")
-                cells.append(f"{v / base:.2f}x" if base and v else "-")
+                cells.append(f"{v / base:.3g}x" if base and v else "-")
             lines.append("| " + " | ".join(cells) + " |")
     failed = [(k, i, r) for (k, i), r in rows.items()
               if r.get("status") not in ("ok", "not installed") and "detail" in r]
