@@ -843,7 +843,8 @@ def run_all(a):
     hard_end = start + a.deadline + 2 * a.case_timeout
     for k, impl, res, fut in pending:
         try:
-            res.update(fut.result(timeout=max(5.0, hard_end - time.perf_counter())))
+            left = hard_end - time.perf_counter()
+            res.update(fut.result(timeout=max(5.0, left) if left < 1e6 else None))
         except Exception:
             res.update(correct=None, check="reference not ready in time")
         if res.get("correct") is False:
@@ -856,18 +857,15 @@ def run_all(a):
                    for k, f in refs.items()}
     ref_pool.shutdown(wait=False, cancel_futures=True)
     check_pool.shutdown(wait=False, cancel_futures=True)
-    total = time.perf_counter() - start
-    table = markdown(a, kernels, impls, rows, ref_results, total)
-    print("\n" + table, flush=True)
-    if a.out:
-        Path(a.out).write_text(table)
-        print(f"wrote {a.out}", flush=True)
-    if a.png:
-        try:
-            chart(a, kernels, rows, a.png)
-            print(f"wrote {a.png}", flush=True)
-        except Exception as exc:
-            print(f"no chart: {type(exc).__name__}: {exc}", flush=True)
+    meta = run_meta(a, time.perf_counter() - start)
+    report(a, meta, kernels, impls, rows, ref_results)
+    if a.json or a.out:
+        path = Path(a.json) if a.json else Path(a.out).with_suffix(".json")
+        path.write_text(json.dumps({
+            "meta": meta, "kernels": kernels, "impls": impls,
+            "rows": [dict(r, kernel=k, impl=i) for (k, i), r in rows.items()],
+            "refs": ref_results}, indent=1) + "\n")
+        print(f"wrote {path}", flush=True)
     if not a.keep:
         shutil.rmtree(work / "cache", ignore_errors=True)
     bad = [r for r in rows.values() if r.get("correct") is False]
@@ -877,11 +875,63 @@ def run_all(a):
 
 
 # ================================================================== parent: report
+def run_meta(a, total):
+    """What the table header says about the run (kept in the JSON for --merge)."""
+    import platform
+    if a.device == "cuda":
+        try:
+            import torch
+            dev = torch.cuda.get_device_name()
+        except Exception:
+            dev = "cuda"
+    else:
+        dev = "CPU (appyc under TRITON_INTERPRET=1): a smoke test, not a benchmark"
+    vers = []
+    for mod in ("numpy", "torch", "triton", "cupy", "jax"):
+        try:
+            vers.append(f"{mod} {__import__(mod).__version__}")
+        except Exception:
+            vers.append(f"{mod} not installed")
+    return {"device": dev, "versions": ", ".join(vers) + f", python {platform.python_version()}",
+            "size": a.size, "total_s": total, "runs": 1}
+
+
+def report(a, meta, kernels, impls, rows, refs):
+    table = markdown(meta, kernels, impls, rows, refs)
+    print("\n" + table, flush=True)
+    if a.out:
+        Path(a.out).write_text(table)
+        print(f"wrote {a.out}", flush=True)
+    if a.png:
+        try:
+            chart(meta["size"], kernels, rows, a.png)
+            print(f"wrote {a.png}", flush=True)
+        except Exception as exc:
+            print(f"no chart: {type(exc).__name__}: {exc}", flush=True)
+
+
+def merge(a):
+    """One table and chart from the JSON files of several runs (e.g. kernels split in two)."""
+    metas, kernels, impls, rows, refs = [], set(), set(), {}, {}
+    for path in a.merge:
+        d = json.loads(Path(path).read_text())
+        metas.append(d["meta"])
+        kernels |= set(d["kernels"])
+        impls |= set(d["impls"])
+        for r in d["rows"]:
+            rows[(r["kernel"], r["impl"])] = r
+        refs.update(d["refs"])
+    meta = dict(metas[0], total_s=sum(m["total_s"] for m in metas), runs=len(metas))
+    report(a, meta, [k for k in KERNELS if k in kernels], [i for i in IMPLS if i in impls],
+           rows, refs)
+    return 0
+
+
 def _cells(r):
     """(ms, first s, correct) cells of one implementation's result."""
-    st = r.get("status", "-")
+    st = r.get("status", "not run")
     if st != "ok":
-        short = st if st == "not installed" or st.startswith(("timeout", "skipped")) else "ERROR"
+        short = st if st.startswith(("not ", "timeout", "skipped")) else "ERROR"
         return short, "-", "-"
     ms = f"{r['ms']:.4g}" if "ms" in r else "-"
     first = f"{r['first_s']:.2f}"
@@ -892,27 +942,12 @@ def _cells(r):
     return ms, first, ok
 
 
-def markdown(a, kernels, impls, rows, refs, total):
-    import platform
-    dev = a.device
+def markdown(meta, kernels, impls, rows, refs):
     lines = ["# NPBench kernels: appyc against CuPy, JAX and torch.compile\n"]
-    info = []
-    if dev == "cuda":
-        try:
-            import torch
-            info.append(f"device: {torch.cuda.get_device_name()}")
-        except Exception:
-            info.append("device: cuda")
-    else:
-        info.append("device: CPU (appyc under TRITON_INTERPRET=1): a smoke test, not a benchmark")
-    vers = []
-    for mod in ("numpy", "torch", "triton", "cupy", "jax"):
-        try:
-            vers.append(f"{mod} {__import__(mod).__version__}")
-        except Exception:
-            vers.append(f"{mod} not installed")
-    info.append(", ".join(vers) + f", python {platform.python_version()}")
-    info.append(f"size preset `{a.size}` (NPBench bench_info/*.json); time loops are timed whole")
+    info = [f"device: {meta['device']}", meta["versions"],
+            f"size preset `{meta['size']}` (NPBench bench_info/*.json); time loops are timed "
+            "whole; NumPy s: the reference run on the CPU, several at once beside the device "
+            "cases"]
     info.append("ms: steady state, median of repeated calls (wall time between device "
                 "synchronisations; written arrays restored before each call, untimed)")
     info.append("first s: wall time of the first call in a fresh process (compilation, tuning, "
@@ -922,7 +957,8 @@ def markdown(a, kernels, impls, rows, refs, total):
     info.append("correct: every written array and returned value of the first call against "
                 "the NumPy run of the annotated source (allclose rtol 1e-5, atol 1e-8, or "
                 "relative L2 < 1e-5)")
-    info.append(f"total wall time {total:.0f} s")
+    runs = f" in {meta['runs']} runs" if meta.get("runs", 1) > 1 else ""
+    info.append(f"total wall time {meta['total_s']:.0f} s{runs}")
     lines += [f"- {x}" for x in info] + [""]
     head = ["kernel", "size", "NumPy s"]
     for i in impls:
@@ -933,7 +969,7 @@ def markdown(a, kernels, impls, rows, refs, total):
     for k in kernels:
         ref = refs.get(k, {})
         np_s = f"{ref['s']:.2f}" if ref.get("status") == "ok" else ref.get("status", "-")
-        cells = [k, size_text(k, a.size), np_s]
+        cells = [k, size_text(k, meta["size"]), np_s]
         for i in impls:
             ms, first, ok = _cells(rows.get((k, i), {}))
             cells += [first, ok] if i == "appyc_warm" else [ms, first, ok]
@@ -963,7 +999,7 @@ def markdown(a, kernels, impls, rows, refs, total):
     return "\n".join(lines) + "\n"
 
 
-def chart(a, kernels, rows, path):
+def chart(size, kernels, rows, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -991,7 +1027,7 @@ def chart(a, kernels, rows, path):
     ax.set_xlim(-0.6, len(kernels) - 0.4)
     ax.set_xticks(x, kernels, rotation=30, ha="right")
     ax.set_ylabel("speed-up of appyc (peer time / appyc time)")
-    ax.set_title(f"appyc on NPBench kernels ({a.size} sizes, steady state)")
+    ax.set_title(f"appyc on NPBench kernels ({size} sizes, steady state)")
     ax.legend(fontsize=8, loc="best")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -1023,6 +1059,10 @@ def main():
     p.add_argument("--modules", metavar="DIR", help="the modules compiled into DIR")
     p.add_argument("--out", metavar="RESULTS.md", help="write the markdown table here")
     p.add_argument("--png", metavar="CHART.png", help="write the speed-up chart here")
+    p.add_argument("--json", metavar="RESULTS.json",
+                   help="write all results here (default: --out with .json)")
+    p.add_argument("--merge", type=lambda s: s.split(","), metavar="A.json,B.json",
+                   help="no run: one table and chart from the JSON files of several runs")
     p.add_argument("--only", type=lambda s: s.split(","), help="comma-separated kernels")
     p.add_argument("--impls", type=lambda s: s.split(","),
                    help="comma-separated subset of " + ",".join(IMPLS))
@@ -1058,6 +1098,8 @@ def main():
         a.ref_jobs = max(1, (os.cpu_count() or 2) // 4)
     if a.generate:
         sys.exit(generate(Path(a.generate), Path(a.appyc)))
+    if a.merge:
+        sys.exit(merge(a))
     if a.case:
         a.kernel = a.case
         try:
