@@ -1081,7 +1081,7 @@ def main():
     p.add_argument("--max-reps", type=int, default=20)
     p.add_argument("--deadline", type=float, default=None, metavar="S",
                    help="start no new case after S seconds, the rest are rows marked skipped "
-                        "(default: 420 on cuda, so that a paper run ends within 9 min; none on cpu)")
+                        "(default: 420 on cuda, so that a run ends within 10 min; none on cpu)")
     p.add_argument("--work", metavar="DIR", help="scratch directory (default: a new temp dir)")
     p.add_argument("--keep", action="store_true", help="keep outputs and caches in --work")
     # internal: one case / one reference in a child process
