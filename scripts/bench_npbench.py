@@ -1,0 +1,1125 @@
+#!/usr/bin/env python3
+"""NPBench kernels: appyc against CuPy, JAX (jit) and torch.compile, checked against NumPy.
+
+Two steps, because the GPU machine has no Rust toolchain:
+
+  1. here, compile every annotated source in scripts/npbench/ twice (default, --mvl 256):
+       python3 scripts/bench_npbench.py --generate gen_npbench
+  2. on the GPU machine (repo checkout with that directory in it):
+       python3 scripts/bench_npbench.py --modules gen_npbench \
+           --out scripts/npbench_results.md --png scripts/npbench_results.png
+
+Per kernel (sizes: NPBench's `paper` preset, or `small` for a CPU smoke test):
+  * inputs from a fixed seed, the NPBench dtypes (float64; softmax float32, floyd_warshall int32);
+  * reference: the annotated source itself run on NumPy arrays (pragmas are comments), in a
+    pool of background processes while the GPU cases run;
+  * each implementation in its own fresh process: appyc (default build; first call cold, with
+    empty APPYC_CACHE_DIR and TRITON_CACHE_DIR), appyc again with the same cache directories
+    (first call warm), appyc --mvl 256, CuPy, JAX (jax.jit, x64), torch.compile (a torch-op
+    version written here; time loops compile one step and loop in Python);
+  * correctness: every array the kernel writes and every value it returns, after the first
+    call, against NumPy: np.allclose(rtol=1e-5, atol=1e-8) or relative L2 error < 1e-5
+    (NPBench's rule);
+  * first call: wall time of the first call in the fresh process (compilation, tuning and one
+    run), inputs already on the device;
+  * steady state: median wall time of repeated calls, each between device synchronisations,
+    with the written arrays restored from pristine copies before each call (not timed).
+The processes run one at a time on the device; the next one starts (imports, inputs) while the
+current one runs, and starts its measured part only when the device is free. A process that
+fails or runs past --case-timeout is a row in the table, never a crash.
+
+`--device cpu --size small` runs the same flow on the CPU (appyc under TRITON_INTERPRET=1, peers
+on their CPU backends where installed): a check of the pipeline, not a benchmark.
+"""
+import argparse
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SOURCES = REPO / "scripts" / "npbench"
+SEED = 20261122
+IMPLS = ["appyc", "appyc_warm", "appyc_mvl256", "cupy", "jax", "torch_compile"]
+PEERS = ["appyc_mvl256", "cupy", "jax", "torch_compile"]  # compared with appyc in ratios
+LABEL = {"appyc": "appyc", "appyc_warm": "appyc (warm cache)", "appyc_mvl256": "appyc --mvl 256",
+         "cupy": "CuPy", "jax": "JAX jit", "torch_compile": "torch.compile"}
+RTOL, ATOL, L2TOL = 1e-5, 1e-8, 1e-5
+
+
+# ================================================================== kernels: sizes and inputs
+# Sizes: NPBench bench_info/<kernel>.json, `paper` preset; `small`: a few steps, odd extents.
+def _mk_jacobi_1d(rng, TSTEPS, N):
+    return [("TSTEPS", TSTEPS), ("A", rng.random(N)), ("B", rng.random(N))]
+
+
+def _mk_jacobi_2d(rng, TSTEPS, N):
+    return [("TSTEPS", TSTEPS), ("A", rng.random((N, N))), ("B", rng.random((N, N)))]
+
+
+def _mk_heat_3d(rng, TSTEPS, N):
+    return [("TSTEPS", TSTEPS), ("A", rng.random((N, N, N))), ("B", rng.random((N, N, N)))]
+
+
+def _mk_fdtd_2d(rng, TMAX, NX, NY):
+    return [("TMAX", TMAX), ("ex", rng.random((NX, NY))), ("ey", rng.random((NX, NY))),
+            ("hz", rng.random((NX, NY))), ("_fict_", rng.random(TMAX))]
+
+
+def _mk_gemver(rng, N):
+    vec = lambda: rng.random(N)  # noqa: E731
+    return [("alpha", 1.5), ("beta", 1.2), ("A", rng.random((N, N))), ("u1", vec()),
+            ("v1", vec()), ("u2", vec()), ("v2", vec()), ("w", vec()), ("x", vec()),
+            ("y", vec()), ("z", vec())]
+
+
+def _mk_gesummv(rng, N):
+    return [("alpha", 1.5), ("beta", 1.2), ("A", rng.random((N, N))),
+            ("B", rng.random((N, N))), ("x", rng.random(N))]
+
+
+def _mk_syrk(rng, M, N):
+    return [("alpha", 1.5), ("beta", 1.2), ("C", rng.random((N, N))), ("A", rng.random((N, M)))]
+
+
+def _mk_syr2k(rng, M, N):
+    return [("alpha", 1.5), ("beta", 1.2), ("C", rng.random((N, N))),
+            ("A", rng.random((N, M))), ("B", rng.random((N, M)))]
+
+
+def _mk_floyd_warshall(rng, N):
+    import numpy as np
+    path = rng.integers(1, 10, size=(N, N), dtype=np.int32)
+    path[rng.random((N, N)) < 0.3] = 999  # missing edges, as in PolyBench's initialisation
+    np.fill_diagonal(path, 0)
+    return [("path", path)]
+
+
+def _mk_gramschmidt(rng, M, N):
+    return [("A", rng.random((M, N)))]
+
+
+def _mk_softmax(rng, N, H, SM):
+    import numpy as np
+    return [("x", rng.random((N, H, SM, SM), dtype=np.float32))]
+
+
+def _mk_go_fast(rng, N):
+    return [("a", rng.random((N, N)))]
+
+
+# writes: arrays the kernel updates in place; nret: number of returned arrays (checked as ret0..)
+KERNELS = {
+    "jacobi_1d": dict(make=_mk_jacobi_1d, writes=["A", "B"], nret=0,
+                      paper=dict(TSTEPS=4000, N=32000), small=dict(TSTEPS=4, N=67)),
+    "jacobi_2d": dict(make=_mk_jacobi_2d, writes=["A", "B"], nret=0,
+                      paper=dict(TSTEPS=1000, N=2800), small=dict(TSTEPS=3, N=19)),
+    "heat_3d": dict(make=_mk_heat_3d, writes=["A", "B"], nret=0,
+                    paper=dict(TSTEPS=500, N=120), small=dict(TSTEPS=3, N=10)),
+    "fdtd_2d": dict(make=_mk_fdtd_2d, writes=["ex", "ey", "hz"], nret=0,
+                    paper=dict(TMAX=500, NX=1000, NY=1200), small=dict(TMAX=3, NX=13, NY=17)),
+    "gemver": dict(make=_mk_gemver, writes=["A", "w", "x"], nret=0,
+                   paper=dict(N=8000), small=dict(N=37)),
+    "gesummv": dict(make=_mk_gesummv, writes=[], nret=1, paper=dict(N=11200), small=dict(N=41)),
+    "syrk": dict(make=_mk_syrk, writes=["C"], nret=0,
+                 paper=dict(M=1000, N=1200), small=dict(M=11, N=13)),
+    "syr2k": dict(make=_mk_syr2k, writes=["C"], nret=0,
+                  paper=dict(M=1000, N=1200), small=dict(M=11, N=13)),
+    "floyd_warshall": dict(make=_mk_floyd_warshall, writes=["path"], nret=0,
+                           paper=dict(N=2800), small=dict(N=17)),
+    "gramschmidt": dict(make=_mk_gramschmidt, writes=["A"], nret=2,
+                        paper=dict(M=240, N=200), small=dict(M=14, N=11)),
+    "softmax": dict(make=_mk_softmax, writes=[], nret=1,
+                    paper=dict(N=64, H=16, SM=512), small=dict(N=2, H=3, SM=7)),
+    "go_fast": dict(make=_mk_go_fast, writes=[], nret=1, paper=dict(N=12500), small=dict(N=33)),
+}
+# Longest NumPy references first (and the large-output ones early), so that the reference
+# pool is done before the device cases need it.
+REF_ORDER = ["jacobi_2d", "floyd_warshall", "softmax", "go_fast", "heat_3d", "gemver", "syr2k",
+             "syrk", "gesummv", "fdtd_2d", "jacobi_1d", "gramschmidt"]
+# Device order: kernels with large outputs first (their checks run in the background while the
+# others run); those whose appyc first call may run into the time cap last.
+RUN_ORDER = ["softmax", "go_fast", "gesummv", "gemver", "syrk", "syr2k", "jacobi_1d",
+             "jacobi_2d", "heat_3d", "fdtd_2d", "floyd_warshall", "gramschmidt"]
+
+
+def make_inputs(kernel, size):
+    import numpy as np
+    spec = KERNELS[kernel]
+    return spec["make"](np.random.default_rng(SEED), **spec[size])
+
+
+def size_text(kernel, size):
+    return ", ".join(f"{k}={v}" for k, v in KERNELS[kernel][size].items())
+
+
+# ================================================================== peers: CuPy
+# The same computations with CuPy's NumPy-compatible operators (eager; time loops in Python).
+def cupy_impl(kernel):
+    import cupy as cp
+
+    def jacobi_1d(TSTEPS, A, B):
+        for _ in range(TSTEPS):
+            B[1:-1] = 0.33333 * (A[:-2] + A[1:-1] + A[2:])
+            A[1:-1] = 0.33333 * (B[:-2] + B[1:-1] + B[2:])
+
+    def jacobi_2d(TSTEPS, A, B):
+        for _ in range(TSTEPS):
+            B[1:-1, 1:-1] = 0.2 * (A[1:-1, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:]
+                                   + A[2:, 1:-1] + A[:-2, 1:-1])
+            A[1:-1, 1:-1] = 0.2 * (B[1:-1, 1:-1] + B[1:-1, :-2] + B[1:-1, 2:]
+                                   + B[2:, 1:-1] + B[:-2, 1:-1])
+
+    def heat_3d(TSTEPS, A, B):
+        for _ in range(TSTEPS):
+            B[1:-1, 1:-1, 1:-1] = _heat(A)
+            A[1:-1, 1:-1, 1:-1] = _heat(B)
+
+    def fdtd_2d(TMAX, ex, ey, hz, fict):
+        for t in range(TMAX):
+            _fdtd_step(ex, ey, hz, fict[t])
+
+    def gemver(alpha, beta, A, u1, v1, u2, v2, w, x, y, z):
+        A += cp.outer(u1, v1) + cp.outer(u2, v2)
+        x += beta * (y @ A) + z
+        w += alpha * (A @ x)
+
+    def gesummv(alpha, beta, A, B, x):
+        return alpha * (A @ x) + beta * (B @ x)
+
+    def syrk(alpha, beta, C, A):
+        C[...] = cp.tril(alpha * (A @ A.T) + beta * C) + cp.triu(C, 1)
+
+    def syr2k(alpha, beta, C, A, B):
+        C[...] = cp.tril(alpha * (A @ B.T + B @ A.T) + beta * C) + cp.triu(C, 1)
+
+    def floyd_warshall(path):
+        for k in range(path.shape[0]):
+            cp.minimum(path, path[:, k, None] + path[None, k, :], out=path)
+
+    def gramschmidt(A):
+        M, N = A.shape
+        Q, R = cp.zeros_like(A), cp.zeros((N, N), dtype=A.dtype)
+        for k in range(N):
+            R[k, k] = cp.sqrt(A[:, k] @ A[:, k])
+            Q[:, k] = A[:, k] / R[k, k]
+            R[k, k + 1:] = Q[:, k] @ A[:, k + 1:]
+            A[:, k + 1:] -= cp.outer(Q[:, k], R[k, k + 1:])
+        return Q, R
+
+    def softmax(x):
+        e = cp.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    def go_fast(a):
+        return a + cp.tanh(cp.diagonal(a)).sum()
+
+    return locals()[kernel]
+
+
+def _heat(A):  # shared by CuPy and torch: plain slicing arithmetic
+    c = A[1:-1, 1:-1, 1:-1]
+    return (0.125 * (A[2:, 1:-1, 1:-1] - 2.0 * c + A[:-2, 1:-1, 1:-1])
+            + 0.125 * (A[1:-1, 2:, 1:-1] - 2.0 * c + A[1:-1, :-2, 1:-1])
+            + 0.125 * (A[1:-1, 1:-1, 2:] - 2.0 * c + A[1:-1, 1:-1, :-2]) + c)
+
+
+def _fdtd_step(ex, ey, hz, f):  # shared by CuPy and torch
+    ey[0, :] = f
+    ey[1:, :] -= 0.5 * (hz[1:, :] - hz[:-1, :])
+    ex[:, 1:] -= 0.5 * (hz[:, 1:] - hz[:, :-1])
+    hz[:-1, :-1] -= 0.7 * (ex[:-1, 1:] - ex[:-1, :-1] + ey[1:, :-1] - ey[:-1, :-1])
+
+
+# ================================================================== peers: torch.compile
+# Whole kernels are compiled where they are loop-free; time loops compile one step (dynamo
+# would unroll thousands of steps) and call it from Python, as a torch user would.
+def torch_compile_impl(kernel):
+    import torch
+    import torch._dynamo  # noqa: F401  (library import at start-up, as for the other peers:
+    import torch._inductor.compile_fx  # noqa: F401  the first call measures compiling this kernel)
+    tc = torch.compile
+
+    def j1_step(A, B):
+        B[1:-1] = 0.33333 * (A[:-2] + A[1:-1] + A[2:])
+        A[1:-1] = 0.33333 * (B[:-2] + B[1:-1] + B[2:])
+
+    def j2_step(A, B):
+        B[1:-1, 1:-1] = 0.2 * (A[1:-1, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:]
+                               + A[2:, 1:-1] + A[:-2, 1:-1])
+        A[1:-1, 1:-1] = 0.2 * (B[1:-1, 1:-1] + B[1:-1, :-2] + B[1:-1, 2:]
+                               + B[2:, 1:-1] + B[:-2, 1:-1])
+
+    def heat_step(A, B):
+        B[1:-1, 1:-1, 1:-1] = _heat(A)
+        A[1:-1, 1:-1, 1:-1] = _heat(B)
+
+    def fdtd_step(ex, ey, hz, fict, t):  # t an int: one recompile makes it dynamic
+        _fdtd_step(ex, ey, hz, fict[t])
+
+    def fw_step(path, k):
+        path.copy_(torch.minimum(path, path[:, k, None] + path[None, k, :]))
+
+    def gs_step(A, Q, R, k):
+        # Full-width, masked: shapes do not change with k, so one compiled graph serves all k.
+        N = A.shape[1]
+        rkk = torch.sqrt(A[:, k] @ A[:, k])
+        q = A[:, k] / rkk
+        Q[:, k] = q
+        r = torch.where(torch.arange(N, device=A.device) > k, q @ A, 0.0)
+        R[k, :] = r
+        R[k, k] = rkk
+        A.sub_(torch.outer(q, r))
+
+    steps = {"j1": tc(j1_step), "j2": tc(j2_step), "heat": tc(heat_step),
+             "fdtd": tc(fdtd_step), "fw": tc(fw_step), "gs": tc(gs_step)}
+
+    def jacobi_1d(TSTEPS, A, B):
+        for _ in range(TSTEPS):
+            steps["j1"](A, B)
+
+    def jacobi_2d(TSTEPS, A, B):
+        for _ in range(TSTEPS):
+            steps["j2"](A, B)
+
+    def heat_3d(TSTEPS, A, B):
+        for _ in range(TSTEPS):
+            steps["heat"](A, B)
+
+    def fdtd_2d(TMAX, ex, ey, hz, fict):
+        for t in range(TMAX):
+            steps["fdtd"](ex, ey, hz, fict, t)
+
+    @tc
+    def gemver(alpha, beta, A, u1, v1, u2, v2, w, x, y, z):
+        A += torch.outer(u1, v1) + torch.outer(u2, v2)
+        x += beta * (y @ A) + z
+        w += alpha * (A @ x)
+
+    @tc
+    def gesummv(alpha, beta, A, B, x):
+        return alpha * (A @ x) + beta * (B @ x)
+
+    @tc
+    def syrk(alpha, beta, C, A):
+        C.copy_(torch.tril(alpha * (A @ A.T) + beta * C) + torch.triu(C, 1))
+
+    @tc
+    def syr2k(alpha, beta, C, A, B):
+        C.copy_(torch.tril(alpha * (A @ B.T + B @ A.T) + beta * C) + torch.triu(C, 1))
+
+    def floyd_warshall(path):
+        for k in range(path.shape[0]):
+            steps["fw"](path, k)
+
+    def gramschmidt(A):
+        M, N = A.shape
+        Q = torch.zeros_like(A)
+        R = torch.zeros((N, N), dtype=A.dtype, device=A.device)
+        for k in range(N):
+            steps["gs"](A, Q, R, k)
+        return Q, R
+
+    @tc
+    def softmax(x):
+        e = torch.exp(x - x.amax(dim=-1, keepdim=True))
+        return e / e.sum(dim=-1, keepdim=True)
+
+    @tc
+    def go_fast(a):
+        return a + torch.tanh(torch.diagonal(a)).sum()
+
+    return locals()[kernel]
+
+
+# ================================================================== peers: JAX
+# Functional versions (JAX arrays are immutable): they return the arrays the kernel writes, in
+# the order of KERNELS[k]["writes"], then the returned values. Time loops are lax.fori_loop.
+def jax_impl(kernel):
+    import jax
+    import jax.numpy as jnp
+    from jax import lax
+
+    def jacobi_1d(TSTEPS, A, B):
+        def step(_, AB):
+            A, B = AB
+            B = B.at[1:-1].set(0.33333 * (A[:-2] + A[1:-1] + A[2:]))
+            A = A.at[1:-1].set(0.33333 * (B[:-2] + B[1:-1] + B[2:]))
+            return A, B
+        return lax.fori_loop(0, TSTEPS, step, (A, B))
+
+    def jacobi_2d(TSTEPS, A, B):
+        def five(X):
+            return 0.2 * (X[1:-1, 1:-1] + X[1:-1, :-2] + X[1:-1, 2:] + X[2:, 1:-1] + X[:-2, 1:-1])
+
+        def step(_, AB):
+            A, B = AB
+            B = B.at[1:-1, 1:-1].set(five(A))
+            A = A.at[1:-1, 1:-1].set(five(B))
+            return A, B
+        return lax.fori_loop(0, TSTEPS, step, (A, B))
+
+    def heat_3d(TSTEPS, A, B):
+        def step(_, AB):
+            A, B = AB
+            B = B.at[1:-1, 1:-1, 1:-1].set(_heat(A))
+            A = A.at[1:-1, 1:-1, 1:-1].set(_heat(B))
+            return A, B
+        return lax.fori_loop(0, TSTEPS, step, (A, B))
+
+    def fdtd_2d(TMAX, ex, ey, hz, _fict_):
+        def step(t, st):
+            ex, ey, hz = st
+            ey = ey.at[0, :].set(_fict_[t])
+            ey = ey.at[1:, :].add(-0.5 * (hz[1:, :] - hz[:-1, :]))
+            ex = ex.at[:, 1:].add(-0.5 * (hz[:, 1:] - hz[:, :-1]))
+            hz = hz.at[:-1, :-1].add(-0.7 * (ex[:-1, 1:] - ex[:-1, :-1]
+                                             + ey[1:, :-1] - ey[:-1, :-1]))
+            return ex, ey, hz
+        return lax.fori_loop(0, TMAX, step, (ex, ey, hz))
+
+    def gemver(alpha, beta, A, u1, v1, u2, v2, w, x, y, z):
+        A = A + jnp.outer(u1, v1) + jnp.outer(u2, v2)
+        x = x + beta * (y @ A) + z
+        w = w + alpha * (A @ x)
+        return A, w, x
+
+    def gesummv(alpha, beta, A, B, x):
+        return (alpha * (A @ x) + beta * (B @ x),)
+
+    def syrk(alpha, beta, C, A):
+        return (jnp.tril(alpha * (A @ A.T) + beta * C) + jnp.triu(C, 1),)
+
+    def syr2k(alpha, beta, C, A, B):
+        return (jnp.tril(alpha * (A @ B.T + B @ A.T) + beta * C) + jnp.triu(C, 1),)
+
+    def floyd_warshall(path):
+        def step(k, p):
+            return jnp.minimum(p, p[:, k][:, None] + p[k, :][None, :])
+        return (lax.fori_loop(0, path.shape[0], step, path),)
+
+    def gramschmidt(A):
+        M, N = A.shape
+        cols = jnp.arange(N)
+
+        def step(k, st):
+            A, Q, R = st
+            rkk = jnp.sqrt(A[:, k] @ A[:, k])
+            q = A[:, k] / rkk
+            r = jnp.where(cols > k, q @ A, 0.0)
+            return A - jnp.outer(q, r), Q.at[:, k].set(q), R.at[k, :].set(r).at[k, k].set(rkk)
+        return lax.fori_loop(0, N, step, (A, jnp.zeros_like(A), jnp.zeros((N, N), A.dtype)))
+
+    def softmax(x):
+        e = jnp.exp(x - x.max(axis=-1, keepdims=True))
+        return (e / e.sum(axis=-1, keepdims=True),)
+
+    def go_fast(a):
+        return (a + jnp.tanh(jnp.diagonal(a)).sum(),)
+
+    return jax, locals()[kernel]
+
+
+# ================================================================== one case, in its own process
+class Backend:
+    """Device arrays of one framework: upload, download, synchronise, restore."""
+
+    def __init__(self, impl, device):
+        self.impl, self.device = impl, device
+        if impl == "cupy":
+            import cupy
+            self.cp = cupy
+        elif impl == "jax":
+            import jax
+            jax.config.update("jax_enable_x64", True)
+            self.jax = jax
+            self.dev = jax.devices("gpu" if device == "cuda" else "cpu")[0]
+        else:
+            import torch
+            self.torch = torch
+
+    def up(self, a):
+        if self.impl == "cupy":
+            return self.cp.asarray(a)
+        if self.impl == "jax":
+            return self.jax.device_put(a, self.dev)
+        return self.torch.from_numpy(a).to(self.device)
+
+    def down(self, a):
+        import numpy as np
+        if self.impl == "cupy":
+            return self.cp.asnumpy(a)
+        if self.impl == "jax":
+            return np.asarray(a)
+        return a.detach().cpu().numpy()
+
+    def sync(self, out=None):
+        if self.impl == "cupy":
+            self.cp.cuda.Device().synchronize()
+        elif self.impl == "jax":
+            self.jax.block_until_ready(out)
+        elif self.device == "cuda":
+            self.torch.cuda.synchronize()
+
+    def restore(self, dst, src):
+        if self.impl == "cupy":
+            dst[...] = src
+        elif self.impl != "jax":  # JAX arrays are immutable: nothing to restore
+            dst.copy_(src)
+
+
+def emit(tag, obj=None):
+    print(f"@@{tag} {json.dumps(obj) if obj is not None else ''}", flush=True)
+
+
+def run_case(a):
+    """Measured part waits for GO on stdin, so the parent can overlap our start-up with the
+    previous case while only one process at a time uses the device."""
+    import numpy as np
+    spec = KERNELS[a.kernel]
+    impl = a.impl
+    try:
+        be = Backend(impl, a.device)
+        if impl.startswith("appyc"):
+            import importlib.util
+            stem = a.kernel + ("_mvl256" if impl == "appyc_mvl256" else "")
+            path = Path(a.modules) / f"{stem}.py"
+            mod_spec = importlib.util.spec_from_file_location(f"appyc_{stem}", path)
+            mod = importlib.util.module_from_spec(mod_spec)
+            mod_spec.loader.exec_module(mod)
+            fn = getattr(mod, a.kernel)
+        elif impl == "cupy":
+            fn = cupy_impl(a.kernel)
+        elif impl == "torch_compile":
+            fn = torch_compile_impl(a.kernel)
+        else:
+            jax, jfn = jax_impl(a.kernel)
+    except ImportError as exc:
+        emit("RESULT", {"status": "not installed", "detail": str(exc)[:200]})
+        return
+    args = make_inputs(a.kernel, a.size)
+    names = [n for n, _ in args]
+    arr_names = [n for n, v in args if isinstance(v, np.ndarray)]
+    if impl == "jax":
+        scalars = {n: v for n, v in args if n not in arr_names}
+        # Scalars (step counts, alpha, beta) are compile-time constants of the jitted function.
+        jitted = jax.jit(lambda *arrs: jfn(**scalars, **dict(zip(arr_names, arrs))))
+        call = lambda: jitted(*[dev[n] for n in arr_names])  # noqa: E731
+    else:
+        call = lambda: fn(*[dev[n] for n in names])  # noqa: E731
+    if a.device == "cuda" and impl not in ("cupy", "jax"):
+        be.torch.zeros(1, device="cuda")  # CUDA context now, not in the measured part
+    emit("READY")
+    if sys.stdin.readline().strip() != "GO":
+        return
+    # Inputs go to the device only now, so a waiting process never competes with a measured one.
+    dev = {n: (be.up(v) if n in arr_names else v) for n, v in args}
+    pristine = {n: be.up(dict(args)[n]) for n in spec["writes"]} if impl != "jax" else {}
+    dev_arrays = [dev[n] for n in arr_names]
+    be.sync(dev_arrays if impl == "jax" else None)
+    del args
+
+    t0 = time.perf_counter()
+    ret = call()
+    be.sync(ret)
+    first = time.perf_counter() - t0
+    # Outputs of the first call: written arrays by name, then returned values as ret0, ret1...
+    outs = {}
+    if impl == "jax":
+        ret = tuple(ret)
+        for n, v in zip(spec["writes"], ret):
+            outs[n] = be.down(v)
+        rets = ret[len(spec["writes"]):]
+    else:
+        for n in spec["writes"]:
+            outs[n] = be.down(dev[n])
+        rets = () if ret is None else (tuple(ret) if isinstance(ret, (tuple, list)) else (ret,))
+    for i, v in enumerate(rets):
+        outs[f"ret{i}"] = be.down(v)
+    out_path = Path(a.work) / f"out_{a.kernel}_{impl}.npz"
+    np.savez(out_path, **outs)
+    del ret, rets, outs
+    res = {"status": "ok", "first_s": first, "out": str(out_path)}
+
+    if not a.first_only:
+        def once():
+            for n, src in pristine.items():
+                be.restore(dev[n], src)
+            be.sync(dev_arrays if impl == "jax" else None)
+            t = time.perf_counter()
+            r = call()
+            be.sync(r)
+            return time.perf_counter() - t
+
+        warm = once()  # a second call: recompiles on new argument values happen here
+        reps = max(3, min(a.max_reps, int(a.time_budget / max(warm, 1e-6))))
+        times = sorted(once() for _ in range(reps))
+        res.update(ms=1e3 * times[len(times) // 2], reps=reps, min_ms=1e3 * times[0])
+    emit("RESULT", res)
+
+
+def run_reference(a):
+    """The annotated source on NumPy arrays: the reference outputs, saved for the checker."""
+    import importlib.util
+    import numpy as np
+    spec = KERNELS[a.kernel]
+    mod_spec = importlib.util.spec_from_file_location(f"ref_{a.kernel}", SOURCES / f"{a.kernel}.py")
+    mod = importlib.util.module_from_spec(mod_spec)
+    mod_spec.loader.exec_module(mod)
+    args = make_inputs(a.kernel, a.size)
+    t0 = time.perf_counter()
+    ret = getattr(mod, a.kernel)(*[v for _, v in args])
+    elapsed = time.perf_counter() - t0
+    outs = {n: v for n, v in args if n in spec["writes"]}
+    rets = () if ret is None else (tuple(ret) if isinstance(ret, tuple) else (ret,))
+    outs.update({f"ret{i}": np.asarray(v) for i, v in enumerate(rets)})
+    path = Path(a.work) / f"ref_{a.kernel}.npz"
+    np.savez(path, **outs)
+    emit("RESULT", {"status": "ok", "s": elapsed, "out": str(path)})
+
+
+# ================================================================== parent: scheduling
+def parse_result(text):
+    res = None
+    for line in text.splitlines():
+        if line.startswith("@@RESULT "):
+            res = json.loads(line[len("@@RESULT "):])
+    return res
+
+
+def tail(path, n=400):
+    """The end of a log: the exception message last, so it survives truncation."""
+    try:
+        text = Path(path).read_text(errors="replace")
+    except OSError:
+        return ""
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    return " / ".join(lines[-3:])[-n:]
+
+
+class Case:
+    """One (kernel, implementation) process: started early, measured when given GO."""
+
+    def __init__(self, kernel, impl, a, env):
+        self.kernel, self.impl = kernel, impl
+        self.log = Path(a.work) / f"log_{kernel}_{impl}.txt"
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--case", kernel, "--impl", impl,
+               "--size", a.size, "--device", a.device, "--work", a.work,
+               "--time-budget", str(a.time_budget), "--max-reps", str(a.max_reps)]
+        if a.modules:
+            cmd += ["--modules", str(Path(a.modules).resolve())]
+        if impl == "appyc_warm":
+            cmd += ["--first-only"]
+        self.lines = queue.Queue()
+        self.logf = open(self.log, "w")
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.logf, text=True, env=env, cwd=REPO,
+                                     start_new_session=True)  # its own group: killable as one
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        self.started = time.perf_counter()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def wait_for(self, tags, deadline):
+        """The first protocol line with one of tags, or None at EOF/deadline."""
+        while True:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                return None
+            try:
+                line = self.lines.get(timeout=min(left, 1.0))
+            except queue.Empty:
+                continue
+            if line is None:
+                return None
+            for tag in tags:
+                if line.startswith(f"@@{tag}"):
+                    return tag, line[len(tag) + 2:].strip()
+            self.logf.write(line)  # anything else a library printed
+
+    def kill(self):
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self.proc.wait()
+        self.logf.close()
+
+    def run(self, timeout):
+        """Wait until ready (start-up capped too), send GO, wait for the result."""
+        got = self.wait_for(["READY", "RESULT"], time.perf_counter() + timeout)
+        if got is None:
+            self.kill()
+            return {"status": "timeout (start-up)" if self.proc.returncode in (-9, None) else
+                    "error", "detail": tail(self.log)}
+        if got[0] == "RESULT":  # e.g. not installed
+            self.kill()
+            return json.loads(got[1])
+        try:
+            self.proc.stdin.write("GO\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            pass
+        t0 = time.perf_counter()
+        got = self.wait_for(["RESULT"], t0 + timeout)
+        if got is None:
+            timed_out = time.perf_counter() - t0 >= timeout
+            self.kill()
+            if timed_out:
+                return {"status": f"timeout ({timeout:.0f} s)", "detail": tail(self.log)}
+            return {"status": "error", "detail": tail(self.log)}
+        self.kill()
+        return json.loads(got[1])
+
+
+def compare(ref_path, out_path, writes_and_rets):
+    """NPBench's rule per array: allclose(rtol 1e-5, atol 1e-8) or relative L2 error < 1e-5."""
+    import numpy as np
+    ref, out = np.load(ref_path), np.load(out_path)
+    worst, bad = 0.0, []
+    for name in writes_and_rets:
+        if name not in out.files:
+            bad.append(f"{name} missing")
+            continue
+        e, g = ref[name], out[name]
+        if e.shape != g.shape:
+            bad.append(f"{name} shape {g.shape} != {e.shape}")
+            continue
+        e64, g64 = e.astype(np.float64), g.astype(np.float64)
+        close = bool(np.allclose(g64, e64, rtol=RTOL, atol=ATOL))
+        norm = float(np.linalg.norm(e64))
+        rel = float(np.linalg.norm(g64 - e64)) / (norm if norm > 0 else 1.0)
+        if not np.isfinite(rel):
+            rel = float("inf")
+        worst = max(worst, rel)
+        if not (close or rel < L2TOL):
+            bad.append(f"{name} rel L2 {rel:.1e}")
+    return (not bad), worst, "; ".join(bad)
+
+
+def run_all(a):
+    import numpy as np  # noqa: F401  (fail early if the runner lacks NumPy)
+    start = time.perf_counter()
+    kernels = [k for k in KERNELS if not a.only or k in a.only]
+    impls = [i for i in IMPLS if not a.impls or i in a.impls]
+    if any(i.startswith("appyc") for i in impls) and not a.modules:
+        sys.exit("--modules DIR is needed for the appyc rows (see --generate)")
+    work = Path(a.work or tempfile.mkdtemp(prefix="npbench_"))
+    work.mkdir(parents=True, exist_ok=True)
+    a.work = str(work)
+    base_env = dict(os.environ, PYTHONUNBUFFERED="1", XLA_PYTHON_CLIENT_PREALLOCATE="false")
+    if a.device == "cpu":
+        base_env["TRITON_INTERPRET"] = "1"
+        base_env.setdefault("JAX_PLATFORMS", "cpu")
+        base_env.setdefault("CUDA_VISIBLE_DEVICES", "")
+    print(f"npbench: {len(kernels)} kernels x {len(impls)} implementations, size {a.size}, "
+          f"device {a.device}, work dir {work}", flush=True)
+
+    # NumPy references: background processes, longest first.
+    def reference(k):
+        env = dict(base_env, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--ref", k, "--size", a.size,
+               "--work", str(work)]
+        t0 = time.perf_counter()
+        if stopping.is_set():
+            return {"status": "not run (out of time)"}
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=env, cwd=REPO, start_new_session=True)
+        ref_procs.append(p)
+        try:
+            out, err = p.communicate(timeout=a.ref_timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            return {"status": f"timeout ({a.ref_timeout:.0f} s)"}
+        res = parse_result(out)
+        if res is None:
+            if stopping.is_set():
+                return {"status": "not finished in time"}
+            return {"status": "error", "detail": " / ".join(err.strip().splitlines()[-3:])[-300:]}
+        print(f"  reference {k}: NumPy {res['s']:.2f} s (done at "
+              f"{time.perf_counter() - start:.0f} s)", flush=True)
+        res["wall"] = time.perf_counter() - t0
+        return res
+
+    stopping, ref_procs = threading.Event(), []
+    ref_pool = ThreadPoolExecutor(max_workers=a.ref_jobs)
+    refs = {k: ref_pool.submit(reference, k) for k in sorted(kernels, key=REF_ORDER.index)}
+
+    # Checks: as soon as both the case output and the reference exist, off the main thread.
+    check_pool = ThreadPoolExecutor(max_workers=1)
+
+    def check(k, impl, res):
+        ref = refs[k].result()
+        if ref.get("status") != "ok":
+            return {"correct": None, "check": f"no reference: {ref.get('status')}"}
+        names = KERNELS[k]["writes"] + [f"ret{i}" for i in range(KERNELS[k]["nret"])]
+        try:
+            ok, err, why = compare(ref["out"], res["out"], names)
+        except Exception as exc:  # a corrupt output file is a failed check, not a crash
+            ok, err, why = False, float("nan"), f"{type(exc).__name__}: {exc}"[:200]
+        finally:
+            if not a.keep:
+                Path(res["out"]).unlink(missing_ok=True)
+        return {"correct": ok, "err": err, "check": why}
+
+    # Per-kernel cache directories: appyc and appyc_warm share them (cold, then warm).
+    def env_for(k, impl):
+        env = dict(base_env)
+        group = "appyc" if impl == "appyc_warm" else impl
+        cache = work / "cache" / f"{k}_{group}"
+        if impl != "appyc_warm":
+            shutil.rmtree(cache, ignore_errors=True)
+        cache.mkdir(parents=True, exist_ok=True)
+        env["TRITON_CACHE_DIR"] = str(cache / "triton")
+        env["APPYC_CACHE_DIR"] = str(cache / "appyc")
+        env["TORCHINDUCTOR_CACHE_DIR"] = str(cache / "inductor")
+        env["CUPY_CACHE_DIR"] = str(cache / "cupy")
+        env["JAX_COMPILATION_CACHE_DIR"] = str(cache / "jax")
+        return env
+
+    plan = [(k, i) for k in sorted(kernels, key=RUN_ORDER.index) for i in impls]
+    rows = {}
+    pending = []
+    nxt = None
+    for n, (k, impl) in enumerate(plan):
+        el = time.perf_counter() - start
+        skip = None
+        if el > a.deadline:
+            skip = f"skipped (run past --deadline {a.deadline:.0f} s)"
+        elif impl == "appyc_warm" and "appyc" in impls and rows[(k, "appyc")].get("status") != "ok":
+            skip = "skipped (no cold run to warm the caches)"
+        if skip:
+            if nxt is not None and (nxt.kernel, nxt.impl) == (k, impl):
+                nxt.kill()
+            nxt = None
+            rows[(k, impl)] = {"status": skip}
+            print(f"[{el:5.0f} s] {k:15s} {LABEL[impl]:20s} {skip}", flush=True)
+            continue
+        # The warm appyc run must not start before the cold one has filled the caches.
+        case = nxt if nxt is not None else Case(k, impl, a, env_for(k, impl))
+        nxt = None
+        res = None
+        if n + 1 < len(plan) and plan[n + 1][1] != "appyc_warm":
+            nk, ni = plan[n + 1]
+            try:
+                nxt = Case(nk, ni, a, env_for(nk, ni))
+            except OSError:
+                nxt = None
+        try:
+            # Near the deadline a case gets less, so the whole run ends in time.
+            cap = min(a.case_timeout, max(10.0, start + a.deadline + a.case_timeout
+                                          - time.perf_counter()))
+            res = case.run(cap)
+        except Exception as exc:
+            res = {"status": "error", "detail": f"{type(exc).__name__}: {exc}"[:300]}
+            case.kill()
+        if res.get("status") == "ok":
+            pending.append((k, impl, res, check_pool.submit(check, k, impl, res)))
+        rows[(k, impl)] = res
+        el = time.perf_counter() - start
+        ms = f"{res['ms']:.4g} ms" if "ms" in res else "-"
+        first = f"first {res['first_s']:.2f} s" if "first_s" in res else ""
+        detail = f"  {res.get('detail', '')[:300]}" if res.get("status") != "ok" else ""
+        print(f"[{el:5.0f} s] {k:15s} {LABEL[impl]:20s} {res.get('status'):12s} {ms:>12s} "
+              f"{first}{detail}", flush=True)
+
+    # Wait for the references and checks, but not past the hard end: a reference still running
+    # then leaves its rows unchecked ("?"), which the table says.
+    hard_end = start + a.deadline + 2 * a.case_timeout
+    for k, impl, res, fut in pending:
+        try:
+            left = hard_end - time.perf_counter()
+            res.update(fut.result(timeout=max(5.0, left) if left < 1e6 else None))
+        except Exception:
+            res.update(correct=None, check="reference not ready in time")
+        if res.get("correct") is False:
+            print(f"  WRONG {k} {LABEL[impl]}: {res['check']}", flush=True)
+    stopping.set()
+    for p in ref_procs:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    ref_results = {k: (f.result() if f.done() else {"status": "not finished in time"})
+                   for k, f in refs.items()}
+    ref_pool.shutdown(wait=False, cancel_futures=True)
+    check_pool.shutdown(wait=False, cancel_futures=True)
+    meta = run_meta(a, time.perf_counter() - start)
+    report(a, meta, kernels, impls, rows, ref_results)
+    if a.json or a.out:
+        path = Path(a.json) if a.json else Path(a.out).with_suffix(".json")
+        path.write_text(json.dumps({
+            "meta": meta, "kernels": kernels, "impls": impls,
+            "rows": [dict(r, kernel=k, impl=i) for (k, i), r in rows.items()],
+            "refs": ref_results}, indent=1) + "\n")
+        print(f"wrote {path}", flush=True)
+    if not a.keep:
+        shutil.rmtree(work / "cache", ignore_errors=True)
+    bad = [r for r in rows.values() if r.get("correct") is False]
+    appyc_bad = [key for key, r in rows.items() if key[1].startswith("appyc")
+                 and (r.get("status") != "ok" or r.get("correct") is not True)]
+    return 1 if bad or appyc_bad else 0
+
+
+# ================================================================== parent: report
+def run_meta(a, total):
+    """What the table header says about the run (kept in the JSON for --merge)."""
+    import platform
+    if a.device == "cuda":
+        try:
+            import torch
+            dev = torch.cuda.get_device_name()
+        except Exception:
+            dev = "cuda"
+    else:
+        dev = "CPU (appyc under TRITON_INTERPRET=1): a smoke test, not a benchmark"
+    vers = []
+    for mod in ("numpy", "torch", "triton", "cupy", "jax"):
+        try:
+            vers.append(f"{mod} {__import__(mod).__version__}")
+        except Exception:
+            vers.append(f"{mod} not installed")
+    return {"device": dev, "versions": ", ".join(vers) + f", python {platform.python_version()}",
+            "size": a.size, "total_s": total, "runs": 1}
+
+
+def report(a, meta, kernels, impls, rows, refs):
+    table = markdown(meta, kernels, impls, rows, refs)
+    print("\n" + table, flush=True)
+    if a.out:
+        Path(a.out).write_text(table)
+        print(f"wrote {a.out}", flush=True)
+    if a.png:
+        try:
+            chart(meta["size"], kernels, rows, a.png)
+            print(f"wrote {a.png}", flush=True)
+        except Exception as exc:
+            print(f"no chart: {type(exc).__name__}: {exc}", flush=True)
+
+
+def merge(a):
+    """One table and chart from the JSON files of several runs (e.g. kernels split in two)."""
+    metas, kernels, impls, rows, refs = [], set(), set(), {}, {}
+    for path in a.merge:
+        d = json.loads(Path(path).read_text())
+        metas.append(d["meta"])
+        kernels |= set(d["kernels"])
+        impls |= set(d["impls"])
+        for r in d["rows"]:
+            rows[(r["kernel"], r["impl"])] = r
+        refs.update(d["refs"])
+    meta = dict(metas[0], total_s=sum(m["total_s"] for m in metas), runs=len(metas))
+    report(a, meta, [k for k in KERNELS if k in kernels], [i for i in IMPLS if i in impls],
+           rows, refs)
+    return 0
+
+
+def _cells(r):
+    """(ms, first s, correct) cells of one implementation's result."""
+    st = r.get("status", "not run")
+    if st != "ok":
+        short = st if st.startswith(("not ", "timeout", "skipped")) else "ERROR"
+        return short, "-", "-"
+    ms = f"{r['ms']:.4g}" if "ms" in r else "-"
+    first = f"{r['first_s']:.2f}"
+    c = r.get("correct")
+    ok = "yes" if c else ("no" if c is False else "?")
+    if c is False and r.get("check"):
+        ok = "no: " + r["check"].replace("|", "/")[:60]
+    return ms, first, ok
+
+
+def markdown(meta, kernels, impls, rows, refs):
+    lines = ["# NPBench kernels: appyc against CuPy, JAX and torch.compile\n"]
+    info = [f"device: {meta['device']}", meta["versions"],
+            f"size preset `{meta['size']}` (NPBench bench_info/*.json); time loops are timed "
+            "whole; NumPy s: the reference run on the CPU, several at once beside the device "
+            "cases"]
+    info.append("ms: steady state, median of repeated calls (wall time between device "
+                "synchronisations; written arrays restored before each call, untimed)")
+    info.append("first s: wall time of the first call in a fresh process (compilation, tuning, "
+                "one run; inputs already on the device). appyc: cold = empty APPYC_CACHE_DIR and "
+                "TRITON_CACHE_DIR; warm = a second process with the same directories. Peers "
+                "start with empty inductor/Triton/CuPy caches")
+    info.append("correct: every written array and returned value of the first call against "
+                "the NumPy run of the annotated source (allclose rtol 1e-5, atol 1e-8, or "
+                "relative L2 < 1e-5)")
+    runs = f" in {meta['runs']} runs" if meta.get("runs", 1) > 1 else ""
+    info.append(f"total wall time {meta['total_s']:.0f} s{runs}")
+    lines += [f"- {x}" for x in info] + [""]
+    head = ["kernel", "size", "NumPy s"]
+    for i in impls:
+        head += [f"{LABEL[i]} ms", "first s", "ok"] if i != "appyc_warm" else \
+            ["appyc first s (warm)", "ok"]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "---|" * len(head))
+    for k in kernels:
+        ref = refs.get(k, {})
+        np_s = f"{ref['s']:.2f}" if ref.get("status") == "ok" else ref.get("status", "-")
+        cells = [k, size_text(k, meta["size"]), np_s]
+        for i in impls:
+            ms, first, ok = _cells(rows.get((k, i), {}))
+            cells += [first, ok] if i == "appyc_warm" else [ms, first, ok]
+        lines.append("| " + " | ".join(cells) + " |")
+    peers = [p for p in PEERS if p in impls]
+    if "appyc" in impls and peers:
+        lines += ["", "Steady-state speed-up of appyc: peer ms / appyc ms (above 1: appyc "
+                  "faster). `appyc --mvl 256` is appyc's own fixed-MVL build (the default "
+                  "should never be slower).", ""]
+        head = ["kernel"] + [f"vs {LABEL[p]}" for p in peers]
+        lines.append("| " + " | ".join(head) + " |")
+        lines.append("|" + "---|" * len(head))
+        for k in kernels:
+            base = rows.get((k, "appyc"), {}).get("ms")
+            cells = [k]
+            for p in peers:
+                v = rows.get((k, p), {}).get("ms")
+                cells.append(f"{v / base:.3g}x" if base and v else "-")
+            lines.append("| " + " | ".join(cells) + " |")
+    failed = [(k, i, r) for (k, i), r in rows.items()
+              if r.get("status") not in ("ok", "not installed") and "detail" in r]
+    if failed:
+        lines += ["", "Failures:", ""]
+        for k, i, r in failed:
+            lines.append(f"- {k} / {LABEL[i]}: {r.get('status')}: "
+                         f"{r.get('detail', '')[:400].replace('|', '/')}")
+    return "\n".join(lines) + "\n"
+
+
+def chart(size, kernels, rows, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+    peers = [p for p in PEERS if any((k, p) in rows for k in kernels)]
+    width = 0.8 / max(1, len(peers))
+    fig, ax = plt.subplots(figsize=(max(8, 1.1 * len(kernels)), 4.8))
+    x = np.arange(len(kernels))
+    for n, p in enumerate(peers):
+        vals = []
+        for k in kernels:
+            base, v = rows.get((k, "appyc"), {}).get("ms"), rows.get((k, p), {}).get("ms")
+            vals.append(v / base if base and v else np.nan)
+        vals = np.array(vals)
+        # Bars grow from 1 (parity): up where appyc is faster, down where it is slower.
+        ax.bar(x + (n - (len(peers) - 1) / 2) * width, vals - 1.0, width, bottom=1.0,
+               label=LABEL[p])
+    ax.set_yscale("log")
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    for n, k in enumerate(kernels):  # say why a group is empty rather than leave a gap
+        r = rows.get((k, "appyc"), {})
+        if "ms" not in r:
+            ax.text(n, 0.5, f"appyc: {r.get('status', 'not run')}"[:40], rotation=90,
+                    ha="center", va="center", fontsize=7, transform=ax.get_xaxis_transform())
+    ax.set_xlim(-0.6, len(kernels) - 0.4)
+    ax.set_xticks(x, kernels, rotation=30, ha="right")
+    ax.set_ylabel("speed-up of appyc (peer time / appyc time)")
+    ax.set_title(f"appyc on NPBench kernels ({size} sizes, steady state)")
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+# ================================================================== --generate (here: has appyc)
+def generate(out_dir, appyc):
+    out_dir.mkdir(parents=True, exist_ok=True)
+    failed = 0
+    for k in KERNELS:
+        src = SOURCES / f"{k}.py"
+        for stem, extra in ((k, []), (f"{k}_mvl256", ["--mvl", "256"])):
+            out = out_dir / f"{stem}.py"
+            proc = subprocess.run([str(appyc), str(src), "-o", str(out)] + extra,
+                                  capture_output=True, text=True, timeout=120)
+            ok = proc.returncode == 0 and out.exists()
+            failed += not ok
+            print(f"{'ok  ' if ok else 'FAIL'} {src.relative_to(REPO)} {' '.join(extra)} -> {out}",
+                  flush=True)
+            if not ok:
+                print(proc.stderr.strip()[-2000:], flush=True)
+    return 1 if failed else 0
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--generate", metavar="DIR", help="compile every source into DIR (needs appyc)")
+    p.add_argument("--appyc", default=os.environ.get("APPYC_BIN", REPO / "target/release/appyc"))
+    p.add_argument("--modules", metavar="DIR", help="the modules compiled into DIR")
+    p.add_argument("--out", metavar="RESULTS.md", help="write the markdown table here")
+    p.add_argument("--png", metavar="CHART.png", help="write the speed-up chart here")
+    p.add_argument("--json", metavar="RESULTS.json",
+                   help="write all results here (default: --out with .json)")
+    p.add_argument("--merge", type=lambda s: s.split(","), metavar="A.json,B.json",
+                   help="no run: one table and chart from the JSON files of several runs")
+    p.add_argument("--only", type=lambda s: s.split(","), help="comma-separated kernels")
+    p.add_argument("--impls", type=lambda s: s.split(","),
+                   help="comma-separated subset of " + ",".join(IMPLS))
+    p.add_argument("--size", choices=("paper", "small"), default=None,
+                   help="NPBench preset (default: paper on cuda, small on cpu)")
+    p.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
+    p.add_argument("--case-timeout", type=float, default=60.0, metavar="S",
+                   help="cap on each process's start-up and on its measured part")
+    p.add_argument("--ref-timeout", type=float, default=600.0, metavar="S",
+                   help="cap on each NumPy reference run")
+    p.add_argument("--ref-jobs", type=int, default=None,
+                   help="NumPy reference processes at once (default: CPUs/4, at least 1)")
+    p.add_argument("--time-budget", type=float, default=0.5, metavar="S",
+                   help="steady-state timing: about S seconds of repetitions per case "
+                        "(at least 3, at most --max-reps)")
+    p.add_argument("--max-reps", type=int, default=20)
+    p.add_argument("--deadline", type=float, default=None, metavar="S",
+                   help="start no new case after S seconds, the rest are rows marked skipped "
+                        "(default: 420 on cuda, so that a run ends within 10 min; none on cpu)")
+    p.add_argument("--work", metavar="DIR", help="scratch directory (default: a new temp dir)")
+    p.add_argument("--keep", action="store_true", help="keep outputs and caches in --work")
+    # internal: one case / one reference in a child process
+    p.add_argument("--case", help=argparse.SUPPRESS)
+    p.add_argument("--impl", help=argparse.SUPPRESS)
+    p.add_argument("--ref", help=argparse.SUPPRESS)
+    p.add_argument("--first-only", action="store_true", help=argparse.SUPPRESS)
+    a = p.parse_args()
+    if a.size is None:
+        a.size = "paper" if a.device == "cuda" else "small"
+    if a.deadline is None:
+        a.deadline = 420.0 if a.device == "cuda" else float("inf")
+    if a.ref_jobs is None:
+        a.ref_jobs = max(1, (os.cpu_count() or 2) // 4)
+    if a.generate:
+        sys.exit(generate(Path(a.generate), Path(a.appyc)))
+    if a.merge:
+        sys.exit(merge(a))
+    if a.case:
+        a.kernel = a.case
+        try:
+            run_case(a)
+        except Exception:
+            traceback.print_exc()
+            sys.exit(1)
+        return
+    if a.ref:
+        a.kernel = a.ref
+        run_reference(a)
+        return
+    if a.only:
+        unknown = [k for k in a.only if k not in KERNELS]
+        if unknown:
+            p.error(f"unknown kernels {unknown}; known: {', '.join(KERNELS)}")
+    if not a.modules and not a.generate:
+        p.error("give --generate DIR or --modules DIR")
+    sys.exit(run_all(a))
+
+
+if __name__ == "__main__":
+    main()
