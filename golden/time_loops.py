@@ -275,7 +275,7 @@ def _launch_jacobi_1d_persistent0(B, A, N, TSTEPS, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
     _appyc_persistent(
-        _jacobi_1d_persistent0, n_t * 2, ((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl,
+        _jacobi_1d_persistent0, n_t * 2, (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl),
         (B, A, N, B.stride(0), A.stride(0)),
         _appyc_mvl, _appyc_warps, _appyc_one_launch,
     )
@@ -391,7 +391,7 @@ def _launch_independent_phases_persistent0(X, N, Y, Z, T, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
     _appyc_persistent(
-        _independent_phases_persistent0, n_t * 3, ((int(N)) + _appyc_mvl - 1) // _appyc_mvl,
+        _independent_phases_persistent0, n_t * 3, ((int(N) + _appyc_mvl - 1) // _appyc_mvl),
         (X, Y, Z, N, X.stride(0), Y.stride(0), Z.stride(0)),
         _appyc_mvl, _appyc_warps, _appyc_one_launch,
     )
@@ -448,7 +448,7 @@ def _launch_shifted_steps_persistent0(X, N, Y, T0, T, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
     _appyc_persistent(
-        _shifted_steps_persistent0, n_t * 2, ((int(N)) + _appyc_mvl - 1) // _appyc_mvl,
+        _shifted_steps_persistent0, n_t * 2, ((int(N) + _appyc_mvl - 1) // _appyc_mvl),
         (X, Y, N, X.stride(0), Y.stride(0), T0, 3),
         _appyc_mvl, _appyc_warps, _appyc_one_launch,
     )
@@ -504,7 +504,7 @@ def _launch_prefix_steps_persistent0(A, N, T, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
     _appyc_persistent(
-        _prefix_steps_persistent0, n_t * 2, max(1, ((int(N)) + _appyc_mvl - 1) // _appyc_mvl),
+        _prefix_steps_persistent0, n_t * 2, max(1, ((int(N) + _appyc_mvl - 1) // _appyc_mvl)),
         (A, N, A.stride(0)),
         _appyc_mvl, _appyc_warps, _appyc_one_launch,
     )
@@ -570,7 +570,7 @@ def _launch_smooth_2d_persistent0(B, A, M, N, T, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
     _appyc_persistent(
-        _smooth_2d_persistent0, n_t * 2, int(M - 1) - int(1) * ((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl,
+        _smooth_2d_persistent0, n_t * 2, (int(M - 1) - int(1)) * (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl),
         (B, A, M, N, B.stride(0), B.stride(1), A.stride(0), A.stride(1)),
         _appyc_mvl, _appyc_warps, _appyc_one_launch,
     )

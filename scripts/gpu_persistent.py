@@ -35,12 +35,32 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 BUILDS = {
-    # module name: (sample, extra appyc flags)
-    "time_loops": ("time_loops", []),
-    "time_loops_launches": ("time_loops", ["--no-persistent"]),
-    "jacobi_2d": ("jacobi_2d", []),
-    "jacobi_2d_launches": ("jacobi_2d", ["--no-persistent"]),
-    "vector_add": ("vector_add", []),
+    # module name: (source relative to the repository, extra appyc flags)
+    "time_loops": ("samples/time_loops.py", []),
+    "time_loops_launches": ("samples/time_loops.py", ["--no-persistent"]),
+    "jacobi_2d": ("samples/jacobi_2d.py", []),
+    "jacobi_2d_launches": ("samples/jacobi_2d.py", ["--no-persistent"]),
+    "heat_3d": ("scripts/npbench/heat_3d.py", []),
+    "heat_3d_launches": ("scripts/npbench/heat_3d.py", ["--no-persistent"]),
+    "vector_add": ("samples/vector_add.py", []),
+}
+
+# Experiments on the grid barrier's spin (jacobi_1d is barrier-bound: 8000 phases of 32000
+# elements). The generated barrier spins on an acquire read-modify-write; these spin on a load.
+BARRIER_SPIN = """    while tl.atomic_add(counter, 0, sem="acquire") < target:
+        pass
+"""
+BARRIER_VARIANTS = {
+    # one acquire load per poll (PTX ld.acquire.gpu), no read-modify-write at the L2
+    "time_loops_spin_ld_acquire": """    while tl.inline_asm_elementwise("ld.acquire.gpu.global.b64 $0, [$1];", "=l,l", [counter],
+                                    dtype=tl.int64, is_pure=False, pack=1) < target:
+        pass
+""",
+    # relaxed volatile polls, then one acquire operation to order the loads that follow
+    "time_loops_spin_volatile": """    while tl.load(counter, volatile=True) < target:
+        pass
+    tl.atomic_add(counter, 0, sem="acquire")
+""",
 }
 
 
@@ -48,13 +68,14 @@ def generate(out_dir):
     exe = REPO / "target" / "release" / "appyc"
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    for name, (sample, flags) in BUILDS.items():
-        cmd = [str(exe), str(REPO / "samples" / f"{sample}.py"), "-o", str(out / f"{name}.py"), *flags]
+    for name, (source, flags) in BUILDS.items():
+        cmd = [str(exe), str(REPO / source), "-o", str(out / f"{name}.py"), *flags]
         subprocess.run(cmd, check=True)
         print("generated", out / f"{name}.py")
-    # An experiment: the persistent jacobi_2d with plain (L1-cached) loads instead of `.cg`.
-    text = (out / "jacobi_2d.py").read_text().replace(', cache_modifier=".cg"', "")
-    (out / "jacobi_2d_plain_loads.py").write_text(text)
+    text = (out / "time_loops.py").read_text()
+    assert BARRIER_SPIN in text, "the generated barrier changed: update BARRIER_SPIN"
+    for name, spin in BARRIER_VARIANTS.items():
+        (out / f"{name}.py").write_text(text.replace(BARRIER_SPIN, spin))
 
 
 def load(path, name):
@@ -153,9 +174,9 @@ def close(np, got, want):
 
 def run_barrier(mods, torch, np, report):
     report.append("## 1. Persistent loops against NumPy (grid barriers under contention)\n")
-    report.append("| function | size | config (MVL, warps) | runs | result |")
+    report.append("| function | size | config (MVL, warps, one launch) | runs | result |")
     report.append("|---|---|---|---|---|")
-    configs = [None, (128, 4), (1024, 8)]
+    configs = [None, (128, 4, True), (1024, 8, True)]
     all_ok = True
     for module, func, ref, make, label in barrier_cases(np):
         mod = mods[module]
@@ -223,6 +244,9 @@ def run_time_loops(mods, torch, np, report):
         ("jacobi_2d", "jacobi_2d", "jacobi_2d_launches",
          lambda: [rng.standard_normal((2800, 2800)), rng.standard_normal((2800, 2800)), 2800, 2800, 1000],
          "2800x2800 T=1000", 2000),
+        ("heat_3d", "heat_3d", "heat_3d_launches",
+         lambda: [500, rng.standard_normal((120, 120, 120)), rng.standard_normal((120, 120, 120))],
+         "120^3 T=500", 1000),
     ]
     results = {}
     for func, pmod, lmod, make, label, phases in rows:
@@ -244,7 +268,7 @@ def run_time_loops(mods, torch, np, report):
     return results
 
 
-def run_bandwidth(mods, torch, report, jacobi_2d_ms):
+def run_bandwidth(mods, torch, report, jacobi_2d_ms, heat_3d_ms=None):
     report.append("## 3. Bandwidth\n")
     x = torch.empty(2**28, dtype=torch.float64, device="cuda")  # 2 GiB
     y = torch.empty_like(x)
@@ -259,40 +283,82 @@ def run_bandwidth(mods, torch, report, jacobi_2d_ms):
     report.append(f"- device-to-device copy (2 GiB fp64, bytes read + written): {copy_gbs:.0f} GB/s")
     report.append(f"- jacobi_2d 2800x2800 fp64, persistent: {per_step * 1000:.1f} us per step, "
                   f"{jac_gbs:.0f} GB/s = {100 * jac_gbs / copy_gbs:.0f} % of the copy "
-                  "(the 5.0 MB arrays fit in the 50 MB L2, so this can exceed DRAM bandwidth)")
+                  "(each array is 62.7 MB, more than the 50 MB L2)")
+    if heat_3d_ms is not None:
+        # Two half-steps, each reading one 118^3 interior (plus halo) and writing the other.
+        n, steps = 120, 500
+        step_bytes = 4 * (n - 2) ** 3 * 8
+        per_step = heat_3d_ms / steps
+        gbs = step_bytes / per_step / 1e6
+        report.append(f"- heat_3d 120^3 fp64, persistent: {per_step * 1000:.1f} us per step, "
+                      f"{gbs:.0f} GB/s = {100 * gbs / copy_gbs:.0f} % of the copy "
+                      "(the 13.8 MB arrays fit in the L2, so this can exceed DRAM bandwidth)")
     report.append("")
-    print("\n".join(report[-4:]), flush=True)
+    print("\n".join(report[-5:]), flush=True)
 
 
 def run_sweep(mods, torch, np, report):
-    """jacobi_2d 2800x2800, 1000 steps, per launch configuration: persistent (.cg loads),
-    persistent with plain loads, and one launch per region."""
+    """jacobi_2d 2800x2800, 1000 steps, per launch configuration: persistent and one launch per
+    region."""
     report.append("## Sweep: jacobi_2d 2800x2800 T=1000 per configuration (ms)\n")
-    report.append("| config | persistent | persistent, plain loads | one launch per region |")
-    report.append("|---|---|---|---|")
+    report.append("| config | persistent | one launch per region |")
+    report.append("|---|---|---|")
     rng = np.random.default_rng(11)
     base = [torch.from_numpy(rng.standard_normal((2800, 2800))).cuda() for _ in range(2)]
     want = [b.cpu().numpy() for b in base]
     ref_jacobi_2d(want[0], want[1], 2800, 2800, 1000)
     for config in ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8)):
         cells = []
-        for name in ("jacobi_2d", "jacobi_2d_plain_loads", "jacobi_2d_launches"):
+        for name in ("jacobi_2d", "jacobi_2d_launches"):
             mod = mods[name]
             launcher = next(getattr(mod, n) for n in dir(mod)
                             if n.startswith("_launch_jacobi_2d_") and n != "_launch_jacobi_2d_kernel1")
-            def go(mod=mod, launcher=launcher):
+            def go(mod=mod, launcher=launcher, name=name):
                 A, B = base[0].clone(), base[1].clone()
                 if name == "jacobi_2d_launches":
                     for _ in range(1000):
                         mod._launch_jacobi_2d_kernel0(B, A, 2800, 2800, config)
                         mod._launch_jacobi_2d_kernel1(A, B, 2800, 2800, config)
                 else:
-                    launcher(B, A, 2800, 2800, 1000, config)
+                    launcher(B, A, 2800, 2800, 1000, (*config, True))
                 return A, B
             A, B = go()
             ok = close(np, A.cpu().numpy(), want[0]) and close(np, B.cpu().numpy(), want[1])
             ms = cuda_time(torch, go, 3)
             cells.append(f"{ms:.1f}{'' if ok else ' WRONG'}")
+        line = f"| {config} | " + " | ".join(cells) + " |"
+        print(line, flush=True)
+        report.append(line)
+    report.append("")
+
+
+def run_barrier_variants(mods, torch, np, report):
+    """jacobi_1d N=32000 T=4000 (8000 phases, a barrier each) with the generated barrier and
+    with the spin variants of BARRIER_VARIANTS, each at the configurations that matter."""
+    report.append("## Barrier spin variants: jacobi_1d N=32000 T=4000, one launch (ms; us per phase)\n")
+    names = ["time_loops", *BARRIER_VARIANTS]
+    report.append("| config | " + " | ".join(names) + " |")
+    report.append("|---|" + "---|" * len(names))
+    rng = np.random.default_rng(13)
+    n, steps = 32000, 4000
+    base = [torch.from_numpy(rng.standard_normal(n)).cuda() for _ in range(2)]
+    want = [b.cpu().numpy() for b in base]
+    ref_jacobi_1d(want[0], want[1], n, steps)
+    for config in ((128, 4), (256, 4), (512, 4), (1024, 4)):
+        cells = []
+        for name in names:
+            mod = mods[name]
+            def go(mod=mod):
+                A, B = base[0].clone(), base[1].clone()
+                mod._launch_jacobi_1d_persistent0(B, A, n, steps, (*config, True))
+                return A, B
+            try:
+                A, B = go()
+                ok = close(np, A.cpu().numpy(), want[0]) and close(np, B.cpu().numpy(), want[1])
+                ms = cuda_time(torch, go, 5)
+                cells.append(f"{ms:.2f}; {1000 * ms / (2 * steps):.2f}{'' if ok else ' WRONG'}")
+            except Exception as e:  # a variant that does not compile is a finding, not a crash
+                cells.append(f"failed: {type(e).__name__}: {str(e)[:80]}")
         line = f"| {config} | " + " | ".join(cells) + " |"
         print(line, flush=True)
         report.append(line)
@@ -423,7 +489,7 @@ def main():
     ap.add_argument("--generate")
     ap.add_argument("--modules")
     ap.add_argument("--out")
-    ap.add_argument("--skip", default="", help="comma-separated parts to skip: barrier,loops,bandwidth,launch,tuning")
+    ap.add_argument("--skip", default="", help="comma-separated parts to skip: barrier,loops,bandwidth,sweep,variants,launch,tuning")
     a = ap.parse_args()
     if a.generate:
         generate(a.generate)
@@ -432,7 +498,8 @@ def main():
     import torch
     skip = set(filter(None, a.skip.split(",")))
     paths = {name: Path(a.modules) / f"{name}.py" for name in BUILDS}
-    paths["jacobi_2d_plain_loads"] = Path(a.modules) / "jacobi_2d_plain_loads.py"
+    for name in BARRIER_VARIANTS:
+        paths[name] = Path(a.modules) / f"{name}.py"
     mods = {name: load(p, f"gen_{name}") for name, p in paths.items()}
     report = [f"# appyc persistent loops, tuning and launch cost on {torch.cuda.get_device_name()}\n",
               "Produced by `scripts/gpu_persistent.py` (one run).\n"]
@@ -441,9 +508,12 @@ def main():
         ok &= run_barrier(mods, torch, np, report)
     loops = run_time_loops(mods, torch, np, report) if "loops" not in skip else {}
     if "bandwidth" not in skip and "jacobi_2d" in loops:
-        run_bandwidth(mods, torch, report, loops["jacobi_2d"][0])
+        run_bandwidth(mods, torch, report, loops["jacobi_2d"][0],
+                      loops["heat_3d"][0] if "heat_3d" in loops else None)
     if "sweep" not in skip:
         run_sweep(mods, torch, np, report)
+    if "variants" not in skip:
+        run_barrier_variants(mods, torch, np, report)
     if "launch" not in skip:
         run_launch_cost(mods, torch, report)
     if "tuning" not in skip:

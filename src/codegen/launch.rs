@@ -342,6 +342,18 @@ fn trip_expr(start: &Expr, stop: &Expr, step: &Expr) -> String {
     }
 }
 
+/// `trip_expr` as a factor of a product: `int(b) - int(a)` parenthesised.
+fn trip_factor(start: &Expr, stop: &Expr, step: &Expr) -> String {
+    let trips = trip_expr(start, stop, step);
+    let is_difference =
+        !matches!(start.kind, ExprKind::Int(0)) && matches!(step.kind, ExprKind::Int(1));
+    if is_difference {
+        format!("({trips})")
+    } else {
+        trips
+    }
+}
+
 /// `ceil(n / w)` in Python, without a call (launchers run on every launch).
 fn cdiv(n: &str, w: &str) -> String {
     format!("({n} + {w} - 1) // {w}")
@@ -512,10 +524,11 @@ pub fn persistent_launcher(
                 work.clear();
                 break;
             }
-            let trips = trip_expr(&d.range.start, &d.range.stop, &d.range.step);
+            // A factor: the counts of several dimensions are multiplied below.
+            let trips = trip_factor(&d.range.start, &d.range.stop, &d.range.step);
             programs.push(match d.simd {
                 None => trips,
-                Some(w) => cdiv(&format!("({trips})"), &width_host(w)),
+                Some(w) => format!("({})", cdiv(&trips, &width_host(w))),
             });
         }
         if k.dims.is_empty() {
