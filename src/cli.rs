@@ -7,7 +7,7 @@
 
 use crate::config::{self, Root, Settings};
 use crate::driver::{self, Emit, Options};
-use crate::frontend::pragma::collect_pragmas;
+use crate::frontend::pragma::scan_pragmas;
 use crate::frontend::source::SourceFile;
 use clap::{Parser, ValueEnum};
 use std::ffi::OsString;
@@ -56,6 +56,9 @@ struct Cli {
     /// kernel (`#pragma persistent for` still asks for one).
     #[arg(long)]
     no_persistent: bool,
+    /// Warnings are errors: print them, exit 1 and write nothing.
+    #[arg(long)]
+    deny_warnings: bool,
     /// Write nothing; exit 1 and name every output that is stale or missing.
     #[arg(long)]
     check: bool,
@@ -147,14 +150,14 @@ fn cli_settings(cli: &Cli) -> Settings {
         } else {
             None
         },
-        deny_warnings: None,
+        deny_warnings: cli.deny_warnings.then_some(true),
         autotune: cli.no_autotune.then_some(false),
         persistent: cli.no_persistent.then_some(false),
     }
 }
 
 /// The driver's options from the merged settings: the one place a setting reaches the
-/// compiler. (`deny_warnings` has no driver option yet in this branch.)
+/// compiler.
 fn driver_options(s: &Settings) -> Options {
     Options {
         emit: s.emit.unwrap_or(Emit::Python),
@@ -162,6 +165,7 @@ fn driver_options(s: &Settings) -> Options {
         auto_simd: s.auto_simd.unwrap_or(true),
         autotune: s.autotune.unwrap_or(true),
         persistent: s.persistent.unwrap_or(true),
+        deny_warnings: s.deny_warnings.unwrap_or(false),
     }
 }
 
@@ -196,21 +200,32 @@ fn run(cli: &Cli) -> Run<()> {
     if settings.source.is_none() {
         return usage("no inputs: name files or directories, or set `source` in [tool.appyc] of pyproject.toml");
     }
-    let jobs = plan(&settings, &cwd, root.as_ref(), cli.verbose)?;
     let opts = driver_options(&settings);
+    let (jobs, skipped_warnings) = plan(&settings, &cwd, root.as_ref(), cli.verbose)?;
 
     // Compile everything before writing anything: one failure leaves every output untouched.
     let mut outputs = Vec::with_capacity(jobs.len());
     let mut failed = false;
+    let mut warned = skipped_warnings;
     for job in &jobs {
         match compile_job(job, &opts) {
-            Ok(text) => outputs.push(text),
+            Ok((text, warnings)) => {
+                warned += warnings;
+                outputs.push(text)
+            }
             Err(Failure::Reported) => {
                 failed = true;
                 outputs.push(String::new());
             }
             Err(e) => return Err(e),
         }
+    }
+    if opts.deny_warnings && warned > 0 {
+        eprintln!(
+            "appyc: error: {warned} warning{} denied (--deny-warnings); nothing written",
+            if warned == 1 { "" } else { "s" }
+        );
+        failed = true;
     }
     if failed {
         return Err(Failure::Reported);
@@ -370,7 +385,9 @@ struct Job {
     dest_shown: String,
 }
 
-fn plan(s: &Settings, cwd: &Path, root: Option<&Root>, verbose: bool) -> Run<Vec<Job>> {
+/// The jobs, and how many warnings were printed for files skipped for having no pragma (a
+/// comment that looks like one but is not: `#PRAGMA parallel for`).
+fn plan(s: &Settings, cwd: &Path, root: Option<&Root>, verbose: bool) -> Run<(Vec<Job>, usize)> {
     let inputs = s.source.clone().unwrap_or_default();
     let stdin = inputs.iter().any(|p| p.as_os_str() == "-");
     if stdin && inputs.len() > 1 {
@@ -409,6 +426,7 @@ fn plan(s: &Settings, cwd: &Path, root: Option<&Root>, verbose: bool) -> Run<Vec
     let out_dir = output.map(|o| absolute(cwd, o));
 
     let mut jobs = vec![];
+    let mut skipped_warnings = 0;
     for input in &inputs {
         if input.as_os_str() == "-" {
             let dest = match output {
@@ -434,7 +452,7 @@ fn plan(s: &Settings, cwd: &Path, root: Option<&Root>, verbose: bool) -> Run<Vec
             for rel in files {
                 let src_abs = abs.join(&rel);
                 let given = input.join(&rel);
-                if !has_pragma(&src_abs) {
+                if !has_pragma(&src_abs, &given, &mut skipped_warnings) {
                     if verbose {
                         eprintln!("appyc: skipped {} (no pragma)", given.display());
                     }
@@ -506,7 +524,7 @@ fn plan(s: &Settings, cwd: &Path, root: Option<&Root>, verbose: bool) -> Run<Vec
         }
         seen.push((d, &job.src_shown));
     }
-    Ok(jobs)
+    Ok((jobs, skipped_warnings))
 }
 
 /// The name a generated module gives its source: relative to the root, or outside any project
@@ -566,26 +584,52 @@ fn walk(dir: &Path, skip: Option<&Path>, out: &mut Vec<PathBuf>) -> std::io::Res
 }
 
 /// Whether the file has a `#pragma` comment (by the lexer, so strings do not count). A file
-/// that cannot be read or decoded is compiled anyway, to report why.
-fn has_pragma(path: &Path) -> bool {
+/// that cannot be read or decoded is compiled anyway, to report why. A file skipped for having
+/// none gets the warnings about comments that look like pragmas printed here (counted in
+/// `warned`), since it is not compiled.
+fn has_pragma(path: &Path, shown: &Path, warned: &mut usize) -> bool {
     let Ok(bytes) = std::fs::read(path) else {
         return true;
     };
     match String::from_utf8(bytes) {
-        Ok(text) => !matches!(collect_pragmas(&SourceFile::new("", text)), Ok(p) if p.is_empty()),
+        Ok(text) => {
+            let file = SourceFile::new(shown.display().to_string(), text);
+            match scan_pragmas(&file) {
+                Ok(scan) if scan.pragmas.is_empty() => {
+                    for w in &scan.warnings {
+                        eprint!("{}", w.render(&file));
+                    }
+                    *warned += scan.warnings.len();
+                    false
+                }
+                _ => true,
+            }
+        }
         Err(e) => e.as_bytes().windows(7).any(|w| w == b"#pragma"),
     }
 }
 
-/// Compiles one job; diagnostics are printed against the source as the user named it.
-fn compile_job(job: &Job, opts: &Options) -> Run<String> {
+/// Compiles one job: its output and how many warnings it printed. Diagnostics, warnings too,
+/// are printed against the source as the user named it.
+fn compile_job(job: &Job, opts: &Options) -> Run<(String, usize)> {
     let text = read_input(job.src.as_deref(), &job.src_shown)?;
     let file = SourceFile::new(job.embedded.clone(), text);
-    driver::compile(&file, opts).map_err(|diag| {
-        let shown = SourceFile::new(job.src_shown.clone(), file.text.clone());
-        eprint!("{}", diag.render(&shown));
-        Failure::Reported
-    })
+    let shown = || SourceFile::new(job.src_shown.clone(), file.text.clone());
+    match driver::compile(&file, opts) {
+        Ok(out) => {
+            if !out.warnings.is_empty() {
+                let shown = shown();
+                for w in &out.warnings {
+                    eprint!("{}", w.render(&shown));
+                }
+            }
+            Ok((out.text, out.warnings.len()))
+        }
+        Err(diag) => {
+            eprint!("{}", diag.render(&shown()));
+            Err(Failure::Reported)
+        }
+    }
 }
 
 fn read_input(path: Option<&Path>, name: &str) -> Run<String> {

@@ -1,12 +1,22 @@
-//! Diagnostics: `file:line:col: error: message`, the source line and a caret, rustc style.
+//! Diagnostics: `file:line:col: error: message` (or `warning:`), the source line and a caret,
+//! rustc style.
 
 use crate::frontend::source::{SourceFile, Span};
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label};
 use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, Config};
 
+/// Errors stop the compilation; warnings are returned beside a successful compile
+/// ([`crate::driver::Compiled::warnings`]) and only fail a run under `--deny-warnings`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Diagnostic {
+    pub severity: Severity,
     pub span: Span,
     pub message: String,
     /// Short text under the caret.
@@ -18,11 +28,23 @@ pub struct Diagnostic {
 impl Diagnostic {
     pub fn error(span: Span, message: impl Into<String>) -> Self {
         Diagnostic {
+            severity: Severity::Error,
             span,
             message: message.into(),
             label: None,
             help: vec![],
         }
+    }
+
+    pub fn warning(span: Span, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(span, message)
+        }
+    }
+
+    pub fn is_warning(&self) -> bool {
+        self.severity == Severity::Warning
     }
 
     pub fn with_label(mut self, label: impl Into<String>) -> Self {
@@ -35,7 +57,8 @@ impl Diagnostic {
         self
     }
 
-    /// Renders as `file:line:col: error: message` followed by the annotated source line.
+    /// Renders as `file:line:col: error: message` (or `warning:`) followed by the annotated
+    /// source line.
     pub fn render(&self, file: &SourceFile) -> String {
         let line = file.line_of(self.span.start as usize);
         let mut span = self.span;
@@ -54,13 +77,24 @@ impl Diagnostic {
             .chars()
             .count()
             + 1;
-        let mut out = format!("{}:{}:{}: error: {}\n", file.name, line, col, self.message);
+        let severity = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let mut out = format!(
+            "{}:{}:{}: {severity}: {}\n",
+            file.name, line, col, self.message
+        );
         let cs_file = SimpleFile::new(&file.name, &file.text);
         let mut label = Label::primary((), span.range());
         if let Some(l) = &self.label {
             label = label.with_message(l);
         }
-        let diag = CsDiagnostic::error().with_labels(vec![label]).with_notes(
+        let diag = match self.severity {
+            Severity::Error => CsDiagnostic::error(),
+            Severity::Warning => CsDiagnostic::warning(),
+        };
+        let diag = diag.with_labels(vec![label]).with_notes(
             self.help
                 .iter()
                 .map(|h| format!("help: {h}"))
@@ -104,5 +138,25 @@ mod tests {
         assert!(text.contains("#pragma paralel for"), "{text}");
         assert!(text.contains("^^^^^^^"), "{text}");
         assert!(text.contains("help: did you mean `parallel`?"), "{text}");
+    }
+
+    #[test]
+    fn warnings_render_like_errors() {
+        let f = SourceFile::new("k.py", "def f():\n    #PRAGMA parallel for\n");
+        let start = f.text.find("#PRAGMA").unwrap();
+        let d = Diagnostic::warning(Span::new(start, start + 7), "not a pragma")
+            .with_help("write `#pragma parallel for`");
+        assert!(d.is_warning());
+        let text = d.render(&f);
+        assert!(
+            text.starts_with("k.py:2:5: warning: not a pragma\n"),
+            "{text}"
+        );
+        assert!(text.contains("#PRAGMA parallel for"), "{text}");
+        assert!(text.contains("^^^^^^^"), "{text}");
+        assert!(
+            text.contains("help: write `#pragma parallel for`"),
+            "{text}"
+        );
     }
 }

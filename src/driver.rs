@@ -6,7 +6,7 @@ use crate::codegen::templates::{Prelude, PreludeUses};
 use crate::codegen::{python, triton, writer::Writer};
 use crate::diag::{Diagnostic, Result};
 use crate::frontend::lower::{dotted_name, lower_function};
-use crate::frontend::pragma::{collect_pragmas, Pragma};
+use crate::frontend::pragma::{scan_pragmas, Pragma};
 use crate::frontend::source::{SourceFile, Span};
 use crate::ir::*;
 use crate::passes;
@@ -35,6 +35,9 @@ pub struct Options {
     /// Run eligible host loops as persistent kernels without being asked (`#pragma persistent
     /// for` asks regardless).
     pub persistent: bool,
+    /// Warnings fail the run: the callers (command line, Python binding) print them and write
+    /// nothing when [`Compiled::denied`]; the driver returns them either way.
+    pub deny_warnings: bool,
 }
 
 impl Default for Options {
@@ -45,13 +48,42 @@ impl Default for Options {
             auto_simd: true,
             autotune: true,
             persistent: true,
+            deny_warnings: false,
         }
     }
 }
 
 pub use crate::codegen::launch::INTERPRETER_MVL;
 
-pub fn compile(file: &SourceFile, opts: &Options) -> Result<String> {
+/// A successful compile: the output text and the warnings found on the way.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compiled {
+    pub text: String,
+    /// Warnings (`Diagnostic::warning`), in the order found. The channel any pass may push to:
+    /// `compile_function` hands `&mut Vec<Diagnostic>` down; the command line prints them and
+    /// fails only under `--deny-warnings`.
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl Compiled {
+    /// Whether the warnings fail the compile under these options (`--deny-warnings`).
+    pub fn denied(&self, opts: &Options) -> bool {
+        opts.deny_warnings && !self.warnings.is_empty()
+    }
+}
+
+/// Compiles one file; errors stop at the first, warnings come back with the output.
+pub fn compile(file: &SourceFile, opts: &Options) -> Result<Compiled> {
+    let mut warnings = vec![];
+    let text = compile_text(file, opts, &mut warnings)?;
+    Ok(Compiled { text, warnings })
+}
+
+fn compile_text(
+    file: &SourceFile,
+    opts: &Options,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<String> {
     let module = ast::Suite::parse(&file.text, &file.name).map_err(|e| {
         let at: usize = e.offset.into();
         let at = at.min(file.text.len());
@@ -60,7 +92,9 @@ pub fn compile(file: &SourceFile, opts: &Options) -> Result<String> {
             format!("invalid Python syntax: {}", e.error),
         )
     })?;
-    let pragmas = collect_pragmas(file)?;
+    let scan = scan_pragmas(file)?;
+    warnings.extend(scan.warnings);
+    let pragmas = scan.pragmas;
 
     let mut edits: Vec<Edit> = vec![];
     let mut compiled_spans: Vec<Span> = vec![];
@@ -84,7 +118,7 @@ pub fn compile(file: &SourceFile, opts: &Options) -> Result<String> {
         }
         used_pragmas += own.len();
         compiled_spans.push(span);
-        edits.extend(compile_function(file, f, &own, opts)?);
+        edits.extend(compile_function(file, f, &own, opts, warnings)?);
     }
     if used_pragmas != pragmas.len() {
         let stray = pragmas
@@ -204,7 +238,10 @@ fn compile_function(
     f: &ast::StmtFunctionDef,
     pragmas: &[Pragma],
     opts: &Options,
+    // Passes push warnings here (e.g. a race found by a dependence test).
+    warnings: &mut Vec<Diagnostic>,
 ) -> Result<Vec<Edit>> {
+    let _ = &warnings; // no pass warns yet
     let mut func = lower_function(f);
     passes::normalize::run(&mut func);
     passes::attach_pragmas::run(&mut func, pragmas, file)?;

@@ -10,16 +10,19 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 pyo3::create_exception!(appyc_aot, CompileError, PyValueError);
+pyo3::create_exception!(appyc_aot, CompileWarning, pyo3::exceptions::PyUserWarning);
 
 /// Compiles APPy-annotated NumPy source text to a Python module with Triton kernels.
 #[pyfunction]
-#[pyo3(signature = (source, filename = "<string>", emit = "python", mvl = None, auto_simd = true))]
+#[pyo3(signature = (source, filename = "<string>", emit = "python", mvl = None, auto_simd = true, deny_warnings = false))]
 fn compile(
+    py: Python<'_>,
     source: &str,
     filename: &str,
     emit: &str,
     mvl: Option<u32>,
     auto_simd: bool,
+    deny_warnings: bool,
 ) -> PyResult<String> {
     let emit = match emit {
         "python" => Emit::Python,
@@ -39,9 +42,25 @@ fn compile(
         emit,
         mvl,
         auto_simd,
+        deny_warnings,
         ..Options::default()
     };
-    compile_file(&file, &opts).map_err(|d| CompileError::new_err(d.render(&file)))
+    let out = compile_file(&file, &opts).map_err(|d| CompileError::new_err(d.render(&file)))?;
+    let rendered: Vec<String> = out.warnings.iter().map(|w| w.render(&file)).collect();
+    if out.denied(&opts) {
+        return Err(CompileError::new_err(format!(
+            "{}{} warning(s) denied (deny_warnings=True)",
+            rendered.concat(),
+            rendered.len()
+        )));
+    }
+    let category = py.get_type::<CompileWarning>();
+    for w in rendered {
+        let msg = std::ffi::CString::new(w.trim_end().replace('\0', " "))
+            .expect("no NUL left in the message");
+        PyErr::warn(py, &category, &msg, 1)?;
+    }
+    Ok(out.text)
 }
 
 /// Runs the command line on `argv` (program name first); returns its exit status.
@@ -60,6 +79,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compile, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add("CompileError", m.py().get_type::<CompileError>())?;
+    m.add("CompileWarning", m.py().get_type::<CompileWarning>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

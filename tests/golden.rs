@@ -39,7 +39,14 @@ fn check(emit: Emit, golden_dir: &str) {
             ..Options::default()
         };
         let out = match compile(&file, &opts) {
-            Ok(out) => out,
+            Ok(out) => {
+                assert!(
+                    out.warnings.is_empty(),
+                    "{rel}: warnings: {:?}",
+                    out.warnings
+                );
+                out.text
+            }
             Err(d) => {
                 failures.push(format!("{rel} does not compile:\n{}", d.render(&file)));
                 continue;
@@ -48,7 +55,7 @@ fn check(emit: Emit, golden_dir: &str) {
         // Output must not depend on the run.
         assert_eq!(
             out,
-            compile(&file, &opts).unwrap(),
+            compile(&file, &opts).unwrap().text,
             "{rel}: output differs run to run"
         );
         let golden = root.join(golden_dir).join(&name);

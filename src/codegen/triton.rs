@@ -1136,7 +1136,9 @@ mod tests {
 
     /// The generated module for `src`, with defaults.
     fn generated(src: &str) -> String {
-        compile(&SourceFile::new("t.py", src), &Options::default()).unwrap()
+        compile(&SourceFile::new("t.py", src), &Options::default())
+            .unwrap()
+            .text
     }
 
     /// The text of one `def` in the generated module, up to the next top-level line.

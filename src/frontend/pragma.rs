@@ -29,21 +29,38 @@ impl Directive {
     }
 }
 
-/// Every `#pragma` comment of the file, parsed. Comments that do not start with `#pragma` are
-/// ignored; a pragma that shares its line with code is an error (it could not say what it binds).
+/// The pragmas of a file, and the warnings found while looking for them.
+#[derive(Debug, Default)]
+pub struct Scan {
+    pub pragmas: Vec<Pragma>,
+    /// Comments that look like pragmas but are not (`#PRAGMA`, `# pragma`, `#pragmafor`).
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Every `#pragma` comment of the file, parsed (see [`scan_pragmas`]; near-miss warnings are
+/// dropped).
 pub fn collect_pragmas(file: &SourceFile) -> Result<Vec<Pragma>> {
-    let mut out = vec![];
+    scan_pragmas(file).map(|s| s.pragmas)
+}
+
+/// Every `#pragma` comment of the file, parsed, and a warning for each comment that looks like
+/// a pragma but is not one. Comments that do not start with `#pragma` and a space are not
+/// pragmas; a pragma that shares its line with code is an error (it could not say what it
+/// binds).
+pub fn scan_pragmas(file: &SourceFile) -> Result<Scan> {
+    let mut out = Scan::default();
     for tok in lex(&file.text, Mode::Module) {
         let Ok((Tok::Comment(text), range)) = tok else {
             continue;
         };
         let span: Span = range.into();
-        let Some(body) = text.strip_prefix("#pragma") else {
+        let body = text
+            .strip_prefix("#pragma")
+            .filter(|b| b.is_empty() || b.starts_with(char::is_whitespace));
+        let Some(body) = body else {
+            out.warnings.extend(near_miss(&text, span.start as usize));
             continue;
         };
-        if !(body.is_empty() || body.starts_with(char::is_whitespace)) {
-            continue; // `#pragmatic` is just a comment
-        }
         let line = file.line_of(span.start as usize);
         let before = &file.text[file.line_start(line)..span.start as usize];
         if !before.trim().is_empty() {
@@ -59,13 +76,50 @@ pub fn collect_pragmas(file: &SourceFile) -> Result<Vec<Pragma>> {
         } else {
             parse_directive(body, body_start)?
         };
-        out.push(Pragma {
+        out.pragmas.push(Pragma {
             directive,
             span,
             line,
         });
     }
     Ok(out)
+}
+
+/// A warning when the comment `text` (at byte `at`) looks like a pragma but is not one:
+/// `pragma` in another case, after spaces, or not followed by a space, and then a directive's
+/// first word or a dimension pragma's `=>`. `#pragmatic` and `# pragma: no cover` stay quiet.
+fn near_miss(text: &str, at: usize) -> Option<Diagnostic> {
+    let after_hash = text.strip_prefix('#')?;
+    let trimmed = after_hash.trim_start();
+    let word = trimmed.get(..6)?;
+    if !word.eq_ignore_ascii_case("pragma") {
+        return None;
+    }
+    let rest = trimmed[6..].trim();
+    let first: &str = rest
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .next()
+        .unwrap_or("");
+    let directive_word =
+        |w: &str| all_directive_spellings().any(|s| s.split(' ').next().is_some_and(|d| d == w));
+    let exact = directive_word(first);
+    if !(exact || directive_word(&first.to_ascii_lowercase()) || rest.contains("=>")) {
+        return None;
+    }
+    let rest = if exact || rest.contains("=>") {
+        rest.to_string()
+    } else {
+        rest.to_ascii_lowercase()
+    };
+    let prefix_len = text.len() - trimmed.len() + 6;
+    Some(
+        Diagnostic::warning(
+            Span::new(at, at + prefix_len),
+            "this comment looks like a pragma but is not one: appyc ignores it",
+        )
+        .with_label("a pragma starts with `#pragma` and a space")
+        .with_help(format!("write `#pragma {rest}`")),
+    )
 }
 
 /// One `name` or `name(arg)` item of a pragma, with spans into the file.
@@ -605,6 +659,36 @@ mod tests {
         );
         let e = parse_dimensions(" N=>simd", 0).unwrap_err();
         assert!(e.message.contains("is not a slice"), "{}", e.message);
+    }
+
+    #[test]
+    fn near_misses_warn_with_the_spelling_to_use() {
+        let f = SourceFile::new(
+            "t.py",
+            "#PRAGMA parallel for\n# pragma simd\n#pragmaparallel for\n#Pragma :M=>parallel\n\
+             #  pragma ATOMIC\n# pragma: no cover\n#pragmatic\n# pragma once\n#pragma atomic\n",
+        );
+        let scan = scan_pragmas(&f).unwrap();
+        assert_eq!(scan.pragmas.len(), 1);
+        let helps: Vec<&str> = scan.warnings.iter().map(|w| w.help[0].as_str()).collect();
+        assert_eq!(
+            helps,
+            [
+                "write `#pragma parallel for`",
+                "write `#pragma simd`",
+                "write `#pragma parallel for`",
+                "write `#pragma :M=>parallel`",
+                "write `#pragma atomic`",
+            ]
+        );
+        assert!(scan.warnings.iter().all(|w| w.is_warning()));
+        let lines: Vec<usize> = scan
+            .warnings
+            .iter()
+            .map(|w| f.line_of(w.span.start as usize))
+            .collect();
+        assert_eq!(lines, [1, 2, 3, 4, 5]);
+        assert_eq!(f.slice(scan.warnings[4].span), "#  pragma");
     }
 
     #[test]
