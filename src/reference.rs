@@ -2,7 +2,7 @@
 //! documentation cannot drift from what the compiler accepts. `appyc --print-reference` prints
 //! it; tests/reference.rs compares it with the checked-in file.
 
-use crate::frontend::spec::{spec, AppliesTo, Argument, ClauseSpec, DirectiveSpec};
+use crate::frontend::spec::{spec, AppliesTo, Argument, ClauseSpec, DirectiveSpec, GRAMMAR};
 use std::fmt::Write;
 
 /// `name`, `name(N)` or `name[(N)]`.
@@ -148,6 +148,13 @@ pub fn markdown() -> String {
     for p in &dp.properties {
         property(&mut out, p);
     }
+    out.push_str(
+        "## Grammar\n\nThe shape of every pragma line (pragma-spec/grammar.ebnf). appyc reads the \
+         whole line: anything no rule takes (an unclosed `(`, an empty item, a trailing `,`) is \
+         an error with a caret under the first unexpected character, and a clause or property \
+         given twice is an error.\n\n",
+    );
+    let _ = writeln!(out, "```ebnf\n{}\n```\n", GRAMMAR.trim_end());
     while out.ends_with("\n\n") {
         out.pop();
     }
@@ -180,5 +187,6 @@ mod tests {
         }
         assert!(text.contains("#pragma parallel for [simd[(N)]] [num_warps(N)]"));
         assert!(text.contains("lo:up=>le(N)"));
+        assert!(text.contains("dimension pragma = dimension"));
     }
 }

@@ -25,6 +25,194 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// Compiles `source` (written to a scratch file `name`.py) over an existing output; returns
+/// the exit status, stderr and whether the output was left alone.
+fn compile(name: &str, source: &str, extra: &[&str]) -> (Option<i32>, String, bool) {
+    let dir = scratch(name);
+    let src = dir.join(format!("{name}.py"));
+    std::fs::write(&src, source).unwrap();
+    let out = dir.join("out.py");
+    std::fs::write(&out, "sentinel\n").unwrap();
+    let mut args = vec![src.to_str().unwrap(), "-o", out.to_str().unwrap()];
+    args.extend(extra);
+    let r = appyc(&args);
+    let stderr = String::from_utf8_lossy(&r.stderr).replace(&format!("{}/", dir.display()), "");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let untouched = std::fs::read_to_string(&out).unwrap() == "sentinel\n";
+    (r.status.code(), stderr, untouched)
+}
+
+/// A function whose annotated loop carries `pragma` (one line, indented).
+fn with_pragma(pragma: &str) -> String {
+    format!("def f(A, B, N, M):\n    {pragma}\n    for i in range(N):\n        A[i] = B[i]\n")
+}
+
+/// A function-level tensor statement annotated with `pragma`.
+fn with_dim_pragma(pragma: &str) -> String {
+    format!("def f(A, B, N, M):\n    {pragma}\n    A[:M, :N] = B[:M, :N] * 2.0\n")
+}
+
+/// Asserts an error at `2:col` (the pragma's line) with `message`, the pragma shown and a
+/// caret under column `col`.
+fn expect_error(name: &str, source: &str, col: usize, message: &str) {
+    let (code, stderr, untouched) = compile(name, source, &[]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(untouched, "output written for {name}");
+    let head = format!("{name}.py:2:{col}: error: {message}\n");
+    assert!(
+        stderr.starts_with(&head),
+        "expected `{head}`, got:\n{stderr}"
+    );
+    let lines: Vec<&str> = stderr.lines().collect();
+    let shown = lines
+        .iter()
+        .position(|l| l.contains("#pragma"))
+        .unwrap_or_else(|| panic!("pragma line not shown:\n{stderr}"));
+    // The caret line has the same gutter as the source line: the caret's column in it, less
+    // the gutter, is the pragma's column.
+    let source_line = lines[shown];
+    let gutter = source_line.find("    #pragma").expect("indented pragma");
+    let caret = lines[shown + 1];
+    let at = caret
+        .find('^')
+        .unwrap_or_else(|| panic!("no caret:\n{stderr}"));
+    assert_eq!(at - gutter + 1, col, "caret column:\n{stderr}");
+}
+
+#[test]
+fn unclosed_parenthesis_in_a_dimension_pragma() {
+    // The M dimension used to become a sequential loop without a word.
+    expect_error(
+        "unclosed_le",
+        &with_dim_pragma("#pragma :M=>parallel,le(16 :N=>simd"),
+        32,
+        "expected `)` to close `le(`, found `:`",
+    );
+}
+
+#[test]
+fn unclosed_simd_parenthesis() {
+    expect_error(
+        "unclosed_simd",
+        &with_pragma("#pragma parallel for simd("),
+        30,
+        "expected an argument in `simd(`, found the end of the line",
+    );
+    expect_error(
+        "unclosed_simd_arg",
+        &with_pragma("#pragma parallel for simd(4"),
+        31,
+        "expected `)` to close `simd(`, found the end of the line",
+    );
+}
+
+#[test]
+fn trailing_comma_is_an_empty_item() {
+    expect_error(
+        "trailing_comma",
+        &with_dim_pragma("#pragma :M=>parallel, :N=>simd"),
+        26,
+        "expected a property after `,`, found a space",
+    );
+    expect_error(
+        "trailing_comma_end",
+        &with_dim_pragma("#pragma :M=>parallel :N=>simd,"),
+        34,
+        "expected a property after `,`, found the end of the line",
+    );
+    expect_error(
+        "trailing_comma_clause",
+        &with_pragma("#pragma parallel for simd,"),
+        30,
+        "expected a clause after `,`, found the end of the line",
+    );
+}
+
+#[test]
+fn empty_items() {
+    expect_error(
+        "double_comma",
+        &with_dim_pragma("#pragma :M=>parallel,,le(16) :N=>simd"),
+        26,
+        "expected a property after `,`, found `,`",
+    );
+    expect_error(
+        "no_property",
+        &with_dim_pragma("#pragma :M=> :N=>simd"),
+        17,
+        "expected a property after `=>`, found a space",
+    );
+    expect_error(
+        "double_comma_clause",
+        &with_pragma("#pragma parallel for simd,,num_warps(4)"),
+        31,
+        "expected a clause after `,`, found `,`",
+    );
+}
+
+#[test]
+fn repeated_properties_and_clauses() {
+    expect_error(
+        "parallel_twice",
+        &with_dim_pragma("#pragma :M=>parallel,parallel :N=>simd"),
+        26,
+        "property `parallel` given twice",
+    );
+    expect_error(
+        "simd_block",
+        &with_dim_pragma("#pragma :M=>parallel :N=>simd,block(4)"),
+        35,
+        "property `simd` given twice",
+    );
+    expect_error(
+        "simd_twice",
+        &with_pragma("#pragma parallel for simd simd(4)"),
+        31,
+        "clause `simd` given twice",
+    );
+}
+
+#[test]
+fn unexpected_characters() {
+    expect_error(
+        "stray_paren",
+        &with_pragma("#pragma parallel for )"),
+        26,
+        "expected a clause, found `)`",
+    );
+    expect_error(
+        "junk_after_argument",
+        &with_pragma("#pragma parallel for num_warps(4)x"),
+        38,
+        "expected a space, `,` or the end of the line, found `x`",
+    );
+    expect_error(
+        "space_before_arrow",
+        &with_dim_pragma("#pragma :M =>parallel"),
+        15,
+        "expected `=>` after the slice `:M`, found a space",
+    );
+}
+
+#[test]
+fn unknown_names_keep_their_suggestions() {
+    expect_error(
+        "typo_property",
+        &with_dim_pragma("#pragma :M=>paralel :N=>simd"),
+        17,
+        "unknown dimension property `paralel`",
+    );
+    let (_, stderr, _) = compile(
+        "typo_property2",
+        &with_dim_pragma("#pragma :M=>paralel :N=>simd"),
+        &[],
+    );
+    assert!(
+        stderr.contains("help: did you mean `parallel`?"),
+        "{stderr}"
+    );
+}
+
 const NEAR_MISSES: &str = "tests/warn/near_miss_pragmas.py";
 
 #[test]
@@ -123,4 +311,40 @@ fn a_tree_file_with_only_near_misses_is_skipped_with_its_warning() {
     assert!(!dir.join("gen/k.py").exists());
     let r = appyc_in(&dir, &["src", "-o", "gen", "--deny-warnings"]);
     assert_eq!(r.status.code(), Some(1));
+}
+
+#[test]
+fn malformed_pragma_files() {
+    for (file, position, message) in [
+        (
+            "tests/bad/pragma_unclosed_paren.py",
+            "2:32",
+            "expected `)` to close `le(`, found `:`",
+        ),
+        (
+            "tests/bad/pragma_trailing_comma.py",
+            "2:26",
+            "expected a property after `,`, found a space",
+        ),
+        (
+            "tests/bad/pragma_repeated_property.py",
+            "2:26",
+            "property `parallel` given twice",
+        ),
+        (
+            "tests/bad/pragma_unclosed_simd.py",
+            "2:30",
+            "expected an argument in `simd(`, found the end of the line",
+        ),
+    ] {
+        let r = appyc(&[file, "-o", "-"]);
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(1), "{stderr}");
+        assert!(r.stdout.is_empty());
+        assert!(
+            stderr.starts_with(&format!("{file}:{position}: error: {message}\n")),
+            "{stderr}"
+        );
+        assert!(stderr.contains('^'), "{stderr}");
+    }
 }

@@ -126,54 +126,186 @@ fn near_miss(text: &str, at: usize) -> Option<Diagnostic> {
 #[derive(Debug)]
 struct Item<'a> {
     name: &'a str,
+    /// The text between the parentheses, without the spaces around it.
     arg: Option<(&'a str, Span)>,
     span: Span,
+    /// Separated from the item before by `,` (not by spaces).
+    after_comma: bool,
 }
 
-fn tokenize(body: &str, base: usize) -> Result<Vec<Item<'_>>> {
-    let bytes = body.as_bytes();
-    let mut items = vec![];
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if c.is_ascii_whitespace() || c == b',' {
-            i += 1;
-            continue;
+/// The parser of the grammar in pragma-spec/grammar.ebnf: a position in the pragma's text
+/// after `#pragma`. Every character is consumed by a rule or reported, with the first
+/// unexpected one under the caret.
+struct Cursor<'a> {
+    text: &'a str,
+    pos: usize,
+    /// The file offset of `text`.
+    base: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(text: &'a str, base: usize) -> Self {
+        Cursor { text, pos: 0, base }
+    }
+    fn peek(&self) -> Option<char> {
+        self.text[self.pos..].chars().next()
+    }
+    fn at_end(&self) -> bool {
+        self.pos >= self.text.len()
+    }
+    fn rest(&self) -> &'a str {
+        &self.text[self.pos..]
+    }
+    fn bump(&mut self) {
+        if let Some(c) = self.peek() {
+            self.pos += c.len_utf8();
         }
-        if !(c.is_ascii_alphabetic() || c == b'_') {
-            let ch = body[i..].chars().next().unwrap_or(' ');
-            return Err(Diagnostic::error(
-                Span::new(base + i, base + i + ch.len_utf8()),
-                format!("unexpected `{ch}` in pragma"),
-            ));
+    }
+    /// Skips spaces and tabs; whether there were any.
+    fn skip_ws(&mut self) -> bool {
+        let start = self.pos;
+        while self.peek().is_some_and(char::is_whitespace) {
+            self.bump();
         }
-        let start = i;
-        while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-            i += 1;
+        self.pos > start
+    }
+    fn span(&self, from: usize, to: usize) -> Span {
+        Span::new(self.base + from, self.base + to)
+    }
+    /// The character under the cursor (an empty span at the end of the line).
+    fn here(&self) -> Span {
+        let len = self.peek().map_or(0, char::len_utf8);
+        self.span(self.pos, self.pos + len)
+    }
+    fn found(&self) -> String {
+        match self.peek() {
+            None => "the end of the line".to_string(),
+            Some(' ') => "a space".to_string(),
+            Some('\t') => "a tab".to_string(),
+            Some(c) => format!("`{c}`"),
         }
-        let name = &body[start..i];
+    }
+    /// `expected X, found Y` at the cursor.
+    fn expected(&self, what: &str) -> Diagnostic {
+        Diagnostic::error(
+            self.here(),
+            format!("expected {what}, found {}", self.found()),
+        )
+    }
+    /// `[A-Za-z_][A-Za-z0-9_]*`, or None (nothing consumed).
+    fn name(&mut self) -> Option<&'a str> {
+        let start = self.pos;
+        if !self
+            .peek()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        {
+            return None;
+        }
+        while self
+            .peek()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            self.bump();
+        }
+        Some(&self.text[start..self.pos])
+    }
+    /// An argument word: `[A-Za-z0-9_+.-]+` (an integer, a name or a reduction operator).
+    fn word(&mut self) -> bool {
+        let start = self.pos;
+        while self
+            .peek()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '-' | '.'))
+        {
+            self.bump();
+        }
+        self.pos > start
+    }
+
+    /// `item = name [ "(" ws* word [ ws* ":" ws* word ] ws* ")" ]`; the `:` part only where
+    /// `colon` allows it (`reduce(op:var)`). `what` says what was expected when no name is
+    /// here (`a clause after `,``).
+    fn item(&mut self, what: &str, colon: impl Fn(&str) -> bool) -> Result<Item<'a>> {
+        let start = self.pos;
+        let Some(name) = self.name() else {
+            return Err(self.expected(what));
+        };
         let mut arg = None;
-        if i < bytes.len() && bytes[i] == b'(' {
-            let close = body[i..].find(')').map(|e| i + e).ok_or_else(|| {
-                Diagnostic::error(Span::new(base + i, base + i + 1), "unclosed `(` in pragma")
-            })?;
+        if self.peek() == Some('(') {
+            self.bump();
+            self.skip_ws();
+            let arg_start = self.pos;
+            if !self.word() {
+                return Err(self.expected(&format!("an argument in `{name}(`")));
+            }
+            let mut arg_end = self.pos;
+            self.skip_ws();
+            if colon(name) && self.peek() == Some(':') {
+                self.bump();
+                self.skip_ws();
+                if !self.word() {
+                    return Err(self.expected(&format!("a name after `:` in `{name}(`")));
+                }
+                arg_end = self.pos;
+                self.skip_ws();
+            }
+            if self.peek() != Some(')') {
+                return Err(self
+                    .expected(&format!("`)` to close `{name}(`"))
+                    .with_label("the argument ends here"));
+            }
             arg = Some((
-                body[i + 1..close].trim(),
-                Span::new(base + i + 1, base + close),
+                &self.text[arg_start..arg_end],
+                self.span(arg_start, arg_end),
             ));
-            i = close + 1;
+            self.bump();
         }
-        items.push(Item {
+        Ok(Item {
             name,
             arg,
-            span: Span::new(base + start, base + i),
-        });
+            span: self.span(start, self.pos),
+            after_comma: false,
+        })
     }
-    Ok(items)
+}
+
+/// `directive-pragma = item { ( ws+ | ws* "," ws* ) item } ws*`: a directive's words and its
+/// clauses; an empty item (`,,`, a trailing `,`) is an error.
+fn directive_items<'a>(cur: &mut Cursor<'a>) -> Result<Vec<Item<'a>>> {
+    let mut items: Vec<Item<'a>> = vec![];
+    cur.skip_ws();
+    if cur.at_end() {
+        return Ok(items);
+    }
+    let mut after_comma = false;
+    loop {
+        let what = if after_comma {
+            "a clause after `,`"
+        } else if items.is_empty() {
+            "a directive"
+        } else {
+            "a clause"
+        };
+        let mut item = cur.item(what, |n| {
+            spec().clause_by_spelling(n).is_some_and(takes_op_var)
+        })?;
+        item.after_comma = after_comma;
+        items.push(item);
+        let spaced = cur.skip_ws();
+        if cur.at_end() {
+            return Ok(items);
+        }
+        after_comma = cur.peek() == Some(',');
+        if after_comma {
+            cur.bump();
+            cur.skip_ws();
+        } else if !spaced {
+            return Err(cur.expected("a space, `,` or the end of the line"));
+        }
+    }
 }
 
 fn parse_directive(body: &str, base: usize) -> Result<Directive> {
-    let items = tokenize(body, base)?;
+    let items = directive_items(&mut Cursor::new(body, base))?;
     let Some(first) = items.first() else {
         return Err(Diagnostic::error(
             Span::new(base - "#pragma".len(), base),
@@ -185,7 +317,7 @@ fn parse_directive(body: &str, base: usize) -> Result<Directive> {
     // Multi-word directives ("parallel for") are matched before single words ("parallel").
     let two = items
         .get(1)
-        .filter(|_| first.arg.is_none())
+        .filter(|second| first.arg.is_none() && !second.after_comma)
         .map(|second| format!("{} {}", first.name, second.name));
     let (dspec, used) = match two
         .as_deref()
@@ -285,42 +417,78 @@ fn parse_directive(body: &str, base: usize) -> Result<Directive> {
     })
 }
 
-/// `lo:up=>prop,prop lo:up=>prop ...`: items are separated by spaces outside brackets.
+/// `dimension-pragma = ws* dimension { ws+ dimension } ws*`.
 fn parse_dimensions(body: &str, base: usize) -> Result<Vec<DimPragma>> {
-    let mut items: Vec<(usize, &str)> = vec![];
-    let (mut depth, mut start) = (0i32, None);
-    for (i, c) in body
-        .char_indices()
-        .chain(std::iter::once((body.len(), ' ')))
-    {
-        match c {
-            '(' | '[' => depth += 1,
-            ')' | ']' => depth -= 1,
-            _ => {}
+    let mut cur = Cursor::new(body, base);
+    let mut dims = vec![];
+    cur.skip_ws();
+    loop {
+        dims.push(parse_dimension(&mut cur)?);
+        let spaced = cur.skip_ws();
+        if cur.at_end() {
+            return Ok(dims);
         }
-        if c.is_whitespace() && depth == 0 {
-            if let Some(s) = start.take() {
-                items.push((s, &body[s..i]));
-            }
-        } else if start.is_none() {
-            start = Some(i);
+        if !spaced {
+            return Err(cur.expected("a space or the end of the line"));
         }
     }
-    items
-        .into_iter()
-        .map(|(at, text)| parse_dimension(text, base + at))
-        .collect()
 }
 
-fn parse_dimension(text: &str, at: usize) -> Result<DimPragma> {
-    let span = Span::new(at, at + text.len());
-    let Some((slice, props)) = text.split_once("=>") else {
-        return Err(Diagnostic::error(
-            span,
-            format!("`{text}` is not of the form `lo:up=>properties`"),
-        ));
-    };
-    let (lo, hi) = parse_slice(slice, at)?;
+/// `dimension = slice "=>" property { "," property }`; the slice is the text up to `=>`, with
+/// balanced brackets and no space outside them, parsed as Python.
+fn parse_dimension(cur: &mut Cursor) -> Result<DimPragma> {
+    let start = cur.pos;
+    let mut depth = 0usize;
+    loop {
+        match cur.peek() {
+            Some('=') if depth == 0 && cur.rest().starts_with("=>") => break,
+            Some(c) if c.is_whitespace() && depth == 0 => {
+                let slice = &cur.text[start..cur.pos];
+                return Err(cur.expected(&format!("`=>` after the slice `{slice}`")));
+            }
+            None if depth > 0 => {
+                return Err(cur.expected("a closing bracket in the slice"));
+            }
+            None => {
+                let slice = &cur.text[start..cur.pos];
+                return Err(if slice.is_empty() {
+                    cur.expected("a dimension `lo:up=>properties`")
+                } else {
+                    cur.expected(&format!("`=>` after the slice `{slice}`"))
+                });
+            }
+            Some('(' | '[') => depth += 1,
+            Some(c @ (')' | ']')) => {
+                if depth == 0 {
+                    return Err(Diagnostic::error(
+                        cur.here(),
+                        format!("unexpected `{c}` in pragma"),
+                    ));
+                }
+                depth -= 1;
+            }
+            Some(_) => {}
+        }
+        cur.bump();
+    }
+    let slice = &cur.text[start..cur.pos];
+    if slice.is_empty() {
+        return Err(cur.expected("a slice `lo:up` before `=>`"));
+    }
+    let (lo, hi) = parse_slice(slice, cur.base + start)?;
+    cur.pos += 2;
+    let is_reduce = |name: &str| spec().property_by_spelling(name).is_some_and(takes_op_var);
+    let mut items = vec![cur.item("a property after `=>`", is_reduce)?];
+    while cur.peek() == Some(',') {
+        cur.bump();
+        let mut item = cur.item("a property after `,`", is_reduce)?;
+        item.after_comma = true;
+        items.push(item);
+    }
+    if !(cur.at_end() || cur.peek().is_some_and(char::is_whitespace)) {
+        return Err(cur.expected("`,`, a space or the end of the line"));
+    }
+    let span = cur.span(start, cur.pos);
     let mut dim = DimPragma {
         lo,
         hi,
@@ -329,12 +497,7 @@ fn parse_dimension(text: &str, at: usize) -> Result<DimPragma> {
         reduce: None,
         span,
     };
-    let props_at = at + slice.len() + 2;
-    if props.trim().is_empty() {
-        return Err(Diagnostic::error(span, "expected properties after `=>`")
-            .with_help("properties: parallel, simd, simd(N), le(N), reduce(op), reduce(op:var)"));
-    }
-    let items = tokenize(props, props_at)?;
+    let mut given: Vec<&str> = vec![];
     let spec = spec();
     for item in &items {
         let Some(pspec) = spec.property_by_spelling(item.name) else {
@@ -352,6 +515,13 @@ fn parse_dimension(text: &str, at: usize) -> Result<DimPragma> {
             }
             return Err(d);
         };
+        if given.contains(&pspec.name.as_str()) {
+            return Err(Diagnostic::error(
+                item.span,
+                format!("property `{}` given twice", pspec.name),
+            ));
+        }
+        given.push(&pspec.name);
         let what = format!("property `{}`", pspec.name);
         let conflict = |other: &str| {
             Diagnostic::error(
@@ -498,6 +668,13 @@ fn check_argument(
             Ok(Some(n))
         }
     }
+}
+
+/// Whether the argument may be `op:var` (its rule in the spec says so).
+fn takes_op_var(c: &super::spec::ClauseSpec) -> bool {
+    c.argument_rule
+        .as_deref()
+        .is_some_and(|r| r.contains("op:var"))
 }
 
 fn find_directive(spelling: &str) -> Option<&'static super::spec::DirectiveSpec> {
@@ -659,6 +836,170 @@ mod tests {
         );
         let e = parse_dimensions(" N=>simd", 0).unwrap_err();
         assert!(e.message.contains("is not a slice"), "{}", e.message);
+    }
+
+    /// The error's message and its column in `#pragma<body>` (0-based, from `#`).
+    fn error_at(body: &str) -> (String, usize) {
+        let text = format!("#pragma{body}");
+        let e = if body.contains("=>") {
+            parse_dimensions(body, 7).map(|_| ()).unwrap_err()
+        } else {
+            parse_directive(body, 7).map(|_| ()).unwrap_err()
+        };
+        assert!(e.span.start as usize <= text.len(), "{body}");
+        (e.message, e.span.start as usize)
+    }
+
+    #[test]
+    fn strict_grammar_consumes_the_whole_line() {
+        let cases: &[(&str, &str, usize)] = &[
+            (
+                " :M=>parallel,le(16 :N=>simd",
+                "expected `)` to close `le(`, found `:`",
+                27,
+            ),
+            (
+                " :M=>parallel, :N=>simd",
+                "expected a property after `,`, found a space",
+                21,
+            ),
+            (
+                " :M=>parallel,",
+                "expected a property after `,`, found the end of the line",
+                21,
+            ),
+            (
+                " :M=>parallel,,simd",
+                "expected a property after `,`, found `,`",
+                21,
+            ),
+            (
+                " :M=>,parallel",
+                "expected a property after `=>`, found `,`",
+                12,
+            ),
+            (
+                " :M=>parallel,parallel",
+                "property `parallel` given twice",
+                21,
+            ),
+            (" :M=>simd,block", "property `simd` given twice", 17),
+            (
+                " :M=>reduce,reduction(sum)",
+                "property `reduce` given twice",
+                19,
+            ),
+            (
+                " :M=>le(16)x",
+                "expected `,`, a space or the end of the line, found `x`",
+                18,
+            ),
+            (
+                " :M =>parallel",
+                "expected `=>` after the slice `:M`, found a space",
+                10,
+            ),
+            (
+                " :M=>parallel :N",
+                "expected `=>` after the slice `:N`, found the end of the line",
+                23,
+            ),
+            (
+                " A[i:M=>parallel",
+                "expected a closing bracket in the slice, found the end of the line",
+                23,
+            ),
+            (" :M)=>parallel", "unexpected `)` in pragma", 10),
+            (
+                " =>parallel",
+                "expected a slice `lo:up` before `=>`, found `=`",
+                8,
+            ),
+            (" :M=>le()", "expected an argument in `le(`, found `)`", 15),
+            (
+                " :M=>reduce(sum:)",
+                "expected a name after `:` in `reduce(`, found `)`",
+                23,
+            ),
+            (
+                " parallel for simd(",
+                "expected an argument in `simd(`, found the end of the line",
+                26,
+            ),
+            (
+                " simd(4",
+                "expected `)` to close `simd(`, found the end of the line",
+                14,
+            ),
+            (" simd(4:x)", "expected `)` to close `simd(`, found `:`", 14),
+            (
+                " parallel for simd,",
+                "expected a clause after `,`, found the end of the line",
+                26,
+            ),
+            (
+                " parallel for simd,,num_warps(4)",
+                "expected a clause after `,`, found `,`",
+                26,
+            ),
+            (" parallel for simd simd", "clause `simd` given twice", 26),
+            (
+                " parallel for simd block(4)",
+                "clause `simd` given twice",
+                26,
+            ),
+            (" parallel for )", "expected a clause, found `)`", 21),
+            (
+                " parallel for num_warps(4)x",
+                "expected a space, `,` or the end of the line, found `x`",
+                33,
+            ),
+            (" parallel,for", "unknown clause `for`", 17),
+        ];
+        let wrong: Vec<String> = cases
+            .iter()
+            .filter(|(body, message, col)| error_at(body) != (message.to_string(), *col))
+            .map(|(body, _, _)| format!("{body:?} => {:?}", error_at(body)))
+            .collect();
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+
+    #[test]
+    fn strict_grammar_accepts_every_spelling() {
+        for body in [
+            " parallel for",
+            " parallel",
+            " parallel for simd",
+            " parallel for simd(256) num_warps(8)",
+            " parallel for simd, num_warps(8)",
+            " parallel for simd( 64 )",
+            " simd",
+            " simd(32)",
+            " block(64)",
+            " sequential for num_warps(4)",
+            " atomic",
+            " persistent for",
+            " persistent",
+            "  parallel for  ",
+        ] {
+            parse_directive(body, 7).unwrap_or_else(|e| panic!("{body}: {}", e.message));
+        }
+        for body in [
+            " :M=>parallel :N=>simd",
+            " 1:M-1=>parallel 1:N-1=>simd(64)",
+            " :M=>parallel :N=>le(1024)",
+            " :M=>parallel :N=>reduce(sum)",
+            " :M=>parallel :N=>reduce(sum:y)",
+            " :M=>parallel :N=>reduction(sum:y)",
+            " :M=>parallel :N=>reduction(+:x)",
+            " :M=>parallel :N=>reduce( max : y )",
+            " :=>parallel :=>simd",
+            " 1:-1=>parallel   1:-1=>simd ",
+            " A[i]:A[i+1]=>simd(16)",
+            " 0:n=>le(16),reduce",
+        ] {
+            parse_dimensions(body, 7).unwrap_or_else(|e| panic!("{body}: {}", e.message));
+        }
     }
 
     #[test]

@@ -5,6 +5,10 @@ use std::sync::OnceLock;
 
 const SPEC_YAML: &str = include_str!("../../pragma-spec/pragmas.yaml");
 
+/// The syntax of a pragma line in EBNF (`pragma-spec/grammar.ebnf`), which the parser in
+/// `pragma.rs` implements; the reference prints it.
+pub const GRAMMAR: &str = include_str!("../../pragma-spec/grammar.ebnf");
+
 #[derive(Debug, Deserialize)]
 pub struct Spec {
     pub directives: Vec<DirectiveSpec>,

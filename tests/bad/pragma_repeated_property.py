@@ -1,0 +1,3 @@
+def f(A, B, M, N):
+    #pragma :M=>parallel,parallel :N=>simd
+    A[:M, :N] = B[:M, :N] * 2.0

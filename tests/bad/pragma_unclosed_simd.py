@@ -1,0 +1,4 @@
+def f(A, B, N):
+    #pragma parallel for simd(
+    for i in range(N):
+        A[i] = B[i]
