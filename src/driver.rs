@@ -72,11 +72,29 @@ impl Compiled {
     }
 }
 
-/// Compiles one file; errors stop at the first, warnings come back with the output.
+/// The stack of the thread a compile runs on. The parser's tree and the passes recurse over
+/// expressions; with this stack, trees up to `frontend::depth::MAX_DEPTH` deep compile (a debug
+/// build needs the most: measured ~1.2 KiB per level in the deepest pass). Only the pages
+/// touched are ever mapped.
+pub const STACK_SIZE: usize = 1 << 30;
+
+/// Compiles one file; errors stop at the first, warnings come back with the output. Runs on a
+/// thread of its own with a [`STACK_SIZE`] stack; a panic is passed on to the caller.
 pub fn compile(file: &SourceFile, opts: &Options) -> Result<Compiled> {
-    let mut warnings = vec![];
-    let text = compile_text(file, opts, &mut warnings)?;
-    Ok(Compiled { text, warnings })
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("appyc-compile".into())
+            .stack_size(STACK_SIZE)
+            .spawn_scoped(scope, || {
+                let mut warnings = vec![];
+                let text = compile_text(file, opts, &mut warnings)?;
+                Ok(Compiled { text, warnings })
+            })
+            .expect("the compile thread starts");
+        worker
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
 }
 
 fn compile_text(
@@ -92,6 +110,9 @@ fn compile_text(
             format!("invalid Python syntax: {}", e.error),
         )
     })?;
+    // Before anything recurses over the tree: deeper than the limit is an error, not a crash.
+    let module = crate::frontend::depth::check_suite(module, crate::frontend::depth::MAX_DEPTH)
+        .map_err(crate::frontend::depth::too_deep)?;
     let scan = scan_pragmas(file)?;
     warnings.extend(scan.warnings);
     let pragmas = scan.pragmas;
@@ -108,11 +129,11 @@ fn compile_text(
             file.line_of(span.start as usize),
             file.line_of(span.end as usize),
         );
-        let own: Vec<Pragma> = pragmas
-            .iter()
-            .filter(|p| p.line > first && p.line <= last)
-            .cloned()
-            .collect();
+        // Pragmas come in line order: the function's are one run, found by binary search
+        // (a scan per function would make the compile quadratic in the number of functions).
+        let from = pragmas.partition_point(|p| p.line <= first);
+        let to = pragmas.partition_point(|p| p.line <= last);
+        let own: Vec<Pragma> = pragmas[from..to].to_vec();
         if own.is_empty() {
             continue;
         }
@@ -193,18 +214,24 @@ fn import_edits(file: &SourceFile, module: &[ast::Stmt], compiled: &[Span]) -> V
     let mut edits = vec![];
     // Is a module alias used outside the compiled functions (which no longer need it)?
     // One pass of the lexer collects every name token outside them and outside imports.
-    let names_outside: Vec<String> =
+    // Both lists are in source order and disjoint, so "inside one" is a binary search.
+    let imports: Vec<Span> = module
+        .iter()
+        .filter(|s| matches!(s, ast::Stmt::Import(_)))
+        .map(|s| s.range().into())
+        .collect();
+    let inside_any = |spans: &[Span], at: Span| {
+        let i = spans.partition_point(|s| s.start <= at.start);
+        i > 0 && at.end <= spans[i - 1].end
+    };
+    let names_outside: std::collections::HashSet<String> =
         rustpython_parser::lexer::lex(&file.text, rustpython_parser::Mode::Module)
             .flatten()
             .filter_map(|(tok, range)| {
                 let span: Span = range.into();
-                let inside = |s: Span| s.start <= span.start && span.end <= s.end;
                 match tok {
                     rustpython_parser::Tok::Name { name }
-                        if !compiled.iter().any(|c| inside(*c))
-                            && !module.iter().any(|s| {
-                                matches!(s, ast::Stmt::Import(_)) && inside(s.range().into())
-                            }) =>
+                        if !inside_any(compiled, span) && !inside_any(&imports, span) =>
                     {
                         Some(name)
                     }
@@ -212,7 +239,7 @@ fn import_edits(file: &SourceFile, module: &[ast::Stmt], compiled: &[Span]) -> V
                 }
             })
             .collect();
-    let used_outside = |alias: &str| names_outside.iter().any(|n| n == alias);
+    let used_outside = |alias: &str| names_outside.contains(alias);
     for s in module {
         let ast::Stmt::Import(imp) = s else { continue };
         let drop = imp.names.iter().all(|alias| {

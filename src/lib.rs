@@ -10,6 +10,8 @@ pub mod config;
 pub mod diag;
 pub mod driver;
 pub mod frontend;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod ir;
 pub mod passes;
 #[cfg(feature = "python")]

@@ -604,6 +604,15 @@ fn parse_slice(
             .with_help("write the dimension as it is sliced in the statement, e.g. `1:N-1` or `:M`")
     };
     let expr = rustpython_parser::ast::Expr::parse(&wrapped, "<pragma>").map_err(|_| bad())?;
+    let expr = super::depth::check_expr(expr, super::depth::MAX_DEPTH).map_err(|_| {
+        Diagnostic::error(
+            span,
+            format!(
+                "expression nested deeper than {} levels",
+                super::depth::MAX_DEPTH
+            ),
+        )
+    })?;
     let rustpython_parser::ast::Expr::Subscript(sub) = &expr else {
         return Err(bad());
     };

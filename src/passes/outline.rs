@@ -201,6 +201,12 @@ fn make_tensor_kernel(name: String, s: &Stmt, target: &Expr, value: &Expr) -> Re
             "a dimension pragma annotates a statement with slices",
         ));
     }
+    if !matches!(target.kind, ExprKind::Name(_) | ExprKind::Subscript { .. }) {
+        return Err(Diagnostic::error(
+            target.span,
+            "a kernel can assign to a name or an array element only",
+        ));
+    }
     check_expr(target)?;
     check_expr(value)?;
     let t = crate::passes::tensor::analyse(target, value, &[])?;
