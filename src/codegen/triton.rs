@@ -674,9 +674,16 @@ impl<'a> Cx<'a> {
             },
             ExprKind::Binary { op, left, right } => {
                 let p = binop_prec(*op);
-                let l = self.expr_prec(left, p)?;
+                // Appended to the left operand's text, not formatted anew: a long
+                // left-associated chain (`a + b + c + ...`) then prints in linear time.
+                let mut l = self.expr_prec(left, p)?;
                 let r = self.expr_prec(right, p + 1)?;
-                paren(format!("{l} {} {r}", op.python()), p)
+                l.reserve(r.len() + 5);
+                l.push(' ');
+                l.push_str(op.python());
+                l.push(' ');
+                l.push_str(&r);
+                paren(l, p)
             }
             ExprKind::Unary { op, operand } => {
                 let o = self.expr_prec(operand, prec::UNARY)?;
