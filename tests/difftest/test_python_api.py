@@ -51,6 +51,22 @@ def test_compile_error_carries_the_diagnostic(aot):
     assert isinstance(aot.__version__, str)
 
 
+def test_warnings_are_python_warnings_or_errors_when_denied(aot):
+    if not hasattr(aot, "CompileWarning"):
+        pytest.skip("the installed wheel predates warnings: rebuild it (scripts/test.sh does)")
+    src = "def f(A, N):\n    #PRAGMA parallel for\n    for i in range(N):\n        A[i] = 0.0\n"
+    with pytest.warns(aot.CompileWarning) as caught:
+        out = aot.compile(src, "k.py")
+    assert out  # compiled: the near-miss comment is only a comment
+    text = str(caught[0].message)
+    assert text.startswith("k.py:2:5: warning: this comment looks like a pragma"), text
+    assert "help: write `#pragma parallel for`" in text
+    assert issubclass(aot.CompileWarning, UserWarning)
+    with pytest.raises(aot.CompileError) as err:
+        aot.compile(src, "k.py", deny_warnings=True)
+    assert "1 warning(s) denied" in str(err.value)
+
+
 def test_the_wheel_installs_the_appyc_command(aot, tmp_path):
     exe = Path(sys.executable).parent / "appyc"
     assert exe.exists(), f"no {exe}: the wheel's console script"
