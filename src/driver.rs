@@ -81,19 +81,26 @@ pub const STACK_SIZE: usize = 1 << 30;
 /// Compiles one file; errors stop at the first, warnings come back with the output. Runs on a
 /// thread of its own with a [`STACK_SIZE`] stack; a panic is passed on to the caller.
 pub fn compile(file: &SourceFile, opts: &Options) -> Result<Compiled> {
+    let work = || {
+        let mut warnings = vec![];
+        let text = compile_text(file, opts, &mut warnings)?;
+        Ok(Compiled { text, warnings })
+    };
     std::thread::scope(|scope| {
-        let worker = std::thread::Builder::new()
-            .name("appyc-compile".into())
-            .stack_size(STACK_SIZE)
-            .spawn_scoped(scope, || {
-                let mut warnings = vec![];
-                let text = compile_text(file, opts, &mut warnings)?;
-                Ok(Compiled { text, warnings })
-            })
-            .expect("the compile thread starts");
-        worker
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        // Where the address space is limited, a smaller stack (or, last, this thread's own)
+        // rather than no compile.
+        for size in [STACK_SIZE, STACK_SIZE / 4, STACK_SIZE / 16] {
+            let spawned = std::thread::Builder::new()
+                .name("appyc-compile".into())
+                .stack_size(size)
+                .spawn_scoped(scope, work);
+            if let Ok(worker) = spawned {
+                return worker
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            }
+        }
+        work()
     })
 }
 
