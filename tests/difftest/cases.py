@@ -296,6 +296,10 @@ CASES = [
     Case("inplace_shift", "smooth_vector", lambda r, n: [normal(r, n), n], SIZES_1D),
     Case("inplace_shift", "scale_in_place",
          lambda r, s: [normal(r, s), s[0], s[1], 0.75], SIZES_2D),
+    Case("inplace_shift", "subtract_pivot",
+         lambda r, s: [normal(r, s), s[0], s[1], s[1] // 2 + 1], SIZES_2D),
+    Case("inplace_shift", "relax_rows",
+         lambda r, s: [np.abs(normal(r, (s[0], s[0]))), s[0]], SIZES_2D),
     # ---------------------------------------------------------------- outer_product
     Case("outer_product", "outer",
          lambda r, s: [normal(r, s[0]), normal(r, s[1]), normal(r, s), s[0], s[1]], SIZES_2D),
