@@ -209,6 +209,9 @@ fn compile_function(
     passes::normalize::run(&mut func);
     passes::attach_pragmas::run(&mut func, pragmas, file)?;
     let mut kernels = passes::outline::run(&func)?;
+    for k in kernels.iter_mut() {
+        passes::shared_scalars::run(k)?;
+    }
     let tensor_opts = passes::lower_tensor::Options {
         auto_simd: opts.auto_simd,
     };
@@ -335,11 +338,23 @@ fn compile_function(
                     .dims
                     .first()
                     .map_or(k.body[0].span.start, |d| d.span.start);
+                // Scalars reduced by the region get their values back from the launcher.
+                let results: Vec<&str> = k
+                    .shared
+                    .iter()
+                    .filter(|s| s.update != SharedUpdate::ReadOnly)
+                    .map(|s| s.var.as_str())
+                    .collect();
+                let assigned = if results.is_empty() {
+                    String::new()
+                } else {
+                    format!("{} = ", results.join(", "))
+                };
                 replace(
                     &mut edits,
                     k.span,
                     first,
-                    format!("{name}({})", args.join(", ")),
+                    format!("{assigned}{name}({})", args.join(", ")),
                 );
                 skip.push(k.span);
             }

@@ -25,6 +25,7 @@ pub struct PreludeUses {
     pub fill_dtype: bool,
     pub masked_max: bool,
     pub masked_min: bool,
+    pub shared_scalar: bool,
 }
 
 impl PreludeUses {
@@ -43,6 +44,7 @@ impl PreludeUses {
             fill_dtype: calls("_appyc_fill_dtype"),
             masked_max: calls("_appyc_masked_max"),
             masked_min: calls("_appyc_masked_min"),
+            shared_scalar: calls("_appyc_shared_scalar"),
         }
     }
 }
@@ -88,4 +90,14 @@ pub struct Launcher<'a> {
     pub tuning: Option<Tuning>,
     /// The launch itself.
     pub launch: Vec<String>,
+    /// What the launcher returns: the values of the shared scalars the region writes.
+    pub result: Option<SharedResult>,
+}
+
+/// The values a launcher returns, after the launch and when nothing is launched.
+pub struct SharedResult {
+    /// `_s_shared.item(), ...`
+    pub value: String,
+    /// The arguments themselves: an empty loop changes nothing.
+    pub unchanged: String,
 }

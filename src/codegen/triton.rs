@@ -31,9 +31,13 @@ impl Param {
             Param::Shape(a, d) => format!("{a}_shape{d}"),
         }
     }
+    /// The launch argument. Scalars go through `int()`/`float()`: a host reduction on a tensor
+    /// (`rmax = radius.max()`) is a 0-d tensor, which Triton would take for a pointer.
     pub fn host_value(&self) -> String {
         match self {
-            Param::Array(n) | Param::IntScalar(n) | Param::FloatScalar(n) => n.clone(),
+            Param::Array(n) => n.clone(),
+            Param::IntScalar(n) => format!("int({n})"),
+            Param::FloatScalar(n) => format!("float({n})"),
             Param::Stride(a, d) => format!("{a}.stride({d})"),
             Param::Shape(a, d) => format!("{a}.shape[{d}]"),
         }
@@ -215,8 +219,13 @@ fn analyse(k: &Kernel) -> Analysis {
                 left,
                 right,
             } => {
-                int_roots.push(left);
-                int_roots.push(right);
+                // `(lo <= x) & (x < hi)` combines booleans: its comparisons say nothing of
+                // whether `lo` and `hi` are integers.
+                for side in [left, right] {
+                    if !is_boolean(side) {
+                        int_roots.push(side);
+                    }
+                }
             }
             _ => {}
         });
@@ -1228,5 +1237,21 @@ mod tests {
         let out = generated(src);
         let k = function(&out, "_f_persistent0");
         assert!(k.contains("if (_region == 1):"), "{k}");
+    }
+}
+
+/// A comparison or a logical combination of them: a boolean whatever its operands are.
+fn is_boolean(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Compare { .. } | ExprKind::BoolOp { .. } => true,
+        ExprKind::Unary {
+            op: UnaryOp::Not, ..
+        } => true,
+        ExprKind::Binary {
+            op: BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor,
+            left,
+            right,
+        } => is_boolean(left) && is_boolean(right),
+        _ => false,
     }
 }

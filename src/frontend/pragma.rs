@@ -168,6 +168,7 @@ fn parse_directive(body: &str, base: usize) -> Result<Directive> {
 
     let mut simd_clause = None;
     let mut num_warps = None;
+    let mut shared: Option<Vec<(String, Span)>> = None;
     for item in &items[used..] {
         let Some(cspec) = spec.clause_by_spelling(item.name) else {
             let mut d = Diagnostic::error(item.span, format!("unknown clause `{}`", item.name));
@@ -196,6 +197,16 @@ fn parse_directive(body: &str, base: usize) -> Result<Directive> {
                 format!("clause `{}` does not apply to `{}`", item.name, dspec.name),
             ));
         }
+        if cspec.argument == Argument::Names {
+            if shared.is_some() {
+                return Err(Diagnostic::error(
+                    item.span,
+                    format!("clause `{}` given twice", cspec.name),
+                ));
+            }
+            shared = Some(parse_names(item, &cspec.name)?);
+            continue;
+        }
         let arg = check_argument(
             cspec.argument,
             cspec.argument_rule.as_deref(),
@@ -220,6 +231,7 @@ fn parse_directive(body: &str, base: usize) -> Result<Directive> {
         "parallel for" => Directive::ParallelFor {
             simd: simd_clause.map(width),
             num_warps: num_warps.flatten(),
+            shared: shared.unwrap_or_default(),
         },
         "simd" => Directive::Simd(width(directive_arg)),
         "sequential for" => Directive::SequentialFor {
@@ -403,6 +415,46 @@ fn parse_slice(
         e.as_deref().map(|e| shift(super::lower::lower_expr(e)))
     };
     Ok((lower(&sl.lower), lower(&sl.upper)))
+}
+
+/// `shared(a, b)`: distinct Python names, at least one.
+fn parse_names(item: &Item, clause: &str) -> Result<Vec<(String, Span)>> {
+    let Some((text, span)) = item.arg else {
+        return Err(Diagnostic::error(
+            item.span,
+            format!("clause `{clause}` needs variable names: `{clause}(x)`"),
+        ));
+    };
+    // `text` is trimmed: find where it starts inside the parentheses for the spans.
+    let raw_start = span.start as usize;
+    let mut names: Vec<(String, Span)> = vec![];
+    let mut offset = 0;
+    for part in text.split(',') {
+        let lead = part.len() - part.trim_start().len();
+        let name = part.trim();
+        let at = raw_start + offset + lead;
+        let name_span = Span::new(at, at + name.len().max(1));
+        let is_name = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !is_name {
+            return Err(Diagnostic::error(
+                name_span,
+                format!("clause `{clause}` takes variable names, not `{name}`"),
+            ));
+        }
+        if names.iter().any(|(n, _)| n == name) {
+            return Err(Diagnostic::error(
+                name_span,
+                format!("`{name}` is named twice in `{clause}`"),
+            ));
+        }
+        names.push((name.to_string(), name_span));
+        offset += part.len() + 1;
+    }
+    Ok(names)
 }
 
 fn check_argument(

@@ -606,6 +606,41 @@ pub struct Kernel {
     pub temps: Vec<(String, String)>,
     /// Conditions the launcher checks before launching.
     pub checks: Vec<LaunchCheck>,
+    /// The `shared(x, ...)` scalars of the region's `parallel for` (`passes::shared_scalars`).
+    pub shared: Vec<SharedScalar>,
+}
+
+/// A host scalar named by `shared(...)`.
+#[derive(Debug, Clone)]
+pub struct SharedScalar {
+    pub var: String,
+    /// The one-element array the kernel updates in its place (empty while `ReadOnly`).
+    pub buffer: String,
+    pub update: SharedUpdate,
+    /// The array whose dtype, promoted with the scalar's value, is the buffer's dtype.
+    pub like: Option<String>,
+    /// The name in the pragma.
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SharedUpdate {
+    /// Only read in the loop: passed to every worker as it is.
+    ReadOnly,
+    /// `x += v`, `x = max(x, v)`, ...: a reduction across workers.
+    Reduce(ReduceOp),
+    /// `x = v`: the last store wins.
+    Store,
+}
+
+impl SharedUpdate {
+    pub fn describe(self) -> String {
+        match self {
+            SharedUpdate::ReadOnly => "reads".into(),
+            SharedUpdate::Reduce(op) => format!("a {} reduction", op.name()),
+            SharedUpdate::Store => "plain stores".into(),
+        }
+    }
 }
 
 /// A size condition the compiler relies on but cannot prove.
@@ -671,6 +706,7 @@ pub mod build {
             bound: vec![],
             temps: vec![],
             checks: vec![],
+            shared: vec![],
         }
     }
 }

@@ -7,6 +7,7 @@ pub mod lower_tensor;
 pub mod normalize;
 pub mod outline;
 pub mod promote_updates;
+pub mod shared_scalars;
 pub mod strip_mine;
 pub mod tensor;
 pub mod vectorize_parallel;

@@ -184,6 +184,15 @@ impl Cx<'_> {
                 ));
                 }
             }
+            if let Some(s) = k.shared.iter().find(|s| s.update != SharedUpdate::ReadOnly) {
+                return Err((
+                    format!(
+                        "the region's shared scalar `{}` goes back to the host after each launch",
+                        s.var
+                    ),
+                    s.span,
+                ));
+            }
             for (t, _) in &k.temps {
                 if !temps.insert(t) {
                     return Err((
