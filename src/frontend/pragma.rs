@@ -551,21 +551,24 @@ mod tests {
             parse(" parallel for").unwrap(),
             Directive::ParallelFor {
                 simd: None,
-                num_warps: None
+                num_warps: None,
+                shared: vec![],
             }
         );
         assert_eq!(
             parse(" parallel").unwrap(),
             Directive::ParallelFor {
                 simd: None,
-                num_warps: None
+                num_warps: None,
+                shared: vec![],
             }
         );
         assert_eq!(
             parse(" parallel for simd num_warps(8)").unwrap(),
             Directive::ParallelFor {
                 simd: Some(Width::Mvl),
-                num_warps: Some(8)
+                num_warps: Some(8),
+                shared: vec![],
             }
         );
         assert_eq!(
@@ -581,6 +584,30 @@ mod tests {
             Directive::SequentialFor { num_warps: None }
         );
         assert_eq!(parse(" atomic").unwrap(), Directive::Atomic);
+    }
+
+    #[test]
+    fn shared_takes_distinct_names() {
+        let Directive::ParallelFor { shared, .. } =
+            parse(" parallel for simd shared(sum, step)").unwrap()
+        else {
+            panic!()
+        };
+        let names: Vec<&str> = shared.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["sum", "step"]);
+        assert!(parse(" parallel for shared(a, a)")
+            .unwrap_err()
+            .message
+            .contains("named twice"));
+        assert!(parse(" parallel for shared(a[0])")
+            .unwrap_err()
+            .message
+            .contains("takes variable names"));
+        assert!(parse(" parallel for shared")
+            .unwrap_err()
+            .message
+            .contains("needs variable names"));
+        assert!(parse(" simd shared(a)").is_err());
     }
 
     #[test]
