@@ -65,6 +65,8 @@ struct Cx<'a> {
     lane_width: Option<Width>,
     /// Tile indices and how they are spelled (`_i0[:, None]`).
     tile_names: HashMap<String, String>,
+    /// Names known to hold integers: loop variables and integer parameters.
+    int_names: HashSet<String>,
 }
 
 pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
@@ -312,6 +314,25 @@ fn analyse(k: &Kernel) -> Analysis {
     }
 }
 
+/// Loop variables (grid, `for`, vector indices) and integer parameters of a kernel.
+fn int_names(k: &Kernel, analysis: &Analysis) -> HashSet<String> {
+    let mut names: HashSet<String> = k.dims.iter().map(|d| d.var.clone()).collect();
+    for p in &analysis.params {
+        if let Param::IntScalar(n) = p {
+            names.insert(n.clone());
+        }
+    }
+    for s in &k.body {
+        s.walk(&mut |st| {
+            if let StmtKind::For { var, vector, .. } = &st.kind {
+                names.insert(var.clone());
+                names.extend(vector.iter().cloned());
+            }
+        });
+    }
+    names
+}
+
 /// Does `e` read one of `names` other than inside a reduction (whose result is a scalar)?
 fn mentions_outside_reductions(e: &Expr, names: &HashSet<String>) -> bool {
     match &e.kind {
@@ -353,6 +374,51 @@ impl<'a> Cx<'a> {
             lane_vectors: analysis.lane_vectors.clone(),
             lane_width: k.dims.last().and_then(|d| d.simd),
             tile_names: HashMap::new(),
+            int_names: int_names(k, analysis),
+        }
+    }
+
+    /// Whether `e` is an integer: literals, loop variables, integer parameters, extents and
+    /// integer arithmetic on them.
+    fn is_int(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Int(_) | ExprKind::Shape { .. } => true,
+            ExprKind::Name(n) => self.int_names.contains(n),
+            ExprKind::Binary {
+                op: BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::FloorDiv | BinOp::Mod,
+                left,
+                right,
+            } => self.is_int(left) && self.is_int(right),
+            ExprKind::Unary {
+                op: UnaryOp::Neg,
+                operand,
+            } => self.is_int(operand),
+            _ => false,
+        }
+    }
+
+    /// NumPy computes `i + 0.5` and `i / n` on Python ints in float64; Triton would give fp32
+    /// (an int32 vector meets a weak float literal). The integer side is converted to fp64 first.
+    fn float64_operands(&self, op: BinOp, left: &Expr, right: &Expr) -> (bool, bool) {
+        let literal = |e: &Expr| matches!(e.kind, ExprKind::Float(_));
+        // A Triton value, not a constant the JIT folds (`(1).to(...)` would not compile).
+        let int_value = |e: &Expr| {
+            self.is_int(e)
+                && e.any(&mut |x| matches!(x.kind, ExprKind::Name(_) | ExprKind::Shape { .. }))
+        };
+        match op {
+            BinOp::Div if self.is_int(left) && self.is_int(right) => {
+                if int_value(left) {
+                    (true, false)
+                } else {
+                    (false, int_value(right))
+                }
+            }
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div => (
+                int_value(left) && literal(right),
+                literal(left) && int_value(right),
+            ),
+            _ => (false, false),
         }
     }
 
@@ -626,6 +692,7 @@ impl<'a> Cx<'a> {
             lane_vectors: HashSet::new(),
             lane_width: self.lane_width,
             tile_names: self.tile_names.clone(),
+            int_names: self.int_names.clone(),
         };
         Ok(format!("({}) < {}", me.expr(e)?, me.expr(bound)?))
     }
@@ -683,8 +750,17 @@ impl<'a> Cx<'a> {
             },
             ExprKind::Binary { op, left, right } => {
                 let p = binop_prec(*op);
-                let l = self.expr_prec(left, p)?;
-                let r = self.expr_prec(right, p + 1)?;
+                let (wide_left, wide_right) = self.float64_operands(*op, left, right);
+                let l = if wide_left {
+                    format!("{}.to(tl.float64)", self.expr_prec(left, prec::ATOM)?)
+                } else {
+                    self.expr_prec(left, p)?
+                };
+                let r = if wide_right {
+                    format!("{}.to(tl.float64)", self.expr_prec(right, prec::ATOM)?)
+                } else {
+                    self.expr_prec(right, p + 1)?
+                };
                 paren(format!("{l} {} {r}", op.python()), p)
             }
             ExprKind::Unary { op, operand } => {
@@ -1138,6 +1214,22 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
     })
 }
 
+/// A comparison or a logical combination of them: a boolean whatever its operands are.
+fn is_boolean(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Compare { .. } | ExprKind::BoolOp { .. } => true,
+        ExprKind::Unary {
+            op: UnaryOp::Not, ..
+        } => true,
+        ExprKind::Binary {
+            op: BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor,
+            left,
+            right,
+        } => is_boolean(left) && is_boolean(right),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1237,21 +1329,5 @@ mod tests {
         let out = generated(src);
         let k = function(&out, "_f_persistent0");
         assert!(k.contains("if (_region == 1):"), "{k}");
-    }
-}
-
-/// A comparison or a logical combination of them: a boolean whatever its operands are.
-fn is_boolean(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Compare { .. } | ExprKind::BoolOp { .. } => true,
-        ExprKind::Unary {
-            op: UnaryOp::Not, ..
-        } => true,
-        ExprKind::Binary {
-            op: BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor,
-            left,
-            right,
-        } => is_boolean(left) && is_boolean(right),
-        _ => false,
     }
 }
