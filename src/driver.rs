@@ -82,6 +82,9 @@ pub fn compile(file: &SourceFile, opts: &Options) -> Result<String> {
         if own.is_empty() {
             continue;
         }
+        if let Some(err) = pragma_in_nested_scope(file, &f.body, &own) {
+            return Err(err);
+        }
         used_pragmas += own.len();
         compiled_spans.push(span);
         edits.extend(compile_function(file, f, &own, opts)?);
@@ -136,6 +139,57 @@ pub fn compile(file: &SourceFile, opts: &Options) -> Result<String> {
     .expect("prelude template renders");
     let sep = if at == 0 { "" } else { "\n" };
     Ok(format!("{}{sep}{prelude}\n\n{}", &body[..at], &body[at..]))
+}
+
+/// A pragma inside a function or class defined within a compiled function: appyc compiles
+/// top-level functions only (a kernel there would close over the outer function's locals).
+fn pragma_in_nested_scope(
+    file: &SourceFile,
+    body: &[ast::Stmt],
+    pragmas: &[Pragma],
+) -> Option<Diagnostic> {
+    for s in body {
+        let nested = match s {
+            ast::Stmt::FunctionDef(d) => Some(("function", d.name.as_str())),
+            ast::Stmt::AsyncFunctionDef(d) => Some(("function", d.name.as_str())),
+            ast::Stmt::ClassDef(c) => Some(("class", c.name.as_str())),
+            _ => None,
+        };
+        if let Some((what, name)) = nested {
+            let span: Span = s.range().into();
+            let (first, last) = (
+                file.line_of(span.start as usize),
+                file.line_of(span.end as usize),
+            );
+            if let Some(p) = pragmas.iter().find(|p| p.line > first && p.line <= last) {
+                return Some(
+                    Diagnostic::error(
+                        p.span,
+                        format!("a pragma inside the nested {what} `{name}`"),
+                    )
+                    .with_help(format!(
+                        "appyc compiles top-level functions: define `{name}` at module level"
+                    )),
+                );
+            }
+            continue;
+        }
+        let blocks: Vec<&[ast::Stmt]> = match s {
+            ast::Stmt::For(x) => vec![&x.body, &x.orelse],
+            ast::Stmt::While(x) => vec![&x.body, &x.orelse],
+            ast::Stmt::If(x) => vec![&x.body, &x.orelse],
+            ast::Stmt::With(x) => vec![&x.body],
+            ast::Stmt::Try(x) => vec![&x.body, &x.orelse, &x.finalbody],
+            _ => vec![],
+        };
+        if let Some(d) = blocks
+            .into_iter()
+            .find_map(|b| pragma_in_nested_scope(file, b, pragmas))
+        {
+            return Some(d);
+        }
+    }
+    None
 }
 
 fn prelude_offset(file: &SourceFile, module: &[ast::Stmt]) -> usize {
