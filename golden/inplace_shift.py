@@ -256,7 +256,7 @@ def _launch_smooth_rows_kernel0(A, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _smooth_rows_kernel0[(n_i,)](
-        _tmp, A, M, N, _tmp.stride(0), _tmp.stride(1), A.stride(0), A.stride(1),
+        _tmp, A, int(M), int(N), _tmp.stride(0), _tmp.stride(1), A.stride(0), A.stride(1),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -294,7 +294,7 @@ def _launch_smooth_vector_kernel0(x, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _smooth_vector_kernel0[(1,)](
-        _tmp, x, N, _tmp.stride(0), x.stride(0),
+        _tmp, x, int(N), _tmp.stride(0), x.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -330,7 +330,7 @@ def _launch_scale_in_place_kernel0(A, M, N, s, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _scale_in_place_kernel0[(n__p0,)](
-        A, M, N, s, A.stride(0), A.stride(1),
+        A, int(M), int(N), float(s), A.stride(0), A.stride(1),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -368,7 +368,7 @@ def _launch_subtract_pivot_kernel0(A, M, p, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _subtract_pivot_kernel0[(n_i,)](
-        A, M, p, N, A.stride(0), A.stride(1),
+        A, int(M), int(p), int(N), A.stride(0), A.stride(1),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -421,7 +421,7 @@ def _launch_relax_rows_persistent0(path, N, _appyc_config=None):
     _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
     _appyc_persistent(
         _relax_rows_persistent0, n_k, int(N),
-        (path, N, path.stride(0), path.stride(1)),
+        (path, int(N), path.stride(0), path.stride(1)),
         _appyc_mvl, _appyc_warps, _appyc_one_launch,
     )
 
