@@ -205,6 +205,7 @@ fn compile_function(
     pragmas: &[Pragma],
     opts: &Options,
 ) -> Result<Vec<Edit>> {
+    let calls = crate::frontend::libcalls::find(f)?;
     let mut func = lower_function(f);
     passes::normalize::run(&mut func);
     passes::attach_pragmas::run(&mut func, pragmas, file)?;
