@@ -90,6 +90,7 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
             bound: vec![],
             temps: vec![],
             checks: vec![],
+            comm: None,
         });
     }
     // Peel the perfectly nested parallel loops into grid dimensions.
@@ -182,6 +183,7 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
         bound: vec![],
         temps: vec![],
         checks: vec![],
+        comm: None,
     })
 }
 
@@ -278,6 +280,7 @@ fn make_tensor_kernel(name: String, s: &Stmt, target: &Expr, value: &Expr) -> Re
         bound,
         temps: vec![],
         checks: vec![],
+        comm: None,
     })
 }
 
