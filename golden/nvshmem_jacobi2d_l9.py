@@ -218,7 +218,10 @@ def _appyc_nvshmem_setup():
         device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
         torch.cuda.set_device(device)
         dist.init_process_group("nccl", device_id=device)
-    symm_mem.set_backend("NVSHMEM")
+    # A process-wide setting that cannot change after the first allocation: another generated
+    # module may have set it already.
+    if symm_mem.get_backend(torch.device("cuda", torch.cuda.current_device())) != "NVSHMEM":
+        symm_mem.set_backend("NVSHMEM")
     _APPYC_NVSHMEM_STATE["ready"] = True
 
 
