@@ -47,3 +47,53 @@ fn wrong_arity_names_the_missing_argument() {
     );
     assert!(e.contains("SignalWait(flag, signal)"), "{e}");
 }
+
+#[test]
+fn a_wait_outside_a_time_loop_is_an_error() {
+    let e = expect_error(
+        "tests/bad/nvshmem_wait_outside_loop.py",
+        "6:5",
+        "`nvshmem.SignalWait` outside a persistent cooperative kernel",
+    );
+    assert!(e.contains("can deadlock"), "{e}");
+}
+
+#[test]
+fn a_loop_with_calls_that_cannot_be_persistent_says_why() {
+    let e = expect_error(
+        "tests/bad/nvshmem_host_code_in_loop.py",
+        "8:9",
+        "this loop holds `nvshmem` calls, so it must run as one persistent cooperative kernel",
+    );
+    assert!(e.contains("host code"), "{e}");
+}
+
+#[test]
+fn samples_lower_puts_and_waits_to_nvshmem() {
+    let r = appyc(&["samples/nvshmem_jacobi2d_l8.py", "-o", "-"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let out = String::from_utf8_lossy(&r.stdout);
+    for needle in [
+        "\"nvshmemx_putmem_signal_nbi_block\"",
+        "\"nvshmemx_iput64_block\"",
+        "\"nvshmem_signal_wait_until\"",
+        "_APPYC_NVSHMEM_SIGNAL_ADD = 10",
+        "_APPYC_NVSHMEM_CMP_GE = 5",
+        "_appyc_nvshmem_wait(flags, t)",
+        "cache_modifier=\".cg\"",
+        "launch_cooperative_grid=True",
+        "os.environ[\"NVSHMEM_DISABLE_NVLS\"] = \"1\"",
+        "flags = _appyc_nvshmem_symmetric(torch.zeros(4, dtype=torch.int64, device=A.device))",
+        "me = _appyc_nvshmem_my_pe()",
+    ] {
+        assert!(out.contains(needle), "no {needle} in the output");
+    }
+    // The reference module's import is gone; only triton, torch and the standard library stay.
+    assert!(
+        !out.contains("from appyc_aot import"),
+        "reference import left"
+    );
+    // The put of the first row goes out from program 0, the second from program 1.
+    assert!(out.contains("if _pid == 0 % _nprog:"));
+    assert!(out.contains("if _pid == 1 % _nprog:"));
+}

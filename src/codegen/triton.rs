@@ -435,10 +435,22 @@ impl<'a> Cx<'a> {
                 let (dptr, dsl) = self.view(dest)?;
                 let (sptr, ssl) = self.view(src)?;
                 let (rows, n, drs, ds, srs, ss) = match (dsl.as_slice(), ssl.as_slice()) {
-                    ([(n, ds)], [(_, ss)]) => ("1".into(), n.clone(), "0".into(), ds.clone(), "0".into(), ss.clone()),
-                    ([(r, drs), (n, ds)], [(_, srs), (_, ss)]) => {
-                        (r.clone(), n.clone(), drs.clone(), ds.clone(), srs.clone(), ss.clone())
-                    }
+                    ([(n, ds)], [(_, ss)]) => (
+                        "1".into(),
+                        n.clone(),
+                        "0".into(),
+                        ds.clone(),
+                        "0".into(),
+                        ss.clone(),
+                    ),
+                    ([(r, drs), (n, ds)], [(_, srs), (_, ss)]) => (
+                        r.clone(),
+                        n.clone(),
+                        drs.clone(),
+                        ds.clone(),
+                        srs.clone(),
+                        ss.clone(),
+                    ),
                     _ => unreachable!("comm checks the views"),
                 };
                 let sig = match flag {

@@ -36,11 +36,15 @@ pub fn run(func: &Function, calls: &[LibCall], kernels: &mut Vec<Kernel>) -> Res
         if inside_region(c.span) {
             let help = match c.context {
                 Context::Host => "call it in host code before the loop and pass the value in",
-                Context::Loop => "put the call directly in the body of the host time loop, between regions",
+                Context::Loop => {
+                    "put the call directly in the body of the host time loop, between regions"
+                }
             };
-            return Err(Diagnostic::error(c.span, format!("{what} inside a parallel region"))
-                .with_label("a kernel cannot make this call")
-                .with_help(help));
+            return Err(
+                Diagnostic::error(c.span, format!("{what} inside a parallel region"))
+                    .with_label("a kernel cannot make this call")
+                    .with_help(help),
+            );
         }
     }
     let ranks = ranks(kernels, calls);
@@ -259,7 +263,12 @@ fn ranks(kernels: &[Kernel], calls: &[LibCall]) -> HashMap<String, usize> {
         e.walk(&mut |x| {
             if let ExprKind::Subscript { array, indices } = &x.kind {
                 let r = ranks.entry(array.clone()).or_default();
-                *r = (*r).max(indices.iter().filter(|i| !matches!(i, Index::NewAxis)).count());
+                *r = (*r).max(
+                    indices
+                        .iter()
+                        .filter(|i| !matches!(i, Index::NewAxis))
+                        .count(),
+                );
             }
         })
     };

@@ -89,11 +89,9 @@ impl Cx<'_> {
                         matches!(&s.pragma, Some(p) if p.directive == Directive::Persistent);
                     // A loop with nvshmem calls must be one cooperative kernel: its waits
                     // would deadlock anywhere else.
-                    let comm = body.iter().any(|b| {
-                        kernels
-                            .iter()
-                            .any(|k| k.comm.is_some() && k.span == b.span)
-                    });
+                    let comm = body
+                        .iter()
+                        .any(|b| kernels.iter().any(|k| k.comm.is_some() && k.span == b.span));
                     let requested = asked || comm;
                     if requested || automatic {
                         match self.eligible(s, var, body) {
