@@ -223,7 +223,9 @@ fn import_edits(file: &SourceFile, module: &[ast::Stmt], compiled: &[Span]) -> V
                     rustpython_parser::Tok::Name { name }
                         if !compiled.iter().any(|c| inside(*c))
                             && !module.iter().any(|s| {
-                                matches!(s, ast::Stmt::Import(_)) && inside(s.range().into())
+                                (matches!(s, ast::Stmt::Import(_))
+                                    || matches!(s, ast::Stmt::ImportFrom(f) if f.module.as_deref() == Some("appyc_aot")))
+                                    && inside(s.range().into())
                             }) =>
                     {
                         Some(name)
@@ -234,6 +236,23 @@ fn import_edits(file: &SourceFile, module: &[ast::Stmt], compiled: &[Span]) -> V
             .collect();
     let used_outside = |alias: &str| names_outside.iter().any(|n| n == alias);
     for s in module {
+        // `from appyc_aot import nvshmem`: the reference module, replaced by the generated
+        // runtime in compiled functions.
+        if let ast::Stmt::ImportFrom(f) = s {
+            let reference = f.module.as_deref() == Some("appyc_aot")
+                && f.names.iter().all(|a| {
+                    a.name.as_str() == "nvshmem"
+                        && !used_outside(a.asname.as_ref().map_or("nvshmem", |n| n.as_str()))
+                });
+            if reference {
+                let line = file.line_of(Span::from(s.range()).start as usize);
+                edits.push(Edit {
+                    range: file.line_start(line)..file.line_end(line),
+                    text: String::new(),
+                });
+            }
+            continue;
+        }
         let ast::Stmt::Import(imp) = s else { continue };
         let drop = imp.names.iter().all(|alias| {
             let bound = alias
@@ -259,6 +278,7 @@ fn compile_function(
     pragmas: &[Pragma],
     opts: &Options,
 ) -> Result<Vec<Edit>> {
+    let calls = crate::frontend::libcalls::find(f)?;
     let mut func = lower_function(f);
     passes::normalize::run(&mut func);
     passes::attach_pragmas::run(&mut func, pragmas, file)?;
@@ -286,6 +306,7 @@ fn compile_function(
         }
         passes::strip_mine::run(k)?;
     }
+    let symmetric = passes::comm::run(&func, &calls, &mut kernels)?;
 
     let mut edits = vec![];
     // Drop `@appy.jit`-style decorators: the output is plain Python.
@@ -454,6 +475,7 @@ fn compile_function(
         source: &file.text,
         skip,
         device,
+        symmetric: symmetric.arrays,
         edits: vec![],
     };
     rewriter.stmts(&f.body)?;

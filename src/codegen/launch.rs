@@ -626,13 +626,46 @@ pub fn persistent_launcher(
         1 => trip.clone(),
         n => format!("{trip} * {n}"),
     };
-    let launch = vec![
-        "_appyc_persistent(".to_string(),
-        format!("    {kernel}, {phases}, {work},"),
-        format!("    ({}),", tuple(&call)),
-        "    _appyc_mvl, _appyc_warps, _appyc_one_launch,".to_string(),
-        ")".to_string(),
-    ];
+    // A loop with nvshmem calls: every PE must run the same configuration, the kernel can
+    // run only once per call (its puts and waits cannot be repeated for timing), so no
+    // tuning: the default configuration, one cooperative launch on every PE.
+    let comm = regions.iter().any(|k| k.comm.is_some());
+    let launch = if comm {
+        let mvl = opts.mvl.unwrap_or_else(|| default_mvl(regions));
+        let warps = num_warps.unwrap_or(4);
+        let mut symmetric: Vec<String> = vec![];
+        for k in regions {
+            let views: Vec<&Expr> = match &k.comm {
+                Some(Comm::Put { dest, flag, .. }) => std::iter::once(dest).chain(flag).collect(),
+                Some(Comm::Wait { flag, .. }) => vec![flag],
+                None => vec![],
+            };
+            for v in views {
+                if let ExprKind::Subscript { array, .. } = &v.kind {
+                    if !symmetric.contains(array) {
+                        symmetric.push(array.clone());
+                    }
+                }
+            }
+        }
+        vec![
+            format!("_appyc_nvshmem_check_symmetric({})", tuple(&symmetric)),
+            format!("_appyc_mvl, _appyc_warps = _appyc_nvshmem_config({mvl}, {warps})"),
+            "_appyc_nvshmem_persistent(".to_string(),
+            format!("    {kernel}, {phases}, {work},"),
+            format!("    ({}),", tuple(&call)),
+            "    _appyc_mvl, _appyc_warps,".to_string(),
+            ")".to_string(),
+        ]
+    } else {
+        vec![
+            "_appyc_persistent(".to_string(),
+            format!("    {kernel}, {phases}, {work},"),
+            format!("    ({}),", tuple(&call)),
+            "    _appyc_mvl, _appyc_warps, _appyc_one_launch,".to_string(),
+            ")".to_string(),
+        ]
+    };
     let line = file.line_of(p.loop_span.start as usize);
     let l = Launcher {
         launcher: name,
@@ -648,7 +681,7 @@ pub fn persistent_launcher(
             count: trip_expr(&p.range.start, &p.range.stop, &p.range.step),
         }],
         empty_test: format!("{trip} <= 0"),
-        tuning: Some(tuning),
+        tuning: (!comm).then_some(tuning),
         launch,
         result: None,
     };

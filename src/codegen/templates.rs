@@ -26,16 +26,19 @@ pub struct PreludeUses {
     pub masked_max: bool,
     pub masked_min: bool,
     pub shared_scalar: bool,
+    pub nvshmem: bool,
 }
 
 impl PreludeUses {
     /// Reads the uses off the generated text (kernels, launchers and host code).
     pub fn of(code: &str) -> Self {
         let calls = |name: &str| code.contains(&format!("{name}("));
+        let nvshmem = code.contains("_appyc_nvshmem_");
         PreludeUses {
+            nvshmem,
             libdevice: code.contains("libdevice."),
             tuning: calls("_AppycTuning"),
-            persistent: calls("_appyc_persistent"),
+            persistent: calls("_appyc_persistent") || nvshmem,
             trip: calls("_appyc_trip"),
             device: calls("_appyc_device"),
             shape: calls("_appyc_shape"),

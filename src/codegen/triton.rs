@@ -67,6 +67,8 @@ struct Cx<'a> {
     tile_names: HashMap<String, String>,
     /// Names known to hold integers: loop variables and integer parameters.
     int_names: HashSet<String>,
+    /// Arrays other PEs write (targets of puts): loaded with `.cg`, past the SM's L1.
+    cg: HashSet<String>,
 }
 
 pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
@@ -190,10 +192,17 @@ fn analyse(k: &Kernel) -> Analysis {
                 let r = ranks.entry(array.clone()).or_default();
                 *r = (*r).max(indices.len());
                 for ix in indices {
-                    if let Index::At(i) = ix {
-                        int_roots.push(i);
+                    match ix {
+                        Index::At(i) => int_roots.push(i),
+                        // Only views of nvshmem calls keep slices this late.
+                        Index::Slice { lo, hi, .. } => int_roots.extend(lo.iter().chain(hi.iter())),
+                        Index::NewAxis => {}
                     }
                 }
+            }
+            // PE numbers and signals are integers.
+            ExprKind::Call { func, args } if func.starts_with("nvshmem.") => {
+                int_roots.extend(args.iter())
             }
             ExprKind::Shape { array, dim } if !shapes.contains(&(array.clone(), *dim)) => {
                 shapes.push((array.clone(), *dim));
@@ -375,6 +384,7 @@ impl<'a> Cx<'a> {
             lane_width: k.dims.last().and_then(|d| d.simd),
             tile_names: HashMap::new(),
             int_names: int_names(k, analysis),
+            cg: HashSet::new(),
         }
     }
 
@@ -482,6 +492,101 @@ impl<'a> Cx<'a> {
             }
         }
         self.block(w, &k.body)
+    }
+
+    /// A communication phase (see pragma-spec/library-calls.yaml for the lowering): a put is
+    /// issued by one program (`slot` of a run of puts, so consecutive puts go out from
+    /// different programs at once), a wait is made by every program.
+    fn comm(&mut self, w: &mut Writer, c: &Comm, pid: &str, nprog: &str) -> Result<()> {
+        match c {
+            Comm::Put {
+                dest,
+                src,
+                pe,
+                flag,
+                blocking,
+                slot,
+            } => {
+                let (dptr, dsl) = self.view(dest)?;
+                let (sptr, ssl) = self.view(src)?;
+                let (rows, n, drs, ds, srs, ss) = match (dsl.as_slice(), ssl.as_slice()) {
+                    ([(n, ds)], [(_, ss)]) => (
+                        "1".into(),
+                        n.clone(),
+                        "0".into(),
+                        ds.clone(),
+                        "0".into(),
+                        ss.clone(),
+                    ),
+                    ([(r, drs), (n, ds)], [(_, srs), (_, ss)]) => (
+                        r.clone(),
+                        n.clone(),
+                        drs.clone(),
+                        ds.clone(),
+                        srs.clone(),
+                        ss.clone(),
+                    ),
+                    _ => unreachable!("comm checks the views"),
+                };
+                let sig = match flag {
+                    Some(f) => self.view(f)?.0,
+                    None => "0".into(),
+                };
+                let pe = self.expr(pe)?;
+                w.line(format!("if {pid} == {slot} % {nprog}:"));
+                w.indent();
+                w.line(format!(
+                    "_appyc_nvshmem_put({dptr}, {sptr}, {rows}, {n}, {drs}, {ds}, {srs}, {ss}, {sig}, {pe}, SIGNAL={}, BLOCKING={})",
+                    if flag.is_some() { "True" } else { "False" },
+                    if *blocking { "True" } else { "False" },
+                ));
+                w.dedent();
+            }
+            Comm::Wait { flag, signal, .. } => {
+                let (ptr, _) = self.view(flag)?;
+                let signal = self.expr(signal)?;
+                w.line(format!("_appyc_nvshmem_wait({ptr}, {signal})"));
+            }
+        }
+        Ok(())
+    }
+
+    /// A view's first element as a pointer, and (length, stride) of each sliced dimension.
+    fn view(&mut self, e: &Expr) -> Result<(String, Vec<(String, String)>)> {
+        let ExprKind::Subscript { array, indices } = &e.kind else {
+            unreachable!("comm makes views subscripts")
+        };
+        let mut parts = vec![array.clone()];
+        let mut sliced = vec![];
+        for (d, ix) in indices.iter().enumerate() {
+            let stride = format!("{array}_stride{d}");
+            match ix {
+                Index::At(i) => {
+                    if !matches!(i.kind, ExprKind::Int(0)) {
+                        let t = self.expr_prec(i, binop_prec(BinOp::Mul) + 1)?;
+                        parts.push(format!("{t} * {stride}"));
+                    }
+                }
+                Index::Slice {
+                    lo: Some(lo),
+                    hi: Some(hi),
+                    ..
+                } => {
+                    if !matches!(lo.kind, ExprKind::Int(0)) {
+                        let t = self.expr_prec(lo, binop_prec(BinOp::Mul) + 1)?;
+                        parts.push(format!("{t} * {stride}"));
+                    }
+                    let len = if matches!(lo.kind, ExprKind::Int(0)) {
+                        self.expr(hi)?
+                    } else {
+                        format!("({}) - ({})", self.expr(hi)?, self.expr(lo)?)
+                    };
+                    sliced.push((len, stride));
+                }
+                _ => unreachable!("comm resolves every bound"),
+            }
+        }
+        Ok((parts.join(" + "), sliced))
     }
 
     fn src(&self, span: crate::frontend::source::Span) -> String {
@@ -693,6 +798,7 @@ impl<'a> Cx<'a> {
             lane_width: self.lane_width,
             tile_names: self.tile_names.clone(),
             int_names: self.int_names.clone(),
+            cg: self.cg.clone(),
         };
         Ok(format!("({}) < {}", me.expr(e)?, me.expr(bound)?))
     }
@@ -731,10 +837,15 @@ impl<'a> Cx<'a> {
             ),
             ExprKind::Bool(b) => if *b { "True" } else { "False" }.into(),
             ExprKind::FloatSpecial(s) => format!("float(\"{s}\")"),
-            ExprKind::Subscript { .. } => {
+            ExprKind::Subscript { array, .. } => {
                 let ptr = self.pointer(e)?;
                 let mask = self.mask_of(e);
-                format!("tl.load({ptr}{})", mask_arg(&mask))
+                let cg = if self.cg.contains(array) {
+                    ", cache_modifier=\".cg\""
+                } else {
+                    ""
+                };
+                format!("tl.load({ptr}{}{cg})", mask_arg(&mask))
             }
             ExprKind::Shape { array, dim } => format!("{array}_shape{dim}"),
             ExprKind::Binary {
@@ -1011,6 +1122,17 @@ pub struct PersistentLoop<'k> {
 /// the SM's L1. `.cg` loads would be correct too, but cost 6 % on a 2-D stencil (H100).
 pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<KernelCode> {
     let analyses: Vec<Analysis> = p.regions.iter().map(|k| analyse(k)).collect();
+    let put_targets: HashSet<String> = p
+        .regions
+        .iter()
+        .filter_map(|k| match &k.comm {
+            Some(Comm::Put { dest, .. }) => match &dest.kind {
+                ExprKind::Subscript { array, .. } => Some(array.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
     let mut params: Vec<Param> = vec![];
     for a in &analyses {
         for param in &a.params {
@@ -1117,14 +1239,24 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
                 _ => None,
             })
             .collect();
-        cx.pragma_comment(&mut w, k);
-        if k.dims.is_empty() {
+        if let Some(c) = &k.comm {
+            w.line(format!(
+                "# {}:{}: {}",
+                file.name,
+                file.line_of(k.span.start as usize),
+                file.line_text(file.line_of(k.span.start as usize)).trim()
+            ));
+            cx.comm(&mut w, c, &pid, &nprog)?;
+        } else if k.dims.is_empty() {
+            cx.pragma_comment(&mut w, k);
             // A `sequential for` region: one program runs it.
             w.line(format!("if {pid} == 0:"));
             w.indent();
             cx.region(&mut w, k, &[])?;
             w.dedent();
         } else {
+            cx.pragma_comment(&mut w, k);
+            cx.cg = put_targets.clone();
             // Programs per grid axis (axis 0 innermost), then a grid-stride loop over the
             // virtual programs of the region.
             let ndims = k.dims.len();

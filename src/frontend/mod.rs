@@ -1,5 +1,6 @@
 //! Front end: source text, the Python parser, `#pragma` comments and the pragma spec.
 
+pub mod libcalls;
 pub mod lower;
 pub mod pragma;
 pub mod source;

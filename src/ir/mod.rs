@@ -606,6 +606,10 @@ pub struct Kernel {
     pub temps: Vec<(String, String)>,
     /// Conditions the launcher checks before launching.
     pub checks: Vec<LaunchCheck>,
+    /// A communication statement (`nvshmem.Putmem`/`SignalWait`) made a phase of a persistent
+    /// kernel: `dims` is empty and `body` holds the call, so the analyses see its arrays and
+    /// scalars; the printer lowers it from here.
+    pub comm: Option<Comm>,
     /// The `shared(x, ...)` scalars of the region's `parallel for` (`passes::shared_scalars`).
     pub shared: Vec<SharedScalar>,
 }
@@ -641,6 +645,29 @@ impl SharedUpdate {
             SharedUpdate::Store => "plain stores".into(),
         }
     }
+}
+
+/// One `nvshmem` call in a time loop (see pragma-spec/library-calls.yaml).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Comm {
+    Put {
+        /// Views `A[...]` with every dimension indexed: `At` or a slice with both bounds.
+        dest: Expr,
+        src: Expr,
+        pe: Expr,
+        /// `flags[k]`: one element.
+        flag: Option<Expr>,
+        /// The blocking variant: the loop writes `src` again.
+        blocking: bool,
+        /// Position in a run of consecutive puts: the program that issues it.
+        slot: usize,
+    },
+    Wait {
+        flag: Expr,
+        signal: Expr,
+        /// The arrays the puts signalling this flag array write: read after the wait.
+        targets: Vec<String>,
+    },
 }
 
 /// A size condition the compiler relies on but cannot prove.
@@ -707,6 +734,7 @@ pub mod build {
             temps: vec![],
             checks: vec![],
             shared: vec![],
+            comm: None,
         }
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod affine;
 pub mod attach_pragmas;
+pub mod comm;
 pub mod insert_sync;
 pub mod lower_tensor;
 pub mod normalize;

@@ -91,6 +91,7 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
             temps: vec![],
             checks: vec![],
             shared: vec![],
+            comm: None,
         });
     }
     // Peel the perfectly nested parallel loops into grid dimensions.
@@ -191,6 +192,7 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
         temps: vec![],
         checks: vec![],
         shared: shared_names(pragma),
+        comm: None,
     })
 }
 
@@ -305,6 +307,7 @@ fn make_tensor_kernel(name: String, s: &Stmt, target: &Expr, value: &Expr) -> Re
         temps: vec![],
         checks: vec![],
         shared: vec![],
+        comm: None,
     })
 }
 
