@@ -179,7 +179,7 @@ def _launch_scatter_max_kernel0(keys, out, vals, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _scatter_max_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        keys, out, vals, N, keys.stride(0), out.stride(0), vals.stride(0),
+        keys, out, vals, int(N), keys.stride(0), out.stride(0), vals.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -213,7 +213,7 @@ def _launch_scatter_min_simd_kernel0(out, keys, vals, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _scatter_min_simd_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        out, keys, vals, N, out.stride(0), keys.stride(0), vals.stride(0),
+        out, keys, vals, int(N), out.stride(0), keys.stride(0), vals.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -248,7 +248,7 @@ def _launch_scatter_min_int_kernel0(keys, out, ivals, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _scatter_min_int_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        keys, out, ivals, N, keys.stride(0), out.stride(0), ivals.stride(0),
+        keys, out, ivals, int(N), keys.stride(0), out.stride(0), ivals.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -282,7 +282,7 @@ def _launch_histogram_kernel0(hist, bins, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _histogram_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        hist, bins, N, hist.stride(0), bins.stride(0),
+        hist, bins, int(N), hist.stride(0), bins.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -317,7 +317,7 @@ def _launch_histogram64_kernel0(bins, hist, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _histogram64_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        bins, hist, N, bins.stride(0), hist.stride(0),
+        bins, hist, int(N), bins.stride(0), hist.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 

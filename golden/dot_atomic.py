@@ -176,7 +176,7 @@ def _launch_dot_kernel0(s, A, B, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _dot_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        s, A, B, N, s.stride(0), A.stride(0), B.stride(0),
+        s, A, B, int(N), s.stride(0), A.stride(0), B.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -210,7 +210,7 @@ def _launch_neg_sum_kernel0(s, A, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _neg_sum_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        s, A, N, s.stride(0), A.stride(0),
+        s, A, int(N), s.stride(0), A.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -244,7 +244,7 @@ def _launch_dot_fp64_kernel0(s, A, B, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _dot_fp64_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        s, A, B, N, s.stride(0), A.stride(0), B.stride(0),
+        s, A, B, int(N), s.stride(0), A.stride(0), B.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 

@@ -177,7 +177,7 @@ def _launch_axpby_kernel0(Y, X, N, alpha, beta, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _axpby_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        Y, X, N, alpha, beta, Y.stride(0), X.stride(0),
+        Y, X, int(N), float(alpha), float(beta), Y.stride(0), X.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -215,7 +215,7 @@ def _launch_gemv_fp64_kernel0(A, x, y, M, N, beta, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _gemv_fp64_kernel0[(n_i,)](
-        A, x, y, M, N, beta, A.stride(0), A.stride(1), x.stride(0), y.stride(0),
+        A, x, y, int(M), int(N), float(beta), A.stride(0), A.stride(1), x.stride(0), y.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 

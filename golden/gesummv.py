@@ -181,7 +181,7 @@ def _launch_gesummv_kernel0(A, x, y, M, N, alpha, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _gesummv_kernel0[(n__p0,)](
-        A, x, y, M, N, alpha, A.stride(0), A.stride(1), x.stride(0), y.stride(0),
+        A, x, y, int(M), int(N), float(alpha), A.stride(0), A.stride(1), x.stride(0), y.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -215,7 +215,7 @@ def _launch_gesummv_kernel1(B, x, tmp, M, N, beta, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _gesummv_kernel1[(n__p0,)](
-        B, x, tmp, M, N, beta, B.stride(0), B.stride(1), x.stride(0), tmp.stride(0),
+        B, x, tmp, int(M), int(N), float(beta), B.stride(0), B.stride(1), x.stride(0), tmp.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -245,7 +245,7 @@ def _launch_gesummv_kernel2(y, tmp, M, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _gesummv_kernel2[((n__p0 + _appyc_mvl - 1) // _appyc_mvl,)](
-        y, tmp, M, y.stride(0), tmp.stride(0),
+        y, tmp, int(M), y.stride(0), tmp.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -292,7 +292,7 @@ def _launch_gesummv_one_statement_kernel0(A, x, B, y, M, N, alpha, beta, _appyc_
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _gesummv_one_statement_kernel0[(n__p0,)](
-        A, x, B, y, M, N, alpha, beta, A.stride(0), A.stride(1), x.stride(0), B.stride(0), B.stride(1), y.stride(0),
+        A, x, B, y, int(M), int(N), float(alpha), float(beta), A.stride(0), A.stride(1), x.stride(0), B.stride(0), B.stride(1), y.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 

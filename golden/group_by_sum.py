@@ -180,7 +180,7 @@ def _launch_group_by_sum_kernel0(labels, centroids, X, M, N, _appyc_config=None)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _group_by_sum_kernel0[(n_i,)](
-        labels, centroids, X, M, N, labels.stride(0), centroids.stride(0), centroids.stride(1), X.stride(0), X.stride(1),
+        labels, centroids, X, int(M), int(N), labels.stride(0), centroids.stride(0), centroids.stride(1), X.stride(0), X.stride(1),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -214,7 +214,7 @@ def _launch_group_count_kernel0(counts, labels, M, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _group_count_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        counts, labels, M, counts.stride(0), labels.stride(0),
+        counts, labels, int(M), counts.stride(0), labels.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 

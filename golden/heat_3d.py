@@ -182,7 +182,7 @@ def _launch_heat_3d_kernel0(B, A, L, M, N, _appyc_config=None):
     if n__p0 > 65535:
         raise ValueError(f"samples/heat_3d.py:10: the parallel loop over `_p0` has {n__p0} iterations; Triton's grid axis 1 takes at most 65535")
     _heat_3d_kernel0[(n__p1, n__p0,)](
-        B, A, L, M, N, B.stride(0), B.stride(1), B.stride(2), A.stride(0), A.stride(1), A.stride(2),
+        B, A, int(L), int(M), int(N), B.stride(0), B.stride(1), B.stride(2), A.stride(0), A.stride(1), A.stride(2),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -250,7 +250,7 @@ def _launch_heat_3d_tiles_kernel0(B, A, L, M, N):
     if n__p0 <= 0:
         return
     _heat_3d_tiles_kernel0[(n__p0,)](
-        B, A, L, M, N, B.stride(0), B.stride(1), B.stride(2), A.stride(0), A.stride(1), A.stride(2),
+        B, A, int(L), int(M), int(N), B.stride(0), B.stride(1), B.stride(2), A.stride(0), A.stride(1), A.stride(2),
     )
 
 

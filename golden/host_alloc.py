@@ -199,7 +199,7 @@ def _launch_relu_new_kernel0(out, A, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _relu_new_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        out, A, N, out.stride(0), A.stride(0),
+        out, A, int(N), out.stride(0), A.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -239,7 +239,7 @@ def _launch_row_sums_new_kernel0(A, out, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _row_sums_new_kernel0[(n_i,)](
-        A, out, M, N, A.stride(0), A.stride(1), out.stride(0),
+        A, out, int(M), int(N), A.stride(0), A.stride(1), out.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -279,7 +279,7 @@ def _launch_scaled_copy_2d_kernel0(out, A, M, N, _appyc_config=None):
     if n_i > 65535:
         raise ValueError(f"samples/host_alloc.py:33: the parallel loop over `i` has {n_i} iterations; Triton's grid axis 1 takes at most 65535")
     _scaled_copy_2d_kernel0[((n_j + _appyc_mvl - 1) // _appyc_mvl, n_i,)](
-        out, A, M, N, out.stride(0), out.stride(1), A.stride(0), A.stride(1),
+        out, A, int(M), int(N), out.stride(0), out.stride(1), A.stride(0), A.stride(1),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -315,7 +315,7 @@ def _launch_fill_add_kernel0(a, b, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _fill_add_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        a, b, N, a.stride(0), b.stride(0),
+        a, b, int(N), a.stride(0), b.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -352,7 +352,7 @@ def _launch_shifted_copy_kernel0(out, A, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _shifted_copy_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        out, A, N, out.stride(0), A.stride(0),
+        out, A, int(N), out.stride(0), A.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 

@@ -186,7 +186,7 @@ def _launch_scale_product_kernel0(C, s, w, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _scale_product_kernel0[(n__p0,)](
-        C, s, w, M, N, C.stride(0), C.stride(1), s.stride(0), w.stride(0),
+        C, s, w, int(M), int(N), C.stride(0), C.stride(1), s.stride(0), w.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 

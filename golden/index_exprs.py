@@ -178,7 +178,7 @@ def _launch_affine_2d_kernel0(B, A, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _affine_2d_kernel0[(n_i,)](
-        B, A, M, N, B.stride(0), B.stride(1), A.stride(0), A.stride(1),
+        B, A, int(M), int(N), B.stride(0), B.stride(1), A.stride(0), A.stride(1),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -212,7 +212,7 @@ def _launch_gather_scatter_kernel0(y, perm, x, idx, w, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _gather_scatter_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        y, perm, x, idx, w, N, y.stride(0), perm.stride(0), x.stride(0), idx.stride(0), w.stride(0),
+        y, perm, x, idx, w, int(N), y.stride(0), perm.stride(0), x.stride(0), idx.stride(0), w.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -246,7 +246,7 @@ def _launch_last_columns_kernel0(out, A, M, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _last_columns_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        out, A, M, out.stride(0), A.stride(0), A.stride(1), A.shape[1],
+        out, A, int(M), out.stride(0), A.stride(0), A.stride(1), A.shape[1],
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 

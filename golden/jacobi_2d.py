@@ -277,7 +277,7 @@ def _launch_jacobi_2d_persistent0(B, A, M, N, T, _appyc_config=None):
     _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
     _appyc_persistent(
         _jacobi_2d_persistent0, n_t * 2, max((int(M - 1) - int(1)) * (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl), (int(M - 1) - int(1))),
-        (B, A, M, N, B.stride(0), B.stride(1), A.stride(0), A.stride(1)),
+        (B, A, int(M), int(N), B.stride(0), B.stride(1), A.stride(0), A.stride(1)),
         _appyc_mvl, _appyc_warps, _appyc_one_launch,
     )
 

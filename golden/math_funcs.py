@@ -203,7 +203,7 @@ def _launch_transcendental_kernel0(X, Y, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _transcendental_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        X, Y, N, X.stride(0), Y.stride(0),
+        X, Y, int(N), X.stride(0), Y.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -238,7 +238,7 @@ def _launch_clip_where_kernel0(X, Y, N, hi, lo, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _clip_where_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        X, Y, N, hi, lo, X.stride(0), Y.stride(0),
+        X, Y, int(N), float(hi), float(lo), X.stride(0), Y.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -273,7 +273,7 @@ def _launch_builtins_mix_kernel0(Y, I, X, K, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _builtins_mix_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        Y, I, X, K, N, Y.stride(0), I.stride(0), X.stride(0), K.stride(0),
+        Y, I, X, K, int(N), Y.stride(0), I.stride(0), X.stride(0), K.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -308,7 +308,7 @@ def _launch_mask_ops_kernel0(Y, mask, X, pos, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _mask_ops_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        Y, mask, X, pos, N, Y.stride(0), mask.stride(0), X.stride(0), pos.stride(0),
+        Y, mask, X, pos, int(N), Y.stride(0), mask.stride(0), X.stride(0), pos.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -342,7 +342,7 @@ def _launch_inf_cap_kernel0(Y, X, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _inf_cap_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        Y, X, N, Y.stride(0), X.stride(0),
+        Y, X, int(N), Y.stride(0), X.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 

@@ -180,7 +180,7 @@ def _launch_add_transpose_kernel0(C, A, B, M, N, alpha, _appyc_config=None):
     if n_i > 65535:
         raise ValueError(f"samples/nested_parallel_2d.py:11: the parallel loop over `i` has {n_i} iterations; Triton's grid axis 1 takes at most 65535")
     _add_transpose_kernel0[((n_j + _appyc_mvl - 1) // _appyc_mvl, n_i,)](
-        C, A, B, M, N, alpha, C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),
+        C, A, B, int(M), int(N), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -218,7 +218,7 @@ def _launch_scale_shape_kernel0(C, A, beta, _appyc_config=None):
     if n_i > 65535:
         raise ValueError(f"samples/nested_parallel_2d.py:19: the parallel loop over `i` has {n_i} iterations; Triton's grid axis 1 takes at most 65535")
     _scale_shape_kernel0[((n_j + _appyc_mvl - 1) // _appyc_mvl, n_i,)](
-        C, A, beta, C.stride(0), C.stride(1), A.stride(0), A.stride(1), A.shape[0], A.shape[1],
+        C, A, float(beta), C.stride(0), C.stride(1), A.stride(0), A.stride(1), A.shape[0], A.shape[1],
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -260,7 +260,7 @@ def _launch_stencil_3d_kernel0(B, A, L, M, N, _appyc_config=None):
     if n_j > 65535:
         raise ValueError(f"samples/nested_parallel_2d.py:29: the parallel loop over `j` has {n_j} iterations; Triton's grid axis 1 takes at most 65535")
     _stencil_3d_kernel0[((n_k + _appyc_mvl - 1) // _appyc_mvl, n_j, n_i,)](
-        B, A, L, M, N, B.stride(0), B.stride(1), B.stride(2), A.stride(0), A.stride(1), A.stride(2),
+        B, A, int(L), int(M), int(N), B.stride(0), B.stride(1), B.stride(2), A.stride(0), A.stride(1), A.stride(2),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 

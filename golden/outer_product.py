@@ -177,7 +177,7 @@ def _launch_outer_kernel0(C, x, y, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _outer_kernel0[(n__p0,)](
-        C, x, y, M, N, C.stride(0), C.stride(1), x.stride(0), y.stride(0),
+        C, x, y, int(M), int(N), C.stride(0), C.stride(1), x.stride(0), y.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -213,7 +213,7 @@ def _launch_rank1_update_kernel0(C, x, y, M, N, alpha, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _rank1_update_kernel0[(n__p0,)](
-        C, x, y, M, N, alpha, C.stride(0), C.stride(1), x.stride(0), y.stride(0),
+        C, x, y, int(M), int(N), float(alpha), C.stride(0), C.stride(1), x.stride(0), y.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -253,7 +253,7 @@ def _launch_batched_outer_kernel0(C, x, y, B, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _batched_outer_kernel0[(n__p0,)](
-        C, x, y, B, M, N, C.stride(0), C.stride(1), C.stride(2), x.stride(0), x.stride(1), y.stride(0), y.stride(1),
+        C, x, y, int(B), int(M), int(N), C.stride(0), C.stride(1), C.stride(2), x.stride(0), x.stride(1), y.stride(0), y.stride(1),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 

@@ -203,7 +203,7 @@ def _launch_row_sums_kernel0(A, r, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _row_sums_kernel0[(n__p0,)](
-        A, r, M, N, A.stride(0), A.stride(1), r.stride(0),
+        A, r, int(M), int(N), A.stride(0), A.stride(1), r.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -241,7 +241,7 @@ def _launch_col_max_kernel0(A, c, N, M, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _col_max_kernel0[(n__p0,)](
-        A, c, N, M, A.stride(0), A.stride(1), c.stride(0),
+        A, c, int(N), int(M), A.stride(0), A.stride(1), c.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -276,7 +276,7 @@ def _launch_total_kernel0(A, s, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _total_kernel0[(1,)](
-        A, s, M, N, A.stride(0), A.stride(1), s.stride(0),
+        A, s, int(M), int(N), A.stride(0), A.stride(1), s.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -303,7 +303,7 @@ def _launch_row_dots_kernel0(A, B, out, M, N):
     if n_i <= 0:
         return
     _row_dots_kernel0[(n_i,)](
-        A, B, out, M, N, A.stride(0), A.stride(1), B.stride(0), B.stride(1), out.stride(0),
+        A, B, out, int(M), int(N), A.stride(0), A.stride(1), B.stride(0), B.stride(1), out.stride(0),
     )
 
 
@@ -340,7 +340,7 @@ def _launch_row_min_kernel0(A, r, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _row_min_kernel0[(n_i,)](
-        A, r, M, N, A.stride(0), A.stride(1), r.stride(0),
+        A, r, int(M), int(N), A.stride(0), A.stride(1), r.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -365,7 +365,7 @@ def _launch_leaky_rows_kernel0(B, A, M, N, slope):
     if n__p0 <= 0:
         return
     _leaky_rows_kernel0[(n__p0,)](
-        B, A, M, N, slope, B.stride(0), B.stride(1), A.stride(0), A.stride(1),
+        B, A, int(M), int(N), float(slope), B.stride(0), B.stride(1), A.stride(0), A.stride(1),
     )
 
 
@@ -403,7 +403,7 @@ def _launch_col_means_kernel0(A, m, M, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _col_means_kernel0[(n__p0,)](
-        A, m, M, A.stride(0), A.stride(1), m.stride(0), m.shape[0],
+        A, m, int(M), A.stride(0), A.stride(1), m.stride(0), m.shape[0],
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 

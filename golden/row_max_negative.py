@@ -204,7 +204,7 @@ def _launch_row_max_kernel0(A, out, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _row_max_kernel0[(n_i,)](
-        A, out, M, N, A.stride(0), A.stride(1), out.stride(0),
+        A, out, int(M), int(N), A.stride(0), A.stride(1), out.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -244,7 +244,7 @@ def _launch_row_range_kernel0(A, out, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _row_range_kernel0[(n_i,)](
-        A, out, M, N, A.stride(0), A.stride(1), out.stride(0),
+        A, out, int(M), int(N), A.stride(0), A.stride(1), out.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -282,7 +282,7 @@ def _launch_row_min_minus_last_kernel0(A, out, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _row_min_minus_last_kernel0[(n_i,)](
-        A, out, M, N, A.stride(0), A.stride(1), out.stride(0), A.shape[1],
+        A, out, int(M), int(N), A.stride(0), A.stride(1), out.stride(0), A.shape[1],
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 

@@ -176,7 +176,7 @@ def _launch_prefix_sum_kernel0(out, x, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _prefix_sum_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        out, x, N, out.stride(0), x.stride(0),
+        out, x, int(N), out.stride(0), x.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -193,7 +193,7 @@ def _prefix_sum_kernel1(out, N, out_stride0):
 def _launch_prefix_sum_kernel1(out, N):
     """Launches _prefix_sum_kernel1 for the region at samples/sequential_prefix.py:13."""
     _prefix_sum_kernel1[(1,)](
-        out, N, out.stride(0),
+        out, int(N), out.stride(0),
     )
 
 
@@ -214,7 +214,7 @@ def _linear_recurrence_kernel0(x, a, b, N, x_stride0, a_stride0, b_stride0):
 def _launch_linear_recurrence_kernel0(x, a, b, N):
     """Launches _linear_recurrence_kernel0 for the region at samples/sequential_prefix.py:19."""
     _linear_recurrence_kernel0[(1,)](
-        x, a, b, N, x.stride(0), a.stride(0), b.stride(0),
+        x, a, b, int(N), x.stride(0), a.stride(0), b.stride(0),
     )
 
 

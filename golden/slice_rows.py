@@ -204,7 +204,7 @@ def _launch_axpy_rows_kernel0(C, A, B, M, N, alpha, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _axpy_rows_kernel0[(n_i,)](
-        C, A, B, M, N, alpha, C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),
+        C, A, B, int(M), int(N), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -240,7 +240,7 @@ def _launch_tanh_rows_inplace_kernel0(A, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _tanh_rows_inplace_kernel0[(n_i,)](
-        A, M, N, A.stride(0), A.stride(1),
+        A, int(M), int(N), A.stride(0), A.stride(1),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -276,7 +276,7 @@ def _launch_shift_rows_kernel0(B, A, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _shift_rows_kernel0[(n_i,)](
-        B, A, M, N, B.stride(0), B.stride(1), A.stride(0), A.stride(1),
+        B, A, int(M), int(N), B.stride(0), B.stride(1), A.stride(0), A.stride(1),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 

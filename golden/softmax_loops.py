@@ -226,7 +226,7 @@ def _launch_softmax_kernel0(a, b, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _softmax_kernel0[(n_i,)](
-        a, b, M, N, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+        a, b, int(M), int(N), a.stride(0), a.stride(1), b.stride(0), b.stride(1),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 

@@ -228,7 +228,7 @@ def _launch_softmax_kernel0(a, b, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _softmax_kernel0[(n_i,)](
-        a, b, M, N, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+        a, b, int(M), int(N), a.stride(0), a.stride(1), b.stride(0), b.stride(1),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -270,7 +270,7 @@ def _launch_softmax_rows_kernel0(a, b, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _softmax_rows_kernel0[(n__p0,)](
-        a, b, M, N, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+        a, b, int(M), int(N), a.stride(0), a.stride(1), b.stride(0), b.stride(1),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -309,7 +309,7 @@ def _launch_softmax_rows_kernel1(b, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _softmax_rows_kernel1[(n__p0,)](
-        b, M, N, b.stride(0), b.stride(1),
+        b, int(M), int(N), b.stride(0), b.stride(1),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -343,7 +343,7 @@ def _launch_softmax_short_rows_kernel0(a, b, M, N):
     if n__p0 <= 0:
         return
     _softmax_short_rows_kernel0[(n__p0,)](
-        a, b, M, N, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+        a, b, int(M), int(N), a.stride(0), a.stride(1), b.stride(0), b.stride(1),
     )
 
 
@@ -372,7 +372,7 @@ def _launch_softmax_short_rows_kernel1(b, M, N):
     if n__p0 <= 0:
         return
     _softmax_short_rows_kernel1[(n__p0,)](
-        b, M, N, b.stride(0), b.stride(1),
+        b, int(M), int(N), b.stride(0), b.stride(1),
     )
 
 

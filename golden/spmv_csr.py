@@ -188,7 +188,7 @@ def _launch_spmv_kernel0(y, A_row, A_col, A_val, x, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _spmv_kernel0[(n_i,)](
-        y, A_row, A_col, A_val, x, N, y.stride(0), A_row.stride(0), A_col.stride(0), A_val.stride(0), x.stride(0),
+        y, A_row, A_col, A_val, x, int(N), y.stride(0), A_row.stride(0), A_col.stride(0), A_val.stride(0), x.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -218,7 +218,7 @@ def _launch_spmv_acc_kernel0(indptr, data, x, indices, y, M):
     if n_i <= 0:
         return
     _spmv_acc_kernel0[(n_i,)](
-        indptr, data, x, indices, y, M, indptr.stride(0), data.stride(0), x.stride(0), indices.stride(0), y.stride(0),
+        indptr, data, x, indices, y, int(M), indptr.stride(0), data.stride(0), x.stride(0), indices.stride(0), y.stride(0),
     )
 
 

@@ -180,7 +180,7 @@ def _launch_square_scale_kernel0(B, A, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _square_scale_kernel0[(n__p0,)](
-        B, A, N, B.stride(0), B.stride(1), A.stride(0), A.stride(1),
+        B, A, int(N), B.stride(0), B.stride(1), A.stride(0), A.stride(1),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -218,7 +218,7 @@ def _launch_square_grid_kernel0(B, A, N, _appyc_config=None):
     if n__p0 > 65535:
         raise ValueError(f"samples/square_slices.py:17: the parallel loop over `_p0` has {n__p0} iterations; Triton's grid axis 1 takes at most 65535")
     _square_grid_kernel0[((n__p1 + _appyc_mvl - 1) // _appyc_mvl, n__p0,)](
-        B, A, N, B.stride(0), B.stride(1), A.stride(0), A.stride(1),
+        B, A, int(N), B.stride(0), B.stride(1), A.stride(0), A.stride(1),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -256,7 +256,7 @@ def _launch_square_matvec_kernel0(A, x, y, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _square_matvec_kernel0[(n__p0,)](
-        A, x, y, N, A.stride(0), A.stride(1), x.stride(0), y.stride(0),
+        A, x, y, int(N), A.stride(0), A.stride(1), x.stride(0), y.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 

@@ -180,7 +180,7 @@ def _launch_scale_add_2d_kernel0(C, A, B, M, N, alpha, _appyc_config=None):
     if n_i > 65535:
         raise ValueError(f"samples/strided_views.py:11: the parallel loop over `i` has {n_i} iterations; Triton's grid axis 1 takes at most 65535")
     _scale_add_2d_kernel0[((n_j + _appyc_mvl - 1) // _appyc_mvl, n_i,)](
-        C, A, B, M, N, alpha, C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),
+        C, A, B, int(M), int(N), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -218,7 +218,7 @@ def _launch_row_sums_kernel0(A, x, y, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _row_sums_kernel0[(n_i,)](
-        A, x, y, M, N, A.stride(0), A.stride(1), x.stride(0), y.stride(0),
+        A, x, y, int(M), int(N), A.stride(0), A.stride(1), x.stride(0), y.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 

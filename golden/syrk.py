@@ -187,7 +187,7 @@ def _launch_syrk_kernel0(C, A, N, beta, M, alpha, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _syrk_kernel0[(n_i,)](
-        C, A, N, beta, M, alpha, C.stride(0), C.stride(1), A.stride(0), A.stride(1),
+        C, A, int(N), float(beta), int(M), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 

@@ -278,7 +278,7 @@ def _launch_jacobi_1d_persistent0(B, A, N, TSTEPS, _appyc_config=None):
     _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
     _appyc_persistent(
         _jacobi_1d_persistent0, n_t * 2, (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl),
-        (B, A, N, B.stride(0), A.stride(0)),
+        (B, A, int(N), B.stride(0), A.stride(0)),
         _appyc_mvl, _appyc_warps, _appyc_one_launch,
     )
 
@@ -329,7 +329,7 @@ def _launch_floyd_warshall_persistent0(path, N, _appyc_config=None):
     _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
     _appyc_persistent(
         _floyd_warshall_persistent0, n_k, int(N),
-        (path, N, path.stride(0), path.stride(1)),
+        (path, int(N), path.stride(0), path.stride(1)),
         _appyc_mvl, _appyc_warps, _appyc_one_launch,
     )
 
@@ -394,7 +394,7 @@ def _launch_independent_phases_persistent0(X, N, Y, Z, T, _appyc_config=None):
     _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
     _appyc_persistent(
         _independent_phases_persistent0, n_t * 3, ((int(N) + _appyc_mvl - 1) // _appyc_mvl),
-        (X, Y, Z, N, X.stride(0), Y.stride(0), Z.stride(0)),
+        (X, Y, Z, int(N), X.stride(0), Y.stride(0), Z.stride(0)),
         _appyc_mvl, _appyc_warps, _appyc_one_launch,
     )
 
@@ -451,7 +451,7 @@ def _launch_shifted_steps_persistent0(X, N, Y, T0, T, _appyc_config=None):
     _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
     _appyc_persistent(
         _shifted_steps_persistent0, n_t * 2, ((int(N) + _appyc_mvl - 1) // _appyc_mvl),
-        (X, Y, N, X.stride(0), Y.stride(0), T0, 3),
+        (X, Y, int(N), X.stride(0), Y.stride(0), T0, 3),
         _appyc_mvl, _appyc_warps, _appyc_one_launch,
     )
 
@@ -507,7 +507,7 @@ def _launch_prefix_steps_persistent0(A, N, T, _appyc_config=None):
     _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
     _appyc_persistent(
         _prefix_steps_persistent0, n_t * 2, max(1, ((int(N) + _appyc_mvl - 1) // _appyc_mvl)),
-        (A, N, A.stride(0)),
+        (A, int(N), A.stride(0)),
         _appyc_mvl, _appyc_warps, _appyc_one_launch,
     )
 
@@ -573,7 +573,7 @@ def _launch_smooth_2d_persistent0(B, A, M, N, T, _appyc_config=None):
     _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
     _appyc_persistent(
         _smooth_2d_persistent0, n_t * 2, (int(M - 1) - int(1)) * (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl),
-        (B, A, M, N, B.stride(0), B.stride(1), A.stride(0), A.stride(1)),
+        (B, A, int(M), int(N), B.stride(0), B.stride(1), A.stride(0), A.stride(1)),
         _appyc_mvl, _appyc_warps, _appyc_one_launch,
     )
 
@@ -607,7 +607,7 @@ def _launch_host_code_in_loop_kernel0(A, N, scale, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _host_code_in_loop_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        A, N, scale, A.stride(0),
+        A, int(N), float(scale), A.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 

@@ -181,7 +181,7 @@ def _launch_vector_add_kernel0(C, A, B, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _vector_add_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        C, A, B, N, C.stride(0), A.stride(0), B.stride(0),
+        C, A, B, int(N), C.stride(0), A.stride(0), B.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -215,7 +215,7 @@ def _launch_vector_add_simd_kernel0(C, A, B, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _vector_add_simd_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        C, A, B, N, C.stride(0), A.stride(0), B.stride(0),
+        C, A, B, int(N), C.stride(0), A.stride(0), B.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -283,7 +283,7 @@ def _launch_axpy_range_kernel0(Y, X, start, stop, step, a, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _axpy_range_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        Y, X, start, stop, step, a, Y.stride(0), X.stride(0),
+        Y, X, int(start), int(stop), int(step), float(a), Y.stride(0), X.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 

@@ -182,7 +182,7 @@ def _launch_vadd_strips_kernel0(C, A, B, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _vadd_strips_kernel0[(_appyc_trip(0, N, _appyc_mvl),)](
-        C, A, B, N, C.stride(0), A.stride(0), B.stride(0),
+        C, A, B, int(N), C.stride(0), A.stride(0), B.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -218,7 +218,7 @@ def _launch_row_scale_kernel0(y, A, s, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _row_scale_kernel0[(n_i,)](
-        y, A, s, M, N, y.stride(0), y.stride(1), A.stride(0), A.stride(1), s.stride(0),
+        y, A, s, int(M), int(N), y.stride(0), y.stride(1), A.stride(0), A.stride(1), s.stride(0),
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 

@@ -144,6 +144,9 @@ fn compile_text(
         if own.is_empty() {
             continue;
         }
+        if let Some(err) = pragma_in_nested_scope(file, &f.body, &own) {
+            return Err(err);
+        }
         used_pragmas += own.len();
         compiled_spans.push(span);
         edits.extend(compile_function(file, f, &own, opts, warnings)?);
@@ -200,6 +203,57 @@ fn compile_text(
     Ok(format!("{}{sep}{prelude}\n\n{}", &body[..at], &body[at..]))
 }
 
+/// A pragma inside a function or class defined within a compiled function: appyc compiles
+/// top-level functions only (a kernel there would close over the outer function's locals).
+fn pragma_in_nested_scope(
+    file: &SourceFile,
+    body: &[ast::Stmt],
+    pragmas: &[Pragma],
+) -> Option<Diagnostic> {
+    for s in body {
+        let nested = match s {
+            ast::Stmt::FunctionDef(d) => Some(("function", d.name.as_str())),
+            ast::Stmt::AsyncFunctionDef(d) => Some(("function", d.name.as_str())),
+            ast::Stmt::ClassDef(c) => Some(("class", c.name.as_str())),
+            _ => None,
+        };
+        if let Some((what, name)) = nested {
+            let span: Span = s.range().into();
+            let (first, last) = (
+                file.line_of(span.start as usize),
+                file.line_of(span.end as usize),
+            );
+            if let Some(p) = pragmas.iter().find(|p| p.line > first && p.line <= last) {
+                return Some(
+                    Diagnostic::error(
+                        p.span,
+                        format!("a pragma inside the nested {what} `{name}`"),
+                    )
+                    .with_help(format!(
+                        "appyc compiles top-level functions: define `{name}` at module level"
+                    )),
+                );
+            }
+            continue;
+        }
+        let blocks: Vec<&[ast::Stmt]> = match s {
+            ast::Stmt::For(x) => vec![&x.body, &x.orelse],
+            ast::Stmt::While(x) => vec![&x.body, &x.orelse],
+            ast::Stmt::If(x) => vec![&x.body, &x.orelse],
+            ast::Stmt::With(x) => vec![&x.body],
+            ast::Stmt::Try(x) => vec![&x.body, &x.orelse, &x.finalbody],
+            _ => vec![],
+        };
+        if let Some(d) = blocks
+            .into_iter()
+            .find_map(|b| pragma_in_nested_scope(file, b, pragmas))
+        {
+            return Some(d);
+        }
+    }
+    None
+}
+
 fn prelude_offset(file: &SourceFile, module: &[ast::Stmt]) -> usize {
     let mut insert_at = 0;
     for (i, s) in module.iter().enumerate() {
@@ -224,7 +278,10 @@ fn import_edits(file: &SourceFile, module: &[ast::Stmt], compiled: &[Span]) -> V
     // Both lists are in source order and disjoint, so "inside one" is a binary search.
     let imports: Vec<Span> = module
         .iter()
-        .filter(|s| matches!(s, ast::Stmt::Import(_)))
+        .filter(|s| {
+            matches!(s, ast::Stmt::Import(_))
+                || matches!(s, ast::Stmt::ImportFrom(f) if f.module.as_deref() == Some("appyc_aot"))
+        })
         .map(|s| s.range().into())
         .collect();
     let inside_any = |spans: &[Span], at: Span| {
@@ -248,6 +305,23 @@ fn import_edits(file: &SourceFile, module: &[ast::Stmt], compiled: &[Span]) -> V
             .collect();
     let used_outside = |alias: &str| names_outside.contains(alias);
     for s in module {
+        // `from appyc_aot import nvshmem`: the reference module, replaced by the generated
+        // runtime in compiled functions.
+        if let ast::Stmt::ImportFrom(f) = s {
+            let reference = f.module.as_deref() == Some("appyc_aot")
+                && f.names.iter().all(|a| {
+                    a.name.as_str() == "nvshmem"
+                        && !used_outside(a.asname.as_ref().map_or("nvshmem", |n| n.as_str()))
+                });
+            if reference {
+                let line = file.line_of(Span::from(s.range()).start as usize);
+                edits.push(Edit {
+                    range: file.line_start(line)..file.line_end(line),
+                    text: String::new(),
+                });
+            }
+            continue;
+        }
         let ast::Stmt::Import(imp) = s else { continue };
         let drop = imp.names.iter().all(|alias| {
             let bound = alias
@@ -276,10 +350,14 @@ fn compile_function(
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<Vec<Edit>> {
     let _ = &warnings; // no pass warns yet
+    let calls = crate::frontend::libcalls::find(f)?;
     let mut func = lower_function(f);
     passes::normalize::run(&mut func);
     passes::attach_pragmas::run(&mut func, pragmas, file)?;
     let mut kernels = passes::outline::run(&func)?;
+    for k in kernels.iter_mut() {
+        passes::shared_scalars::run(k)?;
+    }
     let tensor_opts = passes::lower_tensor::Options {
         auto_simd: opts.auto_simd,
     };
@@ -300,6 +378,7 @@ fn compile_function(
         }
         passes::strip_mine::run(k)?;
     }
+    let symmetric = passes::comm::run(&func, &calls, &mut kernels)?;
 
     let mut edits = vec![];
     // Drop `@appy.jit`-style decorators: the output is plain Python.
@@ -406,11 +485,23 @@ fn compile_function(
                     .dims
                     .first()
                     .map_or(k.body[0].span.start, |d| d.span.start);
+                // Scalars reduced by the region get their values back from the launcher.
+                let results: Vec<&str> = k
+                    .shared
+                    .iter()
+                    .filter(|s| s.update != SharedUpdate::ReadOnly)
+                    .map(|s| s.var.as_str())
+                    .collect();
+                let assigned = if results.is_empty() {
+                    String::new()
+                } else {
+                    format!("{} = ", results.join(", "))
+                };
                 replace(
                     &mut edits,
                     k.span,
                     first,
-                    format!("{name}({})", args.join(", ")),
+                    format!("{assigned}{name}({})", args.join(", ")),
                 );
                 skip.push(k.span);
             }
@@ -456,6 +547,7 @@ fn compile_function(
         source: &file.text,
         skip,
         device,
+        symmetric: symmetric.arrays,
         edits: vec![],
     };
     rewriter.stmts(&f.body)?;

@@ -11,6 +11,7 @@ fn with_argument(name: &str, argument: Argument) -> String {
         Argument::None => name.to_string(),
         Argument::Optional => format!("{name}[(N)]"),
         Argument::Required => format!("{name}(N)"),
+        Argument::Names => format!("{name}(x, ...)"),
     }
 }
 

@@ -664,3 +664,26 @@ fn exit_non_zero_on_write_names_what_it_wrote() {
         .unwrap();
     assert_eq!(before, after, "an unchanged output was rewritten");
 }
+
+#[test]
+fn a_pragma_in_a_nested_function_says_what_is_unsupported() {
+    let e = expect_error(
+        "tests/bad/nested_function_pragma.py",
+        1,
+        "3:9",
+        "a pragma inside the nested function `inner`",
+    );
+    has_caret_under(&e, "#pragma parallel for");
+    assert!(e.contains("define `inner` at module level"), "{e}");
+}
+
+#[test]
+fn a_shared_reduction_read_inside_its_loop_is_an_error() {
+    let e = expect_error(
+        "tests/bad/shared_read_in_loop.py",
+        1,
+        "6:16",
+        "`s` is shared(...) and written by the loop, so it cannot be read in it",
+    );
+    has_caret_under(&e, "y[i] = s");
+}

@@ -2,7 +2,8 @@
 """Self-dependent in-place updates (paper Figure 2): the target is read at a shifted slice.
 
 Exercises: temporary arrays (Alg. 5) inside a parallel loop and at function level, and the
-proof that skips them when every read of the target is at the written element.
+proofs that skip them: every read of the target at the written element, or lane-aligned with it
+(another row, same columns), and single elements read into scalars before the statement.
 """
 import numpy as np
 
@@ -39,3 +40,31 @@ def scale_in_place(A, M, N, s):
         for _i_base in range(0, N, appy.MVL):
             _i = appy.vidx(_i_base, appy.MVL, N)
             A[_p0, _i] = A[_p0, _i] * s + 1.0
+
+
+def subtract_pivot(A, M, N, p):
+    # NumPy reads A[i, p] before any store, though the strip holding column p overwrites it:
+    # the one element is read into a scalar first (no temporary array needed).
+    # _subtract_pivot_kernel0
+    #pragma parallel for
+    for i in range(0, M, 1):
+        _elem = A[i, p]
+        appy.syncthreads()
+        for _i_base in range(0, N, appy.MVL):
+            _i = appy.vidx(_i_base, appy.MVL, N)
+            A[i, _i] = A[i, _i] - _elem
+
+
+def relax_rows(path, N):
+    # Floyd-Warshall: row i reads row k while row i is written. Within a worker every lane reads
+    # only its own column of row k, so no temporary is needed; row k itself does not change in
+    # round k when the diagonal is non-negative (what makes the parallel loop race-free).
+    for k in range(N):
+        # _relax_rows_kernel0
+        #pragma parallel for
+        for i in range(0, N, 1):
+            _elem = path[i, k]
+            appy.syncthreads()
+            for _i_base in range(0, N, appy.MVL):
+                _i = appy.vidx(_i_base, appy.MVL, N)
+                path[i, _i] = np.minimum(path[i, _i], _elem + path[k, _i])

@@ -91,6 +91,9 @@ pub struct HostRewriter<'a> {
     pub skip: Vec<Span>,
     /// Expression giving the device for new arrays.
     pub device: String,
+    /// Arrays on the symmetric heap (nvshmem puts and flags): their allocations in the
+    /// function are wrapped in `_appyc_nvshmem_symmetric(...)`.
+    pub symmetric: Vec<String>,
     pub edits: Vec<Edit>,
 }
 
@@ -117,6 +120,23 @@ impl HostRewriter<'_> {
             ast::Stmt::Assign(a) => {
                 for t in &a.targets {
                     self.expr(t)?;
+                }
+                if let [ast::Expr::Name(n)] = a.targets.as_slice() {
+                    if self.symmetric.iter().any(|s| s == n.id.as_str())
+                        && matches!(a.value.as_ref(), ast::Expr::Call(_))
+                    {
+                        let r = Span::from(a.value.range()).range();
+                        self.edits.push(Edit {
+                            range: r.start..r.start,
+                            text: "_appyc_nvshmem_symmetric(".into(),
+                        });
+                        self.expr(&a.value)?;
+                        self.edits.push(Edit {
+                            range: r.end..r.end,
+                            text: ")".into(),
+                        });
+                        return Ok(());
+                    }
                 }
                 self.expr(&a.value)
             }
@@ -224,6 +244,15 @@ impl HostRewriter<'_> {
 
     fn call(&mut self, c: &ast::ExprCall) -> Result<()> {
         let func = dotted_name(&c.func);
+        // nvshmem host calls: the generated module's runtime (torch.distributed on the GPU).
+        if let Some(name @ ("nvshmem.my_pe" | "nvshmem.n_pes")) = func.as_deref() {
+            let f = name.trim_start_matches("nvshmem.");
+            self.edits.push(Edit {
+                range: Span::from(c.func.range()).range(),
+                text: format!("_appyc_nvshmem_{f}"),
+            });
+            return Ok(());
+        }
         let np_name = func.as_deref().and_then(|f| {
             f.strip_prefix("np.")
                 .or_else(|| f.strip_prefix("numpy."))

@@ -3,7 +3,7 @@
 //! look-up keyed by size classes, see `tuning_key`) and then make one bare Triton launch.
 
 use super::python;
-use super::templates::{Launcher, Trip, Tuning};
+use super::templates::{Launcher, SharedResult, Trip, Tuning};
 use super::triton::{KernelCode, Param};
 use crate::frontend::source::SourceFile;
 use crate::ir::*;
@@ -310,16 +310,73 @@ fn prologue(kernels: &[&Kernel], host_args: &[String], file: &SourceFile) -> Vec
         for (tmp, like) in &k.temps {
             out.push(format!("{tmp} = torch.empty_like({like})"));
         }
+        for s in written_shared(k) {
+            let device = s
+                .like
+                .as_deref()
+                .or_else(|| {
+                    host_args
+                        .iter()
+                        .find(|a| kernel_array(k, a))
+                        .map(|a| a.as_str())
+                })
+                .map_or("_appyc_device()".to_string(), |a| format!("{a}.device"));
+            out.push(format!(
+                "{} = _appyc_shared_scalar({}, {}, {device})",
+                s.buffer,
+                s.var,
+                s.like.as_deref().unwrap_or("None")
+            ));
+        }
     }
     out
 }
 
+/// Whether the kernel indexes `name` (an array, not a scalar).
+fn kernel_array(k: &Kernel, name: &str) -> bool {
+    let mut found = false;
+    for st in &k.body {
+        st.walk(&mut |st| {
+            for e in st.exprs() {
+                found |= e.any(
+                    &mut |x| matches!(&x.kind, ExprKind::Subscript { array, .. } if array == name),
+                );
+            }
+        });
+    }
+    found
+}
+
+/// The kernel's host arguments without the arrays its launcher allocates (temporaries and the
+/// buffers of shared scalars).
 fn without_temps(code: &KernelCode, kernels: &[&Kernel]) -> Vec<String> {
     code.host_args
         .iter()
-        .filter(|a| !kernels.iter().any(|k| k.temps.iter().any(|(t, _)| t == *a)))
+        .filter(|a| {
+            !kernels.iter().any(|k| {
+                k.temps.iter().any(|(t, _)| t == *a) || k.shared.iter().any(|s| s.buffer == **a)
+            })
+        })
         .cloned()
         .collect()
+}
+
+/// The `shared(x)` scalars a region writes: the launcher takes their values, allocates their
+/// buffers (in `prologue`) and returns the values the kernel left there.
+fn written_shared(k: &Kernel) -> impl Iterator<Item = &SharedScalar> {
+    k.shared
+        .iter()
+        .filter(|s| s.update != SharedUpdate::ReadOnly)
+}
+
+fn shared_result(k: &Kernel) -> Option<SharedResult> {
+    let (values, unchanged): (Vec<String>, Vec<String>) = written_shared(k)
+        .map(|s| (format!("{}.item()", s.buffer), s.var.clone()))
+        .unzip();
+    (!values.is_empty()).then(|| SharedResult {
+        value: values.join(", "),
+        unchanged: unchanged.join(", "),
+    })
 }
 
 /// The launcher's own parameters: the host arguments, plus the configuration trial launches pass.
@@ -374,7 +431,12 @@ pub fn region_launcher(
     k: &Kernel,
 ) -> (String, Vec<String>) {
     let (file, opts, sizes) = (cx.file, cx.opts, &cx.sizes);
-    let host_args = without_temps(code, &[k]);
+    let mut host_args = without_temps(code, &[k]);
+    for s in written_shared(k) {
+        if !host_args.contains(&s.var) {
+            host_args.push(s.var.clone());
+        }
+    }
     let mut trips = vec![];
     let mut per_dim = vec![];
     for d in &k.dims {
@@ -471,6 +533,7 @@ pub fn region_launcher(
         empty_test,
         tuning,
         launch,
+        result: shared_result(k),
     };
     (l.render().expect("launcher template renders"), host_args)
 }
@@ -563,13 +626,46 @@ pub fn persistent_launcher(
         1 => trip.clone(),
         n => format!("{trip} * {n}"),
     };
-    let launch = vec![
-        "_appyc_persistent(".to_string(),
-        format!("    {kernel}, {phases}, {work},"),
-        format!("    ({}),", tuple(&call)),
-        "    _appyc_mvl, _appyc_warps, _appyc_one_launch,".to_string(),
-        ")".to_string(),
-    ];
+    // A loop with nvshmem calls: every PE must run the same configuration, the kernel can
+    // run only once per call (its puts and waits cannot be repeated for timing), so no
+    // tuning: the default configuration, one cooperative launch on every PE.
+    let comm = regions.iter().any(|k| k.comm.is_some());
+    let launch = if comm {
+        let mvl = opts.mvl.unwrap_or_else(|| default_mvl(regions));
+        let warps = num_warps.unwrap_or(4);
+        let mut symmetric: Vec<String> = vec![];
+        for k in regions {
+            let views: Vec<&Expr> = match &k.comm {
+                Some(Comm::Put { dest, flag, .. }) => std::iter::once(dest).chain(flag).collect(),
+                Some(Comm::Wait { flag, .. }) => vec![flag],
+                None => vec![],
+            };
+            for v in views {
+                if let ExprKind::Subscript { array, .. } = &v.kind {
+                    if !symmetric.contains(array) {
+                        symmetric.push(array.clone());
+                    }
+                }
+            }
+        }
+        vec![
+            format!("_appyc_nvshmem_check_symmetric({})", tuple(&symmetric)),
+            format!("_appyc_mvl, _appyc_warps = _appyc_nvshmem_config({mvl}, {warps})"),
+            "_appyc_nvshmem_persistent(".to_string(),
+            format!("    {kernel}, {phases}, {work},"),
+            format!("    ({}),", tuple(&call)),
+            "    _appyc_mvl, _appyc_warps,".to_string(),
+            ")".to_string(),
+        ]
+    } else {
+        vec![
+            "_appyc_persistent(".to_string(),
+            format!("    {kernel}, {phases}, {work},"),
+            format!("    ({}),", tuple(&call)),
+            "    _appyc_mvl, _appyc_warps, _appyc_one_launch,".to_string(),
+            ")".to_string(),
+        ]
+    };
     let line = file.line_of(p.loop_span.start as usize);
     let l = Launcher {
         launcher: name,
@@ -585,8 +681,9 @@ pub fn persistent_launcher(
             count: trip_expr(&p.range.start, &p.range.stop, &p.range.step),
         }],
         empty_test: format!("{trip} <= 0"),
-        tuning: Some(tuning),
+        tuning: (!comm).then_some(tuning),
         launch,
+        result: None,
     };
     (l.render().expect("launcher template renders"), host_args)
 }

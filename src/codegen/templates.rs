@@ -25,16 +25,20 @@ pub struct PreludeUses {
     pub fill_dtype: bool,
     pub masked_max: bool,
     pub masked_min: bool,
+    pub shared_scalar: bool,
+    pub nvshmem: bool,
 }
 
 impl PreludeUses {
     /// Reads the uses off the generated text (kernels, launchers and host code).
     pub fn of(code: &str) -> Self {
         let calls = |name: &str| code.contains(&format!("{name}("));
+        let nvshmem = code.contains("_appyc_nvshmem_");
         PreludeUses {
+            nvshmem,
             libdevice: code.contains("libdevice."),
             tuning: calls("_AppycTuning"),
-            persistent: calls("_appyc_persistent"),
+            persistent: calls("_appyc_persistent") || nvshmem,
             trip: calls("_appyc_trip"),
             device: calls("_appyc_device"),
             shape: calls("_appyc_shape"),
@@ -43,6 +47,7 @@ impl PreludeUses {
             fill_dtype: calls("_appyc_fill_dtype"),
             masked_max: calls("_appyc_masked_max"),
             masked_min: calls("_appyc_masked_min"),
+            shared_scalar: calls("_appyc_shared_scalar"),
         }
     }
 }
@@ -88,4 +93,14 @@ pub struct Launcher<'a> {
     pub tuning: Option<Tuning>,
     /// The launch itself.
     pub launch: Vec<String>,
+    /// What the launcher returns: the values of the shared scalars the region writes.
+    pub result: Option<SharedResult>,
+}
+
+/// The values a launcher returns, after the launch and when nothing is launched.
+pub struct SharedResult {
+    /// `_s_shared.item(), ...`
+    pub value: String,
+    /// The arguments themselves: an empty loop changes nothing.
+    pub unchanged: String,
 }

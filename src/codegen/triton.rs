@@ -31,9 +31,13 @@ impl Param {
             Param::Shape(a, d) => format!("{a}_shape{d}"),
         }
     }
+    /// The launch argument. Scalars go through `int()`/`float()`: a host reduction on a tensor
+    /// (`rmax = radius.max()`) is a 0-d tensor, which Triton would take for a pointer.
     pub fn host_value(&self) -> String {
         match self {
-            Param::Array(n) | Param::IntScalar(n) | Param::FloatScalar(n) => n.clone(),
+            Param::Array(n) => n.clone(),
+            Param::IntScalar(n) => format!("int({n})"),
+            Param::FloatScalar(n) => format!("float({n})"),
             Param::Stride(a, d) => format!("{a}.stride({d})"),
             Param::Shape(a, d) => format!("{a}.shape[{d}]"),
         }
@@ -61,6 +65,10 @@ struct Cx<'a> {
     lane_width: Option<Width>,
     /// Tile indices and how they are spelled (`_i0[:, None]`).
     tile_names: HashMap<String, String>,
+    /// Names known to hold integers: loop variables and integer parameters.
+    int_names: HashSet<String>,
+    /// Arrays other PEs write (targets of puts): loaded with `.cg`, past the SM's L1.
+    cg: HashSet<String>,
 }
 
 pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
@@ -184,10 +192,17 @@ fn analyse(k: &Kernel) -> Analysis {
                 let r = ranks.entry(array.clone()).or_default();
                 *r = (*r).max(indices.len());
                 for ix in indices {
-                    if let Index::At(i) = ix {
-                        int_roots.push(i);
+                    match ix {
+                        Index::At(i) => int_roots.push(i),
+                        // Only views of nvshmem calls keep slices this late.
+                        Index::Slice { lo, hi, .. } => int_roots.extend(lo.iter().chain(hi.iter())),
+                        Index::NewAxis => {}
                     }
                 }
+            }
+            // PE numbers and signals are integers.
+            ExprKind::Call { func, args } if func.starts_with("nvshmem.") => {
+                int_roots.extend(args.iter())
             }
             ExprKind::Shape { array, dim } if !shapes.contains(&(array.clone(), *dim)) => {
                 shapes.push((array.clone(), *dim));
@@ -215,8 +230,13 @@ fn analyse(k: &Kernel) -> Analysis {
                 left,
                 right,
             } => {
-                int_roots.push(left);
-                int_roots.push(right);
+                // `(lo <= x) & (x < hi)` combines booleans: its comparisons say nothing of
+                // whether `lo` and `hi` are integers.
+                for side in [left, right] {
+                    if !is_boolean(side) {
+                        int_roots.push(side);
+                    }
+                }
             }
             _ => {}
         });
@@ -303,6 +323,25 @@ fn analyse(k: &Kernel) -> Analysis {
     }
 }
 
+/// Loop variables (grid, `for`, vector indices) and integer parameters of a kernel.
+fn int_names(k: &Kernel, analysis: &Analysis) -> HashSet<String> {
+    let mut names: HashSet<String> = k.dims.iter().map(|d| d.var.clone()).collect();
+    for p in &analysis.params {
+        if let Param::IntScalar(n) = p {
+            names.insert(n.clone());
+        }
+    }
+    for s in &k.body {
+        s.walk(&mut |st| {
+            if let StmtKind::For { var, vector, .. } = &st.kind {
+                names.insert(var.clone());
+                names.extend(vector.iter().cloned());
+            }
+        });
+    }
+    names
+}
+
 /// Does `e` read one of `names` other than inside a reduction (whose result is a scalar)?
 fn mentions_outside_reductions(e: &Expr, names: &HashSet<String>) -> bool {
     match &e.kind {
@@ -344,6 +383,52 @@ impl<'a> Cx<'a> {
             lane_vectors: analysis.lane_vectors.clone(),
             lane_width: k.dims.last().and_then(|d| d.simd),
             tile_names: HashMap::new(),
+            int_names: int_names(k, analysis),
+            cg: HashSet::new(),
+        }
+    }
+
+    /// Whether `e` is an integer: literals, loop variables, integer parameters, extents and
+    /// integer arithmetic on them.
+    fn is_int(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Int(_) | ExprKind::Shape { .. } => true,
+            ExprKind::Name(n) => self.int_names.contains(n),
+            ExprKind::Binary {
+                op: BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::FloorDiv | BinOp::Mod,
+                left,
+                right,
+            } => self.is_int(left) && self.is_int(right),
+            ExprKind::Unary {
+                op: UnaryOp::Neg,
+                operand,
+            } => self.is_int(operand),
+            _ => false,
+        }
+    }
+
+    /// NumPy computes `i + 0.5` and `i / n` on Python ints in float64; Triton would give fp32
+    /// (an int32 vector meets a weak float literal). The integer side is converted to fp64 first.
+    fn float64_operands(&self, op: BinOp, left: &Expr, right: &Expr) -> (bool, bool) {
+        let literal = |e: &Expr| matches!(e.kind, ExprKind::Float(_));
+        // A Triton value, not a constant the JIT folds (`(1).to(...)` would not compile).
+        let int_value = |e: &Expr| {
+            self.is_int(e)
+                && e.any(&mut |x| matches!(x.kind, ExprKind::Name(_) | ExprKind::Shape { .. }))
+        };
+        match op {
+            BinOp::Div if self.is_int(left) && self.is_int(right) => {
+                if int_value(left) {
+                    (true, false)
+                } else {
+                    (false, int_value(right))
+                }
+            }
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div => (
+                int_value(left) && literal(right),
+                literal(left) && int_value(right),
+            ),
+            _ => (false, false),
         }
     }
 
@@ -407,6 +492,101 @@ impl<'a> Cx<'a> {
             }
         }
         self.block(w, &k.body)
+    }
+
+    /// A communication phase (see pragma-spec/library-calls.yaml for the lowering): a put is
+    /// issued by one program (`slot` of a run of puts, so consecutive puts go out from
+    /// different programs at once), a wait is made by every program.
+    fn comm(&mut self, w: &mut Writer, c: &Comm, pid: &str, nprog: &str) -> Result<()> {
+        match c {
+            Comm::Put {
+                dest,
+                src,
+                pe,
+                flag,
+                blocking,
+                slot,
+            } => {
+                let (dptr, dsl) = self.view(dest)?;
+                let (sptr, ssl) = self.view(src)?;
+                let (rows, n, drs, ds, srs, ss) = match (dsl.as_slice(), ssl.as_slice()) {
+                    ([(n, ds)], [(_, ss)]) => (
+                        "1".into(),
+                        n.clone(),
+                        "0".into(),
+                        ds.clone(),
+                        "0".into(),
+                        ss.clone(),
+                    ),
+                    ([(r, drs), (n, ds)], [(_, srs), (_, ss)]) => (
+                        r.clone(),
+                        n.clone(),
+                        drs.clone(),
+                        ds.clone(),
+                        srs.clone(),
+                        ss.clone(),
+                    ),
+                    _ => unreachable!("comm checks the views"),
+                };
+                let sig = match flag {
+                    Some(f) => self.view(f)?.0,
+                    None => "0".into(),
+                };
+                let pe = self.expr(pe)?;
+                w.line(format!("if {pid} == {slot} % {nprog}:"));
+                w.indent();
+                w.line(format!(
+                    "_appyc_nvshmem_put({dptr}, {sptr}, {rows}, {n}, {drs}, {ds}, {srs}, {ss}, {sig}, {pe}, SIGNAL={}, BLOCKING={})",
+                    if flag.is_some() { "True" } else { "False" },
+                    if *blocking { "True" } else { "False" },
+                ));
+                w.dedent();
+            }
+            Comm::Wait { flag, signal, .. } => {
+                let (ptr, _) = self.view(flag)?;
+                let signal = self.expr(signal)?;
+                w.line(format!("_appyc_nvshmem_wait({ptr}, {signal})"));
+            }
+        }
+        Ok(())
+    }
+
+    /// A view's first element as a pointer, and (length, stride) of each sliced dimension.
+    fn view(&mut self, e: &Expr) -> Result<(String, Vec<(String, String)>)> {
+        let ExprKind::Subscript { array, indices } = &e.kind else {
+            unreachable!("comm makes views subscripts")
+        };
+        let mut parts = vec![array.clone()];
+        let mut sliced = vec![];
+        for (d, ix) in indices.iter().enumerate() {
+            let stride = format!("{array}_stride{d}");
+            match ix {
+                Index::At(i) => {
+                    if !matches!(i.kind, ExprKind::Int(0)) {
+                        let t = self.expr_prec(i, binop_prec(BinOp::Mul) + 1)?;
+                        parts.push(format!("{t} * {stride}"));
+                    }
+                }
+                Index::Slice {
+                    lo: Some(lo),
+                    hi: Some(hi),
+                    ..
+                } => {
+                    if !matches!(lo.kind, ExprKind::Int(0)) {
+                        let t = self.expr_prec(lo, binop_prec(BinOp::Mul) + 1)?;
+                        parts.push(format!("{t} * {stride}"));
+                    }
+                    let len = if matches!(lo.kind, ExprKind::Int(0)) {
+                        self.expr(hi)?
+                    } else {
+                        format!("({}) - ({})", self.expr(hi)?, self.expr(lo)?)
+                    };
+                    sliced.push((len, stride));
+                }
+                _ => unreachable!("comm resolves every bound"),
+            }
+        }
+        Ok((parts.join(" + "), sliced))
     }
 
     fn src(&self, span: crate::frontend::source::Span) -> String {
@@ -617,6 +797,8 @@ impl<'a> Cx<'a> {
             lane_vectors: HashSet::new(),
             lane_width: self.lane_width,
             tile_names: self.tile_names.clone(),
+            int_names: self.int_names.clone(),
+            cg: self.cg.clone(),
         };
         Ok(format!("({}) < {}", me.expr(e)?, me.expr(bound)?))
     }
@@ -655,10 +837,15 @@ impl<'a> Cx<'a> {
             ),
             ExprKind::Bool(b) => if *b { "True" } else { "False" }.into(),
             ExprKind::FloatSpecial(s) => format!("float(\"{s}\")"),
-            ExprKind::Subscript { .. } => {
+            ExprKind::Subscript { array, .. } => {
                 let ptr = self.pointer(e)?;
                 let mask = self.mask_of(e);
-                format!("tl.load({ptr}{})", mask_arg(&mask))
+                let cg = if self.cg.contains(array) {
+                    ", cache_modifier=\".cg\""
+                } else {
+                    ""
+                };
+                format!("tl.load({ptr}{}{cg})", mask_arg(&mask))
             }
             ExprKind::Shape { array, dim } => format!("{array}_shape{dim}"),
             ExprKind::Binary {
@@ -674,10 +861,19 @@ impl<'a> Cx<'a> {
             },
             ExprKind::Binary { op, left, right } => {
                 let p = binop_prec(*op);
+                let (wide_left, wide_right) = self.float64_operands(*op, left, right);
                 // Appended to the left operand's text, not formatted anew: a long
                 // left-associated chain (`a + b + c + ...`) then prints in linear time.
-                let mut l = self.expr_prec(left, p)?;
-                let r = self.expr_prec(right, p + 1)?;
+                let mut l = if wide_left {
+                    format!("{}.to(tl.float64)", self.expr_prec(left, prec::ATOM)?)
+                } else {
+                    self.expr_prec(left, p)?
+                };
+                let r = if wide_right {
+                    format!("{}.to(tl.float64)", self.expr_prec(right, prec::ATOM)?)
+                } else {
+                    self.expr_prec(right, p + 1)?
+                };
                 l.reserve(r.len() + 5);
                 l.push(' ');
                 l.push_str(op.python());
@@ -933,6 +1129,17 @@ pub struct PersistentLoop<'k> {
 /// the SM's L1. `.cg` loads would be correct too, but cost 6 % on a 2-D stencil (H100).
 pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<KernelCode> {
     let analyses: Vec<Analysis> = p.regions.iter().map(|k| analyse(k)).collect();
+    let put_targets: HashSet<String> = p
+        .regions
+        .iter()
+        .filter_map(|k| match &k.comm {
+            Some(Comm::Put { dest, .. }) => match &dest.kind {
+                ExprKind::Subscript { array, .. } => Some(array.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
     let mut params: Vec<Param> = vec![];
     for a in &analyses {
         for param in &a.params {
@@ -1039,14 +1246,24 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
                 _ => None,
             })
             .collect();
-        cx.pragma_comment(&mut w, k);
-        if k.dims.is_empty() {
+        if let Some(c) = &k.comm {
+            w.line(format!(
+                "# {}:{}: {}",
+                file.name,
+                file.line_of(k.span.start as usize),
+                file.line_text(file.line_of(k.span.start as usize)).trim()
+            ));
+            cx.comm(&mut w, c, &pid, &nprog)?;
+        } else if k.dims.is_empty() {
+            cx.pragma_comment(&mut w, k);
             // A `sequential for` region: one program runs it.
             w.line(format!("if {pid} == 0:"));
             w.indent();
             cx.region(&mut w, k, &[])?;
             w.dedent();
         } else {
+            cx.pragma_comment(&mut w, k);
+            cx.cg = put_targets.clone();
             // Programs per grid axis (axis 0 innermost), then a grid-stride loop over the
             // virtual programs of the region.
             let ndims = k.dims.len();
@@ -1134,6 +1351,22 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
         uses_mvl: true,
         written_arrays: written,
     })
+}
+
+/// A comparison or a logical combination of them: a boolean whatever its operands are.
+fn is_boolean(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Compare { .. } | ExprKind::BoolOp { .. } => true,
+        ExprKind::Unary {
+            op: UnaryOp::Not, ..
+        } => true,
+        ExprKind::Binary {
+            op: BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor,
+            left,
+            right,
+        } => is_boolean(left) && is_boolean(right),
+        _ => false,
+    }
 }
 
 #[cfg(test)]

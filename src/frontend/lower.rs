@@ -10,35 +10,165 @@ use rustpython_ast::Constant;
 
 pub fn lower_function(f: &ast::StmtFunctionDef) -> Function {
     let a = &f.args;
-    let params = a
+    let params: Vec<String> = a
         .posonlyargs
         .iter()
         .chain(a.args.iter())
         .chain(a.kwonlyargs.iter())
         .map(|p| p.def.arg.to_string())
         .collect();
+    let mut body = lower_block(&f.body);
+    name_swap_temporaries(&mut body, &params);
     Function {
         name: f.name.to_string(),
         params,
-        body: lower_block(&f.body),
+        body,
         span: f.range.into(),
     }
 }
 
 fn lower_block(body: &[ast::Stmt]) -> Vec<Stmt> {
-    body.iter().map(lower_stmt).collect()
+    body.iter().flat_map(lower_stmt).collect()
 }
 
-fn lower_stmt(s: &ast::Stmt) -> Stmt {
+/// The name tuple assignments give their temporaries until `name_swap_temporaries` picks free
+/// names (it is not a Python identifier, so it never meets a user's name).
+const SWAP_PLACEHOLDER: &str = "$swap";
+
+/// `a, b = x, y`: Python evaluates every value, then assigns the targets left to right. That is
+/// plain assignments in order unless a value reads a name an earlier target assigns (`a, b = b,
+/// a`); then every value goes into a temporary first.
+fn lower_tuple_assign(targets: &[ast::Expr], values: &[ast::Expr], span: Span) -> Vec<Stmt> {
+    let targets: Vec<Expr> = targets.iter().map(lower_expr).collect();
+    let values: Vec<Expr> = values.iter().map(lower_expr).collect();
+    let root = |e: &Expr| match &e.kind {
+        ExprKind::Name(n) | ExprKind::Subscript { array: n, .. } => Some(n.clone()),
+        _ => None,
+    };
+    let reads_earlier_target = values.iter().enumerate().any(|(j, v)| {
+        targets[..j]
+            .iter()
+            .filter_map(root)
+            .any(|name| v.mentions(&name))
+    });
+    let assign = |target: Expr, value: Expr| {
+        Stmt::new(
+            StmtKind::Assign {
+                target,
+                value,
+                atomic: false,
+            },
+            span,
+        )
+    };
+    if !reads_earlier_target {
+        return targets
+            .into_iter()
+            .zip(values)
+            .map(|(t, v)| assign(t, v))
+            .collect();
+    }
+    let temp = |k: usize, at: Span| Expr::new(ExprKind::Name(format!("{SWAP_PLACEHOLDER}{k}")), at);
+    let mut out: Vec<Stmt> = values
+        .into_iter()
+        .enumerate()
+        .map(|(k, v)| assign(temp(k, v.span), v))
+        .collect();
+    out.extend(
+        targets
+            .into_iter()
+            .enumerate()
+            .map(|(k, t)| assign(t, temp(k, span))),
+    );
+    out
+}
+
+/// Gives the temporaries of tuple assignments names no other name of the function uses.
+fn name_swap_temporaries(body: &mut [Stmt], params: &[String]) {
+    let mut used: std::collections::HashSet<String> = params.iter().cloned().collect();
+    let mut placeholders = std::collections::BTreeSet::new();
+    for s in body.iter() {
+        s.walk(&mut |st| {
+            for e in st.exprs() {
+                e.walk(&mut |x| match &x.kind {
+                    ExprKind::Name(n) if n.starts_with(SWAP_PLACEHOLDER) => {
+                        placeholders.insert(n.clone());
+                    }
+                    ExprKind::Name(n)
+                    | ExprKind::Subscript { array: n, .. }
+                    | ExprKind::Shape { array: n, .. } => {
+                        used.insert(n.clone());
+                    }
+                    _ => {}
+                });
+            }
+            if let StmtKind::For { var, .. } = &st.kind {
+                used.insert(var.clone());
+            }
+        });
+    }
+    if placeholders.is_empty() {
+        return;
+    }
+    let names: std::collections::HashMap<String, String> = placeholders
+        .into_iter()
+        .map(|p| (p, fresh_name("swap", &mut used)))
+        .collect();
+    rename_in_block(body, &names);
+}
+
+fn rename_in_block(body: &mut [Stmt], names: &std::collections::HashMap<String, String>) {
+    let rename = |e: &mut Expr| {
+        *e = e.clone().rewrite(&mut |mut x| {
+            if let ExprKind::Name(n) = &mut x.kind {
+                if let Some(new) = names.get(n.as_str()) {
+                    *n = new.clone();
+                }
+            }
+            x
+        })
+    };
+    for s in body.iter_mut() {
+        match &mut s.kind {
+            StmtKind::Assign { target, value, .. } | StmtKind::AugAssign { target, value, .. } => {
+                rename(target);
+                rename(value);
+            }
+            StmtKind::For { body, .. } | StmtKind::HostBlock { body, .. } => {
+                rename_in_block(body, names)
+            }
+            StmtKind::If { body, orelse, .. } => {
+                rename_in_block(body, names);
+                rename_in_block(orelse, names);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn lower_stmt(s: &ast::Stmt) -> Vec<Stmt> {
     let span: Span = match s {
         ast::Stmt::For(f) => f.range.into(),
         other => ast::Ranged::range(other).into(),
     };
     let kind = match s {
-        ast::Stmt::Assign(a) if a.targets.len() == 1 => StmtKind::Assign {
-            target: lower_expr(&a.targets[0]),
-            value: lower_expr(&a.value),
-            atomic: false,
+        ast::Stmt::Assign(a) if a.targets.len() == 1 => match (&a.targets[0], a.value.as_ref()) {
+            (ast::Expr::Tuple(t), ast::Expr::Tuple(v)) if t.elts.len() == v.elts.len() => {
+                let starred = |e: &ast::Expr| matches!(e, ast::Expr::Starred(_));
+                if t.elts.iter().chain(v.elts.iter()).any(starred) {
+                    StmtKind::Other("starred tuple assignment")
+                } else {
+                    return lower_tuple_assign(&t.elts, &v.elts, span);
+                }
+            }
+            (ast::Expr::Tuple(_), _) => {
+                StmtKind::Other("tuple assignment from a value that is not a tuple")
+            }
+            _ => StmtKind::Assign {
+                target: lower_expr(&a.targets[0]),
+                value: lower_expr(&a.value),
+                atomic: false,
+            },
         },
         ast::Stmt::Assign(_) => StmtKind::Other("chained assignment"),
         ast::Stmt::AnnAssign(a) => match &a.value {
@@ -84,7 +214,7 @@ fn lower_stmt(s: &ast::Stmt) -> Stmt {
         ast::Stmt::Assert(_) => StmtKind::Other("assert statement"),
         _ => StmtKind::Other("statement"),
     };
-    Stmt::new(kind, span)
+    vec![Stmt::new(kind, span)]
 }
 
 fn lower_for(f: &ast::StmtFor) -> StmtKind {
@@ -448,4 +578,53 @@ fn reduction_axis(keywords: &[ast::Keyword], args: &mut Vec<Expr>) -> Result<(),
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rustpython_parser::Parse;
+
+    fn body(src: &str) -> Vec<Stmt> {
+        let module = ast::Suite::parse(src, "t.py").expect("valid Python");
+        let ast::Stmt::FunctionDef(f) = &module[0] else {
+            panic!("no function")
+        };
+        lower_function(f).body
+    }
+
+    fn assignments(stmts: &[Stmt]) -> Vec<String> {
+        stmts
+            .iter()
+            .map(|s| match &s.kind {
+                StmtKind::Assign { target, value, .. } => format!(
+                    "{} = {}",
+                    crate::codegen::python::expr(target),
+                    crate::codegen::python::expr(value)
+                ),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn independent_tuple_assignment_is_assignments_in_order() {
+        let b = body("def f(p, i):\n    lo, hi = p[i], p[i + 1]\n");
+        assert_eq!(assignments(&b), ["lo = p[i]", "hi = p[i + 1]"]);
+    }
+
+    #[test]
+    fn a_swap_reads_every_value_before_assigning() {
+        let b = body("def f(a, b, _swap):\n    a, b = b, a\n");
+        assert_eq!(
+            assignments(&b),
+            ["_swap1 = b", "_swap2 = a", "a = _swap1", "b = _swap2"]
+        );
+    }
+
+    #[test]
+    fn tuple_assignment_from_a_call_is_not_a_kernel_statement() {
+        let b = body("def f(A):\n    m, n = A.shape\n");
+        assert!(matches!(b[0].kind, StmtKind::Other(_)), "{:?}", b[0].kind);
+    }
 }

@@ -221,10 +221,11 @@ impl<'a> Cursor<'a> {
         self.pos > start
     }
 
-    /// `item = name [ "(" ws* word [ ws* ":" ws* word ] ws* ")" ]`; the `:` part only where
-    /// `colon` allows it (`reduce(op:var)`). `what` says what was expected when no name is
-    /// here (`a clause after `,``).
-    fn item(&mut self, what: &str, colon: impl Fn(&str) -> bool) -> Result<Item<'a>> {
+    /// `item = name [ "(" ws* argument ws* ")" ]`, the argument's shape given by `shape` for
+    /// the name: a word, `op[:var]` (`reduce(sum:y)`) or a comma-separated list of words
+    /// (`shared(a, b)`). `what` says what was expected when no name is here (`a clause after
+    /// `,``).
+    fn item(&mut self, what: &str, shape: impl Fn(&str) -> ArgShape) -> Result<Item<'a>> {
         let start = self.pos;
         let Some(name) = self.name() else {
             return Err(self.expected(what));
@@ -239,11 +240,21 @@ impl<'a> Cursor<'a> {
             }
             let mut arg_end = self.pos;
             self.skip_ws();
-            if colon(name) && self.peek() == Some(':') {
+            let shape = shape(name);
+            if shape == ArgShape::OpVar && self.peek() == Some(':') {
                 self.bump();
                 self.skip_ws();
                 if !self.word() {
                     return Err(self.expected(&format!("a name after `:` in `{name}(`")));
+                }
+                arg_end = self.pos;
+                self.skip_ws();
+            }
+            while shape == ArgShape::Names && self.peek() == Some(',') {
+                self.bump();
+                self.skip_ws();
+                if !self.word() {
+                    return Err(self.expected(&format!("a name after `,` in `{name}(`")));
                 }
                 arg_end = self.pos;
                 self.skip_ws();
@@ -268,6 +279,25 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// What may stand between an item's parentheses (see [`Cursor::item`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ArgShape {
+    Word,
+    OpVar,
+    Names,
+}
+
+/// The shape of a clause's or property's argument, from the spec.
+fn arg_shape(c: &super::spec::ClauseSpec) -> ArgShape {
+    if c.argument == Argument::Names {
+        ArgShape::Names
+    } else if takes_op_var(c) {
+        ArgShape::OpVar
+    } else {
+        ArgShape::Word
+    }
+}
+
 /// `directive-pragma = item { ( ws+ | ws* "," ws* ) item } ws*`: a directive's words and its
 /// clauses; an empty item (`,,`, a trailing `,`) is an error.
 fn directive_items<'a>(cur: &mut Cursor<'a>) -> Result<Vec<Item<'a>>> {
@@ -286,7 +316,9 @@ fn directive_items<'a>(cur: &mut Cursor<'a>) -> Result<Vec<Item<'a>>> {
             "a clause"
         };
         let mut item = cur.item(what, |n| {
-            spec().clause_by_spelling(n).is_some_and(takes_op_var)
+            spec()
+                .clause_by_spelling(n)
+                .map_or(ArgShape::Word, arg_shape)
         })?;
         item.after_comma = after_comma;
         items.push(item);
@@ -354,6 +386,7 @@ fn parse_directive(body: &str, base: usize) -> Result<Directive> {
 
     let mut simd_clause = None;
     let mut num_warps = None;
+    let mut shared: Option<Vec<(String, Span)>> = None;
     for item in &items[used..] {
         let Some(cspec) = spec.clause_by_spelling(item.name) else {
             let mut d = Diagnostic::error(item.span, format!("unknown clause `{}`", item.name));
@@ -382,6 +415,16 @@ fn parse_directive(body: &str, base: usize) -> Result<Directive> {
                 format!("clause `{}` does not apply to `{}`", item.name, dspec.name),
             ));
         }
+        if cspec.argument == Argument::Names {
+            if shared.is_some() {
+                return Err(Diagnostic::error(
+                    item.span,
+                    format!("clause `{}` given twice", cspec.name),
+                ));
+            }
+            shared = Some(parse_names(item, &cspec.name)?);
+            continue;
+        }
         let arg = check_argument(
             cspec.argument,
             cspec.argument_rule.as_deref(),
@@ -406,6 +449,7 @@ fn parse_directive(body: &str, base: usize) -> Result<Directive> {
         "parallel for" => Directive::ParallelFor {
             simd: simd_clause.map(width),
             num_warps: num_warps.flatten(),
+            shared: shared.unwrap_or_default(),
         },
         "simd" => Directive::Simd(width(directive_arg)),
         "sequential for" => Directive::SequentialFor {
@@ -477,7 +521,11 @@ fn parse_dimension(cur: &mut Cursor) -> Result<DimPragma> {
     }
     let (lo, hi) = parse_slice(slice, cur.base + start)?;
     cur.pos += 2;
-    let is_reduce = |name: &str| spec().property_by_spelling(name).is_some_and(takes_op_var);
+    let is_reduce = |name: &str| {
+        spec()
+            .property_by_spelling(name)
+            .map_or(ArgShape::Word, arg_shape)
+    };
     let mut items = vec![cur.item("a property after `=>`", is_reduce)?];
     while cur.peek() == Some(',') {
         cur.bump();
@@ -638,6 +686,46 @@ fn parse_slice(
     Ok((lower(&sl.lower), lower(&sl.upper)))
 }
 
+/// `shared(a, b)`: distinct Python names, at least one.
+fn parse_names(item: &Item, clause: &str) -> Result<Vec<(String, Span)>> {
+    let Some((text, span)) = item.arg else {
+        return Err(Diagnostic::error(
+            item.span,
+            format!("clause `{clause}` needs variable names: `{clause}(x)`"),
+        ));
+    };
+    // `text` is trimmed: find where it starts inside the parentheses for the spans.
+    let raw_start = span.start as usize;
+    let mut names: Vec<(String, Span)> = vec![];
+    let mut offset = 0;
+    for part in text.split(',') {
+        let lead = part.len() - part.trim_start().len();
+        let name = part.trim();
+        let at = raw_start + offset + lead;
+        let name_span = Span::new(at, at + name.len().max(1));
+        let is_name = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !is_name {
+            return Err(Diagnostic::error(
+                name_span,
+                format!("clause `{clause}` takes variable names, not `{name}`"),
+            ));
+        }
+        if names.iter().any(|(n, _)| n == name) {
+            return Err(Diagnostic::error(
+                name_span,
+                format!("`{name}` is named twice in `{clause}`"),
+            ));
+        }
+        names.push((name.to_string(), name_span));
+        offset += part.len() + 1;
+    }
+    Ok(names)
+}
+
 fn check_argument(
     kind: Argument,
     rule: Option<&str>,
@@ -739,21 +827,24 @@ mod tests {
             parse(" parallel for").unwrap(),
             Directive::ParallelFor {
                 simd: None,
-                num_warps: None
+                num_warps: None,
+                shared: vec![],
             }
         );
         assert_eq!(
             parse(" parallel").unwrap(),
             Directive::ParallelFor {
                 simd: None,
-                num_warps: None
+                num_warps: None,
+                shared: vec![],
             }
         );
         assert_eq!(
             parse(" parallel for simd num_warps(8)").unwrap(),
             Directive::ParallelFor {
                 simd: Some(Width::Mvl),
-                num_warps: Some(8)
+                num_warps: Some(8),
+                shared: vec![],
             }
         );
         assert_eq!(
@@ -769,6 +860,39 @@ mod tests {
             Directive::SequentialFor { num_warps: None }
         );
         assert_eq!(parse(" atomic").unwrap(), Directive::Atomic);
+    }
+
+    #[test]
+    fn shared_takes_distinct_names() {
+        let Directive::ParallelFor { shared, .. } =
+            parse(" parallel for simd shared(sum, step)").unwrap()
+        else {
+            panic!()
+        };
+        let names: Vec<&str> = shared.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["sum", "step"]);
+        assert!(parse(" parallel for shared(a, a)")
+            .unwrap_err()
+            .message
+            .contains("named twice"));
+        // The strict grammar stops at the `[`; a word that is no name is parse_names' to refuse.
+        assert!(parse(" parallel for shared(a[0])")
+            .unwrap_err()
+            .message
+            .contains("expected `)` to close `shared(`, found `[`"));
+        assert!(parse(" parallel for shared(1x)")
+            .unwrap_err()
+            .message
+            .contains("takes variable names"));
+        assert!(parse(" parallel for shared(a,)")
+            .unwrap_err()
+            .message
+            .contains("expected a name after `,` in `shared(`"));
+        assert!(parse(" parallel for shared")
+            .unwrap_err()
+            .message
+            .contains("needs variable names"));
+        assert!(parse(" simd shared(a)").is_err());
     }
 
     #[test]

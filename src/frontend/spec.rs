@@ -30,6 +30,8 @@ pub enum Argument {
     None,
     Optional,
     Required,
+    /// A comma-separated list of variable names (`shared(a, b)`).
+    Names,
 }
 
 #[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]

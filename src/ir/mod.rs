@@ -606,6 +606,68 @@ pub struct Kernel {
     pub temps: Vec<(String, String)>,
     /// Conditions the launcher checks before launching.
     pub checks: Vec<LaunchCheck>,
+    /// A communication statement (`nvshmem.Putmem`/`SignalWait`) made a phase of a persistent
+    /// kernel: `dims` is empty and `body` holds the call, so the analyses see its arrays and
+    /// scalars; the printer lowers it from here.
+    pub comm: Option<Comm>,
+    /// The `shared(x, ...)` scalars of the region's `parallel for` (`passes::shared_scalars`).
+    pub shared: Vec<SharedScalar>,
+}
+
+/// A host scalar named by `shared(...)`.
+#[derive(Debug, Clone)]
+pub struct SharedScalar {
+    pub var: String,
+    /// The one-element array the kernel updates in its place (empty while `ReadOnly`).
+    pub buffer: String,
+    pub update: SharedUpdate,
+    /// The array whose dtype, promoted with the scalar's value, is the buffer's dtype.
+    pub like: Option<String>,
+    /// The name in the pragma.
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SharedUpdate {
+    /// Only read in the loop: passed to every worker as it is.
+    ReadOnly,
+    /// `x += v`, `x = max(x, v)`, ...: a reduction across workers.
+    Reduce(ReduceOp),
+    /// `x = v`: the last store wins.
+    Store,
+}
+
+impl SharedUpdate {
+    pub fn describe(self) -> String {
+        match self {
+            SharedUpdate::ReadOnly => "reads".into(),
+            SharedUpdate::Reduce(op) => format!("a {} reduction", op.name()),
+            SharedUpdate::Store => "plain stores".into(),
+        }
+    }
+}
+
+/// One `nvshmem` call in a time loop (see pragma-spec/library-calls.yaml).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Comm {
+    Put {
+        /// Views `A[...]` with every dimension indexed: `At` or a slice with both bounds.
+        dest: Expr,
+        src: Expr,
+        pe: Expr,
+        /// `flags[k]`: one element.
+        flag: Option<Expr>,
+        /// The blocking variant: the loop writes `src` again.
+        blocking: bool,
+        /// Position in a run of consecutive puts: the program that issues it.
+        slot: usize,
+    },
+    Wait {
+        flag: Expr,
+        signal: Expr,
+        /// The arrays the puts signalling this flag array write: read after the wait.
+        targets: Vec<String>,
+    },
 }
 
 /// A size condition the compiler relies on but cannot prove.
@@ -671,6 +733,8 @@ pub mod build {
             bound: vec![],
             temps: vec![],
             checks: vec![],
+            shared: vec![],
+            comm: None,
         }
     }
 }

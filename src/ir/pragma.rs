@@ -19,6 +19,8 @@ pub enum Directive {
     ParallelFor {
         simd: Option<Width>,
         num_warps: Option<u32>,
+        /// `shared(x, ...)`: host scalars the iterations share (see `passes::shared_scalars`).
+        shared: Vec<(String, Span)>,
     },
     Simd(Width),
     SequentialFor {

@@ -108,7 +108,9 @@ fn apply(s: &mut Stmt, p: &Pragma) -> Result<()> {
             _,
         ) => {
             *kind = match d {
-                Directive::ParallelFor { simd, num_warps: w } => {
+                Directive::ParallelFor {
+                    simd, num_warps: w, ..
+                } => {
                     *num_warps = *w;
                     LoopKind::Parallel { simd: *simd }
                 }

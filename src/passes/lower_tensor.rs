@@ -170,8 +170,10 @@ fn split_reductions(
 
 /// `A[i, 1:N] = f(A[i, :N-1])`: reads of the target array at other places than the written one
 /// go through a temporary (Alg. 5). No temporary when every read of the target array in the value
-/// is at exactly the written index (each lane reads its own element before writing it), or when
-/// every dimension is one strip of `le(N)` lanes (all loads happen before the one store).
+/// is lane-aligned with the written index (see `lane_aligned`: each lane reads only its own
+/// element or one the statement never writes), or reads one element (hoisted into a scalar before
+/// the statement, so it is read before any store), or when every dimension is one strip of
+/// `le(N)` lanes (all loads happen before the one store).
 fn split_temp(
     s: Stmt,
     bound: &[(Expr, Expr)],
@@ -191,9 +193,15 @@ fn split_temp(
     };
     let t = analyse(target, value, bound)?;
     let mut conflict = false;
+    let mut single_elements: Vec<Expr> = vec![];
     t.value.walk(&mut |x| {
-        if let ExprKind::Subscript { array: a, .. } = &x.kind {
-            if a == array && !same_place(x, &t.target) {
+        if let ExprKind::Subscript { array: a, indices } = &x.kind {
+            if a != array || lane_aligned(x, &t.target) {
+                return;
+            }
+            if indices.iter().all(|ix| !mentions_dim(ix)) {
+                single_elements.push(x.clone());
+            } else {
                 conflict = true;
             }
         }
@@ -205,8 +213,11 @@ fn split_temp(
             })
         })
     });
-    if !conflict || single_strip || *atomic {
+    if single_strip || *atomic {
         return Ok(vec![s]);
+    }
+    if !conflict {
+        return Ok(hoist_single_elements(s, single_elements, used));
     }
     let tmp = fresh_name("tmp", used);
     temps.push((tmp.clone(), array.clone()));
@@ -230,6 +241,75 @@ fn split_temp(
         atomic: false,
     };
     Ok(vec![compute, copy])
+}
+
+/// Whether an index of an analysed statement moves with a dimension (mentions a `dim_var`).
+fn mentions_dim(ix: &Index) -> bool {
+    match ix {
+        Index::At(e) => {
+            e.any(&mut |x| matches!(&x.kind, ExprKind::Name(n) if n.starts_with("__dim")))
+        }
+        _ => true,
+    }
+}
+
+/// A read of the target array that cannot see another lane's store: in every index position
+/// where the read or the write moves with a dimension, both are the same `dim + offset`; the
+/// positions that do not move may differ (`path[k, j]` against the written `path[i, j]`). Such a
+/// read touches the lane's own element (when the fixed indices agree at run time) or an element
+/// in a part of the array this statement never writes (when they do not).
+fn lane_aligned(read: &Expr, written: &Expr) -> bool {
+    let (ExprKind::Subscript { indices: r, .. }, ExprKind::Subscript { indices: w, .. }) =
+        (&read.kind, &written.kind)
+    else {
+        return false;
+    };
+    r.len() == w.len()
+        && r.iter()
+            .zip(w)
+            .all(|(ri, wi)| match (mentions_dim(ri), mentions_dim(wi)) {
+                (false, false) => true,
+                (true, true) => match (ri, wi) {
+                    (Index::At(a), Index::At(b)) => same_place(a, b),
+                    _ => false,
+                },
+                _ => false,
+            })
+}
+
+/// Reads of one element of the target array (`path[i, k]` in `path[i, :] = ... path[i, k] ...`)
+/// become scalars assigned before the statement: a later strip's store may overwrite that
+/// element, and NumPy reads it before any store.
+fn hoist_single_elements(s: Stmt, reads: Vec<Expr>, used: &mut HashSet<String>) -> Vec<Stmt> {
+    let mut out = vec![];
+    let mut s = s;
+    for read in reads {
+        if out.iter().any(|h: &Stmt| {
+            matches!(&h.kind, StmtKind::Assign { value, .. } if same_place(value, &read))
+        }) {
+            continue;
+        }
+        let name = fresh_name("elem", used);
+        let mut hoisted = s.clone();
+        hoisted.pragma = None;
+        hoisted.kind = StmtKind::Assign {
+            target: Expr::new(ExprKind::Name(name.clone()), read.span),
+            value: read.clone(),
+            atomic: false,
+        };
+        if let StmtKind::Assign { value, .. } = &mut s.kind {
+            *value = value.clone().rewrite(&mut |x| {
+                if same_place(&x, &read) {
+                    Expr::new(ExprKind::Name(name.clone()), x.span)
+                } else {
+                    x
+                }
+            });
+        }
+        out.push(hoisted);
+    }
+    out.push(s);
+    out
 }
 
 // ------------------------------------------------------------------------------------- lower
@@ -793,6 +873,34 @@ mod tests {
             false,
         );
         assert!(k.temps.is_empty());
+    }
+
+    #[test]
+    fn another_row_at_the_same_columns_needs_no_temporary() {
+        let k = kernel(
+            "def f(P, N, k):\n    #pragma parallel for\n    for i in range(N):\n        P[i, :N] = np.minimum(P[i, :N], P[k, :N])\n",
+            false,
+        );
+        assert!(k.temps.is_empty());
+    }
+
+    #[test]
+    fn one_element_of_the_target_is_read_into_a_scalar_first() {
+        let k = kernel(
+            "def f(A, M, N, p):\n    #pragma parallel for\n    for i in range(M):\n        A[i, :N] = A[i, :N] - A[i, p]\n",
+            false,
+        );
+        assert!(k.temps.is_empty());
+        assert_eq!(assigned_names(&k), ["_elem", "A[i, :N]"]);
+    }
+
+    #[test]
+    fn a_transposed_read_still_goes_through_a_temporary() {
+        let k = kernel(
+            "def f(A, N):\n    #pragma parallel for\n    for i in range(N):\n        A[i, :N] = A[:N, i] + A[i, 0]\n",
+            false,
+        );
+        assert_eq!(k.temps, vec![("_tmp".to_string(), "A".to_string())]);
     }
 
     #[test]

@@ -2,11 +2,13 @@
 
 pub mod affine;
 pub mod attach_pragmas;
+pub mod comm;
 pub mod insert_sync;
 pub mod lower_tensor;
 pub mod normalize;
 pub mod outline;
 pub mod promote_updates;
+pub mod shared_scalars;
 pub mod strip_mine;
 pub mod tensor;
 pub mod vectorize_parallel;

@@ -41,7 +41,7 @@ fn normalize_stmt(s: &mut Stmt) {
     }
 }
 
-fn negative_indices(e: Expr) -> Expr {
+pub(crate) fn negative_indices(e: Expr) -> Expr {
     e.rewrite(&mut |mut x| {
         if let ExprKind::Subscript { array, indices } = &mut x.kind {
             for (dim, ix) in indices.iter_mut().enumerate() {

@@ -90,6 +90,8 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
             bound: vec![],
             temps: vec![],
             checks: vec![],
+            shared: vec![],
+            comm: None,
         });
     }
     // Peel the perfectly nested parallel loops into grid dimensions.
@@ -142,6 +144,13 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
             {
                 prelude.extend(body[..pos].iter().cloned());
                 cur = &body[pos];
+                if let Some(inner) = cur.pragma.as_ref().filter(|p| !shared_names(p).is_empty()) {
+                    return Err(Diagnostic::error(
+                        inner.span,
+                        "`shared(...)` on a nested `parallel for`: the scalars are shared by the whole region",
+                    )
+                    .with_help("name them in the outermost `parallel for` of the region"));
+                }
                 if matches!(
                     &cur.kind,
                     StmtKind::For {
@@ -182,7 +191,26 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
         bound: vec![],
         temps: vec![],
         checks: vec![],
+        shared: shared_names(pragma),
+        comm: None,
     })
+}
+
+/// The names of a `shared(...)` clause, to be classified by `passes::shared_scalars`.
+fn shared_names(pragma: &crate::ir::pragma::Pragma) -> Vec<SharedScalar> {
+    match &pragma.directive {
+        crate::ir::pragma::Directive::ParallelFor { shared, .. } => shared
+            .iter()
+            .map(|(var, span)| SharedScalar {
+                var: var.clone(),
+                buffer: String::new(),
+                update: SharedUpdate::ReadOnly,
+                like: None,
+                span: *span,
+            })
+            .collect(),
+        _ => vec![],
+    }
 }
 
 /// Strip-mined (`simd`) loops mask their lanes by `< stop`, so they need a positive step;
@@ -284,6 +312,8 @@ fn make_tensor_kernel(name: String, s: &Stmt, target: &Expr, value: &Expr) -> Re
         bound,
         temps: vec![],
         checks: vec![],
+        shared: vec![],
+        comm: None,
     })
 }
 

@@ -85,8 +85,14 @@ impl Cx<'_> {
                     body,
                     ..
                 } => {
-                    let requested =
+                    let asked =
                         matches!(&s.pragma, Some(p) if p.directive == Directive::Persistent);
+                    // A loop with nvshmem calls must be one cooperative kernel: its waits
+                    // would deadlock anywhere else.
+                    let comm = body
+                        .iter()
+                        .any(|b| kernels.iter().any(|k| k.comm.is_some() && k.span == b.span));
+                    let requested = asked || comm;
                     if requested || automatic {
                         match self.eligible(s, var, body) {
                             Ok(regions) => {
@@ -100,6 +106,14 @@ impl Cx<'_> {
                                     barrier_after,
                                 });
                                 continue;
+                            }
+                            Err((why, at)) if comm => {
+                                return Err(Diagnostic::error(
+                                    at,
+                                    "this loop holds `nvshmem` calls, so it must run as one persistent cooperative kernel, but it cannot",
+                                )
+                                .with_label(why)
+                                .with_help("a SignalWait outside a persistent kernel can deadlock: keep only parallel regions and nvshmem calls in the loop"));
                             }
                             Err((why, at)) if requested => {
                                 return Err(Diagnostic::error(
@@ -184,6 +198,15 @@ impl Cx<'_> {
                 ));
                 }
             }
+            if let Some(s) = k.shared.iter().find(|s| s.update != SharedUpdate::ReadOnly) {
+                return Err((
+                    format!(
+                        "the region's shared scalar `{}` goes back to the host after each launch",
+                        s.var
+                    ),
+                    s.span,
+                ));
+            }
             for (t, _) in &k.temps {
                 if !temps.insert(t) {
                     return Err((
@@ -226,6 +249,24 @@ fn assigns(k: &Kernel, var: &str) -> bool {
 /// Arrays a region reads and arrays it writes (temporaries included).
 fn accesses(k: &Kernel) -> (HashSet<String>, HashSet<String>) {
     let (mut reads, mut writes) = (HashSet::new(), HashSet::new());
+    // Communication: a put reads its source here and writes only on the target PE (ordered
+    // there by the wait); a wait reads its flag and stands for the writes of the puts on it.
+    match &k.comm {
+        Some(Comm::Put { src, .. }) => {
+            if let ExprKind::Subscript { array, .. } = &src.kind {
+                reads.insert(array.clone());
+            }
+            return (reads, writes);
+        }
+        Some(Comm::Wait { flag, targets, .. }) => {
+            if let ExprKind::Subscript { array, .. } = &flag.kind {
+                reads.insert(array.clone());
+            }
+            writes.extend(targets.iter().cloned());
+            return (reads, writes);
+        }
+        None => {}
+    }
     let read = |e: &Expr, reads: &mut HashSet<String>| {
         e.walk(&mut |x| {
             if let ExprKind::Subscript { array, .. } = &x.kind {
@@ -268,7 +309,12 @@ fn accesses(k: &Kernel) -> (HashSet<String>, HashSet<String>) {
 /// until nothing changes. A region also conflicts with its own next iteration.
 fn barriers(regions: &[usize], kernels: &[Kernel]) -> Vec<bool> {
     let acc: Vec<_> = regions.iter().map(|&r| accesses(&kernels[r])).collect();
+    let comm: Vec<bool> = regions.iter().map(|&r| kernels[r].comm.is_some()).collect();
     let conflict = |a: usize, b: usize| {
+        if comm[a] && comm[b] {
+            // Puts and waits touch memory only through NVSHMEM, which orders them itself.
+            return false;
+        }
         let ((ra, wa), (rb, wb)) = (&acc[a], &acc[b]);
         wa.iter().any(|x| rb.contains(x) || wb.contains(x)) || ra.iter().any(|x| wb.contains(x))
     };

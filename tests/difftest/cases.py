@@ -296,6 +296,10 @@ CASES = [
     Case("inplace_shift", "smooth_vector", lambda r, n: [normal(r, n), n], SIZES_1D),
     Case("inplace_shift", "scale_in_place",
          lambda r, s: [normal(r, s), s[0], s[1], 0.75], SIZES_2D),
+    Case("inplace_shift", "subtract_pivot",
+         lambda r, s: [normal(r, s), s[0], s[1], s[1] // 2 + 1], SIZES_2D),
+    Case("inplace_shift", "relax_rows",
+         lambda r, s: [np.abs(normal(r, (s[0], s[0]))), s[0]], SIZES_2D),
     # ---------------------------------------------------------------- outer_product
     Case("outer_product", "outer",
          lambda r, s: [normal(r, s[0]), normal(r, s[1]), normal(r, s), s[0], s[1]], SIZES_2D),
@@ -327,6 +331,35 @@ CASES = [
     Case("reductions_axes", "add_full", lambda r, s: [normal(r, s), normal(r, s)], SIZES_2D),
     Case("reductions_axes", "row_min",
          lambda r, s: [normal(r, s) + 3.0, normal(r, s[0]), s[0], s[1]], SIZES_2D),
+    # ---------------------------------------------------------------- shared_scalars
+    # Scalar results: the harness compares values, and that a Python number came back.
+    Case("shared_scalars", "total", lambda r, n: [normal(r, n)], SIZES_1D, tol=SUM32),
+    Case("shared_scalars", "total", lambda r, n: [normal(r, n, F64)], SIZES_1D,
+         variant="fp64"),
+    Case("shared_scalars", "total_from", lambda r, n: [normal(r, n), 2.5, n], SIZES_1D,
+         tol=SUM32),
+    Case("shared_scalars", "total_from", lambda r, n: [normal(r, n), 2.5, 0], (5,),
+         expect_launch=False, variant="empty"),
+    Case("shared_scalars", "largest", lambda r, n: [normal(r, n) - 5.0], SIZES_1D),
+    Case("shared_scalars", "smallest", lambda r, n: [normal(r, n, F64) + 5.0], SIZES_1D),
+    Case("shared_scalars", "masked_total",
+         lambda r, n: [normal(r, n), ints(r, 0, 2, n)], SIZES_1D, tol=SUM32),
+    Case("shared_scalars", "count_positive", lambda r, n: [normal(r, n)], SIZES_1D),
+    Case("shared_scalars", "midpoint_integral", lambda r, n: [n, 1.0 / n], SIZES_1D,
+         tol={"float64": (1e-12, 1e-12)}),
+    Case("shared_scalars", "flag_index", lambda r, n: [normal(r, n), n // 3], SIZES_1D),
+    Case("shared_scalars", "frobenius_squared", lambda r, s: [normal(r, s)], SIZES_2D,
+         tol=SUM32),
+    # ---------------------------------------------------------------- tuple_assign
+    Case("tuple_assign", "csr_rows",
+         lambda r, s: (lambda p, i, d: [d, p, i, normal(r, s[1]), s[0], np.zeros(s[0], F32)])(
+             *csr(r, s[0], s[1], I32)), SIZES_2D, tol=RED32),
+    Case("tuple_assign", "ordered_pairs",
+         lambda r, n: [normal(r, n), normal(r, n), n], SIZES_1D),
+    Case("tuple_assign", "binned_mean",
+         lambda r, s: [normal(r, s[1], F64), r.uniform(0.0, 4.0, s[1]), s[0]], SIZES_2D),
+    Case("tuple_assign", "scale_by_norm",
+         lambda r, n: [normal(r, n), np.zeros(n, F32)], SIZES_1D),
 ]
 
 

@@ -71,8 +71,40 @@ def _as_gpu_scalar(value, annotation):
     scalars as plain floats fails the fp64 tests on the CPU as well.
     """
     if type(value) is float and annotation not in ("fp64", "constexpr"):
-        return float(np.float32(value))
+        return _TypedFloat(np.float32(value), "fp32")
+    if type(value) is float and annotation == "fp64":
+        return _TypedFloat(value, "fp64")
     return value
+
+
+class _TypedFloat(float):
+    """A float kernel argument with the type a GPU launch gives it.
+
+    The interpreter passes a Python float to the kernel as a weak constant, which takes the type
+    of whatever it meets (`x * i` with an int32 `i` is fp32, while the GPU computes fp64 for a
+    parameter annotated fp64). `_interpreter_typed_floats` turns these into typed scalars.
+    """
+
+    def __new__(cls, value, ty):
+        obj = super().__new__(cls, float(value))
+        obj.ty = ty
+        return obj
+
+
+def _interpreter_typed_floats(monkeypatch):
+    import triton.language as tl
+    from triton.runtime import interpreter
+
+    original = interpreter._implicit_cvt
+
+    def implicit_cvt(arg):
+        if isinstance(arg, _TypedFloat):
+            ty = tl.float64 if arg.ty == "fp64" else tl.float32
+            data = np.array([float(arg)], dtype=np.float64 if arg.ty == "fp64" else np.float32)
+            return tl.tensor(interpreter.TensorHandle(data, ty), ty)
+        return original(arg)
+
+    monkeypatch.setattr(interpreter, "_implicit_cvt", implicit_cvt)
 
 
 def _param_annotations(fn):
@@ -105,6 +137,8 @@ def launch_counter(monkeypatch):
 
     counter = LaunchCounter()
     original = Launched.run
+    if DEVICE == "cpu":
+        _interpreter_typed_floats(monkeypatch)
 
     def counting_run(self, *args, grid, warmup, **kwargs):
         if warmup or DEVICE != "cpu":

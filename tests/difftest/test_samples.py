@@ -211,6 +211,16 @@ def test_sample(case: Case, size, mvl: int, gen_dir, launch_counter, monkeypatch
 
     if expected_ret is None:
         assert actual_ret is None, f"expected no return value, got {type(actual_ret)}"
+    elif isinstance(expected_ret, (np.generic, int, float)):
+        # A scalar result (a shared(x) reduction): a Python number on the torch side, equal to
+        # NumPy's value at the tolerance of NumPy's dtype.
+        assert isinstance(actual_ret, (int, float)) and not isinstance(actual_ret, bool), \
+            f"return value is {type(actual_ret).__name__}, expected a Python number"
+        expected = np.asarray(expected_ret)
+        assert_same(expected, np.asarray(actual_ret, dtype=expected.dtype), "return value",
+                    case, fp32_note)
+        if expected.dtype.kind in "iu":
+            assert isinstance(actual_ret, int), "an integer reduction came back as a float"
     else:
         import torch
 

@@ -1,0 +1,353 @@
+"""Multi-GPU check and benchmark of appyc's nvshmem lowering (issue 7), one process per GPU.
+
+Runs the generated modules of the multi-PE samples as committed in golden/ (they are exactly what
+`appyc samples/X.py` writes; tests/golden.rs keeps them current), so the GPU machine needs no
+Rust: only this checkout and the GPU image's Python (torch 2.11, Triton 3.6, nvidia-nvshmem-cu13
+3.4.5, torchrun).
+
+    # on the 2-GPU machine: one process per GPU each, then the report (markdown, JSON, PNG)
+    torchrun --standalone --nproc-per-node 1 scripts/gpu_nvshmem.py --out $OUT
+    torchrun --standalone --nproc-per-node 2 scripts/gpu_nvshmem.py --out $OUT
+    python scripts/gpu_nvshmem.py --report $OUT
+    # --smoke: small sizes only (correctness and one timing), about a minute
+
+Per world size W (1 or 2) it writes $OUT/nvshmem_w{W}.json with:
+* correctness: Listing 8 and 9 Jacobi-2D and Jacobi-3D, each PE's slab of a global grid
+  (tests/difftest/nvshmem_cases.py), gathered and compared with a single-array NumPy run;
+* timing (time per iteration = two Jacobi sweeps, from the difference of two runs of T1 and T2
+  iterations, so set-up and first-call costs cancel), per-GPU domain n x n (weak scaling):
+  appyc+NVSHMEM (Listing 8 and 9), host-driven NCCL halo exchange (torch.distributed
+  batch_isend_irecv of the halo rows + torch stencil kernels) and, at W=1, appyc's single-GPU
+  persistent jacobi_2d (golden/jacobi_2d.py, no communication) on the same n x n domain;
+* put bandwidth: each GPU puts a large buffer into its neighbour with nvshmemx_putmem_block
+  from 32 programs (both directions at once, as the halo exchange does).
+A case that runs longer than --case-cap seconds ends the larger sizes of its kind.
+"""
+import argparse
+import importlib.util
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+# NVLink multicast must stay off on these machines (NOTES.md); set before torch initialises.
+os.environ["NVSHMEM_DISABLE_NVLS"] = "1"
+os.environ["TORCH_SYMM_MEM_DISABLE_MULTICAST"] = "1"
+os.environ["NCCL_NVLS_ENABLE"] = "0"
+# Room on the symmetric heap for the largest case (two 8192^2 fp64 slabs plus halos, twice).
+os.environ.setdefault("NVSHMEM_SYMMETRIC_SIZE", "24G")
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "difftest"))
+sys.path.insert(0, str(ROOT / "python"))
+
+
+def load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# ------------------------------------------------------------------------------------------
+# the report (no GPU needed)
+
+def report(out):
+    out = Path(out)
+    runs = {}
+    for p in sorted(out.glob("nvshmem_w*.json")):
+        r = json.loads(p.read_text())
+        runs[r["world"]] = r
+    lines = ["# appyc + NVSHMEM on the GPU (scripts/gpu_nvshmem.py)", ""]
+    for w, r in sorted(runs.items()):
+        lines.append(f"Device: {r['device']} x {w}; torch {r['torch']}, Triton {r['triton']}.")
+    lines += ["", "## Correctness (gathered slabs vs a single-array NumPy run)", "",
+              "| case | GPUs | max abs error | ok |", "|---|---|---|---|"]
+    for w, r in sorted(runs.items()):
+        for name, c in r["correct"].items():
+            lines.append(f"| {name} | {w} | {c.get('error', 'n/a')} | {c['ok']} |")
+    lines += ["", "## Time per iteration (two sweeps), microseconds, per-GPU domain n x n", "",
+              "| n | GPUs | appyc+NVSHMEM L8 | appyc+NVSHMEM L9 | NCCL host-driven | appyc 1-GPU persistent |",
+              "|---|---|---|---|---|---|"]
+    sizes = sorted({int(n) for r in runs.values() for n in r["timing"]})
+    for n in sizes:
+        for w, r in sorted(runs.items()):
+            t = r["timing"].get(str(n), {})
+            cell = lambda k: f"{t[k]:.1f}" if isinstance(t.get(k), (int, float)) else str(t.get(k, "-"))
+            lines.append(f"| {n} | {w} | {cell('nvshmem_l8')} | {cell('nvshmem_l9')} | {cell('nccl')} | "
+                         f"{cell('appyc_single')} |")
+    lines += ["", "## Targets", ""]
+    w1, w2 = runs.get(1), runs.get(2)
+    if w1 and w2:
+        for key in ("nvshmem_l8", "nvshmem_l9"):
+            a, b = w1["timing"].get("8192", {}).get(key), w2["timing"].get("8192", {}).get(key)
+            if isinstance(a, float) and isinstance(b, float):
+                lines.append(f"- weak scaling 1 -> 2 GPUs at 8192^2 per GPU, {key}: {100 * a / b:.1f} % (target >= 95 %)")
+        for n in sizes:
+            t = w2["timing"].get(str(n), {})
+            best = min([v for k, v in t.items() if k.startswith("nvshmem") and isinstance(v, float)] or [None],
+                       key=lambda v: v if v is not None else 1e30)
+            if best is not None and isinstance(t.get("nccl"), float):
+                lines.append(f"- {n}^2 per GPU on 2 GPUs: NCCL / appyc+NVSHMEM = {t['nccl'] / best:.2f}x "
+                             f"(target >= 1.5x at 1024^2, >= 1x at large)")
+    for w, r in sorted(runs.items()):
+        for k, v in r.get("bandwidth", {}).items():
+            lines.append(f"- put bandwidth, {w} GPU(s), {k}: {v}")
+    lines.append("- NVLink reference (NOTES.md): 256 MiB put in ~1.86 ms, ~144 GB/s per direction with both busy")
+    text = "\n".join(lines) + "\n"
+    (out / "nvshmem_results.md").write_text(text)
+    print(text)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("(no matplotlib: no PNG)")
+        return
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for w, r in sorted(runs.items()):
+        for key, style in (("nvshmem_l8", "-o"), ("nvshmem_l9", "-s"), ("nccl", "--^"), ("appyc_single", ":x")):
+            pts = [(int(n), t[key]) for n, t in r["timing"].items() if isinstance(t.get(key), float)]
+            if pts:
+                pts.sort()
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], style, label=f"{key}, {w} GPU")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("per-GPU domain n (n x n, fp64)")
+    ax.set_ylabel("time per iteration (us)")
+    ax.legend(fontsize=7)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out / "nvshmem_results.png", dpi=120)
+
+
+# ------------------------------------------------------------------------------------------
+# the GPU run (under torchrun)
+
+def main(args):
+    import numpy as np
+    import torch
+    import torch.distributed as dist
+    import triton
+    import triton.language as tl
+
+    from nvshmem_cases import CASES, Jacobi2D
+
+    rank = int(os.environ.get("RANK", "0"))
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    local = int(os.environ.get("LOCAL_RANK", "0"))
+    device = torch.device("cuda", local)
+    torch.cuda.set_device(device)
+    dist.init_process_group("nccl", device_id=device)
+    golden = Path(args.modules)
+    mods = {name: load(golden / f"{CASES[name].module}.py", f"gen_{name}") for name in CASES}
+    single = load(golden / "jacobi_2d.py", "gen_jacobi_2d")
+    any_mod = next(iter(mods.values()))
+    result = {"world": world, "device": torch.cuda.get_device_name(device), "torch": torch.__version__,
+              "triton": triton.__version__, "correct": {}, "timing": {}, "bandwidth": {}}
+    started = time.monotonic()
+
+    def log(*a):
+        if rank == 0:
+            print(f"[{time.monotonic() - started:6.1f}s]", *a, flush=True)
+
+    def symmetric(mod, a):
+        return mod._appyc_nvshmem_symmetric(torch.from_numpy(np.ascontiguousarray(a)).to(device))
+
+    def run_case(name, case, mod):
+        args_np = case.make_args(rank, world)
+        args_t = [symmetric(mod, a) if isinstance(a, np.ndarray) else a for a in args_np]
+        getattr(mod, case.function)(*args_t)
+        torch.cuda.synchronize()
+        slab = args_t[0][1:-1].contiguous()
+        parts = [torch.empty_like(slab) for _ in range(world)]
+        dist.all_gather(parts, slab)
+        if rank == 0:
+            got = torch.cat(parts).cpu().numpy()
+            err = float(np.abs(got - case.expected(world)).max())
+            return {"error": err, "ok": bool(err < 1e-9)}
+        return {}
+
+    # -- correctness ---------------------------------------------------------------------------
+    for name, case in CASES.items():
+        sized = case
+        if isinstance(case, Jacobi2D):
+            sized = Jacobi2D(case.module, rows=64 if args.smoke else 500, cols=257 if args.smoke else 1001,
+                             T=3 if args.smoke else 20, steps_per_iteration=case.k)
+        try:
+            r = run_case(name, sized, mods[name])
+        except Exception as e:  # noqa: BLE001 - recorded
+            r = {"ok": False, "error": f"{type(e).__name__}: {e}"[:500]}
+        if rank == 0:
+            result["correct"][name] = r
+            log("correct", name, r)
+
+    # -- timing --------------------------------------------------------------------------------
+    def per_iteration(run, t1, t2):
+        """Microseconds per iteration from runs of t1 and t2 iterations (after a warm-up)."""
+        run(t1)
+        times = {}
+        for t in (t1, t2):
+            best = float("inf")
+            for _ in range(args.reps):
+                dist.barrier()
+                torch.cuda.synchronize()
+                s = time.perf_counter()
+                run(t)
+                torch.cuda.synchronize()
+                best = min(best, time.perf_counter() - s)
+            times[t] = best
+        return 1e6 * (times[t2] - times[t1]) / (t2 - t1)
+
+    def halo_nccl(X, up, down):
+        if world == 1:
+            X[-1].copy_(X[1])
+            X[0].copy_(X[-2])
+            return
+        ops = [dist.P2POp(dist.irecv, X[-1], down), dist.P2POp(dist.irecv, X[0], up),
+               dist.P2POp(dist.isend, X[1].contiguous(), up), dist.P2POp(dist.isend, X[-2].contiguous(), down)]
+        for req in dist.batch_isend_irecv(ops):
+            req.wait()
+
+    def sweep(dst, src):
+        dst[1:-1, 1:-1] = 0.2 * (src[1:-1, 1:-1] + src[1:-1, :-2] + src[1:-1, 2:] + src[2:, 1:-1] + src[:-2, 1:-1])
+
+    sizes = [1024, 8192] if args.smoke else [1024, 2048, 4096, 8192]
+    t1, t2 = (5, 25) if args.smoke else (20, 220)
+    capped = set()
+    up, down = (rank + world - 1) % world, (rank + 1) % world
+    for n in sizes:
+        row = {}
+        case = Jacobi2D("x", rows=n, cols=n, T=1)
+        args_np = case.make_args(rank, world)
+        for key, name in (("nvshmem_l8", "jacobi2d_l8"), ("nvshmem_l9", "jacobi2d_l9")):
+            if key in capped:
+                row[key] = "skipped (cap)"
+                continue
+            s = time.monotonic()
+            try:
+                mod = mods[name]
+                A = symmetric(mod, args_np[0])
+                B = symmetric(mod, args_np[1])
+                fn = mod.jacobi_2d
+                k = CASES[name].k
+                # L9 makes one sweep per iteration: twice the iterations for two sweeps.
+                row[key] = per_iteration(lambda t: fn(A, B, n + 2, n, t * (2 // k)), t1, t2)
+                del A, B
+            except Exception as e:  # noqa: BLE001 - recorded
+                row[key] = f"{type(e).__name__}: {e}"[:300]
+            if time.monotonic() - s > args.case_cap:
+                capped.add(key)
+        if "nccl" not in capped:
+            s = time.monotonic()
+            A = torch.from_numpy(args_np[0]).to(device)
+            B = A.clone()
+
+            def nccl(t):
+                for _ in range(t):
+                    halo_nccl(A, up, down)
+                    sweep(B, A)
+                    halo_nccl(B, up, down)
+                    sweep(A, B)
+            row["nccl"] = per_iteration(nccl, t1, t2)
+            del A, B
+            if time.monotonic() - s > args.case_cap:
+                capped.add("nccl")
+        if world == 1 and "appyc_single" not in capped:
+            s = time.monotonic()
+            A = torch.from_numpy(args_np[0]).to(device)
+            B = A.clone()
+            # jacobi_2d.py's loop makes two sweeps per iteration, like L8.
+            row["appyc_single"] = per_iteration(lambda t: single.jacobi_2d(A, B, n + 2, n, t), t1, t2)
+            del A, B
+            if time.monotonic() - s > args.case_cap:
+                capped.add("appyc_single")
+        torch.cuda.empty_cache()
+        if rank == 0:
+            result["timing"][str(n)] = row
+            log("timing", n, row)
+
+    # -- put bandwidth -------------------------------------------------------------------------
+    if world > 1:
+        try:
+            result["bandwidth"] = bandwidth(any_mod, torch, dist, tl, triton, device, rank, world,
+                                            64 << 20 if args.smoke else 256 << 20)
+        except Exception as e:  # noqa: BLE001 - recorded
+            result["bandwidth"] = {"error": f"{type(e).__name__}: {e}"[:300]}
+        log("bandwidth", result["bandwidth"])
+
+    dist.barrier()
+    if rank == 0:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / f"nvshmem_w{world}.json").write_text(json.dumps(result, indent=1))
+        log("wrote", out / f"nvshmem_w{world}.json")
+    dist.destroy_process_group()
+
+
+_BW_KERNEL = None
+
+
+def bandwidth(mod, torch, dist, tl, triton, device, rank, world, nbytes):
+    """Each rank puts `nbytes` into the next rank's buffer (both directions busy), 32 programs
+    each putting a contiguous chunk with nvshmemx_putmem_block; time of 5 rounds, best of 3."""
+    global _BW_KERNEL
+    g = globals()
+    g["tl"] = tl
+    g["_bw_put"] = mod._appyc_nvshmem_putmem_block
+    g["_bw_quiet"] = mod._appyc_nvshmem_quiet
+    g["_bw_thread0"] = mod._appyc_nvshmem_thread0
+    if _BW_KERNEL is None:
+        _BW_KERNEL = triton.jit(_bw_kernel_src)
+    programs, rounds = 32, 5
+    src = mod._appyc_nvshmem_symmetric(torch.ones(nbytes, dtype=torch.uint8, device=device))
+    dst = mod._appyc_nvshmem_symmetric(torch.zeros(nbytes, dtype=torch.uint8, device=device))
+    peer = (rank + 1) % world
+    chunk = nbytes // programs
+    libs = mod._appyc_nvshmem_lib()
+    compiled = _BW_KERNEL.warmup(dst, src, chunk, peer, rounds, grid=(programs,), num_warps=16, extern_libs=libs)
+    compiled._init_handles()
+    from torch._C._distributed_c10d import _nvshmemx_cumodule_init
+    _nvshmemx_cumodule_init(compiled.module)
+    torch.cuda.synchronize()
+    dist.barrier()
+    best = float("inf")
+    for _ in range(3):
+        dist.barrier()
+        torch.cuda.synchronize()
+        s = time.perf_counter()
+        _BW_KERNEL[(programs,)](dst, src, chunk, peer, rounds, num_warps=16, extern_libs=libs)
+        torch.cuda.synchronize()
+        best = min(best, time.perf_counter() - s)
+    dist.barrier()
+    ok = bool(dst.min().item() == 1)
+    gbps = nbytes * rounds / best / 1e9
+    return {f"{nbytes >> 20} MiB x {rounds}": f"{gbps:.1f} GB/s per direction ({1e3 * best / rounds:.2f} ms per put; data ok: {ok})"}
+
+
+def _bw_kernel_src(dst, src, chunk, pe, rounds):
+    pid = tl.program_id(0)
+    d = (dst + pid * chunk).to(tl.int64)
+    s = (src + pid * chunk).to(tl.int64)
+    n = tl.zeros((), tl.int64) + chunk
+    pe32 = (tl.zeros((), tl.int32) + pe).to(tl.int32)
+    for _ in range(rounds):
+        _bw_put(d, s, n, pe32)  # noqa: F821 - set before compiling
+    if _bw_thread0():  # noqa: F821
+        _bw_quiet()  # noqa: F821
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=os.environ.get("OUT", "nvshmem_out"))
+    ap.add_argument("--modules", default=str(ROOT / "golden"), help="directory of the generated modules")
+    ap.add_argument("--smoke", action="store_true", help="small sizes only")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--case-cap", type=float, default=60.0, help="seconds; a slower case skips its larger sizes")
+    ap.add_argument("--report", metavar="DIR", help="only merge DIR/nvshmem_w*.json into a table and PNG")
+    a = ap.parse_args()
+    if a.report:
+        report(a.report)
+    else:
+        main(a)

@@ -1,0 +1,79 @@
+"""Links every kernel of the multi-GPU samples against NVSHMEM's libnvshmem_device.bc for an H100
+(sm_90), without a GPU: a symbol, type or signature error in the shim fails here.
+
+Run by test_nvshmem_compile.py in a subprocess without TRITON_INTERPRET (gpu_compile.py's
+launch interception: Triton's own binder for sm_90, then `triton.compile` with the launch's
+options, here with `extern_libs` naming the device library). The host runtime is replaced by a
+stand-in (PE 0 of 2, symmetric allocation is the identity) and `_appyc_nvshmem_persistent` by the
+one cooperative launch the GPU would make.
+
+Usage: python nvshmem_compile.py LIBRARY REQUEST.json RESULT.json
+REQUEST: {"cases": {case name: path of the generated module}}
+RESULT:  {case name: {"host_error": str or null, "compiles": [...]}} (as gpu_compile.py)
+"""
+import json
+import sys
+import traceback
+from pathlib import Path
+
+import gpu_compile as gc  # unsets TRITON_INTERPRET before triton is imported
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+from nvshmem_cases import CASES  # noqa: E402
+from test_samples import load_module  # noqa: E402
+
+
+class Host:
+    """PE 0 of 2; symmetric arrays are the arrays themselves."""
+
+    @staticmethod
+    def my_pe():
+        return 0
+
+    @staticmethod
+    def n_pes():
+        return 2
+
+    @staticmethod
+    def symmetric(t):
+        return t
+
+    @staticmethod
+    def check_symmetric(*arrays):
+        pass
+
+
+def main(library, request_path, result_path):
+    request = json.loads(Path(request_path).read_text())
+    gc._jit.JITFunction.run = gc.compiling_run
+    libs = {"libnvshmem_device": library}
+
+    def persistent(kernel, phases, work, args, mvl, num_warps):
+        sync = torch.zeros(1, dtype=torch.int64)
+        kernel[(1,)](*args, 0, phases, sync, MVL=mvl, GRID_SYNC=True, num_warps=num_warps,
+                     launch_cooperative_grid=True, extern_libs=libs)
+
+    results = {}
+    for name, path in request["cases"].items():
+        gc._records = []
+        host_error = None
+        try:
+            mod = load_module(Path(path), f"appyc_nvshmem_sm90_{name}")
+            mod._appyc_nvshmem_use(Host)
+            mod._appyc_nvshmem_persistent = persistent
+            case = CASES[name]
+            for mvl in (128, 1024):   # the interpreter's vector length and the elementwise default
+                mod._appyc_nvshmem_config = lambda _m, w, mvl=mvl: (mvl, w)
+                args = [torch.from_numpy(np.ascontiguousarray(a)) if isinstance(a, np.ndarray) else a
+                        for a in case.make_args(0, 2)]
+                getattr(mod, case.function)(*args)
+        except Exception:  # noqa: BLE001 - reported by the test
+            host_error = traceback.format_exc(limit=8)
+        results[name] = {"host_error": host_error, "compiles": gc._records}
+    Path(result_path).write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2], sys.argv[3])

@@ -1,0 +1,209 @@
+"""A CPU stand-in for NVSHMEM, to run generated multi-GPU modules under Triton's interpreter.
+
+One process per PE (as on the GPU, where torchrun starts one per GPU). Each PE's symmetric heap
+is a file of fixed size that every PE maps (`HEAP_BYTES`); symmetric tensors are bump-allocated
+from it in the order the program asks for them, so the same allocation has the same offset on
+every PE, as on NVSHMEM's heap. The generated module's shim (`_appyc_nvshmem_use`) is replaced by
+Python functions that the interpreted kernels call with interpreter tensors:
+
+* puts copy bytes to the same offset of the target PE's heap (ctypes.memmove); strided puts
+  copy element by element; the flag is then increased under a lock shared by the processes;
+* `signal_wait_until` polls the local flag word and raises `StandInDeadlock` after `timeout`
+  seconds, naming the flag and its value, so a deadlock fails the test instead of hanging it;
+* fence/quiet do nothing (copies are complete when the call returns); the thread-0 guard is
+  true (the interpreter runs a program as one thread).
+
+Under the interpreter a persistent kernel runs one launch per phase (the generated launcher does
+that), so a program never waits for another program of its own launch; PEs run concurrently.
+
+Usage (by test_nvshmem.py): python nvshmem_standin.py MODULE FUNCTION CASE PE N_PES DIR TIMEOUT
+writes DIR/out{PE}.npz with the function's array arguments after the call.
+"""
+import ctypes
+import fcntl
+import importlib.util
+import mmap
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ["TRITON_INTERPRET"] = "1"
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from triton.runtime import interpreter as _interp  # noqa: E402
+
+HEAP_BYTES = 16 << 20
+
+
+class StandInDeadlock(RuntimeError):
+    pass
+
+
+def heap_path(directory, pe):
+    return Path(directory) / f"heap{pe}"
+
+
+def create_heaps(directory, n_pes):
+    for pe in range(n_pes):
+        with open(heap_path(directory, pe), "wb") as f:
+            f.truncate(HEAP_BYTES)
+    (Path(directory) / "lock").touch()
+
+
+def _value(x):
+    """A Python int from an interpreter tensor, a constexpr or an int."""
+    if hasattr(x, "handle"):
+        return int(np.asarray(x.handle.data).reshape(-1)[0])
+    if hasattr(x, "value"):
+        return int(x.value)
+    return int(x)
+
+
+class Runtime:
+    """The shim and host runtime of one PE (attribute names as in _APPYC_NVSHMEM_SHIM)."""
+
+    def __init__(self, directory, pe, n_pes, timeout):
+        self.pe, self.n, self.timeout = pe, n_pes, timeout
+        self.maps = []
+        for p in range(n_pes):
+            f = open(heap_path(directory, p), "r+b")
+            self.maps.append(mmap.mmap(f.fileno(), HEAP_BYTES))
+            f.close()
+        self.bases = [ctypes.addressof(ctypes.c_char.from_buffer(m)) for m in self.maps]
+        self.lock_file = open(Path(directory) / "lock", "r+b")
+        self.next = 0
+
+    # --- host -------------------------------------------------------------------------------
+    def my_pe(self):
+        return self.pe
+
+    def n_pes(self):
+        return self.n
+
+    def symmetric(self, t):
+        t = torch.as_tensor(t)
+        nbytes = t.numel() * t.element_size()
+        offset = self.next
+        self.next = (offset + nbytes + 255) // 256 * 256
+        if self.next > HEAP_BYTES:
+            raise MemoryError("the stand-in's symmetric heap is full")
+        out = torch.frombuffer(self.maps[self.pe], dtype=t.dtype, count=t.numel(), offset=offset)
+        out = out.view(tuple(t.shape))
+        out.copy_(t)
+        return out
+
+    def check_symmetric(self, *arrays):
+        for a in arrays:
+            if self._offset(a.data_ptr()) is None:
+                raise ValueError("an nvshmem array is not on the (stand-in) symmetric heap")
+
+    # --- device -----------------------------------------------------------------------------
+    def _offset(self, addr):
+        off = addr - self.bases[self.pe]
+        return off if 0 <= off < HEAP_BYTES else None
+
+    def _remote(self, addr, pe):
+        off = self._offset(addr)
+        if off is None:
+            raise RuntimeError(f"PE {self.pe}: address {addr:#x} is not on the symmetric heap")
+        if not 0 <= pe < self.n:
+            raise RuntimeError(f"PE {self.pe}: put to PE {pe}, outside [0, {self.n})")
+        return self.bases[pe] + off
+
+    def _signal(self, sig, value, op, pe):
+        target = ctypes.c_int64.from_address(self._remote(sig, pe))
+        fcntl.flock(self.lock_file, fcntl.LOCK_EX)
+        try:
+            if op == 10:    # SIGNAL_ADD
+                target.value += value
+            elif op == 9:   # SIGNAL_SET
+                target.value = value
+            else:
+                raise RuntimeError(f"unknown signal op {op}")
+        finally:
+            fcntl.flock(self.lock_file, fcntl.LOCK_UN)
+
+    def putmem_block(self, d, s, nbytes, pe):
+        ctypes.memmove(self._remote(_value(d), _value(pe)), _value(s), _value(nbytes))
+
+    putmem_nbi_block = putmem_block
+
+    def putmem_signal_block(self, d, s, nbytes, sig, value, op, pe):
+        self.putmem_block(d, s, nbytes, pe)
+        self._signal(_value(sig), _value(value), _value(op), _value(pe))
+
+    putmem_signal_nbi_block = putmem_signal_block
+
+    def _iput(self, d, s, ds, ss, n, pe, size):
+        d, s, ds, ss, n, pe = map(_value, (d, s, ds, ss, n, pe))
+        remote = self._remote(d, pe)
+        for i in range(n):
+            ctypes.memmove(remote + i * ds * size, s + i * ss * size, size)
+
+    def iput32_block(self, d, s, ds, ss, n, pe):
+        self._iput(d, s, ds, ss, n, pe, 4)
+
+    def iput64_block(self, d, s, ds, ss, n, pe):
+        self._iput(d, s, ds, ss, n, pe, 8)
+
+    def signal_op(self, sig, value, op, pe):
+        self._signal(_value(sig), _value(value), _value(op), _value(pe))
+
+    def signal_wait_until(self, sig, cmp, value):
+        sig, cmp, value = _value(sig), _value(cmp), _value(value)
+        if cmp != 5:
+            raise RuntimeError(f"the stand-in knows NVSHMEM_CMP_GE (5) only, not {cmp}")
+        if self._offset(sig) is None:
+            raise RuntimeError(f"PE {self.pe}: a wait on an address outside the symmetric heap")
+        word = ctypes.c_int64.from_address(sig)
+        deadline = time.monotonic() + self.timeout
+        while word.value < value:
+            if time.monotonic() > deadline:
+                raise StandInDeadlock(
+                    f"PE {self.pe}: signal_wait_until(heap+{self._offset(sig)}, >= {value}) waited "
+                    f"{self.timeout:g} s; the flag is {word.value} (deadlock)")
+            time.sleep(0.0005)
+        return value
+
+    def fence(self):
+        return 0
+
+    quiet = fence
+
+    def thread0(self):
+        return True
+
+
+def _load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def main(argv):
+    module_path, function, case_name, pe, n_pes, directory, timeout = argv
+    pe, n_pes, timeout = int(pe), int(n_pes), float(timeout)
+    # The interpreter copies each argument's storage back after a launch; for CPU tensors that
+    # storage is the tensor's own, so the copy is a no-op, except that it would rewrite bytes a
+    # peer put there meanwhile. Skip it.
+    _interp.GridExecutor._restore_args_dev = lambda self, *a, **k: None
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from nvshmem_cases import CASES
+
+    case = CASES[case_name]
+    mod = _load(module_path, f"appyc_nvshmem_gen_{pe}")
+    rt = Runtime(directory, pe, n_pes, timeout)
+    mod._appyc_nvshmem_use(rt)
+    args = []
+    for a in case.make_args(pe, n_pes):
+        args.append(rt.symmetric(torch.from_numpy(np.ascontiguousarray(a))) if isinstance(a, np.ndarray) else a)
+    getattr(mod, function)(*args)
+    out = {f"a{i}": a.numpy().copy() for i, a in enumerate(args) if isinstance(a, torch.Tensor)}
+    np.savez(Path(directory) / f"out{pe}.npz", **out)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,99 @@
+//! `nvshmem.*` calls on the command line: the spec's checks and the context rules, each a
+//! `file:line:col: error` with the source line and a caret (exit 1).
+
+use std::process::{Command, Output};
+
+fn appyc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_appyc"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("appyc runs")
+}
+
+fn expect_error(input: &str, position: &str, message: &str) -> String {
+    let r = appyc(&[input, "-o", "-"]);
+    let stderr = String::from_utf8_lossy(&r.stderr).to_string();
+    assert_eq!(
+        r.status.code(),
+        Some(1),
+        "exit status for {input}: {stderr}"
+    );
+    assert!(
+        stderr.starts_with(&format!("{input}:{position}: error: {message}")),
+        "diagnostic for {input}:\n{stderr}"
+    );
+    assert!(stderr.contains('^'), "no caret:\n{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    stderr
+}
+
+#[test]
+fn unknown_call_suggests_the_close_name() {
+    let e = expect_error(
+        "tests/bad/nvshmem_unknown_call.py",
+        "3:9",
+        "unknown call `nvshmem.Putmen`",
+    );
+    assert!(e.contains("help: did you mean `nvshmem.Putmem`?"), "{e}");
+}
+
+#[test]
+fn wrong_arity_names_the_missing_argument() {
+    let e = expect_error(
+        "tests/bad/nvshmem_arity.py",
+        "3:9",
+        "`nvshmem.SignalWait` is missing the argument `signal`",
+    );
+    assert!(e.contains("SignalWait(flag, signal)"), "{e}");
+}
+
+#[test]
+fn a_wait_outside_a_time_loop_is_an_error() {
+    let e = expect_error(
+        "tests/bad/nvshmem_wait_outside_loop.py",
+        "6:5",
+        "`nvshmem.SignalWait` outside a persistent cooperative kernel",
+    );
+    assert!(e.contains("can deadlock"), "{e}");
+}
+
+#[test]
+fn a_loop_with_calls_that_cannot_be_persistent_says_why() {
+    let e = expect_error(
+        "tests/bad/nvshmem_host_code_in_loop.py",
+        "8:9",
+        "this loop holds `nvshmem` calls, so it must run as one persistent cooperative kernel",
+    );
+    assert!(e.contains("host code"), "{e}");
+}
+
+#[test]
+fn samples_lower_puts_and_waits_to_nvshmem() {
+    let r = appyc(&["samples/nvshmem_jacobi2d_l8.py", "-o", "-"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let out = String::from_utf8_lossy(&r.stdout);
+    for needle in [
+        "\"nvshmemx_putmem_signal_nbi_block\"",
+        "\"nvshmemx_iput64_block\"",
+        "\"nvshmem_signal_wait_until\"",
+        "_APPYC_NVSHMEM_SIGNAL_ADD = 10",
+        "_APPYC_NVSHMEM_CMP_GE = 5",
+        "_appyc_nvshmem_wait(flags, t)",
+        "cache_modifier=\".cg\"",
+        "launch_cooperative_grid=True",
+        "os.environ[\"NVSHMEM_DISABLE_NVLS\"] = \"1\"",
+        "flags = _appyc_nvshmem_symmetric(torch.zeros(4, dtype=torch.int64, device=A.device))",
+        "me = _appyc_nvshmem_my_pe()",
+    ] {
+        assert!(out.contains(needle), "no {needle} in the output");
+    }
+    // The reference module's import is gone; only triton, torch and the standard library stay.
+    assert!(
+        !out.contains("from appyc_aot import"),
+        "reference import left"
+    );
+    // The put of the first row goes out from program 0, the second from program 1.
+    assert!(out.contains("if _pid == 0 % _nprog:"));
+    assert!(out.contains("if _pid == 1 % _nprog:"));
+}
