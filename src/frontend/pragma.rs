@@ -1114,6 +1114,8 @@ mod tests {
             " persistent for",
             " persistent",
             "  parallel for  ",
+            " parallel for simd shared(s)",
+            " parallel for shared( s ,t,u )",
         ] {
             parse_directive(body, 7).unwrap_or_else(|e| panic!("{body}: {}", e.message));
         }
