@@ -352,7 +352,7 @@ fn compile_function(
     let calls = crate::frontend::libcalls::find(f)?;
     let mut func = lower_function(f);
     passes::normalize::run(&mut func);
-    passes::attach_pragmas::run(&mut func, pragmas, file)?;
+    passes::attach_pragmas::run_with_warnings(&mut func, pragmas, file, warnings)?;
     let mut kernels = passes::outline::run(&func)?;
     for k in kernels.iter_mut() {
         passes::races::run(k, file, warnings);

@@ -26,6 +26,8 @@ pub struct PreludeUses {
     pub masked_max: bool,
     pub masked_min: bool,
     pub shared_scalar: bool,
+    /// A loop bound is a value loaded from an array (see `loads_bound_a_loop`).
+    pub loaded_bound: bool,
     pub nvshmem: bool,
 }
 
@@ -48,6 +50,7 @@ impl PreludeUses {
             masked_max: calls("_appyc_masked_max"),
             masked_min: calls("_appyc_masked_min"),
             shared_scalar: calls("_appyc_shared_scalar"),
+            loaded_bound: loads_bound_a_loop(code),
         }
     }
 }
@@ -103,4 +106,23 @@ pub struct SharedResult {
     pub value: String,
     /// The arguments themselves: an empty loop changes nothing.
     pub unchanged: String,
+}
+
+/// Whether a kernel loop's `range(...)` takes a name assigned from `tl.load(...)`: Triton's
+/// interpreter turns such a value into an int through a 1-element array, which NumPy >= 2.4
+/// refuses, so the prelude carries a fix for the interpreter.
+fn loads_bound_a_loop(code: &str) -> bool {
+    let loaded: Vec<&str> = code
+        .lines()
+        .filter_map(|l| l.trim_start().split_once(" = tl.load("))
+        .map(|(name, _)| name.trim())
+        .filter(|name| name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .collect();
+    code.lines()
+        .filter_map(|l| l.trim_start().strip_prefix("for "))
+        .filter_map(|l| l.split_once(" in range(").map(|(_, args)| args))
+        .any(|args| {
+            args.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .any(|word| loaded.contains(&word))
+        })
 }

@@ -10,16 +10,34 @@ use crate::ir::*;
 use std::collections::HashMap;
 
 pub fn run(func: &mut Function, pragmas: &[Pragma], file: &SourceFile) -> Result<()> {
+    run_with_warnings(func, pragmas, file, &mut vec![])
+}
+
+/// `run`, with the warnings of loop pragmas bound past scalar assignments.
+pub fn run_with_warnings(
+    func: &mut Function,
+    pragmas: &[Pragma],
+    file: &SourceFile,
+    warnings: &mut Vec<Diagnostic>,
+) -> Result<()> {
     // Resolve each pragma to the line of the statement it binds to.
     let mut targets: HashMap<usize, &Pragma> = HashMap::new();
     for p in pragmas {
-        let mut line = p.line + 1;
-        while line <= file.line_count() {
-            let t = file.line_text(line).trim();
-            if !(t.is_empty() || t.starts_with('#') && !t.starts_with("#pragma")) {
-                break;
+        let mut line = next_code_line(file, p.line + 1);
+        if p.directive.applies_to() == AppliesTo::Loop {
+            if let Some(loop_line) = loop_after_assignments(file, line) {
+                warnings.push(
+                    Diagnostic::warning(
+                        p.span,
+                        format!(
+                            "`#pragma {}` annotates the loop on line {loop_line}, past the assignments below it",
+                            p.directive.spelling()
+                        ),
+                    )
+                    .with_help("put the pragma on the line above the `for` (APPy 0.3 bound it there too)"),
+                );
+                line = loop_line;
             }
-            line += 1;
         }
         let stacked = file
             .line_text(line.min(file.line_count()))
@@ -63,6 +81,49 @@ pub fn run(func: &mut Function, pragmas: &[Pragma], file: &SourceFile) -> Result
         .with_help("a pragma annotates the statement on the next line"));
     }
     Ok(())
+}
+
+/// The first line from `line` on that is code (not blank, not a plain comment).
+fn next_code_line(file: &SourceFile, mut line: usize) -> usize {
+    while line <= file.line_count() {
+        let t = file.line_text(line).trim();
+        if !(t.is_empty() || t.starts_with('#') && !t.starts_with("#pragma")) {
+            break;
+        }
+        line += 1;
+    }
+    line
+}
+
+/// APPy 0.3 let a loop pragma stand above a scalar initialisation (`#pragma simd`, `s = 0.0`,
+/// then the `for`). When `line` holds one-line `name = ...` assignments followed, at the same
+/// indentation, by a `for`, that loop's line.
+fn loop_after_assignments(file: &SourceFile, mut line: usize) -> Option<usize> {
+    let indent = |l: usize| file.line_text(l).len() - file.line_text(l).trim_start().len();
+    let first = line;
+    let is_scalar_assignment = |text: &str| {
+        let Some((lhs, rhs)) = text.split_once('=') else {
+            return false;
+        };
+        let lhs = lhs.trim();
+        !rhs.starts_with('=')
+            && !lhs.is_empty()
+            && lhs
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ',' || c == ' ')
+            && !text.trim_end().ends_with(['(', '[', '{', '\\', ','])
+    };
+    while line <= file.line_count() && indent(line) == indent(first) {
+        let t = file.line_text(line).trim();
+        if t.starts_with("for ") {
+            return (line != first).then_some(line);
+        }
+        if !is_scalar_assignment(t) {
+            return None;
+        }
+        line = next_code_line(file, line + 1);
+    }
+    None
 }
 
 fn attach_block(
@@ -190,6 +251,43 @@ pub(crate) mod tests {
         crate::passes::normalize::run(&mut func);
         run(&mut func, &collect_pragmas(&file)?, &file)?;
         Ok(func)
+    }
+
+    #[test]
+    fn a_loop_pragma_above_a_scalar_initialisation_binds_to_the_loop_with_a_warning() {
+        let src = "def f(a, b):\n    #pragma parallel for\n    for i in range(a.shape[0]):\n        #pragma simd\n        s = 0.0\n        for j in range(a.shape[1]):\n            s += a[i, j]\n        b[i] = s\n";
+        let file = SourceFile::new("t.py", src);
+        let module = ast::Suite::parse(src, "t.py").unwrap();
+        let ast::Stmt::FunctionDef(f) = &module[0] else {
+            panic!()
+        };
+        let mut func = lower_function(f);
+        crate::passes::normalize::run(&mut func);
+        let mut warnings = vec![];
+        run_with_warnings(
+            &mut func,
+            &collect_pragmas(&file).unwrap(),
+            &file,
+            &mut warnings,
+        )
+        .unwrap();
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].message.contains("annotates the loop on line 6"));
+        let StmtKind::For { body, .. } = &func.body[0].kind else {
+            panic!()
+        };
+        assert!(matches!(
+            body[1].kind,
+            StmtKind::For {
+                kind: LoopKind::Simd(_),
+                ..
+            }
+        ));
+        // Without a loop after the assignments it stays an error.
+        assert!(attached(
+            "def f(a):\n    #pragma parallel for\n    for i in range(a.shape[0]):\n        #pragma simd\n        s = 0.0\n        a[i] = s\n"
+        )
+        .is_err());
     }
 
     #[test]
