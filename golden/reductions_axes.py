@@ -19,6 +19,28 @@ import triton.language as tl
 # Triton's interpreter (TRITON_INTERPRET=1) runs kernels on the CPU; it cannot time them, so
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
 _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
+
+
+def _appyc_interpreter_scalar_index():
+    """Loop bounds known at run time, under Triton 3.6's interpreter with NumPy >= 2.4: the
+    interpreter holds a scalar as a 1-element array and converts it with int(array), which
+    NumPy 2.4 removed; convert its one element instead. Changes nothing on a GPU."""
+    from triton.runtime import interpreter
+
+    patch = getattr(interpreter, "_patch_lang_tensor", None)
+    if patch is None or getattr(patch, "_appyc", False):
+        return
+
+    def patch_lang_tensor(tensor, scope):
+        patch(tensor, scope)
+        scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data.reshape(-1)[0]))
+
+    patch_lang_tensor._appyc = True
+    interpreter._patch_lang_tensor = patch_lang_tensor
+
+
+if _APPYC_INTERPRET:
+    _appyc_interpreter_scalar_index()
 # Launch configurations (MVL, num_warps) tried when tuning.
 _APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
 

@@ -23,9 +23,9 @@ _APPYC_INTERPRET = os.environ.get("TRITON_INTERPRET") == "1"
 
 
 def _appyc_interpreter_scalar_index():
-    """Loop bounds loaded from arrays, under Triton 3.6's interpreter with NumPy >= 2.4: the
-    interpreter holds a loaded scalar as a 1-element array and converts it with int(array),
-    which NumPy 2.4 removed; convert its one element instead. Changes nothing on a GPU."""
+    """Loop bounds known at run time, under Triton 3.6's interpreter with NumPy >= 2.4: the
+    interpreter holds a scalar as a 1-element array and converts it with int(array), which
+    NumPy 2.4 removed; convert its one element instead. Changes nothing on a GPU."""
     from triton.runtime import interpreter
 
     patch = getattr(interpreter, "_patch_lang_tensor", None)

@@ -5,11 +5,12 @@
 # Extra pip options (e.g. a local index) can be given in APPYC_PIP_ARGS.
 
 APPYC_VENV="${APPYC_VENV:-$HOME/.cache/appyc-venv}"
-# numpy stays below 2.4: Triton 3.6's interpreter turns scalar loads into 1-element arrays,
-# which NumPy 2.4 no longer converts to Python ints (a loop bound read from an array fails).
+# numpy: the newest release for Python 3.11 (2.4.x; the GPU image has 2.5 on Python 3.12).
+# Triton 3.6's interpreter turns scalars into 1-element arrays, which NumPy >= 2.4 no longer
+# converts to ints; generated modules carry the fix (_appyc_interpreter_scalar_index).
 # pre-commit (with PyYAML) runs tests/precommit.sh and the pragma-reference tests read the spec
 # with PyYAML; maturin builds the wheel.
-APPYC_PINS=(triton==3.6.0 torch==2.11.0 numpy==2.3.5 pytest==9.2.0
+APPYC_PINS=(triton==3.6.0 torch==2.11.0 numpy==2.4.6 pytest==9.2.0
             pre-commit==4.7.0 pyyaml==6.0.3 maturin==1.16.0)
 
 appyc_find_python() {

@@ -108,21 +108,18 @@ pub struct SharedResult {
     pub unchanged: String,
 }
 
-/// Whether a kernel loop's `range(...)` takes a name assigned from `tl.load(...)`: Triton's
-/// interpreter turns such a value into an int through a 1-element array, which NumPy >= 2.4
-/// refuses, so the prelude carries a fix for the interpreter.
+/// Whether a loop's `range(...)` takes a run-time value (a scalar argument or a value loaded
+/// from an array): Triton 3.6's interpreter holds such a scalar as a 1-element array and turns
+/// it into an int through `int(array)`, which NumPy >= 2.4 refuses, so the prelude carries a
+/// fix for the interpreter.
 fn loads_bound_a_loop(code: &str) -> bool {
-    let loaded: Vec<&str> = code
-        .lines()
-        .filter_map(|l| l.trim_start().split_once(" = tl.load("))
-        .map(|(name, _)| name.trim())
-        .filter(|name| name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
-        .collect();
     code.lines()
         .filter_map(|l| l.trim_start().strip_prefix("for "))
         .filter_map(|l| l.split_once(" in range(").map(|(_, args)| args))
         .any(|args| {
             args.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .any(|word| loaded.contains(&word))
+                .any(|word| {
+                    word.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') && word != "MVL"
+                })
         })
 }
