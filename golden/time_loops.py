@@ -184,6 +184,30 @@ def _appyc_trip(start, stop, step):
     return len(range(int(start), int(stop), int(step)))
 
 
+def _appyc_programs_per_sm(compiled, warps, props):
+    """How many programs of a compiled kernel one SM holds at once (a cooperative launch of more
+    fails): the driver's occupancy answer, or a count by threads, registers and shared memory
+    when the driver cannot be asked."""
+    try:
+        import ctypes
+
+        blocks = ctypes.c_int(0)
+        status = ctypes.CDLL("libcuda.so.1").cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            ctypes.byref(blocks), ctypes.c_void_p(compiled.function), ctypes.c_int(32 * warps),
+            ctypes.c_size_t(compiled.metadata.shared))
+        if status == 0 and blocks.value > 0:
+            return blocks.value
+    except (OSError, AttributeError, TypeError):
+        pass
+    # Registers are allocated per warp (256 at a time) inside each of the SM's four partitions,
+    # and a program's warps spread over them; every program also holds 1 KiB of shared memory.
+    regs_per_warp = -(-max(compiled.n_regs, 1) * 32 // 256) * 256
+    warps_per_partition = getattr(props, "regs_per_multiprocessor", 65536) // 4 // regs_per_warp
+    per_sm = min(props.max_threads_per_multi_processor // (32 * warps), 4 * warps_per_partition // warps, 32)
+    shared = getattr(props, "shared_memory_per_multiprocessor", 233472) // (compiled.metadata.shared + 1024)
+    return max(1, min(per_sm, shared))
+
+
 def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, one_launch):
     """Runs `phases` phases of a persistent kernel.
 
@@ -219,8 +243,9 @@ _APPYC_RESIDENT = {}
 
 
 def _appyc_resident(kernel, args, phases, sync, mvl, warps, device):
-    """How many programs of this compiled kernel the GPU holds at once: the occupancy limit by
-    threads, registers and shared memory on every SM."""
+    """How many programs of this compiled kernel the GPU holds at once (a cooperative launch of
+    more fails): the driver's occupancy answer, or a count by threads, registers and shared
+    memory when the driver cannot be asked."""
     dtypes = tuple(str(a.dtype) for a in args if isinstance(a, torch.Tensor))
     key = (kernel.fn.__name__, mvl, warps, device, dtypes)
     if key not in _APPYC_RESIDENT:
@@ -228,15 +253,7 @@ def _appyc_resident(kernel, args, phases, sync, mvl, warps, device):
                                  num_warps=warps, launch_cooperative_grid=True)
         compiled._init_handles()
         props = torch.cuda.get_device_properties(device)
-        regs_per_warp = -(-max(compiled.n_regs, 1) * 32 // 256) * 256
-        per_sm = min(
-            props.max_threads_per_multi_processor // (32 * warps),
-            getattr(props, "regs_per_multiprocessor", 65536) // (regs_per_warp * warps),
-            32,
-        )
-        shared = compiled.metadata.shared
-        if shared:
-            per_sm = min(per_sm, getattr(props, "shared_memory_per_multiprocessor", 233472) // (shared + 1024))
+        per_sm = _appyc_programs_per_sm(compiled, warps, props)
         _APPYC_RESIDENT[key] = max(1, per_sm) * props.multi_processor_count
     return _APPYC_RESIDENT[key]
 

@@ -60,9 +60,10 @@ pub fn run(k: &Kernel, file: &SourceFile, warnings: &mut Vec<Diagnostic>) {
 }
 
 /// One array access of the kernel body.
-struct Access {
-    array: String,
-    indices: Vec<Index>,
+struct Access<'a> {
+    array: &'a str,
+    /// Borrowed: a chain of nested gathers would be copied once per level.
+    indices: &'a [Index],
     write: bool,
     /// Loops inside the region around the access: `(var, start, stop, step)`; slices of the
     /// access add their own.
@@ -70,6 +71,12 @@ struct Access {
     /// Conditions that guard the access, with the branch taken (`true` for the body).
     guards: Vec<(Expr, bool)>,
     span: Span,
+}
+
+/// An index position while enumerating: the access's own expression, or a slice's variable.
+enum Term<'a> {
+    At(&'a Expr),
+    Var(String),
 }
 
 struct Cx {
@@ -144,7 +151,7 @@ impl Cx {
     fn touch(
         &self,
         k: &Kernel,
-        accesses: &[Access],
+        accesses: &[Access<'_>],
     ) -> Option<BTreeMap<(String, Vec<i64>), Vec<(usize, Vec<i64>)>>> {
         // Ordered, so that the iterations a warning names do not change from run to run.
         let mut out: BTreeMap<(String, Vec<i64>), Vec<(usize, Vec<i64>)>> = BTreeMap::new();
@@ -169,21 +176,21 @@ impl Cx {
                 let mut indices = vec![];
                 for (d, ix) in access.indices.iter().enumerate() {
                     match ix {
-                        Index::At(e) => indices.push(e.clone()),
+                        Index::At(e) => indices.push(Term::At(e)),
                         Index::Slice { lo, hi, span } => {
                             let var = format!("__slice{d}");
                             let lo = lo.clone().unwrap_or_else(|| Expr::int(0, *span));
                             let hi = hi.clone().unwrap_or_else(|| {
                                 Expr::new(
                                     ExprKind::Shape {
-                                        array: access.array.clone(),
+                                        array: access.array.to_string(),
                                         dim: d,
                                     },
                                     *span,
                                 )
                             });
                             loops.push((var.clone(), lo, hi, Expr::int(1, *span)));
-                            indices.push(Expr::name(&var, *span));
+                            indices.push(Term::Var(var));
                         }
                         Index::NewAxis => {}
                     }
@@ -195,7 +202,7 @@ impl Cx {
                     &mut env.clone(),
                     &indices,
                     &mut |element| {
-                        out.entry((access.array.clone(), element))
+                        out.entry((access.array.to_string(), element))
                             .or_default()
                             .push((a, it.clone()));
                     },
@@ -246,11 +253,11 @@ impl Cx {
     #[allow(clippy::too_many_arguments)]
     fn enumerate(
         &self,
-        access: &Access,
+        access: &Access<'_>,
         loops: &[(String, Expr, Expr, Expr)],
         d: usize,
         env: &mut HashMap<String, i64>,
-        indices: &[Expr],
+        indices: &[Term<'_>],
         emit: &mut dyn FnMut(Vec<i64>),
         budget: &mut usize,
     ) -> Option<()> {
@@ -264,7 +271,11 @@ impl Cx {
             }
             let mut element = vec![];
             for ix in indices {
-                match self.eval(ix, env) {
+                let value = match ix {
+                    Term::At(e) => self.eval(e, env),
+                    Term::Var(v) => env.get(v).copied(),
+                };
+                match value {
                     Some(v) => element.push(v),
                     None => return Some(()),
                 }
@@ -286,11 +297,11 @@ impl Cx {
     }
 }
 
-fn collect(
-    stmts: &[Stmt],
+fn collect<'a>(
+    stmts: &'a [Stmt],
     loops: &mut Vec<(String, Expr, Expr, Expr)>,
     guards: &mut Vec<(Expr, bool)>,
-    out: &mut Vec<Access>,
+    out: &mut Vec<Access<'a>>,
 ) {
     for s in stmts {
         match &s.kind {
@@ -302,11 +313,11 @@ fn collect(
                 if *atomic {
                     continue; // atomic updates race by design; their reads are the update's own
                 }
-                let mut push = |e: &Expr, write: bool| {
+                let mut push = |e: &'a Expr, write: bool| {
                     if let ExprKind::Subscript { array, indices } = &e.kind {
                         out.push(Access {
-                            array: array.clone(),
-                            indices: indices.clone(),
+                            array,
+                            indices,
                             write,
                             loops: loops.clone(),
                             guards: guards.clone(),
@@ -352,8 +363,8 @@ fn collect(
 /// A read at a position the write moves with the iteration, but the read does not move at
 /// all (`path[k, :]` against the write `path[i, :]`): one iteration writes what the others
 /// read. Not reported (see the module's comment).
-fn pivot_read(cx: &Cx, write: &Access, other: &Access) -> bool {
-    let moving = |e: &Expr, a: &Access| {
+fn pivot_read(cx: &Cx, write: &Access<'_>, other: &Access<'_>) -> bool {
+    let moving = |e: &Expr, a: &Access<'_>| {
         e.any(&mut |x| match &x.kind {
             ExprKind::Name(n) => cx.dims.contains(n) || a.loops.iter().any(|(v, ..)| v == n),
             _ => false,
@@ -377,9 +388,9 @@ fn race_warning(
     k: &Kernel,
     file: &SourceFile,
     array: &str,
-    write: &Access,
+    write: &Access<'_>,
     at: &[i64],
-    other: &Access,
+    other: &Access<'_>,
     other_at: &[i64],
 ) -> Diagnostic {
     let iteration = |values: &[i64]| {
@@ -390,7 +401,7 @@ fn race_warning(
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let text = |a: &Access| file.text[a.span.start as usize..a.span.end as usize].to_string();
+    let text = |a: &Access<'_>| file.text[a.span.start as usize..a.span.end as usize].to_string();
     let verb = if other.write { "writes" } else { "reads" };
     Diagnostic::warning(
         write.span,
