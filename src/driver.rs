@@ -349,13 +349,13 @@ fn compile_function(
     // Passes push warnings here (e.g. a race found by a dependence test).
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<Vec<Edit>> {
-    let _ = &warnings; // no pass warns yet
     let calls = crate::frontend::libcalls::find(f)?;
     let mut func = lower_function(f);
     passes::normalize::run(&mut func);
     passes::attach_pragmas::run(&mut func, pragmas, file)?;
     let mut kernels = passes::outline::run(&func)?;
     for k in kernels.iter_mut() {
+        passes::races::run(k, file, warnings);
         passes::shared_scalars::run(k)?;
     }
     let tensor_opts = passes::lower_tensor::Options {

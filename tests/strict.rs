@@ -348,3 +348,51 @@ fn malformed_pragma_files() {
         assert!(stderr.contains('^'), "{stderr}");
     }
 }
+
+#[test]
+fn a_racy_parallel_loop_warns_with_the_iterations_involved() {
+    let input = "tests/warn/racy_triangle.py";
+    let dir = scratch("race");
+    let out = dir.join("out.py");
+    let r = appyc(&[input, "-o", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(0), "{stderr}");
+    assert!(out.exists(), "a warning does not stop the output");
+    assert!(
+        stderr.starts_with(&format!(
+            "{input}:10:13: warning: possible race on `B`: iteration i = 1 writes `B[i, j]`, and iteration i = 0 reads the same element as `B[k, j]` (line 9)\n"
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("B[i, j] += s\n"), "{stderr}");
+    assert_eq!(stderr.matches("warning:").count(), 1, "{stderr}");
+    let r = appyc(&[input, "-o", out.to_str().unwrap(), "--deny-warnings"]);
+    assert_eq!(r.status.code(), Some(1));
+}
+
+/// The race test has no false alarm on the samples or the NPBench kernels of the benchmark
+/// (Floyd-Warshall's pivot row, stencils that read a neighbour array, triangular syrk).
+#[test]
+fn samples_and_npbench_kernels_compile_without_warnings() {
+    let dir = scratch("quiet");
+    let mut checked = 0;
+    for folder in ["samples", "scripts/npbench"] {
+        for entry in std::fs::read_dir(folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "py") {
+                continue;
+            }
+            let out = dir.join("out.py");
+            let r = appyc(&[
+                path.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+                "--deny-warnings",
+            ]);
+            let stderr = String::from_utf8_lossy(&r.stderr);
+            assert_eq!(r.status.code(), Some(0), "{}: {stderr}", path.display());
+            checked += 1;
+        }
+    }
+    assert!(checked > 30, "only {checked} files");
+}

@@ -8,6 +8,7 @@ pub mod lower_tensor;
 pub mod normalize;
 pub mod outline;
 pub mod promote_updates;
+pub mod races;
 pub mod shared_scalars;
 pub mod strip_mine;
 pub mod tensor;
