@@ -4,7 +4,9 @@
 //!
 //! Options: `--iterations N` (default 100000), `--seed S` (default 1), `--start K` (the first
 //! iteration, to resume or to replay one: `--start K --iterations 1`), `--out DIR` (where the
-//! inputs that panicked are written, default `fuzz-crashes`). Exit 1 when something panicked.
+//! inputs that panicked are written, default `fuzz-crashes`), `--dump` (write the inputs of the
+//! range to `--out` without compiling them). Exit 1 when something panicked. Inputs slower than
+//! 2 s to compile are named too.
 //! Each input is a function of (seed, iteration); the report names both.
 
 use std::path::{Path, PathBuf};
@@ -15,6 +17,7 @@ fn main() {
     let mut seed: u64 = 1;
     let mut start: u64 = 0;
     let mut out = PathBuf::from("fuzz-crashes");
+    let mut dump = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = || {
@@ -34,8 +37,11 @@ fn main() {
             "--seed" | "-s" => seed = number(value()),
             "--start" => start = number(value()),
             "--out" => out = PathBuf::from(value()),
+            "--dump" => dump = true,
             "--help" | "-h" => {
-                println!("usage: fuzz [--iterations N] [--seed S] [--start K] [--out DIR]");
+                println!(
+                    "usage: fuzz [--iterations N] [--seed S] [--start K] [--out DIR] [--dump]"
+                );
                 return;
             }
             other => {
@@ -51,6 +57,16 @@ fn main() {
         start + iterations,
         corpus.len()
     );
+    if dump {
+        // The inputs themselves, not compiled: to look at one (a slow one, say).
+        std::fs::create_dir_all(&out).expect("output directory");
+        for i in start..start + iterations {
+            let (text, opts) = appyc::fuzz::input(seed, i, &corpus);
+            let path = out.join(format!("seed{seed}-iter{i}.py"));
+            std::fs::write(&path, format!("# {opts:?}\n{text}")).expect("input file");
+        }
+        return;
+    }
     let begun = Instant::now();
     let (mut inputs, mut compiled, mut crashes) = (0u64, 0u64, 0usize);
     // Chunks, so that progress shows and a hard abort (which no catch_unwind can stop) is
@@ -75,6 +91,9 @@ fn main() {
                 c.message,
                 path.display()
             );
+        }
+        for (i, secs) in &report.slow {
+            eprintln!("fuzz: slow: seed {seed} iteration {i} took {secs:.1} s");
         }
         at = end;
         eprintln!(

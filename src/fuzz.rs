@@ -422,7 +422,12 @@ pub struct Report {
     /// Inputs that compiled (the rest were rejected with a diagnostic).
     pub compiled: u64,
     pub crashes: Vec<Crash>,
+    /// Iterations that took longer than [`SLOW`], with their seconds.
+    pub slow: Vec<(u64, f64)>,
 }
+
+/// An input slower than this to compile is reported (a blow-up, not a crash).
+pub const SLOW: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Runs iterations `range` of `seed` over `corpus`; panics are caught and reported (the panic
 /// hook is silenced meanwhile and restored after).
@@ -450,6 +455,7 @@ pub fn run(seed: u64, range: std::ops::Range<u64>, corpus: &[String]) -> Report 
         let (text, opts) = input(seed, i, corpus);
         let file = SourceFile::new("fuzz.py", text);
         report.inputs += 1;
+        let begun = std::time::Instant::now();
         // Rendering the diagnostics is part of the contract too.
         let outcome = catch_unwind(AssertUnwindSafe(|| match compile(&file, &opts) {
             Ok(out) => {
@@ -463,6 +469,9 @@ pub fn run(seed: u64, range: std::ops::Range<u64>, corpus: &[String]) -> Report 
                 false
             }
         }));
+        if begun.elapsed() > SLOW {
+            report.slow.push((i, begun.elapsed().as_secs_f64()));
+        }
         match outcome {
             Ok(true) => report.compiled += 1,
             Ok(false) => {}

@@ -764,11 +764,19 @@ impl<'a> Cx<'a> {
     fn mask_of(&self, e: &Expr) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
         // A reduction's result is a scalar: the masks inside it are consumed there.
-        let pruned = e.clone().rewrite(&mut |x| match x.kind {
-            ExprKind::Reduce { .. } => Expr::int(0, x.span),
-            _ => x,
-        });
-        pruned.walk(&mut |x| match &x.kind {
+        // (Copied only when there is one: a long chain of gathers asks for the masks of every
+        // load in it, and copying each subtree made that cubic.)
+        let pruned;
+        let e = if e.any(&mut |x| matches!(x.kind, ExprKind::Reduce { .. })) {
+            pruned = e.clone().rewrite(&mut |x| match x.kind {
+                ExprKind::Reduce { .. } => Expr::int(0, x.span),
+                _ => x,
+            });
+            &pruned
+        } else {
+            e
+        };
+        e.walk(&mut |x| match &x.kind {
             ExprKind::Name(n) => {
                 if let Some(m) = self.masks.get(n) {
                     out.extend(m.iter().cloned());
