@@ -19,11 +19,18 @@ from test_samples import compile_sample, appyc_bin
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-for p in (ROOT / "python", ROOT / "samples"):
-    if str(p) not in sys.path:
-        sys.path.insert(0, str(p))
+if str(ROOT / "samples") not in sys.path:
+    sys.path.insert(0, str(ROOT / "samples"))
 
-from appyc_aot import nvshmem  # noqa: E402
+
+try:
+    # The installed wheel (scripts/test.sh installs it), which the samples import too.
+    from appyc_aot import nvshmem
+except ImportError:
+    # A plain checkout: python/ goes last on the path, so it never shadows an installed wheel
+    # (test_python_api checks that the installed one is what Python finds).
+    sys.path.append(str(ROOT / "python"))
+    from appyc_aot import nvshmem
 
 # Generous: under the interpreter on a loaded 2-core machine a PE can take a minute to reach
 # its first put; a real deadlock still fails within this bound.
