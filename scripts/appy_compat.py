@@ -129,7 +129,7 @@ def check_file(path: Path, appyc: str, out_dir: Path, device):
     try:
         mod = load(out, f"compiled_{path.stem}")
     except Exception as e:  # noqa: BLE001 - reported, not raised
-        if "cuda" in str(e).lower() or "CUDA" in repr(e):
+        if any(w in str(e).lower() for w in ("cuda", "nvidia driver")):
             return "gpu only", "its host code needs CUDA"
         return "fail", f"import: {type(e).__name__}: {e}"
     for n in names:
@@ -142,7 +142,8 @@ def check_file(path: Path, appyc: str, out_dir: Path, device):
             getattr(mod, t)()
         except Exception as e:  # noqa: BLE001
             text = f"{type(e).__name__}: {e}".strip().splitlines()[0]
-            if "cuda" in text.lower() and device == "cpu":
+            needs_gpu = any(w in text.lower() for w in ("cuda", "nvidia driver"))
+            if needs_gpu and device == "cpu":
                 return "gpu only", "its host code needs CUDA"
             tb = traceback.extract_tb(e.__traceback__)
             where = f" ({tb[-1].name}:{tb[-1].lineno})" if tb else ""
