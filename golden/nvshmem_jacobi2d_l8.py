@@ -280,7 +280,10 @@ def _appyc_nvshmem_symmetric(t):
     _appyc_nvshmem_setup()
     device = torch.device("cuda", torch.cuda.current_device()) if t.device.type != "cuda" else t.device
     out = symm_mem.empty(tuple(t.shape), dtype=t.dtype, device=device)
-    symm_mem.rendezvous(out, torch.distributed.group.WORLD.group_name)
+    # The allocation bootstraps NVSHMEM; the rendezvous exchanges handles between ranks, and
+    # torch 2.11 refuses one of a single rank (the kernels need only symmetric addresses).
+    if torch.distributed.get_world_size() > 1:
+        symm_mem.rendezvous(out, torch.distributed.group.WORLD.group_name)
     out.copy_(t)
     _APPYC_NVSHMEM_STATE["heap"].append((out.data_ptr(), out.numel() * out.element_size()))
     return out
