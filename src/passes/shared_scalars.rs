@@ -56,21 +56,30 @@ fn classify(k: &Kernel, s: &mut SharedScalar) -> Result<()> {
                     ));
                 }
             }
-            let (this, own) = match &st.kind {
+            let this = match &st.kind {
                 StmtKind::Assign { target, value, .. } if is_var(target) => {
-                    match as_reduction(target, value) {
-                        Some((op, operand)) => {
-                            let v = match operand {
-                                ReductionOperand::Plain(v) | ReductionOperand::Negated(v) => v,
-                            };
-                            if v.mentions(var) {
-                                (None, Some(value.span))
-                            } else {
-                                (Some(SharedUpdate::Reduce(op)), None)
-                            }
+                    let operand = as_reduction(target, value).map(|(op, operand)| {
+                        let v = match operand {
+                            ReductionOperand::Plain(v) | ReductionOperand::Negated(v) => v,
+                        };
+                        (op, v)
+                    });
+                    match operand {
+                        Some((op, v)) if !v.mentions(var) => Some(SharedUpdate::Reduce(op)),
+                        None if !value.mentions(var) => Some(SharedUpdate::Store),
+                        _ => {
+                            // `s = s * 2`, `s = s + s * v`: neither one reduction nor a store.
+                            error = Some(
+                                Diagnostic::error(
+                                    value.span,
+                                    format!("`{var}` is shared(...) and this update of it is not a reduction"),
+                                )
+                                .with_help(format!(
+                                    "a shared scalar takes `{var} += v`, `{var} -= v`, `{var} = max({var}, v)`, `{var} = min({var}, v)` or `{var} = v` with `v` not reading `{var}`"
+                                )),
+                            );
+                            return;
                         }
-                        None if value.mentions(var) => (None, Some(value.span)),
-                        None => (Some(SharedUpdate::Store), None),
                     }
                 }
                 StmtKind::Assign { target, .. } if target.mentions(var) => {
@@ -80,11 +89,8 @@ fn classify(k: &Kernel, s: &mut SharedScalar) -> Result<()> {
                     ));
                     return;
                 }
-                _ => (None, None),
+                _ => None,
             };
-            if let Some(span) = own {
-                reads_elsewhere = reads_elsewhere.or(Some(span));
-            }
             if let Some(this) = this {
                 if update != SharedUpdate::ReadOnly && update != this {
                     error = Some(
@@ -250,6 +256,21 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.message.contains("cannot be read in it"), "{}", e.message);
+    }
+
+    #[test]
+    fn an_update_that_is_not_a_reduction_is_an_error() {
+        for update in ["s = s * x[i]", "s = s + s * x[i]"] {
+            let e = shared_kernel(&format!(
+                "def f(x):\n    s = 1.0\n    #pragma parallel for shared(s)\n    for i in range(x.shape[0]):\n        {update}\n"
+            ))
+            .unwrap_err();
+            assert!(
+                e.message.contains("not a reduction"),
+                "{update}: {}",
+                e.message
+            );
+        }
     }
 
     #[test]
