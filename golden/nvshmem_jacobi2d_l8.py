@@ -285,14 +285,18 @@ def _appyc_nvshmem_symmetric(t):
     if torch.distributed.get_world_size() > 1:
         symm_mem.rendezvous(out, torch.distributed.group.WORLD.group_name)
     out.copy_(t)
-    _APPYC_NVSHMEM_STATE["heap"].append((out.data_ptr(), out.numel() * out.element_size()))
+    # Kept until the process ends: freeing is a collective host call that is not ordered after
+    # kernels still running on the stream, and a symmetric tensor allocated inside a compiled
+    # function (its flags) would be freed on return while its persistent kernel may still
+    # signal into it.
+    _APPYC_NVSHMEM_STATE["heap"].append((out.data_ptr(), out.numel() * out.element_size(), out))
     return out
 
 
 def _appyc_nvshmem_check_symmetric(*arrays):
     for a in arrays:
         p = a.data_ptr()
-        if not any(lo <= p < lo + n for lo, n in _APPYC_NVSHMEM_STATE["heap"]):
+        if not any(lo <= p < lo + n for lo, n, _ in _APPYC_NVSHMEM_STATE["heap"]):
             raise ValueError("an array that nvshmem calls put into or wait on is not on the symmetric "
                              "heap: allocate it with this module's _appyc_nvshmem_symmetric(tensor)")
 
