@@ -1,7 +1,8 @@
 """Index expressions inside kernels.
 
 Exercises: affine subscripts (`A[2 * i + 1, j - 1]`), gathers (`x[idx[i]]`), a scatter through a
-permutation, negative constant indices (`A[i, -1]`, `A[i, -2]`), and `A.shape[1]` inside a kernel.
+permutation, negative constant indices (`A[i, -1]`, `A[i, -2]`), `A.shape[1]` inside a kernel,
+and index arithmetic turned float (`i / n`, `i * 0.1`), which NumPy computes in fp64.
 """
 import numpy as np
 
@@ -24,3 +25,10 @@ def last_columns(A, out, M):
     #pragma parallel for
     for i in range(M):
         out[i] = A[i, -1] - 2.0 * A[i, -2] + A[i, A.shape[1] - 3]
+
+
+def ramp(y, n):
+    # Python ints: `i / n` and `i * 0.1` are fp64 values (Triton alone would give fp32).
+    #pragma parallel for simd
+    for i in range(n):
+        y[i] = i / n + i * 0.1

@@ -2,7 +2,8 @@
 """Index expressions inside kernels.
 
 Exercises: affine subscripts (`A[2 * i + 1, j - 1]`), gathers (`x[idx[i]]`), a scatter through a
-permutation, negative constant indices (`A[i, -1]`, `A[i, -2]`), and `A.shape[1]` inside a kernel.
+permutation, negative constant indices (`A[i, -1]`, `A[i, -2]`), `A.shape[1]` inside a kernel,
+and index arithmetic turned float (`i / n`, `i * 0.1`), which NumPy computes in fp64.
 """
 import numpy as np
 
@@ -30,3 +31,12 @@ def last_columns(A, out, M):
     for i in range(0, M, 1):
         i = appy.vidx(i, appy.MVL, M)
         out[i] = A[i, A.shape[1] - 1] - 2.0 * A[i, A.shape[1] - 2] + A[i, A.shape[1] - 3]
+
+
+def ramp(y, n):
+    # Python ints: `i / n` and `i * 0.1` are fp64 values (Triton alone would give fp32).
+    # _ramp_kernel0
+    #pragma parallel for simd
+    for i in range(0, n, 1):
+        i = appy.vidx(i, appy.MVL, n)
+        y[i] = i / n + i * 0.1

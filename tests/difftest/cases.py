@@ -212,6 +212,7 @@ CASES = [
                        r.permutation(n).astype(I32), normal(r, n), n], SIZES_1D_SMALL),
     Case("index_exprs", "last_columns",
          lambda r, m: [normal(r, (m, 7)), normal(r, m), m], (37, 201), mvls=(128,)),
+    Case("index_exprs", "ramp", lambda r, n: [np.zeros(n), n], SIZES_1D, fp64_strict=True),
     # ---------------------------------------------------------------- host_alloc
     Case("host_alloc", "relu_new", lambda r, n: [normal(r, n), n], SIZES_1D),
     Case("host_alloc", "row_sums_new",
