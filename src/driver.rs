@@ -3,7 +3,7 @@
 use crate::codegen::host::{self, Edit, HostRewriter};
 use crate::codegen::launch::{self, LaunchContext, LaunchOptions, SizeNames};
 use crate::codegen::templates::{Prelude, PreludeUses};
-use crate::codegen::{python, triton, writer::Writer};
+use crate::codegen::{python, tiles, triton, writer::Writer};
 use crate::diag::{Diagnostic, Result};
 use crate::frontend::lower::{dotted_name, lower_function};
 use crate::frontend::pragma::{scan_pragmas, Pragma};
@@ -357,6 +357,7 @@ fn compile_function(
     for k in kernels.iter_mut() {
         passes::races::run(k, file, warnings);
         passes::shared_scalars::run(k)?;
+        passes::tile_dot::run(k);
     }
     let tensor_opts = passes::lower_tensor::Options {
         auto_simd: opts.auto_simd,
@@ -475,10 +476,19 @@ fn compile_function(
             Launch::Region(i) => {
                 let k = &kernels[*i];
                 let code = triton::kernel(k, file)?;
+                let tiles = match &k.tiles {
+                    Some(t) => Some(tiles::kernel(k, t, file)?),
+                    None => None,
+                };
                 let name = format!("_launch{}", k.name);
-                let (launcher, args) = launch::region_launcher(&launch_cx, &name, &code, k);
+                let (launcher, args) =
+                    launch::region_launcher(&launch_cx, &name, &code, k, tiles.as_ref());
                 generated.push_str(&code.text);
                 generated.push_str("\n\n");
+                if let Some(t) = &tiles {
+                    generated.push_str(&t.text);
+                    generated.push_str("\n\n");
+                }
                 generated.push_str(&launcher);
                 generated.push_str("\n\n\n");
                 let first = k

@@ -4,6 +4,7 @@
 
 use super::python;
 use super::templates::{Launcher, SharedResult, Trip, Tuning};
+use super::tiles::TileCode;
 use super::triton::{KernelCode, Param};
 use crate::frontend::source::SourceFile;
 use crate::ir::*;
@@ -429,6 +430,7 @@ pub fn region_launcher(
     name: &str,
     code: &KernelCode,
     k: &Kernel,
+    tiles: Option<&TileCode>,
 ) -> (String, Vec<String>) {
     let (file, opts, sizes) = (cx.file, cx.opts, &cx.sizes);
     let mut host_args = without_temps(code, &[k]);
@@ -507,6 +509,11 @@ pub fn region_launcher(
         options.push(format!("num_warps={w}"));
     }
     let call: Vec<String> = code.params.iter().map(Param::host_value).collect();
+    // The tiled kernel takes the general kernel's arguments; it runs when the dtypes allow.
+    let fast_path = match (tiles, &k.tiles, trips.first()) {
+        (Some(code), Some(t), Some(rows)) => super::tiles::launch(code, t, &call, &rows.name),
+        _ => vec![],
+    };
     let mut launch = grid_checks;
     launch.push(format!("{}[({},)](", k.name, per_dim.join(", ")));
     launch.push(format!("    {},", call.join(", ")));
@@ -531,6 +538,7 @@ pub fn region_launcher(
         prologue,
         trips,
         empty_test,
+        fast_path,
         tuning,
         launch,
         result: shared_result(k),
@@ -681,6 +689,7 @@ pub fn persistent_launcher(
             count: trip_expr(&p.range.start, &p.range.stop, &p.range.step),
         }],
         empty_test: format!("{trip} <= 0"),
+        fast_path: vec![],
         tuning: (!comm).then_some(tuning),
         launch,
         result: None,

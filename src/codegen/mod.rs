@@ -5,5 +5,6 @@ pub mod host;
 pub mod launch;
 pub mod python;
 pub mod templates;
+pub mod tiles;
 pub mod triton;
 pub mod writer;

@@ -26,6 +26,7 @@ pub struct PreludeUses {
     pub masked_max: bool,
     pub masked_min: bool,
     pub shared_scalar: bool,
+    pub dot: bool,
     /// A loop bound is a value loaded from an array (see `loads_bound_a_loop`).
     pub loaded_bound: bool,
     pub nvshmem: bool,
@@ -50,6 +51,7 @@ impl PreludeUses {
             masked_max: calls("_appyc_masked_max"),
             masked_min: calls("_appyc_masked_min"),
             shared_scalar: calls("_appyc_shared_scalar"),
+            dot: calls("_appyc_dot_ok"),
             loaded_bound: loads_bound_a_loop(code),
         }
     }
@@ -93,6 +95,8 @@ pub struct Launcher<'a> {
     pub trips: Vec<Trip>,
     /// `n_i <= 0 or n_j <= 0`: an empty iteration space launches nothing.
     pub empty_test: String,
+    /// Lines that launch another kernel and return when it applies (the tiled form).
+    pub fast_path: Vec<String>,
     pub tuning: Option<Tuning>,
     /// The launch itself.
     pub launch: Vec<String>,

@@ -53,10 +53,10 @@ pub struct KernelCode {
     pub written_arrays: Vec<String>,
 }
 
-struct Cx<'a> {
-    file: &'a SourceFile,
+pub(super) struct Cx<'a> {
+    pub(super) file: &'a SourceFile,
     /// Vector name → the mask expressions that guard its lanes.
-    masks: HashMap<String, BTreeSet<String>>,
+    pub(super) masks: HashMap<String, BTreeSet<String>>,
     float_params: HashSet<String>,
     /// Local names initialised by a literal and updated later: their init gets a fixed dtype.
     carried: HashMap<String, Expr>,
@@ -64,9 +64,9 @@ struct Cx<'a> {
     lane_vectors: HashSet<String>,
     lane_width: Option<Width>,
     /// Tile indices and how they are spelled (`_i0[:, None]`).
-    tile_names: HashMap<String, String>,
+    pub(super) tile_names: HashMap<String, String>,
     /// Names known to hold integers: loop variables and integer parameters.
-    int_names: HashSet<String>,
+    pub(super) int_names: HashSet<String>,
     /// Arrays other PEs write (targets of puts): loaded with `.cg`, past the SM's L1.
     cg: HashSet<String>,
 }
@@ -99,7 +99,7 @@ pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
 
 /// The parameter list of a kernel: float scalars are annotated fp64 (Triton would pass a
 /// Python float as fp32).
-fn signature(params: &[Param]) -> Vec<String> {
+pub(super) fn signature(params: &[Param]) -> Vec<String> {
     params
         .iter()
         .map(|p| match p {
@@ -116,8 +116,8 @@ fn width_text(w: Width) -> String {
     }
 }
 
-struct Analysis {
-    params: Vec<Param>,
+pub(super) struct Analysis {
+    pub(super) params: Vec<Param>,
     host_args: Vec<String>,
     uses_mvl: bool,
     written: Vec<String>,
@@ -132,7 +132,7 @@ fn push_unique(v: &mut Vec<String>, s: &str) {
 }
 
 /// Free names, arrays, ranks, written arrays, integer-use of scalars, MVL use.
-fn analyse(k: &Kernel) -> Analysis {
+pub(super) fn analyse(k: &Kernel) -> Analysis {
     let mut all_exprs: Vec<&Expr> = vec![];
     let mut locals: HashSet<String> = HashSet::new();
     let mut written = vec![];
@@ -367,7 +367,7 @@ fn mentions_outside_reductions(e: &Expr, names: &HashSet<String>) -> bool {
 }
 
 impl<'a> Cx<'a> {
-    fn new(file: &'a SourceFile, k: &Kernel, analysis: &Analysis) -> Cx<'a> {
+    pub(super) fn new(file: &'a SourceFile, k: &Kernel, analysis: &Analysis) -> Cx<'a> {
         Cx {
             file,
             masks: HashMap::new(),
@@ -433,7 +433,7 @@ impl<'a> Cx<'a> {
     }
 
     /// `# file:line: #pragma ...`: where the region comes from.
-    fn pragma_comment(&self, w: &mut Writer, k: &Kernel) {
+    pub(super) fn pragma_comment(&self, w: &mut Writer, k: &Kernel) {
         let line = self.file.line_of(k.span.start as usize);
         let pragma_text = self.file.line_text(line).trim();
         w.line(format!("# {}:{}: {}", self.file.name, line, pragma_text));
@@ -811,7 +811,7 @@ impl<'a> Cx<'a> {
         Ok(format!("({}) < {}", me.expr(e)?, me.expr(bound)?))
     }
 
-    fn pointer(&mut self, e: &Expr) -> Result<String> {
+    pub(super) fn pointer(&mut self, e: &Expr) -> Result<String> {
         let ExprKind::Subscript { array, indices } = &e.kind else {
             unreachable!()
         };
@@ -829,7 +829,7 @@ impl<'a> Cx<'a> {
         Ok(parts.join(" + "))
     }
 
-    fn expr(&mut self, e: &Expr) -> Result<String> {
+    pub(super) fn expr(&mut self, e: &Expr) -> Result<String> {
         self.expr_prec(e, 0)
     }
 

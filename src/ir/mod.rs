@@ -612,6 +612,57 @@ pub struct Kernel {
     pub comm: Option<Comm>,
     /// The `shared(x, ...)` scalars of the region's `parallel for` (`passes::shared_scalars`).
     pub shared: Vec<SharedScalar>,
+    /// The region as 2-D output tiles computed with `tl.dot` (`passes::tile_dot`), launched
+    /// instead of `body` when the arrays' dtypes allow it; `body` stays the general lowering.
+    pub tiles: Option<TileNest>,
+}
+
+/// A matmul-shaped nest: for every `(row, col)` of the output, `target = epilogue`, where
+/// `epilogue` reads `acc`, the sum over every reduction of its terms' products. Its iterations
+/// are independent (the target is written only at its own element, and the terms read no array
+/// the region writes), so they can be computed in any order and grouped into tiles.
+#[derive(Debug, Clone)]
+pub struct TileNest {
+    /// The grid loop (`i`): unit step.
+    pub row: TileAxis,
+    /// The output's other loop (`j`); its bounds may be affine in `row.var`.
+    pub col: TileAxis,
+    pub reductions: Vec<TileReduction>,
+    /// `C[i, j]`: one index is `row.var`, one is `col.var`, the others mention neither.
+    pub target: Expr,
+    /// The name `epilogue` uses for the accumulated sum.
+    pub acc: String,
+    /// The value stored at `target`: reads `acc`, `target` itself, `row.var` and `col.var`.
+    pub epilogue: Expr,
+    /// Every array the nest reads or writes: the launcher takes the tiles only when they all
+    /// have one floating dtype.
+    pub arrays: Vec<String>,
+}
+
+/// A loop of a tile nest: `for var in range(start, stop)`.
+#[derive(Debug, Clone)]
+pub struct TileAxis {
+    pub var: String,
+    pub start: Expr,
+    pub stop: Expr,
+}
+
+/// One reduction loop: `acc += Σ_k Σ_terms left(row, k) * right(k, col)`.
+#[derive(Debug, Clone)]
+pub struct TileReduction {
+    /// Bounds may mention `row.var` or `col.var`, not both (the condition then masks the
+    /// operand that has that variable).
+    pub axis: TileAxis,
+    pub terms: Vec<DotTerm>,
+}
+
+/// `left * right`: `left` mentions no `col.var`, `right` no `row.var` (factors that mention
+/// neither are on the left); a negated term came from `-=` or a unary minus.
+#[derive(Debug, Clone)]
+pub struct DotTerm {
+    pub left: Expr,
+    pub right: Expr,
+    pub negated: bool,
 }
 
 /// A host scalar named by `shared(...)`.
@@ -735,6 +786,7 @@ pub mod build {
             checks: vec![],
             shared: vec![],
             comm: None,
+            tiles: None,
         }
     }
 }

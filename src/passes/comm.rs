@@ -191,6 +191,7 @@ fn build_kernel(name: String, span: Span) -> Kernel {
         temps: vec![],
         checks: vec![],
         shared: vec![],
+        tiles: None,
         comm: None,
     }
 }

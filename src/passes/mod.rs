@@ -12,4 +12,5 @@ pub mod races;
 pub mod shared_scalars;
 pub mod strip_mine;
 pub mod tensor;
+pub mod tile_dot;
 pub mod vectorize_parallel;

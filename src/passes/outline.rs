@@ -91,6 +91,7 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
             temps: vec![],
             checks: vec![],
             shared: vec![],
+            tiles: None,
             comm: None,
         });
     }
@@ -193,6 +194,7 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
         checks: vec![],
         shared: shared_names(pragma),
         comm: None,
+        tiles: None,
     })
 }
 
@@ -313,6 +315,7 @@ fn make_tensor_kernel(name: String, s: &Stmt, target: &Expr, value: &Expr) -> Re
         temps: vec![],
         checks: vec![],
         shared: vec![],
+        tiles: None,
         comm: None,
     })
 }

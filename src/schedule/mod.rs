@@ -198,6 +198,13 @@ impl Cx<'_> {
                 ));
                 }
             }
+            if k.tiles.is_some() {
+                return Err((
+                    "the region is computed as tl.dot tiles, which run on a grid of their own"
+                        .into(),
+                    k.pragma_span,
+                ));
+            }
             if let Some(s) = k.shared.iter().find(|s| s.update != SharedUpdate::ReadOnly) {
                 return Err((
                     format!(

@@ -40,6 +40,9 @@ class Case:
     fp64_strict: bool = False        # float64 results must match to 1e-12 (rtol and atol)
     variant: str = ""                # distinguishes several cases of one function
     xfail: str = ""                  # known appyc limitation: the reason (test runs, may fail)
+    env: dict = field(default_factory=dict)  # environment for the calls (e.g. APPYC_TILES=0)
+    launches: Sequence[str] = ()     # each must be a substring of some launched kernel's name
+    no_launches: Sequence[str] = ()  # none may be a substring of a launched kernel's name
 
     @property
     def id(self):
@@ -73,6 +76,56 @@ def distances(rng, n):
     d = rng.uniform(1.0, 10.0, size=(n, n)).astype(F32)
     np.fill_diagonal(d, 0.0)
     return d
+
+
+def _matmul_args(func, r, s, dtype):
+    """Arguments of a samples/matmul_loops.py function for sizes s = (rows, cols, depth)."""
+    m, n, k = s
+    a = lambda *shape: normal(r, shape, dtype)
+    return {
+        "gemm_updates": lambda: [1.5, 1.2, a(m, n), a(m, k), a(k, n)],
+        "gemm_acc": lambda: [1.5, 1.2, a(m, n), a(m, k), a(k, n)],
+        "trmm_into": lambda: [1.5, a(m, m), a(m, n), a(m, n)],
+        "symm_lower": lambda: [1.5, 1.2, a(m, n), a(m, m), a(m, n)],
+        "syr2k_diff": lambda: [1.5, 1.2, a(m, m), a(m, k), a(m, k)],
+        "cov_upper": lambda: [a(k, m), a(m, m)],
+        "band_from_column": lambda: [a(m, k), a(k, n), a(m, n)],
+    }[func]()
+
+
+MATMUL_FUNCS = ["gemm_updates", "gemm_acc", "trmm_into", "symm_lower", "syr2k_diff",
+                "cov_upper", "band_from_column"]
+MATMUL_TILE_SIZES = ((70, 67, 37), (5, 3, 17))  # across a 64-wide tile; less than one
+MATMUL_GENERAL_SIZES = ((19, 21, 17),)  # one program per row: the interpreter is slow there
+MATMUL_TOL = {"float32": (1e-4, 1e-4), "float64": (1e-10, 1e-10)}
+
+
+def matmul_cases():
+    out = []
+    variants = [  # (dtype, variant, env, tiled)
+        (F64, "", {}, True),
+        (F32, "f32", {}, True),
+        (F64, "untiled", {"APPYC_TILES": "0"}, False),
+        (I64, "int64", {}, False),  # tl.dot takes no int64: the general kernel runs
+    ]
+    for f in MATMUL_FUNCS:
+        for dtype, variant, env, tiled in variants:
+            def make(r, s, f=f, dtype=dtype):
+                if dtype == I64:
+                    return _int_args(_matmul_args(f, r, s, F64))
+                return _matmul_args(f, r, s, dtype)
+            out.append(Case(
+                "matmul_loops", f, make,
+                MATMUL_TILE_SIZES if tiled else MATMUL_GENERAL_SIZES,
+                mvls=(16,), tol=MATMUL_TOL, variant=variant, env=env,
+                launches=("_tiles",) if tiled else (),
+                no_launches=() if tiled else ("_tiles",)))
+    return out
+
+
+def _int_args(args):
+    """Integer arrays (small values, so sums stay exact) and integer scalars."""
+    return [np.round(x * 3).astype(I64) if isinstance(x, np.ndarray) else 2 for x in args]
 
 
 # Reductions in fp32 are summed in a different order by the kernel: loosen atol for those.
@@ -291,6 +344,10 @@ CASES = [
     Case("syrk", "syrk",
          lambda r, s: [1.5, 1.2, normal(r, (s[0], s[0])), normal(r, s), s[0], s[1]],
          ((19, 7), (37, 3)), tol=SUM32),
+    # ---------------------------------------------------------------- matmul_loops
+    # Each nest runs as tl.dot tiles (fp64 and fp32) and, with APPYC_TILES=0 or integer arrays,
+    # as the general kernel; sizes straddle the 64-wide tiles and the 16-deep k-blocks.
+    *matmul_cases(),
     # ---------------------------------------------------------------- inplace_shift
     Case("inplace_shift", "smooth_rows",
          lambda r, s: [normal(r, s), s[0], s[1]], SIZES_2D),

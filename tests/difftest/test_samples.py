@@ -182,6 +182,8 @@ def case_params():
 @pytest.mark.parametrize("case,size,mvl", case_params())
 def test_sample(case: Case, size, mvl: int, gen_dir, launch_counter, monkeypatch):
     monkeypatch.setenv("APPYC_MVL", str(mvl))
+    for name, value in case.env.items():
+        monkeypatch.setenv(name, value)
     gen = generated_module(case.sample, mvl, gen_dir)
     ref = reference_module(case.sample)
     args = case.make(np.random.default_rng(seed_for(case, size)), size)
@@ -201,6 +203,12 @@ def test_sample(case: Case, size, mvl: int, gen_dir, launch_counter, monkeypatch
         assert launch_counter.count >= 1, "no Triton kernel was launched"
     else:  # no pragma, or an empty iteration space
         assert launch_counter.count == 0, f"unexpected launches: {launch_counter.kernels}"
+    for name in case.launches:
+        assert any(name in k for k in launch_counter.kernels), \
+            f"no kernel named *{name}* launched: {launch_counter.kernels}"
+    for name in case.no_launches:
+        assert not any(name in k for k in launch_counter.kernels), \
+            f"a kernel named *{name}* launched: {launch_counter.kernels}"
 
     names = list(inspect.signature(getattr(ref, case.func)).parameters)
     for k, (e, a) in enumerate(zip(np_bases, t_bases)):

@@ -1,0 +1,122 @@
+# appyc 0.1.0 --emit lowered: samples/matmul_loops.py after the high-level passes (assembly APPy).
+"""Matmul-shaped loop nests as APPy users write them (NPBench's gemm, trmm, symm, syr2k,
+covariance): a parallel `i`, a `j` loop, a sum over `k` of a product of an `(i, k)` factor and a
+`(k, j)` factor. appyc computes each as 2-D output tiles with `tl.dot` when the arrays share a
+floating dtype, and falls back to one program per row otherwise.
+
+Exercises: both loop shapes (a scalar accumulator; rank-1 updates after a prologue), triangular
+bounds on `j` (`range(i + 1)`, `range(i, M)`) and on `k` (`range(i + 1, M)`, `range(j, K)`),
+transposed operands (`A[k, i]`), several `k` loops adding into one sum, two terms and a
+subtraction in one update, and an epilogue that reads other arrays.
+"""
+import numpy as np
+
+
+def gemm_updates(alpha, beta, C, A, B):
+    NI, NK = A.shape
+    NJ = B.shape[1]
+    # _gemm_updates_kernel0
+    #pragma parallel for
+    for i in range(0, NI, 1):
+        for _j_base in range(0, NJ, appy.MVL):
+            j = appy.vidx(_j_base, appy.MVL, NJ)
+            appy.syncthreads()
+            C[i, j] = C[i, j] * beta
+            appy.syncthreads()
+        for k in range(0, NK, 1):
+            for _j_base1 in range(0, NJ, appy.MVL):
+                j = appy.vidx(_j_base1, appy.MVL, NJ)
+                appy.syncthreads()
+                C[i, j] = C[i, j] + alpha * A[i, k] * B[k, j]
+                appy.syncthreads()
+
+
+def gemm_acc(alpha, beta, C, A, B):
+    NI, NK = A.shape
+    NJ = B.shape[1]
+    # _gemm_acc_kernel0
+    #pragma parallel for
+    for i in range(0, NI, 1):
+        for j in range(0, NJ, 1):
+            s = 0.0
+            for _k_base in range(0, NK, appy.MVL):
+                k = appy.vidx(_k_base, appy.MVL, NK)
+                s = s + sum(A[i, k] * B[k, j])
+            appy.syncthreads()
+            C[i, j] = beta * C[i, j] + alpha * s
+            appy.syncthreads()
+
+
+def trmm_into(alpha, A, B, out):
+    # out = alpha * (B + strict lower part of A, transposed, times B): row i sums rows k > i.
+    M, N = B.shape
+    # _trmm_into_kernel0
+    #pragma parallel for
+    for i in range(0, M, 1):
+        for j in range(0, N, 1):
+            s = 0.0
+            for k in range(i + 1, M, 1):
+                s = s + A[k, i] * B[k, j]
+            out[i, j] = alpha * (B[i, j] + s)
+
+
+def symm_lower(alpha, beta, C, A, B):
+    # A is symmetric and only its lower triangle is read: A[i, k] for k < i, A[k, i] for k > i.
+    M, N = C.shape
+    # _symm_lower_kernel0
+    #pragma parallel for
+    for i in range(0, M, 1):
+        for j in range(0, N, 1):
+            s = 0.0
+            for k in range(0, i, 1):
+                s = s + A[i, k] * B[k, j]
+            for k in range(i + 1, M, 1):
+                s = s + A[k, i] * B[k, j]
+            appy.syncthreads()
+            C[i, j] = beta * C[i, j] + alpha * (A[i, i] * B[i, j] + s)
+            appy.syncthreads()
+
+
+def syr2k_diff(alpha, beta, C, A, B):
+    N, M = A.shape
+    # _syr2k_diff_kernel0
+    #pragma parallel for
+    for i in range(0, N, 1):
+        for _j_base in range(0, i + 1, appy.MVL):
+            j = appy.vidx(_j_base, appy.MVL, i + 1)
+            appy.syncthreads()
+            C[i, j] = C[i, j] * beta
+            appy.syncthreads()
+        for k in range(0, M, 1):
+            for _j_base1 in range(0, i + 1, appy.MVL):
+                j = appy.vidx(_j_base1, appy.MVL, i + 1)
+                appy.syncthreads()
+                C[i, j] = C[i, j] + (A[j, k] * alpha * B[i, k] - B[j, k] * alpha * A[i, k])
+                appy.syncthreads()
+
+
+def cov_upper(X, cov):
+    n, M = X.shape
+    # _cov_upper_kernel0
+    #pragma parallel for
+    for i in range(0, M, 1):
+        for j in range(i, M, 1):
+            s = 0.0
+            for k in range(0, n, 1):
+                s = s + X[k, i] * X[k, j]
+            cov[i, j] = s / (n - 1)
+
+
+def band_from_column(A, B, C):
+    # The reduction starts at the column: the bound masks the (k, j) operand.
+    NI, K = A.shape
+    NJ = B.shape[1]
+    # _band_from_column_kernel0
+    #pragma parallel for simd
+    for i in range(0, NI, 1):
+        i = appy.vidx(i, appy.MVL, NI)
+        for j in range(0, NJ, 1):
+            s = 0.0
+            for k in range(j, K, 1):
+                s = s - A[i, k] * B[k, j]
+            C[i, j] = s
