@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""NPBench kernels: appyc against CuPy, JAX (jit) and torch.compile, checked against NumPy.
+"""NPBench kernels: appyc against CuPy, JAX (jit), torch.compile and eager torch, checked against
+NumPy, and against the device's measured copy bandwidth and matmul throughput.
 
 Two steps, because the GPU machine has no Rust toolchain:
 
@@ -16,7 +17,11 @@ Per kernel (sizes: NPBench's `paper` preset, or `small` for a CPU smoke test):
   * each implementation in its own fresh process: appyc (default build; first call cold, with
     empty APPYC_CACHE_DIR and TRITON_CACHE_DIR), appyc again with the same cache directories
     (first call warm), appyc --mvl 256, CuPy, JAX (jax.jit, x64), torch.compile (a torch-op
-    version written here; time loops compile one step and loop in Python);
+    version written here; time loops compile one step and loop in Python), and eager torch (the
+    same torch ops uncompiled; matrix products are cuBLAS through `@`);
+  * limits, measured first in a fresh process: copy bandwidth and fp64/fp32 matmul throughput;
+    the second table puts each kernel's steady state against the limit that bounds it by its
+    flops and minimum bytes (`cost`), for appyc and the fastest peer;
   * correctness: every array the kernel writes and every value it returns, after the first
     call, against NumPy: np.allclose(rtol=1e-5, atol=1e-8) or relative L2 error < 1e-5
     (NPBench's rule);
@@ -49,10 +54,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 SOURCES = REPO / "scripts" / "npbench"
 SEED = 20261122
-IMPLS = ["appyc", "appyc_warm", "appyc_mvl256", "cupy", "jax", "torch_compile"]
-PEERS = ["appyc_mvl256", "cupy", "jax", "torch_compile"]  # compared with appyc in ratios
+IMPLS = ["appyc", "appyc_warm", "appyc_mvl256", "cupy", "jax", "torch_compile", "torch"]
+PEERS = ["appyc_mvl256", "cupy", "jax", "torch_compile", "torch"]  # compared with appyc in ratios
 LABEL = {"appyc": "appyc", "appyc_warm": "appyc (warm cache)", "appyc_mvl256": "appyc --mvl 256",
-         "cupy": "CuPy", "jax": "JAX jit", "torch_compile": "torch.compile"}
+         "cupy": "CuPy", "jax": "JAX jit", "torch_compile": "torch.compile",
+         "torch": "torch (eager)"}
 RTOL, ATOL, L2TOL = 1e-5, 1e-8, 1e-5
 
 
@@ -96,6 +102,24 @@ def _mk_syr2k(rng, M, N):
             ("A", rng.random((N, M))), ("B", rng.random((N, M)))]
 
 
+def _mk_gemm(rng, NI, NJ, NK):
+    return [("alpha", 1.5), ("beta", 1.2), ("C", rng.random((NI, NJ))),
+            ("A", rng.random((NI, NK))), ("B", rng.random((NK, NJ)))]
+
+
+def _mk_trmm(rng, M, N):
+    return [("alpha", 1.5), ("A", rng.random((M, M))), ("B", rng.random((M, N)))]
+
+
+def _mk_symm(rng, M, N):
+    return [("alpha", 1.5), ("beta", 1.2), ("C", rng.random((M, N))),
+            ("A", rng.random((M, M))), ("B", rng.random((M, N)))]
+
+
+def _mk_covariance(rng, M, N):
+    return [("M", M), ("float_n", float(N)), ("data", rng.random((N, M)))]
+
+
 def _mk_floyd_warshall(rng, N):
     import numpy as np
     path = rng.integers(1, 10, size=(N, N), dtype=np.int32)
@@ -134,6 +158,14 @@ KERNELS = {
                  paper=dict(M=1000, N=1200), small=dict(M=11, N=13)),
     "syr2k": dict(make=_mk_syr2k, writes=["C"], nret=0,
                   paper=dict(M=1000, N=1200), small=dict(M=11, N=13)),
+    "gemm": dict(make=_mk_gemm, writes=["C"], nret=0,
+                 paper=dict(NI=2000, NJ=2300, NK=2600), small=dict(NI=13, NJ=17, NK=11)),
+    "trmm": dict(make=_mk_trmm, writes=["B"], nret=0,
+                 paper=dict(M=1000, N=1200), small=dict(M=13, N=11)),
+    "symm": dict(make=_mk_symm, writes=["C"], nret=0,
+                 paper=dict(M=1000, N=1200), small=dict(M=13, N=11)),
+    "covariance": dict(make=_mk_covariance, writes=["data"], nret=1,
+                       paper=dict(M=1200, N=1400), small=dict(M=11, N=13)),
     "floyd_warshall": dict(make=_mk_floyd_warshall, writes=["path"], nret=0,
                            paper=dict(N=2800), small=dict(N=17)),
     "gramschmidt": dict(make=_mk_gramschmidt, writes=["A"], nret=2,
@@ -144,12 +176,119 @@ KERNELS = {
 }
 # Longest NumPy references first (and the large-output ones early), so that the reference
 # pool is done before the device cases need it.
-REF_ORDER = ["jacobi_2d", "floyd_warshall", "softmax", "go_fast", "heat_3d", "gemver", "syr2k",
-             "syrk", "gesummv", "fdtd_2d", "jacobi_1d", "gramschmidt"]
+REF_ORDER = ["gemm", "jacobi_2d", "floyd_warshall", "softmax", "go_fast", "heat_3d", "covariance",
+             "symm", "syr2k", "trmm", "syrk", "gemver", "gesummv", "fdtd_2d", "jacobi_1d",
+             "gramschmidt"]
 # Device order: kernels with large outputs first (their checks run in the background while the
 # others run); those whose appyc first call may run into the time cap last.
-RUN_ORDER = ["softmax", "go_fast", "gesummv", "gemver", "syrk", "syr2k", "jacobi_1d",
-             "jacobi_2d", "heat_3d", "fdtd_2d", "floyd_warshall", "gramschmidt"]
+RUN_ORDER = ["softmax", "go_fast", "gesummv", "gemver", "covariance", "syrk", "syr2k", "trmm",
+             "symm", "gemm", "jacobi_1d", "jacobi_2d", "heat_3d", "fdtd_2d", "floyd_warshall",
+             "gramschmidt"]
+
+
+# ================================================================== the math, in NumPy
+# Independent whole-array NumPy expressions of the kernels whose annotated sources are scalar
+# loops (the shapes appyc's matrix-product pass takes). Those sources would run for hours in
+# plain Python at the `paper` sizes, so there the reference is this math; at `small` sizes the
+# reference run checks the annotated source against it (and tests/difftest/test_npbench_math.py
+# does too), so the two cannot drift apart. Same signatures and in-place writes as the kernels.
+def _lower(C, new):
+    import numpy as np
+    C[...] = np.where(np.tri(*C.shape, dtype=bool), new, C)
+
+
+def _math_gemm(alpha, beta, C, A, B):
+    C[...] = alpha * A @ B + beta * C
+
+
+def _math_syrk(alpha, beta, C, A):
+    _lower(C, alpha * A @ A.T + beta * C)
+
+
+def _math_syr2k(alpha, beta, C, A, B):
+    _lower(C, alpha * (A @ B.T + B @ A.T) + beta * C)
+
+
+def _math_trmm(alpha, A, B):
+    import numpy as np
+    B[...] = alpha * (B + np.tril(A, -1).T @ B)
+
+
+def _math_symm(alpha, beta, C, A, B):
+    import numpy as np
+    C[...] = alpha * (np.tril(A) + np.tril(A, -1).T) @ B + beta * C
+
+
+def _math_covariance(M, float_n, data):
+    data -= data.mean(axis=0)
+    return data.T @ data / (float_n - 1.0)
+
+
+MATH = {"gemm": _math_gemm, "syrk": _math_syrk, "syr2k": _math_syr2k, "trmm": _math_trmm,
+        "symm": _math_symm, "covariance": _math_covariance}
+
+
+# ================================================================== cost model: flops, bytes
+# Per kernel, from the math (not from any implementation): the floating-point operations it
+# needs (a symmetric or triangular result counted once: syrk, syr2k, covariance) and the fewest
+# bytes it must move to and from device memory: every array it reads read once and every array
+# it writes written once, per time step or sweep for the time-loop kernels (jacobi, heat, fdtd,
+# floyd_warshall), whose arrays are overwritten step after step. An array that stays in the L2
+# cache between sweeps can beat that model (above 100 %): it is a yardstick, not a bound.
+# elem: bytes per element; peak: which measured matmul throughput bounds its flops (None: no
+# float peak, the kernel is taken as bandwidth-bound).
+def cost(kernel, d):
+    w = 8
+    T = lambda n: n * (n + 1) // 2  # noqa: E731  (a triangle with its diagonal)
+    if kernel == "jacobi_1d":
+        return 2 * 3 * (d["N"] - 2) * 2 * d["TSTEPS"], 2 * 2 * d["N"] * w * d["TSTEPS"]
+    if kernel == "jacobi_2d":
+        return 2 * 5 * (d["N"] - 2) ** 2 * d["TSTEPS"], 2 * 2 * d["N"] ** 2 * w * d["TSTEPS"]
+    if kernel == "heat_3d":
+        return 2 * 15 * (d["N"] - 2) ** 3 * d["TSTEPS"], 2 * 2 * d["N"] ** 3 * w * d["TSTEPS"]
+    if kernel == "fdtd_2d":
+        n = d["NX"] * d["NY"]
+        return 11 * n * d["TMAX"], 6 * n * w * d["TMAX"]
+    if kernel == "gemver":  # A updated, read again for w = A x: read, write, read
+        N = d["N"]
+        return 8 * N * N + 6 * N, (3 * N * N + 10 * N) * w
+    if kernel == "gesummv":
+        N = d["N"]
+        return 4 * N * N + 3 * N, (2 * N * N + 2 * N) * w
+    if kernel == "syrk":
+        M, N = d["M"], d["N"]
+        return (2 * M + 3) * T(N), (N * M + 2 * T(N)) * w
+    if kernel == "syr2k":
+        M, N = d["M"], d["N"]
+        return (4 * M + 3) * T(N), (2 * N * M + 2 * T(N)) * w
+    if kernel == "gemm":
+        NI, NJ, NK = d["NI"], d["NJ"], d["NK"]
+        return (2 * NK + 3) * NI * NJ, (NI * NK + NK * NJ + 2 * NI * NJ) * w
+    if kernel == "trmm":
+        M, N = d["M"], d["N"]
+        return N * M * (M - 1) + 2 * M * N, (M * (M - 1) // 2 + 2 * M * N) * w
+    if kernel == "symm":
+        M, N = d["M"], d["N"]
+        return (2 * M + 3) * M * N, (T(M) + 3 * M * N) * w
+    if kernel == "covariance":  # data read once, centred data and cov written once
+        M, N = d["M"], d["N"]
+        return 2 * N * M + M + (2 * N + 1) * T(M), (2 * N * M + M * M) * w
+    if kernel == "floyd_warshall":  # int32 adds and mins; path read and written per k
+        N = d["N"]
+        return 2 * N ** 3, 2 * N * N * 4 * N
+    if kernel == "gramschmidt":  # A read and written, Q and R written
+        M, N = d["M"], d["N"]
+        return 3 * M * N + 2 * M * N * (N - 1) + N, (3 * M * N + N * N) * w
+    if kernel == "softmax":  # max, subtract, exp, sum, divide per element; float32
+        n = d["N"] * d["H"] * d["SM"] * d["SM"]
+        return 5 * n, 2 * n * 4
+    if kernel == "go_fast":
+        N = d["N"]
+        return N * N + 2 * N, 2 * N * N * w
+    raise KeyError(kernel)
+
+
+PEAK = {"softmax": "fp32", "floyd_warshall": None}  # the rest: fp64
 
 
 def make_inputs(kernel, size):
@@ -202,6 +341,19 @@ def cupy_impl(kernel):
     def syr2k(alpha, beta, C, A, B):
         C[...] = cp.tril(alpha * (A @ B.T + B @ A.T) + beta * C) + cp.triu(C, 1)
 
+    def gemm(alpha, beta, C, A, B):
+        C[...] = alpha * (A @ B) + beta * C
+
+    def trmm(alpha, A, B):
+        B[...] = alpha * (B + cp.tril(A, -1).T @ B)
+
+    def symm(alpha, beta, C, A, B):
+        C[...] = alpha * ((cp.tril(A) + cp.tril(A, -1).T) @ B) + beta * C
+
+    def covariance(M, float_n, data):
+        data -= data.mean(axis=0)
+        return (data.T @ data) / (float_n - 1.0)
+
     def floyd_warshall(path):
         for k in range(path.shape[0]):
             cp.minimum(path, path[:, k, None] + path[None, k, :], out=path)
@@ -240,14 +392,19 @@ def _fdtd_step(ex, ey, hz, f):  # shared by CuPy and torch
     hz[:-1, :-1] -= 0.7 * (ex[:-1, 1:] - ex[:-1, :-1] + ey[1:, :-1] - ey[:-1, :-1])
 
 
-# ================================================================== peers: torch.compile
+# ================================================================== peers: torch.compile, torch
 # Whole kernels are compiled where they are loop-free; time loops compile one step (dynamo
-# would unroll thousands of steps) and call it from Python, as a torch user would.
-def torch_compile_impl(kernel):
+# would unroll thousands of steps) and call it from Python, as a torch user would. Eager torch
+# (compiled=False) runs the same torch ops uncompiled (matrix products: cuBLAS through `@`);
+# only gramschmidt differs: eager, it slices (the masked full-width step exists for dynamo).
+def torch_impl(kernel, compiled=True):
     import torch
-    import torch._dynamo  # noqa: F401  (library import at start-up, as for the other peers:
-    import torch._inductor.compile_fx  # noqa: F401  the first call measures compiling this kernel)
-    tc = torch.compile
+    if compiled:
+        import torch._dynamo  # noqa: F401  (library import at start-up, as for the other peers:
+        import torch._inductor.compile_fx  # noqa: F401  the first call measures compiling)
+        tc = torch.compile
+    else:
+        tc = lambda f: f  # noqa: E731
 
     def j1_step(A, B):
         B[1:-1] = 0.33333 * (A[:-2] + A[1:-1] + A[2:])
@@ -317,16 +474,42 @@ def torch_compile_impl(kernel):
     def syr2k(alpha, beta, C, A, B):
         C.copy_(torch.tril(alpha * (A @ B.T + B @ A.T) + beta * C) + torch.triu(C, 1))
 
+    @tc
+    def gemm(alpha, beta, C, A, B):
+        C.copy_(alpha * (A @ B) + beta * C)
+
+    @tc
+    def trmm(alpha, A, B):
+        B.copy_(alpha * (B + torch.tril(A, -1).T @ B))
+
+    @tc
+    def symm(alpha, beta, C, A, B):
+        C.copy_(alpha * ((torch.tril(A) + torch.tril(A, -1).T) @ B) + beta * C)
+
+    @tc
+    def covariance(M, float_n, data):
+        data.sub_(data.mean(dim=0))
+        return (data.T @ data) / (float_n - 1.0)
+
     def floyd_warshall(path):
         for k in range(path.shape[0]):
-            steps["fw"](path, k)
+            if compiled:
+                steps["fw"](path, k)
+            else:
+                torch.minimum(path, path[:, k, None] + path[None, k, :], out=path)
 
     def gramschmidt(A):
         M, N = A.shape
         Q = torch.zeros_like(A)
         R = torch.zeros((N, N), dtype=A.dtype, device=A.device)
         for k in range(N):
-            steps["gs"](A, Q, R, k)
+            if compiled:
+                steps["gs"](A, Q, R, k)
+                continue
+            R[k, k] = torch.sqrt(A[:, k] @ A[:, k])
+            Q[:, k] = A[:, k] / R[k, k]
+            R[k, k + 1:] = Q[:, k] @ A[:, k + 1:]
+            A[:, k + 1:] -= torch.outer(Q[:, k], R[k, k + 1:])
         return Q, R
 
     @tc
@@ -401,6 +584,19 @@ def jax_impl(kernel):
 
     def syr2k(alpha, beta, C, A, B):
         return (jnp.tril(alpha * (A @ B.T + B @ A.T) + beta * C) + jnp.triu(C, 1),)
+
+    def gemm(alpha, beta, C, A, B):
+        return (alpha * (A @ B) + beta * C,)
+
+    def trmm(alpha, A, B):
+        return (alpha * (B + jnp.tril(A, -1).T @ B),)
+
+    def symm(alpha, beta, C, A, B):
+        return (alpha * ((jnp.tril(A) + jnp.tril(A, -1).T) @ B) + beta * C,)
+
+    def covariance(M, float_n, data):
+        data = data - data.mean(axis=0)
+        return data, (data.T @ data) / (float_n - 1.0)
 
     def floyd_warshall(path):
         def step(k, p):
@@ -499,8 +695,8 @@ def run_case(a):
             fn = getattr(mod, a.kernel)
         elif impl == "cupy":
             fn = cupy_impl(a.kernel)
-        elif impl == "torch_compile":
-            fn = torch_compile_impl(a.kernel)
+        elif impl in ("torch_compile", "torch"):
+            fn = torch_impl(a.kernel, compiled=impl == "torch_compile")
         else:
             jax, jfn = jax_impl(a.kernel)
     except ImportError as exc:
@@ -567,24 +763,115 @@ def run_case(a):
     emit("RESULT", res)
 
 
-def run_reference(a):
-    """The annotated source on NumPy arrays: the reference outputs, saved for the checker."""
+def load_source(kernel):
+    """The annotated source's function, to run on NumPy arrays (pragmas are comments)."""
     import importlib.util
-    import numpy as np
-    spec = KERNELS[a.kernel]
-    mod_spec = importlib.util.spec_from_file_location(f"ref_{a.kernel}", SOURCES / f"{a.kernel}.py")
+    mod_spec = importlib.util.spec_from_file_location(f"ref_{kernel}", SOURCES / f"{kernel}.py")
     mod = importlib.util.module_from_spec(mod_spec)
     mod_spec.loader.exec_module(mod)
-    args = make_inputs(a.kernel, a.size)
+    return getattr(mod, kernel)
+
+
+def reference_outputs(kernel, fn, args):
+    """Run fn on (copies of) args: (written arrays and returned values by name, seconds)."""
+    import numpy as np
+    spec = KERNELS[kernel]
+    args = [(n, v.copy() if isinstance(v, np.ndarray) else v) for n, v in args]
     t0 = time.perf_counter()
-    ret = getattr(mod, a.kernel)(*[v for _, v in args])
+    ret = fn(*[v for _, v in args])
     elapsed = time.perf_counter() - t0
     outs = {n: v for n, v in args if n in spec["writes"]}
     rets = () if ret is None else (tuple(ret) if isinstance(ret, tuple) else (ret,))
     outs.update({f"ret{i}": np.asarray(v) for i, v in enumerate(rets)})
+    return outs, elapsed
+
+
+def check_source_against_math(kernel, args):
+    """'' when the annotated source and MATH agree on these inputs, else what differs."""
+    import numpy as np
+    got, _ = reference_outputs(kernel, load_source(kernel), args)
+    want, _ = reference_outputs(kernel, MATH[kernel], args)
+    bad = [n for n in want if got[n].shape != want[n].shape
+           or not np.allclose(got[n], want[n], rtol=1e-10, atol=1e-12)]
+    return "; ".join(f"{n}: max |diff| {np.max(np.abs(got[n] - want[n])):.2e}"
+                     if got[n].shape == want[n].shape else f"{n}: shape" for n in bad)
+
+
+def run_reference(a):
+    """The annotated source on NumPy arrays: the reference outputs, saved for the checker.
+    Kernels in MATH: at `small` sizes the source, checked against the math (a mismatch is an
+    error); at `paper` sizes the math itself (the scalar-loop source would take hours)."""
+    import numpy as np
+    args = make_inputs(a.kernel, a.size)
+    by_math = a.kernel in MATH and a.size != "small"
+    if a.kernel in MATH and not by_math:
+        why = check_source_against_math(a.kernel, args)
+        if why:
+            emit("RESULT", {"status": "error", "detail": f"source != math: {why}"[:300]})
+            return
+    fn = MATH[a.kernel] if by_math else load_source(a.kernel)
+    outs, elapsed = reference_outputs(a.kernel, fn, args)
     path = Path(a.work) / f"ref_{a.kernel}.npz"
     np.savez(path, **outs)
-    emit("RESULT", {"status": "ok", "s": elapsed, "out": str(path)})
+    emit("RESULT", {"status": "ok", "s": elapsed, "out": str(path), "by": "math" if by_math else
+                    "source"})
+
+
+def probe_limits(a):
+    """The device's limits, measured in this fresh process: copy bandwidth (a 1 GiB float64
+    dst.copy_(src), bytes read + written over the median time) and torch.matmul throughput
+    at 8192^2 in float64 and float32 (TF32 off: plain fp32). On the CPU: 64 MiB and 1024^2."""
+    import torch
+    cuda = a.device == "cuda"
+    dev = "cuda" if cuda else "cpu"
+    torch.backends.cuda.matmul.allow_tf32 = False
+
+    def median_s(fn, reps):
+        fn()  # warm-up (cuBLAS handles, kernels)
+        if cuda:
+            torch.cuda.synchronize()
+        ts = []
+        for _ in range(reps):
+            t = time.perf_counter()
+            fn()
+            if cuda:
+                torch.cuda.synchronize()
+            ts.append(time.perf_counter() - t)
+        return sorted(ts)[len(ts) // 2]
+
+    n = (1 << 27) if cuda else (1 << 23)  # float64 elements: 1 GiB / 64 MiB
+    src = torch.rand(n, dtype=torch.float64, device=dev)
+    dst = torch.empty_like(src)
+    res = {"copy_bytes": 2 * n * 8}
+    res["copy_GBps"] = res["copy_bytes"] / median_s(lambda: dst.copy_(src), 21) / 1e9
+    del src, dst
+    m = 8192 if cuda else 1024
+    res["matmul_n"] = m
+    for name, dt in (("fp64", torch.float64), ("fp32", torch.float32)):
+        x = torch.rand(m, m, dtype=dt, device=dev)
+        y = torch.rand(m, m, dtype=dt, device=dev)
+        res[f"{name}_TFLOPs"] = 2 * m ** 3 / median_s(lambda: torch.matmul(x, y), 7) / 1e12
+        del x, y
+    if cuda:
+        torch.cuda.empty_cache()
+    emit("RESULT", dict(res, status="ok"))
+
+
+def measure_limits(a, env, start):
+    """probe_limits in its own process, before the cases (the device is otherwise idle)."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--probe-limits", "--device", a.device]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=REPO,
+                           timeout=a.case_timeout)
+    except subprocess.TimeoutExpired:
+        return {"status": f"timeout ({a.case_timeout:.0f} s)"}
+    res = parse_result(p.stdout)
+    if res is None:
+        return {"status": "error", "detail": " / ".join(p.stderr.strip().splitlines()[-3:])[-300:]}
+    print(f"[{time.perf_counter() - start:5.0f} s] limits: copy {res['copy_GBps']:.0f} GB/s, "
+          f"matmul fp64 {res['fp64_TFLOPs']:.2f} TFLOP/s, fp32 {res['fp32_TFLOPs']:.2f} TFLOP/s",
+          flush=True)
+    return res
 
 
 # ================================================================== parent: scheduling
@@ -751,6 +1038,9 @@ def run_all(a):
             if stopping.is_set():
                 return {"status": "not finished in time"}
             return {"status": "error", "detail": " / ".join(err.strip().splitlines()[-3:])[-300:]}
+        if res.get("status") != "ok":
+            print(f"  reference {k}: {res.get('status')} {res.get('detail', '')}", flush=True)
+            return res
         print(f"  reference {k}: NumPy {res['s']:.2f} s (done at "
               f"{time.perf_counter() - start:.0f} s)", flush=True)
         res["wall"] = time.perf_counter() - t0
@@ -792,6 +1082,7 @@ def run_all(a):
         env["JAX_COMPILATION_CACHE_DIR"] = str(cache / "jax")
         return env
 
+    limits = measure_limits(a, base_env, start) if a.limits else {"status": "not measured"}
     plan = [(k, i) for k in sorted(kernels, key=RUN_ORDER.index) for i in impls]
     rows = {}
     pending = []
@@ -858,6 +1149,7 @@ def run_all(a):
     ref_pool.shutdown(wait=False, cancel_futures=True)
     check_pool.shutdown(wait=False, cancel_futures=True)
     meta = run_meta(a, time.perf_counter() - start)
+    meta["limits"] = limits
     report(a, meta, kernels, impls, rows, ref_results)
     if a.json or a.out:
         path = Path(a.json) if a.json else Path(a.out).with_suffix(".json")
@@ -943,7 +1235,7 @@ def _cells(r):
 
 
 def markdown(meta, kernels, impls, rows, refs):
-    lines = ["# NPBench kernels: appyc against CuPy, JAX and torch.compile\n"]
+    lines = ["# NPBench kernels: appyc against CuPy, JAX, torch.compile and torch\n"]
     info = [f"device: {meta['device']}", meta["versions"],
             f"size preset `{meta['size']}` (NPBench bench_info/*.json); time loops are timed "
             "whole; NumPy s: the reference run on the CPU, several at once beside the device "
@@ -956,7 +1248,11 @@ def markdown(meta, kernels, impls, rows, refs):
                 "start with empty inductor/Triton/CuPy caches")
     info.append("correct: every written array and returned value of the first call against "
                 "the NumPy run of the annotated source (allclose rtol 1e-5, atol 1e-8, or "
-                "relative L2 < 1e-5)")
+                "relative L2 < 1e-5); `(math)`: the scalar-loop sources of "
+                + ", ".join(MATH) + " would run for hours in plain Python, so at this size the "
+                "reference is an independent whole-array NumPy expression of the math, which "
+                "the `small` runs and tests/difftest/test_npbench_math.py check against the "
+                "source")
     runs = f" in {meta['runs']} runs" if meta.get("runs", 1) > 1 else ""
     info.append(f"total wall time {meta['total_s']:.0f} s{runs}")
     lines += [f"- {x}" for x in info] + [""]
@@ -969,6 +1265,8 @@ def markdown(meta, kernels, impls, rows, refs):
     for k in kernels:
         ref = refs.get(k, {})
         np_s = f"{ref['s']:.2f}" if ref.get("status") == "ok" else ref.get("status", "-")
+        if ref.get("by") == "math":
+            np_s += " (math)"
         cells = [k, size_text(k, meta["size"]), np_s]
         for i in impls:
             ms, first, ok = _cells(rows.get((k, i), {}))
@@ -989,6 +1287,7 @@ def markdown(meta, kernels, impls, rows, refs):
                 v = rows.get((k, p), {}).get("ms")
                 cells.append(f"{v / base:.3g}x" if base and v else "-")
             lines.append("| " + " | ".join(cells) + " |")
+    lines += limits_table(meta, kernels, impls, rows)
     failed = [(k, i, r) for (k, i), r in rows.items()
               if r.get("status") not in ("ok", "not installed") and "detail" in r]
     if failed:
@@ -997,6 +1296,63 @@ def markdown(meta, kernels, impls, rows, refs):
             lines.append(f"- {k} / {LABEL[i]}: {r.get('status')}: "
                          f"{r.get('detail', '')[:400].replace('|', '/')}")
     return "\n".join(lines) + "\n"
+
+
+def fmt_count(x, unit):
+    for div, pre in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if x >= div:
+            return f"{x / div:.3g} {pre}{unit}"
+    return f"{x:.3g} {unit}"
+
+
+def limits_table(meta, kernels, impls, rows):
+    """Per kernel: its flops and minimum bytes (cost), which measured limit bounds it, and the
+    fraction of that limit appyc and the fastest peer reach in the steady state."""
+    lim = meta.get("limits") or {}
+    if lim.get("status") != "ok":
+        return ["", f"Limits: {lim.get('status', 'not measured')}; no roofline table."]
+    bw = lim["copy_GBps"] * 1e9
+    lines = ["", f"Against the device's measured limits (this run, fresh process before the "
+             f"cases): copy bandwidth {lim['copy_GBps']:.0f} GB/s (a "
+             f"{lim['copy_bytes'] / 2 / 2**30:.3g} GiB float64 `dst.copy_(src)`, read + written "
+             f"bytes over the median time); torch.matmul at {lim['matmul_n']}^2: fp64 "
+             f"{lim['fp64_TFLOPs']:.2f} TFLOP/s, fp32 {lim['fp32_TFLOPs']:.2f} TFLOP/s (TF32 "
+             "off). flops and bytes come from the math (`cost` in bench_npbench.py: bytes = "
+             "every array read once and written once, per time step for the time loops). The "
+             "bound is the larger of bytes / bandwidth and flops / matmul throughput (fp64; "
+             "softmax fp32; floyd_warshall int32: bandwidth); each % is the achieved GB/s or "
+             "TFLOP/s of that bound over its limit, steady state. Above 100 %: the bytes model "
+             "was beaten (arrays kept in cache across steps).", ""]
+    peers = [p for p in ("cupy", "jax", "torch_compile", "torch") if p in impls]
+    head = ["kernel", "flops", "min bytes", "bound", "limit", "appyc", "appyc %",
+            "best peer", "peer", "peer %"]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "---|" * len(head))
+    for k in kernels:
+        flops, nbytes = cost(k, KERNELS[k][meta["size"]])
+        peak_name = PEAK.get(k, "fp64")
+        peak = lim[f"{peak_name}_TFLOPs"] * 1e12 if peak_name else None
+        by_flops = peak is not None and flops / peak > nbytes / bw
+        if by_flops:
+            bound, limit = f"compute ({peak_name})", f"{peak / 1e12:.3g} TFLOP/s"
+        else:
+            bound, limit = "memory", f"{bw / 1e9:.0f} GB/s"
+
+        def achieved(ms):
+            if not ms:
+                return "-", "-"
+            rate = (flops if by_flops else nbytes) / (ms / 1e3)
+            text = f"{rate / 1e12:.3g} TFLOP/s" if by_flops else f"{rate / 1e9:.4g} GB/s"
+            return text, f"{100 * rate / (peak if by_flops else bw):.3g} %"
+        a_rate, a_pct = achieved(rows.get((k, "appyc"), {}).get("ms"))
+        timed = [(rows[(k, p)]["ms"], p) for p in peers if rows.get((k, p), {}).get("ms")
+                 and rows[(k, p)].get("correct") is not False]
+        best = min(timed) if timed else None
+        p_rate, p_pct = achieved(best[0] if best else None)
+        lines.append("| " + " | ".join([
+            k, fmt_count(flops, "FLOP"), fmt_count(nbytes, "B"), bound, limit, a_rate, a_pct,
+            LABEL[best[1]] if best else "-", p_rate, p_pct]) + " |")
+    return lines
 
 
 def chart(size, kernels, rows, path):
@@ -1088,7 +1444,10 @@ def main():
     p.add_argument("--case", help=argparse.SUPPRESS)
     p.add_argument("--impl", help=argparse.SUPPRESS)
     p.add_argument("--ref", help=argparse.SUPPRESS)
+    p.add_argument("--no-limits", dest="limits", action="store_false",
+                   help="do not measure the device's copy bandwidth and matmul throughput")
     p.add_argument("--first-only", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--probe-limits", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args()
     if a.size is None:
         a.size = "paper" if a.device == "cuda" else "small"
@@ -1098,6 +1457,9 @@ def main():
         a.ref_jobs = max(1, (os.cpu_count() or 2) // 4)
     if a.generate:
         sys.exit(generate(Path(a.generate), Path(a.appyc)))
+    if a.probe_limits:
+        probe_limits(a)
+        return
     if a.merge:
         sys.exit(merge(a))
     if a.case:

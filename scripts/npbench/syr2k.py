@@ -7,10 +7,13 @@ import numpy as np
 
 def syr2k(alpha, beta, C, A, B):
     N, M = A.shape
-    # As syrk: one worker per (i, j <= i), two fused row dot products.
+    # As syrk: one worker per row of C, scaled, then two fused rank-1 updates per k.
     #pragma parallel for
     for i in range(N):
-        #pragma parallel for
-        for j in range(N):
-            if j <= i:
-                C[i, j] = beta * C[i, j] + alpha * np.sum(A[j, :M] * B[i, :M] + B[j, :M] * A[i, :M])
+        #pragma simd
+        for j in range(i + 1):
+            C[i, j] *= beta
+        for k in range(M):
+            #pragma simd
+            for j in range(i + 1):
+                C[i, j] += A[j, k] * alpha * B[i, k] + B[j, k] * alpha * A[i, k]

@@ -7,11 +7,13 @@ import numpy as np
 
 def syrk(alpha, beta, C, A):
     N, M = A.shape
-    # One worker per element of the square; those above the diagonal do nothing. Each element is
-    # a dot product of two rows of A (contiguous, vectorised) instead of a rank-1 update per k.
+    # One worker per row of C: scale its lower part, then one rank-1 update of it per k.
     #pragma parallel for
     for i in range(N):
-        #pragma parallel for
-        for j in range(N):
-            if j <= i:
-                C[i, j] = beta * C[i, j] + alpha * np.sum(A[i, :M] * A[j, :M])
+        #pragma simd
+        for j in range(i + 1):
+            C[i, j] *= beta
+        for k in range(M):
+            #pragma simd
+            for j in range(i + 1):
+                C[i, j] += alpha * A[i, k] * A[j, k]
