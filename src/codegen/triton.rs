@@ -1,6 +1,8 @@
 //! Triton printer: one outlined `Kernel` (after strip-mining) → a `@triton.jit` function and
 //! the facts its launcher needs (parameters, grid, arrays written).
 
+use super::analysis::push_unique;
+pub(super) use super::analysis::{analyse, Analysis};
 use super::python::{binop_prec, float_literal, prec};
 use super::writer::Writer;
 use crate::diag::{Diagnostic, Result};
@@ -53,20 +55,21 @@ pub struct KernelCode {
     pub written_arrays: Vec<String>,
 }
 
-struct Cx<'a> {
+/// The printer's state for one kernel (shared with the tile printer, hence `pub(super)`).
+pub(super) struct Cx<'a> {
     file: &'a SourceFile,
     /// Vector name → the mask expressions that guard its lanes.
-    masks: HashMap<String, BTreeSet<String>>,
-    float_params: HashSet<String>,
+    pub(super) masks: HashMap<String, BTreeSet<String>>,
+    pub(super) float_params: HashSet<String>,
     /// Local names initialised by a literal and updated later: their init gets a fixed dtype.
     carried: HashMap<String, Expr>,
     /// Locals holding per-lane values of a `parallel for simd` program, and its width.
     lane_vectors: HashSet<String>,
     lane_width: Option<Width>,
     /// Tile indices and how they are spelled (`_i0[:, None]`).
-    tile_names: HashMap<String, String>,
+    pub(super) tile_names: HashMap<String, String>,
     /// Names known to hold integers: loop variables and integer parameters.
-    int_names: HashSet<String>,
+    pub(super) int_names: HashSet<String>,
     /// Arrays other PEs write (targets of puts): loaded with `.cg`, past the SM's L1.
     cg: HashSet<String>,
 }
@@ -116,213 +119,6 @@ fn width_text(w: Width) -> String {
     }
 }
 
-struct Analysis {
-    params: Vec<Param>,
-    host_args: Vec<String>,
-    uses_mvl: bool,
-    written: Vec<String>,
-    carried: HashMap<String, Expr>,
-    lane_vectors: HashSet<String>,
-}
-
-fn push_unique(v: &mut Vec<String>, s: &str) {
-    if !v.iter().any(|x| x == s) {
-        v.push(s.to_string());
-    }
-}
-
-/// Free names, arrays, ranks, written arrays, integer-use of scalars, MVL use.
-fn analyse(k: &Kernel) -> Analysis {
-    let mut all_exprs: Vec<&Expr> = vec![];
-    let mut locals: HashSet<String> = HashSet::new();
-    let mut written = vec![];
-    let mut int_roots: Vec<&Expr> = vec![];
-    let mut uses_mvl = false;
-    let mut assigns: Vec<(&str, &Expr)> = vec![];
-    for d in &k.dims {
-        locals.insert(d.var.clone());
-        all_exprs.extend([&d.range.start, &d.range.stop, &d.range.step]);
-        int_roots.extend([&d.range.start, &d.range.stop, &d.range.step]);
-        uses_mvl |= d.simd == Some(Width::Mvl);
-    }
-    for s in &k.body {
-        s.walk(&mut |st| {
-            all_exprs.extend(st.exprs());
-            match &st.kind {
-                StmtKind::Assign { target, value, .. } => match &target.kind {
-                    ExprKind::Name(n) => {
-                        locals.insert(n.clone());
-                        assigns.push((n, value));
-                    }
-                    ExprKind::Subscript { array, .. } => push_unique(&mut written, array),
-                    _ => {}
-                },
-                StmtKind::For {
-                    var,
-                    range,
-                    vector,
-                    kind,
-                    ..
-                } => {
-                    locals.insert(var.clone());
-                    if let Some(v) = vector {
-                        locals.insert(v.clone());
-                    }
-                    int_roots.extend([&range.start, &range.stop, &range.step]);
-                    uses_mvl |= matches!(
-                        kind,
-                        LoopKind::StripMined {
-                            width: Width::Mvl,
-                            ..
-                        }
-                    );
-                }
-                _ => {}
-            }
-        });
-    }
-    let mut arrays: Vec<String> = vec![];
-    let mut ranks: HashMap<String, usize> = HashMap::new();
-    let mut shapes: Vec<(String, usize)> = vec![];
-    let mut scalars: Vec<String> = vec![];
-    for e in &all_exprs {
-        e.walk(&mut |x| match &x.kind {
-            ExprKind::Subscript { array, indices } => {
-                push_unique(&mut arrays, array);
-                let r = ranks.entry(array.clone()).or_default();
-                *r = (*r).max(indices.len());
-                for ix in indices {
-                    match ix {
-                        Index::At(i) => int_roots.push(i),
-                        // Only views of nvshmem calls keep slices this late.
-                        Index::Slice { lo, hi, .. } => int_roots.extend(lo.iter().chain(hi.iter())),
-                        Index::NewAxis => {}
-                    }
-                }
-            }
-            // PE numbers and signals are integers.
-            ExprKind::Call { func, args } if func.starts_with("nvshmem.") => {
-                int_roots.extend(args.iter())
-            }
-            ExprKind::Shape { array, dim } if !shapes.contains(&(array.clone(), *dim)) => {
-                shapes.push((array.clone(), *dim));
-            }
-            ExprKind::Name(n) if n == "appy.MVL" => uses_mvl = true,
-            ExprKind::Name(n) if !locals.contains(n) => push_unique(&mut scalars, n),
-            ExprKind::Vidx {
-                start,
-                width,
-                bound,
-            } => {
-                int_roots.push(start);
-                int_roots.push(bound);
-                uses_mvl |= *width == Width::Mvl;
-            }
-            ExprKind::Binary {
-                op:
-                    BinOp::FloorDiv
-                    | BinOp::Mod
-                    | BinOp::BitAnd
-                    | BinOp::BitOr
-                    | BinOp::BitXor
-                    | BinOp::LShift
-                    | BinOp::RShift,
-                left,
-                right,
-            } => {
-                // `(lo <= x) & (x < hi)` combines booleans: its comparisons say nothing of
-                // whether `lo` and `hi` are integers.
-                for side in [left, right] {
-                    if !is_boolean(side) {
-                        int_roots.push(side);
-                    }
-                }
-            }
-            _ => {}
-        });
-    }
-    scalars.retain(|s| !arrays.contains(s));
-    // A scalar is an integer if it reaches an index or a bound, directly or through locals.
-    let mut int_names: HashSet<String> = HashSet::new();
-    let mut frontier: Vec<&Expr> = int_roots;
-    while let Some(e) = frontier.pop() {
-        e.walk(&mut |x| {
-            if let ExprKind::Name(n) = &x.kind {
-                if int_names.insert(n.clone()) {
-                    for (name, value) in &assigns {
-                        if name == n {
-                            frontier.push(value);
-                        }
-                    }
-                }
-            }
-        });
-    }
-    let mut params: Vec<Param> = arrays.iter().map(|a| Param::Array(a.clone())).collect();
-    for s in &scalars {
-        params.push(if int_names.contains(s) {
-            Param::IntScalar(s.clone())
-        } else {
-            Param::FloatScalar(s.clone())
-        });
-    }
-    for a in &arrays {
-        for d in 0..ranks[a] {
-            params.push(Param::Stride(a.clone(), d));
-        }
-    }
-    for (a, d) in &shapes {
-        params.push(Param::Shape(a.clone(), *d));
-    }
-    let mut host_args = arrays.clone();
-    host_args.extend(scalars.iter().cloned());
-    for (a, _) in &shapes {
-        push_unique(&mut host_args, a);
-    }
-    // Literal-initialised locals that are assigned again: Triton needs one dtype per
-    // loop-carried value, so the init takes the dtype of the update.
-    let mut carried = HashMap::new();
-    let mut first_literal: HashSet<&str> = HashSet::new();
-    for (name, value) in &assigns {
-        let is_literal = matches!(
-            value.kind,
-            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::FloatSpecial(_) | ExprKind::Bool(_)
-        );
-        if is_literal && !carried.contains_key(*name) && !first_literal.contains(name) {
-            first_literal.insert(name);
-        } else if first_literal.contains(name) && !is_literal {
-            carried
-                .entry(name.to_string())
-                .or_insert_with(|| (*value).clone());
-        }
-    }
-    // Locals that hold per-lane values of a vectorised program: a literal init of such a
-    // loop-carried local must already be a vector.
-    let mut lane_vectors: HashSet<String> = HashSet::new();
-    if let Some(d) = k.dims.last().filter(|d| d.simd.is_some()) {
-        lane_vectors.insert(d.var.clone());
-        loop {
-            let before = lane_vectors.len();
-            for (name, value) in &assigns {
-                if mentions_outside_reductions(value, &lane_vectors) {
-                    lane_vectors.insert(name.to_string());
-                }
-            }
-            if lane_vectors.len() == before {
-                break;
-            }
-        }
-    }
-    Analysis {
-        params,
-        host_args,
-        uses_mvl,
-        written,
-        carried,
-        lane_vectors,
-    }
-}
-
 /// Loop variables (grid, `for`, vector indices) and integer parameters of a kernel.
 fn int_names(k: &Kernel, analysis: &Analysis) -> HashSet<String> {
     let mut names: HashSet<String> = k.dims.iter().map(|d| d.var.clone()).collect();
@@ -342,32 +138,8 @@ fn int_names(k: &Kernel, analysis: &Analysis) -> HashSet<String> {
     names
 }
 
-/// Does `e` read one of `names` other than inside a reduction (whose result is a scalar)?
-fn mentions_outside_reductions(e: &Expr, names: &HashSet<String>) -> bool {
-    match &e.kind {
-        ExprKind::Name(n) => names.contains(n),
-        ExprKind::Reduce { .. } => false,
-        ExprKind::Subscript { indices, .. } => indices.iter().any(|i| match i {
-            Index::At(x) => mentions_outside_reductions(x, names),
-            Index::Slice { .. } | Index::NewAxis => false,
-        }),
-        ExprKind::Binary { left, right, .. } | ExprKind::Compare { left, right, .. } => {
-            mentions_outside_reductions(left, names) || mentions_outside_reductions(right, names)
-        }
-        ExprKind::Unary { operand, .. } => mentions_outside_reductions(operand, names),
-        ExprKind::BoolOp { values, .. } => {
-            values.iter().any(|v| mentions_outside_reductions(v, names))
-        }
-        ExprKind::IfExp { test, body, orelse } => [test, body, orelse]
-            .iter()
-            .any(|v| mentions_outside_reductions(v, names)),
-        ExprKind::Call { args, .. } => args.iter().any(|v| mentions_outside_reductions(v, names)),
-        _ => false,
-    }
-}
-
 impl<'a> Cx<'a> {
-    fn new(file: &'a SourceFile, k: &Kernel, analysis: &Analysis) -> Cx<'a> {
+    pub(super) fn new(file: &'a SourceFile, k: &Kernel, analysis: &Analysis) -> Cx<'a> {
         Cx {
             file,
             masks: HashMap::new(),
@@ -761,7 +533,7 @@ impl<'a> Cx<'a> {
     }
 
     /// The masks guarding the lanes of a vector expression (empty for scalars).
-    fn mask_of(&self, e: &Expr) -> BTreeSet<String> {
+    pub(super) fn mask_of(&self, e: &Expr) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
         // A reduction's result is a scalar: the masks inside it are consumed there.
         // (Copied only when there is one: a long chain of gathers asks for the masks of every
@@ -811,7 +583,7 @@ impl<'a> Cx<'a> {
         Ok(format!("({}) < {}", me.expr(e)?, me.expr(bound)?))
     }
 
-    fn pointer(&mut self, e: &Expr) -> Result<String> {
+    pub(super) fn pointer(&mut self, e: &Expr) -> Result<String> {
         let ExprKind::Subscript { array, indices } = &e.kind else {
             unreachable!()
         };
@@ -829,11 +601,11 @@ impl<'a> Cx<'a> {
         Ok(parts.join(" + "))
     }
 
-    fn expr(&mut self, e: &Expr) -> Result<String> {
+    pub(super) fn expr(&mut self, e: &Expr) -> Result<String> {
         self.expr_prec(e, 0)
     }
 
-    fn expr_prec(&mut self, e: &Expr, ctx: u8) -> Result<String> {
+    pub(super) fn expr_prec(&mut self, e: &Expr, ctx: u8) -> Result<String> {
         let paren = |s: String, own: u8| if own < ctx { format!("({s})") } else { s };
         Ok(match &e.kind {
             ExprKind::Name(n) if n == "appy.MVL" => "MVL".into(),
@@ -1359,22 +1131,6 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
         uses_mvl: true,
         written_arrays: written,
     })
-}
-
-/// A comparison or a logical combination of them: a boolean whatever its operands are.
-fn is_boolean(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Compare { .. } | ExprKind::BoolOp { .. } => true,
-        ExprKind::Unary {
-            op: UnaryOp::Not, ..
-        } => true,
-        ExprKind::Binary {
-            op: BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor,
-            left,
-            right,
-        } => is_boolean(left) && is_boolean(right),
-        _ => false,
-    }
 }
 
 #[cfg(test)]
