@@ -379,6 +379,7 @@ impl<'a> Cx<'a> {
         Ok(())
     }
 
+    /// One statement, by kind.
     fn stmt(&mut self, w: &mut Writer, s: &Stmt) -> Result<()> {
         let src = self.src(s.span);
         match &s.kind {
@@ -387,85 +388,11 @@ impl<'a> Cx<'a> {
                 value,
                 atomic,
             } => match &target.kind {
-                ExprKind::Name(n) => {
-                    let v = self.expr(value)?;
-                    let v = match (self.carried.get(n), &value.kind) {
-                        (
-                            Some(update),
-                            ExprKind::Int(_)
-                            | ExprKind::Float(_)
-                            | ExprKind::FloatSpecial(_)
-                            | ExprKind::Bool(_),
-                        ) => {
-                            let shape = match (self.lane_vectors.contains(n), self.lane_width) {
-                                (true, Some(w)) => format!("({},)", width_text(w)),
-                                _ => "()".to_string(),
-                            };
-                            match self.dtype_of(update, n) {
-                                Some(dt) => format!("tl.full({shape}, {v}, {dt})"),
-                                // What Triton makes of the literal itself when lanes meet it.
-                                None if shape != "()" => {
-                                    let dt = if matches!(
-                                        value.kind,
-                                        ExprKind::Int(_) | ExprKind::Bool(_)
-                                    ) {
-                                        "tl.int32"
-                                    } else {
-                                        "tl.float32"
-                                    };
-                                    format!("tl.full({shape}, {v}, {dt})")
-                                }
-                                None => v,
-                            }
-                        }
-                        _ => v,
-                    };
-                    let mask = self.mask_of(value);
-                    if mask.is_empty() {
-                        self.masks.remove(n);
-                    } else {
-                        self.masks.insert(n.clone(), mask);
-                    }
-                    if let ExprKind::Vidx { bound, .. } = &value.kind {
-                        w.line(format!("{n} = {v}  {src}"));
-                        let b = self.expr(bound)?;
-                        w.line(format!("{n}_mask = {n} < {b}"));
-                        self.masks
-                            .insert(n.clone(), BTreeSet::from([format!("{n}_mask")]));
-                    } else {
-                        w.line(format!("{n} = {v}  {src}"));
-                    }
+                ExprKind::Name(n) => self.assign_local(w, n, value, &src),
+                ExprKind::Subscript { .. } if *atomic => {
+                    self.atomic_update(w, s, target, value, &src)
                 }
-                ExprKind::Subscript { .. } => {
-                    let ptr = self.pointer(target)?;
-                    let mut mask = self.mask_of(target);
-                    if *atomic {
-                        let Some((op, operand)) = as_reduction(target, value) else {
-                            return Err(Diagnostic::error(
-                                s.span,
-                                "`#pragma atomic` needs an update: `X[k] += v`, `X[k] -= v`, `X[k] = max(X[k], v)` or `X[k] = min(X[k], v)`",
-                            ));
-                        };
-                        let (v, neg) = match operand {
-                            ReductionOperand::Plain(v) => (v, false),
-                            ReductionOperand::Negated(v) => (v, true),
-                        };
-                        mask.extend(self.mask_of(v));
-                        let mut val = self.expr(v)?;
-                        if neg {
-                            val = format!("-({val})");
-                        }
-                        let f = match op {
-                            ReduceOp::Sum => "tl.atomic_add",
-                            ReduceOp::Max => "tl.atomic_max",
-                            ReduceOp::Min => "tl.atomic_min",
-                        };
-                        w.line(format!("{f}({ptr}, {val}{})  {src}", mask_arg(&mask)));
-                    } else {
-                        let val = self.expr(value)?;
-                        w.line(format!("tl.store({ptr}, {val}{})  {src}", mask_arg(&mask)));
-                    }
-                }
+                ExprKind::Subscript { .. } => self.store(w, target, value, &src),
                 _ => unreachable!("outline checks targets"),
             },
             StmtKind::For {
@@ -475,59 +402,198 @@ impl<'a> Cx<'a> {
                 kind,
                 vector,
                 ..
-            } => {
-                let start = self.expr(&range.start)?;
-                let stop = self.expr(&range.stop)?;
-                match (kind, vector) {
-                    (LoopKind::StripMined { width, tile }, Some(v)) => {
-                        let wd = width_text(*width);
-                        w.line(format!("for {var} in range({start}, {stop}, {wd}):  {src}"));
-                        w.indent();
-                        w.line(format!("{v} = {var} + tl.arange(0, {wd})"));
-                        w.line(format!("{v}_mask = {v} < {stop}"));
-                        // In a 2-D tile the 1-D index is used as a column or as a row.
-                        let axis = match tile {
-                            Some(0) => "[:, None]",
-                            Some(_) => "[None, :]",
-                            None => "",
-                        };
-                        if !axis.is_empty() {
-                            self.tile_names.insert(v.clone(), format!("{v}{axis}"));
-                        }
-                        self.masks
-                            .insert(v.clone(), BTreeSet::from([format!("{v}_mask{axis}")]));
-                    }
-                    _ => {
-                        let step = self.expr(&range.step)?;
-                        w.line(format!(
-                            "for {var} in range({start}, {stop}, {step}):  {src}"
-                        ));
-                        w.indent();
-                    }
+            } => match (kind, vector) {
+                (LoopKind::StripMined { width, tile }, Some(v)) => {
+                    self.strip_mined_loop(w, var, range, (*width, *tile, v), body, &src)
                 }
-                self.block(w, body)?;
-                w.dedent();
+                _ => self.range_loop(w, var, range, body, &src),
+            },
+            StmtKind::If { test, body, orelse } => self.if_stmt(w, test, body, orelse, &src),
+            StmtKind::Barrier => {
+                w.line("tl.debug_barrier()");
+                Ok(())
             }
-            StmtKind::If { test, body, orelse } => {
-                w.line(format!("if {}:  {src}", self.expr(test)?));
-                w.indent();
-                self.block(w, body)?;
-                w.dedent();
-                if !orelse.is_empty() {
-                    w.line("else:");
-                    w.indent();
-                    self.block(w, orelse)?;
-                    w.dedent();
-                }
+            StmtKind::Pass => {
+                w.line("pass");
+                Ok(())
             }
-            StmtKind::Barrier => w.line("tl.debug_barrier()"),
-            StmtKind::Pass => w.line("pass"),
             StmtKind::Expr(_)
             | StmtKind::Other(_)
             | StmtKind::HostBlock { .. }
             | StmtKind::AugAssign { .. } => {
                 unreachable!("outline and normalize remove these from kernels")
             }
+        }
+    }
+
+    /// `n = value` for a local; records the lanes' masks of `n` (a vidx gets its own mask).
+    fn assign_local(&mut self, w: &mut Writer, n: &str, value: &Expr, src: &str) -> Result<()> {
+        let v = self.expr(value)?;
+        let v = self.carried_init(n, value, v);
+        let mask = self.mask_of(value);
+        if mask.is_empty() {
+            self.masks.remove(n);
+        } else {
+            self.masks.insert(n.to_string(), mask);
+        }
+        if let ExprKind::Vidx { bound, .. } = &value.kind {
+            w.line(format!("{n} = {v}  {src}"));
+            let b = self.expr(bound)?;
+            w.line(format!("{n}_mask = {n} < {b}"));
+            self.masks
+                .insert(n.to_string(), BTreeSet::from([format!("{n}_mask")]));
+        } else {
+            w.line(format!("{n} = {v}  {src}"));
+        }
+        Ok(())
+    }
+
+    /// The printed value `v` of `n = value`, or, when `value` is the literal init of a
+    /// loop-carried local, `tl.full` of it with the update's dtype (and the lanes' shape).
+    fn carried_init(&self, n: &str, value: &Expr, v: String) -> String {
+        let (
+            Some(update),
+            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::FloatSpecial(_) | ExprKind::Bool(_),
+        ) = (self.carried.get(n), &value.kind)
+        else {
+            return v;
+        };
+        let shape = match (self.lane_vectors.contains(n), self.lane_width) {
+            (true, Some(w)) => format!("({},)", width_text(w)),
+            _ => "()".to_string(),
+        };
+        match self.dtype_of(update, n) {
+            Some(dt) => format!("tl.full({shape}, {v}, {dt})"),
+            // What Triton makes of the literal itself when lanes meet it.
+            None if shape != "()" => {
+                let dt = if matches!(value.kind, ExprKind::Int(_) | ExprKind::Bool(_)) {
+                    "tl.int32"
+                } else {
+                    "tl.float32"
+                };
+                format!("tl.full({shape}, {v}, {dt})")
+            }
+            None => v,
+        }
+    }
+
+    /// `tl.store` of an element (or the lanes of a vector) of an array.
+    fn store(&mut self, w: &mut Writer, target: &Expr, value: &Expr, src: &str) -> Result<()> {
+        let ptr = self.pointer(target)?;
+        let mask = self.mask_of(target);
+        let val = self.expr(value)?;
+        w.line(format!("tl.store({ptr}, {val}{})  {src}", mask_arg(&mask)));
+        Ok(())
+    }
+
+    /// `#pragma atomic` on an update of an element: `tl.atomic_add/max/min`.
+    fn atomic_update(
+        &mut self,
+        w: &mut Writer,
+        s: &Stmt,
+        target: &Expr,
+        value: &Expr,
+        src: &str,
+    ) -> Result<()> {
+        let ptr = self.pointer(target)?;
+        let mut mask = self.mask_of(target);
+        let Some((op, operand)) = as_reduction(target, value) else {
+            return Err(Diagnostic::error(
+                s.span,
+                "`#pragma atomic` needs an update: `X[k] += v`, `X[k] -= v`, `X[k] = max(X[k], v)` or `X[k] = min(X[k], v)`",
+            ));
+        };
+        let (v, neg) = match operand {
+            ReductionOperand::Plain(v) => (v, false),
+            ReductionOperand::Negated(v) => (v, true),
+        };
+        mask.extend(self.mask_of(v));
+        let mut val = self.expr(v)?;
+        if neg {
+            val = format!("-({val})");
+        }
+        let f = match op {
+            ReduceOp::Sum => "tl.atomic_add",
+            ReduceOp::Max => "tl.atomic_max",
+            ReduceOp::Min => "tl.atomic_min",
+        };
+        w.line(format!("{f}({ptr}, {val}{})  {src}", mask_arg(&mask)));
+        Ok(())
+    }
+
+    /// A strip-mined loop: strips of `width` lanes, the vector index `v` and its mask (a row
+    /// or a column in a 2-D tile when `tile` gives the axis).
+    fn strip_mined_loop(
+        &mut self,
+        w: &mut Writer,
+        var: &str,
+        range: &Range,
+        (width, tile, v): (Width, Option<u8>, &str),
+        body: &[Stmt],
+        src: &str,
+    ) -> Result<()> {
+        let start = self.expr(&range.start)?;
+        let stop = self.expr(&range.stop)?;
+        let wd = width_text(width);
+        w.line(format!("for {var} in range({start}, {stop}, {wd}):  {src}"));
+        w.indent();
+        w.line(format!("{v} = {var} + tl.arange(0, {wd})"));
+        w.line(format!("{v}_mask = {v} < {stop}"));
+        // In a 2-D tile the 1-D index is used as a column or as a row.
+        let axis = match tile {
+            Some(0) => "[:, None]",
+            Some(_) => "[None, :]",
+            None => "",
+        };
+        if !axis.is_empty() {
+            self.tile_names.insert(v.to_string(), format!("{v}{axis}"));
+        }
+        self.masks
+            .insert(v.to_string(), BTreeSet::from([format!("{v}_mask{axis}")]));
+        self.block(w, body)?;
+        w.dedent();
+        Ok(())
+    }
+
+    /// A scalar loop: `for var in range(start, stop, step)`.
+    fn range_loop(
+        &mut self,
+        w: &mut Writer,
+        var: &str,
+        range: &Range,
+        body: &[Stmt],
+        src: &str,
+    ) -> Result<()> {
+        let start = self.expr(&range.start)?;
+        let stop = self.expr(&range.stop)?;
+        let step = self.expr(&range.step)?;
+        w.line(format!(
+            "for {var} in range({start}, {stop}, {step}):  {src}"
+        ));
+        w.indent();
+        self.block(w, body)?;
+        w.dedent();
+        Ok(())
+    }
+
+    /// `if test:` and its branches.
+    fn if_stmt(
+        &mut self,
+        w: &mut Writer,
+        test: &Expr,
+        body: &[Stmt],
+        orelse: &[Stmt],
+        src: &str,
+    ) -> Result<()> {
+        w.line(format!("if {}:  {src}", self.expr(test)?));
+        w.indent();
+        self.block(w, body)?;
+        w.dedent();
+        if !orelse.is_empty() {
+            w.line("else:");
+            w.indent();
+            self.block(w, orelse)?;
+            w.dedent();
         }
         Ok(())
     }
