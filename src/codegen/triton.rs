@@ -1301,4 +1301,165 @@ mod tests {
         let k = function(&out, "_f_persistent0");
         assert!(k.contains("if (_region == 1):"), "{k}");
     }
+
+    // ------------------------------------------------------------- one statement kind each
+
+    /// The kernel `_{f}_kernel0` of the module compiled from `src`.
+    fn kernel_of(src: &str, f: &str) -> String {
+        function(&generated(src), &format!("_{f}_kernel0")).to_string()
+    }
+
+    /// Whether `k` has a line that is `line` followed by its `# t.py:N` comment, or `line` alone.
+    fn has_line(k: &str, line: &str) -> bool {
+        k.lines().any(|l| {
+            let l = l.trim();
+            l == line
+                || l.strip_prefix(line)
+                    .is_some_and(|rest| rest.starts_with("  # t.py:"))
+        })
+    }
+
+    #[test]
+    fn a_store_of_lanes_is_masked_by_the_lanes_of_its_index() {
+        let k = kernel_of(
+            "def f(A, B, N):\n    #pragma parallel for simd\n    for i in range(N):\n        B[i] = A[i] * 2.0\n",
+            "f",
+        );
+        assert!(has_line(&k, "i_mask = i < N"), "{k}");
+        assert!(
+            has_line(
+                &k,
+                "tl.store(B + i * B_stride0, tl.load(A + i * A_stride0, mask=i_mask) * 2.0, mask=i_mask)"
+            ),
+            "{k}"
+        );
+    }
+
+    #[test]
+    fn an_atomic_update_adds_its_operand_under_the_index_s_mask() {
+        let k = kernel_of(
+            "def f(keys, vals, out, N):\n    #pragma parallel for\n    for i in range(N):\n        #pragma atomic\n        out[keys[i]] -= vals[i]\n",
+            "f",
+        );
+        assert!(
+            has_line(
+                &k,
+                "tl.atomic_add(out + tl.load(keys + i * keys_stride0, mask=i_mask) * out_stride0, -(tl.load(vals + i * vals_stride0, mask=i_mask)), mask=i_mask)"
+            ),
+            "{k}"
+        );
+    }
+
+    #[test]
+    fn an_atomic_store_that_is_no_update_is_an_error() {
+        let Err(e) = compile(
+            &SourceFile::new(
+                "t.py",
+                "def f(keys, vals, out, N):\n    #pragma parallel for\n    for i in range(N):\n        #pragma atomic\n        out[keys[i]] = vals[i]\n",
+            ),
+            &Options::default(),
+        ) else {
+            panic!("an error expected");
+        };
+        assert!(
+            e.message.contains("`#pragma atomic` needs an update"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn a_carried_local_starts_as_a_vector_of_the_update_s_dtype() {
+        let k = kernel_of(
+            "def f(A, r, M, N):\n    #pragma parallel for\n    for i in range(M):\n        s = 0.0\n        for j in range(N):\n            s += A[i, j]\n        r[i] = s\n",
+            "f",
+        );
+        assert!(
+            has_line(&k, "s = tl.full((MVL,), 0.0, A.dtype.element_ty)"),
+            "{k}"
+        );
+        assert!(has_line(&k, "for j in range(0, N, 1):"), "{k}");
+        assert!(
+            has_line(&k, "tl.store(r + i * r_stride0, s, mask=i_mask)"),
+            "{k}"
+        );
+    }
+
+    #[test]
+    fn a_strip_mined_loop_defines_its_vector_index_and_mask() {
+        let k = kernel_of(
+            "def f(A, B, M, N):\n    #pragma parallel for\n    for i in range(M):\n        #pragma simd\n        for j in range(N):\n            B[i, j] = A[i, j] + 1.0\n",
+            "f",
+        );
+        let body: Vec<&str> = k.lines().skip(3).collect();
+        assert!(
+            body[0]
+                .trim()
+                .starts_with("for _j_base in range(0, N, MVL):"),
+            "{k}"
+        );
+        assert_eq!(body[1].trim(), "j = _j_base + tl.arange(0, MVL)", "{k}");
+        assert_eq!(body[2].trim(), "j_mask = j < N", "{k}");
+        assert!(body[3].contains("mask=j_mask)  # t.py:6"), "{k}");
+    }
+
+    #[test]
+    fn a_2d_tile_spells_its_indices_as_a_column_and_a_row() {
+        let k = kernel_of(
+            "def f(A, B, L, M, N):\n    #pragma parallel for\n    for i in range(L):\n        #pragma :M=>simd :N=>simd\n        B[i, :M, :N] = A[i, :M, :N]\n",
+            "f",
+        );
+        assert!(
+            k.contains("B + i * B_stride0 + _i[:, None] * B_stride1 + _i1[None, :] * B_stride2"),
+            "{k}"
+        );
+        assert!(
+            k.contains("mask=_i1_mask[None, :] & _i_mask[:, None])"),
+            "{k}"
+        );
+    }
+
+    #[test]
+    fn a_plain_loop_keeps_its_step_and_an_if_its_else() {
+        let k = kernel_of(
+            "def f(A, B, M, N):\n    #pragma parallel for\n    for i in range(M):\n        for j in range(1, N, 2):\n            if A[i, j] > 0.0:\n                B[i, j] = A[i, j]\n            else:\n                B[i, j] = 0.0\n",
+            "f",
+        );
+        let body: Vec<&str> = k.lines().skip(3).map(str::trim).collect();
+        assert!(body[0].starts_with("for j in range(1, N, 2):"), "{k}");
+        assert!(
+            body[1].starts_with("if tl.load(A + i * A_stride0 + j * A_stride1) > 0.0:"),
+            "{k}"
+        );
+        assert_eq!(body[3], "else:", "{k}");
+        assert!(
+            body[4].starts_with("tl.store(B + i * B_stride0 + j * B_stride1, 0.0)"),
+            "{k}"
+        );
+    }
+
+    #[test]
+    fn barriers_and_empty_bodies_print_as_such() {
+        use crate::ir::build;
+        let file = SourceFile::new("t.py", "#pragma parallel for\n");
+        let k = build::kernel(vec![
+            Stmt::new(StmtKind::Barrier, crate::frontend::source::Span::DUMMY),
+            Stmt::new(
+                StmtKind::If {
+                    test: build::name("c"),
+                    body: vec![],
+                    orelse: vec![],
+                },
+                crate::frontend::source::Span::DUMMY,
+            ),
+        ]);
+        let code = kernel(&k, &file).unwrap();
+        let lines: Vec<&str> = code.text.lines().collect();
+        assert_eq!(lines[1], "def k(c: \"fp64\"):", "{}", code.text);
+        assert_eq!(lines[2], "    # t.py:1: #pragma parallel for");
+        assert_eq!(lines[3], "    tl.debug_barrier()");
+        assert_eq!(lines[4], "    if c:  # t.py:1");
+        assert_eq!(lines[5], "        pass");
+        assert_eq!(code.params, [Param::FloatScalar("c".into())]);
+    }
 }
