@@ -1,6 +1,8 @@
 //! Triton printer: one outlined `Kernel` (after strip-mining) → a `@triton.jit` function and
 //! the facts its launcher needs (parameters, grid, arrays written).
 
+use super::analysis::push_unique;
+pub(super) use super::analysis::{analyse, Analysis};
 use super::python::{binop_prec, float_literal, prec};
 use super::writer::Writer;
 use crate::diag::{Diagnostic, Result};
@@ -53,11 +55,12 @@ pub struct KernelCode {
     pub written_arrays: Vec<String>,
 }
 
+/// The printer's state for one kernel (shared with the tile printer, hence `pub(super)`).
 pub(super) struct Cx<'a> {
     pub(super) file: &'a SourceFile,
     /// Vector name → the mask expressions that guard its lanes.
     pub(super) masks: HashMap<String, BTreeSet<String>>,
-    float_params: HashSet<String>,
+    pub(super) float_params: HashSet<String>,
     /// Local names initialised by a literal and updated later: their init gets a fixed dtype.
     carried: HashMap<String, Expr>,
     /// Locals holding per-lane values of a `parallel for simd` program, and its width.
@@ -116,213 +119,6 @@ fn width_text(w: Width) -> String {
     }
 }
 
-pub(super) struct Analysis {
-    pub(super) params: Vec<Param>,
-    host_args: Vec<String>,
-    uses_mvl: bool,
-    written: Vec<String>,
-    carried: HashMap<String, Expr>,
-    lane_vectors: HashSet<String>,
-}
-
-fn push_unique(v: &mut Vec<String>, s: &str) {
-    if !v.iter().any(|x| x == s) {
-        v.push(s.to_string());
-    }
-}
-
-/// Free names, arrays, ranks, written arrays, integer-use of scalars, MVL use.
-pub(super) fn analyse(k: &Kernel) -> Analysis {
-    let mut all_exprs: Vec<&Expr> = vec![];
-    let mut locals: HashSet<String> = HashSet::new();
-    let mut written = vec![];
-    let mut int_roots: Vec<&Expr> = vec![];
-    let mut uses_mvl = false;
-    let mut assigns: Vec<(&str, &Expr)> = vec![];
-    for d in &k.dims {
-        locals.insert(d.var.clone());
-        all_exprs.extend([&d.range.start, &d.range.stop, &d.range.step]);
-        int_roots.extend([&d.range.start, &d.range.stop, &d.range.step]);
-        uses_mvl |= d.simd == Some(Width::Mvl);
-    }
-    for s in &k.body {
-        s.walk(&mut |st| {
-            all_exprs.extend(st.exprs());
-            match &st.kind {
-                StmtKind::Assign { target, value, .. } => match &target.kind {
-                    ExprKind::Name(n) => {
-                        locals.insert(n.clone());
-                        assigns.push((n, value));
-                    }
-                    ExprKind::Subscript { array, .. } => push_unique(&mut written, array),
-                    _ => {}
-                },
-                StmtKind::For {
-                    var,
-                    range,
-                    vector,
-                    kind,
-                    ..
-                } => {
-                    locals.insert(var.clone());
-                    if let Some(v) = vector {
-                        locals.insert(v.clone());
-                    }
-                    int_roots.extend([&range.start, &range.stop, &range.step]);
-                    uses_mvl |= matches!(
-                        kind,
-                        LoopKind::StripMined {
-                            width: Width::Mvl,
-                            ..
-                        }
-                    );
-                }
-                _ => {}
-            }
-        });
-    }
-    let mut arrays: Vec<String> = vec![];
-    let mut ranks: HashMap<String, usize> = HashMap::new();
-    let mut shapes: Vec<(String, usize)> = vec![];
-    let mut scalars: Vec<String> = vec![];
-    for e in &all_exprs {
-        e.walk(&mut |x| match &x.kind {
-            ExprKind::Subscript { array, indices } => {
-                push_unique(&mut arrays, array);
-                let r = ranks.entry(array.clone()).or_default();
-                *r = (*r).max(indices.len());
-                for ix in indices {
-                    match ix {
-                        Index::At(i) => int_roots.push(i),
-                        // Only views of nvshmem calls keep slices this late.
-                        Index::Slice { lo, hi, .. } => int_roots.extend(lo.iter().chain(hi.iter())),
-                        Index::NewAxis => {}
-                    }
-                }
-            }
-            // PE numbers and signals are integers.
-            ExprKind::Call { func, args } if func.starts_with("nvshmem.") => {
-                int_roots.extend(args.iter())
-            }
-            ExprKind::Shape { array, dim } if !shapes.contains(&(array.clone(), *dim)) => {
-                shapes.push((array.clone(), *dim));
-            }
-            ExprKind::Name(n) if n == "appy.MVL" => uses_mvl = true,
-            ExprKind::Name(n) if !locals.contains(n) => push_unique(&mut scalars, n),
-            ExprKind::Vidx {
-                start,
-                width,
-                bound,
-            } => {
-                int_roots.push(start);
-                int_roots.push(bound);
-                uses_mvl |= *width == Width::Mvl;
-            }
-            ExprKind::Binary {
-                op:
-                    BinOp::FloorDiv
-                    | BinOp::Mod
-                    | BinOp::BitAnd
-                    | BinOp::BitOr
-                    | BinOp::BitXor
-                    | BinOp::LShift
-                    | BinOp::RShift,
-                left,
-                right,
-            } => {
-                // `(lo <= x) & (x < hi)` combines booleans: its comparisons say nothing of
-                // whether `lo` and `hi` are integers.
-                for side in [left, right] {
-                    if !is_boolean(side) {
-                        int_roots.push(side);
-                    }
-                }
-            }
-            _ => {}
-        });
-    }
-    scalars.retain(|s| !arrays.contains(s));
-    // A scalar is an integer if it reaches an index or a bound, directly or through locals.
-    let mut int_names: HashSet<String> = HashSet::new();
-    let mut frontier: Vec<&Expr> = int_roots;
-    while let Some(e) = frontier.pop() {
-        e.walk(&mut |x| {
-            if let ExprKind::Name(n) = &x.kind {
-                if int_names.insert(n.clone()) {
-                    for (name, value) in &assigns {
-                        if name == n {
-                            frontier.push(value);
-                        }
-                    }
-                }
-            }
-        });
-    }
-    let mut params: Vec<Param> = arrays.iter().map(|a| Param::Array(a.clone())).collect();
-    for s in &scalars {
-        params.push(if int_names.contains(s) {
-            Param::IntScalar(s.clone())
-        } else {
-            Param::FloatScalar(s.clone())
-        });
-    }
-    for a in &arrays {
-        for d in 0..ranks[a] {
-            params.push(Param::Stride(a.clone(), d));
-        }
-    }
-    for (a, d) in &shapes {
-        params.push(Param::Shape(a.clone(), *d));
-    }
-    let mut host_args = arrays.clone();
-    host_args.extend(scalars.iter().cloned());
-    for (a, _) in &shapes {
-        push_unique(&mut host_args, a);
-    }
-    // Literal-initialised locals that are assigned again: Triton needs one dtype per
-    // loop-carried value, so the init takes the dtype of the update.
-    let mut carried = HashMap::new();
-    let mut first_literal: HashSet<&str> = HashSet::new();
-    for (name, value) in &assigns {
-        let is_literal = matches!(
-            value.kind,
-            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::FloatSpecial(_) | ExprKind::Bool(_)
-        );
-        if is_literal && !carried.contains_key(*name) && !first_literal.contains(name) {
-            first_literal.insert(name);
-        } else if first_literal.contains(name) && !is_literal {
-            carried
-                .entry(name.to_string())
-                .or_insert_with(|| (*value).clone());
-        }
-    }
-    // Locals that hold per-lane values of a vectorised program: a literal init of such a
-    // loop-carried local must already be a vector.
-    let mut lane_vectors: HashSet<String> = HashSet::new();
-    if let Some(d) = k.dims.last().filter(|d| d.simd.is_some()) {
-        lane_vectors.insert(d.var.clone());
-        loop {
-            let before = lane_vectors.len();
-            for (name, value) in &assigns {
-                if mentions_outside_reductions(value, &lane_vectors) {
-                    lane_vectors.insert(name.to_string());
-                }
-            }
-            if lane_vectors.len() == before {
-                break;
-            }
-        }
-    }
-    Analysis {
-        params,
-        host_args,
-        uses_mvl,
-        written,
-        carried,
-        lane_vectors,
-    }
-}
-
 /// Loop variables (grid, `for`, vector indices) and integer parameters of a kernel.
 fn int_names(k: &Kernel, analysis: &Analysis) -> HashSet<String> {
     let mut names: HashSet<String> = k.dims.iter().map(|d| d.var.clone()).collect();
@@ -340,30 +136,6 @@ fn int_names(k: &Kernel, analysis: &Analysis) -> HashSet<String> {
         });
     }
     names
-}
-
-/// Does `e` read one of `names` other than inside a reduction (whose result is a scalar)?
-fn mentions_outside_reductions(e: &Expr, names: &HashSet<String>) -> bool {
-    match &e.kind {
-        ExprKind::Name(n) => names.contains(n),
-        ExprKind::Reduce { .. } => false,
-        ExprKind::Subscript { indices, .. } => indices.iter().any(|i| match i {
-            Index::At(x) => mentions_outside_reductions(x, names),
-            Index::Slice { .. } | Index::NewAxis => false,
-        }),
-        ExprKind::Binary { left, right, .. } | ExprKind::Compare { left, right, .. } => {
-            mentions_outside_reductions(left, names) || mentions_outside_reductions(right, names)
-        }
-        ExprKind::Unary { operand, .. } => mentions_outside_reductions(operand, names),
-        ExprKind::BoolOp { values, .. } => {
-            values.iter().any(|v| mentions_outside_reductions(v, names))
-        }
-        ExprKind::IfExp { test, body, orelse } => [test, body, orelse]
-            .iter()
-            .any(|v| mentions_outside_reductions(v, names)),
-        ExprKind::Call { args, .. } => args.iter().any(|v| mentions_outside_reductions(v, names)),
-        _ => false,
-    }
 }
 
 impl<'a> Cx<'a> {
@@ -607,6 +379,7 @@ impl<'a> Cx<'a> {
         Ok(())
     }
 
+    /// One statement, by kind.
     fn stmt(&mut self, w: &mut Writer, s: &Stmt) -> Result<()> {
         let src = self.src(s.span);
         match &s.kind {
@@ -615,85 +388,11 @@ impl<'a> Cx<'a> {
                 value,
                 atomic,
             } => match &target.kind {
-                ExprKind::Name(n) => {
-                    let v = self.expr(value)?;
-                    let v = match (self.carried.get(n), &value.kind) {
-                        (
-                            Some(update),
-                            ExprKind::Int(_)
-                            | ExprKind::Float(_)
-                            | ExprKind::FloatSpecial(_)
-                            | ExprKind::Bool(_),
-                        ) => {
-                            let shape = match (self.lane_vectors.contains(n), self.lane_width) {
-                                (true, Some(w)) => format!("({},)", width_text(w)),
-                                _ => "()".to_string(),
-                            };
-                            match self.dtype_of(update, n) {
-                                Some(dt) => format!("tl.full({shape}, {v}, {dt})"),
-                                // What Triton makes of the literal itself when lanes meet it.
-                                None if shape != "()" => {
-                                    let dt = if matches!(
-                                        value.kind,
-                                        ExprKind::Int(_) | ExprKind::Bool(_)
-                                    ) {
-                                        "tl.int32"
-                                    } else {
-                                        "tl.float32"
-                                    };
-                                    format!("tl.full({shape}, {v}, {dt})")
-                                }
-                                None => v,
-                            }
-                        }
-                        _ => v,
-                    };
-                    let mask = self.mask_of(value);
-                    if mask.is_empty() {
-                        self.masks.remove(n);
-                    } else {
-                        self.masks.insert(n.clone(), mask);
-                    }
-                    if let ExprKind::Vidx { bound, .. } = &value.kind {
-                        w.line(format!("{n} = {v}  {src}"));
-                        let b = self.expr(bound)?;
-                        w.line(format!("{n}_mask = {n} < {b}"));
-                        self.masks
-                            .insert(n.clone(), BTreeSet::from([format!("{n}_mask")]));
-                    } else {
-                        w.line(format!("{n} = {v}  {src}"));
-                    }
+                ExprKind::Name(n) => self.assign_local(w, n, value, &src),
+                ExprKind::Subscript { .. } if *atomic => {
+                    self.atomic_update(w, s, target, value, &src)
                 }
-                ExprKind::Subscript { .. } => {
-                    let ptr = self.pointer(target)?;
-                    let mut mask = self.mask_of(target);
-                    if *atomic {
-                        let Some((op, operand)) = as_reduction(target, value) else {
-                            return Err(Diagnostic::error(
-                                s.span,
-                                "`#pragma atomic` needs an update: `X[k] += v`, `X[k] -= v`, `X[k] = max(X[k], v)` or `X[k] = min(X[k], v)`",
-                            ));
-                        };
-                        let (v, neg) = match operand {
-                            ReductionOperand::Plain(v) => (v, false),
-                            ReductionOperand::Negated(v) => (v, true),
-                        };
-                        mask.extend(self.mask_of(v));
-                        let mut val = self.expr(v)?;
-                        if neg {
-                            val = format!("-({val})");
-                        }
-                        let f = match op {
-                            ReduceOp::Sum => "tl.atomic_add",
-                            ReduceOp::Max => "tl.atomic_max",
-                            ReduceOp::Min => "tl.atomic_min",
-                        };
-                        w.line(format!("{f}({ptr}, {val}{})  {src}", mask_arg(&mask)));
-                    } else {
-                        let val = self.expr(value)?;
-                        w.line(format!("tl.store({ptr}, {val}{})  {src}", mask_arg(&mask)));
-                    }
-                }
+                ExprKind::Subscript { .. } => self.store(w, target, value, &src),
                 _ => unreachable!("outline checks targets"),
             },
             StmtKind::For {
@@ -703,53 +402,21 @@ impl<'a> Cx<'a> {
                 kind,
                 vector,
                 ..
-            } => {
-                let start = self.expr(&range.start)?;
-                let stop = self.expr(&range.stop)?;
-                match (kind, vector) {
-                    (LoopKind::StripMined { width, tile }, Some(v)) => {
-                        let wd = width_text(*width);
-                        w.line(format!("for {var} in range({start}, {stop}, {wd}):  {src}"));
-                        w.indent();
-                        w.line(format!("{v} = {var} + tl.arange(0, {wd})"));
-                        w.line(format!("{v}_mask = {v} < {stop}"));
-                        // In a 2-D tile the 1-D index is used as a column or as a row.
-                        let axis = match tile {
-                            Some(0) => "[:, None]",
-                            Some(_) => "[None, :]",
-                            None => "",
-                        };
-                        if !axis.is_empty() {
-                            self.tile_names.insert(v.clone(), format!("{v}{axis}"));
-                        }
-                        self.masks
-                            .insert(v.clone(), BTreeSet::from([format!("{v}_mask{axis}")]));
-                    }
-                    _ => {
-                        let step = self.expr(&range.step)?;
-                        w.line(format!(
-                            "for {var} in range({start}, {stop}, {step}):  {src}"
-                        ));
-                        w.indent();
-                    }
+            } => match (kind, vector) {
+                (LoopKind::StripMined { width, tile }, Some(v)) => {
+                    self.strip_mined_loop(w, var, range, (*width, *tile, v), body, &src)
                 }
-                self.block(w, body)?;
-                w.dedent();
+                _ => self.range_loop(w, var, range, body, &src),
+            },
+            StmtKind::If { test, body, orelse } => self.if_stmt(w, test, body, orelse, &src),
+            StmtKind::Barrier => {
+                w.line("tl.debug_barrier()");
+                Ok(())
             }
-            StmtKind::If { test, body, orelse } => {
-                w.line(format!("if {}:  {src}", self.expr(test)?));
-                w.indent();
-                self.block(w, body)?;
-                w.dedent();
-                if !orelse.is_empty() {
-                    w.line("else:");
-                    w.indent();
-                    self.block(w, orelse)?;
-                    w.dedent();
-                }
+            StmtKind::Pass => {
+                w.line("pass");
+                Ok(())
             }
-            StmtKind::Barrier => w.line("tl.debug_barrier()"),
-            StmtKind::Pass => w.line("pass"),
             StmtKind::Expr(_)
             | StmtKind::Other(_)
             | StmtKind::HostBlock { .. }
@@ -757,11 +424,182 @@ impl<'a> Cx<'a> {
                 unreachable!("outline and normalize remove these from kernels")
             }
         }
+    }
+
+    /// `n = value` for a local; records the lanes' masks of `n` (a vidx gets its own mask).
+    fn assign_local(&mut self, w: &mut Writer, n: &str, value: &Expr, src: &str) -> Result<()> {
+        let v = self.expr(value)?;
+        let v = self.carried_init(n, value, v);
+        let mask = self.mask_of(value);
+        if mask.is_empty() {
+            self.masks.remove(n);
+        } else {
+            self.masks.insert(n.to_string(), mask);
+        }
+        if let ExprKind::Vidx { bound, .. } = &value.kind {
+            w.line(format!("{n} = {v}  {src}"));
+            let b = self.expr(bound)?;
+            w.line(format!("{n}_mask = {n} < {b}"));
+            self.masks
+                .insert(n.to_string(), BTreeSet::from([format!("{n}_mask")]));
+        } else {
+            w.line(format!("{n} = {v}  {src}"));
+        }
+        Ok(())
+    }
+
+    /// The printed value `v` of `n = value`, or, when `value` is the literal init of a
+    /// loop-carried local, `tl.full` of it with the update's dtype (and the lanes' shape).
+    fn carried_init(&self, n: &str, value: &Expr, v: String) -> String {
+        let (
+            Some(update),
+            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::FloatSpecial(_) | ExprKind::Bool(_),
+        ) = (self.carried.get(n), &value.kind)
+        else {
+            return v;
+        };
+        let shape = match (self.lane_vectors.contains(n), self.lane_width) {
+            (true, Some(w)) => format!("({},)", width_text(w)),
+            _ => "()".to_string(),
+        };
+        match self.dtype_of(update, n) {
+            Some(dt) => format!("tl.full({shape}, {v}, {dt})"),
+            // What Triton makes of the literal itself when lanes meet it.
+            None if shape != "()" => {
+                let dt = if matches!(value.kind, ExprKind::Int(_) | ExprKind::Bool(_)) {
+                    "tl.int32"
+                } else {
+                    "tl.float32"
+                };
+                format!("tl.full({shape}, {v}, {dt})")
+            }
+            None => v,
+        }
+    }
+
+    /// `tl.store` of an element (or the lanes of a vector) of an array.
+    fn store(&mut self, w: &mut Writer, target: &Expr, value: &Expr, src: &str) -> Result<()> {
+        let ptr = self.pointer(target)?;
+        let mask = self.mask_of(target);
+        let val = self.expr(value)?;
+        w.line(format!("tl.store({ptr}, {val}{})  {src}", mask_arg(&mask)));
+        Ok(())
+    }
+
+    /// `#pragma atomic` on an update of an element: `tl.atomic_add/max/min`.
+    fn atomic_update(
+        &mut self,
+        w: &mut Writer,
+        s: &Stmt,
+        target: &Expr,
+        value: &Expr,
+        src: &str,
+    ) -> Result<()> {
+        let ptr = self.pointer(target)?;
+        let mut mask = self.mask_of(target);
+        let Some((op, operand)) = as_reduction(target, value) else {
+            return Err(Diagnostic::error(
+                s.span,
+                "`#pragma atomic` needs an update: `X[k] += v`, `X[k] -= v`, `X[k] = max(X[k], v)` or `X[k] = min(X[k], v)`",
+            ));
+        };
+        let (v, neg) = match operand {
+            ReductionOperand::Plain(v) => (v, false),
+            ReductionOperand::Negated(v) => (v, true),
+        };
+        mask.extend(self.mask_of(v));
+        let mut val = self.expr(v)?;
+        if neg {
+            val = format!("-({val})");
+        }
+        let f = match op {
+            ReduceOp::Sum => "tl.atomic_add",
+            ReduceOp::Max => "tl.atomic_max",
+            ReduceOp::Min => "tl.atomic_min",
+        };
+        w.line(format!("{f}({ptr}, {val}{})  {src}", mask_arg(&mask)));
+        Ok(())
+    }
+
+    /// A strip-mined loop: strips of `width` lanes, the vector index `v` and its mask (a row
+    /// or a column in a 2-D tile when `tile` gives the axis).
+    fn strip_mined_loop(
+        &mut self,
+        w: &mut Writer,
+        var: &str,
+        range: &Range,
+        (width, tile, v): (Width, Option<u8>, &str),
+        body: &[Stmt],
+        src: &str,
+    ) -> Result<()> {
+        let start = self.expr(&range.start)?;
+        let stop = self.expr(&range.stop)?;
+        let wd = width_text(width);
+        w.line(format!("for {var} in range({start}, {stop}, {wd}):  {src}"));
+        w.indent();
+        w.line(format!("{v} = {var} + tl.arange(0, {wd})"));
+        w.line(format!("{v}_mask = {v} < {stop}"));
+        // In a 2-D tile the 1-D index is used as a column or as a row.
+        let axis = match tile {
+            Some(0) => "[:, None]",
+            Some(_) => "[None, :]",
+            None => "",
+        };
+        if !axis.is_empty() {
+            self.tile_names.insert(v.to_string(), format!("{v}{axis}"));
+        }
+        self.masks
+            .insert(v.to_string(), BTreeSet::from([format!("{v}_mask{axis}")]));
+        self.block(w, body)?;
+        w.dedent();
+        Ok(())
+    }
+
+    /// A scalar loop: `for var in range(start, stop, step)`.
+    fn range_loop(
+        &mut self,
+        w: &mut Writer,
+        var: &str,
+        range: &Range,
+        body: &[Stmt],
+        src: &str,
+    ) -> Result<()> {
+        let start = self.expr(&range.start)?;
+        let stop = self.expr(&range.stop)?;
+        let step = self.expr(&range.step)?;
+        w.line(format!(
+            "for {var} in range({start}, {stop}, {step}):  {src}"
+        ));
+        w.indent();
+        self.block(w, body)?;
+        w.dedent();
+        Ok(())
+    }
+
+    /// `if test:` and its branches.
+    fn if_stmt(
+        &mut self,
+        w: &mut Writer,
+        test: &Expr,
+        body: &[Stmt],
+        orelse: &[Stmt],
+        src: &str,
+    ) -> Result<()> {
+        w.line(format!("if {}:  {src}", self.expr(test)?));
+        w.indent();
+        self.block(w, body)?;
+        w.dedent();
+        if !orelse.is_empty() {
+            w.line("else:");
+            w.indent();
+            self.block(w, orelse)?;
+            w.dedent();
+        }
         Ok(())
     }
 
     /// The masks guarding the lanes of a vector expression (empty for scalars).
-    fn mask_of(&self, e: &Expr) -> BTreeSet<String> {
+    pub(super) fn mask_of(&self, e: &Expr) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
         // A reduction's result is a scalar: the masks inside it are consumed there.
         // (Copied only when there is one: a long chain of gathers asks for the masks of every
@@ -833,7 +671,7 @@ impl<'a> Cx<'a> {
         self.expr_prec(e, 0)
     }
 
-    fn expr_prec(&mut self, e: &Expr, ctx: u8) -> Result<String> {
+    pub(super) fn expr_prec(&mut self, e: &Expr, ctx: u8) -> Result<String> {
         let paren = |s: String, own: u8| if own < ctx { format!("({s})") } else { s };
         Ok(match &e.kind {
             ExprKind::Name(n) if n == "appy.MVL" => "MVL".into(),
@@ -1361,22 +1199,6 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
     })
 }
 
-/// A comparison or a logical combination of them: a boolean whatever its operands are.
-fn is_boolean(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Compare { .. } | ExprKind::BoolOp { .. } => true,
-        ExprKind::Unary {
-            op: UnaryOp::Not, ..
-        } => true,
-        ExprKind::Binary {
-            op: BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor,
-            left,
-            right,
-        } => is_boolean(left) && is_boolean(right),
-        _ => false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1478,5 +1300,166 @@ mod tests {
         let out = generated(src);
         let k = function(&out, "_f_persistent0");
         assert!(k.contains("if (_region == 1):"), "{k}");
+    }
+
+    // ------------------------------------------------------------- one statement kind each
+
+    /// The kernel `_{f}_kernel0` of the module compiled from `src`.
+    fn kernel_of(src: &str, f: &str) -> String {
+        function(&generated(src), &format!("_{f}_kernel0")).to_string()
+    }
+
+    /// Whether `k` has a line that is `line` followed by its `# t.py:N` comment, or `line` alone.
+    fn has_line(k: &str, line: &str) -> bool {
+        k.lines().any(|l| {
+            let l = l.trim();
+            l == line
+                || l.strip_prefix(line)
+                    .is_some_and(|rest| rest.starts_with("  # t.py:"))
+        })
+    }
+
+    #[test]
+    fn a_store_of_lanes_is_masked_by_the_lanes_of_its_index() {
+        let k = kernel_of(
+            "def f(A, B, N):\n    #pragma parallel for simd\n    for i in range(N):\n        B[i] = A[i] * 2.0\n",
+            "f",
+        );
+        assert!(has_line(&k, "i_mask = i < N"), "{k}");
+        assert!(
+            has_line(
+                &k,
+                "tl.store(B + i * B_stride0, tl.load(A + i * A_stride0, mask=i_mask) * 2.0, mask=i_mask)"
+            ),
+            "{k}"
+        );
+    }
+
+    #[test]
+    fn an_atomic_update_adds_its_operand_under_the_index_s_mask() {
+        let k = kernel_of(
+            "def f(keys, vals, out, N):\n    #pragma parallel for\n    for i in range(N):\n        #pragma atomic\n        out[keys[i]] -= vals[i]\n",
+            "f",
+        );
+        assert!(
+            has_line(
+                &k,
+                "tl.atomic_add(out + tl.load(keys + i * keys_stride0, mask=i_mask) * out_stride0, -(tl.load(vals + i * vals_stride0, mask=i_mask)), mask=i_mask)"
+            ),
+            "{k}"
+        );
+    }
+
+    #[test]
+    fn an_atomic_store_that_is_no_update_is_an_error() {
+        let Err(e) = compile(
+            &SourceFile::new(
+                "t.py",
+                "def f(keys, vals, out, N):\n    #pragma parallel for\n    for i in range(N):\n        #pragma atomic\n        out[keys[i]] = vals[i]\n",
+            ),
+            &Options::default(),
+        ) else {
+            panic!("an error expected");
+        };
+        assert!(
+            e.message.contains("`#pragma atomic` needs an update"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn a_carried_local_starts_as_a_vector_of_the_update_s_dtype() {
+        let k = kernel_of(
+            "def f(A, r, M, N):\n    #pragma parallel for\n    for i in range(M):\n        s = 0.0\n        for j in range(N):\n            s += A[i, j]\n        r[i] = s\n",
+            "f",
+        );
+        assert!(
+            has_line(&k, "s = tl.full((MVL,), 0.0, A.dtype.element_ty)"),
+            "{k}"
+        );
+        assert!(has_line(&k, "for j in range(0, N, 1):"), "{k}");
+        assert!(
+            has_line(&k, "tl.store(r + i * r_stride0, s, mask=i_mask)"),
+            "{k}"
+        );
+    }
+
+    #[test]
+    fn a_strip_mined_loop_defines_its_vector_index_and_mask() {
+        let k = kernel_of(
+            "def f(A, B, M, N):\n    #pragma parallel for\n    for i in range(M):\n        #pragma simd\n        for j in range(N):\n            B[i, j] = A[i, j] + 1.0\n",
+            "f",
+        );
+        let body: Vec<&str> = k.lines().skip(3).collect();
+        assert!(
+            body[0]
+                .trim()
+                .starts_with("for _j_base in range(0, N, MVL):"),
+            "{k}"
+        );
+        assert_eq!(body[1].trim(), "j = _j_base + tl.arange(0, MVL)", "{k}");
+        assert_eq!(body[2].trim(), "j_mask = j < N", "{k}");
+        assert!(body[3].contains("mask=j_mask)  # t.py:6"), "{k}");
+    }
+
+    #[test]
+    fn a_2d_tile_spells_its_indices_as_a_column_and_a_row() {
+        let k = kernel_of(
+            "def f(A, B, L, M, N):\n    #pragma parallel for\n    for i in range(L):\n        #pragma :M=>simd :N=>simd\n        B[i, :M, :N] = A[i, :M, :N]\n",
+            "f",
+        );
+        assert!(
+            k.contains("B + i * B_stride0 + _i[:, None] * B_stride1 + _i1[None, :] * B_stride2"),
+            "{k}"
+        );
+        assert!(
+            k.contains("mask=_i1_mask[None, :] & _i_mask[:, None])"),
+            "{k}"
+        );
+    }
+
+    #[test]
+    fn a_plain_loop_keeps_its_step_and_an_if_its_else() {
+        let k = kernel_of(
+            "def f(A, B, M, N):\n    #pragma parallel for\n    for i in range(M):\n        for j in range(1, N, 2):\n            if A[i, j] > 0.0:\n                B[i, j] = A[i, j]\n            else:\n                B[i, j] = 0.0\n",
+            "f",
+        );
+        let body: Vec<&str> = k.lines().skip(3).map(str::trim).collect();
+        assert!(body[0].starts_with("for j in range(1, N, 2):"), "{k}");
+        assert!(
+            body[1].starts_with("if tl.load(A + i * A_stride0 + j * A_stride1) > 0.0:"),
+            "{k}"
+        );
+        assert_eq!(body[3], "else:", "{k}");
+        assert!(
+            body[4].starts_with("tl.store(B + i * B_stride0 + j * B_stride1, 0.0)"),
+            "{k}"
+        );
+    }
+
+    #[test]
+    fn barriers_and_empty_bodies_print_as_such() {
+        use crate::ir::build;
+        let file = SourceFile::new("t.py", "#pragma parallel for\n");
+        let k = build::kernel(vec![
+            Stmt::new(StmtKind::Barrier, crate::frontend::source::Span::DUMMY),
+            Stmt::new(
+                StmtKind::If {
+                    test: build::name("c"),
+                    body: vec![],
+                    orelse: vec![],
+                },
+                crate::frontend::source::Span::DUMMY,
+            ),
+        ]);
+        let code = kernel(&k, &file).unwrap();
+        let lines: Vec<&str> = code.text.lines().collect();
+        assert_eq!(lines[1], "def k(c: \"fp64\"):", "{}", code.text);
+        assert_eq!(lines[2], "    # t.py:1: #pragma parallel for");
+        assert_eq!(lines[3], "    tl.debug_barrier()");
+        assert_eq!(lines[4], "    if c:  # t.py:1");
+        assert_eq!(lines[5], "        pass");
+        assert_eq!(code.params, [Param::FloatScalar("c".into())]);
     }
 }

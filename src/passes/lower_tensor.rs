@@ -10,7 +10,9 @@
 //!   register and intermediates are never stored.
 
 use super::affine::Affine;
-use super::tensor::{analyse, is_product_call, pragma_matches, reduce_marker, reduction_call};
+use super::tensor::{
+    analyse, is_product_call, pragma_matches, reduce_marker, reduction_call, TensorStmt,
+};
 use crate::diag::{Diagnostic, Result};
 use crate::frontend::source::Span;
 use crate::ir::pragma::{DimPragma, Directive, VectorProp};
@@ -347,12 +349,7 @@ pub fn lower(k: &mut Kernel, opts: &Options) -> Result<()> {
             }
         });
     }
-    let cx = LowerCx {
-        bound: k.bound.clone(),
-        grid_vars: k.dims.iter().map(|d| d.var.clone()).collect(),
-        grid_los: k.dims.iter().map(|d| d.range.start.clone()).collect(),
-        auto_simd: opts.auto_simd,
-    };
+    let cx = LowerCx::of(k, opts);
     k.body = cx.block(
         std::mem::take(&mut k.body),
         &mut used,
@@ -377,7 +374,27 @@ struct LowerCx {
     auto_simd: bool,
 }
 
+/// How the dimensions of one analysed statement run, decided before any loop is built.
+struct DimOrder {
+    /// `run[d]`: how dimension `d` runs (every dimension has one once ordered).
+    run: Vec<Option<Run>>,
+    /// The dimensions that become loops, outermost first (grid dimensions are not among them).
+    order: Vec<usize>,
+    /// The `reduce(op:var)` property a pragma gave each dimension.
+    reduce_ops: Vec<Option<ReduceProp>>,
+}
+
 impl LowerCx {
+    /// The lowering context of kernel `k`: its bound slices and grid variables.
+    fn of(k: &Kernel, opts: &Options) -> LowerCx {
+        LowerCx {
+            bound: k.bound.clone(),
+            grid_vars: k.dims.iter().map(|d| d.var.clone()).collect(),
+            grid_los: k.dims.iter().map(|d| d.range.start.clone()).collect(),
+            auto_simd: opts.auto_simd,
+        }
+    }
+
     fn block(
         &self,
         stmts: Vec<Stmt>,
@@ -388,6 +405,8 @@ impl LowerCx {
         map_tensor_stmts(stmts, &mut |s| self.statement(s, used, matched, checks))
     }
 
+    /// One tensor statement → its loop nest: analyse, order the dimensions, check the order,
+    /// build the innermost statements and wrap them in the output loops.
     fn statement(
         &self,
         s: Stmt,
@@ -403,6 +422,25 @@ impl LowerCx {
         else {
             unreachable!()
         };
+        let t = self.analyse_statement(target, value, checks)?;
+        let pragmas: Vec<DimPragma> = dim_pragmas(&s).cloned().unwrap_or_default();
+        let mut dims = self.order_dimensions(&t, &pragmas, matched)?;
+        shape_tile(&t, &dims.order, &mut dims.run)?;
+        check_reduced_innermost(&t, &dims.order, &dims.run)?;
+        check_reduce_props(&t, &dims.reduce_ops, target)?;
+        let nest = Nest::new(self, &t, &dims, s.span, used);
+        let inner = nest.innermost(*atomic, used, checks);
+        Ok(nest.wrap(&nest.outputs, inner, checks))
+    }
+
+    /// The statement's dimensions (`tensor::analyse` against the kernel's bound slices); the
+    /// slice lengths it could only assume equal become launch checks.
+    fn analyse_statement(
+        &self,
+        target: &Expr,
+        value: &Expr,
+        checks: &mut Vec<LaunchCheck>,
+    ) -> Result<TensorStmt> {
         let bound_slices: Vec<(Expr, Expr)> = self
             .bound
             .iter()
@@ -412,14 +450,33 @@ impl LowerCx {
         for (a, b, at) in &t.assumed {
             checks.push(LaunchCheck::Equal(a.clone(), b.clone(), *at));
         }
-        let pragmas: Vec<DimPragma> = dim_pragmas(&s).cloned().unwrap_or_default();
-        let span = s.span;
+        Ok(t)
+    }
 
-        // How each dimension runs, and in which order (pragma order first).
-        let ndims = t.dims.len();
-        let mut run: Vec<Option<Run>> = vec![None; ndims];
-        let mut order: Vec<usize> = vec![];
-        let mut reduce_ops: Vec<Option<ReduceProp>> = vec![None; ndims];
+    /// How each dimension runs and in which order: grid dimensions first, then the pragma's
+    /// order, then the unlisted ones; auto-simd vectorises the innermost when nothing else is.
+    fn order_dimensions(
+        &self,
+        t: &TensorStmt,
+        pragmas: &[DimPragma],
+        matched: &mut HashSet<Span>,
+    ) -> Result<DimOrder> {
+        let mut run = self.grid_runs(t);
+        let (mut order, reduce_ops) = claim_pragma_dims(t, pragmas, &mut run, matched)?;
+        complete_order(t, &mut order, &mut run);
+        if self.auto_simd {
+            auto_vectorise(&order, &mut run);
+        }
+        Ok(DimOrder {
+            run,
+            order,
+            reduce_ops,
+        })
+    }
+
+    /// `Run::Grid(g)` for the dimension each bound slice `g` of the kernel runs, `None` elsewhere.
+    fn grid_runs(&self, t: &TensorStmt) -> Vec<Option<Run>> {
+        let mut run: Vec<Option<Run>> = vec![None; t.dims.len()];
         // A grid dimension runs one dimension of the statement: when two dimensions have the
         // same slice (`B[:N, :N]`), the first takes the grid variable and the second runs as a
         // dimension of its own (giving both the grid variable would compute the diagonal).
@@ -435,322 +492,426 @@ impl LowerCx {
                 *r = Some(Run::Grid(*g));
             }
         }
-        let mut claimed: Vec<usize> = vec![];
-        for p in &pragmas {
-            // A pragma slice names the first dimension it matches that no earlier slice named
-            // (`1:-1=>parallel 1:-1=>simd` names the rows, then the columns).
-            // An open slice (`:`) can match several dimensions: prefer one whose role fits
-            // the properties (a grid dimension for `parallel`, a reduced one for `reduce`).
-            let candidates: Vec<usize> = (0..ndims)
-                .filter(|d| !claimed.contains(d) && pragma_matches(p, &t, *d).is_some())
-                .collect();
-            let fits = |d: &usize| {
-                (p.parallel == matches!(run[*d], Some(Run::Grid(_))))
-                    && (p.reduce.is_none() || t.reduced.contains(d))
-            };
-            let Some(d) = candidates
-                .iter()
-                .copied()
-                .find(fits)
-                .or(candidates.first().copied())
-            else {
-                continue; // checked once for the whole original statement below
-            };
-            claimed.push(d);
-            matched.insert(p.span);
-            {
-                if p.parallel {
-                    if !matches!(run[d], Some(Run::Grid(_))) {
-                        return Err(Diagnostic::error(
-                            p.span,
-                            "`parallel` dimensions are only allowed on function-level statements",
-                        )
-                        .with_help(
-                            "inside a parallel loop, the loop itself is the parallel dimension",
-                        ));
-                    }
-                } else if let Some(v) = p.vector {
-                    run[d] = Some(Run::Vector(v));
-                } else if run[d].is_none() {
-                    run[d] = Some(Run::Sequential);
-                }
-                if let Some((op, var)) = &p.reduce {
-                    reduce_ops[d] = Some((*op, var.clone(), p.span));
-                }
-                if !order.contains(&d) {
-                    order.push(d);
-                }
-            }
-        }
-        // Unlisted dimensions: outputs in target order, then reduced ones.
-        for d in t
-            .output
-            .iter()
-            .chain(t.reduced.iter())
-            .copied()
-            .chain(0..ndims)
-        {
-            if !order.contains(&d) {
-                order.push(d);
-            }
-        }
-        order.retain(|d| !matches!(run[*d], Some(Run::Grid(_))));
-        for d in &order {
-            if run[*d].is_none() {
-                run[*d] = Some(Run::Sequential);
-            }
-        }
-        // auto-simd: the innermost dimension is a vector unless the pragma chose one.
-        let has_vector = run.iter().any(|r| matches!(r, Some(Run::Vector(_))));
-        if !has_vector && self.auto_simd {
-            if let Some(last) = order.last() {
-                run[*last] = Some(Run::Vector(VectorProp::Simd(Width::Mvl)));
-            }
-        }
-        let vectors: Vec<usize> = order
-            .iter()
-            .copied()
-            .filter(|d| matches!(run[*d], Some(Run::Vector(_))))
+        run
+    }
+}
+
+/// Each pragma slice claims a dimension and sets how it runs (marking the slice `matched`);
+/// returns the claimed dimensions in pragma order and each dimension's `reduce` property.
+fn claim_pragma_dims(
+    t: &TensorStmt,
+    pragmas: &[DimPragma],
+    run: &mut [Option<Run>],
+    matched: &mut HashSet<Span>,
+) -> Result<(Vec<usize>, Vec<Option<ReduceProp>>)> {
+    let ndims = t.dims.len();
+    let mut order: Vec<usize> = vec![];
+    let mut reduce_ops: Vec<Option<ReduceProp>> = vec![None; ndims];
+    let mut claimed: Vec<usize> = vec![];
+    for p in pragmas {
+        // A pragma slice names the first dimension it matches that no earlier slice named
+        // (`1:-1=>parallel 1:-1=>simd` names the rows, then the columns).
+        // An open slice (`:`) can match several dimensions: prefer one whose role fits
+        // the properties (a grid dimension for `parallel`, a reduced one for `reduce`).
+        let candidates: Vec<usize> = (0..ndims)
+            .filter(|d| !claimed.contains(d) && pragma_matches(p, t, *d).is_some())
             .collect();
-        if vectors.len() > 2 {
+        let fits = |d: &usize| {
+            (p.parallel == matches!(run[*d], Some(Run::Grid(_))))
+                && (p.reduce.is_none() || t.reduced.contains(d))
+        };
+        let Some(d) = candidates
+            .iter()
+            .copied()
+            .find(fits)
+            .or(candidates.first().copied())
+        else {
+            continue; // checked once for the whole original statement by `lower`
+        };
+        claimed.push(d);
+        matched.insert(p.span);
+        if p.parallel {
+            if !matches!(run[d], Some(Run::Grid(_))) {
+                return Err(Diagnostic::error(
+                    p.span,
+                    "`parallel` dimensions are only allowed on function-level statements",
+                )
+                .with_help("inside a parallel loop, the loop itself is the parallel dimension"));
+            }
+        } else if let Some(v) = p.vector {
+            run[d] = Some(Run::Vector(v));
+        } else if run[d].is_none() {
+            run[d] = Some(Run::Sequential);
+        }
+        if let Some((op, var)) = &p.reduce {
+            reduce_ops[d] = Some((*op, var.clone(), p.span));
+        }
+        if !order.contains(&d) {
+            order.push(d);
+        }
+    }
+    Ok((order, reduce_ops))
+}
+
+/// Appends the dimensions no pragma listed (outputs in target order, then reduced ones), drops
+/// the grid dimensions from the loop order and makes every other unset dimension sequential.
+fn complete_order(t: &TensorStmt, order: &mut Vec<usize>, run: &mut [Option<Run>]) {
+    for d in t
+        .output
+        .iter()
+        .chain(t.reduced.iter())
+        .copied()
+        .chain(0..t.dims.len())
+    {
+        if !order.contains(&d) {
+            order.push(d);
+        }
+    }
+    order.retain(|d| !matches!(run[*d], Some(Run::Grid(_))));
+    for d in order.iter() {
+        if run[*d].is_none() {
+            run[*d] = Some(Run::Sequential);
+        }
+    }
+}
+
+/// auto-simd: the innermost loop becomes an MVL-wide `simd` loop unless the pragma already
+/// vectorised some dimension.
+fn auto_vectorise(order: &[usize], run: &mut [Option<Run>]) {
+    let has_vector = run.iter().any(|r| matches!(r, Some(Run::Vector(_))));
+    if !has_vector {
+        if let Some(last) = order.last() {
+            run[*last] = Some(Run::Vector(VectorProp::Simd(Width::Mvl)));
+        }
+    }
+}
+
+/// The vectorised dimensions, in loop order.
+fn vector_dims(order: &[usize], run: &[Option<Run>]) -> Vec<usize> {
+    order
+        .iter()
+        .copied()
+        .filter(|d| matches!(run[*d], Some(Run::Vector(_))))
+        .collect()
+}
+
+/// At most two vectorised dimensions; two form a 2-D tile, which must be element-wise and
+/// innermost, and whose rows get `TILE_ROWS` lanes when the pragma said plain `simd`.
+fn shape_tile(t: &TensorStmt, order: &[usize], run: &mut [Option<Run>]) -> Result<()> {
+    let vectors = vector_dims(order, run);
+    if vectors.len() > 2 {
+        return Err(Diagnostic::error(
+            t.dims[vectors[2]].span,
+            "at most two vectorised dimensions (a 2-D tile) per statement",
+        ));
+    }
+    if vectors.len() == 2 {
+        // A 2-D tile: the two vector dimensions are the innermost loops, element-wise only.
+        if !t.reduced.is_empty() {
             return Err(Diagnostic::error(
-                t.dims[vectors[2]].span,
-                "at most two vectorised dimensions (a 2-D tile) per statement",
+                t.dims[vectors[1]].span,
+                "a reduction with two vectorised dimensions is not supported yet",
+            )
+            .with_help("vectorise only the reduced dimension"));
+        }
+        if order[order.len() - 2..] != vectors[..] {
+            return Err(Diagnostic::error(
+                t.dims[vectors[0]].span,
+                "the two vectorised dimensions of a 2-D tile must be the innermost ones",
             ));
         }
-        if vectors.len() == 2 {
-            // A 2-D tile: the two vector dimensions are the innermost loops, element-wise only.
-            if !t.reduced.is_empty() {
-                return Err(Diagnostic::error(
-                    t.dims[vectors[1]].span,
-                    "a reduction with two vectorised dimensions is not supported yet",
-                )
-                .with_help("vectorise only the reduced dimension"));
-            }
-            if order[order.len() - 2..] != vectors[..] {
-                return Err(Diagnostic::error(
-                    t.dims[vectors[0]].span,
-                    "the two vectorised dimensions of a 2-D tile must be the innermost ones",
-                ));
-            }
-            // Tile rows: MVL lanes across and a few rows down, unless the pragma says.
-            if let Some(Run::Vector(VectorProp::Simd(Width::Mvl))) = run[vectors[0]] {
-                run[vectors[0]] = Some(Run::Vector(VectorProp::Simd(Width::Fixed(TILE_ROWS))));
-            }
+        // Tile rows: MVL lanes across and a few rows down, unless the pragma says.
+        if let Some(Run::Vector(VectorProp::Simd(Width::Mvl))) = run[vectors[0]] {
+            run[vectors[0]] = Some(Run::Vector(VectorProp::Simd(Width::Fixed(TILE_ROWS))));
         }
-        // Reduced dimensions must be innermost: the accumulation happens in a register.
-        if let Some(pos) = order.iter().position(|d| t.reduced.contains(d)) {
-            if let Some(d) = order[pos..].iter().find(|d| !t.reduced.contains(d)) {
-                return Err(Diagnostic::error(
-                    t.dims[*d].span,
-                    "a kept dimension is ordered inside a reduced one",
-                )
-                .with_help("list the reduced dimensions last in the pragma"));
-            }
-            if let Some(v) = vectors.first().filter(|v| !t.reduced.contains(v)) {
-                return Err(Diagnostic::error(
-                    t.dims[*v].span,
-                    "a vectorised kept dimension with a reduction is not supported yet",
-                )
-                .with_help("vectorise the reduced dimension instead (the default)"));
-            }
+    }
+    Ok(())
+}
+
+/// Reduced dimensions must be the innermost loops (the accumulation happens in a register),
+/// and a vectorised dimension next to a reduction must be a reduced one.
+fn check_reduced_innermost(t: &TensorStmt, order: &[usize], run: &[Option<Run>]) -> Result<()> {
+    let vectors = vector_dims(order, run);
+    if let Some(pos) = order.iter().position(|d| t.reduced.contains(d)) {
+        if let Some(d) = order[pos..].iter().find(|d| !t.reduced.contains(d)) {
+            return Err(Diagnostic::error(
+                t.dims[*d].span,
+                "a kept dimension is ordered inside a reduced one",
+            )
+            .with_help("list the reduced dimensions last in the pragma"));
         }
-        // Reduction properties must agree with the statement.
-        let stmt_op = root_reduction_op(&t.value);
-        for (d, r) in reduce_ops.iter().enumerate() {
-            let Some((op, var, pspan)) = r else { continue };
-            if !t.reduced.contains(&d) {
+        if let Some(v) = vectors.first().filter(|v| !t.reduced.contains(v)) {
+            return Err(Diagnostic::error(
+                t.dims[*v].span,
+                "a vectorised kept dimension with a reduction is not supported yet",
+            )
+            .with_help("vectorise the reduced dimension instead (the default)"));
+        }
+    }
+    Ok(())
+}
+
+/// A pragma's `reduce(op:var)` must name a reduced dimension, the statement's operator and
+/// the statement's target.
+fn check_reduce_props(
+    t: &TensorStmt,
+    reduce_ops: &[Option<ReduceProp>],
+    target: &Expr,
+) -> Result<()> {
+    let stmt_op = root_reduction_op(&t.value);
+    for (d, r) in reduce_ops.iter().enumerate() {
+        let Some((op, var, pspan)) = r else { continue };
+        if !t.reduced.contains(&d) {
+            return Err(Diagnostic::error(
+                *pspan,
+                "this dimension is not reduced by the statement",
+            ));
+        }
+        if let (Some(op), Some(actual)) = (op, stmt_op) {
+            if *op != actual {
                 return Err(Diagnostic::error(
                     *pspan,
-                    "this dimension is not reduced by the statement",
+                    format!(
+                        "the pragma says `{}` but the statement reduces with `{}`",
+                        op.name(),
+                        actual.name()
+                    ),
                 ));
             }
-            if let (Some(op), Some(actual)) = (op, stmt_op) {
-                if *op != actual {
-                    return Err(Diagnostic::error(
-                        *pspan,
-                        format!(
-                            "the pragma says `{}` but the statement reduces with `{}`",
-                            op.name(),
-                            actual.name()
-                        ),
-                    ));
-                }
-            }
-            if let Some(v) = var.as_deref().filter(|v| !v.is_empty()) {
-                let tname = match &target.kind {
-                    ExprKind::Name(n) | ExprKind::Subscript { array: n, .. } => n.as_str(),
-                    _ => "",
-                };
-                if v != tname {
-                    return Err(Diagnostic::error(
-                        *pspan,
-                        format!(
-                            "the pragma reduces into `{v}` but the statement assigns `{tname}`"
-                        ),
-                    ));
-                }
+        }
+        if let Some(v) = var.as_deref().filter(|v| !v.is_empty()) {
+            let tname = match &target.kind {
+                ExprKind::Name(n) | ExprKind::Subscript { array: n, .. } => n.as_str(),
+                _ => "",
+            };
+            if v != tname {
+                return Err(Diagnostic::error(
+                    *pspan,
+                    format!("the pragma reduces into `{v}` but the statement assigns `{tname}`"),
+                ));
             }
         }
+    }
+    Ok(())
+}
 
-        // Loop variables: grid dimensions use the kernel's, the others get fresh names.
-        let mut vars: Vec<Option<String>> = vec![None; ndims];
-        for &d in &order {
+/// The loop nest of one ordered statement: its loop variables, and how dimension placeholders
+/// become indices. Builds the innermost statements and the loops around them.
+struct Nest<'a> {
+    cx: &'a LowerCx,
+    t: &'a TensorStmt,
+    run: &'a [Option<Run>],
+    /// The loop variable of each dimension that is a loop (`None` for grid dimensions).
+    vars: Vec<Option<String>>,
+    /// Output and reduced dimensions, each in loop order.
+    outputs: Vec<usize>,
+    reduced: Vec<usize>,
+    span: Span,
+}
+
+impl<'a> Nest<'a> {
+    /// Fresh loop variables for the ordered dimensions (grid dimensions use the kernel's).
+    fn new(
+        cx: &'a LowerCx,
+        t: &'a TensorStmt,
+        dims: &'a DimOrder,
+        span: Span,
+        used: &mut HashSet<String>,
+    ) -> Nest<'a> {
+        let mut vars: Vec<Option<String>> = vec![None; t.dims.len()];
+        for &d in &dims.order {
             vars[d] = Some(fresh_name("i", used));
         }
-        let index_of = |d: usize, span: Span| -> Expr {
-            match run[d] {
-                // The grid variable runs over the bound slice; this dimension may be shifted.
-                Some(Run::Grid(g)) => Affine::of(&t.dims[d].lo)
-                    .sub(&Affine::of(&self.grid_los[g]))
-                    .added_to(Expr::name(&self.grid_vars[g], span)),
-                _ => Expr::name(
-                    vars[d].as_ref().expect("every dimension has a variable"),
-                    span,
-                ),
-            }
-        };
-        let subst = |e: &Expr, fixed: &[(usize, Expr)]| -> Expr {
-            e.clone().rewrite(&mut |x| match &x.kind {
-                ExprKind::Name(n) if n.starts_with("__dim") => {
-                    let d: usize = n["__dim".len()..].parse().expect("placeholder");
-                    match fixed.iter().find(|(fd, _)| *fd == d) {
-                        Some((_, e)) => e.clone(),
-                        None => index_of(d, x.span),
-                    }
-                }
-                _ => x,
-            })
-        };
-        let make_loop = |d: usize, body: Vec<Stmt>, checks: &mut Vec<LaunchCheck>| -> Stmt {
-            let dim = &t.dims[d];
-            let kind = match run[d] {
-                Some(Run::Vector(VectorProp::Simd(w))) => LoopKind::Simd(w),
-                Some(Run::Vector(VectorProp::Le(n))) => {
-                    checks.push(LaunchCheck::AtMost(
-                        super::tensor::extent_expr(&dim.lo, &dim.hi),
-                        n,
-                        dim.span,
-                    ));
-                    LoopKind::Simd(Width::Fixed(n))
-                }
-                _ => LoopKind::Plain,
-            };
-            Stmt::new(
-                StmtKind::For {
-                    var: vars[d].clone().expect("loop variable"),
-                    range: Range {
-                        start: dim.lo.clone(),
-                        stop: dim.hi.clone(),
-                        step: Expr::int(1, dim.span),
-                    },
-                    body,
-                    kind,
-                    vector: None,
-                    num_warps: None,
-                },
-                span,
-            )
-        };
+        let (reduced, outputs): (Vec<usize>, Vec<usize>) = dims
+            .order
+            .iter()
+            .copied()
+            .partition(|d| t.reduced.contains(d));
+        Nest {
+            cx,
+            t,
+            run: &dims.run,
+            vars,
+            outputs,
+            reduced,
+            span,
+        }
+    }
 
-        let target_l = subst(&t.target, &[]);
-        let outputs: Vec<usize> = order
-            .iter()
-            .copied()
-            .filter(|d| !t.reduced.contains(d))
-            .collect();
-        let reduced: Vec<usize> = order
-            .iter()
-            .copied()
-            .filter(|d| t.reduced.contains(d))
-            .collect();
-        let inner: Vec<Stmt> = match split_root(&t.value, &t.target) {
+    /// Dimension `d`'s index: its loop variable, or the grid variable shifted to its slice.
+    fn index_of(&self, d: usize, span: Span) -> Expr {
+        match self.run[d] {
+            // The grid variable runs over the bound slice; this dimension may be shifted.
+            Some(Run::Grid(g)) => Affine::of(&self.t.dims[d].lo)
+                .sub(&Affine::of(&self.cx.grid_los[g]))
+                .added_to(Expr::name(&self.cx.grid_vars[g], span)),
+            _ => Expr::name(
+                self.vars[d]
+                    .as_ref()
+                    .expect("every dimension has a variable"),
+                span,
+            ),
+        }
+    }
+
+    /// `e` with each dimension placeholder replaced by the dimension's index, or by the
+    /// expression `fixed` gives for it.
+    fn subst(&self, e: &Expr, fixed: &[(usize, Expr)]) -> Expr {
+        e.clone().rewrite(&mut |x| match &x.kind {
+            ExprKind::Name(n) if n.starts_with("__dim") => {
+                let d: usize = n["__dim".len()..].parse().expect("placeholder");
+                match fixed.iter().find(|(fd, _)| *fd == d) {
+                    Some((_, e)) => e.clone(),
+                    None => self.index_of(d, x.span),
+                }
+            }
+            _ => x,
+        })
+    }
+
+    /// The loop over dimension `d` around `body`; a `le(N)` strip adds its launch check.
+    fn make_loop(&self, d: usize, body: Vec<Stmt>, checks: &mut Vec<LaunchCheck>) -> Stmt {
+        let dim = &self.t.dims[d];
+        let kind = match self.run[d] {
+            Some(Run::Vector(VectorProp::Simd(w))) => LoopKind::Simd(w),
+            Some(Run::Vector(VectorProp::Le(n))) => {
+                checks.push(LaunchCheck::AtMost(
+                    super::tensor::extent_expr(&dim.lo, &dim.hi),
+                    n,
+                    dim.span,
+                ));
+                LoopKind::Simd(Width::Fixed(n))
+            }
+            _ => LoopKind::Plain,
+        };
+        Stmt::new(
+            StmtKind::For {
+                var: self.vars[d].clone().expect("loop variable"),
+                range: Range {
+                    start: dim.lo.clone(),
+                    stop: dim.hi.clone(),
+                    step: Expr::int(1, dim.span),
+                },
+                body,
+                kind,
+                vector: None,
+                num_warps: None,
+            },
+            self.span,
+        )
+    }
+
+    /// `body` inside the loops of `dims` (the first outermost); checks are pushed innermost
+    /// first.
+    fn wrap(&self, dims: &[usize], body: Vec<Stmt>, checks: &mut Vec<LaunchCheck>) -> Vec<Stmt> {
+        let mut nest = body;
+        for d in dims.iter().rev() {
+            nest = vec![self.make_loop(*d, nest, checks)];
+        }
+        nest
+    }
+
+    /// What runs inside the output loops: the element-wise assignment, or a reduction
+    /// accumulated in a register and stored once.
+    fn innermost(
+        &self,
+        atomic: bool,
+        used: &mut HashSet<String>,
+        checks: &mut Vec<LaunchCheck>,
+    ) -> Vec<Stmt> {
+        match split_root(&self.t.value, &self.t.target) {
             RootForm::Plain => vec![Stmt::new(
                 StmtKind::Assign {
-                    target: target_l.clone(),
-                    value: subst(&t.value, &[]),
-                    atomic: *atomic,
+                    target: self.subst(&self.t.target, &[]),
+                    value: self.subst(&self.t.value, &[]),
+                    atomic,
                 },
-                span,
+                self.span,
             )],
             RootForm::Reduce {
                 op,
                 operand,
                 combine,
-            } => {
-                let acc = fresh_name("acc", used);
-                let acc_e = Expr::name(&acc, span);
-                let operand_l = subst(&operand, &[]);
-                let init = match op {
-                    ReduceOp::Sum => Expr::int(0, span),
-                    // The first element: max/min have no identity valid for every dtype.
-                    ReduceOp::Max | ReduceOp::Min => {
-                        let firsts: Vec<(usize, Expr)> = reduced
-                            .iter()
-                            .map(|d| (*d, t.dims[*d].lo.clone()))
-                            .collect();
-                        subst(&operand, &firsts)
-                    }
-                };
-                let update = match op {
-                    ReduceOp::Sum => Expr::binary(BinOp::Add, acc_e.clone(), operand_l),
-                    ReduceOp::Max | ReduceOp::Min => Expr::new(
-                        ExprKind::Call {
-                            func: op.name().into(),
-                            args: vec![acc_e.clone(), operand_l],
-                        },
-                        span,
-                    ),
-                };
-                let mut nest = vec![Stmt::new(
-                    StmtKind::Assign {
-                        target: acc_e.clone(),
-                        value: update,
-                        atomic: false,
-                    },
-                    span,
-                )];
-                for d in reduced.iter().rev() {
-                    nest = vec![make_loop(*d, nest, checks)];
-                }
-                let result = match combine {
-                    None => acc_e.clone(),
-                    Some(Combine::Binary(bop)) => {
-                        Expr::binary(bop, target_l.clone(), acc_e.clone())
-                    }
-                    Some(Combine::Call(f)) => Expr::new(
-                        ExprKind::Call {
-                            func: f,
-                            args: vec![target_l.clone(), acc_e.clone()],
-                        },
-                        span,
-                    ),
-                };
-                let mut stmts = vec![Stmt::new(
-                    StmtKind::Assign {
-                        target: acc_e,
-                        value: init,
-                        atomic: false,
-                    },
-                    span,
-                )];
-                stmts.extend(nest);
-                stmts.push(Stmt::new(
-                    StmtKind::Assign {
-                        target: target_l.clone(),
-                        value: result,
-                        atomic: *atomic,
-                    },
-                    span,
-                ));
-                stmts
+            } => self.reduction(op, &operand, combine, atomic, used, checks),
+        }
+    }
+
+    /// `_acc = init`, the reduced loops around `_acc = _acc op e`, then one store of `_acc`
+    /// (combined with the target for `t = t op red(e)`).
+    fn reduction(
+        &self,
+        op: ReduceOp,
+        operand: &Expr,
+        combine: Option<Combine>,
+        atomic: bool,
+        used: &mut HashSet<String>,
+        checks: &mut Vec<LaunchCheck>,
+    ) -> Vec<Stmt> {
+        let span = self.span;
+        let target_l = self.subst(&self.t.target, &[]);
+        let acc = fresh_name("acc", used);
+        let acc_e = Expr::name(&acc, span);
+        let operand_l = self.subst(operand, &[]);
+        let init = match op {
+            ReduceOp::Sum => Expr::int(0, span),
+            // The first element: max/min have no identity valid for every dtype.
+            ReduceOp::Max | ReduceOp::Min => {
+                let firsts: Vec<(usize, Expr)> = self
+                    .reduced
+                    .iter()
+                    .map(|d| (*d, self.t.dims[*d].lo.clone()))
+                    .collect();
+                self.subst(operand, &firsts)
             }
         };
-        let mut nest = inner;
-        for d in outputs.iter().rev() {
-            nest = vec![make_loop(*d, nest, checks)];
-        }
-        Ok(nest)
+        let update = match op {
+            ReduceOp::Sum => Expr::binary(BinOp::Add, acc_e.clone(), operand_l),
+            ReduceOp::Max | ReduceOp::Min => Expr::new(
+                ExprKind::Call {
+                    func: op.name().into(),
+                    args: vec![acc_e.clone(), operand_l],
+                },
+                span,
+            ),
+        };
+        let accumulate = Stmt::new(
+            StmtKind::Assign {
+                target: acc_e.clone(),
+                value: update,
+                atomic: false,
+            },
+            span,
+        );
+        let nest = self.wrap(&self.reduced, vec![accumulate], checks);
+        let result = match combine {
+            None => acc_e.clone(),
+            Some(Combine::Binary(bop)) => Expr::binary(bop, target_l.clone(), acc_e.clone()),
+            Some(Combine::Call(f)) => Expr::new(
+                ExprKind::Call {
+                    func: f,
+                    args: vec![target_l.clone(), acc_e.clone()],
+                },
+                span,
+            ),
+        };
+        let mut stmts = vec![Stmt::new(
+            StmtKind::Assign {
+                target: acc_e,
+                value: init,
+                atomic: false,
+            },
+            span,
+        )];
+        stmts.extend(nest);
+        stmts.push(Stmt::new(
+            StmtKind::Assign {
+                target: target_l,
+                value: result,
+                atomic,
+            },
+            span,
+        ));
+        stmts
     }
 }
 
@@ -938,5 +1099,313 @@ mod tests {
             "{}",
             e.message
         );
+    }
+
+    // ----------------------------------------------------------- the steps of `statement`
+
+    /// The first tensor statement of `src`'s first kernel (after `split`), its analysis and
+    /// the kernel's lowering context.
+    fn analysed(src: &str, auto_simd: bool) -> (Stmt, TensorStmt, LowerCx) {
+        let k = kernel(src, false);
+        let cx = LowerCx::of(&k, &Options { auto_simd });
+        let mut found = None;
+        for s in &k.body {
+            s.walk(&mut |st| {
+                if found.is_none() && is_tensor_assign(st) {
+                    found = Some(st.clone());
+                }
+            });
+        }
+        let s = found.expect("a tensor statement");
+        let StmtKind::Assign { target, value, .. } = &s.kind else {
+            unreachable!()
+        };
+        let t = cx.analyse_statement(target, value, &mut vec![]).unwrap();
+        (s, t, cx)
+    }
+
+    /// `analysed`, with the dimensions ordered by the statement's pragma.
+    fn ordered(src: &str) -> (Stmt, TensorStmt, LowerCx, DimOrder) {
+        let (s, t, cx) = analysed(src, true);
+        let pragmas = dim_pragmas(&s).cloned().unwrap_or_default();
+        let dims = cx
+            .order_dimensions(&t, &pragmas, &mut HashSet::new())
+            .unwrap();
+        (s, t, cx, dims)
+    }
+
+    /// The message of the error `lower` reports for `src`.
+    fn lower_error(src: &str) -> String {
+        let f = attached(src).unwrap();
+        let mut k = crate::passes::outline::run(&f).unwrap().remove(0);
+        split(&mut k).unwrap();
+        lower(&mut k, &Options { auto_simd: true })
+            .unwrap_err()
+            .message
+    }
+
+    fn py(e: &Expr) -> String {
+        crate::codegen::python::expr(e)
+    }
+
+    const ROW_SUM: &str = "def f(A, y, L, M, N):\n    #pragma parallel for\n    for i in range(L):\n        y[i, :M] = np.sum(A[i, :M, :N], axis=1)\n";
+
+    #[test]
+    fn lengths_assumed_equal_become_launch_checks() {
+        let (s, _, cx) = analysed(
+            "def f(A, B, M):\n    #pragma parallel for\n    for i in range(M):\n        A[i, 2:] = B[i, 2:]\n",
+            true,
+        );
+        let StmtKind::Assign { target, value, .. } = &s.kind else {
+            unreachable!()
+        };
+        let mut checks = vec![];
+        cx.analyse_statement(target, value, &mut checks).unwrap();
+        assert!(
+            matches!(checks.as_slice(), [LaunchCheck::Equal(..)]),
+            "{checks:?}"
+        );
+    }
+
+    #[test]
+    fn a_bound_slice_runs_only_the_first_dimension_it_matches() {
+        let (_, t, cx) = analysed(
+            "def f(A, B, N):\n    #pragma :N=>parallel\n    B[:N, :N] = A[:N, :N]\n",
+            true,
+        );
+        assert_eq!(cx.grid_runs(&t), [Some(Run::Grid(0)), None]);
+    }
+
+    #[test]
+    fn pragma_slices_claim_dimensions_in_order() {
+        let (s, t, cx) = analysed(
+            "def f(A, B):\n    #pragma 1:-1=>parallel 1:-1=>simd\n    B[1:-1, 1:-1] = A[:-2, 1:-1] + A[2:, 1:-1]\n",
+            true,
+        );
+        let mut run = cx.grid_runs(&t);
+        let mut matched = HashSet::new();
+        let (order, reduce_ops) =
+            claim_pragma_dims(&t, dim_pragmas(&s).unwrap(), &mut run, &mut matched).unwrap();
+        assert_eq!(order, [0, 1]);
+        assert_eq!(
+            run,
+            [
+                Some(Run::Grid(0)),
+                Some(Run::Vector(VectorProp::Simd(Width::Mvl)))
+            ]
+        );
+        assert!(reduce_ops.iter().all(Option::is_none));
+        assert_eq!(matched.len(), 2);
+    }
+
+    #[test]
+    fn parallel_inside_a_parallel_loop_is_an_error() {
+        let e = lower_error(
+            "def f(A, B, M, N):\n    #pragma parallel for\n    for i in range(M):\n        #pragma :N=>parallel\n        B[i, :N] = A[i, :N]\n",
+        );
+        assert!(
+            e.contains("only allowed on function-level statements"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn unlisted_dimensions_are_outputs_then_reduced_ones_and_grid_ones_leave_the_nest() {
+        let (_, t, cx) = analysed(ROW_SUM, true);
+        let mut run = cx.grid_runs(&t);
+        let mut order = vec![];
+        complete_order(&t, &mut order, &mut run);
+        assert_eq!(order, [t.output[0], t.reduced[0]]);
+        assert!(run.iter().all(|r| *r == Some(Run::Sequential)), "{run:?}");
+
+        let (_, t, cx) = analysed(
+            "def f(A, B, N):\n    #pragma :N=>parallel\n    B[:N] = A[:N]\n",
+            true,
+        );
+        let mut run = cx.grid_runs(&t);
+        let mut order = vec![];
+        complete_order(&t, &mut order, &mut run);
+        assert!(order.is_empty(), "{order:?}");
+        assert_eq!(run, [Some(Run::Grid(0))]);
+    }
+
+    #[test]
+    fn auto_simd_vectorises_the_innermost_loop_unless_a_vector_was_chosen() {
+        let mut run = vec![Some(Run::Sequential), Some(Run::Sequential)];
+        auto_vectorise(&[1, 0], &mut run);
+        assert_eq!(
+            run,
+            [
+                Some(Run::Vector(VectorProp::Simd(Width::Mvl))),
+                Some(Run::Sequential)
+            ]
+        );
+        let chosen = vec![Some(Run::Vector(VectorProp::Le(16))), Some(Run::Sequential)];
+        let mut run = chosen.clone();
+        auto_vectorise(&[0, 1], &mut run);
+        assert_eq!(run, chosen);
+    }
+
+    #[test]
+    fn a_2d_tile_gets_tile_rows_and_must_be_innermost() {
+        let (_, t, _) = analysed(
+            "def f(A, B, L, M, N):\n    #pragma parallel for\n    for i in range(L):\n        B[i, :L, :M, :N] = A[i, :L, :M, :N]\n",
+            true,
+        );
+        let mvl = Some(Run::Vector(VectorProp::Simd(Width::Mvl)));
+        let mut run = vec![Some(Run::Sequential), mvl, mvl];
+        shape_tile(&t, &[0, 1, 2], &mut run).unwrap();
+        assert_eq!(
+            run[1],
+            Some(Run::Vector(VectorProp::Simd(Width::Fixed(TILE_ROWS))))
+        );
+        assert_eq!(run[2], mvl);
+
+        let mut run = vec![mvl, mvl, Some(Run::Sequential)];
+        let e = shape_tile(&t, &[0, 1, 2], &mut run).unwrap_err();
+        assert!(
+            e.message.contains("must be the innermost ones"),
+            "{}",
+            e.message
+        );
+
+        let mut run = vec![mvl, mvl, mvl];
+        let e = shape_tile(&t, &[0, 1, 2], &mut run).unwrap_err();
+        assert!(e.message.contains("at most two"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_reduction_takes_no_2d_tile() {
+        let (_, t, _) = analysed(ROW_SUM, true);
+        let mvl = Some(Run::Vector(VectorProp::Simd(Width::Mvl)));
+        let mut run = vec![mvl, mvl];
+        let order = [t.output[0], t.reduced[0]];
+        let e = shape_tile(&t, &order, &mut run).unwrap_err();
+        assert!(
+            e.message
+                .contains("two vectorised dimensions is not supported"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn reduced_dimensions_are_the_innermost_loops() {
+        let (_, t, _) = analysed(ROW_SUM, true);
+        let (kept, reduced) = (t.output[0], t.reduced[0]);
+        let mut run = vec![Some(Run::Sequential); 2];
+        run[reduced] = Some(Run::Vector(VectorProp::Simd(Width::Mvl)));
+        check_reduced_innermost(&t, &[kept, reduced], &run).unwrap();
+        let e = check_reduced_innermost(&t, &[reduced, kept], &run).unwrap_err();
+        assert!(
+            e.message.contains("kept dimension is ordered inside"),
+            "{}",
+            e.message
+        );
+        let mut run = vec![Some(Run::Sequential); 2];
+        run[kept] = Some(Run::Vector(VectorProp::Simd(Width::Mvl)));
+        let e = check_reduced_innermost(&t, &[kept, reduced], &run).unwrap_err();
+        assert!(
+            e.message.contains("vectorised kept dimension"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn reduce_properties_must_name_the_statement_s_reduction() {
+        let e = lower_error(
+            "def f(A, r, M, N):\n    #pragma parallel for\n    for i in range(M):\n        #pragma :N=>reduce(sum:tmp)\n        r[i] = np.sum(A[i, :N])\n",
+        );
+        assert!(
+            e.contains("reduces into `tmp` but the statement assigns `r`"),
+            "{e}"
+        );
+        let e = lower_error(
+            "def f(A, B, M, N):\n    #pragma parallel for\n    for i in range(M):\n        #pragma :N=>reduce(sum)\n        B[i, :N] = A[i, :N]\n",
+        );
+        assert!(e.contains("not reduced by the statement"), "{e}");
+    }
+
+    #[test]
+    fn an_le_strip_is_a_fixed_width_loop_with_a_launch_check() {
+        let (s, t, cx, dims) = ordered(
+            "def f(A, B, M, N):\n    #pragma parallel for\n    for i in range(M):\n        #pragma :N=>le(64)\n        B[i, :N] = A[i, :N] * 2.0\n",
+        );
+        let nest = Nest::new(&cx, &t, &dims, s.span, &mut HashSet::new());
+        let mut checks = vec![];
+        let l = nest.make_loop(dims.order[0], vec![], &mut checks);
+        let StmtKind::For { var, kind, .. } = &l.kind else {
+            panic!("{l:?}")
+        };
+        assert_eq!(
+            (var.as_str(), *kind),
+            ("_i", LoopKind::Simd(Width::Fixed(64)))
+        );
+        assert!(
+            matches!(checks.as_slice(), [LaunchCheck::AtMost(e, 64, _)] if py(e) == "N"),
+            "{checks:?}"
+        );
+    }
+
+    #[test]
+    fn grid_dimensions_index_with_the_kernel_s_variable_shifted_by_the_slice() {
+        let (s, t, cx, dims) = ordered(
+            "def f(A, B, N):\n    #pragma 1:N-1=>parallel\n    B[1:N-1] = A[:N-2] + A[2:N]\n",
+        );
+        let nest = Nest::new(&cx, &t, &dims, s.span, &mut HashSet::new());
+        let inner = nest.innermost(false, &mut HashSet::new(), &mut vec![]);
+        let [Stmt {
+            kind: StmtKind::Assign { target, value, .. },
+            ..
+        }] = inner.as_slice()
+        else {
+            panic!("{inner:?}")
+        };
+        let g = &cx.grid_vars[0];
+        assert_eq!(py(target), format!("B[{g}]"));
+        assert_eq!(py(value), format!("A[{g} - 1] + A[{g} + 1]"));
+    }
+
+    #[test]
+    fn max_accumulates_from_the_first_element_and_stores_once() {
+        let (s, t, cx, dims) = ordered(
+            "def f(A, r, M, N):\n    #pragma parallel for\n    for i in range(M):\n        r[i] = np.max(A[i, 1:N])\n",
+        );
+        let mut used = HashSet::new();
+        let nest = Nest::new(&cx, &t, &dims, s.span, &mut used);
+        let inner = nest.innermost(false, &mut used, &mut vec![]);
+        let text: Vec<String> = inner
+            .iter()
+            .map(|st| match &st.kind {
+                StmtKind::Assign { target, value, .. } => format!("{} = {}", py(target), py(value)),
+                StmtKind::For { var, body, .. } => format!("for {var}: {body:?}"),
+                _ => panic!("{st:?}"),
+            })
+            .collect();
+        assert_eq!(text[0], "_acc = A[i, 1]");
+        assert!(text[1].starts_with("for _i: "), "{text:?}");
+        assert_eq!(text[2], "r[i] = _acc");
+    }
+
+    #[test]
+    fn an_update_by_a_reduction_combines_with_the_target() {
+        let (s, t, cx, dims) = ordered(
+            "def f(A, r, M, N):\n    #pragma parallel for\n    for i in range(M):\n        r[i] = r[i] + np.sum(A[i, :N])\n",
+        );
+        let mut used = HashSet::new();
+        let nest = Nest::new(&cx, &t, &dims, s.span, &mut used);
+        let inner = nest.innermost(false, &mut used, &mut vec![]);
+        let StmtKind::Assign { target, value, .. } = &inner.last().unwrap().kind else {
+            panic!("{inner:?}")
+        };
+        assert_eq!(
+            format!("{} = {}", py(target), py(value)),
+            "r[i] = r[i] + _acc"
+        );
+        let StmtKind::Assign { value, .. } = &inner[0].kind else {
+            panic!("{inner:?}")
+        };
+        assert_eq!(py(value), "0");
     }
 }

@@ -1,0 +1,509 @@
+//! What the Triton printer needs to know of a kernel before printing it: its parameters and
+//! the launcher's arguments, the arrays it writes, the dtypes of loop-carried locals and the
+//! locals that hold per-lane values. `analyse` runs the steps below in order.
+
+use super::triton::Param;
+use crate::ir::*;
+use std::collections::{HashMap, HashSet};
+
+/// What `analyse` finds in one kernel.
+pub(super) struct Analysis {
+    /// The kernel's parameters, in order (see `params`).
+    pub(super) params: Vec<Param>,
+    /// The launcher's own parameters (see `host_args`).
+    pub(super) host_args: Vec<String>,
+    pub(super) uses_mvl: bool,
+    /// Arrays the kernel stores to.
+    pub(super) written: Vec<String>,
+    /// Loop-carried locals initialised by a literal, with the update that fixes their dtype.
+    pub(super) carried: HashMap<String, Expr>,
+    /// Locals holding per-lane values of a `parallel for simd` program.
+    pub(super) lane_vectors: HashSet<String>,
+}
+
+/// Appends `s` unless `v` has it already (orders of first use are part of the output).
+pub(super) fn push_unique(v: &mut Vec<String>, s: &str) {
+    if !v.iter().any(|x| x == s) {
+        v.push(s.to_string());
+    }
+}
+
+/// Free names, arrays, ranks, written arrays, integer-use of scalars, MVL use.
+pub(super) fn analyse(k: &Kernel) -> Analysis {
+    let mut uses = collect_uses(k);
+    let free = free_names(&mut uses);
+    let int_names = names_used_as_integers(uses.int_roots, &uses.assigns);
+    Analysis {
+        params: params(&free, &int_names),
+        host_args: host_args(&free),
+        uses_mvl: uses.uses_mvl,
+        written: uses.written,
+        carried: carried_locals(&uses.assigns),
+        lane_vectors: lane_vectors(k, &uses.assigns),
+    }
+}
+
+/// What a kernel's grid and statements define and use, gathered in one walk.
+struct Uses<'k> {
+    /// Every expression of the grid ranges and the statements.
+    exprs: Vec<&'k Expr>,
+    /// Names the kernel defines: grid and loop variables, vector indices, assigned names.
+    locals: HashSet<String>,
+    /// Arrays stored to, in order of first store.
+    written: Vec<String>,
+    /// Expressions used as integers (bounds, indices, integer operands): every name they
+    /// reach is an integer.
+    int_roots: Vec<&'k Expr>,
+    uses_mvl: bool,
+    /// `name = value` assignments, in order.
+    assigns: Vec<(&'k str, &'k Expr)>,
+}
+
+/// Walks the grid and the statements: locals, written arrays, loop bounds as integer roots,
+/// assignments to names, MVL-wide grids and strips.
+fn collect_uses(k: &Kernel) -> Uses<'_> {
+    let mut u = Uses {
+        exprs: vec![],
+        locals: HashSet::new(),
+        written: vec![],
+        int_roots: vec![],
+        uses_mvl: false,
+        assigns: vec![],
+    };
+    for d in &k.dims {
+        u.locals.insert(d.var.clone());
+        u.exprs
+            .extend([&d.range.start, &d.range.stop, &d.range.step]);
+        u.int_roots
+            .extend([&d.range.start, &d.range.stop, &d.range.step]);
+        u.uses_mvl |= d.simd == Some(Width::Mvl);
+    }
+    for s in &k.body {
+        s.walk(&mut |st| {
+            u.exprs.extend(st.exprs());
+            match &st.kind {
+                StmtKind::Assign { target, value, .. } => match &target.kind {
+                    ExprKind::Name(n) => {
+                        u.locals.insert(n.clone());
+                        u.assigns.push((n, value));
+                    }
+                    ExprKind::Subscript { array, .. } => push_unique(&mut u.written, array),
+                    _ => {}
+                },
+                StmtKind::For {
+                    var,
+                    range,
+                    vector,
+                    kind,
+                    ..
+                } => {
+                    u.locals.insert(var.clone());
+                    if let Some(v) = vector {
+                        u.locals.insert(v.clone());
+                    }
+                    u.int_roots.extend([&range.start, &range.stop, &range.step]);
+                    u.uses_mvl |= matches!(
+                        kind,
+                        LoopKind::StripMined {
+                            width: Width::Mvl,
+                            ..
+                        }
+                    );
+                }
+                _ => {}
+            }
+        });
+    }
+    u
+}
+
+/// The names a kernel takes from the host, in order of first use.
+struct FreeNames {
+    arrays: Vec<String>,
+    /// The most indices any subscript of each array has.
+    ranks: HashMap<String, usize>,
+    /// `A.shape[d]` extents read.
+    shapes: Vec<(String, usize)>,
+    /// Names that are neither local nor arrays.
+    scalars: Vec<String>,
+}
+
+/// Arrays, ranks, shapes and host scalars of the expressions; also adds the integer roots
+/// found inside them (indices, nvshmem arguments, vidx bounds, integer operators) and MVL use.
+fn free_names(u: &mut Uses) -> FreeNames {
+    let mut arrays: Vec<String> = vec![];
+    let mut ranks: HashMap<String, usize> = HashMap::new();
+    let mut shapes: Vec<(String, usize)> = vec![];
+    let mut scalars: Vec<String> = vec![];
+    let (int_roots, uses_mvl, locals) = (&mut u.int_roots, &mut u.uses_mvl, &u.locals);
+    for e in &u.exprs {
+        e.walk(&mut |x| match &x.kind {
+            ExprKind::Subscript { array, indices } => {
+                push_unique(&mut arrays, array);
+                let r = ranks.entry(array.clone()).or_default();
+                *r = (*r).max(indices.len());
+                for ix in indices {
+                    match ix {
+                        Index::At(i) => int_roots.push(i),
+                        // Only views of nvshmem calls keep slices this late.
+                        Index::Slice { lo, hi, .. } => int_roots.extend(lo.iter().chain(hi.iter())),
+                        Index::NewAxis => {}
+                    }
+                }
+            }
+            // PE numbers and signals are integers.
+            ExprKind::Call { func, args } if func.starts_with("nvshmem.") => {
+                int_roots.extend(args.iter())
+            }
+            ExprKind::Shape { array, dim } if !shapes.contains(&(array.clone(), *dim)) => {
+                shapes.push((array.clone(), *dim));
+            }
+            ExprKind::Name(n) if n == "appy.MVL" => *uses_mvl = true,
+            ExprKind::Name(n) if !locals.contains(n) => push_unique(&mut scalars, n),
+            ExprKind::Vidx {
+                start,
+                width,
+                bound,
+            } => {
+                int_roots.push(start);
+                int_roots.push(bound);
+                *uses_mvl |= *width == Width::Mvl;
+            }
+            ExprKind::Binary {
+                op:
+                    BinOp::FloorDiv
+                    | BinOp::Mod
+                    | BinOp::BitAnd
+                    | BinOp::BitOr
+                    | BinOp::BitXor
+                    | BinOp::LShift
+                    | BinOp::RShift,
+                left,
+                right,
+            } => {
+                // `(lo <= x) & (x < hi)` combines booleans: its comparisons say nothing of
+                // whether `lo` and `hi` are integers.
+                for side in [left, right] {
+                    if !is_boolean(side) {
+                        int_roots.push(side);
+                    }
+                }
+            }
+            _ => {}
+        });
+    }
+    scalars.retain(|s| !arrays.contains(s));
+    FreeNames {
+        arrays,
+        ranks,
+        shapes,
+        scalars,
+    }
+}
+
+/// The names the integer roots reach, directly or through the locals assigned from them.
+fn names_used_as_integers(int_roots: Vec<&Expr>, assigns: &[(&str, &Expr)]) -> HashSet<String> {
+    // A scalar is an integer if it reaches an index or a bound, directly or through locals.
+    let mut int_names: HashSet<String> = HashSet::new();
+    let mut frontier: Vec<&Expr> = int_roots;
+    while let Some(e) = frontier.pop() {
+        e.walk(&mut |x| {
+            if let ExprKind::Name(n) = &x.kind {
+                if int_names.insert(n.clone()) {
+                    for (name, value) in assigns {
+                        if name == n {
+                            frontier.push(value);
+                        }
+                    }
+                }
+            }
+        });
+    }
+    int_names
+}
+
+/// The kernel's parameters: arrays, scalars (integer or fp64), every array's strides, shapes.
+fn params(free: &FreeNames, int_names: &HashSet<String>) -> Vec<Param> {
+    let mut params: Vec<Param> = free
+        .arrays
+        .iter()
+        .map(|a| Param::Array(a.clone()))
+        .collect();
+    for s in &free.scalars {
+        params.push(if int_names.contains(s) {
+            Param::IntScalar(s.clone())
+        } else {
+            Param::FloatScalar(s.clone())
+        });
+    }
+    for a in &free.arrays {
+        for d in 0..free.ranks[a] {
+            params.push(Param::Stride(a.clone(), d));
+        }
+    }
+    for (a, d) in &free.shapes {
+        params.push(Param::Shape(a.clone(), *d));
+    }
+    params
+}
+
+/// The launcher's own parameters: arrays, scalars, then arrays known only by their shapes.
+fn host_args(free: &FreeNames) -> Vec<String> {
+    let mut host_args = free.arrays.clone();
+    host_args.extend(free.scalars.iter().cloned());
+    for (a, _) in &free.shapes {
+        push_unique(&mut host_args, a);
+    }
+    host_args
+}
+
+/// Literal-initialised locals that are assigned again, with their first non-literal value:
+/// Triton needs one dtype per loop-carried value, so the init takes the dtype of the update.
+fn carried_locals(assigns: &[(&str, &Expr)]) -> HashMap<String, Expr> {
+    let mut carried = HashMap::new();
+    let mut first_literal: HashSet<&str> = HashSet::new();
+    for (name, value) in assigns {
+        let is_literal = matches!(
+            value.kind,
+            ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::FloatSpecial(_) | ExprKind::Bool(_)
+        );
+        if is_literal && !carried.contains_key(*name) && !first_literal.contains(name) {
+            first_literal.insert(name);
+        } else if first_literal.contains(name) && !is_literal {
+            carried
+                .entry(name.to_string())
+                .or_insert_with(|| (*value).clone());
+        }
+    }
+    carried
+}
+
+/// Locals that hold per-lane values of a vectorised (`parallel for simd`) program: a literal
+/// init of such a loop-carried local must already be a vector.
+fn lane_vectors(k: &Kernel, assigns: &[(&str, &Expr)]) -> HashSet<String> {
+    let mut lane_vectors: HashSet<String> = HashSet::new();
+    if let Some(d) = k.dims.last().filter(|d| d.simd.is_some()) {
+        lane_vectors.insert(d.var.clone());
+        loop {
+            let before = lane_vectors.len();
+            for (name, value) in assigns {
+                if mentions_outside_reductions(value, &lane_vectors) {
+                    lane_vectors.insert(name.to_string());
+                }
+            }
+            if lane_vectors.len() == before {
+                break;
+            }
+        }
+    }
+    lane_vectors
+}
+
+fn mentions_outside_reductions(e: &Expr, names: &HashSet<String>) -> bool {
+    match &e.kind {
+        ExprKind::Name(n) => names.contains(n),
+        ExprKind::Reduce { .. } => false,
+        ExprKind::Subscript { indices, .. } => indices.iter().any(|i| match i {
+            Index::At(x) => mentions_outside_reductions(x, names),
+            Index::Slice { .. } | Index::NewAxis => false,
+        }),
+        ExprKind::Binary { left, right, .. } | ExprKind::Compare { left, right, .. } => {
+            mentions_outside_reductions(left, names) || mentions_outside_reductions(right, names)
+        }
+        ExprKind::Unary { operand, .. } => mentions_outside_reductions(operand, names),
+        ExprKind::BoolOp { values, .. } => {
+            values.iter().any(|v| mentions_outside_reductions(v, names))
+        }
+        ExprKind::IfExp { test, body, orelse } => [test, body, orelse]
+            .iter()
+            .any(|v| mentions_outside_reductions(v, names)),
+        ExprKind::Call { args, .. } => args.iter().any(|v| mentions_outside_reductions(v, names)),
+        _ => false,
+    }
+}
+
+/// A comparison or a logical combination of them: a boolean whatever its operands are.
+fn is_boolean(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Compare { .. } | ExprKind::BoolOp { .. } => true,
+        ExprKind::Unary {
+            op: UnaryOp::Not, ..
+        } => true,
+        ExprKind::Binary {
+            op: BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor,
+            left,
+            right,
+        } => is_boolean(left) && is_boolean(right),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::source::Span;
+    use crate::ir::build::{assign, elem, int, kernel, name};
+
+    /// A kernel over `i in range(0, N)` (`parallel for simd` when `simd`) running `body`.
+    fn grid_kernel(body: Vec<Stmt>, simd: bool) -> Kernel {
+        let mut k = kernel(body);
+        k.dims.push(ParallelDim {
+            var: "i".into(),
+            range: Range {
+                start: int(0),
+                stop: name("N"),
+                step: int(1),
+            },
+            simd: simd.then_some(Width::Mvl),
+            span: Span::DUMMY,
+        });
+        k
+    }
+
+    fn bin(op: BinOp, l: Expr, r: Expr) -> Expr {
+        Expr::binary(op, l, r)
+    }
+
+    fn shape(array: &str, dim: usize) -> Expr {
+        Expr::new(
+            ExprKind::Shape {
+                array: array.into(),
+                dim,
+            },
+            Span::DUMMY,
+        )
+    }
+
+    fn lt(l: Expr, r: Expr) -> Expr {
+        Expr::new(
+            ExprKind::Compare {
+                op: CmpOp::Lt,
+                left: Box::new(l),
+                right: Box::new(r),
+            },
+            Span::DUMMY,
+        )
+    }
+
+    fn set(names: &[&str]) -> HashSet<String> {
+        names.iter().map(|n| n.to_string()).collect()
+    }
+
+    #[test]
+    fn the_walk_finds_locals_written_arrays_and_mvl() {
+        let k = grid_kernel(
+            vec![
+                assign(name("s"), elem("A", "i")),
+                assign(elem("B", "i"), name("s")),
+            ],
+            true,
+        );
+        let u = collect_uses(&k);
+        assert_eq!(u.locals, set(&["i", "s"]));
+        assert_eq!(u.written, ["B"]);
+        assert!(u.uses_mvl);
+        assert_eq!(u.assigns.len(), 1);
+        assert!(!collect_uses(&grid_kernel(vec![], false)).uses_mvl);
+    }
+
+    #[test]
+    fn free_names_are_arrays_scalars_and_shapes_in_order_of_use() {
+        // B[i] = A[i] * x + C.shape[0]
+        let k = grid_kernel(
+            vec![assign(
+                elem("B", "i"),
+                bin(
+                    BinOp::Add,
+                    bin(BinOp::Mul, elem("A", "i"), name("x")),
+                    shape("C", 0),
+                ),
+            )],
+            false,
+        );
+        let mut u = collect_uses(&k);
+        let free = free_names(&mut u);
+        assert_eq!(free.arrays, ["B", "A"]);
+        assert_eq!(free.scalars, ["N", "x"]);
+        assert_eq!(free.shapes, [("C".to_string(), 0)]);
+        assert_eq!(free.ranks["A"], 1);
+        let ints = names_used_as_integers(u.int_roots, &u.assigns);
+        assert_eq!(
+            params(&free, &ints),
+            [
+                Param::Array("B".into()),
+                Param::Array("A".into()),
+                Param::IntScalar("N".into()),
+                Param::FloatScalar("x".into()),
+                Param::Stride("B".into(), 0),
+                Param::Stride("A".into(), 0),
+                Param::Shape("C".into(), 0),
+            ]
+        );
+        assert_eq!(host_args(&free), ["B", "A", "N", "x", "C"]);
+    }
+
+    #[test]
+    fn a_scalar_reaching_an_index_through_a_local_is_an_integer() {
+        // j = k + 1; B[j] = x; C[i] = (y < z) & (z < w); D[i] = n // 2
+        let k = grid_kernel(
+            vec![
+                assign(name("j"), bin(BinOp::Add, name("k"), int(1))),
+                assign(elem("B", "j"), name("x")),
+                assign(
+                    elem("C", "i"),
+                    bin(
+                        BinOp::BitAnd,
+                        lt(name("y"), name("z")),
+                        lt(name("z"), name("w")),
+                    ),
+                ),
+                assign(elem("D", "i"), bin(BinOp::FloorDiv, name("n"), int(2))),
+            ],
+            false,
+        );
+        let mut u = collect_uses(&k);
+        free_names(&mut u);
+        let ints = names_used_as_integers(u.int_roots, &u.assigns);
+        for n in ["i", "j", "k", "N", "n"] {
+            assert!(ints.contains(n), "{n} in {ints:?}");
+        }
+        // Comparisons combined by `&` say nothing of their operands.
+        for n in ["x", "y", "z", "w"] {
+            assert!(!ints.contains(n), "{n} in {ints:?}");
+        }
+    }
+
+    #[test]
+    fn a_literal_init_updated_later_is_carried() {
+        // s = 0.0; s = s + A[i]; t = 1.0
+        let update = bin(BinOp::Add, name("s"), elem("A", "i"));
+        let init = Expr::new(ExprKind::Float(0.0), Span::DUMMY);
+        let one = Expr::new(ExprKind::Float(1.0), Span::DUMMY);
+        let assigns = [("s", &init), ("s", &update), ("t", &one)];
+        let carried = carried_locals(&assigns);
+        assert_eq!(carried.len(), 1);
+        assert_eq!(carried["s"], update);
+    }
+
+    #[test]
+    fn lane_vectors_follow_the_simd_grid_variable_but_not_through_reductions() {
+        let reduce = Expr::new(
+            ExprKind::Reduce {
+                op: ReduceOp::Sum,
+                value: Box::new(elem("A", "i")),
+            },
+            Span::DUMMY,
+        );
+        let body = vec![
+            assign(name("v"), elem("A", "i")),
+            assign(name("s"), bin(BinOp::Add, name("s"), name("v"))),
+            assign(name("r"), reduce),
+        ];
+        let k = grid_kernel(body.clone(), true);
+        let u = collect_uses(&k);
+        assert_eq!(lane_vectors(&k, &u.assigns), set(&["i", "v", "s"]));
+        let k = grid_kernel(body, false);
+        assert!(lane_vectors(&k, &collect_uses(&k).assigns).is_empty());
+    }
+}
