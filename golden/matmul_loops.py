@@ -231,8 +231,8 @@ def _gemm_updates_kernel0_tiles(C, A, B, NI, NJ, beta: "fp64", NK, alpha: "fp64"
             _tk = _kb + tl.arange(0, BK)
             _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
             _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
-            _acc = tl.dot(tl.where(_a_ok, alpha * tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok), 0).to(C.dtype.element_ty), tl.where(_b_ok, tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok), 0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
-        tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) * beta + _acc, mask=_tile_ok)  # samples/matmul_loops.py:21
+            _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+        tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) * beta + alpha * _acc, mask=_tile_ok)  # samples/matmul_loops.py:21
 
 
 _gemm_updates_kernel0_tuning = _AppycTuning("_gemm_updates_kernel0", "2f292e474baff0b6", (256, 4), _APPYC_CANDIDATES)
@@ -309,7 +309,7 @@ def _gemm_acc_kernel0_tiles(A, B, C, NI, NJ, NK, beta: "fp64", alpha: "fp64", A_
             _tk = _kb + tl.arange(0, BK)
             _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
             _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
-            _acc = tl.dot(tl.where(_a_ok, tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok), 0).to(C.dtype.element_ty), tl.where(_b_ok, tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok), 0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+            _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
         tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, beta * tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + alpha * _acc, mask=_tile_ok)  # samples/matmul_loops.py:38
 
 
@@ -383,7 +383,7 @@ def _trmm_into_kernel0_tiles(A, B, out, M, N, alpha: "fp64", A_stride0, A_stride
             _tk = _kb + tl.arange(0, BK)
             _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi) & (_tk[None, :] >= _ti[:, None] + 1)
             _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
-            _acc = tl.dot(tl.where(_a_ok, tl.load(A + _tk[None, :] * A_stride0 + _ti[:, None] * A_stride1, mask=_a_ok), 0).to(out.dtype.element_ty), tl.where(_b_ok, tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok), 0).to(out.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=out.dtype.element_ty)
+            _acc = tl.dot(tl.load(A + _tk[None, :] * A_stride0 + _ti[:, None] * A_stride1, mask=_a_ok, other=0.0).to(out.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(out.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=out.dtype.element_ty)
         tl.store(out + _ti[:, None] * out_stride0 + _tj[None, :] * out_stride1, alpha * (tl.load(B + _ti[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_tile_ok) + _acc), mask=_tile_ok)  # samples/matmul_loops.py:50
 
 
@@ -412,23 +412,25 @@ def trmm_into(alpha, A, B, out):
 
 
 @triton.jit
-def _symm_lower_kernel0(A, B, C, M, N, beta: "fp64", alpha: "fp64", A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1):
-    # samples/matmul_loops.py:56: #pragma parallel for
-    i = tl.program_id(0)  # samples/matmul_loops.py:57
-    for j in range(0, N, 1):  # samples/matmul_loops.py:58
-        s = tl.full((), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:59
-        for k in range(0, i, 1):  # samples/matmul_loops.py:60
-            s = s + tl.load(A + i * A_stride0 + k * A_stride1) * tl.load(B + k * B_stride0 + j * B_stride1)  # samples/matmul_loops.py:61
-        for k in range(i + 1, M, 1):  # samples/matmul_loops.py:62
-            s = s + tl.load(A + k * A_stride0 + i * A_stride1) * tl.load(B + k * B_stride0 + j * B_stride1)  # samples/matmul_loops.py:63
+def _symm_lower_kernel0(A, B, C, M, N, beta: "fp64", alpha: "fp64", A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, MVL: tl.constexpr):
+    # samples/matmul_loops.py:57: #pragma parallel for
+    i = tl.program_id(0)  # samples/matmul_loops.py:58
+    for _j_base in range(0, N, MVL):  # samples/matmul_loops.py:60
+        j = _j_base + tl.arange(0, MVL)
+        j_mask = j < N
+        s = tl.full(j.shape, 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:61
+        for k in range(0, i, 1):  # samples/matmul_loops.py:62
+            s = s + tl.load(A + i * A_stride0 + k * A_stride1) * tl.load(B + k * B_stride0 + j * B_stride1, mask=j_mask)  # samples/matmul_loops.py:63
+        for k in range(i + 1, M, 1):  # samples/matmul_loops.py:64
+            s = s + tl.load(A + k * A_stride0 + i * A_stride1) * tl.load(B + k * B_stride0 + j * B_stride1, mask=j_mask)  # samples/matmul_loops.py:65
         tl.debug_barrier()
-        tl.store(C + i * C_stride0 + j * C_stride1, beta * tl.load(C + i * C_stride0 + j * C_stride1) + alpha * (tl.load(A + i * A_stride0 + i * A_stride1) * tl.load(B + i * B_stride0 + j * B_stride1) + s))  # samples/matmul_loops.py:64
+        tl.store(C + i * C_stride0 + j * C_stride1, beta * tl.load(C + i * C_stride0 + j * C_stride1, mask=j_mask) + alpha * (tl.load(A + i * A_stride0 + i * A_stride1) * tl.load(B + i * B_stride0 + j * B_stride1, mask=j_mask) + s), mask=j_mask)  # samples/matmul_loops.py:66
         tl.debug_barrier()
 
 
 @triton.jit
 def _symm_lower_kernel0_tiles(A, B, C, M, N, beta: "fp64", alpha: "fp64", A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
-    # samples/matmul_loops.py:56: #pragma parallel for
+    # samples/matmul_loops.py:57: #pragma parallel for
     # as 64 x 64 tiles of (i, j), tl.dot over blocks of the reduction (passes/tile_dot.rs)
     _row0 = 0 + tl.program_id(1) * BI
     _ti = _row0 + tl.arange(0, BI)
@@ -445,23 +447,26 @@ def _symm_lower_kernel0_tiles(A, B, C, M, N, beta: "fp64", alpha: "fp64", A_stri
         _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
         _k_lo = 0
         _k_hi = tl.max(tl.where(_ti_ok, _ti, _row0), axis=0)
-        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:60
+        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:62
             _tk = _kb + tl.arange(0, BK)
             _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi) & (_tk[None, :] < _ti[:, None])
             _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
-            _acc = tl.dot(tl.where(_a_ok, tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok), 0).to(C.dtype.element_ty), tl.where(_b_ok, tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok), 0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+            _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
         _k_lo = tl.min(tl.where(_ti_ok, _ti + 1, _row0 + 1), axis=0)
         _k_hi = M
-        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:62
+        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:64
             _tk = _kb + tl.arange(0, BK)
             _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi) & (_tk[None, :] >= _ti[:, None] + 1)
             _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
-            _acc = tl.dot(tl.where(_a_ok, tl.load(A + _tk[None, :] * A_stride0 + _ti[:, None] * A_stride1, mask=_a_ok), 0).to(C.dtype.element_ty), tl.where(_b_ok, tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok), 0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
-        tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, beta * tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + alpha * (tl.load(A + _ti[:, None] * A_stride0 + _ti[:, None] * A_stride1, mask=_tile_ok) * tl.load(B + _ti[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_tile_ok) + _acc), mask=_tile_ok)  # samples/matmul_loops.py:64
+            _acc = tl.dot(tl.load(A + _tk[None, :] * A_stride0 + _ti[:, None] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+        tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, beta * tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + alpha * (tl.load(A + _ti[:, None] * A_stride0 + _ti[:, None] * A_stride1, mask=_tile_ok) * tl.load(B + _ti[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_tile_ok) + _acc), mask=_tile_ok)  # samples/matmul_loops.py:66
 
 
-def _launch_symm_lower_kernel0(A, B, C, M, N, beta, alpha):
-    """Launches _symm_lower_kernel0 for the region at samples/matmul_loops.py:56."""
+_symm_lower_kernel0_tuning = _AppycTuning("_symm_lower_kernel0", "64e1a572de337dca", (256, 4), _APPYC_CANDIDATES)
+
+
+def _launch_symm_lower_kernel0(A, B, C, M, N, beta, alpha, _appyc_config=None):
+    """Launches _symm_lower_kernel0 for the region at samples/matmul_loops.py:57."""
     n_i = int(M)
     if n_i <= 0:
         return
@@ -473,39 +478,49 @@ def _launch_symm_lower_kernel0(A, B, C, M, N, beta, alpha):
                 BI=64, BJ=64, BK=16, STAGES=3, PRECISION="ieee", num_warps=4,
             )
         return
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(M), _appyc_size(N), A.dtype, B.dtype, C.dtype)
+        _appyc_config = _symm_lower_kernel0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _symm_lower_kernel0_tuning.tune(
+                _appyc_key, (C,), lambda config: _launch_symm_lower_kernel0(A, B, C, M, N, beta, alpha, config)
+            )
+    _appyc_mvl, _appyc_warps = _appyc_config
     _symm_lower_kernel0[(n_i,)](
         A, B, C, int(M), int(N), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
+        MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
 
 def symm_lower(alpha, beta, C, A, B):
     # A is symmetric and only its lower triangle is read: A[i, k] for k < i, A[k, i] for k > i.
+    # `simd` on j: the general kernel keeps one sum per lane of j.
     M, N = C.shape
     _launch_symm_lower_kernel0(A, B, C, M, N, beta, alpha)
 
 
 @triton.jit
 def _syr2k_diff_kernel0(C, A, B, N, beta: "fp64", M, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr):
-    # samples/matmul_loops.py:69: #pragma parallel for
-    i = tl.program_id(0)  # samples/matmul_loops.py:70
-    for _j_base in range(0, i + 1, MVL):  # samples/matmul_loops.py:72
+    # samples/matmul_loops.py:71: #pragma parallel for
+    i = tl.program_id(0)  # samples/matmul_loops.py:72
+    for _j_base in range(0, i + 1, MVL):  # samples/matmul_loops.py:74
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < i + 1
         tl.debug_barrier()
-        tl.store(C + i * C_stride0 + j * C_stride1, tl.load(C + i * C_stride0 + j * C_stride1, mask=j_mask) * beta, mask=j_mask)  # samples/matmul_loops.py:73
+        tl.store(C + i * C_stride0 + j * C_stride1, tl.load(C + i * C_stride0 + j * C_stride1, mask=j_mask) * beta, mask=j_mask)  # samples/matmul_loops.py:75
         tl.debug_barrier()
-    for k in range(0, M, 1):  # samples/matmul_loops.py:74
-        for _j_base1 in range(0, i + 1, MVL):  # samples/matmul_loops.py:76
+    for k in range(0, M, 1):  # samples/matmul_loops.py:76
+        for _j_base1 in range(0, i + 1, MVL):  # samples/matmul_loops.py:78
             j = _j_base1 + tl.arange(0, MVL)
             j_mask = j < i + 1
             tl.debug_barrier()
-            tl.store(C + i * C_stride0 + j * C_stride1, tl.load(C + i * C_stride0 + j * C_stride1, mask=j_mask) + (tl.load(A + j * A_stride0 + k * A_stride1, mask=j_mask) * alpha * tl.load(B + i * B_stride0 + k * B_stride1) - tl.load(B + j * B_stride0 + k * B_stride1, mask=j_mask) * alpha * tl.load(A + i * A_stride0 + k * A_stride1)), mask=j_mask)  # samples/matmul_loops.py:77
+            tl.store(C + i * C_stride0 + j * C_stride1, tl.load(C + i * C_stride0 + j * C_stride1, mask=j_mask) + (tl.load(A + j * A_stride0 + k * A_stride1, mask=j_mask) * alpha * tl.load(B + i * B_stride0 + k * B_stride1) - tl.load(B + j * B_stride0 + k * B_stride1, mask=j_mask) * alpha * tl.load(A + i * A_stride0 + k * A_stride1)), mask=j_mask)  # samples/matmul_loops.py:79
             tl.debug_barrier()
 
 
 @triton.jit
 def _syr2k_diff_kernel0_tiles(C, A, B, N, beta: "fp64", M, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
-    # samples/matmul_loops.py:69: #pragma parallel for
+    # samples/matmul_loops.py:71: #pragma parallel for
     # as 64 x 64 tiles of (i, j), tl.dot over blocks of the reduction (passes/tile_dot.rs)
     _row0 = 0 + tl.program_id(1) * BI
     _ti = _row0 + tl.arange(0, BI)
@@ -520,22 +535,23 @@ def _syr2k_diff_kernel0_tiles(C, A, B, N, beta: "fp64", M, alpha: "fp64", C_stri
     if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
         _tile_ok = _ti_ok[:, None] & _tj_ok[None, :] & (_tj[None, :] >= 0) & (_tj[None, :] < _ti[:, None] + 1)
         _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
+        _acc1 = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
         _k_lo = 0
         _k_hi = M
-        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:74
+        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:76
             _tk = _kb + tl.arange(0, BK)
             _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
             _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
-            _acc = tl.dot(tl.where(_a_ok, alpha * tl.load(B + _ti[:, None] * B_stride0 + _tk[None, :] * B_stride1, mask=_a_ok), 0).to(C.dtype.element_ty), tl.where(_b_ok, tl.load(A + _tj[None, :] * A_stride0 + _tk[:, None] * A_stride1, mask=_b_ok), 0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
-            _acc = tl.dot(tl.where(_a_ok, -(alpha * tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok)), 0).to(C.dtype.element_ty), tl.where(_b_ok, tl.load(B + _tj[None, :] * B_stride0 + _tk[:, None] * B_stride1, mask=_b_ok), 0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
-        tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) * beta + _acc, mask=_tile_ok)  # samples/matmul_loops.py:73
+            _acc = tl.dot(tl.load(B + _ti[:, None] * B_stride0 + _tk[None, :] * B_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(A + _tj[None, :] * A_stride0 + _tk[:, None] * A_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+            _acc1 = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tj[None, :] * B_stride0 + _tk[:, None] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc1, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+        tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) * beta + (alpha * _acc - alpha * _acc1), mask=_tile_ok)  # samples/matmul_loops.py:75
 
 
-_syr2k_diff_kernel0_tuning = _AppycTuning("_syr2k_diff_kernel0", "0011043814ca3027", (256, 4), _APPYC_CANDIDATES)
+_syr2k_diff_kernel0_tuning = _AppycTuning("_syr2k_diff_kernel0", "1be01b390bfd420c", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_syr2k_diff_kernel0(C, A, B, N, beta, M, alpha, _appyc_config=None):
-    """Launches _syr2k_diff_kernel0 for the region at samples/matmul_loops.py:69."""
+    """Launches _syr2k_diff_kernel0 for the region at samples/matmul_loops.py:71."""
     n_i = int(N)
     if n_i <= 0:
         return
@@ -568,18 +584,18 @@ def syr2k_diff(alpha, beta, C, A, B):
 
 @triton.jit
 def _cov_upper_kernel0(X, cov, M, n, X_stride0, X_stride1, cov_stride0, cov_stride1):
-    # samples/matmul_loops.py:82: #pragma parallel for
-    i = tl.program_id(0)  # samples/matmul_loops.py:83
-    for j in range(i, M, 1):  # samples/matmul_loops.py:84
-        s = tl.full((), 0.0, X.dtype.element_ty)  # samples/matmul_loops.py:85
-        for k in range(0, n, 1):  # samples/matmul_loops.py:86
-            s = s + tl.load(X + k * X_stride0 + i * X_stride1) * tl.load(X + k * X_stride0 + j * X_stride1)  # samples/matmul_loops.py:87
-        tl.store(cov + i * cov_stride0 + j * cov_stride1, s / (n - 1))  # samples/matmul_loops.py:88
+    # samples/matmul_loops.py:84: #pragma parallel for
+    i = tl.program_id(0)  # samples/matmul_loops.py:85
+    for j in range(i, M, 1):  # samples/matmul_loops.py:86
+        s = tl.full((), 0.0, X.dtype.element_ty)  # samples/matmul_loops.py:87
+        for k in range(0, n, 1):  # samples/matmul_loops.py:88
+            s = s + tl.load(X + k * X_stride0 + i * X_stride1) * tl.load(X + k * X_stride0 + j * X_stride1)  # samples/matmul_loops.py:89
+        tl.store(cov + i * cov_stride0 + j * cov_stride1, s / (n - 1))  # samples/matmul_loops.py:90
 
 
 @triton.jit
 def _cov_upper_kernel0_tiles(X, cov, M, n, X_stride0, X_stride1, cov_stride0, cov_stride1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
-    # samples/matmul_loops.py:82: #pragma parallel for
+    # samples/matmul_loops.py:84: #pragma parallel for
     # as 64 x 64 tiles of (i, j), tl.dot over blocks of the reduction (passes/tile_dot.rs)
     _row0 = 0 + tl.program_id(1) * BI
     _ti = _row0 + tl.arange(0, BI)
@@ -596,16 +612,16 @@ def _cov_upper_kernel0_tiles(X, cov, M, n, X_stride0, X_stride1, cov_stride0, co
         _acc = tl.zeros((BI, BJ), dtype=cov.dtype.element_ty)
         _k_lo = 0
         _k_hi = n
-        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:86
+        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:88
             _tk = _kb + tl.arange(0, BK)
             _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
             _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
-            _acc = tl.dot(tl.where(_a_ok, tl.load(X + _tk[None, :] * X_stride0 + _ti[:, None] * X_stride1, mask=_a_ok), 0).to(cov.dtype.element_ty), tl.where(_b_ok, tl.load(X + _tk[:, None] * X_stride0 + _tj[None, :] * X_stride1, mask=_b_ok), 0).to(cov.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=cov.dtype.element_ty)
-        tl.store(cov + _ti[:, None] * cov_stride0 + _tj[None, :] * cov_stride1, _acc / (n - 1), mask=_tile_ok)  # samples/matmul_loops.py:88
+            _acc = tl.dot(tl.load(X + _tk[None, :] * X_stride0 + _ti[:, None] * X_stride1, mask=_a_ok, other=0.0).to(cov.dtype.element_ty), tl.load(X + _tk[:, None] * X_stride0 + _tj[None, :] * X_stride1, mask=_b_ok, other=0.0).to(cov.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=cov.dtype.element_ty)
+        tl.store(cov + _ti[:, None] * cov_stride0 + _tj[None, :] * cov_stride1, _acc / (n - 1), mask=_tile_ok)  # samples/matmul_loops.py:90
 
 
 def _launch_cov_upper_kernel0(X, cov, M, n):
-    """Launches _cov_upper_kernel0 for the region at samples/matmul_loops.py:82."""
+    """Launches _cov_upper_kernel0 for the region at samples/matmul_loops.py:84."""
     n_i = int(M)
     if n_i <= 0:
         return
@@ -629,19 +645,19 @@ def cov_upper(X, cov):
 
 @triton.jit
 def _band_from_column_kernel0(A, B, C, NI, NJ, K, A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, MVL: tl.constexpr):
-    # samples/matmul_loops.py:95: #pragma parallel for
-    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/matmul_loops.py:96
+    # samples/matmul_loops.py:97: #pragma parallel for
+    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/matmul_loops.py:98
     i_mask = i < NI
-    for j in range(0, NJ, 1):  # samples/matmul_loops.py:97
-        s = tl.full((MVL,), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:98
-        for k in range(j, K, 1):  # samples/matmul_loops.py:99
-            s = s - tl.load(A + i * A_stride0 + k * A_stride1, mask=i_mask) * tl.load(B + k * B_stride0 + j * B_stride1)  # samples/matmul_loops.py:100
-        tl.store(C + i * C_stride0 + j * C_stride1, s, mask=i_mask)  # samples/matmul_loops.py:101
+    for j in range(0, NJ, 1):  # samples/matmul_loops.py:99
+        s = tl.full((MVL,), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:100
+        for k in range(j, K, 1):  # samples/matmul_loops.py:101
+            s = s - tl.load(A + i * A_stride0 + k * A_stride1, mask=i_mask) * tl.load(B + k * B_stride0 + j * B_stride1)  # samples/matmul_loops.py:102
+        tl.store(C + i * C_stride0 + j * C_stride1, s, mask=i_mask)  # samples/matmul_loops.py:103
 
 
 @triton.jit
 def _band_from_column_kernel0_tiles(A, B, C, NI, NJ, K, A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
-    # samples/matmul_loops.py:95: #pragma parallel for
+    # samples/matmul_loops.py:97: #pragma parallel for
     # as 64 x 64 tiles of (i, j), tl.dot over blocks of the reduction (passes/tile_dot.rs)
     _row0 = 0 + tl.program_id(1) * BI
     _ti = _row0 + tl.arange(0, BI)
@@ -658,19 +674,19 @@ def _band_from_column_kernel0_tiles(A, B, C, NI, NJ, K, A_stride0, A_stride1, B_
         _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
         _k_lo = tl.min(tl.where(_tj_ok, _tj, tl.maximum(_col0, _col_lo)), axis=0)
         _k_hi = K
-        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:99
+        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:101
             _tk = _kb + tl.arange(0, BK)
             _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
             _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi) & (_tk[:, None] >= _tj[None, :])
-            _acc = tl.dot(tl.where(_a_ok, -tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok), 0).to(C.dtype.element_ty), tl.where(_b_ok, tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok), 0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
-        tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, _acc, mask=_tile_ok)  # samples/matmul_loops.py:101
+            _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+        tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, -_acc, mask=_tile_ok)  # samples/matmul_loops.py:103
 
 
-_band_from_column_kernel0_tuning = _AppycTuning("_band_from_column_kernel0", "56fe663b278cf810", (256, 4), _APPYC_CANDIDATES)
+_band_from_column_kernel0_tuning = _AppycTuning("_band_from_column_kernel0", "fd9c1c9e91179206", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_band_from_column_kernel0(A, B, C, NI, NJ, K, _appyc_config=None):
-    """Launches _band_from_column_kernel0 for the region at samples/matmul_loops.py:95."""
+    """Launches _band_from_column_kernel0 for the region at samples/matmul_loops.py:97."""
     n_i = int(NI)
     if n_i <= 0:
         return

@@ -52,9 +52,11 @@ def trmm_into(alpha, A, B, out):
 
 def symm_lower(alpha, beta, C, A, B):
     # A is symmetric and only its lower triangle is read: A[i, k] for k < i, A[k, i] for k > i.
+    # `simd` on j: the general kernel keeps one sum per lane of j.
     M, N = C.shape
     #pragma parallel for
     for i in range(M):
+        #pragma simd
         for j in range(N):
             s = 0.0
             for k in range(i):

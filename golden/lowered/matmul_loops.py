@@ -62,11 +62,13 @@ def trmm_into(alpha, A, B, out):
 
 def symm_lower(alpha, beta, C, A, B):
     # A is symmetric and only its lower triangle is read: A[i, k] for k < i, A[k, i] for k > i.
+    # `simd` on j: the general kernel keeps one sum per lane of j.
     M, N = C.shape
     # _symm_lower_kernel0
     #pragma parallel for
     for i in range(0, M, 1):
-        for j in range(0, N, 1):
+        for _j_base in range(0, N, appy.MVL):
+            j = appy.vidx(_j_base, appy.MVL, N)
             s = 0.0
             for k in range(0, i, 1):
                 s = s + A[i, k] * B[k, j]

@@ -30,6 +30,7 @@ pub struct TileCode {
 
 /// The names the kernel makes up, fresh against the region's own.
 struct Names {
+    used: HashSet<String>,
     row0: String,
     row1: String,
     ti: String,
@@ -55,6 +56,7 @@ impl Names {
         let mut used: HashSet<String> = k.names();
         let mut n = |base: &str| fresh_name(base, &mut used);
         Names {
+            used: HashSet::new(),
             row0: n("row0"),
             row1: n("row1"),
             ti: n("ti"),
@@ -74,7 +76,89 @@ impl Names {
             a_ok: n("a_ok"),
             b_ok: n("b_ok"),
         }
+        .with_used(used)
     }
+
+    fn with_used(mut self, used: HashSet<String>) -> Names {
+        self.used = used;
+        self
+    }
+}
+
+/// Terms that share a scale and a sign accumulate into one tile, so that the scale and sign
+/// are applied once, in the epilogue, and every operand is a plain load into `tl.dot`.
+struct Group {
+    scale: Option<Expr>,
+    negated: bool,
+    acc: String,
+}
+
+fn groups(t: &TileNest, n: &mut Names) -> Vec<Group> {
+    let mut out: Vec<Group> = vec![];
+    for term in t.reductions.iter().flat_map(|r| &r.terms) {
+        if group_of(&out, term).is_none() {
+            let acc = if out.is_empty() {
+                n.acc.clone()
+            } else {
+                fresh_name("acc", &mut n.used)
+            };
+            out.push(Group {
+                scale: term.scale.clone(),
+                negated: term.negated,
+                acc,
+            });
+        }
+    }
+    out
+}
+
+fn group_of(groups: &[Group], term: &DotTerm) -> Option<usize> {
+    groups.iter().position(|g| {
+        g.negated == term.negated
+            && match (&g.scale, &term.scale) {
+                (None, None) => true,
+                (Some(a), Some(b)) => same_place(a, b),
+                _ => false,
+            }
+    })
+}
+
+/// `Σ ± scale * acc` over the groups: what the epilogue's sum stands for.
+fn combined_sum(groups: &[Group], span: crate::frontend::source::Span) -> Expr {
+    let mut sum: Option<Expr> = None;
+    for g in groups {
+        let mut e = Expr::name(&g.acc, span);
+        if let Some(s) = &g.scale {
+            e = Expr::binary(BinOp::Mul, s.clone(), e);
+        }
+        sum = Some(match (sum, g.negated) {
+            (None, false) => e,
+            (None, true) => Expr::new(
+                ExprKind::Unary {
+                    op: UnaryOp::Neg,
+                    operand: Box::new(e),
+                },
+                span,
+            ),
+            (Some(acc), negated) => Expr::binary(
+                if negated { BinOp::Sub } else { BinOp::Add },
+                acc,
+                e,
+            ),
+        });
+    }
+    sum.expect("a tile nest has a term")
+}
+
+/// A dot operand: a masked load straight into `tl.dot` (zeros outside the mask), or any other
+/// expression zeroed outside it.
+fn operand(cx: &mut Cx, e: &Expr, mask: &str, dtype: &str) -> Result<String> {
+    let text = if matches!(e.kind, ExprKind::Subscript { .. }) {
+        format!("tl.load({}, mask={mask}, other=0.0)", cx.pointer(e)?)
+    } else {
+        format!("tl.where({mask}, {}, 0)", cx.expr(e)?)
+    };
+    Ok(format!("{text}.to({dtype})"))
 }
 
 /// `e` with the variable `var` replaced by the name `by`.
@@ -114,7 +198,8 @@ fn view(cx: &mut Cx, spelled: &[(&str, String)], mask: Option<&str>) {
 pub fn kernel(k: &Kernel, t: &TileNest, file: &SourceFile) -> Result<TileCode> {
     let analysis = analyse(k);
     let name = format!("{}_tiles", k.name);
-    let n = Names::new(k);
+    let mut n = Names::new(k);
+    let groups = groups(t, &mut n);
     let mut cx = Cx::new(file, k, &analysis);
     for v in [&t.row.var, &t.col.var]
         .into_iter()
@@ -197,16 +282,15 @@ pub fn kernel(k: &Kernel, t: &TileNest, file: &SourceFile) -> Result<TileCode> {
         tile_ok.push_str(&format!(" & ({cols_2d} >= {lo}) & ({cols_2d} < {hi})"));
     }
     w.line(format!("{} = {tile_ok}", n.tile_ok));
-    w.line(format!("{} = tl.zeros((BI, BJ), dtype={dtype})", n.acc));
-    for r in &t.reductions {
-        reduction(&mut w, &mut cx, t, r, &n, &dtype)?;
+    for g in &groups {
+        w.line(format!("{} = tl.zeros((BI, BJ), dtype={dtype})", g.acc));
     }
-    view(
-        &mut cx,
-        &[(i, rows_2d), (j, cols_2d), (&t.acc, n.acc.clone())],
-        Some(&n.tile_ok),
-    );
-    let value = cx.expr(&t.epilogue)?;
+    for r in &t.reductions {
+        reduction(&mut w, &mut cx, t, r, &n, &groups, &dtype)?;
+    }
+    view(&mut cx, &[(i, rows_2d), (j, cols_2d)], Some(&n.tile_ok));
+    let epilogue = at_expr(&t.epilogue, &t.acc, &combined_sum(&groups, t.target.span));
+    let value = cx.expr(&epilogue)?;
     let ptr = cx.pointer(&t.target)?;
     w.line(format!(
         "tl.store({ptr}, {value}, mask={})  {}",
@@ -232,6 +316,7 @@ fn reduction(
     t: &TileNest,
     r: &TileReduction,
     n: &Names,
+    groups: &[Group],
     dtype: &str,
 ) -> Result<()> {
     let (i, j, k) = (t.row.var.as_str(), t.col.var.as_str(), r.axis.var.as_str());
@@ -300,34 +385,21 @@ fn reduction(
     w.line(format!("{} = {a_ok}", n.a_ok));
     w.line(format!("{} = {b_ok}", n.b_ok));
     for term in &r.terms {
-        let left = if term.negated {
-            Expr::new(
-                ExprKind::Unary {
-                    op: UnaryOp::Neg,
-                    operand: Box::new(term.left.clone()),
-                },
-                term.left.span,
-            )
-        } else {
-            term.left.clone()
-        };
+        let acc = &groups[group_of(groups, term).expect("every term has a group")].acc;
         view(
             cx,
             &[(i, format!("{}[:, None]", n.ti)), (k, k_row.clone())],
             Some(&n.a_ok),
         );
-        let a = cx.expr(&left)?;
+        let a = operand(cx, &term.left, &n.a_ok, dtype)?;
         view(
             cx,
             &[(k, k_col.clone()), (j, format!("{}[None, :]", n.tj))],
             Some(&n.b_ok),
         );
-        let b = cx.expr(&term.right)?;
+        let b = operand(cx, &term.right, &n.b_ok, dtype)?;
         w.line(format!(
-            "{acc} = tl.dot(tl.where({}, {a}, 0).to({dtype}), tl.where({}, {b}, 0).to({dtype}), {acc}, input_precision=PRECISION, out_dtype={dtype})",
-            n.a_ok,
-            n.b_ok,
-            acc = n.acc
+            "{acc} = tl.dot({a}, {b}, {acc}, input_precision=PRECISION, out_dtype={dtype})"
         ));
     }
     w.dedent();

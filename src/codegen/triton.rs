@@ -460,7 +460,14 @@ impl<'a> Cx<'a> {
         };
         let shape = match (self.lane_vectors.contains(n), self.lane_width) {
             (true, Some(w)) => format!("({},)", width_text(w)),
-            _ => "()".to_string(),
+            // Updated by lanes of a strip-mined loop (`s += A[k] * B[k, j]` in a `simd` loop
+            // over `j`): one sum per lane, so the init has the lanes' shape (a scalar init
+            // would change type in the loop, which Triton refuses to compile).
+            _ => match self.vector_names(update).as_slice() {
+                [] => "()".to_string(),
+                [v] => format!("{v}.shape"),
+                vs => format!("({}).shape", vs.join(" + ")),
+            },
         };
         match self.dtype_of(update, n) {
             Some(dt) => format!("tl.full({shape}, {v}, {dt})"),
@@ -475,6 +482,27 @@ impl<'a> Cx<'a> {
             }
             None => v,
         }
+    }
+
+    /// The vectors (printed) whose lanes `e` computes on, outside reductions.
+    fn vector_names(&self, e: &Expr) -> Vec<String> {
+        // A reduction's result is a scalar: the vectors inside it do not shape `e`.
+        let pruned = e.clone().rewrite(&mut |x| match x.kind {
+            ExprKind::Reduce { .. } => Expr::int(0, x.span),
+            _ => x,
+        });
+        let mut out: Vec<String> = vec![];
+        pruned.walk(&mut |x| {
+            if let ExprKind::Name(n) = &x.kind {
+                if self.masks.contains_key(n) {
+                    let printed = self.tile_names.get(n).cloned().unwrap_or_else(|| n.clone());
+                    if !out.contains(&printed) {
+                        out.push(printed);
+                    }
+                }
+            }
+        });
+        out
     }
 
     /// `tl.store` of an element (or the lanes of a vector) of an array.

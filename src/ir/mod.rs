@@ -656,12 +656,14 @@ pub struct TileReduction {
     pub terms: Vec<DotTerm>,
 }
 
-/// `left * right`: `left` mentions no `col.var`, `right` no `row.var` (factors that mention
-/// neither are on the left); a negated term came from `-=` or a unary minus.
+/// `scale * left * right`: `left` mentions no `col.var`, `right` no `row.var`, `scale` (the
+/// factors that mention no loop variable) neither; a negated term came from `-=` or a unary
+/// minus.
 #[derive(Debug, Clone)]
 pub struct DotTerm {
     pub left: Expr,
     pub right: Expr,
+    pub scale: Option<Expr>,
     pub negated: bool,
 }
 

@@ -369,19 +369,22 @@ fn sum_terms(e: &Expr, negated: bool) -> Option<Vec<(Expr, bool)>> {
     }
 }
 
-/// Splits a product into its `(i, k)` side and its `(k, j)` side. Factors that mention neither
-/// `i` nor `j` go left; a factor with both, or a side left empty, is not a dot.
+/// Splits a product into its `(i, k)` side, its `(k, j)` side and a scale (factors with no loop
+/// variable, kept out of the operands so that their loads feed `tl.dot` directly). A factor
+/// with `k` alone goes left; a factor with both `i` and `j`, or an empty side, is not a dot.
 fn dot_term(product: Expr, negated: bool, i: &str, j: &str, k: &str) -> Option<DotTerm> {
     let mut factors = vec![];
     flatten_product(product, false, &mut factors)?;
-    let (mut left, mut right): (Option<Expr>, Option<Expr>) = (None, None);
+    let (mut left, mut right, mut scale): (Option<Expr>, Option<Expr>, Option<Expr>) =
+        (None, None, None);
     let mut has_k = false;
     for (f, divides) in factors {
-        let (mi, mj) = (f.mentions(i), f.mentions(j));
-        has_k |= f.mentions(k);
-        let side = match (mi, mj) {
-            (true, true) => return None,
-            (false, true) => &mut right,
+        let (mi, mj, mk) = (f.mentions(i), f.mentions(j), f.mentions(k));
+        has_k |= mk;
+        let side = match (mi, mj, mk) {
+            (true, true, _) => return None,
+            (false, true, _) => &mut right,
+            (false, false, false) => &mut scale,
             _ => &mut left,
         };
         let op = if divides { BinOp::Div } else { BinOp::Mul };
@@ -395,6 +398,7 @@ fn dot_term(product: Expr, negated: bool, i: &str, j: &str, k: &str) -> Option<D
         (Some(left), Some(right)) if has_k => Some(DotTerm {
             left,
             right,
+            scale,
             negated,
         }),
         _ => None,
@@ -558,9 +562,10 @@ def f(alpha, beta, C, A, N, M):
         assert_eq!(text(&t.epilogue), format!("C[i, j] * beta + {}", t.acc));
         let terms = &t.reductions[0].terms;
         assert_eq!(terms.len(), 2);
-        // Factors with `i` go left, with `j` right, the others (alpha) left.
-        assert_eq!(text(&terms[0].left), "alpha * B[i, k]");
+        // Factors with `i` go left, with `j` right, the others (alpha) to the scale.
+        assert_eq!(text(&terms[0].left), "B[i, k]");
         assert_eq!(text(&terms[0].right), "A[j, k]");
+        assert_eq!(terms[0].scale.as_ref().map(text).as_deref(), Some("alpha"));
         assert!(!terms[0].negated && terms[1].negated);
     }
 
