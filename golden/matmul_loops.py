@@ -717,3 +717,79 @@ def band_from_column(A, B, C):
     NI, K = A.shape
     NJ = B.shape[1]
     _launch_band_from_column_kernel0(A, B, C, NI, NJ, K)
+
+
+@triton.jit
+def _gemm_tf32_kernel0(A, B, C, NI, NJ, NK, A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, MVL: tl.constexpr):
+    # samples/matmul_loops.py:110: #pragma parallel for tf32
+    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/matmul_loops.py:111
+    i_mask = i < NI
+    for j in range(0, NJ, 1):  # samples/matmul_loops.py:112
+        s = tl.full((MVL,), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:113
+        for k in range(0, NK, 1):  # samples/matmul_loops.py:114
+            s = s + tl.load(A + i * A_stride0 + k * A_stride1, mask=i_mask) * tl.load(B + k * B_stride0 + j * B_stride1)  # samples/matmul_loops.py:115
+        tl.store(C + i * C_stride0 + j * C_stride1, s, mask=i_mask)  # samples/matmul_loops.py:116
+
+
+@triton.jit
+def _gemm_tf32_kernel0_tiles(A, B, C, NI, NJ, NK, A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
+    # samples/matmul_loops.py:110: #pragma parallel for tf32
+    # as 64 x 64 tiles of (i, j), tl.dot over blocks of the reduction (passes/tile_dot.rs)
+    _row0 = 0 + tl.program_id(1) * BI
+    _ti = _row0 + tl.arange(0, BI)
+    _ti_ok = _ti < NI
+    _row1 = tl.minimum(_row0 + BI, NI) - 1
+    _col_base = 0
+    _col0 = _col_base + tl.program_id(0) * BJ
+    _tj = _col0 + tl.arange(0, BJ)
+    _col_lo = 0
+    _col_hi = NJ
+    _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
+    if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
+        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
+        _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
+        _k_lo = 0
+        _k_hi = NK
+        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:114
+            _tk = _kb + tl.arange(0, BK)
+            _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
+            _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
+            _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+        tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, _acc, mask=_tile_ok)  # samples/matmul_loops.py:116
+
+
+_gemm_tf32_kernel0_tuning = _AppycTuning("_gemm_tf32_kernel0", "18bf5ed593189a1c", (256, 4), _APPYC_CANDIDATES)
+
+
+def _launch_gemm_tf32_kernel0(A, B, C, NI, NJ, NK, _appyc_config=None):
+    """Launches _gemm_tf32_kernel0 for the region at samples/matmul_loops.py:110."""
+    n_i = int(NI)
+    if n_i <= 0:
+        return
+    if _appyc_dot_ok(C, A, B):
+        _appyc_cols = int(NJ) - int(0)
+        if _appyc_cols > 0:
+            _gemm_tf32_kernel0_tiles[((_appyc_cols + 64 - 1) // 64, (n_i + 64 - 1) // 64)](
+                A, B, C, int(NI), int(NJ), int(NK), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
+                BI=64, BJ=64, BK=16, STAGES=3, PRECISION="tf32" if C.dtype == torch.float32 else "ieee", num_warps=4,
+            )
+        return
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(NI), _appyc_size(NJ), _appyc_size(NK), A.dtype, B.dtype, C.dtype)
+        _appyc_config = _gemm_tf32_kernel0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _gemm_tf32_kernel0_tuning.tune(
+                _appyc_key, (C,), lambda config: _launch_gemm_tf32_kernel0(A, B, C, NI, NJ, NK, config)
+            )
+    _appyc_mvl, _appyc_warps = _appyc_config
+    _gemm_tf32_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
+        A, B, C, int(NI), int(NJ), int(NK), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
+        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    )
+
+
+def gemm_tf32(C, A, B):
+    # `tf32`: float32 tiles may round operands to TF32 (float64 ones never do).
+    NI, NK = A.shape
+    NJ = B.shape[1]
+    _launch_gemm_tf32_kernel0(A, B, C, NI, NJ, NK)

@@ -122,3 +122,18 @@ def band_from_column(A, B, C):
             for k in range(j, K, 1):
                 s = s - A[i, k] * B[k, j]
             C[i, j] = s
+
+
+def gemm_tf32(C, A, B):
+    # `tf32`: float32 tiles may round operands to TF32 (float64 ones never do).
+    NI, NK = A.shape
+    NJ = B.shape[1]
+    # _gemm_tf32_kernel0
+    #pragma parallel for simd
+    for i in range(0, NI, 1):
+        i = appy.vidx(i, appy.MVL, NI)
+        for j in range(0, NJ, 1):
+            s = 0.0
+            for k in range(0, NK, 1):
+                s = s + A[i, k] * B[k, j]
+            C[i, j] = s

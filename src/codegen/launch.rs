@@ -511,7 +511,9 @@ pub fn region_launcher(
     let call: Vec<String> = code.params.iter().map(Param::host_value).collect();
     // The tiled kernel takes the general kernel's arguments; it runs when the dtypes allow.
     let fast_path = match (tiles, &k.tiles, trips.first()) {
-        (Some(code), Some(t), Some(rows)) => super::tiles::launch(code, t, &call, &rows.name),
+        (Some(code), Some(t), Some(rows)) => {
+            super::tiles::launch(code, t, &call, &rows.name, k.tf32)
+        }
         _ => vec![],
     };
     let mut launch = grid_checks;

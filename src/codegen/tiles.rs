@@ -140,11 +140,9 @@ fn combined_sum(groups: &[Group], span: crate::frontend::source::Span) -> Expr {
                 },
                 span,
             ),
-            (Some(acc), negated) => Expr::binary(
-                if negated { BinOp::Sub } else { BinOp::Add },
-                acc,
-                e,
-            ),
+            (Some(acc), negated) => {
+                Expr::binary(if negated { BinOp::Sub } else { BinOp::Add }, acc, e)
+            }
         });
     }
     sum.expect("a tile nest has a term")
@@ -411,8 +409,15 @@ fn cx_file<'a>(cx: &Cx<'a>) -> &'a SourceFile {
 }
 
 /// The launcher lines that run the tiled kernel (after the row count `rows` is known and
-/// non-zero) and return, when every array of the nest has one floating dtype.
-pub fn launch(code: &TileCode, t: &TileNest, call: &[String], rows: &str) -> Vec<String> {
+/// non-zero) and return, when every array of the nest has one floating dtype. `tf32`: the
+/// `tf32` clause let float32 operands round to TF32 (float64 ones never do).
+pub fn launch(
+    code: &TileCode,
+    t: &TileNest,
+    call: &[String],
+    rows: &str,
+    tf32: bool,
+) -> Vec<String> {
     let i = t.row.var.as_str();
     let last = Expr::binary(
         BinOp::Sub,
@@ -435,6 +440,14 @@ pub fn launch(code: &TileCode, t: &TileNest, call: &[String], rows: &str) -> Vec
         host(&t.col.stop, "max"),
         host(&t.col.start, "min")
     );
+    let precision = if tf32 {
+        format!(
+            "\"tf32\" if {}.dtype == torch.float32 else \"ieee\"",
+            t.arrays[0]
+        )
+    } else {
+        "\"ieee\"".to_string()
+    };
     vec![
         format!("if _appyc_dot_ok({}):", t.arrays.join(", ")),
         format!("    _appyc_cols = {cols}"),
@@ -445,7 +458,7 @@ pub fn launch(code: &TileCode, t: &TileNest, call: &[String], rows: &str) -> Vec
         ),
         format!("            {},", call.join(", ")),
         format!(
-            "            BI={BI}, BJ={BJ}, BK={BK}, STAGES={STAGES}, PRECISION=\"ieee\", num_warps={WARPS},"
+            "            BI={BI}, BJ={BJ}, BK={BK}, STAGES={STAGES}, PRECISION={precision}, num_warps={WARPS},"
         ),
         "        )".into(),
         "    return".into(),
