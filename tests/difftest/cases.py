@@ -344,9 +344,18 @@ CASES = [
     Case("heat_3d", "laplace_open_bounds",
          lambda r, s: [normal(r, s), normal(r, s)], SIZES_2D),
     # ---------------------------------------------------------------- syrk
+    # Row slices in APPy's tensor style: computed as tl.dot tiles (one tile at these sizes,
+    # and across tiles at 70), and by the general kernel with APPYC_TILES=0.
     Case("syrk", "syrk",
          lambda r, s: [1.5, 1.2, normal(r, (s[0], s[0])), normal(r, s), s[0], s[1]],
-         ((19, 7), (37, 3)), tol=SUM32),
+         ((19, 7), (37, 3), (70, 21)), tol=SUM32, launches=("_tiles",)),
+    Case("syrk", "syrk",
+         lambda r, s: [1.5, 1.2, normal(r, (s[0], s[0]), F64), normal(r, s, F64), s[0], s[1]],
+         ((70, 21),), mvls=(16,), variant="f64", launches=("_tiles",)),
+    Case("syrk", "syrk",
+         lambda r, s: [1.5, 1.2, normal(r, (s[0], s[0])), normal(r, s), s[0], s[1]],
+         ((19, 7), (37, 3)), tol=SUM32, variant="untiled", env={"APPYC_TILES": "0"},
+         no_launches=("_tiles",)),
     # ---------------------------------------------------------------- matmul_loops
     # Each nest runs as tl.dot tiles (fp64 and fp32) and, with APPYC_TILES=0 or integer arrays,
     # as the general kernel; sizes straddle the 64-wide tiles and the 16-deep k-blocks.
