@@ -3,7 +3,8 @@
 One process per PE (as on the GPU, where torchrun starts one per GPU). Each PE's symmetric heap
 is a file of fixed size that every PE maps (`HEAP_BYTES`); symmetric tensors are bump-allocated
 from it in the order the program asks for them, so the same allocation has the same offset on
-every PE, as on NVSHMEM's heap. The generated module's shim (`_appyc_nvshmem_use`) is replaced by
+every PE, as on NVSHMEM's heap; like NVSHMEM's, an allocation is collective (a barrier across the
+PEs after each one initialises its copy). The generated module's shim (`_appyc_nvshmem_use`) is replaced by
 Python functions that the interpreted kernels call with interpreter tensors:
 
 * puts copy bytes to the same offset of the target PE's heap (ctypes.memmove); strided puts
@@ -49,7 +50,8 @@ def create_heaps(directory, n_pes):
     for pe in range(n_pes):
         with open(heap_path(directory, pe), "wb") as f:
             f.truncate(HEAP_BYTES)
-    (Path(directory) / "lock").touch()
+    # The lock file also holds the barrier's counter (8 bytes).
+    (Path(directory) / "lock").write_bytes(bytes(8))
 
 
 def _value(x):
@@ -73,6 +75,8 @@ class Runtime:
             f.close()
         self.bases = [ctypes.addressof(ctypes.c_char.from_buffer(m)) for m in self.maps]
         self.lock_file = open(Path(directory) / "lock", "r+b")
+        self.arrivals = ctypes.c_int64.from_buffer(mmap.mmap(self.lock_file.fileno(), 8))
+        self.barriers = 0
         self.next = 0
 
     # --- host -------------------------------------------------------------------------------
@@ -92,7 +96,27 @@ class Runtime:
         out = torch.frombuffer(self.maps[self.pe], dtype=t.dtype, count=t.numel(), offset=offset)
         out = out.view(tuple(t.shape))
         out.copy_(t)
+        # Symmetric allocation is collective on NVSHMEM: no PE goes on (and puts or signals
+        # into this allocation on another PE) before every PE has initialised its copy.
+        # Without this a fast PE's first signal could land before a slow PE zeroed its flags,
+        # and be wiped.
+        self._barrier()
         return out
+
+    def _barrier(self):
+        self.barriers += 1
+        fcntl.flock(self.lock_file, fcntl.LOCK_EX)
+        try:
+            self.arrivals.value += 1
+        finally:
+            fcntl.flock(self.lock_file, fcntl.LOCK_UN)
+        deadline = time.monotonic() + self.timeout
+        while self.arrivals.value < self.barriers * self.n:
+            if time.monotonic() > deadline:
+                raise StandInDeadlock(
+                    f"PE {self.pe}: barrier {self.barriers} waited {self.timeout:g} s "
+                    f"({self.arrivals.value} of {self.barriers * self.n} arrivals)")
+            time.sleep(0.0005)
 
     def check_symmetric(self, *arrays):
         for a in arrays:
