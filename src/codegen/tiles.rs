@@ -140,11 +140,9 @@ fn combined_sum(groups: &[Group], span: crate::frontend::source::Span) -> Expr {
                 },
                 span,
             ),
-            (Some(acc), negated) => Expr::binary(
-                if negated { BinOp::Sub } else { BinOp::Add },
-                acc,
-                e,
-            ),
+            (Some(acc), negated) => {
+                Expr::binary(if negated { BinOp::Sub } else { BinOp::Add }, acc, e)
+            }
         });
     }
     sum.expect("a tile nest has a term")
