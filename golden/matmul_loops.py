@@ -419,10 +419,14 @@ def _symm_lower_kernel0(A, B, C, M, N, beta: "fp64", alpha: "fp64", A_stride0, A
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
         s = tl.full(j.shape, 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:61
-        for k in range(0, i, 1):  # samples/matmul_loops.py:62
-            s = s + tl.load(A + i * A_stride0 + k * A_stride1) * tl.load(B + k * B_stride0 + j * B_stride1, mask=j_mask)  # samples/matmul_loops.py:63
-        for k in range(i + 1, M, 1):  # samples/matmul_loops.py:64
-            s = s + tl.load(A + k * A_stride0 + i * A_stride1) * tl.load(B + k * B_stride0 + j * B_stride1, mask=j_mask)  # samples/matmul_loops.py:65
+        for _k_base in range(0, i, 32):  # samples/matmul_loops.py:62
+            k = _k_base + tl.arange(0, 32)
+            k_mask = k < i
+            s = s + tl.sum(tl.where(j_mask & k_mask[:, None], tl.load(A + i * A_stride0 + k[:, None] * A_stride1, mask=k_mask[:, None]) * tl.load(B + k[:, None] * B_stride0 + j * B_stride1, mask=j_mask & k_mask[:, None]), 0), axis=0)  # samples/matmul_loops.py:63
+        for _k_base1 in range(i + 1, M, 32):  # samples/matmul_loops.py:64
+            k = _k_base1 + tl.arange(0, 32)
+            k_mask = k < M
+            s = s + tl.sum(tl.where(j_mask & k_mask[:, None], tl.load(A + k[:, None] * A_stride0 + i * A_stride1, mask=k_mask[:, None]) * tl.load(B + k[:, None] * B_stride0 + j * B_stride1, mask=j_mask & k_mask[:, None]), 0), axis=0)  # samples/matmul_loops.py:65
         tl.debug_barrier()
         tl.store(C + i * C_stride0 + j * C_stride1, beta * tl.load(C + i * C_stride0 + j * C_stride1, mask=j_mask) + alpha * (tl.load(A + i * A_stride0 + i * A_stride1) * tl.load(B + i * B_stride0 + j * B_stride1, mask=j_mask) + s), mask=j_mask)  # samples/matmul_loops.py:66
         tl.debug_barrier()
@@ -462,7 +466,7 @@ def _symm_lower_kernel0_tiles(A, B, C, M, N, beta: "fp64", alpha: "fp64", A_stri
         tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, beta * tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + alpha * (tl.load(A + _ti[:, None] * A_stride0 + _ti[:, None] * A_stride1, mask=_tile_ok) * tl.load(B + _ti[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_tile_ok) + _acc), mask=_tile_ok)  # samples/matmul_loops.py:66
 
 
-_symm_lower_kernel0_tuning = _AppycTuning("_symm_lower_kernel0", "64e1a572de337dca", (256, 4), _APPYC_CANDIDATES)
+_symm_lower_kernel0_tuning = _AppycTuning("_symm_lower_kernel0", "45512fdfa668b2f4", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_symm_lower_kernel0(A, B, C, M, N, beta, alpha, _appyc_config=None):
@@ -650,8 +654,10 @@ def _band_from_column_kernel0(A, B, C, NI, NJ, K, A_stride0, A_stride1, B_stride
     i_mask = i < NI
     for j in range(0, NJ, 1):  # samples/matmul_loops.py:99
         s = tl.full((MVL,), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:100
-        for k in range(j, K, 1):  # samples/matmul_loops.py:101
-            s = s - tl.load(A + i * A_stride0 + k * A_stride1, mask=i_mask) * tl.load(B + k * B_stride0 + j * B_stride1)  # samples/matmul_loops.py:102
+        for _k_base in range(j, K, 32):  # samples/matmul_loops.py:101
+            k = _k_base + tl.arange(0, 32)
+            k_mask = k < K
+            s = s - tl.sum(tl.where(i_mask & k_mask[:, None], tl.load(A + i * A_stride0 + k[:, None] * A_stride1, mask=i_mask & k_mask[:, None]) * tl.load(B + k[:, None] * B_stride0 + j * B_stride1, mask=k_mask[:, None]), 0), axis=0)  # samples/matmul_loops.py:102
         tl.store(C + i * C_stride0 + j * C_stride1, s, mask=i_mask)  # samples/matmul_loops.py:103
 
 
@@ -682,7 +688,7 @@ def _band_from_column_kernel0_tiles(A, B, C, NI, NJ, K, A_stride0, A_stride1, B_
         tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, -_acc, mask=_tile_ok)  # samples/matmul_loops.py:103
 
 
-_band_from_column_kernel0_tuning = _AppycTuning("_band_from_column_kernel0", "fd9c1c9e91179206", (256, 4), _APPYC_CANDIDATES)
+_band_from_column_kernel0_tuning = _AppycTuning("_band_from_column_kernel0", "1c516c173bbc9bfa", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_band_from_column_kernel0(A, B, C, NI, NJ, K, _appyc_config=None):
