@@ -59,7 +59,8 @@ def _appyc_size(n):
 
 
 class _AppycTuning:
-    """The launch configurations (MVL, num_warps) of one kernel, chosen once per key.
+    """The launch configurations of one kernel ((MVL, num_warps), or a tile kernel's shape),
+    chosen once per key.
 
     A key holds size classes of extents and dtypes only. Choices are kept in `chosen` for this
     process and in a JSON file shared by processes ($APPYC_CACHE_DIR/tuning.json, default
@@ -68,8 +69,10 @@ class _AppycTuning:
     without timing anything.
     """
 
-    def __init__(self, kernel, text_hash, default, candidates):
+    def __init__(self, kernel, text_hash, default, candidates, lanes_first=True):
         self.kernel = kernel
+        # A configuration starts with the MVL, which the interpreter sets (tile shapes do not).
+        self.lanes_first = lanes_first
         self.text_hash = text_hash
         self.default = default
         self.candidates = candidates
@@ -80,6 +83,8 @@ class _AppycTuning:
         return config
 
     def _choose(self, key, written, launch):
+        if _APPYC_INTERPRET and not self.lanes_first:
+            return self.default
         if _APPYC_INTERPRET:
             mvl = self.default[0] if not self.candidates else 128
             return (_appyc_interpreter_mvl(mvl),) + self.default[1:]
@@ -93,6 +98,13 @@ class _AppycTuning:
         config = _appyc_fastest(self.kernel, self.candidates, written, launch)
         _appyc_remember(entry, config)
         return config
+
+
+def _appyc_spin():
+    """Keeps the device busy for about 10^6 cycles (nothing where torch lacks the helper)."""
+    sleep = getattr(torch.cuda, "_sleep", None)
+    if sleep is not None:
+        sleep(1_000_000)
 
 
 def _appyc_fastest(kernel, candidates, written, launch):
@@ -116,6 +128,10 @@ def _appyc_fastest(kernel, candidates, written, launch):
         while True:
             restore()
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            # The device first spins for about half a millisecond, so the launch is queued
+            # before `start` runs: the events then time the kernel, not Python's launch overhead
+            # (which is most of a short kernel's wall time and would make the choice noise).
+            _appyc_spin()
             start.record()
             launch(config)
             end.record()

@@ -47,6 +47,10 @@ if _APPYC_INTERPRET:
     _appyc_interpreter_scalar_index()
 # Launch configurations (MVL, num_warps) tried when tuning.
 _APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
+# Tile kernels' configurations (rows, columns, reduction block, num_warps, pipeline stages): the
+# first was the fastest of ten for fp64 and fp32 on the H100 (scripts/gpu_tile_probe.py).
+_APPYC_TILE_CANDIDATES = ((64, 64, 16, 4, 3), (64, 64, 32, 4, 3), (32, 64, 16, 4, 3),
+                          (64, 32, 16, 4, 3), (128, 64, 16, 8, 3), (64, 64, 16, 4, 2))
 
 
 def _appyc_interpreter_mvl(default):
@@ -63,7 +67,8 @@ def _appyc_size(n):
 
 
 class _AppycTuning:
-    """The launch configurations (MVL, num_warps) of one kernel, chosen once per key.
+    """The launch configurations of one kernel ((MVL, num_warps), or a tile kernel's shape),
+    chosen once per key.
 
     A key holds size classes of extents and dtypes only. Choices are kept in `chosen` for this
     process and in a JSON file shared by processes ($APPYC_CACHE_DIR/tuning.json, default
@@ -72,8 +77,10 @@ class _AppycTuning:
     without timing anything.
     """
 
-    def __init__(self, kernel, text_hash, default, candidates):
+    def __init__(self, kernel, text_hash, default, candidates, lanes_first=True):
         self.kernel = kernel
+        # A configuration starts with the MVL, which the interpreter sets (tile shapes do not).
+        self.lanes_first = lanes_first
         self.text_hash = text_hash
         self.default = default
         self.candidates = candidates
@@ -84,6 +91,8 @@ class _AppycTuning:
         return config
 
     def _choose(self, key, written, launch):
+        if _APPYC_INTERPRET and not self.lanes_first:
+            return self.default
         if _APPYC_INTERPRET:
             mvl = self.default[0] if not self.candidates else 128
             return (_appyc_interpreter_mvl(mvl),) + self.default[1:]
@@ -97,6 +106,13 @@ class _AppycTuning:
         config = _appyc_fastest(self.kernel, self.candidates, written, launch)
         _appyc_remember(entry, config)
         return config
+
+
+def _appyc_spin():
+    """Keeps the device busy for about 10^6 cycles (nothing where torch lacks the helper)."""
+    sleep = getattr(torch.cuda, "_sleep", None)
+    if sleep is not None:
+        sleep(1_000_000)
 
 
 def _appyc_fastest(kernel, candidates, written, launch):
@@ -120,6 +136,10 @@ def _appyc_fastest(kernel, candidates, written, launch):
         while True:
             restore()
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            # The device first spins for about half a millisecond, so the launch is queued
+            # before `start` runs: the events then time the kernel, not Python's launch overhead
+            # (which is most of a short kernel's wall time and would make the choice noise).
+            _appyc_spin()
             start.record()
             launch(config)
             end.record()
@@ -235,6 +255,18 @@ def _gemm_updates_kernel0_tiles(C, A, B, NI, NJ, beta: "fp64", NK, alpha: "fp64"
         tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) * beta + alpha * _acc, mask=_tile_ok)  # samples/matmul_loops.py:21
 
 
+_gemm_updates_kernel0_tiles_tuning = _AppycTuning("_gemm_updates_kernel0_tiles", "991dc237ac761545", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+
+
+def _launch_gemm_updates_kernel0_tiles(C, A, B, NI, NJ, beta, NK, alpha, _appyc_rows, _appyc_cols, _appyc_config):
+    """Launches _gemm_updates_kernel0_tiles with one tile configuration."""
+    _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
+    _gemm_updates_kernel0_tiles[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](
+        C, A, B, int(NI), int(NJ), float(beta), int(NK), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),
+        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION="ieee", num_warps=_appyc_warps,
+    )
+
+
 _gemm_updates_kernel0_tuning = _AppycTuning("_gemm_updates_kernel0", "2f292e474baff0b6", (256, 4), _APPYC_CANDIDATES)
 
 
@@ -246,10 +278,13 @@ def _launch_gemm_updates_kernel0(C, A, B, NI, NJ, beta, NK, alpha, _appyc_config
     if _appyc_dot_ok(C, A, B):
         _appyc_cols = int(NJ) - int(0)
         if _appyc_cols > 0:
-            _gemm_updates_kernel0_tiles[((_appyc_cols + 64 - 1) // 64, (n_i + 64 - 1) // 64)](
-                C, A, B, int(NI), int(NJ), float(beta), int(NK), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),
-                BI=64, BJ=64, BK=16, STAGES=3, PRECISION="ieee", num_warps=4,
-            )
+            _appyc_key = (_appyc_size(NI), _appyc_size(NJ), _appyc_size(NK), C.dtype, A.dtype, B.dtype)
+            _appyc_tile = _gemm_updates_kernel0_tiles_tuning.chosen.get(_appyc_key)
+            if _appyc_tile is None:
+                _appyc_tile = _gemm_updates_kernel0_tiles_tuning.tune(
+                    _appyc_key, (C,), lambda config: _launch_gemm_updates_kernel0_tiles(C, A, B, NI, NJ, beta, NK, alpha, n_i, _appyc_cols, config)
+                )
+            _launch_gemm_updates_kernel0_tiles(C, A, B, NI, NJ, beta, NK, alpha, n_i, _appyc_cols, _appyc_tile)
         return
     if _appyc_config is None:
         _appyc_key = (_appyc_size(NI), _appyc_size(NJ), _appyc_size(NK), C.dtype, A.dtype, B.dtype)
@@ -313,6 +348,18 @@ def _gemm_acc_kernel0_tiles(A, B, C, NI, NJ, NK, beta: "fp64", alpha: "fp64", A_
         tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, beta * tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + alpha * _acc, mask=_tile_ok)  # samples/matmul_loops.py:38
 
 
+_gemm_acc_kernel0_tiles_tuning = _AppycTuning("_gemm_acc_kernel0_tiles", "c4b57dbd21b904b3", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+
+
+def _launch_gemm_acc_kernel0_tiles(A, B, C, NI, NJ, NK, beta, alpha, _appyc_rows, _appyc_cols, _appyc_config):
+    """Launches _gemm_acc_kernel0_tiles with one tile configuration."""
+    _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
+    _gemm_acc_kernel0_tiles[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](
+        A, B, C, int(NI), int(NJ), int(NK), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
+        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION="ieee", num_warps=_appyc_warps,
+    )
+
+
 _gemm_acc_kernel0_tuning = _AppycTuning("_gemm_acc_kernel0", "856720a734b254f4", (256, 4), _APPYC_CANDIDATES)
 
 
@@ -324,10 +371,13 @@ def _launch_gemm_acc_kernel0(A, B, C, NI, NJ, NK, beta, alpha, _appyc_config=Non
     if _appyc_dot_ok(C, A, B):
         _appyc_cols = int(NJ) - int(0)
         if _appyc_cols > 0:
-            _gemm_acc_kernel0_tiles[((_appyc_cols + 64 - 1) // 64, (n_i + 64 - 1) // 64)](
-                A, B, C, int(NI), int(NJ), int(NK), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
-                BI=64, BJ=64, BK=16, STAGES=3, PRECISION="ieee", num_warps=4,
-            )
+            _appyc_key = (_appyc_size(NI), _appyc_size(NJ), _appyc_size(NK), A.dtype, B.dtype, C.dtype)
+            _appyc_tile = _gemm_acc_kernel0_tiles_tuning.chosen.get(_appyc_key)
+            if _appyc_tile is None:
+                _appyc_tile = _gemm_acc_kernel0_tiles_tuning.tune(
+                    _appyc_key, (C,), lambda config: _launch_gemm_acc_kernel0_tiles(A, B, C, NI, NJ, NK, beta, alpha, n_i, _appyc_cols, config)
+                )
+            _launch_gemm_acc_kernel0_tiles(A, B, C, NI, NJ, NK, beta, alpha, n_i, _appyc_cols, _appyc_tile)
         return
     if _appyc_config is None:
         _appyc_key = (_appyc_size(NI), _appyc_size(NJ), _appyc_size(NK), A.dtype, B.dtype, C.dtype)
@@ -387,6 +437,18 @@ def _trmm_into_kernel0_tiles(A, B, out, M, N, alpha: "fp64", A_stride0, A_stride
         tl.store(out + _ti[:, None] * out_stride0 + _tj[None, :] * out_stride1, alpha * (tl.load(B + _ti[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_tile_ok) + _acc), mask=_tile_ok)  # samples/matmul_loops.py:50
 
 
+_trmm_into_kernel0_tiles_tuning = _AppycTuning("_trmm_into_kernel0_tiles", "70d2f79fe52e5fcb", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+
+
+def _launch_trmm_into_kernel0_tiles(A, B, out, M, N, alpha, _appyc_rows, _appyc_cols, _appyc_config):
+    """Launches _trmm_into_kernel0_tiles with one tile configuration."""
+    _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
+    _trmm_into_kernel0_tiles[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](
+        A, B, out, int(M), int(N), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), out.stride(0), out.stride(1),
+        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION="ieee", num_warps=_appyc_warps,
+    )
+
+
 def _launch_trmm_into_kernel0(A, B, out, M, N, alpha):
     """Launches _trmm_into_kernel0 for the region at samples/matmul_loops.py:44."""
     n_i = int(M)
@@ -395,10 +457,13 @@ def _launch_trmm_into_kernel0(A, B, out, M, N, alpha):
     if _appyc_dot_ok(out, B, A):
         _appyc_cols = int(N) - int(0)
         if _appyc_cols > 0:
-            _trmm_into_kernel0_tiles[((_appyc_cols + 64 - 1) // 64, (n_i + 64 - 1) // 64)](
-                A, B, out, int(M), int(N), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), out.stride(0), out.stride(1),
-                BI=64, BJ=64, BK=16, STAGES=3, PRECISION="ieee", num_warps=4,
-            )
+            _appyc_key = (_appyc_size(M), _appyc_size(N), A.dtype, B.dtype, out.dtype)
+            _appyc_tile = _trmm_into_kernel0_tiles_tuning.chosen.get(_appyc_key)
+            if _appyc_tile is None:
+                _appyc_tile = _trmm_into_kernel0_tiles_tuning.tune(
+                    _appyc_key, (out,), lambda config: _launch_trmm_into_kernel0_tiles(A, B, out, M, N, alpha, n_i, _appyc_cols, config)
+                )
+            _launch_trmm_into_kernel0_tiles(A, B, out, M, N, alpha, n_i, _appyc_cols, _appyc_tile)
         return
     _trmm_into_kernel0[(n_i,)](
         A, B, out, int(M), int(N), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), out.stride(0), out.stride(1),
@@ -466,6 +531,18 @@ def _symm_lower_kernel0_tiles(A, B, C, M, N, beta: "fp64", alpha: "fp64", A_stri
         tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, beta * tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + alpha * (tl.load(A + _ti[:, None] * A_stride0 + _ti[:, None] * A_stride1, mask=_tile_ok) * tl.load(B + _ti[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_tile_ok) + _acc), mask=_tile_ok)  # samples/matmul_loops.py:66
 
 
+_symm_lower_kernel0_tiles_tuning = _AppycTuning("_symm_lower_kernel0_tiles", "73ec5f77e69cf965", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+
+
+def _launch_symm_lower_kernel0_tiles(A, B, C, M, N, beta, alpha, _appyc_rows, _appyc_cols, _appyc_config):
+    """Launches _symm_lower_kernel0_tiles with one tile configuration."""
+    _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
+    _symm_lower_kernel0_tiles[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](
+        A, B, C, int(M), int(N), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
+        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION="ieee", num_warps=_appyc_warps,
+    )
+
+
 _symm_lower_kernel0_tuning = _AppycTuning("_symm_lower_kernel0", "45512fdfa668b2f4", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
@@ -477,10 +554,13 @@ def _launch_symm_lower_kernel0(A, B, C, M, N, beta, alpha, _appyc_config=None):
     if _appyc_dot_ok(C, A, B):
         _appyc_cols = int(N) - int(0)
         if _appyc_cols > 0:
-            _symm_lower_kernel0_tiles[((_appyc_cols + 64 - 1) // 64, (n_i + 64 - 1) // 64)](
-                A, B, C, int(M), int(N), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
-                BI=64, BJ=64, BK=16, STAGES=3, PRECISION="ieee", num_warps=4,
-            )
+            _appyc_key = (_appyc_size(M), _appyc_size(N), A.dtype, B.dtype, C.dtype)
+            _appyc_tile = _symm_lower_kernel0_tiles_tuning.chosen.get(_appyc_key)
+            if _appyc_tile is None:
+                _appyc_tile = _symm_lower_kernel0_tiles_tuning.tune(
+                    _appyc_key, (C,), lambda config: _launch_symm_lower_kernel0_tiles(A, B, C, M, N, beta, alpha, n_i, _appyc_cols, config)
+                )
+            _launch_symm_lower_kernel0_tiles(A, B, C, M, N, beta, alpha, n_i, _appyc_cols, _appyc_tile)
         return
     if _appyc_config is None:
         _appyc_key = (_appyc_size(M), _appyc_size(N), A.dtype, B.dtype, C.dtype)
@@ -551,6 +631,18 @@ def _syr2k_diff_kernel0_tiles(C, A, B, N, beta: "fp64", M, alpha: "fp64", C_stri
         tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) * beta + (alpha * _acc - alpha * _acc1), mask=_tile_ok)  # samples/matmul_loops.py:75
 
 
+_syr2k_diff_kernel0_tiles_tuning = _AppycTuning("_syr2k_diff_kernel0_tiles", "dbf5bd948be054ff", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+
+
+def _launch_syr2k_diff_kernel0_tiles(C, A, B, N, beta, M, alpha, _appyc_rows, _appyc_cols, _appyc_config):
+    """Launches _syr2k_diff_kernel0_tiles with one tile configuration."""
+    _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
+    _syr2k_diff_kernel0_tiles[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](
+        C, A, B, int(N), float(beta), int(M), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),
+        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION="ieee", num_warps=_appyc_warps,
+    )
+
+
 _syr2k_diff_kernel0_tuning = _AppycTuning("_syr2k_diff_kernel0", "1be01b390bfd420c", (256, 4), _APPYC_CANDIDATES)
 
 
@@ -562,10 +654,13 @@ def _launch_syr2k_diff_kernel0(C, A, B, N, beta, M, alpha, _appyc_config=None):
     if _appyc_dot_ok(C, A, B):
         _appyc_cols = max(int(0 + 1), int(N - 1 + 1)) - int(0)
         if _appyc_cols > 0:
-            _syr2k_diff_kernel0_tiles[((_appyc_cols + 64 - 1) // 64, (n_i + 64 - 1) // 64)](
-                C, A, B, int(N), float(beta), int(M), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),
-                BI=64, BJ=64, BK=16, STAGES=3, PRECISION="ieee", num_warps=4,
-            )
+            _appyc_key = (_appyc_size(N), _appyc_size(M), C.dtype, A.dtype, B.dtype)
+            _appyc_tile = _syr2k_diff_kernel0_tiles_tuning.chosen.get(_appyc_key)
+            if _appyc_tile is None:
+                _appyc_tile = _syr2k_diff_kernel0_tiles_tuning.tune(
+                    _appyc_key, (C,), lambda config: _launch_syr2k_diff_kernel0_tiles(C, A, B, N, beta, M, alpha, n_i, _appyc_cols, config)
+                )
+            _launch_syr2k_diff_kernel0_tiles(C, A, B, N, beta, M, alpha, n_i, _appyc_cols, _appyc_tile)
         return
     if _appyc_config is None:
         _appyc_key = (_appyc_size(N), _appyc_size(M), C.dtype, A.dtype, B.dtype)
@@ -624,6 +719,18 @@ def _cov_upper_kernel0_tiles(X, cov, M, n, X_stride0, X_stride1, cov_stride0, co
         tl.store(cov + _ti[:, None] * cov_stride0 + _tj[None, :] * cov_stride1, _acc / (n - 1), mask=_tile_ok)  # samples/matmul_loops.py:90
 
 
+_cov_upper_kernel0_tiles_tuning = _AppycTuning("_cov_upper_kernel0_tiles", "485ea07b55ac3182", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+
+
+def _launch_cov_upper_kernel0_tiles(X, cov, M, n, _appyc_rows, _appyc_cols, _appyc_config):
+    """Launches _cov_upper_kernel0_tiles with one tile configuration."""
+    _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
+    _cov_upper_kernel0_tiles[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](
+        X, cov, int(M), int(n), X.stride(0), X.stride(1), cov.stride(0), cov.stride(1),
+        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION="ieee", num_warps=_appyc_warps,
+    )
+
+
 def _launch_cov_upper_kernel0(X, cov, M, n):
     """Launches _cov_upper_kernel0 for the region at samples/matmul_loops.py:84."""
     n_i = int(M)
@@ -632,10 +739,13 @@ def _launch_cov_upper_kernel0(X, cov, M, n):
     if _appyc_dot_ok(cov, X):
         _appyc_cols = int(M) - min(int(0), int(M - 1))
         if _appyc_cols > 0:
-            _cov_upper_kernel0_tiles[((_appyc_cols + 64 - 1) // 64, (n_i + 64 - 1) // 64)](
-                X, cov, int(M), int(n), X.stride(0), X.stride(1), cov.stride(0), cov.stride(1),
-                BI=64, BJ=64, BK=16, STAGES=3, PRECISION="ieee", num_warps=4,
-            )
+            _appyc_key = (_appyc_size(M), _appyc_size(n), X.dtype, cov.dtype)
+            _appyc_tile = _cov_upper_kernel0_tiles_tuning.chosen.get(_appyc_key)
+            if _appyc_tile is None:
+                _appyc_tile = _cov_upper_kernel0_tiles_tuning.tune(
+                    _appyc_key, (cov,), lambda config: _launch_cov_upper_kernel0_tiles(X, cov, M, n, n_i, _appyc_cols, config)
+                )
+            _launch_cov_upper_kernel0_tiles(X, cov, M, n, n_i, _appyc_cols, _appyc_tile)
         return
     _cov_upper_kernel0[(n_i,)](
         X, cov, int(M), int(n), X.stride(0), X.stride(1), cov.stride(0), cov.stride(1),
@@ -688,6 +798,18 @@ def _band_from_column_kernel0_tiles(A, B, C, NI, NJ, K, A_stride0, A_stride1, B_
         tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, -_acc, mask=_tile_ok)  # samples/matmul_loops.py:103
 
 
+_band_from_column_kernel0_tiles_tuning = _AppycTuning("_band_from_column_kernel0_tiles", "fe30aae9a1f0d88b", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+
+
+def _launch_band_from_column_kernel0_tiles(A, B, C, NI, NJ, K, _appyc_rows, _appyc_cols, _appyc_config):
+    """Launches _band_from_column_kernel0_tiles with one tile configuration."""
+    _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
+    _band_from_column_kernel0_tiles[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](
+        A, B, C, int(NI), int(NJ), int(K), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
+        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION="ieee", num_warps=_appyc_warps,
+    )
+
+
 _band_from_column_kernel0_tuning = _AppycTuning("_band_from_column_kernel0", "1c516c173bbc9bfa", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
@@ -699,10 +821,13 @@ def _launch_band_from_column_kernel0(A, B, C, NI, NJ, K, _appyc_config=None):
     if _appyc_dot_ok(C, A, B):
         _appyc_cols = int(NJ) - int(0)
         if _appyc_cols > 0:
-            _band_from_column_kernel0_tiles[((_appyc_cols + 64 - 1) // 64, (n_i + 64 - 1) // 64)](
-                A, B, C, int(NI), int(NJ), int(K), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
-                BI=64, BJ=64, BK=16, STAGES=3, PRECISION="ieee", num_warps=4,
-            )
+            _appyc_key = (_appyc_size(NI), _appyc_size(NJ), _appyc_size(K), A.dtype, B.dtype, C.dtype)
+            _appyc_tile = _band_from_column_kernel0_tiles_tuning.chosen.get(_appyc_key)
+            if _appyc_tile is None:
+                _appyc_tile = _band_from_column_kernel0_tiles_tuning.tune(
+                    _appyc_key, (C,), lambda config: _launch_band_from_column_kernel0_tiles(A, B, C, NI, NJ, K, n_i, _appyc_cols, config)
+                )
+            _launch_band_from_column_kernel0_tiles(A, B, C, NI, NJ, K, n_i, _appyc_cols, _appyc_tile)
         return
     if _appyc_config is None:
         _appyc_key = (_appyc_size(NI), _appyc_size(NJ), _appyc_size(K), A.dtype, B.dtype, C.dtype)
@@ -723,3 +848,96 @@ def band_from_column(A, B, C):
     NI, K = A.shape
     NJ = B.shape[1]
     _launch_band_from_column_kernel0(A, B, C, NI, NJ, K)
+
+
+@triton.jit
+def _gemm_tf32_kernel0(A, B, C, NI, NJ, NK, A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, MVL: tl.constexpr):
+    # samples/matmul_loops.py:110: #pragma parallel for tf32
+    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/matmul_loops.py:111
+    i_mask = i < NI
+    for j in range(0, NJ, 1):  # samples/matmul_loops.py:112
+        s = tl.full((MVL,), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:113
+        for _k_base in range(0, NK, 32):  # samples/matmul_loops.py:114
+            k = _k_base + tl.arange(0, 32)
+            k_mask = k < NK
+            s = s + tl.sum(tl.where(i_mask & k_mask[:, None], tl.load(A + i * A_stride0 + k[:, None] * A_stride1, mask=i_mask & k_mask[:, None]) * tl.load(B + k[:, None] * B_stride0 + j * B_stride1, mask=k_mask[:, None]), 0), axis=0)  # samples/matmul_loops.py:115
+        tl.store(C + i * C_stride0 + j * C_stride1, s, mask=i_mask)  # samples/matmul_loops.py:116
+
+
+@triton.jit
+def _gemm_tf32_kernel0_tiles(A, B, C, NI, NJ, NK, A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
+    # samples/matmul_loops.py:110: #pragma parallel for tf32
+    # as 64 x 64 tiles of (i, j), tl.dot over blocks of the reduction (passes/tile_dot.rs)
+    _row0 = 0 + tl.program_id(1) * BI
+    _ti = _row0 + tl.arange(0, BI)
+    _ti_ok = _ti < NI
+    _row1 = tl.minimum(_row0 + BI, NI) - 1
+    _col_base = 0
+    _col0 = _col_base + tl.program_id(0) * BJ
+    _tj = _col0 + tl.arange(0, BJ)
+    _col_lo = 0
+    _col_hi = NJ
+    _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
+    if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
+        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
+        _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
+        _k_lo = 0
+        _k_hi = NK
+        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:114
+            _tk = _kb + tl.arange(0, BK)
+            _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
+            _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
+            _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+        tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, _acc, mask=_tile_ok)  # samples/matmul_loops.py:116
+
+
+_gemm_tf32_kernel0_tiles_tuning = _AppycTuning("_gemm_tf32_kernel0_tiles", "07200d7df6a6a1f0", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+
+
+def _launch_gemm_tf32_kernel0_tiles(A, B, C, NI, NJ, NK, _appyc_rows, _appyc_cols, _appyc_config):
+    """Launches _gemm_tf32_kernel0_tiles with one tile configuration."""
+    _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
+    _gemm_tf32_kernel0_tiles[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](
+        A, B, C, int(NI), int(NJ), int(NK), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
+        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION="tf32" if C.dtype == torch.float32 else "ieee", num_warps=_appyc_warps,
+    )
+
+
+_gemm_tf32_kernel0_tuning = _AppycTuning("_gemm_tf32_kernel0", "a807469aadc24408", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+
+
+def _launch_gemm_tf32_kernel0(A, B, C, NI, NJ, NK, _appyc_config=None):
+    """Launches _gemm_tf32_kernel0 for the region at samples/matmul_loops.py:110."""
+    n_i = int(NI)
+    if n_i <= 0:
+        return
+    if _appyc_dot_ok(C, A, B):
+        _appyc_cols = int(NJ) - int(0)
+        if _appyc_cols > 0:
+            _appyc_key = (_appyc_size(NI), _appyc_size(NJ), _appyc_size(NK), A.dtype, B.dtype, C.dtype)
+            _appyc_tile = _gemm_tf32_kernel0_tiles_tuning.chosen.get(_appyc_key)
+            if _appyc_tile is None:
+                _appyc_tile = _gemm_tf32_kernel0_tiles_tuning.tune(
+                    _appyc_key, (C,), lambda config: _launch_gemm_tf32_kernel0_tiles(A, B, C, NI, NJ, NK, n_i, _appyc_cols, config)
+                )
+            _launch_gemm_tf32_kernel0_tiles(A, B, C, NI, NJ, NK, n_i, _appyc_cols, _appyc_tile)
+        return
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(NI), _appyc_size(NJ), _appyc_size(NK), A.dtype, B.dtype, C.dtype)
+        _appyc_config = _gemm_tf32_kernel0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _gemm_tf32_kernel0_tuning.tune(
+                _appyc_key, (C,), lambda config: _launch_gemm_tf32_kernel0(A, B, C, NI, NJ, NK, config)
+            )
+    _appyc_mvl, _appyc_warps = _appyc_config
+    _gemm_tf32_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
+        A, B, C, int(NI), int(NJ), int(NK), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
+        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    )
+
+
+def gemm_tf32(C, A, B):
+    # `tf32`: float32 tiles may round operands to TF32 (float64 ones never do).
+    NI, NK = A.shape
+    NJ = B.shape[1]
+    _launch_gemm_tf32_kernel0(A, B, C, NI, NJ, NK)

@@ -101,3 +101,16 @@ def band_from_column(A, B, C):
             for k in range(j, K):
                 s -= A[i, k] * B[k, j]
             C[i, j] = s
+
+
+def gemm_tf32(C, A, B):
+    # `tf32`: float32 tiles may round operands to TF32 (float64 ones never do).
+    NI, NK = A.shape
+    NJ = B.shape[1]
+    #pragma parallel for tf32
+    for i in range(NI):
+        for j in range(NJ):
+            s = 0.0
+            for k in range(NK):
+                s += A[i, k] * B[k, j]
+            C[i, j] = s

@@ -47,6 +47,8 @@ def main():
     p.add_argument("--modules", default="gen_npbench")
     p.add_argument("--out", default=".")
     p.add_argument("--only", default=",".join(KERNELS))
+    p.add_argument("--configs", action="store_true",
+                   help="also time the tile kernels at every candidate shape")
     a = p.parse_args()
     log = open(os.path.join(a.out, "tile_check.log"), "w")
 
@@ -80,6 +82,20 @@ def main():
             ok = check(kernel, names, np_args, np_ret, work, ret)
             ms = timed(lambda: fn(*work), restore)
             say(f"{kernel:11} tiles={tiles} ms={ms:8.3f} first_s={first:6.2f} ok={ok}")
+        os.environ["APPYC_TILES"] = "1"
+        if a.configs:
+            # Each candidate shape as the only one: the tuner then takes it without timing.
+            tables = [v for n, v in vars(mod).items() if n.endswith("_tiles_tuning")]
+            for config in mod._APPYC_TILE_CANDIDATES:
+                for t in tables:
+                    t.default, t.candidates = config, ()
+                    t.chosen.clear()
+                restore()
+                ret = fn(*work)
+                torch.cuda.synchronize()
+                ok = check(kernel, names, np_args, np_ret, work, ret)
+                ms = timed(lambda: fn(*work), restore)
+                say(f"{kernel:11} tile {config} ms={ms:8.3f} ok={ok}")
 
 
 def check(kernel, names, np_args, np_ret, work, ret):

@@ -125,3 +125,19 @@ def band_from_column(A, B, C):
                 k = appy.vidx(_k_base, 32, K)
                 s = s - sum(A[i, k] * B[k, j], axis=0)
             C[i, j] = s
+
+
+def gemm_tf32(C, A, B):
+    # `tf32`: float32 tiles may round operands to TF32 (float64 ones never do).
+    NI, NK = A.shape
+    NJ = B.shape[1]
+    # _gemm_tf32_kernel0
+    #pragma parallel for simd
+    for i in range(0, NI, 1):
+        i = appy.vidx(i, appy.MVL, NI)
+        for j in range(0, NJ, 1):
+            s = 0.0
+            for _k_base in range(0, NK, 32):
+                k = appy.vidx(_k_base, 32, NK)
+                s = s + sum(A[i, k] * B[k, j], axis=0)
+            C[i, j] = s

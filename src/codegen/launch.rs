@@ -4,7 +4,7 @@
 
 use super::python;
 use super::templates::{Launcher, SharedResult, Trip, Tuning};
-use super::tiles::TileCode;
+use super::tiles::{TileCode, TileLaunchInput};
 use super::triton::{KernelCode, Param};
 use crate::frontend::source::SourceFile;
 use crate::ir::*;
@@ -195,7 +195,7 @@ pub fn tuning_key(params: &[Param], sizes: &SizeNames) -> Vec<String> {
 
 /// FNV-1a: a stable hash of the kernel's text for the tuning cache (the same text on every
 /// platform and run, unlike std's randomly seeded hasher).
-fn text_hash(text: &str) -> String {
+pub(super) fn text_hash(text: &str) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in text.bytes() {
         h ^= u64::from(b);
@@ -276,15 +276,7 @@ fn tuning(
         default,
         candidates,
         // Temporaries are the launcher's own: their dtypes follow the arguments'.
-        key: tuple(&tuning_key(
-            &code
-                .params
-                .iter()
-                .filter(|p| !matches!(p, Param::Array(a) if !args.contains(a)))
-                .cloned()
-                .collect::<Vec<_>>(),
-            sizes,
-        )),
+        key: tuple(&tuning_key(&code_params_without_temps(code, args), sizes)),
         written: tuple(&code.written_arrays),
         args: args.iter().map(|a| format!("{a}, ")).collect(),
         unpack: match kind {
@@ -292,6 +284,16 @@ fn tuning(
             ConfigKind::Persistent => "_appyc_mvl, _appyc_warps, _appyc_one_launch".into(),
         },
     }
+}
+
+/// A kernel's parameters less the temporaries (the launcher's own arrays, whose dtypes follow
+/// the arguments'): what a tuning key is made of.
+fn code_params_without_temps(code: &KernelCode, args: &[String]) -> Vec<Param> {
+    code.params
+        .iter()
+        .filter(|p| !matches!(p, Param::Array(a) if !args.contains(a)))
+        .cloned()
+        .collect()
 }
 
 /// The default MVL without tuning, by kernel kind: wide vectors for element-wise grids, where
@@ -555,10 +557,25 @@ pub fn region_launcher(
     }
     let call: Vec<String> = code.params.iter().map(Param::host_value).collect();
     // The tiled kernel takes the general kernel's arguments; it runs when the dtypes allow.
-    let fast_path = match (tiles, &k.tiles, trips.first()) {
-        (Some(code), Some(t), Some(rows)) => super::tiles::launch(code, t, &call, &rows.name),
-        _ => vec![],
+    let tile_launch = match (tiles, &k.tiles, trips.first()) {
+        (Some(tile_code), Some(t), Some(rows)) => Some(super::tiles::launch(
+            tile_code,
+            t,
+            &TileLaunchInput {
+                call: &call,
+                host_args: &host_args,
+                rows: &rows.name,
+                key: &tuple(&tuning_key(
+                    &code_params_without_temps(code, &host_args),
+                    sizes,
+                )),
+                autotune: opts.autotune,
+                tf32: k.tf32,
+            },
+        )),
+        _ => None,
     };
+    let fast_path = tile_launch.as_ref().map_or(vec![], |t| t.fast_path.clone());
     let mut launch = grid_checks;
     launch.push(format!("{}[({},)](", k.name, per_dim.join(", ")));
     launch.push(format!("    {},", call.join(", ")));
@@ -588,7 +605,12 @@ pub fn region_launcher(
         launch,
         result: shared_result(k),
     };
-    (l.render().expect("launcher template renders"), host_args)
+    let text = l.render().expect("launcher template renders");
+    let text = match tile_launch {
+        Some(t) => format!("{}\n\n\n{text}", t.module),
+        None => text,
+    };
+    (text, host_args)
 }
 
 /// The launcher of a persistent loop: one launch of its kernel for the whole loop. Returns the

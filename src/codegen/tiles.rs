@@ -408,9 +408,31 @@ fn cx_file<'a>(cx: &Cx<'a>) -> &'a SourceFile {
     cx.file
 }
 
-/// The launcher lines that run the tiled kernel (after the row count `rows` is known and
-/// non-zero) and return, when every array of the nest has one floating dtype.
-pub fn launch(code: &TileCode, t: &TileNest, call: &[String], rows: &str) -> Vec<String> {
+/// What launching a tile kernel adds: module-level text (its tuning table and a launch
+/// function) and the lines of the region's launcher that call it.
+pub struct TileLaunch {
+    pub module: String,
+    pub fast_path: Vec<String>,
+}
+
+/// How a region's launcher reaches its tile kernel.
+pub struct TileLaunchInput<'a> {
+    /// The general kernel's launch arguments (the tile kernel takes the same).
+    pub call: &'a [String],
+    /// The launcher's own parameters.
+    pub host_args: &'a [String],
+    /// The launcher's variable holding the row count (known non-zero where the path runs).
+    pub rows: &'a str,
+    /// The tuning key expression (size classes and dtypes).
+    pub key: &'a str,
+    pub autotune: bool,
+    /// The `tf32` clause: float32 operands may round to TF32 (float64 ones never do).
+    pub tf32: bool,
+}
+
+/// The launch of a tiled kernel: taken, then the launcher returns, when every array of the
+/// nest has one floating dtype. The tile shape is tuned once per key (see `_AppycTuning`).
+pub fn launch(code: &TileCode, t: &TileNest, input: &TileLaunchInput) -> TileLaunch {
     let i = t.row.var.as_str();
     let last = Expr::binary(
         BinOp::Sub,
@@ -433,19 +455,64 @@ pub fn launch(code: &TileCode, t: &TileNest, call: &[String], rows: &str) -> Vec
         host(&t.col.stop, "max"),
         host(&t.col.start, "min")
     );
-    vec![
+    let precision = if input.tf32 {
+        format!(
+            "\"tf32\" if {}.dtype == torch.float32 else \"ieee\"",
+            t.arrays[0]
+        )
+    } else {
+        "\"ieee\"".to_string()
+    };
+    let candidates = if input.autotune {
+        "_APPYC_TILE_CANDIDATES"
+    } else {
+        "()"
+    };
+    let table = format!("{}_tuning", code.name);
+    let launcher = format!("_launch{}", code.name);
+    let hash = super::launch::text_hash(&format!("{}{candidates}", code.text));
+    let ExprKind::Subscript { array: out, .. } = &t.target.kind else {
+        unreachable!("tile_dot checks the target")
+    };
+    let args: String = input.host_args.iter().map(|a| format!("{a}, ")).collect();
+    let module = [
+        format!(
+            "{table} = _AppycTuning(\"{}\", \"{hash}\", ({BI}, {BJ}, {BK}, {WARPS}, {STAGES}), {candidates}, lanes_first=False)",
+            code.name
+        ),
+        String::new(),
+        String::new(),
+        format!(
+            "def {launcher}({args}_appyc_rows, _appyc_cols, _appyc_config):"
+        ),
+        format!("    \"\"\"Launches {} with one tile configuration.\"\"\"", code.name),
+        "    _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config".into(),
+        format!(
+            "    {}[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](",
+            code.name
+        ),
+        format!("        {},", input.call.join(", ")),
+        format!(
+            "        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION={precision}, num_warps=_appyc_warps,"
+        ),
+        "    )".into(),
+    ]
+    .join("\n");
+    let rows = input.rows;
+    let fast_path = vec![
         format!("if _appyc_dot_ok({}):", t.arrays.join(", ")),
         format!("    _appyc_cols = {cols}"),
         "    if _appyc_cols > 0:".into(),
+        format!("        _appyc_key = ({})", input.key),
+        format!("        _appyc_tile = {table}.chosen.get(_appyc_key)"),
+        "        if _appyc_tile is None:".into(),
+        format!("            _appyc_tile = {table}.tune("),
         format!(
-            "        {}[(({} + {BJ} - 1) // {BJ}, ({rows} + {BI} - 1) // {BI})](",
-            code.name, "_appyc_cols"
+            "                _appyc_key, ({out},), lambda config: {launcher}({args}{rows}, _appyc_cols, config)"
         ),
-        format!("            {},", call.join(", ")),
-        format!(
-            "            BI={BI}, BJ={BJ}, BK={BK}, STAGES={STAGES}, PRECISION=\"ieee\", num_warps={WARPS},"
-        ),
-        "        )".into(),
+        "            )".into(),
+        format!("        {launcher}({args}{rows}, _appyc_cols, _appyc_tile)"),
         "    return".into(),
-    ]
+    ];
+    TileLaunch { module, fast_path }
 }

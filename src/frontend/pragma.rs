@@ -386,6 +386,7 @@ fn parse_directive(body: &str, base: usize) -> Result<Directive> {
 
     let mut simd_clause = None;
     let mut num_warps = None;
+    let mut tf32 = None;
     let mut shared: Option<Vec<(String, Span)>> = None;
     for item in &items[used..] {
         let Some(cspec) = spec.clause_by_spelling(item.name) else {
@@ -434,6 +435,7 @@ fn parse_directive(body: &str, base: usize) -> Result<Directive> {
         let slot = match cspec.name.as_str() {
             "simd" => &mut simd_clause,
             "num_warps" => &mut num_warps,
+            "tf32" => &mut tf32,
             other => unreachable!("spec clause `{other}` has no meaning in the compiler"),
         };
         if slot.is_some() {
@@ -450,6 +452,7 @@ fn parse_directive(body: &str, base: usize) -> Result<Directive> {
             simd: simd_clause.map(width),
             num_warps: num_warps.flatten(),
             shared: shared.unwrap_or_default(),
+            tf32: tf32.is_some(),
         },
         "simd" => Directive::Simd(width(directive_arg)),
         "sequential for" => Directive::SequentialFor {
@@ -822,6 +825,16 @@ mod tests {
     }
 
     #[test]
+    fn tf32_is_a_flag_of_parallel_for_only() {
+        let Directive::ParallelFor { tf32, .. } = parse(" parallel for tf32").unwrap() else {
+            panic!()
+        };
+        assert!(tf32);
+        assert!(parse(" parallel for tf32(1)").is_err());
+        assert!(parse(" sequential for tf32").is_err());
+    }
+
+    #[test]
     fn directives_and_clauses() {
         assert_eq!(
             parse(" parallel for").unwrap(),
@@ -829,6 +842,7 @@ mod tests {
                 simd: None,
                 num_warps: None,
                 shared: vec![],
+                tf32: false,
             }
         );
         assert_eq!(
@@ -837,6 +851,7 @@ mod tests {
                 simd: None,
                 num_warps: None,
                 shared: vec![],
+                tf32: false,
             }
         );
         assert_eq!(
@@ -845,6 +860,7 @@ mod tests {
                 simd: Some(Width::Mvl),
                 num_warps: Some(8),
                 shared: vec![],
+                tf32: false,
             }
         );
         assert_eq!(

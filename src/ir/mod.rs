@@ -628,6 +628,8 @@ pub struct Kernel {
     /// The region as 2-D output tiles computed with `tl.dot` (`passes::tile_dot`), launched
     /// instead of `body` when the arrays' dtypes allow it; `body` stays the general lowering.
     pub tiles: Option<TileNest>,
+    /// `tf32` on the region's `parallel for`: float32 tiles may round to TF32.
+    pub tf32: bool,
 }
 
 /// A matmul-shaped nest: for every `(row, col)` of the output, `target = epilogue`, where
@@ -802,6 +804,7 @@ pub mod build {
             shared: vec![],
             comm: None,
             tiles: None,
+            tf32: false,
         }
     }
 }

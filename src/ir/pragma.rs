@@ -21,6 +21,8 @@ pub enum Directive {
         num_warps: Option<u32>,
         /// `shared(x, ...)`: host scalars the iterations share (see `passes::shared_scalars`).
         shared: Vec<(String, Span)>,
+        /// `tf32`: float32 `tl.dot` tiles may round operands to TF32.
+        tf32: bool,
     },
     Simd(Width),
     SequentialFor {

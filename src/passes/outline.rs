@@ -92,6 +92,7 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
             checks: vec![],
             shared: vec![],
             tiles: None,
+            tf32: false,
             comm: None,
         });
     }
@@ -195,6 +196,10 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
         shared: shared_names(pragma),
         comm: None,
         tiles: None,
+        tf32: matches!(
+            pragma.directive,
+            crate::ir::pragma::Directive::ParallelFor { tf32: true, .. }
+        ),
     })
 }
 
@@ -316,6 +321,7 @@ fn make_tensor_kernel(name: String, s: &Stmt, target: &Expr, value: &Expr) -> Re
         checks: vec![],
         shared: vec![],
         tiles: None,
+        tf32: false,
         comm: None,
     })
 }

@@ -14,6 +14,7 @@
 //! - rank-1 updates: `for j: C[i, j] = P(C[i, j]) ...` (optional), then
 //!   `for k: for j: C[i, j] = C[i, j] + X ...`, all over one `j` range.
 
+use super::affine::Affine;
 use crate::ir::*;
 
 pub fn run(k: &mut Kernel) {
@@ -40,12 +41,14 @@ fn nest(k: &Kernel) -> Option<TileNest> {
     if row.start.mentions(&row.var) || row.stop.mentions(&row.var) {
         return None;
     }
-    let body: Vec<&Stmt> = k
-        .body
+    let mut used = k.names();
+    // Row slices (`C[i, :i + 1] += alpha * A[i, k] * A[:i + 1, k]`, APPy's tensor style) are
+    // loops over a column for this analysis; the general lowering keeps them as they are.
+    let body = slices_as_loops(&k.body, &mut used, &mut vec![])?;
+    let body: Vec<&Stmt> = body
         .iter()
         .filter(|s| !matches!(s.kind, StmtKind::Pass))
         .collect();
-    let mut used = k.names();
     let shape = scalar_accumulator(&body).or_else(|| rank_one_updates(&body, &mut used))?;
     check(row, shape)
 }
@@ -297,6 +300,157 @@ fn check(row: TileAxis, shape: Shape) -> Option<TileNest> {
         epilogue,
         arrays,
     })
+}
+
+/// `body` with every assignment whose target has one slice (`C[i, lo:hi] = ...`) written as a
+/// loop over it (`for j in range(lo, hi): C[i, j] = ...`), each slice of the value indexed at
+/// the same position. `None` when a statement has slices this cannot follow: several in one
+/// subscript, a new axis, slices inside calls (reductions), or lengths not provably equal.
+fn slices_as_loops(
+    body: &[Stmt],
+    used: &mut std::collections::HashSet<String>,
+    // One loop variable per slice range, so that `C[i, :n]` is the same element everywhere.
+    columns: &mut Vec<(Expr, Expr, String)>,
+) -> Option<Vec<Stmt>> {
+    let mut out = vec![];
+    for s in body {
+        let mut s = s.clone();
+        match &mut s.kind {
+            StmtKind::For { body, .. } => *body = slices_as_loops(body, used, columns)?,
+            StmtKind::Assign { target, value, .. } if is_tensor_expr(target) => {
+                let (lo, hi) = one_slice(target)?;
+                let var = match columns
+                    .iter()
+                    .find(|(l, h, _)| same_place(l, &lo) && same_place(h, &hi))
+                {
+                    Some((_, _, v)) => v.clone(),
+                    None => {
+                        let v = fresh_name("col", used);
+                        columns.push((lo.clone(), hi.clone(), v.clone()));
+                        v
+                    }
+                };
+                let span = target.span;
+                let column = Expr::name(&var, span);
+                let length = Affine::of(&hi).sub(&Affine::of(&lo));
+                let mut ok = true;
+                let mut in_call = 0;
+                value.walk(&mut |x| {
+                    if let ExprKind::Call { args, .. } = &x.kind {
+                        in_call += args.iter().filter(|a| is_tensor_expr(a)).count();
+                    }
+                });
+                let index = |e: &Expr, ok: &mut bool| -> Expr {
+                    e.clone().rewrite(&mut |x| {
+                        if !matches!(x.kind, ExprKind::Subscript { .. }) || !is_tensor_expr(&x) {
+                            return x;
+                        }
+                        let Some((xlo, xhi)) = one_slice(&x) else {
+                            *ok = false;
+                            return x;
+                        };
+                        if Affine::of(&xhi).sub(&Affine::of(&xlo)) != length {
+                            *ok = false;
+                            return x;
+                        }
+                        let at = if same_place(&xlo, &lo) {
+                            column.clone()
+                        } else {
+                            Expr::binary(
+                                BinOp::Add,
+                                xlo,
+                                Expr::binary(BinOp::Sub, column.clone(), lo.clone()),
+                            )
+                        };
+                        with_slice_at(x, at)
+                    })
+                };
+                let new_target = index(target, &mut ok);
+                let new_value = index(value, &mut ok);
+                if !ok || in_call > 0 || is_tensor_expr(&new_value) {
+                    return None;
+                }
+                let inner = Stmt::new(
+                    StmtKind::Assign {
+                        target: new_target,
+                        value: new_value,
+                        atomic: false,
+                    },
+                    s.span,
+                );
+                s = Stmt::new(
+                    StmtKind::For {
+                        var,
+                        range: Range {
+                            start: lo,
+                            stop: hi,
+                            step: Expr::int(1, span),
+                        },
+                        body: vec![inner],
+                        kind: LoopKind::Simd(Width::Mvl),
+                        vector: None,
+                        num_warps: None,
+                    },
+                    s.span,
+                );
+            }
+            StmtKind::Assign { value, .. } if is_tensor_expr(value) => return None,
+            StmtKind::If { .. } | StmtKind::HostBlock { .. } => {
+                let mut tensor = false;
+                s.walk(&mut |st| tensor |= st.exprs().iter().any(|e| is_tensor_expr(e)));
+                if tensor {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+        out.push(s);
+    }
+    Some(out)
+}
+
+/// The bounds of the one slice of a subscript (open ends: 0 and the extent), if it has
+/// exactly one and no new axis.
+fn one_slice(e: &Expr) -> Option<(Expr, Expr)> {
+    let ExprKind::Subscript { array, indices } = &e.kind else {
+        return None;
+    };
+    let mut found = None;
+    for (dim, ix) in indices.iter().enumerate() {
+        match ix {
+            Index::At(_) => {}
+            Index::NewAxis => return None,
+            Index::Slice { lo, hi, span } => {
+                if found.is_some() {
+                    return None;
+                }
+                let lo = lo.clone().unwrap_or_else(|| Expr::int(0, *span));
+                let hi = hi.clone().unwrap_or_else(|| {
+                    Expr::new(
+                        ExprKind::Shape {
+                            array: array.clone(),
+                            dim,
+                        },
+                        *span,
+                    )
+                });
+                found = Some((lo, hi));
+            }
+        }
+    }
+    found
+}
+
+/// The subscript with its one slice replaced by the index `at`.
+fn with_slice_at(mut e: Expr, at: Expr) -> Expr {
+    if let ExprKind::Subscript { indices, .. } = &mut e.kind {
+        for ix in indices.iter_mut() {
+            if matches!(ix, Index::Slice { .. }) {
+                *ix = Index::At(at.clone());
+            }
+        }
+    }
+    e
 }
 
 /// `for v in range(start, stop, 1)` (a plain or `simd` loop) and its body.
@@ -626,6 +780,49 @@ def f(A, B, M, N):
         assert!(region(&src).tiles.is_none());
         let src = GEMM_ACC.replace("C[i, j] = beta * C[i, j]", "C[i, j] = beta * C[i, 0]");
         assert!(region(&src).tiles.is_none());
+    }
+
+    #[test]
+    fn row_slices_are_read_as_a_column_loop() {
+        // APPy's tensor style of syrk: the slices `:i + 1` are the column loop.
+        let t = region(
+            "
+def f(alpha, beta, C, A, N, M):
+    #pragma parallel for
+    for i in range(N):
+        C[i, :i + 1] *= beta
+        for k in range(M):
+            C[i, :i + 1] += alpha * A[i, k] * A[:i + 1, k]
+",
+        )
+        .tiles
+        .expect("tiled");
+        assert_eq!(text(&t.col.stop), "i + 1");
+        assert_eq!(
+            text(&t.reductions[0].terms[0].right),
+            format!("A[{}, k]", t.col.var)
+        );
+        // A slice of another length, or one inside a reduction, is not followed.
+        let k = region(
+            "
+def f(C, A, N, M):
+    #pragma parallel for
+    for i in range(N):
+        for k in range(M):
+            C[i, :N] += A[i, k] * A[1:N, k]
+",
+        );
+        assert!(k.tiles.is_none());
+        let k = region(
+            "
+def f(C, A, N, M):
+    #pragma parallel for
+    for i in range(N):
+        for k in range(M):
+            C[i, :N] += A[i, k] * np.sum(A[:N, k])
+",
+        );
+        assert!(k.tiles.is_none());
     }
 
     #[test]

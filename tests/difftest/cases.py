@@ -90,14 +90,16 @@ def _matmul_args(func, r, s, dtype):
         "syr2k_diff": lambda: [1.5, 1.2, a(m, m), a(m, k), a(m, k)],
         "cov_upper": lambda: [a(k, m), a(m, m)],
         "band_from_column": lambda: [a(m, k), a(k, n), a(m, n)],
+        "gemm_tf32": lambda: [a(m, n), a(m, k), a(k, n)],
     }[func]()
 
 
 MATMUL_FUNCS = ["gemm_updates", "gemm_acc", "trmm_into", "symm_lower", "syr2k_diff",
-                "cov_upper", "band_from_column"]
+                "cov_upper", "band_from_column", "gemm_tf32"]
 MATMUL_TILE_SIZES = ((70, 67, 37), (5, 3, 17))  # across a 64-wide tile; less than one
 MATMUL_GENERAL_SIZES = ((19, 21, 17),)  # one program per row: the interpreter is slow there
 MATMUL_TOL = {"float32": (1e-4, 1e-4), "float64": (1e-10, 1e-10)}
+TF32_TOL = {"float32": (1e-2, 1e-2), "float64": (1e-10, 1e-10)}  # on a GPU, TF32 products
 
 
 def matmul_cases():
@@ -117,7 +119,8 @@ def matmul_cases():
             out.append(Case(
                 "matmul_loops", f, make,
                 MATMUL_TILE_SIZES if tiled else MATMUL_GENERAL_SIZES,
-                mvls=(16,), tol=MATMUL_TOL, variant=variant, env=env,
+                mvls=(16,), tol=TF32_TOL if f == "gemm_tf32" else MATMUL_TOL,
+                variant=variant, env=env,
                 launches=("_tiles",) if tiled else (),
                 no_launches=() if tiled else ("_tiles",)))
     return out
@@ -375,9 +378,18 @@ CASES = [
     Case("heat_3d", "laplace_open_bounds",
          lambda r, s: [normal(r, s), normal(r, s)], SIZES_2D),
     # ---------------------------------------------------------------- syrk
+    # Row slices in APPy's tensor style: computed as tl.dot tiles (one tile at these sizes,
+    # and across tiles at 70), and by the general kernel with APPYC_TILES=0.
     Case("syrk", "syrk",
          lambda r, s: [1.5, 1.2, normal(r, (s[0], s[0])), normal(r, s), s[0], s[1]],
-         ((19, 7), (37, 3)), tol=SUM32),
+         ((19, 7), (37, 3), (70, 21)), tol=SUM32, launches=("_tiles",)),
+    Case("syrk", "syrk",
+         lambda r, s: [1.5, 1.2, normal(r, (s[0], s[0]), F64), normal(r, s, F64), s[0], s[1]],
+         ((70, 21),), mvls=(16,), variant="f64", launches=("_tiles",)),
+    Case("syrk", "syrk",
+         lambda r, s: [1.5, 1.2, normal(r, (s[0], s[0])), normal(r, s), s[0], s[1]],
+         ((19, 7), (37, 3)), tol=SUM32, variant="untiled", env={"APPYC_TILES": "0"},
+         no_launches=("_tiles",)),
     # ---------------------------------------------------------------- matmul_loops
     # Each nest runs as tl.dot tiles (fp64 and fp32) and, with APPYC_TILES=0 or integer arrays,
     # as the general kernel; sizes straddle the 64-wide tiles and the 16-deep k-blocks.
