@@ -70,10 +70,12 @@ def symm_lower(alpha, beta, C, A, B):
         for _j_base in range(0, N, appy.MVL):
             j = appy.vidx(_j_base, appy.MVL, N)
             s = 0.0
-            for k in range(0, i, 1):
-                s = s + A[i, k] * B[k, j]
-            for k in range(i + 1, M, 1):
-                s = s + A[k, i] * B[k, j]
+            for _k_base in range(0, i, 32):
+                k = appy.vidx(_k_base, 32, i)
+                s = s + sum(A[i, k] * B[k, j], axis=0)
+            for _k_base1 in range(i + 1, M, 32):
+                k = appy.vidx(_k_base1, 32, M)
+                s = s + sum(A[k, i] * B[k, j], axis=0)
             appy.syncthreads()
             C[i, j] = beta * C[i, j] + alpha * (A[i, i] * B[i, j] + s)
             appy.syncthreads()
@@ -119,8 +121,9 @@ def band_from_column(A, B, C):
         i = appy.vidx(i, appy.MVL, NI)
         for j in range(0, NJ, 1):
             s = 0.0
-            for k in range(j, K, 1):
-                s = s - A[i, k] * B[k, j]
+            for _k_base in range(j, K, 32):
+                k = appy.vidx(_k_base, 32, K)
+                s = s - sum(A[i, k] * B[k, j], axis=0)
             C[i, j] = s
 
 
@@ -134,6 +137,7 @@ def gemm_tf32(C, A, B):
         i = appy.vidx(i, appy.MVL, NI)
         for j in range(0, NJ, 1):
             s = 0.0
-            for k in range(0, NK, 1):
-                s = s + A[i, k] * B[k, j]
+            for _k_base in range(0, NK, 32):
+                k = appy.vidx(_k_base, 32, NK)
+                s = s + sum(A[i, k] * B[k, j], axis=0)
             C[i, j] = s

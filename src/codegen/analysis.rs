@@ -303,6 +303,8 @@ fn mentions_outside_reductions(e: &Expr, names: &HashSet<String>) -> bool {
     match &e.kind {
         ExprKind::Name(n) => names.contains(n),
         ExprKind::Reduce { .. } => false,
+        // One value per lane: the lanes it reads are its own.
+        ExprKind::ReduceRows { value, .. } => mentions_outside_reductions(value, names),
         ExprKind::Subscript { indices, .. } => indices.iter().any(|i| match i {
             Index::At(x) => mentions_outside_reductions(x, names),
             Index::Slice { .. } | Index::NewAxis => false,

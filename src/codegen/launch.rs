@@ -30,6 +30,31 @@ pub const INTERPRETER_MVL: u32 = 128;
 /// `_APPYC_CANDIDATES` adds 8 warps for wide vectors.
 const CANDIDATE_MVLS: [u32; 4] = [128, 256, 512, 1024];
 
+/// The MVLs of a kernel with a row tile (`strip_mine::row_tile`: a column walk reduced
+/// `TILE_ROWS` rows at a time). Its programs are few (one per MVL columns) and each streams
+/// its columns, so narrow vectors make more programs: at MVL 64, 8,000 columns are 125
+/// programs, about one per SM of an H100 (31 at MVL 256); the tile (`TILE_ROWS` x MVL) keeps each
+/// program's loads wide. Wider than 256 the tile would take a 4-warp program's registers.
+const ROW_TILE_MVLS: [u32; 4] = [32, 64, 128, 256];
+
+/// The default MVL of a kernel with a row tile (see `ROW_TILE_MVLS`).
+const ROW_TILE_DEFAULT_MVL: u32 = 64;
+
+/// Whether a kernel reduces over a row tile (`ReduceRows`): its MVLs are `ROW_TILE_MVLS`.
+fn has_row_tile(kernels: &[&Kernel]) -> bool {
+    kernels.iter().any(|k| {
+        k.body.iter().any(|s| {
+            let mut found = false;
+            s.walk(&mut |st| {
+                for e in st.exprs() {
+                    found |= e.any(&mut |x| matches!(x.kind, ExprKind::ReduceRows { .. }));
+                }
+            });
+            found
+        })
+    })
+}
+
 /// What every launcher of a function is made with.
 pub struct LaunchContext<'a> {
     pub file: &'a SourceFile,
@@ -205,6 +230,7 @@ fn tuning(
     args: &[String],
     opts: LaunchOptions,
     sizes: &SizeNames,
+    row_tile: bool,
 ) -> Tuning {
     let warps = num_warps.unwrap_or(4);
     let extra = match kind {
@@ -216,15 +242,30 @@ fn tuning(
     let candidates = match (opts.mvl, opts.autotune, num_warps, kind) {
         (Some(_), ..) | (None, false, ..) => "()".to_string(),
         // The prelude's sets; a pragma's num_warps fixes the warps.
+        // A row tile's narrower vectors, with 4 warps and, for the middle widths, 8.
+        (None, true, None, _) if row_tile => {
+            let mut c: Vec<String> = ROW_TILE_MVLS
+                .iter()
+                .map(|m| format!("({m}, 4{extra})"))
+                .chain([64, 128].iter().map(|m| format!("({m}, 8{extra})")))
+                .collect();
+            if kind == ConfigKind::Persistent {
+                c.push(format!("({ROW_TILE_DEFAULT_MVL}, 4, False)"));
+            }
+            format!("({})", c.join(", "))
+        }
         (None, true, None, ConfigKind::Grid) => "_APPYC_CANDIDATES".to_string(),
         (None, true, None, ConfigKind::Persistent) => "_APPYC_PERSISTENT_CANDIDATES".to_string(),
         (None, true, Some(w), _) => {
-            let mut c: Vec<String> = CANDIDATE_MVLS
-                .iter()
-                .map(|m| format!("({m}, {w}{extra})"))
-                .collect();
+            let mvls = if row_tile {
+                ROW_TILE_MVLS
+            } else {
+                CANDIDATE_MVLS
+            };
+            let mut c: Vec<String> = mvls.iter().map(|m| format!("({m}, {w}{extra})")).collect();
             if kind == ConfigKind::Persistent {
-                c.push(format!("(512, {w}, False)"));
+                let one = if row_tile { ROW_TILE_DEFAULT_MVL } else { 512 };
+                c.push(format!("({one}, {w}, False)"));
             }
             format!("({})", c.join(", "))
         }
@@ -258,6 +299,9 @@ fn code_params_without_temps(code: &KernelCode, args: &[String]) -> Vec<Param> {
 /// The default MVL without tuning, by kernel kind: wide vectors for element-wise grids, where
 /// each program does one vector of work; narrower ones where a program loops over vectors.
 fn default_mvl(kernels: &[&Kernel]) -> u32 {
+    if has_row_tile(kernels) {
+        return ROW_TILE_DEFAULT_MVL;
+    }
     let mut loops = false;
     for k in kernels {
         for s in &k.body {
@@ -502,6 +546,7 @@ pub fn region_launcher(
             &host_args,
             opts,
             sizes,
+            has_row_tile(&[k]),
         )
     });
     let mut options = vec![];
@@ -651,6 +696,7 @@ pub fn persistent_launcher(
         &host_args,
         opts,
         sizes,
+        has_row_tile(regions),
     );
     let phases = match regions.len() {
         1 => trip.clone(),
@@ -722,6 +768,24 @@ pub fn persistent_launcher(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn lowered(src: &str) -> Kernel {
+        let f = crate::passes::attach_pragmas::tests::attached(src).unwrap();
+        let mut k = crate::passes::outline::run(&f).unwrap().remove(0);
+        crate::passes::strip_mine::run(&mut k).unwrap();
+        k
+    }
+
+    #[test]
+    fn a_row_tile_kernel_defaults_to_narrow_vectors() {
+        let tiled = lowered("def f(A, x, M, N):\n    #pragma parallel for simd\n    for j in range(N):\n        s = 0.0\n        for i in range(M):\n            s += A[i, j]\n        x[j] = s\n");
+        assert!(has_row_tile(&[&tiled]));
+        assert_eq!(default_mvl(&[&tiled]), ROW_TILE_DEFAULT_MVL);
+        // The same walk that also stores per row stays a scalar loop, with today's default.
+        let plain = lowered("def f(A, P, M, N):\n    #pragma parallel for simd\n    for j in range(N):\n        s = 0.0\n        for i in range(M):\n            s += A[i, j]\n            P[i, j] = s\n");
+        assert!(!has_row_tile(&[&plain]));
+        assert_eq!(default_mvl(&[&plain]), 256);
+    }
 
     fn sizes(params: &[&str], body_src: &str) -> SizeNames {
         let src = format!("def f({}):\n{body_src}", params.join(", "));

@@ -161,6 +161,9 @@ fn expr_prec(e: &Expr, ctx: u8) -> String {
             format!("appy.vidx({}, {}, {})", expr(start), width(*w), expr(bound))
         }
         ExprKind::Reduce { op, value } => format!("{}({})", op.name(), expr(value)),
+        ExprKind::ReduceRows { op, value } => {
+            format!("{}({}, axis=0)", op.name(), expr(value))
+        }
         ExprKind::Broadcast { value, keep } => {
             let ix: Vec<&str> = keep.iter().map(|k| if *k { ":" } else { "None" }).collect();
             format!("{}[{}]", expr_prec(value, prec::ATOM), ix.join(", "))

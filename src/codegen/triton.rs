@@ -72,6 +72,8 @@ pub(super) struct Cx<'a> {
     pub(super) int_names: HashSet<String>,
     /// Arrays other PEs write (targets of puts): loaded with `.cg`, past the SM's L1.
     cg: HashSet<String>,
+    /// Row indices of row tiles (axis 0 of a 2-D tile): `ReduceRows` reduces them away.
+    rows: HashSet<String>,
 }
 
 pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
@@ -157,6 +159,7 @@ impl<'a> Cx<'a> {
             tile_names: HashMap::new(),
             int_names: int_names(k, analysis),
             cg: HashSet::new(),
+            rows: HashSet::new(),
         }
     }
 
@@ -487,10 +490,7 @@ impl<'a> Cx<'a> {
     /// The vectors (printed) whose lanes `e` computes on, outside reductions.
     fn vector_names(&self, e: &Expr) -> Vec<String> {
         // A reduction's result is a scalar: the vectors inside it do not shape `e`.
-        let pruned = e.clone().rewrite(&mut |x| match x.kind {
-            ExprKind::Reduce { .. } => Expr::int(0, x.span),
-            _ => x,
-        });
+        let pruned = self.lanes_view(e);
         let mut out: Vec<String> = vec![];
         pruned.walk(&mut |x| {
             if let ExprKind::Name(n) = &x.kind {
@@ -576,6 +576,9 @@ impl<'a> Cx<'a> {
         if !axis.is_empty() {
             self.tile_names.insert(v.to_string(), format!("{v}{axis}"));
         }
+        if tile == Some(0) {
+            self.rows.insert(v.to_string());
+        }
         self.masks
             .insert(v.to_string(), BTreeSet::from([format!("{v}_mask{axis}")]));
         self.block(w, body)?;
@@ -626,6 +629,19 @@ impl<'a> Cx<'a> {
         Ok(())
     }
 
+    /// `e` as its lanes see it: a reduction to a scalar is a constant, and a reduction over the
+    /// rows of a row tile is its value without the rows (one value per lane).
+    fn lanes_view(&self, e: &Expr) -> Expr {
+        e.clone().rewrite(&mut |x| match x.kind {
+            ExprKind::Reduce { .. } => Expr::int(0, x.span),
+            ExprKind::ReduceRows { value, .. } => value.rewrite(&mut |y| match &y.kind {
+                ExprKind::Name(n) if self.rows.contains(n) => Expr::int(0, y.span),
+                _ => y,
+            }),
+            _ => x,
+        })
+    }
+
     /// The masks guarding the lanes of a vector expression (empty for scalars).
     pub(super) fn mask_of(&self, e: &Expr) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
@@ -633,11 +649,13 @@ impl<'a> Cx<'a> {
         // (Copied only when there is one: a long chain of gathers asks for the masks of every
         // load in it, and copying each subtree made that cubic.)
         let pruned;
-        let e = if e.any(&mut |x| matches!(x.kind, ExprKind::Reduce { .. })) {
-            pruned = e.clone().rewrite(&mut |x| match x.kind {
-                ExprKind::Reduce { .. } => Expr::int(0, x.span),
-                _ => x,
-            });
+        let e = if e.any(&mut |x| {
+            matches!(
+                x.kind,
+                ExprKind::Reduce { .. } | ExprKind::ReduceRows { .. }
+            )
+        }) {
+            pruned = self.lanes_view(e);
             &pruned
         } else {
             e
@@ -673,6 +691,7 @@ impl<'a> Cx<'a> {
             tile_names: self.tile_names.clone(),
             int_names: self.int_names.clone(),
             cg: self.cg.clone(),
+            rows: self.rows.clone(),
         };
         Ok(format!("({}) < {}", me.expr(e)?, me.expr(bound)?))
     }
@@ -792,7 +811,8 @@ impl<'a> Cx<'a> {
                 let wd = width_text(*width);
                 paren(format!("{s} + tl.arange(0, {wd})"), binop_prec(BinOp::Add))
             }
-            ExprKind::Reduce { op, value } => {
+            // Over a row tile the same text reduces the rows only (axis 0), keeping the lanes.
+            ExprKind::Reduce { op, value } | ExprKind::ReduceRows { op, value } => {
                 let mask = self.mask_of(value);
                 let v = self.expr(value)?;
                 let m = if mask.is_empty() {
@@ -944,7 +964,9 @@ impl<'a> Cx<'a> {
                 ExprKind::Call { args, .. } => {
                     args.iter().for_each(|a| leaves(a, target, floats, out))
                 }
-                ExprKind::Reduce { value, .. } => leaves(value, target, floats, out),
+                ExprKind::Reduce { value, .. } | ExprKind::ReduceRows { value, .. } => {
+                    leaves(value, target, floats, out)
+                }
                 _ => {}
             }
         }
@@ -1406,9 +1428,53 @@ mod tests {
             has_line(&k, "s = tl.full((MVL,), 0.0, A.dtype.element_ty)"),
             "{k}"
         );
-        assert!(has_line(&k, "for j in range(0, N, 1):"), "{k}");
+        // The row loop is a row tile (strip_mine::row_tile): 32 rows of `j` a strip.
+        assert!(has_line(&k, "for _j_base in range(0, N, 32):"), "{k}");
         assert!(
             has_line(&k, "tl.store(r + i * r_stride0, s, mask=i_mask)"),
+            "{k}"
+        );
+    }
+
+    #[test]
+    fn a_row_tile_reduces_its_rows_into_the_lanes() {
+        let k = kernel_of(
+            "def f(A, y, x, M, N):\n    #pragma parallel for simd\n    for j in range(N):\n        s = 0.0\n        for i in range(M):\n            s += y[i] * A[i, j]\n        x[j] = s\n",
+            "f",
+        );
+        let body: Vec<&str> = k.lines().map(str::trim).collect();
+        let at = body
+            .iter()
+            .position(|l| l.starts_with("for _i_base in range(0, M, 32):"))
+            .unwrap_or_else(|| panic!("{k}"));
+        assert_eq!(body[at + 1], "i = _i_base + tl.arange(0, 32)", "{k}");
+        assert_eq!(body[at + 2], "i_mask = i < M", "{k}");
+        // Rows on axis 0, the lanes (1-D, broadcast as the last axis) on axis 1.
+        assert!(
+            body[at + 3].starts_with("s = s + tl.sum(tl.where(i_mask[:, None] & j_mask, tl.load(y + i[:, None] * y_stride0, mask=i_mask[:, None]) * tl.load(A + i[:, None] * A_stride0 + j * A_stride1, mask=i_mask[:, None] & j_mask), 0), axis=0)"),
+            "{k}"
+        );
+        // The accumulator is a vector of the lanes, and so is its mask after the loop.
+        assert!(k.contains("s = tl.full((MVL,), 0.0, "), "{k}");
+        assert!(
+            has_line(&k, "tl.store(x + j * x_stride0, s, mask=j_mask)"),
+            "{k}"
+        );
+    }
+
+    #[test]
+    fn a_row_tile_in_a_simd_loop_starts_its_accumulator_with_the_strip_s_shape() {
+        let k = kernel_of(
+            "def f(A, C, M, N):\n    #pragma parallel for\n    for i in range(N):\n        #pragma simd\n        for j in range(N):\n            s = 0.0\n            for k in range(M):\n                s += A[k, i] * A[k, j]\n            C[i, j] = s\n",
+            "f",
+        );
+        assert!(k.contains("s = tl.full(j.shape, 0.0, "), "{k}");
+        assert!(has_line(&k, "for _k_base in range(0, M, 32):"), "{k}");
+        assert!(
+            has_line(
+                &k,
+                "tl.store(C + i * C_stride0 + j * C_stride1, s, mask=j_mask)"
+            ),
             "{k}"
         );
     }

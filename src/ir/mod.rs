@@ -171,6 +171,13 @@ pub enum ExprKind {
         op: ReduceOp,
         value: Box<Expr>,
     },
+    /// A reduction over the rows (axis 0) of a row tile, the lanes kept on the other axis: one
+    /// value per lane, masked-off rows never contributing. Produced by strip-mining a plain
+    /// loop whose body only reduces into lane vectors (`strip_mine::row_tile`).
+    ReduceRows {
+        op: ReduceOp,
+        value: Box<Expr>,
+    },
     /// `(expr)[:, None]`: a tensor result with axes kept (`true`) or inserted (`false`).
     Broadcast {
         value: Box<Expr>,
@@ -248,7 +255,9 @@ impl Expr {
                 start.walk(f);
                 bound.walk(f);
             }
-            ExprKind::Reduce { value, .. } | ExprKind::Broadcast { value, .. } => value.walk(f),
+            ExprKind::Reduce { value, .. }
+            | ExprKind::ReduceRows { value, .. }
+            | ExprKind::Broadcast { value, .. } => value.walk(f),
             _ => {}
         }
     }
@@ -309,6 +318,10 @@ impl Expr {
                 bound: Box::new(bound.rewrite(f)),
             },
             ExprKind::Reduce { op, value } => ExprKind::Reduce {
+                op,
+                value: Box::new(value.rewrite(f)),
+            },
+            ExprKind::ReduceRows { op, value } => ExprKind::ReduceRows {
                 op,
                 value: Box::new(value.rewrite(f)),
             },

@@ -1,6 +1,8 @@
 //! strip_mine (paper Alg. 6 and the 1-D case of Alg. 7): turns `simd` loops and slice
 //! statements into strip-mined loops over vector indices (`vidx`), marks which names hold
-//! vectors, and rewrites reductions of vectors into scalars (`s += v` → `s += sum(v)`).
+//! vectors, and rewrites reductions of vectors into scalars (`s += v` → `s += sum(v)`). A plain
+//! loop in vector lanes whose body only reduces into lane vectors becomes a row tile
+//! (`row_tile_updates`, `Cx::row_tile`): strips of rows reduced into the lanes.
 //! After this pass every vector in a kernel comes from a `StripMined` loop, the program's own
 //! `parallel for simd` index, or a user's `appy.vidx`.
 
@@ -18,7 +20,10 @@ pub fn run(k: &mut Kernel) -> Result<()> {
         scope.vectors.insert(d.var.clone());
         scope.program_lanes = true;
     }
-    let mut cx = Cx { used: k.names() };
+    let mut cx = Cx {
+        used: k.names(),
+        read_after_loops: read_outside_their_loops(&k.body),
+    };
     let body = std::mem::take(&mut k.body);
     k.body = cx.block(body, &mut scope)?;
     Ok(())
@@ -45,7 +50,17 @@ struct Scope {
 
 struct Cx {
     used: HashSet<String>,
+    /// Names read somewhere outside every loop that binds them (a loop variable read after its
+    /// loop): such a loop keeps its scalar variable.
+    read_after_loops: HashSet<String>,
 }
+
+/// The rows of one strip of a row tile (`row_tile`). Fixed rather than tuned: with the lanes
+/// such kernels are tuned over (MVL 32 to 256, `launch::ROW_TILE_MVLS`) a strip is 1,024 to
+/// 8,192 elements, 4 to 64 KB of fp64 in flight per program per iteration, which covers the
+/// latency of a memory-bound column walk without pushing a 4-warp program's registers into
+/// spills; one more constexpr in every launch would buy little.
+pub const TILE_ROWS: u32 = 32;
 
 fn width_expr(w: Width, span: Span) -> Expr {
     match w {
@@ -104,6 +119,24 @@ impl Cx {
             *e = user_vidx(e.clone())?;
         }
         let span = s.span;
+        if let StmtKind::For {
+            var,
+            range,
+            body,
+            kind: LoopKind::Plain,
+            ..
+        } = &s.kind
+        {
+            if let Some(updates) = row_tile_updates(var, range, body, scope, &self.read_after_loops)
+            {
+                let tiled = self.row_tile(var, range.clone(), updates, span, scope, out);
+                out.push(Stmt {
+                    pragma: s.pragma,
+                    ..tiled
+                });
+                return Ok(());
+            }
+        }
         match s.kind {
             StmtKind::For {
                 var,
@@ -254,6 +287,52 @@ impl Cx {
         Ok(())
     }
 
+    /// A row tile: the loop over `var` as strips of `TILE_ROWS` rows (axis 0 of a 2-D tile, the
+    /// lanes on axis 1), each update `s = s + ReduceRows(e)` (`row_tile_updates` decided it).
+    fn row_tile(
+        &mut self,
+        var: &str,
+        range: Range,
+        updates: Vec<Stmt>,
+        span: Span,
+        scope: &mut Scope,
+        out: &mut Vec<Stmt>,
+    ) -> Stmt {
+        let (start, stop) = self.hoist_bounds(var, range.start, range.stop, scope, out);
+        let base = self.fresh_name(&format!("{var}_base"));
+        let body = updates
+            .into_iter()
+            .map(|mut st| {
+                if let StmtKind::Assign { target, value, .. } = &mut st.kind {
+                    if let ExprKind::Name(n) = &target.kind {
+                        scope.vectors.insert(n.clone());
+                    }
+                    *value = reduction(target, value.clone(), st.span, true)
+                        .expect("row_tile_updates checked the update");
+                }
+                st
+            })
+            .collect();
+        Stmt::new(
+            StmtKind::For {
+                var: base,
+                range: Range {
+                    start,
+                    stop,
+                    step: Expr::int(TILE_ROWS as i64, span),
+                },
+                body,
+                kind: LoopKind::StripMined {
+                    width: Width::Fixed(TILE_ROWS),
+                    tile: Some(0),
+                },
+                vector: Some(var.to_string()),
+                num_warps: None,
+            },
+            span,
+        )
+    }
+
     fn hoist_bounds(
         &mut self,
         var: &str,
@@ -351,6 +430,12 @@ impl Cx {
 
 /// `t = t + v` with vector `v` → `t = t + sum(v)`; max/min likewise; anything else is an error.
 fn reduce_update(target: &Expr, value: Expr, span: Span) -> Result<Expr> {
+    reduction(target, value, span, false)
+}
+
+/// `reduce_update`, the reduction being `Reduce` (every lane) or `ReduceRows` (`rows`: the
+/// rows of a row tile, one value per lane).
+fn reduction(target: &Expr, value: Expr, span: Span, rows: bool) -> Result<Expr> {
     let Some((op, operand)) = as_reduction(target, &value) else {
         return Err(Diagnostic::error(
             span,
@@ -363,10 +448,18 @@ fn reduce_update(target: &Expr, value: Expr, span: Span) -> Result<Expr> {
         ReductionOperand::Negated(v) => (v.clone(), true),
     };
     let vspan = v.span;
+    let value_box = Box::new(v);
     let reduced = Expr::new(
-        ExprKind::Reduce {
-            op,
-            value: Box::new(v),
+        if rows {
+            ExprKind::ReduceRows {
+                op,
+                value: value_box,
+            }
+        } else {
+            ExprKind::Reduce {
+                op,
+                value: value_box,
+            }
         },
         vspan,
     );
@@ -384,6 +477,110 @@ fn reduce_update(target: &Expr, value: Expr, span: Span) -> Result<Expr> {
             value.span,
         ),
     })
+}
+
+/// The updates of a row tile, when a plain loop qualifies: it runs in vector lanes (a
+/// `parallel for simd` program or a 1-D `simd` loop), steps by 1 over scalar bounds, its variable
+/// is not read after it, and its body is only updates `s = s + e` / `s - e` / `max(s, e)` /
+/// `min(s, e)` of lane vectors `s` defined before it, where each `e` is a vector of the lanes
+/// that reads no name the body assigns (no other accumulator, not `s` itself). `None` otherwise.
+fn row_tile_updates(
+    var: &str,
+    range: &Range,
+    body: &[Stmt],
+    scope: &Scope,
+    read_after_loops: &HashSet<String>,
+) -> Option<Vec<Stmt>> {
+    let lanes = scope.program_lanes || (scope.in_vector_loop && !scope.in_tile);
+    if !lanes
+        || body.is_empty()
+        || read_after_loops.contains(var)
+        || !matches!(range.step.kind, ExprKind::Int(1))
+        || scope.is_vector(&range.start)
+        || scope.is_vector(&range.stop)
+    {
+        return None;
+    }
+    let assigned: HashSet<&str> = body
+        .iter()
+        .filter_map(|s| match &s.kind {
+            StmtKind::Assign { target, .. } => match &target.kind {
+                ExprKind::Name(n) => Some(n.as_str()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    let mut updates = vec![];
+    for s in body {
+        let StmtKind::Assign {
+            target,
+            value,
+            atomic: false,
+        } = &s.kind
+        else {
+            return None;
+        };
+        let ExprKind::Name(acc) = &target.kind else {
+            return None;
+        };
+        // A name defined before an enclosing `simd` loop reduces to a scalar there: today's route.
+        if acc == var
+            || !scope.defined.contains(acc)
+            || (scope.in_vector_loop && scope.strip_outer.contains(acc))
+        {
+            return None;
+        }
+        let (ReductionOperand::Plain(e) | ReductionOperand::Negated(e)) =
+            as_reduction(target, value)?.1;
+        let plain_elementwise = !e.any(&mut |x| match &x.kind {
+            ExprKind::Name(n) => assigned.contains(n.as_str()) || n == "appy.MVL",
+            ExprKind::Call { func, .. } => func == "appy.vidx",
+            ExprKind::Vidx { .. } | ExprKind::Reduce { .. } | ExprKind::ReduceRows { .. } => true,
+            ExprKind::Subscript { indices, .. } => indices
+                .iter()
+                .any(|i| matches!(i, Index::Slice { .. } | Index::NewAxis)),
+            _ => false,
+        });
+        // Lanes without rows would reduce a column of one value per row: not a lane vector.
+        if !plain_elementwise || !scope.is_vector(e) {
+            return None;
+        }
+        updates.push(s.clone());
+    }
+    Some(updates)
+}
+
+/// Names read (outside `for` headers that bind them) where no enclosing loop binds them.
+fn read_outside_their_loops(body: &[Stmt]) -> HashSet<String> {
+    fn visit(stmts: &[Stmt], bound: &mut Vec<String>, out: &mut HashSet<String>) {
+        for s in stmts {
+            for e in s.exprs() {
+                e.walk(&mut |x| {
+                    if let ExprKind::Name(n) = &x.kind {
+                        if !bound.contains(n) {
+                            out.insert(n.clone());
+                        }
+                    }
+                });
+            }
+            match &s.kind {
+                StmtKind::For { var, body, .. } => {
+                    bound.push(var.clone());
+                    visit(body, bound, out);
+                    bound.pop();
+                }
+                StmtKind::If { body, orelse, .. } => {
+                    visit(body, bound, out);
+                    visit(orelse, bound, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = HashSet::new();
+    visit(body, &mut vec![], &mut out);
+    out
 }
 
 /// `appy.vidx(start, width, bound)` → `Vidx`; width must be `appy.MVL` or a power of two.
@@ -428,6 +625,99 @@ fn user_vidx(e: Expr) -> Result<Expr> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::passes::attach_pragmas::tests::attached;
+
+    /// The kernel of `src` after strip-mining (with `parallel for` vectorised as the driver
+    /// does), and its row tiles: (loop variable, rows, update values printed).
+    fn row_tiles(src: &str) -> Vec<(String, Vec<String>)> {
+        let f = attached(src).unwrap();
+        let mut k = crate::passes::outline::run(&f).unwrap().remove(0);
+        crate::passes::vectorize_parallel::run(&mut k);
+        run(&mut k).unwrap();
+        let mut out = vec![];
+        for s in &k.body {
+            s.walk(&mut |st| {
+                if let StmtKind::For {
+                    kind:
+                        LoopKind::StripMined {
+                            width: Width::Fixed(TILE_ROWS),
+                            tile: Some(0),
+                        },
+                    vector: Some(v),
+                    body,
+                    ..
+                } = &st.kind
+                {
+                    let values = body
+                        .iter()
+                        .map(|b| match &b.kind {
+                            StmtKind::Assign { value, .. } => crate::codegen::python::expr(value),
+                            _ => panic!("a row tile holds only updates"),
+                        })
+                        .collect();
+                    out.push((v.clone(), values));
+                }
+            });
+        }
+        out
+    }
+
+    const HEAD: &str =
+        "def f(A, y, x, P, lo, M, N):\n    #pragma parallel for simd\n    for j in range(N):\n";
+
+    #[test]
+    fn a_column_walk_of_sums_in_lanes_is_a_row_tile() {
+        let t = row_tiles(&format!("{HEAD}        s = 0.0\n        for i in range(M):\n            s += y[i] * A[i, j]\n        x[j] = s\n"));
+        assert_eq!(
+            t,
+            vec![(
+                "i".to_string(),
+                vec!["s + sum(y[i] * A[i, j], axis=0)".to_string()]
+            )]
+        );
+        // Several accumulators, `-=`, max and min, a start: one tile.
+        let t = row_tiles(&format!("{HEAD}        s = 0.0\n        m = A[0, j]\n        for i in range(lo, M):\n            s -= A[i, j]\n            m = max(m, A[i, j])\n        x[j] = s + m\n"));
+        assert_eq!(t.len(), 1);
+        assert_eq!(
+            t[0].1,
+            vec!["s - sum(A[i, j], axis=0)", "max(m, max(A[i, j], axis=0))"]
+        );
+        // A `parallel for` vectorised into lanes, and a `simd` loop's lanes.
+        let t = row_tiles("def f(A, r, M, N):\n    #pragma parallel for\n    for i in range(M):\n        s = 0.0\n        for k in range(N):\n            s += A[i, k]\n        r[i] = s\n");
+        assert_eq!(t.len(), 1);
+        let t = row_tiles("def f(A, C, M, N):\n    #pragma parallel for\n    for i in range(N):\n        #pragma simd\n        for j in range(N):\n            s = 0.0\n            for k in range(M):\n                s += A[k, i] * A[k, j]\n            C[i, j] = s\n");
+        assert_eq!(t.len(), 1);
+    }
+
+    #[test]
+    fn other_loops_keep_today_s_lowering() {
+        for body in [
+            // A store in the body.
+            "        s = 0.0\n        for i in range(M):\n            s += A[i, j]\n            P[i, j] = s\n",
+            // The update reads its accumulator besides adding to it.
+            "        s = 0.0\n        for i in range(M):\n            s = s + s * A[i, j]\n",
+            // One accumulator read by another's update.
+            "        s = 0.0\n        t = 0.0\n        for i in range(M):\n            s += A[i, j]\n            t += s * A[i, j]\n",
+            // A non-reduction assignment.
+            "        s = 0.0\n        for i in range(M):\n            u = A[i, j]\n            s += u\n",
+            // A product is no sum.
+            "        s = 1.0\n        for i in range(M):\n            s = s * A[i, j]\n",
+            // Not a vector of the lanes: a scalar sum per program.
+            "        s = 0.0\n        for i in range(M):\n            s += y[i]\n        x[j] = s\n",
+            // A step other than 1.
+            "        s = 0.0\n        for i in range(0, M, 2):\n            s += A[i, j]\n",
+            // The loop variable read after the loop.
+            "        s = 0.0\n        for i in range(M):\n            s += A[i, j]\n        x[j] = s + i\n",
+        ] {
+            assert!(row_tiles(&format!("{HEAD}{body}        x[j] = s\n")).is_empty(), "{body}");
+        }
+        // Outside lanes: a scalar program's loop.
+        let src = "def f(A, x, M, N):\n    #pragma parallel for\n    for j in range(N):\n        s = 0.0\n        for i in range(M):\n            s += A[i, j]\n        if s > 0:\n            x[j] = s\n";
+        assert!(row_tiles(src).is_empty());
+        // An accumulator defined before the enclosing `simd` loop reduces to a scalar there.
+        let src = "def f(A, x, M, N):\n    #pragma parallel for\n    for r in range(N):\n        s = 0.0\n        #pragma simd\n        for j in range(N):\n            for i in range(M):\n                s += A[i, j]\n        x[r] = s\n";
+        assert!(row_tiles(src).is_empty());
+    }
 
     fn n(s: &str) -> Expr {
         Expr::name(s, Span::DUMMY)

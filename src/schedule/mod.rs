@@ -128,6 +128,11 @@ impl Cx<'_> {
                     }
                     self.find_loops(body, out)?;
                 }
+                // A region: its loops run inside the kernel, never on the host.
+                StmtKind::For {
+                    kind: LoopKind::Parallel { .. } | LoopKind::Sequential,
+                    ..
+                } => {}
                 StmtKind::For { body, .. } | StmtKind::HostBlock { body, .. } => {
                     self.find_loops(body, out)?
                 }
@@ -246,7 +251,9 @@ fn assigns(k: &Kernel, var: &str) -> bool {
             StmtKind::Assign { target, .. } => {
                 found |= matches!(&target.kind, ExprKind::Name(n) if n == var)
             }
-            StmtKind::For { var: v, .. } => found |= v == var,
+            StmtKind::For { var: v, vector, .. } => {
+                found |= v == var || vector.as_deref() == Some(var)
+            }
             _ => {}
         });
     }
@@ -455,6 +462,33 @@ mod tests {
             A[i] = A[i] + s
 ";
         let (_, launches) = schedule(src, true).unwrap();
+        assert_eq!(launches, vec![Launch::Region(0)]);
+    }
+
+    #[test]
+    fn a_loop_inside_a_region_is_never_a_host_loop() {
+        // After strip-mining the row loop binds only a vector `i` (a row tile): it is the
+        // kernel's own loop all the same.
+        let src = "def f(A, out, M, N):
+    #pragma parallel for simd
+    for j in range(N):
+        s = 0.0
+        for i in range(M):
+            s += A[i, j]
+        out[j] = s
+";
+        let file = SourceFile::new("t.py", src);
+        let module = rustpython_ast::Suite::parse(src, "t.py").unwrap();
+        let rustpython_ast::Stmt::FunctionDef(f) = &module[0] else {
+            panic!()
+        };
+        let mut func = lower_function(f);
+        crate::passes::normalize::run(&mut func);
+        let pragmas = collect_pragmas(&file).unwrap();
+        crate::passes::attach_pragmas::run(&mut func, &pragmas, &file).unwrap();
+        let mut kernels = crate::passes::outline::run(&func).unwrap();
+        crate::passes::strip_mine::run(&mut kernels[0]).unwrap();
+        let launches = run(&file, &func, &kernels, true).unwrap();
         assert_eq!(launches, vec![Launch::Region(0)]);
     }
 

@@ -126,6 +126,40 @@ def matmul_cases():
     return out
 
 
+COLRED_SIZES = ((75, 29), (5, 150), (33, 131))  # (M rows, N columns)
+
+
+def column_reduction_cases():
+    """samples/column_reductions.py in fp32 and fp64 (fp64 to 1e-12: a reassociated sum)."""
+    def gen(f, dt):
+        def make(r, s):
+            m, n = s
+            return {
+                "col_sums": lambda: [normal(r, s, dt), normal(r, n, dt), m, n],
+                "atv": lambda: [1.5, normal(r, s, dt), normal(r, m, dt), normal(r, n, dt),
+                                normal(r, n, dt), m, n],
+                "col_extremes": lambda: [normal(r, s, dt), normal(r, n, dt), normal(r, n, dt),
+                                         m, n],
+                "col_moments": lambda: [normal(r, s, dt), normal(r, n, dt), normal(r, n, dt),
+                                        2, m, n],
+                "col_sums_auto": lambda: [normal(r, s, dt), normal(r, n, dt), m, n],
+                "gram": lambda: [normal(r, (m, n), dt), normal(r, (n, n), dt), m, n],
+                "col_prefix": lambda: [normal(r, s, dt), normal(r, s, dt), m, n],
+                "col_decay": lambda: [normal(r, s, dt) * 0.1, normal(r, n, dt), m, n],
+            }[f]()
+        return make
+    out = []
+    for f in ("col_sums", "atv", "col_extremes", "col_moments", "col_sums_auto", "gram",
+              "col_prefix", "col_decay"):
+        for dt, variant in ((F32, ""), (F64, "fp64")):
+            env = {"APPYC_TILES": "0"} if f == "gram" else {}
+            out.append(Case("column_reductions", f, gen(f, dt), COLRED_SIZES,
+                            mvls=(16, 64, 128), tol=SUM32, fp64_strict=dt == F64,
+                            variant=variant, env=env,
+                            no_launches=("_tiles",) if f == "gram" else ()))
+    return out
+
+
 def _int_args(args):
     """Integer arrays (small values, so sums stay exact) and integer scalars."""
     return [np.round(x * 3).astype(I64) if isinstance(x, np.ndarray) else 2 for x in args]
@@ -379,6 +413,9 @@ CASES = [
     Case("outer_product", "batched_outer",
          lambda r, s: [normal(r, s[:2]), normal(r, (s[0], s[2])), normal(r, s), s[0], s[1], s[2]],
          ((3, 19, 29), (2, 9, 150))),
+    # ---------------------------------------------------------------- column_reductions
+    # Row tiles of 32 rows: sizes straddle one and several strips, none a multiple of 16.
+    *column_reduction_cases(),
     # ---------------------------------------------------------------- reductions_axes
     Case("reductions_axes", "row_sums",
          lambda r, s: [normal(r, s), normal(r, s[0]), s[0], s[1]], SIZES_2D, tol=SUM32),

@@ -20,7 +20,7 @@ Each distinct (kernel, signature, constexprs, attributes, options) is compiled o
 Usage: python gpu_compile.py REQUEST.json RESULT.json
 REQUEST: {"cases": [case ids], "modules": {sample: path of the generated module}}
 RESULT:  {case id: {"host_error": str or null, "compiles": [{"kernel", "mvl", "signature",
-          "constexprs", "ok", "error"}]}}
+          "constexprs", "ok", "error"}], "candidates": {kernel: [its tuner's candidate MVLs]}}}
 """
 import json
 import os
@@ -50,6 +50,7 @@ BACKEND = make_backend(TARGET)
 _binders = {}        # id(JITFunction) -> binder for the sm_90 backend
 _compiled = {}       # (kernel, signature, constexprs, attrs, options) -> error text or None
 _records = None      # the list the current case's compiles go to
+_candidates = None   # {kernel: its tuner's candidate MVLs} for the current case
 
 
 def _binder(fn):
@@ -101,6 +102,8 @@ def tuning_tune(self, key, written, launch):
     """Stands in for `_AppycTuning.tune`: launches (compiles) every candidate configuration
     once, as the timing runs on a GPU would, and goes on with the default. Nothing is kept in
     `chosen`: each case compiles every candidate for its own arguments' specialisation."""
+    if self.candidates:
+        _candidates[self.kernel] = sorted({c[0] for c in self.candidates})
     for config in self.candidates or (self.default,):
         launch(config)
     return self.default
@@ -127,7 +130,7 @@ def _cpu_device(original):
 
 
 def main(request_path, result_path):
-    global _records
+    global _records, _candidates
     request = json.loads(Path(request_path).read_text())
     _jit.JITFunction.run = compiling_run
     by_id = {c.id: c for c in CASES}
@@ -135,7 +138,7 @@ def main(request_path, result_path):
     results = {}
     for case_id in request["cases"]:
         case = by_id[case_id]
-        _records = []
+        _records, _candidates = [], {}
         host_error = None
         try:
             if case.sample not in modules:
@@ -154,7 +157,8 @@ def main(request_path, result_path):
             getattr(modules[case.sample], case.func)(*t_args)
         except Exception:  # noqa: BLE001 - reported by the test
             host_error = traceback.format_exc(limit=8)
-        results[case_id] = {"host_error": host_error, "compiles": _records}
+        results[case_id] = {"host_error": host_error, "compiles": _records,
+                            "candidates": _candidates}
     Path(result_path).write_text(json.dumps(results, indent=1))
 
 

@@ -1,0 +1,118 @@
+# appyc 0.1.0 --emit lowered: samples/column_reductions.py after the high-level passes (assembly APPy).
+"""Column reductions: each program takes a vector of columns and walks the rows.
+
+Exercises: a plain loop inside `parallel for simd` (or a `simd` loop) whose body only reduces
+into lane vectors, lowered as a row tile (strips of rows on a second vector axis, reduced with
+`tl.sum(..., axis=0)`): column sums, a transposed matrix-vector product like gemver's, max and
+min, two accumulators in one loop with a subtraction, a loop with a start, the `parallel for`
+that vectorisation turns into lanes, and a `simd` loop's lanes; then loops that stay scalar (the
+body stores, or reads its accumulator in the update).
+"""
+import numpy as np
+
+
+def col_sums(A, out, M, N):
+    # _col_sums_kernel0
+    #pragma parallel for simd
+    for j in range(0, N, 1):
+        j = appy.vidx(j, appy.MVL, N)
+        s = 0.0
+        for _i_base in range(0, M, 32):
+            i = appy.vidx(_i_base, 32, M)
+            s = s + sum(A[i, j], axis=0)
+        out[j] = s
+
+
+def atv(beta, A, y, z, x, M, N):
+    # gemver's x += beta * A^T y + z.
+    # _atv_kernel0
+    #pragma parallel for simd
+    for j in range(0, N, 1):
+        j = appy.vidx(j, appy.MVL, N)
+        s = 0.0
+        for _i_base in range(0, M, 32):
+            i = appy.vidx(_i_base, 32, M)
+            s = s + sum(y[i] * A[i, j], axis=0)
+        x[j] = x[j] + (beta * s + z[j])
+
+
+def col_extremes(A, hi, lo, M, N):
+    # _col_extremes_kernel0
+    #pragma parallel for simd
+    for j in range(0, N, 1):
+        j = appy.vidx(j, appy.MVL, N)
+        m = A[0, j]
+        n = A[0, j]
+        for _i_base in range(1, M, 32):
+            i = appy.vidx(_i_base, 32, M)
+            m = max(m, max(A[i, j], axis=0))
+            n = min(n, min(A[i, j], axis=0))
+        hi[j] = m
+        lo[j] = n
+
+
+def col_moments(A, mean, spread, lo, M, N):
+    # Two accumulators, one subtracted into; the rows from `lo`.
+    # _col_moments_kernel0
+    #pragma parallel for simd
+    for j in range(0, N, 1):
+        j = appy.vidx(j, appy.MVL, N)
+        s = 0.0
+        q = 0.0
+        for _i_base in range(lo, M, 32):
+            i = appy.vidx(_i_base, 32, M)
+            s = s + sum(A[i, j], axis=0)
+            q = q - sum(A[i, j] * A[i, j] * i, axis=0)
+        mean[j] = s / (M - lo)
+        spread[j] = q
+
+
+def col_sums_auto(A, out, M, N):
+    # A plain `parallel for`: vectorisation makes its iterations lanes.
+    # _col_sums_auto_kernel0
+    #pragma parallel for simd
+    for j in range(0, N, 1):
+        j = appy.vidx(j, appy.MVL, N)
+        s = 0.0
+        for _i_base in range(0, M, 32):
+            i = appy.vidx(_i_base, 32, M)
+            s = s + sum(A[i, j] * 2.0, axis=0)
+        out[j] = s
+
+
+def gram(A, C, M, N):
+    # covariance's product: a `simd` loop's lanes, one row of C per program.
+    # _gram_kernel0
+    #pragma parallel for
+    for i in range(0, N, 1):
+        for _j_base in range(0, N, appy.MVL):
+            j = appy.vidx(_j_base, appy.MVL, N)
+            s = 0.0
+            for _k_base in range(0, M, 32):
+                k = appy.vidx(_k_base, 32, M)
+                s = s + sum(A[k, i] * A[k, j], axis=0)
+            C[i, j] = s
+
+
+def col_prefix(A, P, M, N):
+    # Stays a scalar loop: the body stores the running sum.
+    # _col_prefix_kernel0
+    #pragma parallel for simd
+    for j in range(0, N, 1):
+        j = appy.vidx(j, appy.MVL, N)
+        s = 0.0
+        for i in range(0, M, 1):
+            s = s + A[i, j]
+            P[i, j] = s
+
+
+def col_decay(A, out, M, N):
+    # Stays a scalar loop: the update reads its accumulator besides adding to it.
+    # _col_decay_kernel0
+    #pragma parallel for simd
+    for j in range(0, N, 1):
+        j = appy.vidx(j, appy.MVL, N)
+        s = 1.0
+        for i in range(0, M, 1):
+            s = s + 0.5 * s * A[i, j]
+        out[j] = s

@@ -1,0 +1,96 @@
+"""Column reductions: each program takes a vector of columns and walks the rows.
+
+Exercises: a plain loop inside `parallel for simd` (or a `simd` loop) whose body only reduces
+into lane vectors, lowered as a row tile (strips of rows on a second vector axis, reduced with
+`tl.sum(..., axis=0)`): column sums, a transposed matrix-vector product like gemver's, max and
+min, two accumulators in one loop with a subtraction, a loop with a start, the `parallel for`
+that vectorisation turns into lanes, and a `simd` loop's lanes; then loops that stay scalar (the
+body stores, or reads its accumulator in the update).
+"""
+import numpy as np
+
+
+def col_sums(A, out, M, N):
+    #pragma parallel for simd
+    for j in range(N):
+        s = 0.0
+        for i in range(M):
+            s += A[i, j]
+        out[j] = s
+
+
+def atv(beta, A, y, z, x, M, N):
+    # gemver's x += beta * A^T y + z.
+    #pragma parallel for simd
+    for j in range(N):
+        s = 0.0
+        for i in range(M):
+            s += y[i] * A[i, j]
+        x[j] += beta * s + z[j]
+
+
+def col_extremes(A, hi, lo, M, N):
+    #pragma parallel for simd
+    for j in range(N):
+        m = A[0, j]
+        n = A[0, j]
+        for i in range(1, M):
+            m = max(m, A[i, j])
+            n = min(n, A[i, j])
+        hi[j] = m
+        lo[j] = n
+
+
+def col_moments(A, mean, spread, lo, M, N):
+    # Two accumulators, one subtracted into; the rows from `lo`.
+    #pragma parallel for simd
+    for j in range(N):
+        s = 0.0
+        q = 0.0
+        for i in range(lo, M):
+            s += A[i, j]
+            q -= A[i, j] * A[i, j] * i
+        mean[j] = s / (M - lo)
+        spread[j] = q
+
+
+def col_sums_auto(A, out, M, N):
+    # A plain `parallel for`: vectorisation makes its iterations lanes.
+    #pragma parallel for
+    for j in range(N):
+        s = 0.0
+        for i in range(M):
+            s += A[i, j] * 2.0
+        out[j] = s
+
+
+def gram(A, C, M, N):
+    # covariance's product: a `simd` loop's lanes, one row of C per program.
+    #pragma parallel for
+    for i in range(N):
+        #pragma simd
+        for j in range(N):
+            s = 0.0
+            for k in range(M):
+                s += A[k, i] * A[k, j]
+            C[i, j] = s
+
+
+def col_prefix(A, P, M, N):
+    # Stays a scalar loop: the body stores the running sum.
+    #pragma parallel for simd
+    for j in range(N):
+        s = 0.0
+        for i in range(M):
+            s += A[i, j]
+            P[i, j] = s
+
+
+def col_decay(A, out, M, N):
+    # Stays a scalar loop: the update reads its accumulator besides adding to it.
+    #pragma parallel for simd
+    for j in range(N):
+        s = 1.0
+        for i in range(M):
+            s = s + 0.5 * s * A[i, j]
+        out[j] = s
