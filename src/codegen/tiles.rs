@@ -15,8 +15,9 @@ use crate::ir::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Tile shape and pipelining: the fastest of ten shapes measured for fp64 and fp32 (ieee) on
-/// the H100 at NPBench's gemm and syrk sizes (scripts/gpu_tile_probe.py; 64 x 64 x 16 with 4
-/// warps and 3 stages was 76 % of cuBLAS for fp64 gemm, the next shape 8 % slower).
+/// the H100 at NPBench's gemm and syrk sizes (scripts/gpu_tile_probe.py, log in
+/// scripts/tile_results.md; 64 x 64 x 16 with 4 warps and 3 stages was 76 % of cuBLAS for fp64
+/// gemm, the next shape 8 % slower). The default of the tuning table (`_APPYC_TILE_CANDIDATES`).
 const BI: u32 = 64;
 const BJ: u32 = 64;
 const BK: u32 = 16;
