@@ -757,6 +757,11 @@ def run_case(a):
             return time.perf_counter() - t
 
         warm = once()  # a second call: recompiles on new argument values happen here
+        # Then --warmup seconds of calls, untimed: a device timed straight from idle runs its
+        # first short kernels at lower clocks, which put whichever case ran first behind.
+        until = time.perf_counter() + a.warmup
+        while time.perf_counter() < until:
+            once()
         reps = max(3, min(a.max_reps, int(a.time_budget / max(warm, 1e-6))))
         times = sorted(once() for _ in range(reps))
         res.update(ms=1e3 * times[len(times) // 2], reps=reps, min_ms=1e3 * times[0])
@@ -901,7 +906,8 @@ class Case:
         self.log = Path(a.work) / f"log_{kernel}_{impl}.txt"
         cmd = [sys.executable, str(Path(__file__).resolve()), "--case", kernel, "--impl", impl,
                "--size", a.size, "--device", a.device, "--work", a.work,
-               "--time-budget", str(a.time_budget), "--max-reps", str(a.max_reps)]
+               "--time-budget", str(a.time_budget), "--max-reps", str(a.max_reps),
+               "--warmup", str(a.warmup)]
         if a.modules:
             cmd += ["--modules", str(Path(a.modules).resolve())]
         if impl == "appyc_warm":
@@ -1431,6 +1437,8 @@ def main():
                    help="cap on each NumPy reference run")
     p.add_argument("--ref-jobs", type=int, default=None,
                    help="NumPy reference processes at once (default: CPUs/4, at least 1)")
+    p.add_argument("--warmup", type=float, default=0.2, metavar="S",
+                   help="untimed calls for about S seconds before the steady-state timing")
     p.add_argument("--time-budget", type=float, default=0.5, metavar="S",
                    help="steady-state timing: about S seconds of repetitions per case "
                         "(at least 3, at most --max-reps)")
