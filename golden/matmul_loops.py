@@ -941,3 +941,95 @@ def gemm_tf32(C, A, B):
     NI, NK = A.shape
     NJ = B.shape[1]
     _launch_gemm_tf32_kernel0(A, B, C, NI, NJ, NK)
+
+
+@triton.jit
+def _row_times_matrix_kernel0(A, B, C, M, N, K, A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, MVL: tl.constexpr):
+    # samples/matmul_loops.py:123: #pragma parallel for
+    i = tl.program_id(0)  # samples/matmul_loops.py:124
+    for _i in range(0, N, 1):  # samples/matmul_loops.py:125
+        _acc = tl.full((), 0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:125
+        for _i1_base in range(0, K, MVL):  # samples/matmul_loops.py:125
+            _i1 = _i1_base + tl.arange(0, MVL)
+            _i1_mask = _i1 < K
+            _acc = _acc + tl.sum(tl.where(_i1_mask, tl.load(A + i * A_stride0 + _i1 * A_stride1, mask=_i1_mask) * tl.load(B + _i1 * B_stride0 + _i * B_stride1, mask=_i1_mask), 0), axis=0)  # samples/matmul_loops.py:125
+        tl.store(C + i * C_stride0 + _i * C_stride1, tl.load(C + i * C_stride0 + _i * C_stride1) + _acc)  # samples/matmul_loops.py:125
+
+
+@triton.jit
+def _row_times_matrix_kernel0_tiles(A, B, C, M, N, K, A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
+    # samples/matmul_loops.py:123: #pragma parallel for
+    # as 64 x 64 tiles of (i, _col), tl.dot over blocks of the reduction (passes/tile_dot.rs)
+    _row0 = 0 + tl.program_id(1) * BI
+    _ti = _row0 + tl.arange(0, BI)
+    _ti_ok = _ti < M
+    _row1 = tl.minimum(_row0 + BI, M) - 1
+    _col_base = 0
+    _col0 = _col_base + tl.program_id(0) * BJ
+    _tj = _col0 + tl.arange(0, BJ)
+    _col_lo = 0
+    _col_hi = N
+    _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
+    if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
+        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
+        _acc1 = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
+        _k_lo = 0
+        _k_hi = K
+        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:125
+            _tk = _kb + tl.arange(0, BK)
+            _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
+            _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
+            _acc1 = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc1, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+        tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + _acc1, mask=_tile_ok)  # samples/matmul_loops.py:125
+
+
+_row_times_matrix_kernel0_tiles_tuning = _AppycTuning("_row_times_matrix_kernel0_tiles", "2a4cb9402ddf331b", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+
+
+def _launch_row_times_matrix_kernel0_tiles(A, B, C, M, N, K, _appyc_rows, _appyc_cols, _appyc_config):
+    """Launches _row_times_matrix_kernel0_tiles with one tile configuration."""
+    _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
+    _row_times_matrix_kernel0_tiles[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](
+        A, B, C, int(M), int(N), int(K), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
+        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION="ieee", num_warps=_appyc_warps,
+    )
+
+
+_row_times_matrix_kernel0_tuning = _AppycTuning("_row_times_matrix_kernel0", "7c30dace9be86cde", (256, 4), _APPYC_CANDIDATES)
+
+
+def _launch_row_times_matrix_kernel0(A, B, C, M, N, K, _appyc_config=None):
+    """Launches _row_times_matrix_kernel0 for the region at samples/matmul_loops.py:123."""
+    n_i = int(M)
+    if n_i <= 0:
+        return
+    if _appyc_dot_ok(C, A, B):
+        _appyc_cols = int(N) - int(0)
+        if _appyc_cols > 0:
+            _appyc_key = (_appyc_size(M), _appyc_size(N), _appyc_size(K), A.dtype, B.dtype, C.dtype)
+            _appyc_tile = _row_times_matrix_kernel0_tiles_tuning.chosen.get(_appyc_key)
+            if _appyc_tile is None:
+                _appyc_tile = _row_times_matrix_kernel0_tiles_tuning.tune(
+                    _appyc_key, (C,), lambda config: _launch_row_times_matrix_kernel0_tiles(A, B, C, M, N, K, n_i, _appyc_cols, config)
+                )
+            _launch_row_times_matrix_kernel0_tiles(A, B, C, M, N, K, n_i, _appyc_cols, _appyc_tile)
+        return
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(M), _appyc_size(N), _appyc_size(K), A.dtype, B.dtype, C.dtype)
+        _appyc_config = _row_times_matrix_kernel0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _row_times_matrix_kernel0_tuning.tune(
+                _appyc_key, (C,), lambda config: _launch_row_times_matrix_kernel0(A, B, C, M, N, K, config)
+            )
+    _appyc_mvl, _appyc_warps = _appyc_config
+    _row_times_matrix_kernel0[(n_i,)](
+        A, B, C, int(M), int(N), int(K), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
+        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    )
+
+
+def row_times_matrix(C, A, B):
+    # A row of A times B (`@` in a row statement): the sum over k is the tiles' reduction.
+    M, K = A.shape
+    N = B.shape[1]
+    _launch_row_times_matrix_kernel0(A, B, C, M, N, K)

@@ -114,3 +114,12 @@ def gemm_tf32(C, A, B):
             for k in range(NK):
                 s += A[i, k] * B[k, j]
             C[i, j] = s
+
+
+def row_times_matrix(C, A, B):
+    # A row of A times B (`@` in a row statement): the sum over k is the tiles' reduction.
+    M, K = A.shape
+    N = B.shape[1]
+    #pragma parallel for
+    for i in range(M):
+        C[i, :N] += A[i, :K] @ B[:K, :N]

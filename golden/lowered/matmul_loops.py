@@ -141,3 +141,18 @@ def gemm_tf32(C, A, B):
                 k = appy.vidx(_k_base, 32, NK)
                 s = s + sum(A[i, k] * B[k, j], axis=0)
             C[i, j] = s
+
+
+def row_times_matrix(C, A, B):
+    # A row of A times B (`@` in a row statement): the sum over k is the tiles' reduction.
+    M, K = A.shape
+    N = B.shape[1]
+    # _row_times_matrix_kernel0
+    #pragma parallel for
+    for i in range(0, M, 1):
+        for _i in range(0, N, 1):
+            _acc = 0
+            for _i1_base in range(0, K, appy.MVL):
+                _i1 = appy.vidx(_i1_base, appy.MVL, K)
+                _acc = _acc + sum(A[i, _i1] * B[_i1, _i])
+            C[i, _i] = C[i, _i] + _acc

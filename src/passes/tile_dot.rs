@@ -334,6 +334,9 @@ fn slices_as_loops(
                 let column = Expr::name(&var, span);
                 let length = Affine::of(&hi).sub(&Affine::of(&lo));
                 let mut ok = true;
+                // A row times a matrix becomes an accumulator summed by a loop over k.
+                let (value, mut loops) =
+                    row_times_matrix(value, &lo, &length, &column, used).ok()?;
                 let mut in_call = 0;
                 value.walk(&mut |x| {
                     if let ExprKind::Call { args, .. } = &x.kind {
@@ -366,7 +369,7 @@ fn slices_as_loops(
                     })
                 };
                 let new_target = index(target, &mut ok);
-                let new_value = index(value, &mut ok);
+                let new_value = index(&value, &mut ok);
                 if !ok || in_call > 0 || is_tensor_expr(&new_value) {
                     return None;
                 }
@@ -386,7 +389,10 @@ fn slices_as_loops(
                             stop: hi,
                             step: Expr::int(1, span),
                         },
-                        body: vec![inner],
+                        body: {
+                            loops.push(inner);
+                            loops
+                        },
                         kind: LoopKind::Simd(Width::Mvl),
                         vector: None,
                         num_warps: None,
@@ -407,6 +413,153 @@ fn slices_as_loops(
         out.push(s);
     }
     Some(out)
+}
+
+/// `value` with its row-times-matrix product (`X[i, a:b] @ Y[c:d, e:f]` or `np.dot`, the
+/// matrix's second slice running with the column) replaced by an accumulator, and the
+/// statements that sum it: `acc = 0.0; for k in range(a, b): acc = acc + X[i, k] * Y[c + k - a,
+/// e + col - lo]`. No product: `value` and no statements. `Err` for a product of other shapes
+/// or lengths, or more than one.
+#[allow(clippy::result_unit_err)]
+fn row_times_matrix(
+    value: &Expr,
+    col_lo: &Expr,
+    col_len: &Affine,
+    column: &Expr,
+    used: &mut std::collections::HashSet<String>,
+) -> Result<(Expr, Vec<Stmt>), ()> {
+    let mut products = vec![];
+    value.walk(&mut |x| {
+        if let ExprKind::Call { func, args } = &x.kind {
+            if super::tensor::is_product_call(func) && args.len() == 2 {
+                products.push(x.clone());
+            }
+        }
+    });
+    let call = match products.as_slice() {
+        [] => return Ok((value.clone(), vec![])),
+        [call] => call.clone(),
+        _ => return Err(()),
+    };
+    let ExprKind::Call { args, .. } = &call.kind else {
+        unreachable!()
+    };
+    let (row, matrix) = (&args[0], &args[1]);
+    let (k_lo, k_hi) = one_slice(row).ok_or(())?;
+    let [(m0_lo, m0_hi), (m1_lo, m1_hi)] = two_slices(matrix).ok_or(())?;
+    let k_len = Affine::of(&k_hi).sub(&Affine::of(&k_lo));
+    if Affine::of(&m0_hi).sub(&Affine::of(&m0_lo)) != k_len
+        || Affine::of(&m1_hi).sub(&Affine::of(&m1_lo)) != *col_len
+    {
+        return Err(());
+    }
+    let span = call.span;
+    let acc = fresh_name("acc", used);
+    let k = fresh_name("k", used);
+    let k_name = Expr::name(&k, span);
+    // `lo + (var - base)`, or `var` when the slice starts where the loop does.
+    let shifted = |slice_lo: &Expr, var: &Expr, base: &Expr| {
+        if same_place(slice_lo, base) {
+            var.clone()
+        } else if matches!(base.kind, ExprKind::Int(0)) {
+            Expr::binary(BinOp::Add, slice_lo.clone(), var.clone())
+        } else {
+            Expr::binary(
+                BinOp::Add,
+                slice_lo.clone(),
+                Expr::binary(BinOp::Sub, var.clone(), base.clone()),
+            )
+        }
+    };
+    let term = Expr::binary(
+        BinOp::Mul,
+        with_slice_at(row.clone(), k_name.clone()),
+        with_slices_at(
+            matrix.clone(),
+            [
+                shifted(&m0_lo, &k_name, &k_lo),
+                shifted(&m1_lo, column, col_lo),
+            ],
+        ),
+    );
+    let acc_name = Expr::name(&acc, span);
+    let assign = |target: Expr, value: Expr| {
+        Stmt::new(
+            StmtKind::Assign {
+                target,
+                value,
+                atomic: false,
+            },
+            span,
+        )
+    };
+    let init = assign(acc_name.clone(), Expr::new(ExprKind::Float(0.0), span));
+    let sum = Stmt::new(
+        StmtKind::For {
+            var: k,
+            range: Range {
+                start: k_lo,
+                stop: k_hi,
+                step: Expr::int(1, span),
+            },
+            body: vec![assign(
+                acc_name.clone(),
+                Expr::binary(BinOp::Add, acc_name.clone(), term),
+            )],
+            kind: LoopKind::Plain,
+            vector: None,
+            num_warps: None,
+        },
+        span,
+    );
+    let value = value.clone().rewrite(&mut |x| {
+        if same_place(&x, &call) {
+            acc_name.clone()
+        } else {
+            x
+        }
+    });
+    Ok((value, vec![init, sum]))
+}
+
+/// The bounds of a subscript's two slices (the others indices), in order.
+fn two_slices(e: &Expr) -> Option<[(Expr, Expr); 2]> {
+    let ExprKind::Subscript { array, indices } = &e.kind else {
+        return None;
+    };
+    let mut found = vec![];
+    for (dim, ix) in indices.iter().enumerate() {
+        match ix {
+            Index::At(_) => {}
+            Index::NewAxis => return None,
+            Index::Slice { lo, hi, span } => found.push((
+                lo.clone().unwrap_or_else(|| Expr::int(0, *span)),
+                hi.clone().unwrap_or_else(|| {
+                    Expr::new(
+                        ExprKind::Shape {
+                            array: array.clone(),
+                            dim,
+                        },
+                        *span,
+                    )
+                }),
+            )),
+        }
+    }
+    found.try_into().ok()
+}
+
+/// The subscript with its slices replaced by the indices `at`, in order.
+fn with_slices_at(mut e: Expr, at: [Expr; 2]) -> Expr {
+    if let ExprKind::Subscript { indices, .. } = &mut e.kind {
+        let mut at = at.into_iter();
+        for ix in indices.iter_mut() {
+            if matches!(ix, Index::Slice { .. }) {
+                *ix = Index::At(at.next().expect("two slices"));
+            }
+        }
+    }
+    e
 }
 
 /// The bounds of the one slice of a subscript (open ends: 0 and the extent), if it has
@@ -823,6 +976,36 @@ def f(C, A, N, M):
 ",
         );
         assert!(k.tiles.is_none());
+    }
+
+    #[test]
+    fn a_row_times_a_matrix_is_a_scalar_accumulator_nest() {
+        let t = region(
+            "
+def f(alpha, C, A, B, M, N, K):
+    #pragma parallel for
+    for i in range(M):
+        C[i, :N] += alpha * (A[i, 1:K + 1] @ B[:K, 2:N + 2])
+",
+        )
+        .tiles
+        .expect("tiled");
+        let (col, k) = (&t.col.var, &t.reductions[0].axis.var);
+        assert_eq!(text(&t.reductions[0].axis.start), "1");
+        let term = &t.reductions[0].terms[0];
+        assert_eq!(text(&term.left), format!("A[i, {k}]"));
+        assert_eq!(text(&term.right), format!("B[0 + ({k} - 1), 2 + {col}]"));
+        assert_eq!(
+            text(&t.epilogue),
+            format!("C[i, {col}] + alpha * {}", t.acc)
+        );
+        // Lengths that differ, or a matrix times a row, are not followed.
+        for value in ["A[i, :K] @ B[:K + 1, :N]", "B[:N, :K] @ A[i, :K]"] {
+            let src = format!(
+                "def f(C, A, B, M, N, K):\n    #pragma parallel for\n    for i in range(M):\n        C[i, :N] = {value}\n"
+            );
+            assert!(region(&src).tiles.is_none(), "{value}");
+        }
     }
 
     #[test]
