@@ -517,3 +517,92 @@ pub fn launch(code: &TileCode, t: &TileNest, input: &TileLaunchInput) -> TileLau
     ];
     TileLaunch { module, fast_path }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::{compile, Options};
+
+    fn generated(src: &str) -> String {
+        compile(&SourceFile::new("t.py", src), &Options::default())
+            .unwrap()
+            .text
+    }
+
+    /// The text of one top-level `def` in the generated module.
+    fn function<'a>(module: &'a str, name: &str) -> &'a str {
+        let start = module
+            .find(&format!("def {name}("))
+            .unwrap_or_else(|| panic!("no {name} in:\n{module}"));
+        let rest = &module[start..];
+        let end = rest[1..].find("\n\n\n").map_or(rest.len(), |e| e + 1);
+        &rest[..end]
+    }
+
+    const SYR2K: &str = "def f(alpha, beta, C, A, B, N, M):
+    #pragma parallel for
+    for i in range(N):
+        for j in range(i + 1):
+            C[i, j] *= beta
+        for k in range(M):
+            for j in range(i + 1):
+                C[i, j] += A[j, k] * alpha * B[i, k] - B[j, k] * alpha * A[i, k]
+";
+
+    #[test]
+    fn terms_of_one_scale_and_sign_share_an_accumulator_applied_in_the_epilogue() {
+        let kernel = function(&generated(SYR2K), "_f_kernel0_tiles").to_string();
+        // Two groups: +alpha and -alpha; operands are bare loads into tl.dot.
+        assert!(kernel.contains("_acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)"));
+        assert!(kernel.contains("_acc1 = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)"));
+        assert!(kernel.contains("_acc = tl.dot(tl.load(B + _ti[:, None] * B_stride0 + _tk[None, :] * B_stride1, mask=_a_ok, other=0.0)"));
+        assert!(kernel.contains("* beta + (alpha * _acc - alpha * _acc1), mask=_tile_ok)"));
+        assert!(
+            !kernel.contains("tl.where(_a_ok"),
+            "no operand needs a select:\n{kernel}"
+        );
+    }
+
+    #[test]
+    fn a_triangle_skips_the_tiles_of_its_other_half_and_masks_each_element() {
+        let kernel = function(&generated(SYR2K), "_f_kernel0_tiles").to_string();
+        // Columns of the tile's rows: 0 .. the last row + 1.
+        assert!(kernel.contains("_col_hi = tl.maximum(_row0 + 1, _row1 + 1)"));
+        assert!(kernel.contains("if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):"));
+        assert!(kernel.contains("& (_tj[None, :] < _ti[:, None] + 1)"));
+    }
+
+    #[test]
+    fn a_bound_moving_with_the_row_masks_the_row_operand_only() {
+        let src = "def f(A, B, w, out, M, N):
+    #pragma parallel for
+    for i in range(M):
+        for j in range(N):
+            s = 0.0
+            for k in range(i + 1, M):
+                s += A[k, i] * B[k, j] * w[j]
+            out[i, j] = s
+";
+        let kernel = function(&generated(src), "_f_kernel0_tiles").to_string();
+        // The loop starts at the smallest start over the tile's valid rows.
+        assert!(kernel.contains("_k_lo = tl.min(tl.where(_ti_ok, _ti + 1, _row0 + 1), axis=0)"));
+        assert!(kernel.contains(
+            "_a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi) & (_tk[None, :] >= _ti[:, None] + 1)"
+        ));
+        assert!(kernel.contains("_b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)\n"));
+        // A product of two loads on one side is selected, not loaded with `other`.
+        assert!(kernel.contains("tl.where(_b_ok, tl.load(B"));
+    }
+
+    #[test]
+    fn the_launcher_counts_columns_over_all_rows_and_takes_tiles_by_dtype() {
+        let module = generated(SYR2K);
+        let launcher = function(&module, "_launch_f_kernel0");
+        assert!(launcher.contains("if _appyc_dot_ok(C, A, B):"));
+        // `range(i + 1)` over rows 0 .. N - 1: columns 0 .. N.
+        assert!(launcher.contains("_appyc_cols = max(int(0 + 1), int(N - 1 + 1)) - int(0)"));
+        assert!(module.contains("PRECISION=\"ieee\""));
+        let tf32 = generated(&SYR2K.replace("parallel for", "parallel for tf32"));
+        assert!(tf32.contains("PRECISION=\"tf32\" if C.dtype == torch.float32 else \"ieee\""));
+    }
+}
