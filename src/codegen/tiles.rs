@@ -520,24 +520,7 @@ pub fn launch(code: &TileCode, t: &TileNest, input: &TileLaunchInput) -> TileLau
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::driver::{compile, Options};
-
-    fn generated(src: &str) -> String {
-        compile(&SourceFile::new("t.py", src), &Options::default())
-            .unwrap()
-            .text
-    }
-
-    /// The text of one top-level `def` in the generated module.
-    fn function<'a>(module: &'a str, name: &str) -> &'a str {
-        let start = module
-            .find(&format!("def {name}("))
-            .unwrap_or_else(|| panic!("no {name} in:\n{module}"));
-        let rest = &module[start..];
-        let end = rest[1..].find("\n\n\n").map_or(rest.len(), |e| e + 1);
-        &rest[..end]
-    }
+    use crate::codegen::test_support::{function, generated};
 
     const SYR2K: &str = "def f(alpha, beta, C, A, B, N, M):
     #pragma parallel for

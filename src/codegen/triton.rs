@@ -1254,22 +1254,7 @@ mod tests {
     use super::*;
     use crate::driver::{compile, Options};
 
-    /// The generated module for `src`, with defaults.
-    fn generated(src: &str) -> String {
-        compile(&SourceFile::new("t.py", src), &Options::default())
-            .unwrap()
-            .text
-    }
-
-    /// The text of one `def` in the generated module, up to the next top-level line.
-    fn function<'a>(module: &'a str, name: &str) -> &'a str {
-        let start = module
-            .find(&format!("def {name}("))
-            .unwrap_or_else(|| panic!("no {name} in:\n{module}"));
-        let rest = &module[start..];
-        let end = rest[1..].find("\n\n\n").map_or(rest.len(), |e| e + 1);
-        &rest[..end]
-    }
+    use crate::codegen::test_support::{function, generated};
 
     const TWO_PHASES: &str = "def f(A, B, M, N, T):
     for t in range(T):

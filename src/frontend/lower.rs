@@ -51,16 +51,7 @@ fn lower_tuple_assign(targets: &[ast::Expr], values: &[ast::Expr], span: Span) -
             .filter_map(root)
             .any(|name| v.mentions(&name))
     });
-    let assign = |target: Expr, value: Expr| {
-        Stmt::new(
-            StmtKind::Assign {
-                target,
-                value,
-                atomic: false,
-            },
-            span,
-        )
-    };
+    let assign = |target: Expr, value: Expr| Stmt::assign(target, value, span);
     if !reads_earlier_target {
         return targets
             .into_iter()

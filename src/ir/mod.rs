@@ -440,6 +440,18 @@ impl Stmt {
         }
     }
 
+    /// A plain (non-atomic) `target = value`.
+    pub fn assign(target: Expr, value: Expr, span: Span) -> Self {
+        Stmt::new(
+            StmtKind::Assign {
+                target,
+                value,
+                atomic: false,
+            },
+            span,
+        )
+    }
+
     pub fn is_parallel_loop(&self) -> bool {
         matches!(
             self.kind,

@@ -373,14 +373,7 @@ fn slices_as_loops(
                 if !ok || in_call > 0 || is_tensor_expr(&new_value) {
                     return None;
                 }
-                let inner = Stmt::new(
-                    StmtKind::Assign {
-                        target: new_target,
-                        value: new_value,
-                        atomic: false,
-                    },
-                    s.span,
-                );
+                let inner = Stmt::assign(new_target, new_value, s.span);
                 s = Stmt::new(
                     StmtKind::For {
                         var,
@@ -483,16 +476,7 @@ fn row_times_matrix(
         ),
     );
     let acc_name = Expr::name(&acc, span);
-    let assign = |target: Expr, value: Expr| {
-        Stmt::new(
-            StmtKind::Assign {
-                target,
-                value,
-                atomic: false,
-            },
-            span,
-        )
-    };
+    let assign = |target: Expr, value: Expr| Stmt::assign(target, value, span);
     let init = assign(acc_name.clone(), Expr::new(ExprKind::Float(0.0), span));
     let sum = Stmt::new(
         StmtKind::For {
