@@ -357,7 +357,7 @@ fn compile_function(
     for k in kernels.iter_mut() {
         passes::races::run(k, file, warnings);
         passes::shared_scalars::run(k)?;
-        passes::tile_dot::run(k);
+        passes::tile_dot::run(k, warnings);
     }
     let tensor_opts = passes::lower_tensor::Options {
         auto_simd: opts.auto_simd,

@@ -15,11 +15,23 @@
 //!   `for k: for j: C[i, j] = C[i, j] + X ...`, all over one `j` range.
 
 use super::affine::Affine;
+use crate::diag::Diagnostic;
 use crate::ir::*;
 
-pub fn run(k: &mut Kernel) {
+pub fn run(k: &mut Kernel, warnings: &mut Vec<Diagnostic>) {
     if k.tiles.is_none() {
         k.tiles = nest(k);
+    }
+    if k.tf32 && k.tiles.is_none() {
+        warnings.push(
+            Diagnostic::warning(
+                k.pragma_span,
+                "`tf32` has no effect here: the loop is not computed as tl.dot tiles",
+            )
+            .with_help(
+                "tiles need each C[i, j] to be a sum over k of an (i, k) factor times a (k, j) factor (see ARCHITECTURE.md, tile_dot)",
+            ),
+        );
     }
 }
 
@@ -794,7 +806,7 @@ mod tests {
     fn region(src: &str) -> Kernel {
         let f = attached(src).unwrap();
         let mut k = crate::passes::outline::run(&f).unwrap().remove(0);
-        run(&mut k);
+        run(&mut k, &mut vec![]);
         k
     }
 
@@ -990,6 +1002,23 @@ def f(alpha, C, A, B, M, N, K):
             );
             assert!(region(&src).tiles.is_none(), "{value}");
         }
+    }
+
+    #[test]
+    fn tf32_on_a_loop_without_tiles_is_a_warning() {
+        let src = "def f(A, B, N):\n    #pragma parallel for tf32\n    for i in range(N):\n        B[i] = A[i] * 2.0\n";
+        let f = attached(src).unwrap();
+        let mut k = crate::passes::outline::run(&f).unwrap().remove(0);
+        let mut warnings = vec![];
+        run(&mut k, &mut warnings);
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].is_warning());
+        // A tiled loop takes it silently.
+        let f = attached(&GEMM_ACC.replace("parallel for", "parallel for tf32")).unwrap();
+        let mut k = crate::passes::outline::run(&f).unwrap().remove(0);
+        let mut warnings = vec![];
+        run(&mut k, &mut warnings);
+        assert!(k.tiles.is_some() && warnings.is_empty());
     }
 
     #[test]
