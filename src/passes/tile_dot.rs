@@ -518,8 +518,33 @@ fn row_times_matrix(
     Ok((value, vec![init, sum]))
 }
 
-/// The bounds of a subscript's two slices (the others indices), in order.
+/// The bounds of a subscript's two slices (the other indices are single), in order.
 fn two_slices(e: &Expr) -> Option<[(Expr, Expr); 2]> {
+    slice_bounds(e)?.try_into().ok()
+}
+
+/// The subscript with its slices replaced by the indices `at`, in order.
+fn with_slices_at(mut e: Expr, at: [Expr; 2]) -> Expr {
+    if let ExprKind::Subscript { indices, .. } = &mut e.kind {
+        let mut at = at.into_iter();
+        for ix in indices.iter_mut() {
+            if matches!(ix, Index::Slice { .. }) {
+                *ix = Index::At(at.next().expect("two slices"));
+            }
+        }
+    }
+    e
+}
+
+/// The bounds of the one slice of a subscript, if it has exactly one.
+fn one_slice(e: &Expr) -> Option<(Expr, Expr)> {
+    let [bounds]: [(Expr, Expr); 1] = slice_bounds(e)?.try_into().ok()?;
+    Some(bounds)
+}
+
+/// The bounds of every slice of a subscript, in order (open ends: 0 and the extent); `None`
+/// for a new axis or anything but a subscript.
+fn slice_bounds(e: &Expr) -> Option<Vec<(Expr, Expr)>> {
     let ExprKind::Subscript { array, indices } = &e.kind else {
         return None;
     };
@@ -542,52 +567,7 @@ fn two_slices(e: &Expr) -> Option<[(Expr, Expr); 2]> {
             )),
         }
     }
-    found.try_into().ok()
-}
-
-/// The subscript with its slices replaced by the indices `at`, in order.
-fn with_slices_at(mut e: Expr, at: [Expr; 2]) -> Expr {
-    if let ExprKind::Subscript { indices, .. } = &mut e.kind {
-        let mut at = at.into_iter();
-        for ix in indices.iter_mut() {
-            if matches!(ix, Index::Slice { .. }) {
-                *ix = Index::At(at.next().expect("two slices"));
-            }
-        }
-    }
-    e
-}
-
-/// The bounds of the one slice of a subscript (open ends: 0 and the extent), if it has
-/// exactly one and no new axis.
-fn one_slice(e: &Expr) -> Option<(Expr, Expr)> {
-    let ExprKind::Subscript { array, indices } = &e.kind else {
-        return None;
-    };
-    let mut found = None;
-    for (dim, ix) in indices.iter().enumerate() {
-        match ix {
-            Index::At(_) => {}
-            Index::NewAxis => return None,
-            Index::Slice { lo, hi, span } => {
-                if found.is_some() {
-                    return None;
-                }
-                let lo = lo.clone().unwrap_or_else(|| Expr::int(0, *span));
-                let hi = hi.clone().unwrap_or_else(|| {
-                    Expr::new(
-                        ExprKind::Shape {
-                            array: array.clone(),
-                            dim,
-                        },
-                        *span,
-                    )
-                });
-                found = Some((lo, hi));
-            }
-        }
-    }
-    found
+    Some(found)
 }
 
 /// The subscript with its one slice replaced by the index `at`.
@@ -804,10 +784,15 @@ mod tests {
 
     /// The first region of `src`'s first function, with this pass run on it.
     fn region(src: &str) -> Kernel {
+        region_and_warnings(src).0
+    }
+
+    fn region_and_warnings(src: &str) -> (Kernel, Vec<Diagnostic>) {
         let f = attached(src).unwrap();
         let mut k = crate::passes::outline::run(&f).unwrap().remove(0);
-        run(&mut k, &mut vec![]);
-        k
+        let mut warnings = vec![];
+        run(&mut k, &mut warnings);
+        (k, warnings)
     }
 
     fn text(e: &Expr) -> String {
@@ -1007,17 +992,12 @@ def f(alpha, C, A, B, M, N, K):
     #[test]
     fn tf32_on_a_loop_without_tiles_is_a_warning() {
         let src = "def f(A, B, N):\n    #pragma parallel for tf32\n    for i in range(N):\n        B[i] = A[i] * 2.0\n";
-        let f = attached(src).unwrap();
-        let mut k = crate::passes::outline::run(&f).unwrap().remove(0);
-        let mut warnings = vec![];
-        run(&mut k, &mut warnings);
+        let (_, warnings) = region_and_warnings(src);
         assert_eq!(warnings.len(), 1);
         assert!(warnings[0].is_warning());
         // A tiled loop takes it silently.
-        let f = attached(&GEMM_ACC.replace("parallel for", "parallel for tf32")).unwrap();
-        let mut k = crate::passes::outline::run(&f).unwrap().remove(0);
-        let mut warnings = vec![];
-        run(&mut k, &mut warnings);
+        let (k, warnings) =
+            region_and_warnings(&GEMM_ACC.replace("parallel for", "parallel for tf32"));
         assert!(k.tiles.is_some() && warnings.is_empty());
     }
 

@@ -478,14 +478,7 @@ mod tests {
         out[j] = s
 ";
         let file = SourceFile::new("t.py", src);
-        let module = rustpython_ast::Suite::parse(src, "t.py").unwrap();
-        let rustpython_ast::Stmt::FunctionDef(f) = &module[0] else {
-            panic!()
-        };
-        let mut func = lower_function(f);
-        crate::passes::normalize::run(&mut func);
-        let pragmas = collect_pragmas(&file).unwrap();
-        crate::passes::attach_pragmas::run(&mut func, &pragmas, &file).unwrap();
+        let func = crate::passes::attach_pragmas::tests::attached(src).unwrap();
         let mut kernels = crate::passes::outline::run(&func).unwrap();
         crate::passes::strip_mine::run(&mut kernels[0]).unwrap();
         let launches = run(&file, &func, &kernels, true).unwrap();
