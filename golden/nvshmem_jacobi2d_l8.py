@@ -285,6 +285,12 @@ def _appyc_nvshmem_symmetric(t):
     if torch.distributed.get_world_size() > 1:
         symm_mem.rendezvous(out, torch.distributed.group.WORLD.group_name)
     out.copy_(t)
+    if torch.distributed.get_world_size() > 1:
+        # Every rank's copy has landed before any rank goes on: a peer's kernel may put or
+        # signal into this tensor as soon as it starts, and a copy still queued here would
+        # overwrite that (a zeroed flag would lose its signal and deadlock the wait).
+        torch.cuda.synchronize(device)
+        torch.distributed.barrier()
     # Kept until the process ends: freeing is a collective host call that is not ordered after
     # kernels still running on the stream, and a symmetric tensor allocated inside a compiled
     # function (its flags) would be freed on return while its persistent kernel may still
@@ -320,9 +326,10 @@ def _appyc_nvshmem_config(mvl, num_warps):
 
 def _appyc_nvshmem_persistent(kernel, phases, work, args, mvl, num_warps):
     """Runs `phases` phases of a persistent kernel with nvshmem calls: one cooperative launch
-    (its waits need every program resident). The first call of a configuration compiles the
-    kernel, loads it with NVSHMEM's module init and passes a barrier of all ranks, so no rank
-    waits on a peer that is still compiling. Under the interpreter: one launch per phase."""
+    (its waits need every program resident). Every compiled specialisation of the kernel is
+    loaded with NVSHMEM's module init before its first launch: Triton compiles a new one when an
+    argument's specialisation changes (a size divisible by 16, a stride of 1), and a module
+    without init faults on its first nvshmem call. Under the interpreter: one launch per phase."""
     if _APPYC_INTERPRET:
         programs = 3 if work is None else max(1, min(work, 3))
         sync = torch.zeros(1, dtype=torch.int64)
@@ -333,20 +340,19 @@ def _appyc_nvshmem_persistent(kernel, phases, work, args, mvl, num_warps):
     sync = torch.zeros(1, dtype=torch.int64, device=device)
     options = dict(MVL=mvl, GRID_SYNC=True, num_warps=num_warps, launch_cooperative_grid=True,
                    extern_libs=_appyc_nvshmem_lib())
-    dtypes = tuple(str(a.dtype) for a in args if isinstance(a, torch.Tensor))
-    key = (kernel.fn.__name__, mvl, num_warps, device, dtypes)
-    programs = _APPYC_NVSHMEM_STATE["programs"].get(key)
-    if programs is None:
+    # warmup() returns the specialisation that the launch below will find in Triton's cache.
+    compiled = kernel.warmup(*args, 0, phases, sync, grid=(1,), **options)
+    loaded = _APPYC_NVSHMEM_STATE["programs"].get(id(compiled))
+    if loaded is None:
         from torch._C._distributed_c10d import _nvshmemx_cumodule_init
 
-        compiled = kernel.warmup(*args, 0, phases, sync, grid=(1,), **options)
         compiled._init_handles()
         _nvshmemx_cumodule_init(compiled.module)
         props = torch.cuda.get_device_properties(device)
         programs = _appyc_programs_per_sm(compiled, num_warps, props) * props.multi_processor_count
-        _APPYC_NVSHMEM_STATE["programs"][key] = programs
-        torch.cuda.synchronize(device)
-        torch.distributed.barrier()
+        # The compiled kernel is kept with its count, so its id is never reused.
+        loaded = _APPYC_NVSHMEM_STATE["programs"][id(compiled)] = (compiled, programs)
+    programs = loaded[1]
     if work is not None:
         programs = max(1, min(programs, work))
     kernel[(programs,)](*args, 0, phases, sync, **options)
