@@ -183,9 +183,11 @@ fn compile_text(
     // The prelude goes after a docstring and `__future__` imports, and carries only the
     // helpers the generated code calls, so it is rendered last, from the finished text.
     let insert_at = prelude_offset(file, &module);
+    // Text inserted exactly at the prelude's place (the first kernel, when the source starts
+    // with its function) goes after the prelude, which it uses.
     let shift: isize = edits
         .iter()
-        .filter(|e| e.range.end <= insert_at)
+        .filter(|e| e.range.end < insert_at || (e.range.end == insert_at && !e.range.is_empty()))
         .map(|e| e.text.len() as isize - e.range.len() as isize)
         .sum();
     let body = host::apply(&file.text, edits);
