@@ -415,7 +415,7 @@ def _col_offsets_kernel0(A, out, N, M, A_stride0, A_stride1, out_stride0, MVL: t
     j_mask = j < N
     t = tl.load(A + 0 * A_stride0 + j * A_stride1, mask=j_mask) * 0.5  # samples/column_reductions.py:63
     s = tl.full((MVL,), 1.0, tl.float32)  # samples/column_reductions.py:64
-    _s_rows = tl.zeros((32, MVL), tl.float32)  # samples/column_reductions.py:65
+    _s_rows = tl.zeros((32, MVL), t.dtype)  # samples/column_reductions.py:65
     for _i_base in range(0, M, 32):  # samples/column_reductions.py:65
         i = _i_base + tl.arange(0, 32)
         i_mask = i < M
@@ -424,7 +424,7 @@ def _col_offsets_kernel0(A, out, N, M, A_stride0, A_stride1, out_stride0, MVL: t
     tl.store(out + j * out_stride0, s, mask=j_mask)  # samples/column_reductions.py:67
 
 
-_col_offsets_kernel0_tuning = _AppycTuning("_col_offsets_kernel0", "85eb5b4fc8c680b1", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_col_offsets_kernel0_tuning = _AppycTuning("_col_offsets_kernel0", "ba26a885d1a86d64", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_col_offsets_kernel0(A, out, N, M, _appyc_config=None):

@@ -571,7 +571,7 @@ impl<'a> Cx<'a> {
             _ => None,
         };
         if let Some(updates) = &row_tile {
-            self.row_accumulators(w, updates, width, src)?;
+            self.row_accumulators(w, updates, (width, v), src)?;
         }
         w.line(format!("for {var} in range({start}, {stop}, {wd}):  {src}"));
         w.indent();
@@ -615,7 +615,7 @@ impl<'a> Cx<'a> {
         &self,
         w: &mut Writer,
         updates: &[RowUpdate],
-        rows: Width,
+        (rows, row): (Width, &str),
         src: &str,
     ) -> Result<()> {
         let Some(lanes) = self.strips.last().copied().or(self.lane_width) else {
@@ -635,15 +635,23 @@ impl<'a> Cx<'a> {
                 .map(|o| o.value.clone())
                 .reduce(|a, b| Expr::binary(BinOp::Add, a, b))
                 .expect("u is one");
-            // Without arrays or fp64 parameters to decide it, what Triton makes of the values.
-            let dt = self.dtype_of(&values, u.target).unwrap_or_else(|| {
-                if self.is_int(&values) {
-                    "tl.int32"
-                } else {
-                    "tl.float32"
-                }
-                .to_string()
-            });
+            // Every name the values read but the rows is defined before the loop: a vector of
+            // the lanes among them (`s += t`) is a tensor whose dtype counts.
+            let defined_vector = |n: &str| {
+                (n != row && !self.rows.contains(n) && self.masks.contains_key(n))
+                    .then(|| format!("{n}.dtype"))
+            };
+            // Without any of those to decide it, what Triton makes of the values.
+            let dt = self
+                .promoted_dtype(&values, u.target, &defined_vector)
+                .unwrap_or_else(|| {
+                    if self.is_int(&values) {
+                        "tl.int32"
+                    } else {
+                        "tl.float32"
+                    }
+                    .to_string()
+                });
             let zeros = format!("tl.zeros({shape}, {dt})");
             let init = match u.op {
                 ReduceOp::Sum => zeros,
@@ -1062,9 +1070,24 @@ impl<'a> Cx<'a> {
     /// A Triton expression for the dtype that `update` has, when the kernel's arrays and
     /// parameters decide it; `None` leaves the literal's own type.
     fn dtype_of(&self, update: &Expr, target: &str) -> Option<String> {
-        // The value's dtype comes from the arrays it loads (not from arrays used as indices)
-        // and from fp64 parameters.
-        fn leaves(e: &Expr, target: &str, floats: &HashSet<String>, out: &mut Vec<String>) {
+        self.promoted_dtype(update, target, &|_| None)
+    }
+
+    /// `dtype_of`, with also the dtypes that `named` gives to names (locals already defined).
+    fn promoted_dtype(
+        &self,
+        update: &Expr,
+        target: &str,
+        named: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<String> {
+        struct Leaves<'c> {
+            target: &'c str,
+            floats: &'c HashSet<String>,
+            named: &'c dyn Fn(&str) -> Option<String>,
+        }
+        // The value's dtype comes from the arrays it loads (not from arrays used as indices),
+        // from fp64 parameters and from the names `named` knows.
+        fn leaves(e: &Expr, cx: &Leaves, out: &mut Vec<String>) {
             let mut add = |t: String| {
                 if !out.contains(&t) {
                     out.push(t)
@@ -1072,27 +1095,37 @@ impl<'a> Cx<'a> {
             };
             match &e.kind {
                 ExprKind::Subscript { array, .. } => add(format!("{array}.dtype.element_ty")),
-                ExprKind::Name(n) if n != target && floats.contains(n) => add("tl.float64".into()),
+                ExprKind::Name(n) if n != cx.target && cx.floats.contains(n) => {
+                    add("tl.float64".into())
+                }
+                ExprKind::Name(n) if n != cx.target => {
+                    if let Some(t) = (cx.named)(n) {
+                        add(t)
+                    }
+                }
                 ExprKind::Binary { left, right, .. } => {
-                    leaves(left, target, floats, out);
-                    leaves(right, target, floats, out);
+                    leaves(left, cx, out);
+                    leaves(right, cx, out);
                 }
-                ExprKind::Unary { operand, .. } => leaves(operand, target, floats, out),
+                ExprKind::Unary { operand, .. } => leaves(operand, cx, out),
                 ExprKind::IfExp { body, orelse, .. } => {
-                    leaves(body, target, floats, out);
-                    leaves(orelse, target, floats, out);
+                    leaves(body, cx, out);
+                    leaves(orelse, cx, out);
                 }
-                ExprKind::Call { args, .. } => {
-                    args.iter().for_each(|a| leaves(a, target, floats, out))
-                }
+                ExprKind::Call { args, .. } => args.iter().for_each(|a| leaves(a, cx, out)),
                 ExprKind::Reduce { value, .. } | ExprKind::ReduceRows { value, .. } => {
-                    leaves(value, target, floats, out)
+                    leaves(value, cx, out)
                 }
                 _ => {}
             }
         }
+        let cx = Leaves {
+            target,
+            floats: &self.float_params,
+            named,
+        };
         let mut strong: Vec<String> = vec![];
-        leaves(update, target, &self.float_params, &mut strong);
+        leaves(update, &cx, &mut strong);
         match strong.len() {
             0 => None,
             1 => strong.pop(),
@@ -1708,6 +1741,11 @@ mod tests {
                 &k,
                 "_s_rows = _s_rows + tl.where(i_mask[:, None] & j_mask, t, 0)"
             ),
+            "{k}"
+        );
+        // No array in the value: the dtype of the vector it reads (defined before the loop).
+        assert!(
+            has_line(&k, "_s_rows = tl.zeros((32, MVL), t.dtype)"),
             "{k}"
         );
     }
