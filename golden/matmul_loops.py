@@ -484,14 +484,18 @@ def _symm_lower_kernel0(A, B, C, M, N, beta: "fp64", alpha: "fp64", A_stride0, A
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
         s = tl.full(j.shape, 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:61
+        _s_rows = tl.zeros((32, MVL), (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:62
         for _k_base in range(0, i, 32):  # samples/matmul_loops.py:62
             k = _k_base + tl.arange(0, 32)
             k_mask = k < i
-            s = s + tl.sum(tl.where(j_mask & k_mask[:, None], tl.load(A + i * A_stride0 + k[:, None] * A_stride1, mask=k_mask[:, None]) * tl.load(B + k[:, None] * B_stride0 + j * B_stride1, mask=j_mask & k_mask[:, None]), 0), axis=0)  # samples/matmul_loops.py:63
+            _s_rows = _s_rows + tl.where(j_mask & k_mask[:, None], tl.load(A + i * A_stride0 + k[:, None] * A_stride1, mask=k_mask[:, None]) * tl.load(B + k[:, None] * B_stride0 + j * B_stride1, mask=j_mask & k_mask[:, None]), 0)  # samples/matmul_loops.py:63
+        s = s + tl.sum(_s_rows, axis=0)  # samples/matmul_loops.py:62
+        _s_rows1 = tl.zeros((32, MVL), (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:64
         for _k_base1 in range(i + 1, M, 32):  # samples/matmul_loops.py:64
             k = _k_base1 + tl.arange(0, 32)
             k_mask = k < M
-            s = s + tl.sum(tl.where(j_mask & k_mask[:, None], tl.load(A + k[:, None] * A_stride0 + i * A_stride1, mask=k_mask[:, None]) * tl.load(B + k[:, None] * B_stride0 + j * B_stride1, mask=j_mask & k_mask[:, None]), 0), axis=0)  # samples/matmul_loops.py:65
+            _s_rows1 = _s_rows1 + tl.where(j_mask & k_mask[:, None], tl.load(A + k[:, None] * A_stride0 + i * A_stride1, mask=k_mask[:, None]) * tl.load(B + k[:, None] * B_stride0 + j * B_stride1, mask=j_mask & k_mask[:, None]), 0)  # samples/matmul_loops.py:65
+        s = s + tl.sum(_s_rows1, axis=0)  # samples/matmul_loops.py:64
         tl.debug_barrier()
         tl.store(C + i * C_stride0 + j * C_stride1, beta * tl.load(C + i * C_stride0 + j * C_stride1, mask=j_mask) + alpha * (tl.load(A + i * A_stride0 + i * A_stride1) * tl.load(B + i * B_stride0 + j * B_stride1, mask=j_mask) + s), mask=j_mask)  # samples/matmul_loops.py:66
         tl.debug_barrier()
@@ -543,7 +547,7 @@ def _launch_symm_lower_kernel0_tiles(A, B, C, M, N, beta, alpha, _appyc_rows, _a
     )
 
 
-_symm_lower_kernel0_tuning = _AppycTuning("_symm_lower_kernel0", "45512fdfa668b2f4", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_symm_lower_kernel0_tuning = _AppycTuning("_symm_lower_kernel0", "6b06fd2915b958c2", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_symm_lower_kernel0(A, B, C, M, N, beta, alpha, _appyc_config=None):
@@ -764,10 +768,12 @@ def _band_from_column_kernel0(A, B, C, NI, NJ, K, A_stride0, A_stride1, B_stride
     i_mask = i < NI
     for j in range(0, NJ, 1):  # samples/matmul_loops.py:99
         s = tl.full((MVL,), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:100
+        _s_rows = tl.zeros((32, MVL), (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:101
         for _k_base in range(j, K, 32):  # samples/matmul_loops.py:101
             k = _k_base + tl.arange(0, 32)
             k_mask = k < K
-            s = s - tl.sum(tl.where(i_mask & k_mask[:, None], tl.load(A + i * A_stride0 + k[:, None] * A_stride1, mask=i_mask & k_mask[:, None]) * tl.load(B + k[:, None] * B_stride0 + j * B_stride1, mask=k_mask[:, None]), 0), axis=0)  # samples/matmul_loops.py:102
+            _s_rows = _s_rows - tl.where(i_mask & k_mask[:, None], tl.load(A + i * A_stride0 + k[:, None] * A_stride1, mask=i_mask & k_mask[:, None]) * tl.load(B + k[:, None] * B_stride0 + j * B_stride1, mask=k_mask[:, None]), 0)  # samples/matmul_loops.py:102
+        s = s + tl.sum(_s_rows, axis=0)  # samples/matmul_loops.py:101
         tl.store(C + i * C_stride0 + j * C_stride1, s, mask=i_mask)  # samples/matmul_loops.py:103
 
 
@@ -810,7 +816,7 @@ def _launch_band_from_column_kernel0_tiles(A, B, C, NI, NJ, K, _appyc_rows, _app
     )
 
 
-_band_from_column_kernel0_tuning = _AppycTuning("_band_from_column_kernel0", "1c516c173bbc9bfa", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_band_from_column_kernel0_tuning = _AppycTuning("_band_from_column_kernel0", "c90d066a82ecb6c1", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_band_from_column_kernel0(A, B, C, NI, NJ, K, _appyc_config=None):
@@ -857,10 +863,12 @@ def _gemm_tf32_kernel0(A, B, C, NI, NJ, NK, A_stride0, A_stride1, B_stride0, B_s
     i_mask = i < NI
     for j in range(0, NJ, 1):  # samples/matmul_loops.py:112
         s = tl.full((MVL,), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:113
+        _s_rows = tl.zeros((32, MVL), (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:114
         for _k_base in range(0, NK, 32):  # samples/matmul_loops.py:114
             k = _k_base + tl.arange(0, 32)
             k_mask = k < NK
-            s = s + tl.sum(tl.where(i_mask & k_mask[:, None], tl.load(A + i * A_stride0 + k[:, None] * A_stride1, mask=i_mask & k_mask[:, None]) * tl.load(B + k[:, None] * B_stride0 + j * B_stride1, mask=k_mask[:, None]), 0), axis=0)  # samples/matmul_loops.py:115
+            _s_rows = _s_rows + tl.where(i_mask & k_mask[:, None], tl.load(A + i * A_stride0 + k[:, None] * A_stride1, mask=i_mask & k_mask[:, None]) * tl.load(B + k[:, None] * B_stride0 + j * B_stride1, mask=k_mask[:, None]), 0)  # samples/matmul_loops.py:115
+        s = s + tl.sum(_s_rows, axis=0)  # samples/matmul_loops.py:114
         tl.store(C + i * C_stride0 + j * C_stride1, s, mask=i_mask)  # samples/matmul_loops.py:116
 
 
@@ -903,7 +911,7 @@ def _launch_gemm_tf32_kernel0_tiles(A, B, C, NI, NJ, NK, _appyc_rows, _appyc_col
     )
 
 
-_gemm_tf32_kernel0_tuning = _AppycTuning("_gemm_tf32_kernel0", "a807469aadc24408", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_gemm_tf32_kernel0_tuning = _AppycTuning("_gemm_tf32_kernel0", "3b370ea6ebc3c8f7", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_gemm_tf32_kernel0(A, B, C, NI, NJ, NK, _appyc_config=None):

@@ -1,11 +1,13 @@
 """Column reductions: each program takes a vector of columns and walks the rows.
 
 Exercises: a plain loop inside `parallel for simd` (or a `simd` loop) whose body only reduces
-into lane vectors, lowered as a row tile (strips of rows on a second vector axis, reduced with
-`tl.sum(..., axis=0)`): column sums, a transposed matrix-vector product like gemver's, max and
-min, two accumulators in one loop with a subtraction, a loop with a start, the `parallel for`
-that vectorisation turns into lanes, and a `simd` loop's lanes; then loops that stay scalar (the
-body stores, or reads its accumulator in the update).
+into lane vectors, lowered as a row tile (strips of rows on a second vector axis, added element
+by element into a [rows, lanes] accumulator whose rows are reduced once after the loop): column
+sums, a transposed matrix-vector product like gemver's, max and min, two accumulators in one
+loop with a subtraction, a loop with a start, an update that does not read the rows, the
+`parallel for` that vectorisation turns into lanes, and a `simd` loop's lanes; then loops that
+stay scalar (the body stores, reads its accumulator in the update, or both adds to and maxes
+one accumulator).
 """
 import numpy as np
 
@@ -54,6 +56,17 @@ def col_moments(A, mean, spread, lo, M, N):
         spread[j] = q
 
 
+def col_offsets(A, out, M, N):
+    # The update does not read the rows: its value is added once per row.
+    #pragma parallel for simd
+    for j in range(N):
+        t = A[0, j] * 0.5
+        s = 1.0
+        for i in range(M):
+            s += t
+        out[j] = s
+
+
 def col_sums_auto(A, out, M, N):
     # A plain `parallel for`: vectorisation makes its iterations lanes.
     #pragma parallel for
@@ -93,4 +106,16 @@ def col_decay(A, out, M, N):
         s = 1.0
         for i in range(M):
             s = s + 0.5 * s * A[i, j]
+        out[j] = s
+
+
+def col_running_max(A, out, M, N):
+    # Stays a scalar loop: one accumulator both added to and maxed, so the order of the rows
+    # matters.
+    #pragma parallel for simd
+    for j in range(N):
+        s = 0.0
+        for i in range(M):
+            s += A[i, j]
+            s = max(s, A[i, j] * 2.0)
         out[j] = s

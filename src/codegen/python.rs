@@ -161,7 +161,7 @@ fn expr_prec(e: &Expr, ctx: u8) -> String {
             format!("appy.vidx({}, {}, {})", expr(start), width(*w), expr(bound))
         }
         ExprKind::Reduce { op, value } => format!("{}({})", op.name(), expr(value)),
-        ExprKind::ReduceRows { op, value } => {
+        ExprKind::ReduceRows { op, value, .. } => {
             format!("{}({}, axis=0)", op.name(), expr(value))
         }
         ExprKind::Broadcast { value, keep } => {

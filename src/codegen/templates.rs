@@ -25,6 +25,8 @@ pub struct PreludeUses {
     pub fill_dtype: bool,
     pub masked_max: bool,
     pub masked_min: bool,
+    pub lowest_like: bool,
+    pub highest_like: bool,
     pub shared_scalar: bool,
     pub dot: bool,
     /// A loop bound is a value loaded from an array (see `loads_bound_a_loop`).
@@ -50,6 +52,8 @@ impl PreludeUses {
             fill_dtype: calls("_appyc_fill_dtype"),
             masked_max: calls("_appyc_masked_max"),
             masked_min: calls("_appyc_masked_min"),
+            lowest_like: calls("_appyc_lowest_like"),
+            highest_like: calls("_appyc_highest_like"),
             shared_scalar: calls("_appyc_shared_scalar"),
             dot: calls("_appyc_dot_ok"),
             loaded_bound: loads_bound_a_loop(code),

@@ -6,7 +6,7 @@ pub(super) use super::analysis::{analyse, Analysis};
 use super::python::{binop_prec, float_literal, prec};
 use super::writer::Writer;
 use crate::diag::{Diagnostic, Result};
-use crate::frontend::source::SourceFile;
+use crate::frontend::source::{SourceFile, Span};
 use crate::ir::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -74,6 +74,8 @@ pub(super) struct Cx<'a> {
     cg: HashSet<String>,
     /// Row indices of row tiles (axis 0 of a 2-D tile): `ReduceRows` reduces them away.
     rows: HashSet<String>,
+    /// Widths of the enclosing 1-D strip-mined loops: the lanes of a row tile inside one.
+    strips: Vec<Width>,
 }
 
 pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
@@ -160,6 +162,7 @@ impl<'a> Cx<'a> {
             int_names: int_names(k, analysis),
             cg: HashSet::new(),
             rows: HashSet::new(),
+            strips: vec![],
         }
     }
 
@@ -563,6 +566,13 @@ impl<'a> Cx<'a> {
         let start = self.expr(&range.start)?;
         let stop = self.expr(&range.stop)?;
         let wd = width_text(width);
+        let row_tile = match tile {
+            Some(0) => row_updates(body),
+            _ => None,
+        };
+        if let Some(updates) = &row_tile {
+            self.row_accumulators(w, updates, (width, v), src)?;
+        }
         w.line(format!("for {var} in range({start}, {stop}, {wd}):  {src}"));
         w.indent();
         w.line(format!("{v} = {var} + tl.arange(0, {wd})"));
@@ -581,8 +591,121 @@ impl<'a> Cx<'a> {
         }
         self.masks
             .insert(v.to_string(), BTreeSet::from([format!("{v}_mask{axis}")]));
+        if let Some(updates) = &row_tile {
+            for u in updates {
+                self.row_update(w, u, &format!("{v}_mask{axis}"))?;
+            }
+            w.dedent();
+            return self.row_results(w, updates, src);
+        }
+        if tile.is_none() {
+            self.strips.push(width);
+        }
         self.block(w, body)?;
+        if tile.is_none() {
+            self.strips.pop();
+        }
         w.dedent();
+        Ok(())
+    }
+
+    /// Before a row tile: each partial accumulator, [rows, lanes] of the reduction's identity
+    /// in the dtype of the values it adds up (all its updates', promoted).
+    fn row_accumulators(
+        &self,
+        w: &mut Writer,
+        updates: &[RowUpdate],
+        (rows, row): (Width, &str),
+        src: &str,
+    ) -> Result<()> {
+        let Some(lanes) = self.strips.last().copied().or(self.lane_width) else {
+            return Err(Diagnostic::error(
+                updates[0].value.span,
+                "internal: a row tile outside vector lanes",
+            ));
+        };
+        let shape = format!("({}, {})", width_text(rows), width_text(lanes));
+        for (k, u) in updates.iter().enumerate() {
+            if updates[..k].iter().any(|p| p.acc == u.acc) {
+                continue;
+            }
+            let values = updates
+                .iter()
+                .filter(|o| o.acc == u.acc)
+                .map(|o| o.value.clone())
+                .reduce(|a, b| Expr::binary(BinOp::Add, a, b))
+                .expect("u is one");
+            // Every name the values read but the rows is defined before the loop: a vector of
+            // the lanes among them (`s += t`) is a tensor whose dtype counts.
+            let defined_vector = |n: &str| {
+                (n != row && !self.rows.contains(n) && self.masks.contains_key(n))
+                    .then(|| format!("{n}.dtype"))
+            };
+            // Without any of those to decide it, what Triton makes of the values.
+            let dt = self
+                .promoted_dtype(&values, u.target, &defined_vector)
+                .unwrap_or_else(|| {
+                    if self.is_int(&values) {
+                        "tl.int32"
+                    } else {
+                        "tl.float32"
+                    }
+                    .to_string()
+                });
+            let zeros = format!("tl.zeros({shape}, {dt})");
+            let init = match u.op {
+                ReduceOp::Sum => zeros,
+                ReduceOp::Max => format!("_appyc_lowest_like({zeros})"),
+                ReduceOp::Min => format!("_appyc_highest_like({zeros})"),
+            };
+            w.line(format!("{} = {init}  {src}", u.acc));
+        }
+        Ok(())
+    }
+
+    /// One strip of a row tile's update, element by element into its partial accumulator.
+    /// Rows past the bound (`rows_mask`, also where the value does not mention the rows: it is
+    /// added once per row) and masked-off lanes leave the accumulator as it is.
+    fn row_update(&mut self, w: &mut Writer, u: &RowUpdate, rows_mask: &str) -> Result<()> {
+        let mut mask = self.mask_of(u.value);
+        mask.insert(rows_mask.to_string());
+        let m = mask.into_iter().collect::<Vec<_>>().join(" & ");
+        let v = self.expr(u.value)?;
+        let acc = u.acc;
+        let line = match (u.op, u.negated) {
+            (ReduceOp::Sum, false) => format!("{acc} = {acc} + tl.where({m}, {v}, 0)"),
+            (ReduceOp::Sum, true) => format!("{acc} = {acc} - tl.where({m}, {v}, 0)"),
+            (ReduceOp::Max, _) => format!("{acc} = tl.maximum({acc}, tl.where({m}, {v}, {acc}))"),
+            (ReduceOp::Min, _) => format!("{acc} = tl.minimum({acc}, tl.where({m}, {v}, {acc}))"),
+        };
+        w.line(format!("{line}  {}", self.src(u.span)));
+        Ok(())
+    }
+
+    /// After a row tile: each accumulator's rows reduced once and combined with its carried
+    /// lane vector, which keeps the lanes' masks (the rows are gone).
+    fn row_results(&mut self, w: &mut Writer, updates: &[RowUpdate], src: &str) -> Result<()> {
+        for (k, u) in updates.iter().enumerate() {
+            if updates[..k].iter().any(|p| p.acc == u.acc) {
+                continue;
+            }
+            let (s, acc) = (u.target, u.acc);
+            let line = match u.op {
+                ReduceOp::Sum => format!("{s} = {s} + tl.sum({acc}, axis=0)"),
+                ReduceOp::Max => format!("{s} = tl.maximum({s}, tl.max({acc}, axis=0))"),
+                ReduceOp::Min => format!("{s} = tl.minimum({s}, tl.min({acc}, axis=0))"),
+            };
+            let mut mask = BTreeSet::new();
+            for o in updates.iter().filter(|o| o.acc == u.acc) {
+                mask.extend(self.mask_of(o.update));
+            }
+            if mask.is_empty() {
+                self.masks.remove(s);
+            } else {
+                self.masks.insert(s.to_string(), mask);
+            }
+            w.line(format!("{line}  {src}"));
+        }
         Ok(())
     }
 
@@ -692,6 +815,7 @@ impl<'a> Cx<'a> {
             int_names: self.int_names.clone(),
             cg: self.cg.clone(),
             rows: self.rows.clone(),
+            strips: self.strips.clone(),
         };
         Ok(format!("({}) < {}", me.expr(e)?, me.expr(bound)?))
     }
@@ -811,8 +935,13 @@ impl<'a> Cx<'a> {
                 let wd = width_text(*width);
                 paren(format!("{s} + tl.arange(0, {wd})"), binop_prec(BinOp::Add))
             }
-            // Over a row tile the same text reduces the rows only (axis 0), keeping the lanes.
-            ExprKind::Reduce { op, value } | ExprKind::ReduceRows { op, value } => {
+            ExprKind::ReduceRows { .. } => {
+                return Err(Diagnostic::error(
+                    e.span,
+                    "internal: a reduction over rows outside the updates of its row tile",
+                ))
+            }
+            ExprKind::Reduce { op, value } => {
                 let mask = self.mask_of(value);
                 let v = self.expr(value)?;
                 let m = if mask.is_empty() {
@@ -941,9 +1070,24 @@ impl<'a> Cx<'a> {
     /// A Triton expression for the dtype that `update` has, when the kernel's arrays and
     /// parameters decide it; `None` leaves the literal's own type.
     fn dtype_of(&self, update: &Expr, target: &str) -> Option<String> {
-        // The value's dtype comes from the arrays it loads (not from arrays used as indices)
-        // and from fp64 parameters.
-        fn leaves(e: &Expr, target: &str, floats: &HashSet<String>, out: &mut Vec<String>) {
+        self.promoted_dtype(update, target, &|_| None)
+    }
+
+    /// `dtype_of`, with also the dtypes that `named` gives to names (locals already defined).
+    fn promoted_dtype(
+        &self,
+        update: &Expr,
+        target: &str,
+        named: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<String> {
+        struct Leaves<'c> {
+            target: &'c str,
+            floats: &'c HashSet<String>,
+            named: &'c dyn Fn(&str) -> Option<String>,
+        }
+        // The value's dtype comes from the arrays it loads (not from arrays used as indices),
+        // from fp64 parameters and from the names `named` knows.
+        fn leaves(e: &Expr, cx: &Leaves, out: &mut Vec<String>) {
             let mut add = |t: String| {
                 if !out.contains(&t) {
                     out.push(t)
@@ -951,27 +1095,37 @@ impl<'a> Cx<'a> {
             };
             match &e.kind {
                 ExprKind::Subscript { array, .. } => add(format!("{array}.dtype.element_ty")),
-                ExprKind::Name(n) if n != target && floats.contains(n) => add("tl.float64".into()),
+                ExprKind::Name(n) if n != cx.target && cx.floats.contains(n) => {
+                    add("tl.float64".into())
+                }
+                ExprKind::Name(n) if n != cx.target => {
+                    if let Some(t) = (cx.named)(n) {
+                        add(t)
+                    }
+                }
                 ExprKind::Binary { left, right, .. } => {
-                    leaves(left, target, floats, out);
-                    leaves(right, target, floats, out);
+                    leaves(left, cx, out);
+                    leaves(right, cx, out);
                 }
-                ExprKind::Unary { operand, .. } => leaves(operand, target, floats, out),
+                ExprKind::Unary { operand, .. } => leaves(operand, cx, out),
                 ExprKind::IfExp { body, orelse, .. } => {
-                    leaves(body, target, floats, out);
-                    leaves(orelse, target, floats, out);
+                    leaves(body, cx, out);
+                    leaves(orelse, cx, out);
                 }
-                ExprKind::Call { args, .. } => {
-                    args.iter().for_each(|a| leaves(a, target, floats, out))
-                }
+                ExprKind::Call { args, .. } => args.iter().for_each(|a| leaves(a, cx, out)),
                 ExprKind::Reduce { value, .. } | ExprKind::ReduceRows { value, .. } => {
-                    leaves(value, target, floats, out)
+                    leaves(value, cx, out)
                 }
                 _ => {}
             }
         }
+        let cx = Leaves {
+            target,
+            floats: &self.float_params,
+            named,
+        };
         let mut strong: Vec<String> = vec![];
-        leaves(update, target, &self.float_params, &mut strong);
+        leaves(update, &cx, &mut strong);
         match strong.len() {
             0 => None,
             1 => strong.pop(),
@@ -985,6 +1139,57 @@ impl<'a> Cx<'a> {
             )),
         }
     }
+}
+
+/// One update of a row tile: `target = target ⊕ ReduceRows(value)` (`-` when `negated`),
+/// folded into the partial accumulator `acc`.
+struct RowUpdate<'a> {
+    target: &'a str,
+    op: ReduceOp,
+    negated: bool,
+    value: &'a Expr,
+    acc: &'a str,
+    /// The whole update (its lanes' masks are the result's).
+    update: &'a Expr,
+    span: Span,
+}
+
+/// The updates of a row tile's body (`strip_mine::row_tile`), `None` for other loops.
+fn row_updates(body: &[Stmt]) -> Option<Vec<RowUpdate<'_>>> {
+    if body.is_empty() {
+        return None;
+    }
+    body.iter()
+        .map(|s| {
+            let StmtKind::Assign {
+                target,
+                value: update,
+                atomic: false,
+            } = &s.kind
+            else {
+                return None;
+            };
+            let ExprKind::Name(n) = &target.kind else {
+                return None;
+            };
+            let (op, (reduced, negated)) = match as_reduction(target, update)? {
+                (op, ReductionOperand::Plain(r)) => (op, (r, false)),
+                (op, ReductionOperand::Negated(r)) => (op, (r, true)),
+            };
+            let ExprKind::ReduceRows { value, acc, .. } = &reduced.kind else {
+                return None;
+            };
+            Some(RowUpdate {
+                target: n,
+                op,
+                negated,
+                value,
+                acc,
+                update,
+                span: s.span,
+            })
+        })
+        .collect()
 }
 
 fn mask_arg(mask: &BTreeSet<String>) -> String {
@@ -1421,24 +1626,49 @@ mod tests {
         );
     }
 
+    /// The lines of `k` without their `# t.py:N` comments, indentation kept.
+    fn code_lines(k: &str) -> Vec<&str> {
+        k.lines()
+            .map(|l| l.split("  # t.py:").next().unwrap_or(l))
+            .collect()
+    }
+
+    /// The position of the line of `lines` that is `line` (indentation aside).
+    fn line_at(lines: &[&str], line: &str) -> usize {
+        lines
+            .iter()
+            .position(|l| l.trim() == line)
+            .unwrap_or_else(|| panic!("no `{line}` in:\n{}", lines.join("\n")))
+    }
+
     #[test]
-    fn a_row_tile_reduces_its_rows_into_the_lanes() {
+    fn a_row_tile_adds_its_strips_into_a_2d_accumulator_and_reduces_its_rows_once() {
         let k = kernel_of(
             "def f(A, y, x, M, N):\n    #pragma parallel for simd\n    for j in range(N):\n        s = 0.0\n        for i in range(M):\n            s += y[i] * A[i, j]\n        x[j] = s\n",
             "f",
         );
-        let body: Vec<&str> = k.lines().map(str::trim).collect();
-        let at = body
-            .iter()
-            .position(|l| l.starts_with("for _i_base in range(0, M, 32):"))
-            .unwrap_or_else(|| panic!("{k}"));
-        assert_eq!(body[at + 1], "i = _i_base + tl.arange(0, 32)", "{k}");
-        assert_eq!(body[at + 2], "i_mask = i < M", "{k}");
-        // Rows on axis 0, the lanes (1-D, broadcast as the last axis) on axis 1.
-        assert!(
-            body[at + 3].starts_with("s = s + tl.sum(tl.where(i_mask[:, None] & j_mask, tl.load(y + i[:, None] * y_stride0, mask=i_mask[:, None]) * tl.load(A + i[:, None] * A_stride0 + j * A_stride1, mask=i_mask[:, None] & j_mask), 0), axis=0)"),
+        let l = code_lines(&k);
+        let at = line_at(&l, "for _i_base in range(0, M, 32):");
+        // [rows, lanes] of zeros in the dtype of the products, before the loop.
+        assert_eq!(
+            l[at - 1].trim(),
+            "_s_rows = tl.zeros((32, MVL), (tl.zeros((), y.dtype.element_ty) + tl.zeros((), A.dtype.element_ty)).dtype)",
             "{k}"
         );
+        assert_eq!(l[at + 1].trim(), "i = _i_base + tl.arange(0, 32)", "{k}");
+        assert_eq!(l[at + 2].trim(), "i_mask = i < M", "{k}");
+        // Rows on axis 0, the lanes (1-D, broadcast as the last axis) on axis 1; rows past M
+        // add zero. No reduction inside the loop.
+        assert_eq!(
+            l[at + 3].trim(),
+            "_s_rows = _s_rows + tl.where(i_mask[:, None] & j_mask, tl.load(y + i[:, None] * y_stride0, mask=i_mask[:, None]) * tl.load(A + i[:, None] * A_stride0 + j * A_stride1, mask=i_mask[:, None] & j_mask), 0)",
+            "{k}"
+        );
+        // After the loop (at its indentation): the rows reduced once into the carried sum.
+        let indent = |x: &str| x.len() - x.trim_start().len();
+        assert_eq!(l[at + 4].trim(), "s = s + tl.sum(_s_rows, axis=0)", "{k}");
+        assert_eq!(indent(l[at + 4]), indent(l[at]), "{k}");
+        assert_eq!(k.matches("tl.sum(").count(), 1, "{k}");
         // The accumulator is a vector of the lanes, and so is its mask after the loop.
         assert!(k.contains("s = tl.full((MVL,), 0.0, "), "{k}");
         assert!(
@@ -1448,13 +1678,91 @@ mod tests {
     }
 
     #[test]
-    fn a_row_tile_in_a_simd_loop_starts_its_accumulator_with_the_strip_s_shape() {
+    fn a_row_tile_s_max_min_and_subtraction_start_from_their_identities() {
+        // (After an import: the prelude goes above the source's first statement.)
+        let src = "import numpy as np\n\n\ndef f(A, y, x, lo, M, N):\n    #pragma parallel for simd\n    for j in range(N):\n        s = 0.0\n        m = A[0, j]\n        n = A[0, j]\n        for i in range(lo, M):\n            s -= A[i, j]\n            m = max(m, A[i, j])\n            n = min(n, A[i, j])\n            s += y[i] * A[i, j]\n        x[j] = s + m + n\n";
+        let module = generated(src);
+        let k = function(&module, "_f_kernel0");
+        let l = code_lines(k);
+        let at = line_at(&l, "for _i_base in range(lo, M, 32):");
+        // One accumulator per carried value (the two updates of `s` share one), each from
+        // its identity: the dtype's lowest value for max, its highest for min.
+        assert_eq!(
+            l[at - 3..at].iter().map(|x| x.trim()).collect::<Vec<_>>(),
+            [
+                "_s_rows = tl.zeros((32, MVL), (tl.zeros((), A.dtype.element_ty) + tl.zeros((), y.dtype.element_ty)).dtype)",
+                "_m_rows = _appyc_lowest_like(tl.zeros((32, MVL), A.dtype.element_ty))",
+                "_n_rows = _appyc_highest_like(tl.zeros((32, MVL), A.dtype.element_ty))",
+            ],
+            "{k}"
+        );
+        let a =
+            "tl.load(A + i[:, None] * A_stride0 + j * A_stride1, mask=i_mask[:, None] & j_mask)";
+        let m = "i_mask[:, None] & j_mask";
+        assert_eq!(
+            l[at + 3..at + 7].iter().map(|x| x.trim()).collect::<Vec<_>>(),
+            [
+                format!("_s_rows = _s_rows - tl.where({m}, {a}, 0)"),
+                format!("_m_rows = tl.maximum(_m_rows, tl.where({m}, {a}, _m_rows))"),
+                format!("_n_rows = tl.minimum(_n_rows, tl.where({m}, {a}, _n_rows))"),
+                format!("_s_rows = _s_rows + tl.where({m}, tl.load(y + i[:, None] * y_stride0, mask=i_mask[:, None]) * {a}, 0)"),
+            ],
+            "{k}"
+        );
+        // The rows reduced once each, combined with the carried values (`m`'s start is A[0]).
+        assert_eq!(
+            l[at + 7..at + 10]
+                .iter()
+                .map(|x| x.trim())
+                .collect::<Vec<_>>(),
+            [
+                "s = s + tl.sum(_s_rows, axis=0)",
+                "m = tl.maximum(m, tl.max(_m_rows, axis=0))",
+                "n = tl.minimum(n, tl.min(_n_rows, axis=0))",
+            ],
+            "{k}"
+        );
+        assert!(
+            module.contains("def _appyc_lowest_like(x):")
+                && module.contains("def _appyc_highest_like(x):"),
+            "{module}"
+        );
+    }
+
+    #[test]
+    fn a_row_tile_update_without_the_rows_still_masks_the_rows_past_the_bound() {
+        // `s += t` adds `t` once per row: the rows' mask makes it [rows, lanes].
         let k = kernel_of(
-            "def f(A, C, M, N):\n    #pragma parallel for\n    for i in range(N):\n        #pragma simd\n        for j in range(N):\n            s = 0.0\n            for k in range(M):\n                s += A[k, i] * A[k, j]\n            C[i, j] = s\n",
+            "def f(A, x, M, N):\n    #pragma parallel for simd\n    for j in range(N):\n        t = A[0, j] * 0.5\n        s = 1.0\n        for i in range(M):\n            s += t\n        x[j] = s\n",
+            "f",
+        );
+        assert!(
+            has_line(
+                &k,
+                "_s_rows = _s_rows + tl.where(i_mask[:, None] & j_mask, t, 0)"
+            ),
+            "{k}"
+        );
+        // No array in the value: the dtype of the vector it reads (defined before the loop).
+        assert!(
+            has_line(&k, "_s_rows = tl.zeros((32, MVL), t.dtype)"),
+            "{k}"
+        );
+    }
+
+    #[test]
+    fn a_row_tile_in_a_simd_loop_takes_the_strip_s_lanes() {
+        let k = kernel_of(
+            "def f(A, C, M, N):\n    #pragma parallel for\n    for i in range(N):\n        #pragma simd(64)\n        for j in range(N):\n            s = 0.0\n            for k in range(M):\n                s += A[k, i] * A[k, j]\n            C[i, j] = s\n",
             "f",
         );
         assert!(k.contains("s = tl.full(j.shape, 0.0, "), "{k}");
+        assert!(
+            has_line(&k, "_s_rows = tl.zeros((32, 64), A.dtype.element_ty)"),
+            "{k}"
+        );
         assert!(has_line(&k, "for _k_base in range(0, M, 32):"), "{k}");
+        assert!(has_line(&k, "s = s + tl.sum(_s_rows, axis=0)"), "{k}");
         assert!(
             has_line(
                 &k,

@@ -173,10 +173,15 @@ pub enum ExprKind {
     },
     /// A reduction over the rows (axis 0) of a row tile, the lanes kept on the other axis: one
     /// value per lane, masked-off rows never contributing. Produced by strip-mining a plain
-    /// loop whose body only reduces into lane vectors (`strip_mine::row_tile`).
+    /// loop whose body only reduces into lane vectors (`strip_mine::row_tile`), as the update
+    /// `s = s + ReduceRows(e)` of each strip. How the strips are combined is the printer's:
+    /// `acc` names the kernel-unique [rows, lanes] partial accumulator that it keeps across
+    /// the strips for `s` (every update of one `s` shares it), reducing its rows once after
+    /// the loop.
     ReduceRows {
         op: ReduceOp,
         value: Box<Expr>,
+        acc: String,
     },
     /// `(expr)[:, None]`: a tensor result with axes kept (`true`) or inserted (`false`).
     Broadcast {
@@ -321,9 +326,10 @@ impl Expr {
                 op,
                 value: Box::new(value.rewrite(f)),
             },
-            ExprKind::ReduceRows { op, value } => ExprKind::ReduceRows {
+            ExprKind::ReduceRows { op, value, acc } => ExprKind::ReduceRows {
                 op,
                 value: Box::new(value.rewrite(f)),
+                acc,
             },
             ExprKind::Broadcast { value, keep } => ExprKind::Broadcast {
                 value: Box::new(value.rewrite(f)),

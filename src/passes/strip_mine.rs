@@ -288,7 +288,8 @@ impl Cx {
     }
 
     /// A row tile: the loop over `var` as strips of `TILE_ROWS` rows (axis 0 of a 2-D tile, the
-    /// lanes on axis 1), each update `s = s + ReduceRows(e)` (`row_tile_updates` decided it).
+    /// lanes on axis 1), each update `s = s + ReduceRows(e)` (`row_tile_updates` decided it),
+    /// with a fresh name for the partial accumulator of each `s` (shared by its updates).
     fn row_tile(
         &mut self,
         var: &str,
@@ -300,14 +301,24 @@ impl Cx {
     ) -> Stmt {
         let (start, stop) = self.hoist_bounds(var, range.start, range.stop, scope, out);
         let base = self.fresh_name(&format!("{var}_base"));
+        let mut accs: Vec<(String, String)> = vec![];
         let body = updates
             .into_iter()
             .map(|mut st| {
                 if let StmtKind::Assign { target, value, .. } = &mut st.kind {
-                    if let ExprKind::Name(n) = &target.kind {
-                        scope.vectors.insert(n.clone());
-                    }
-                    *value = reduction(target, value.clone(), st.span, true)
+                    let ExprKind::Name(n) = &target.kind else {
+                        unreachable!("row_tile_updates takes only names");
+                    };
+                    scope.vectors.insert(n.clone());
+                    let acc = match accs.iter().find(|(s, _)| s == n) {
+                        Some((_, acc)) => acc.clone(),
+                        None => {
+                            let acc = self.fresh_name(&format!("{n}_rows"));
+                            accs.push((n.clone(), acc.clone()));
+                            acc
+                        }
+                    };
+                    *value = reduction(target, value.clone(), st.span, Some(acc))
                         .expect("row_tile_updates checked the update");
                 }
                 st
@@ -430,12 +441,12 @@ impl Cx {
 
 /// `t = t + v` with vector `v` → `t = t + sum(v)`; max/min likewise; anything else is an error.
 fn reduce_update(target: &Expr, value: Expr, span: Span) -> Result<Expr> {
-    reduction(target, value, span, false)
+    reduction(target, value, span, None)
 }
 
-/// `reduce_update`, the reduction being `Reduce` (every lane) or `ReduceRows` (`rows`: the
-/// rows of a row tile, one value per lane).
-fn reduction(target: &Expr, value: Expr, span: Span, rows: bool) -> Result<Expr> {
+/// `reduce_update`, the reduction being `Reduce` (every lane) or, given the partial
+/// accumulator `rows_acc`, `ReduceRows` (the rows of a row tile, one value per lane).
+fn reduction(target: &Expr, value: Expr, span: Span, rows_acc: Option<String>) -> Result<Expr> {
     let Some((op, operand)) = as_reduction(target, &value) else {
         return Err(Diagnostic::error(
             span,
@@ -450,16 +461,16 @@ fn reduction(target: &Expr, value: Expr, span: Span, rows: bool) -> Result<Expr>
     let vspan = v.span;
     let value_box = Box::new(v);
     let reduced = Expr::new(
-        if rows {
-            ExprKind::ReduceRows {
+        match rows_acc {
+            Some(acc) => ExprKind::ReduceRows {
                 op,
                 value: value_box,
-            }
-        } else {
-            ExprKind::Reduce {
+                acc,
+            },
+            None => ExprKind::Reduce {
                 op,
                 value: value_box,
-            }
+            },
         },
         vspan,
     );
@@ -483,7 +494,9 @@ fn reduction(target: &Expr, value: Expr, span: Span, rows: bool) -> Result<Expr>
 /// `parallel for simd` program or a 1-D `simd` loop), steps by 1 over scalar bounds, its variable
 /// is not read after it, and its body is only updates `s = s + e` / `s - e` / `max(s, e)` /
 /// `min(s, e)` of lane vectors `s` defined before it, where each `e` is a vector of the lanes
-/// that reads no name the body assigns (no other accumulator, not `s` itself). `None` otherwise.
+/// that reads no name the body assigns (no other accumulator, not `s` itself), and every update
+/// of one `s` has one operator (`+`/`-`, `max` or `min`: mixed, the order of the rows would
+/// matter). `None` otherwise.
 fn row_tile_updates(
     var: &str,
     range: &Range,
@@ -512,6 +525,7 @@ fn row_tile_updates(
         })
         .collect();
     let mut updates = vec![];
+    let mut ops: Vec<(&str, ReduceOp)> = vec![];
     for s in body {
         let StmtKind::Assign {
             target,
@@ -531,8 +545,13 @@ fn row_tile_updates(
         {
             return None;
         }
-        let (ReductionOperand::Plain(e) | ReductionOperand::Negated(e)) =
-            as_reduction(target, value)?.1;
+        let (op, ReductionOperand::Plain(e) | ReductionOperand::Negated(e)) =
+            as_reduction(target, value)?;
+        match ops.iter().find(|(n, _)| n == acc) {
+            Some((_, first)) if *first != op => return None,
+            Some(_) => {}
+            None => ops.push((acc, op)),
+        }
         let plain_elementwise = !e.any(&mut |x| match &x.kind {
             ExprKind::Name(n) => assigned.contains(n.as_str()) || n == "appy.MVL",
             ExprKind::Call { func, .. } => func == "appy.vidx",
@@ -690,6 +709,28 @@ mod tests {
     }
 
     #[test]
+    fn each_accumulator_of_a_row_tile_gets_one_fresh_partial_accumulator() {
+        // `_s_rows` is taken by the user: the fresh name steps past it. The two updates of `s`
+        // share one; `m` has its own.
+        let f = attached(&format!("{HEAD}        _s_rows = 0\n        s = 0.0\n        m = A[0, j]\n        for i in range(M):\n            s += A[i, j]\n            m = max(m, A[i, j])\n            s -= y[i] * A[i, j]\n        x[j] = s + m + _s_rows\n")).unwrap();
+        let mut k = crate::passes::outline::run(&f).unwrap().remove(0);
+        run(&mut k).unwrap();
+        let mut accs = vec![];
+        for s in &k.body {
+            s.walk(&mut |st| {
+                for e in st.exprs() {
+                    e.walk(&mut |x| {
+                        if let ExprKind::ReduceRows { acc, .. } = &x.kind {
+                            accs.push(acc.clone());
+                        }
+                    });
+                }
+            });
+        }
+        assert_eq!(accs, ["_s_rows1", "_m_rows", "_s_rows1"]);
+    }
+
+    #[test]
     fn other_loops_keep_today_s_lowering() {
         for body in [
             // A store in the body.
@@ -708,6 +749,8 @@ mod tests {
             "        s = 0.0\n        for i in range(0, M, 2):\n            s += A[i, j]\n",
             // The loop variable read after the loop.
             "        s = 0.0\n        for i in range(M):\n            s += A[i, j]\n        x[j] = s + i\n",
+            // One accumulator both added to and maxed: the order of the rows matters.
+            "        s = 0.0\n        for i in range(M):\n            s += A[i, j]\n            s = max(s, y[i] * A[i, j])\n",
         ] {
             assert!(row_tiles(&format!("{HEAD}{body}        x[j] = s\n")).is_empty(), "{body}");
         }

@@ -143,21 +143,31 @@ def column_reduction_cases():
                                          m, n],
                 "col_moments": lambda: [normal(r, s, dt), normal(r, n, dt), normal(r, n, dt),
                                         2, m, n],
+                "col_offsets": lambda: [normal(r, s, dt), normal(r, n, dt), m, n],
                 "col_sums_auto": lambda: [normal(r, s, dt), normal(r, n, dt), m, n],
                 "gram": lambda: [normal(r, (m, n), dt), normal(r, (n, n), dt), m, n],
                 "col_prefix": lambda: [normal(r, s, dt), normal(r, s, dt), m, n],
                 "col_decay": lambda: [normal(r, s, dt) * 0.1, normal(r, n, dt), m, n],
+                "col_running_max": lambda: [normal(r, s, dt), normal(r, n, dt), m, n],
             }[f]()
         return make
+
+    def ints_of(f, dt):
+        # Integer matrices: max/min's identity is the dtype's extreme, not an infinity.
+        return lambda r, s: [x.astype(dt) for x in _int_args(gen(f, F64)(r, s)[:-2])] + list(s)
     out = []
-    for f in ("col_sums", "atv", "col_extremes", "col_moments", "col_sums_auto", "gram",
-              "col_prefix", "col_decay"):
+    for f in ("col_sums", "atv", "col_extremes", "col_moments", "col_offsets", "col_sums_auto",
+              "gram", "col_prefix", "col_decay", "col_running_max"):
         for dt, variant in ((F32, ""), (F64, "fp64")):
             env = {"APPYC_TILES": "0"} if f == "gram" else {}
             out.append(Case("column_reductions", f, gen(f, dt), COLRED_SIZES,
                             mvls=(16, 64, 128), tol=SUM32, fp64_strict=dt == F64,
                             variant=variant, env=env,
                             no_launches=("_tiles",) if f == "gram" else ()))
+    for f in ("col_sums", "col_extremes"):
+        for dt, variant in ((I64, "int64"), (I32, "int32")):
+            out.append(Case("column_reductions", f, ints_of(f, dt), COLRED_SIZES,
+                            mvls=(16, 64), variant=variant))
     return out
 
 
