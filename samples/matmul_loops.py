@@ -6,7 +6,8 @@ floating dtype, and falls back to one program per row otherwise.
 Exercises: both loop shapes (a scalar accumulator; rank-1 updates after a prologue), triangular
 bounds on `j` (`range(i + 1)`, `range(i, M)`) and on `k` (`range(i + 1, M)`, `range(j, K)`),
 transposed operands (`A[k, i]`), several `k` loops adding into one sum, two terms and a
-subtraction in one update, and an epilogue that reads other arrays.
+subtraction in one update, an epilogue that reads other arrays, and function-level tensor
+statements with a matrix product (`@`, `np.dot`).
 """
 import numpy as np
 
@@ -123,3 +124,19 @@ def row_times_matrix(C, A, B):
     #pragma parallel for
     for i in range(M):
         C[i, :N] += A[i, :K] @ B[:K, :N]
+
+
+def gemm_statement(alpha, beta, C, A, B):
+    # The whole gemm as one tensor statement, both output dimensions parallel.
+    NI, NK = A.shape
+    NJ = B.shape[1]
+    #pragma :NI=>parallel :NJ=>parallel
+    C[:NI, :NJ] = beta * C[:NI, :NJ] + alpha * (A[:NI, :NK] @ B[:NK, :NJ])
+
+
+def dot_rows(C, A, B):
+    # np.dot of A without its first column and the top rows of B, only the rows parallel.
+    M, K = A.shape
+    N = B.shape[1]
+    #pragma :M=>parallel
+    C[:M, :N] = np.dot(A[:M, 1:K], B[:K - 1, :N])

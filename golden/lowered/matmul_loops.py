@@ -7,7 +7,8 @@ floating dtype, and falls back to one program per row otherwise.
 Exercises: both loop shapes (a scalar accumulator; rank-1 updates after a prologue), triangular
 bounds on `j` (`range(i + 1)`, `range(i, M)`) and on `k` (`range(i + 1, M)`, `range(j, K)`),
 transposed operands (`A[k, i]`), several `k` loops adding into one sum, two terms and a
-subtraction in one update, and an epilogue that reads other arrays.
+subtraction in one update, an epilogue that reads other arrays, and function-level tensor
+statements with a matrix product (`@`, `np.dot`).
 """
 import numpy as np
 
@@ -156,3 +157,35 @@ def row_times_matrix(C, A, B):
                 _i1 = appy.vidx(_i1_base, appy.MVL, K)
                 _acc = _acc + sum(A[i, _i1] * B[_i1, _i])
             C[i, _i] = C[i, _i] + _acc
+
+
+def gemm_statement(alpha, beta, C, A, B):
+    # The whole gemm as one tensor statement, both output dimensions parallel.
+    NI, NK = A.shape
+    NJ = B.shape[1]
+    # _gemm_statement_kernel0
+    #pragma parallel for
+    for _p0 in range(0, NI, 1):
+        #pragma parallel for
+        for _p1 in range(0, NJ, 1):
+            _acc = 0
+            for _i_base in range(0, NK, appy.MVL):
+                _i = appy.vidx(_i_base, appy.MVL, NK)
+                _acc = _acc + sum(A[_p0, _i] * B[_i, _p1])
+            _r = _acc
+            C[_p0, _p1] = beta * C[_p0, _p1] + alpha * _r
+
+
+def dot_rows(C, A, B):
+    # np.dot of A without its first column and the top rows of B, only the rows parallel.
+    M, K = A.shape
+    N = B.shape[1]
+    # _dot_rows_kernel0
+    #pragma parallel for
+    for _p0 in range(0, M, 1):
+        for _i in range(0, N, 1):
+            _acc = 0
+            for _i1_base in range(1, K, appy.MVL):
+                _i1 = appy.vidx(_i1_base, appy.MVL, K)
+                _acc = _acc + sum(A[_p0, _i1] * B[_i1 - 1, _i])
+            C[_p0, _i] = _acc

@@ -482,6 +482,35 @@ impl Stmt {
         }
     }
 
+    /// Rewrites every expression of this statement and its nested statements with `f`.
+    pub fn rewrite_exprs(&mut self, f: &mut dyn FnMut(Expr) -> Expr) {
+        let mut one = |e: &mut Expr| {
+            let old = std::mem::replace(e, Expr::int(0, e.span));
+            *e = f(old);
+        };
+        match &mut self.kind {
+            StmtKind::Assign { target, value, .. } | StmtKind::AugAssign { target, value, .. } => {
+                one(target);
+                one(value);
+            }
+            StmtKind::For { range, body, .. } => {
+                one(&mut range.start);
+                one(&mut range.stop);
+                one(&mut range.step);
+                body.iter_mut().for_each(|s| s.rewrite_exprs(f));
+            }
+            StmtKind::HostBlock { body, .. } => body.iter_mut().for_each(|s| s.rewrite_exprs(f)),
+            StmtKind::If { test, body, orelse } => {
+                one(test);
+                body.iter_mut()
+                    .chain(orelse.iter_mut())
+                    .for_each(|s| s.rewrite_exprs(f));
+            }
+            StmtKind::Expr(e) => one(e),
+            _ => {}
+        }
+    }
+
     /// Every expression directly held by this statement (not by nested statements).
     pub fn exprs(&self) -> Vec<&Expr> {
         match &self.kind {

@@ -371,10 +371,16 @@ impl Analyser {
                             );
                             (*k, rest.to_vec())
                         }
+                        ([row @ Axis::Occ(_), Axis::Occ(k)], [Axis::Occ(l), col @ Axis::Occ(_)]) => {
+                            // Matrix times matrix: each (row, col) element sums over k, as a
+                            // row times a matrix does for each row (tile_dot makes it tiles).
+                            self.unify(*k, *l)?;
+                            (*k, vec![*row, *col])
+                        }
                         _ => {
                             return Err(Diagnostic::error(
                                 span,
-                                "only matrix-vector and vector-vector products are compiled; a matrix-matrix product stays in torch at function level",
+                                "only products of vectors and matrices of plain slices are compiled (a 3-D or broadcast operand is not); at function level without a pragma the product stays in torch",
                             ))
                         }
                     };

@@ -36,8 +36,11 @@ pub fn run(k: &mut Kernel, warnings: &mut Vec<Diagnostic>) {
 }
 
 fn nest(k: &Kernel) -> Option<TileNest> {
-    if !k.shared.is_empty() || k.comm.is_some() || !k.bound.is_empty() {
+    if !k.shared.is_empty() || k.comm.is_some() {
         return None;
+    }
+    if !k.bound.is_empty() {
+        return statement_nest(k);
     }
     let [dim] = k.dims.as_slice() else {
         return None;
@@ -63,6 +66,105 @@ fn nest(k: &Kernel) -> Option<TileNest> {
         .collect();
     let shape = scalar_accumulator(&body).or_else(|| rank_one_updates(&body, &mut used))?;
     check(row, shape)
+}
+
+/// A function-level tensor statement with a dimension pragma (`C[:M, :N] = beta * C[:M, :N] +
+/// alpha * A[:M, :K] @ B[:K, :N]`, `:M=>parallel :N=>parallel`): read through the loop nest
+/// that `lower_tensor` makes of it, its second grid dimension turned into a loop around the
+/// body, so the loop shapes above decide on the same dependences, with no second reading of
+/// slice notation.
+fn statement_nest(k: &Kernel) -> Option<TileNest> {
+    if k.body.len() != 1 || k.dims.is_empty() || k.dims.len() > 2 {
+        return None;
+    }
+    let mut view = k.clone();
+    super::lower_tensor::split(&mut view).ok()?;
+    super::lower_tensor::lower(
+        &mut view,
+        &super::lower_tensor::Options { auto_simd: false },
+    )
+    .ok()?;
+    if !view.temps.is_empty() {
+        return None;
+    }
+    // `split` stores the reduction into a scalar the epilogue reads (`_r = _acc`): the
+    // epilogue reads the accumulator itself.
+    view.body = without_copies(std::mem::take(&mut view.body));
+    if let Some(col) = view.dims.get(1).cloned() {
+        view.dims.truncate(1);
+        let span = view.body[0].span;
+        view.body = vec![Stmt::new(
+            StmtKind::For {
+                var: col.var,
+                range: col.range,
+                body: std::mem::take(&mut view.body),
+                kind: LoopKind::Plain,
+                vector: None,
+                num_warps: None,
+            },
+            span,
+        )];
+    }
+    view.bound.clear();
+    nest(&view)
+}
+
+/// `body` with each copy `r = a` of one name into another removed and `r` read as `a` after
+/// it, inside loops too; kept when either name is assigned again later.
+fn without_copies(body: Vec<Stmt>) -> Vec<Stmt> {
+    let mut out: Vec<Stmt> = vec![];
+    let mut rest = body.into_iter().peekable();
+    while let Some(mut s) = rest.next() {
+        if let StmtKind::For { body, .. } = &mut s.kind {
+            *body = without_copies(std::mem::take(body));
+        }
+        let copy = match &s.kind {
+            StmtKind::Assign {
+                target,
+                value,
+                atomic: false,
+            } => match (&target.kind, &value.kind) {
+                (ExprKind::Name(r), ExprKind::Name(a)) => Some((r.clone(), a.clone())),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some((r, a)) = copy else {
+            out.push(s);
+            continue;
+        };
+        let later: Vec<Stmt> = rest.collect();
+        let assigned_later = later.iter().any(|t| {
+            let mut hit = false;
+            t.walk(&mut |st| {
+                if let StmtKind::Assign { target, .. } = &st.kind {
+                    hit |= matches!(&target.kind, ExprKind::Name(n) if *n == r || *n == a);
+                }
+                if let StmtKind::For { var, .. } = &st.kind {
+                    hit |= *var == r || *var == a;
+                }
+            });
+            hit
+        });
+        if assigned_later {
+            out.push(s);
+            out.extend(later);
+            return out;
+        }
+        let by = Expr::name(&a, s.span);
+        let mut renamed = later;
+        for t in &mut renamed {
+            t.rewrite_exprs(&mut |e| {
+                e.rewrite(&mut |x| match &x.kind {
+                    ExprKind::Name(n) if *n == r => by.clone(),
+                    _ => x,
+                })
+            });
+        }
+        out.extend(without_copies(renamed));
+        return out;
+    }
+    out
 }
 
 /// What a loop shape yields before the checks every shape shares.
@@ -957,6 +1059,53 @@ def f(C, A, N, M):
 ",
         );
         assert!(k.tiles.is_none());
+    }
+
+    #[test]
+    fn a_function_level_matrix_product_statement_is_read_as_its_loop_nest() {
+        // Both output dimensions on the grid, or only the rows (then a product alone: an
+        // epilogue around a row of products would need a temporary in the general lowering).
+        let cases = [
+            (
+                ":M=>parallel :N=>parallel",
+                "beta * C[:M, :N] + alpha * np.dot(A[:M, 1:K + 1], B[:K, :N])",
+                "beta * C[{row}, {col}] + alpha * {acc}",
+            ),
+            (":M=>parallel", "A[:M, 1:K + 1] @ B[:K, :N]", "{acc}"),
+        ];
+        for (pragma, value, epilogue) in cases {
+            let src = format!(
+                "
+def f(alpha, beta, C, A, B, M, N, K):
+    #pragma {pragma}
+    C[:M, :N] = {value}
+"
+            );
+            let t = region(&src).tiles.expect(pragma);
+            let (row, col, k) = (&t.row.var, &t.col.var, &t.reductions[0].axis.var);
+            assert_eq!(
+                (text(&t.row.stop), text(&t.col.stop)),
+                ("M".into(), "N".into()),
+                "{pragma}"
+            );
+            let term = &t.reductions[0].terms[0];
+            // The reduction runs over A's slice, B's index follows it.
+            assert_eq!(text(&t.reductions[0].axis.start), "1", "{pragma}");
+            assert_eq!(text(&term.left), format!("A[{row}, {k}]"), "{pragma}");
+            assert_eq!(text(&term.right), format!("B[{k} - 1, {col}]"), "{pragma}");
+            let epilogue = epilogue
+                .replace("{row}", row)
+                .replace("{col}", col)
+                .replace("{acc}", &t.acc);
+            assert_eq!(text(&t.epilogue), epilogue, "{pragma}");
+        }
+        // A product that reads the array it writes stays general (the loop nest's rule).
+        let src = "
+def f(C, A, M, N):
+    #pragma :M=>parallel :N=>parallel
+    C[:M, :N] = A[:M, :N] @ C[:N, :N]
+";
+        assert!(region(src).tiles.is_none());
     }
 
     #[test]
