@@ -3,7 +3,8 @@
 Shared by the differential tests (test_nvshmem.py: the reference module and the CPU stand-in of
 the compiled code) and scripts/gpu_nvshmem.py (the GPU run): each case gives
 `make_args(pe, n_pes)` (NumPy arrays of one PE, halos included), `expected(n_pes)` (the global
-result of a plain single-array NumPy run) and `gather(per_pe_args)` (the PEs' slabs glued back).
+result of a plain single-array NumPy run) and `gather(per_pe_args)` (the PEs' slabs or blocks
+glued back; only each PE's first array is read, whole, halos included).
 """
 import numpy as np
 
