@@ -5,21 +5,26 @@ Runs the generated modules of the multi-PE samples as committed in golden/ (they
 Rust: only this checkout and the GPU image's Python (torch 2.11, Triton 3.6, nvidia-nvshmem-cu13
 3.4.5, torchrun).
 
-    # on the 2-GPU machine: one process per GPU each, then the report (markdown, JSON, PNG)
+    # one process per GPU, once per world size (1, 2, 4, 8: no other change), then the report
     torchrun --standalone --nproc-per-node 1 scripts/gpu_nvshmem.py --out $OUT
     torchrun --standalone --nproc-per-node 2 scripts/gpu_nvshmem.py --out $OUT
-    python scripts/gpu_nvshmem.py --report $OUT
+    python scripts/gpu_nvshmem.py --report $OUT      # markdown, PNG; every nvshmem_w*.json in $OUT
     # --smoke: small sizes only (correctness and one timing), about a minute
 
-Per world size W (1 or 2) it writes $OUT/nvshmem_w{W}.json with:
-* correctness: Listing 8 and 9 Jacobi-2D and Jacobi-3D, each PE's slab of a global grid
-  (tests/difftest/nvshmem_cases.py), gathered and compared with a single-array NumPy run;
+Per world size W it writes $OUT/nvshmem_w{W}.json with:
+* correctness: every case of tests/difftest/nvshmem_cases.py (Listing 8 and 9 Jacobi-2D and
+  Jacobi-3D split along one axis; Jacobi-2D and -3D on a 2-D and 3-D process grid, whose shape
+  the samples derive from W: 2 GPUs are 2 x 1 and 2 x 1 x 1, 4 are 2 x 2 and 2 x 2 x 1, 8 are
+  4 x 2 and 2 x 2 x 2), each PE's block of a global grid, gathered and compared with a
+  single-array NumPy run;
 * timing (time per iteration = two Jacobi sweeps, from the difference of two runs of T1 and T2
   iterations, so set-up and first-call costs cancel), per-GPU domain n x n (weak scaling):
-  appyc+NVSHMEM (Listing 8 and 9), host-driven NCCL halo exchange (torch.distributed
-  batch_isend_irecv of the halo rows + torch stencil kernels) and, at W=1, appyc's single-GPU
-  persistent jacobi_2d (golden/jacobi_2d.py, no communication) on the same n x n domain;
-  Jacobi-3D the same way on n^3 per GPU (appyc+NVSHMEM and the NCCL exchange of halo planes);
+  appyc+NVSHMEM (Listing 8 and 9 on a slab, the 2-D grid sample on an n x n block), host-driven
+  NCCL halo exchange of a slab (torch.distributed batch_isend_irecv of the halo rows + torch
+  stencil kernels) and, at W=1, appyc's single-GPU persistent jacobi_2d (golden/jacobi_2d.py, no
+  communication) on the same n x n domain; Jacobi-3D the same way on n^3 per GPU (appyc+NVSHMEM
+  on a slab and on a 3-D grid block, and the NCCL exchange of halo planes of a slab). Timing
+  arrays are random per rank (the values do not change the time), not cut from a global grid;
 * put bandwidth: each GPU puts a large buffer into its neighbour with nvshmemx_putmem_block
   from 32 programs (both directions at once, as the halo exchange does).
 A case that runs longer than --case-cap seconds ends the larger sizes of its kind.
@@ -63,44 +68,48 @@ def report(out):
     lines = ["# appyc + NVSHMEM on the GPU (scripts/gpu_nvshmem.py)", ""]
     for w, r in sorted(runs.items()):
         lines.append(f"Device: {r['device']} x {w}; torch {r['torch']}, Triton {r['triton']}.")
-    lines += ["", "## Correctness (gathered slabs vs a single-array NumPy run)", "",
+    lines += ["", "## Correctness (gathered blocks vs a single-array NumPy run)", "",
               "| case | GPUs | max abs error | ok |", "|---|---|---|---|"]
     for w, r in sorted(runs.items()):
         for name, c in r["correct"].items():
             lines.append(f"| {name} | {w} | {c.get('error', 'n/a')} | {c['ok']} |")
     lines += ["", "## Time per iteration (two sweeps), microseconds, per-GPU domain n x n", "",
-              "| n | GPUs | appyc+NVSHMEM L8 | appyc+NVSHMEM L9 | NCCL host-driven | appyc 1-GPU persistent |",
-              "|---|---|---|---|---|---|"]
+              "| n | GPUs | appyc+NVSHMEM L8 | appyc+NVSHMEM L9 | appyc+NVSHMEM 2-D grid | NCCL host-driven "
+              "| appyc 1-GPU persistent |",
+              "|---|---|---|---|---|---|---|"]
     sizes = sorted({int(n) for r in runs.values() for n in r["timing"]})
     for n in sizes:
         for w, r in sorted(runs.items()):
             t = r["timing"].get(str(n), {})
             cell = lambda k: f"{t[k]:.1f}" if isinstance(t.get(k), (int, float)) else str(t.get(k, "-"))
-            lines.append(f"| {n} | {w} | {cell('nvshmem_l8')} | {cell('nvshmem_l9')} | {cell('nccl')} | "
-                         f"{cell('appyc_single')} |")
+            lines.append(f"| {n} | {w} | {cell('nvshmem_l8')} | {cell('nvshmem_l9')} | {cell('nvshmem_grid')} | "
+                         f"{cell('nccl')} | {cell('appyc_single')} |")
     lines += ["", "## Jacobi-3D: time per iteration (two sweeps), microseconds, per-GPU domain n^3", "",
-              "| n | GPUs | appyc+NVSHMEM | NCCL host-driven |", "|---|---|---|---|"]
+              "| n | GPUs | appyc+NVSHMEM | appyc+NVSHMEM 3-D grid | NCCL host-driven |", "|---|---|---|---|---|"]
     sizes3 = sorted({int(n) for r in runs.values() for n in r.get("timing3d", {})})
     for n in sizes3:
         for w, r in sorted(runs.items()):
             t = r.get("timing3d", {}).get(str(n), {})
             cell = lambda k: f"{t[k]:.1f}" if isinstance(t.get(k), (int, float)) else str(t.get(k, "-"))
-            lines.append(f"| {n} | {w} | {cell('nvshmem')} | {cell('nccl')} |")
+            lines.append(f"| {n} | {w} | {cell('nvshmem')} | {cell('nvshmem_grid')} | {cell('nccl')} |")
     lines += ["", "## Targets", ""]
-    w1, w2 = runs.get(1), runs.get(2)
-    if w1 and w2:
+    w1 = runs.get(1)
+    for w, r in sorted(runs.items()):
+        if w == 1:
+            continue
         for table, n, key in (("timing", "8192", "nvshmem_l8"), ("timing", "8192", "nvshmem_l9"),
-                              ("timing3d", "512", "nvshmem")):
-            a = w1.get(table, {}).get(n, {}).get(key)
-            b = w2.get(table, {}).get(n, {}).get(key)
+                              ("timing", "8192", "nvshmem_grid"), ("timing3d", "512", "nvshmem"),
+                              ("timing3d", "512", "nvshmem_grid")):
+            a = (w1 or {}).get(table, {}).get(n, {}).get(key)
+            b = r.get(table, {}).get(n, {}).get(key)
             if isinstance(a, float) and isinstance(b, float):
-                lines.append(f"- weak scaling 1 -> 2 GPUs at {n} per GPU side ({table}), {key}: "
+                lines.append(f"- weak scaling 1 -> {w} GPUs at {n} per GPU side ({table}), {key}: "
                              f"{100 * a / b:.1f} % (target >= 95 % in 2-D)")
         for table in ("timing", "timing3d"):
-            for n, t in sorted(w2.get(table, {}).items(), key=lambda kv: int(kv[0])):
+            for n, t in sorted(r.get(table, {}).items(), key=lambda kv: int(kv[0])):
                 best = [v for k, v in t.items() if k.startswith("nvshmem") and isinstance(v, float)]
                 if best and isinstance(t.get("nccl"), float):
-                    lines.append(f"- {table} n = {n} per GPU on 2 GPUs: NCCL / appyc+NVSHMEM = "
+                    lines.append(f"- {table} n = {n} per GPU on {w} GPUs: NCCL / appyc+NVSHMEM = "
                                  f"{t['nccl'] / min(best):.2f}x (target >= 1.5x at small, >= 1x at large)")
     for w, r in sorted(runs.items()):
         for k, v in r.get("bandwidth", {}).items():
@@ -118,8 +127,10 @@ def report(out):
         return
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     panels = ((axes[0], "timing", "Jacobi-2D, n x n per GPU",
-               (("nvshmem_l8", "-o"), ("nvshmem_l9", "-s"), ("nccl", "--^"), ("appyc_single", ":x"))),
-              (axes[1], "timing3d", "Jacobi-3D, n^3 per GPU", (("nvshmem", "-o"), ("nccl", "--^"))))
+               (("nvshmem_l8", "-o"), ("nvshmem_l9", "-s"), ("nvshmem_grid", "-d"), ("nccl", "--^"),
+                ("appyc_single", ":x"))),
+              (axes[1], "timing3d", "Jacobi-3D, n^3 per GPU",
+               (("nvshmem", "-o"), ("nvshmem_grid", "-d"), ("nccl", "--^"))))
     for ax, table, title, keys in panels:
         for w, r in sorted(runs.items()):
             for key, style in keys:
@@ -147,7 +158,7 @@ def main(args):
     import triton
     import triton.language as tl
 
-    from nvshmem_cases import CASES, Jacobi2D, Jacobi3D
+    from nvshmem_cases import CASES, Jacobi2D, Jacobi3D, JacobiGrid
 
     rank = int(os.environ.get("RANK", "0"))
     world = int(os.environ.get("WORLD_SIZE", "1"))
@@ -175,11 +186,12 @@ def main(args):
         args_t = [symmetric(mod, a) if isinstance(a, np.ndarray) else a for a in args_np]
         getattr(mod, case.function)(*args_t)
         torch.cuda.synchronize()
-        slab = args_t[0][1:-1].contiguous()
-        parts = [torch.empty_like(slab) for _ in range(world)]
-        dist.all_gather(parts, slab)
+        # Every PE's whole first array (all have one shape): the case cuts and glues the blocks.
+        mine = args_t[0].contiguous()
+        parts = [torch.empty_like(mine) for _ in range(world)]
+        dist.all_gather(parts, mine)
         if rank == 0:
-            got = torch.cat(parts).cpu().numpy()
+            got = case.gather([(p.cpu().numpy(),) for p in parts])
             err = float(np.abs(got - case.expected(world)).max())
             return {"error": err, "ok": bool(err < 1e-9)}
         return {}
@@ -193,6 +205,11 @@ def main(args):
         elif isinstance(case, Jacobi3D):
             sized = Jacobi3D(case.module, planes=5 if args.smoke else 40, m=19 if args.smoke else 67,
                              n=37 if args.smoke else 129, T=2 if args.smoke else 5)
+        elif isinstance(case, JacobiGrid):
+            # Per-PE blocks of different extents, so a transposed block or neighbour shows.
+            block = {2: (45, 67) if args.smoke else (300, 401),
+                     3: (9, 11, 13) if args.smoke else (33, 47, 65)}[len(case.block)]
+            sized = JacobiGrid(case.module, case.function, block, T=2 if args.smoke else 5, seed=case.seed)
         try:
             r = run_case(name, sized, mods[name])
         except Exception as e:  # noqa: BLE001 - recorded
@@ -240,9 +257,25 @@ def main(args):
     # (stencil, per-GPU sizes, the appyc+NVSHMEM variants: key -> (sample, sweeps per call of T=1))
     stencils = [
         ("2d", [1024, 8192] if args.smoke else [1024, 2048, 4096, 8192],
-         {"nvshmem_l8": ("jacobi2d_l8", 2), "nvshmem_l9": ("jacobi2d_l9", 1)}),
-        ("3d", [128] if args.smoke else [128, 256, 512], {"nvshmem": ("jacobi3d", 2)}),
+         {"nvshmem_l8": ("jacobi2d_l8", 2), "nvshmem_l9": ("jacobi2d_l9", 1),
+          "nvshmem_grid": ("jacobi2d_grid", 2)}),
+        ("3d", [128] if args.smoke else [128, 256, 512],
+         {"nvshmem": ("jacobi3d", 2), "nvshmem_grid": ("jacobi3d_grid", 2)}),
     ]
+
+    def timing_shape(name, n):
+        """The array extents of sample `name` for n interior points per GPU along each axis:
+        a slab has halos on axis 0 only (Jacobi2D's n - 2 interior columns aside), a grid block
+        on every axis."""
+        case = CASES[name]
+        if isinstance(case, JacobiGrid):
+            return (n + 2,) * len(case.block)
+        return (n + 2, n) if isinstance(case, Jacobi2D) else (n + 2, n, n)
+
+    def timing_array(shape):
+        # Random values of this rank: a global grid of 8 GPUs' 512^3 would be 8 GiB a rank.
+        return np.random.default_rng(rank).standard_normal(shape)
+
     t1, t2 = (5, 25) if args.smoke else (20, 220)
     capped = set()
     up, down = (rank + world - 1) % world, (rank + 1) % world
@@ -250,12 +283,7 @@ def main(args):
         result["timing" if dims == "2d" else "timing3d"] = table = {}
         for n in sizes:
             row = {}
-            if dims == "2d":
-                args_np = Jacobi2D("x", rows=n, cols=n, T=1).make_args(rank, world)
-                extents, sweep = (n + 2, n), sweep2d
-            else:
-                args_np = Jacobi3D("x", planes=n, m=n, n=n, T=1).make_args(rank, world)
-                extents, sweep = (n + 2, n, n), sweep3d
+            sweep = sweep2d if dims == "2d" else sweep3d
             for key, (name, k) in variants.items():
                 if (dims, key) in capped:
                     row[key] = "skipped (cap)"
@@ -263,8 +291,9 @@ def main(args):
                 s = time.monotonic()
                 try:
                     mod = mods[name]
-                    A = symmetric(mod, args_np[0])
-                    B = symmetric(mod, args_np[1])
+                    extents = timing_shape(name, n)
+                    A = symmetric(mod, timing_array(extents))
+                    B = symmetric(mod, timing_array(extents))
                     fn = getattr(mod, CASES[name].function)
                     # Two sweeps an iteration: L9 makes one sweep per iteration of its loop.
                     row[key] = per_iteration(lambda t: fn(A, B, *extents, t * (2 // k)), t1, t2)
@@ -273,9 +302,10 @@ def main(args):
                     row[key] = f"{type(e).__name__}: {e}"[:300]
                 if time.monotonic() - s > args.case_cap:
                     capped.add((dims, key))
+            slab = timing_shape("jacobi2d_l8" if dims == "2d" else "jacobi3d", n)
             if (dims, "nccl") not in capped:
                 s = time.monotonic()
-                A = torch.from_numpy(args_np[0]).to(device)
+                A = torch.from_numpy(timing_array(slab)).to(device)
                 B = A.clone()
 
                 def nccl(t):
@@ -290,7 +320,7 @@ def main(args):
                     capped.add((dims, "nccl"))
             if dims == "2d" and world == 1 and (dims, "appyc_single") not in capped:
                 s = time.monotonic()
-                A = torch.from_numpy(args_np[0]).to(device)
+                A = torch.from_numpy(timing_array(slab)).to(device)
                 B = A.clone()
                 # jacobi_2d.py's loop makes two sweeps per iteration, like L8.
                 row["appyc_single"] = per_iteration(lambda t: single.jacobi_2d(A, B, n + 2, n, t), t1, t2)

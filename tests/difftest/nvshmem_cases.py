@@ -3,7 +3,8 @@
 Shared by the differential tests (test_nvshmem.py: the reference module and the CPU stand-in of
 the compiled code) and scripts/gpu_nvshmem.py (the GPU run): each case gives
 `make_args(pe, n_pes)` (NumPy arrays of one PE, halos included), `expected(n_pes)` (the global
-result of a plain single-array NumPy run) and `gather(per_pe_args)` (the PEs' slabs glued back).
+result of a plain single-array NumPy run) and `gather(per_pe_args)` (the PEs' slabs or blocks
+glued back; only each PE's first array is read, whole, halos included).
 """
 import numpy as np
 
@@ -84,8 +85,74 @@ class Jacobi3D:
         return _jacobi3d_global(self.global_grid(n_pes), self.T * 2)
 
 
+def process_grid(n_pes, dims):
+    """The grid shape the *_grid samples derive from n_pes (their process_grid_2d/_3d): the
+    last axis takes the largest divisor whose `dims`-th power is at most n_pes, the rest recurses;
+    2 PEs are (2, 1) or (2, 1, 1), 4 are (2, 2) or (2, 2, 1), 8 are (4, 2) or (2, 2, 2)."""
+    if dims == 1:
+        return (n_pes,)
+    last = max(d for d in range(1, n_pes + 1) if n_pes % d == 0 and d ** dims <= n_pes)
+    return process_grid(n_pes // last, dims - 1) + (last,)
+
+
+def _jacobi_periodic(G, steps):
+    """The 2-D 5-point or 3-D 7-point mean on a grid periodic in every axis."""
+    A = G.copy()
+    for _ in range(steps):
+        s = A.copy()
+        for ax in range(A.ndim):
+            s += np.roll(A, 1, axis=ax) + np.roll(A, -1, axis=ax)
+        A = 0.2 * s if A.ndim == 2 else s / 7.0
+    return A
+
+
+class JacobiGrid:
+    """The *_grid samples: a global grid periodic in every axis, cut into blocks of `block`
+    interior points per PE along a process grid of len(block) axes (process_grid); each PE's
+    arrays are its block with a one-point halo ring (the wrapped neighbours' values)."""
+
+    def __init__(self, module, function, block, T, seed):
+        self.module, self.function = module, function
+        self.block, self.T, self.seed = tuple(block), T, seed
+
+    def grid(self, n_pes):
+        return process_grid(n_pes, len(self.block))
+
+    def global_grid(self, n_pes):
+        shape = tuple(p * b for p, b in zip(self.grid(n_pes), self.block))
+        return np.random.default_rng(self.seed).standard_normal(shape)
+
+    def make_args(self, pe, n_pes, dtype=np.float64):
+        G = self.global_grid(n_pes)
+        at = np.unravel_index(pe, self.grid(n_pes))  # row-major, as the samples number PEs
+        idx = [np.arange(c * b - 1, (c + 1) * b + 1) % g for c, b, g in zip(at, self.block, G.shape)]
+        A = G[np.ix_(*idx)].astype(dtype)
+        return (A, A.copy(), *A.shape, self.T)
+
+    def gather(self, per_pe):
+        grid = self.grid(len(per_pe))
+        inner = tuple(slice(1, -1) for _ in grid)
+        blocks = np.empty(grid, dtype=object)
+        for pe, args in enumerate(per_pe):
+            blocks[np.unravel_index(pe, grid)] = np.asarray(args[0])[inner]
+        return np.block(blocks.tolist())
+
+    def expected(self, n_pes):
+        return _jacobi_periodic(self.global_grid(n_pes), self.T * 2)
+
+
+def Jacobi2DGrid(module="nvshmem_jacobi2d_grid", rows=5, cols=6, T=3, seed=13):
+    return JacobiGrid(module, "jacobi_2d", (rows, cols), T, seed)
+
+
+def Jacobi3DGrid(module="nvshmem_jacobi3d_grid", planes=3, m=4, n=5, T=2, seed=17):
+    return JacobiGrid(module, "jacobi_3d", (planes, m, n), T, seed)
+
+
 CASES = {
     "jacobi2d_l8": Jacobi2D("nvshmem_jacobi2d_l8", steps_per_iteration=2),
     "jacobi2d_l9": Jacobi2D("nvshmem_jacobi2d_l9", steps_per_iteration=1, T=4),
     "jacobi3d": Jacobi3D(),
+    "jacobi2d_grid": Jacobi2DGrid(),
+    "jacobi3d_grid": Jacobi3DGrid(),
 }

@@ -25,6 +25,17 @@ def test_reference_matches_global_numpy(name, n_pes):
     np.testing.assert_allclose(case.gather(out), case.expected(n_pes), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("name,n_pes", [("jacobi2d_grid", 9), ("jacobi3d_grid", 27)])
+def test_process_grids_with_three_pes_an_axis(name, n_pes):
+    # With one or two PEs along an axis both neighbours are the same PE, so a swapped direction
+    # passes; three an axis (3 x 3, 3 x 3 x 3) tells every neighbour apart.
+    case = CASES[name]
+    assert set(case.grid(n_pes)) == {3}
+    fn = getattr(importlib.import_module(case.module), case.function)
+    out = nvshmem.run(fn, n_pes, case.make_args, timeout=20)
+    np.testing.assert_allclose(case.gather(out), case.expected(n_pes), rtol=1e-12, atol=1e-12)
+
+
 def _never_signalled(A, flags):
     nvshmem.SignalWait(flags[0], 1)
 
