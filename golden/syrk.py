@@ -226,7 +226,7 @@ def _syrk_kernel0(C, A, N, beta: "fp64", M, alpha: "fp64", C_stride0, C_stride1,
 @triton.jit
 def _syrk_kernel0_tiles(C, A, N, beta: "fp64", M, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
     # samples/syrk.py:11: #pragma parallel for
-    # as 64 x 64 tiles of (i, _col), tl.dot over blocks of the reduction (passes/tile_dot.rs)
+    # as 64 x 64 tiles of (i, _i), tl.dot over blocks of the reduction (passes/tile_dot.rs)
     _row0 = 0 + tl.program_id(1) * BI
     _ti = _row0 + tl.arange(0, BI)
     _ti_ok = _ti < N
@@ -250,7 +250,7 @@ def _syrk_kernel0_tiles(C, A, N, beta: "fp64", M, alpha: "fp64", C_stride0, C_st
         tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) * beta + alpha * _acc, mask=_tile_ok)  # samples/syrk.py:13
 
 
-_syrk_kernel0_tiles_tuning = _AppycTuning("_syrk_kernel0_tiles", "0eebfd80d88e9969", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_syrk_kernel0_tiles_tuning = _AppycTuning("_syrk_kernel0_tiles", "aeda0d7846d2bf7c", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_syrk_kernel0_tiles(C, A, N, beta, M, alpha, _appyc_rows, _appyc_cols, _appyc_config):

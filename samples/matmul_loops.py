@@ -7,7 +7,7 @@ Exercises: both loop shapes (a scalar accumulator; rank-1 updates after a prolog
 bounds on `j` (`range(i + 1)`, `range(i, M)`) and on `k` (`range(i + 1, M)`, `range(j, K)`),
 transposed operands (`A[k, i]`), several `k` loops adding into one sum, two terms and a
 subtraction in one update, an epilogue that reads other arrays, and function-level tensor
-statements with a matrix product (`@`, `np.dot`).
+statements with a matrix product (`@`, `np.dot`), and a matrix times a row.
 """
 import numpy as np
 
@@ -124,6 +124,15 @@ def row_times_matrix(C, A, B):
     #pragma parallel for
     for i in range(M):
         C[i, :N] += A[i, :K] @ B[:K, :N]
+
+
+def matrix_times_row(C, A, B):
+    # B times a row of A: each C[i, j] sums B[j, k] * A[i, k] (B's rows are the columns).
+    M, K = A.shape
+    N = B.shape[0]
+    #pragma parallel for
+    for i in range(M):
+        C[i, :N] = B[:N, :K] @ A[i, :K]
 
 
 def gemm_statement(alpha, beta, C, A, B):

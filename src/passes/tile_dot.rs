@@ -13,8 +13,10 @@
 //!   (several `k` loops may add into `s`);
 //! - rank-1 updates: `for j: C[i, j] = P(C[i, j]) ...` (optional), then
 //!   `for k: for j: C[i, j] = C[i, j] + X ...`, all over one `j` range.
+//!
+//! Tensor statements (row slices, `@`, `np.dot`, a function-level statement) are read as the
+//! loops `lower_tensor` makes of them (`loop_view`), so slice notation has one reading.
 
-use super::affine::Affine;
 use crate::diag::Diagnostic;
 use crate::ir::*;
 
@@ -39,10 +41,8 @@ fn nest(k: &Kernel) -> Option<TileNest> {
     if !k.shared.is_empty() || k.comm.is_some() {
         return None;
     }
-    if !k.bound.is_empty() {
-        return statement_nest(k);
-    }
-    let [dim] = k.dims.as_slice() else {
+    let view = loop_view(k)?;
+    let [dim] = view.dims.as_slice() else {
         return None;
     };
     if dim.simd.is_some() || !is_int(&dim.range.step, 1) {
@@ -56,11 +56,9 @@ fn nest(k: &Kernel) -> Option<TileNest> {
     if row.start.mentions(&row.var) || row.stop.mentions(&row.var) {
         return None;
     }
-    let mut used = k.names();
-    // Row slices (`C[i, :i + 1] += alpha * A[i, k] * A[:i + 1, k]`, APPy's tensor style) are
-    // loops over a column for this analysis; the general lowering keeps them as they are.
-    let body = slices_as_loops(&k.body, &mut used, &mut vec![])?;
-    let body: Vec<&Stmt> = body
+    let mut used = view.names();
+    let body: Vec<&Stmt> = view
+        .body
         .iter()
         .filter(|s| !matches!(s.kind, StmtKind::Pass))
         .collect();
@@ -68,16 +66,25 @@ fn nest(k: &Kernel) -> Option<TileNest> {
     check(row, shape)
 }
 
-/// A function-level tensor statement with a dimension pragma (`C[:M, :N] = beta * C[:M, :N] +
-/// alpha * A[:M, :K] @ B[:K, :N]`, `:M=>parallel :N=>parallel`): read through the loop nest
-/// that `lower_tensor` makes of it, its second grid dimension turned into a loop around the
-/// body, so the loop shapes above decide on the same dependences, with no second reading of
-/// slice notation.
-fn statement_nest(k: &Kernel) -> Option<TileNest> {
-    if k.body.len() != 1 || k.dims.is_empty() || k.dims.len() > 2 {
+/// `k` as loops: its tensor statements (`C[i, :i + 1] += alpha * A[i, k] * A[:i + 1, k]`,
+/// `C[i, :N] += A[i, :K] @ B[:K, :N]`, a function-level `C[:M, :N] = A[:M, :K] @ B[:K, :N]`) as
+/// the loop nests `lower_tensor` makes of them, on a copy (the kernel keeps its statements for
+/// the general lowering), `split`'s copies of sums forwarded, and a function-level statement's
+/// second grid dimension made a loop around the body. The loop shapes then decide on the same
+/// dependences, with no second reading of slice notation.
+fn loop_view(k: &Kernel) -> Option<Kernel> {
+    let mut view = k.clone();
+    let mut tensor = false;
+    for s in &view.body {
+        s.walk(&mut |st| tensor |= st.exprs().iter().any(|e| is_tensor_expr(e)));
+    }
+    if !tensor {
+        return Some(view);
+    }
+    if view.dims.is_empty() || view.dims.len() > 2 || (view.bound.is_empty() && view.dims.len() > 1)
+    {
         return None;
     }
-    let mut view = k.clone();
     super::lower_tensor::split(&mut view).ok()?;
     super::lower_tensor::lower(
         &mut view,
@@ -87,8 +94,6 @@ fn statement_nest(k: &Kernel) -> Option<TileNest> {
     if !view.temps.is_empty() {
         return None;
     }
-    // `split` stores the reduction into a scalar the epilogue reads (`_r = _acc`): the
-    // epilogue reads the accumulator itself.
     view.body = without_copies(std::mem::take(&mut view.body));
     if let Some(col) = view.dims.get(1).cloned() {
         view.dims.truncate(1);
@@ -106,7 +111,7 @@ fn statement_nest(k: &Kernel) -> Option<TileNest> {
         )];
     }
     view.bound.clear();
-    nest(&view)
+    Some(view)
 }
 
 /// `body` with each copy `r = a` of one name into another removed and `r` read as `a` after
@@ -241,16 +246,25 @@ fn rank_one_updates(body: &[&Stmt], used: &mut std::collections::HashSet<String>
     let (prologue, updates) = body.split_at(split);
     let mut col: Option<TileAxis> = None;
     let mut target: Option<Expr> = None;
-    let mut same_col = |axis: TileAxis| match &col {
-        None => {
-            col = Some(axis);
-            true
+    // `e` of a loop over `axis`, in terms of the column variable: every loop must run over the
+    // column range (its own variable read as the column's; lower_tensor names each statement's
+    // loop afresh), and must not read the column variable itself (stale after its loop).
+    let mut on_column = |axis: TileAxis, e: &Expr| -> Option<Expr> {
+        let c = col.get_or_insert_with(|| axis.clone());
+        if !same_place(&c.start, &axis.start) || !same_place(&c.stop, &axis.stop) {
+            return None;
         }
-        Some(c) => {
-            c.var == axis.var
-                && same_place(&c.start, &axis.start)
-                && same_place(&c.stop, &axis.stop)
+        if axis.var == c.var {
+            return Some(e.clone());
         }
+        if e.mentions(&c.var) {
+            return None;
+        }
+        let by = Expr::name(&c.var, e.span);
+        Some(e.clone().rewrite(&mut |x| match &x.kind {
+            ExprKind::Name(n) if *n == axis.var => by.clone(),
+            _ => x,
+        }))
     };
     let mut same_target = |t: &Expr| match &target {
         None => {
@@ -267,11 +281,12 @@ fn rank_one_updates(body: &[&Stmt], used: &mut std::collections::HashSet<String>
             return None;
         };
         let (t, value) = assignment(stmt)?;
-        if !same_col(axis) || !same_target(t) {
+        let (t, value) = (on_column(axis.clone(), t)?, on_column(axis, value)?);
+        if !same_target(&t) {
             return None;
         }
         let previous = before.clone().unwrap_or_else(|| t.clone());
-        before = Some(substitute_place(value, t, &previous));
+        before = Some(substitute_place(&value, &t, &previous));
     }
     let mut sums = vec![];
     for u in updates {
@@ -280,16 +295,14 @@ fn rank_one_updates(body: &[&Stmt], used: &mut std::collections::HashSet<String>
             return None;
         };
         let (jaxis, jbody) = unit_loop(inner)?;
-        if !same_col(jaxis) {
-            return None;
-        }
         let mut adds = vec![];
         for s in &jbody {
             let (t, x) = assignment(s)?;
-            if !same_target(t) {
+            let (t, x) = (on_column(jaxis.clone(), t)?, on_column(jaxis.clone(), x)?);
+            if !same_target(&t) {
                 return None;
             }
-            adds.push(sum_update(t, x)?);
+            adds.push(sum_update(&t, &x)?);
         }
         if adds.is_empty() {
             return None;
@@ -414,274 +427,6 @@ fn check(row: TileAxis, shape: Shape) -> Option<TileNest> {
         epilogue,
         arrays,
     })
-}
-
-/// `body` with every assignment whose target has one slice (`C[i, lo:hi] = ...`) written as a
-/// loop over it (`for j in range(lo, hi): C[i, j] = ...`), each slice of the value indexed at
-/// the same position. `None` when a statement has slices this cannot follow: several in one
-/// subscript, a new axis, slices inside calls (reductions), or lengths not provably equal.
-fn slices_as_loops(
-    body: &[Stmt],
-    used: &mut std::collections::HashSet<String>,
-    // One loop variable per slice range, so that `C[i, :n]` is the same element everywhere.
-    columns: &mut Vec<(Expr, Expr, String)>,
-) -> Option<Vec<Stmt>> {
-    let mut out = vec![];
-    for s in body {
-        let mut s = s.clone();
-        match &mut s.kind {
-            StmtKind::For { body, .. } => *body = slices_as_loops(body, used, columns)?,
-            StmtKind::Assign { target, value, .. } if is_tensor_expr(target) => {
-                let (lo, hi) = one_slice(target)?;
-                let var = match columns
-                    .iter()
-                    .find(|(l, h, _)| same_place(l, &lo) && same_place(h, &hi))
-                {
-                    Some((_, _, v)) => v.clone(),
-                    None => {
-                        let v = fresh_name("col", used);
-                        columns.push((lo.clone(), hi.clone(), v.clone()));
-                        v
-                    }
-                };
-                let span = target.span;
-                let column = Expr::name(&var, span);
-                let length = Affine::of(&hi).sub(&Affine::of(&lo));
-                let mut ok = true;
-                // A row times a matrix becomes an accumulator summed by a loop over k.
-                let (value, mut loops) =
-                    row_times_matrix(value, &lo, &length, &column, used).ok()?;
-                let mut in_call = 0;
-                value.walk(&mut |x| {
-                    if let ExprKind::Call { args, .. } = &x.kind {
-                        in_call += args.iter().filter(|a| is_tensor_expr(a)).count();
-                    }
-                });
-                let index = |e: &Expr, ok: &mut bool| -> Expr {
-                    e.clone().rewrite(&mut |x| {
-                        if !matches!(x.kind, ExprKind::Subscript { .. }) || !is_tensor_expr(&x) {
-                            return x;
-                        }
-                        let Some((xlo, xhi)) = one_slice(&x) else {
-                            *ok = false;
-                            return x;
-                        };
-                        if Affine::of(&xhi).sub(&Affine::of(&xlo)) != length {
-                            *ok = false;
-                            return x;
-                        }
-                        let at = if same_place(&xlo, &lo) {
-                            column.clone()
-                        } else {
-                            Expr::binary(
-                                BinOp::Add,
-                                xlo,
-                                Expr::binary(BinOp::Sub, column.clone(), lo.clone()),
-                            )
-                        };
-                        with_slice_at(x, at)
-                    })
-                };
-                let new_target = index(target, &mut ok);
-                let new_value = index(&value, &mut ok);
-                if !ok || in_call > 0 || is_tensor_expr(&new_value) {
-                    return None;
-                }
-                let inner = Stmt::assign(new_target, new_value, s.span);
-                s = Stmt::new(
-                    StmtKind::For {
-                        var,
-                        range: Range {
-                            start: lo,
-                            stop: hi,
-                            step: Expr::int(1, span),
-                        },
-                        body: {
-                            loops.push(inner);
-                            loops
-                        },
-                        kind: LoopKind::Simd(Width::Mvl),
-                        vector: None,
-                        num_warps: None,
-                    },
-                    s.span,
-                );
-            }
-            StmtKind::Assign { value, .. } if is_tensor_expr(value) => return None,
-            StmtKind::If { .. } | StmtKind::HostBlock { .. } => {
-                let mut tensor = false;
-                s.walk(&mut |st| tensor |= st.exprs().iter().any(|e| is_tensor_expr(e)));
-                if tensor {
-                    return None;
-                }
-            }
-            _ => {}
-        }
-        out.push(s);
-    }
-    Some(out)
-}
-
-/// `value` with its row-times-matrix product (`X[i, a:b] @ Y[c:d, e:f]` or `np.dot`, the
-/// matrix's second slice running with the column) replaced by an accumulator, and the
-/// statements that sum it: `acc = 0.0; for k in range(a, b): acc = acc + X[i, k] * Y[c + k - a,
-/// e + col - lo]`. No product: `value` and no statements. `Err` for a product of other shapes
-/// or lengths, or more than one.
-#[allow(clippy::result_unit_err)]
-fn row_times_matrix(
-    value: &Expr,
-    col_lo: &Expr,
-    col_len: &Affine,
-    column: &Expr,
-    used: &mut std::collections::HashSet<String>,
-) -> Result<(Expr, Vec<Stmt>), ()> {
-    let mut products = vec![];
-    value.walk(&mut |x| {
-        if let ExprKind::Call { func, args } = &x.kind {
-            if super::tensor::is_product_call(func) && args.len() == 2 {
-                products.push(x.clone());
-            }
-        }
-    });
-    let call = match products.as_slice() {
-        [] => return Ok((value.clone(), vec![])),
-        [call] => call.clone(),
-        _ => return Err(()),
-    };
-    let ExprKind::Call { args, .. } = &call.kind else {
-        unreachable!()
-    };
-    let (row, matrix) = (&args[0], &args[1]);
-    let (k_lo, k_hi) = one_slice(row).ok_or(())?;
-    let [(m0_lo, m0_hi), (m1_lo, m1_hi)] = two_slices(matrix).ok_or(())?;
-    let k_len = Affine::of(&k_hi).sub(&Affine::of(&k_lo));
-    if Affine::of(&m0_hi).sub(&Affine::of(&m0_lo)) != k_len
-        || Affine::of(&m1_hi).sub(&Affine::of(&m1_lo)) != *col_len
-    {
-        return Err(());
-    }
-    let span = call.span;
-    let acc = fresh_name("acc", used);
-    let k = fresh_name("k", used);
-    let k_name = Expr::name(&k, span);
-    // `lo + (var - base)`, or `var` when the slice starts where the loop does.
-    let shifted = |slice_lo: &Expr, var: &Expr, base: &Expr| {
-        if same_place(slice_lo, base) {
-            var.clone()
-        } else if matches!(base.kind, ExprKind::Int(0)) {
-            Expr::binary(BinOp::Add, slice_lo.clone(), var.clone())
-        } else {
-            Expr::binary(
-                BinOp::Add,
-                slice_lo.clone(),
-                Expr::binary(BinOp::Sub, var.clone(), base.clone()),
-            )
-        }
-    };
-    let term = Expr::binary(
-        BinOp::Mul,
-        with_slice_at(row.clone(), k_name.clone()),
-        with_slices_at(
-            matrix.clone(),
-            [
-                shifted(&m0_lo, &k_name, &k_lo),
-                shifted(&m1_lo, column, col_lo),
-            ],
-        ),
-    );
-    let acc_name = Expr::name(&acc, span);
-    let assign = |target: Expr, value: Expr| Stmt::assign(target, value, span);
-    let init = assign(acc_name.clone(), Expr::new(ExprKind::Float(0.0), span));
-    let sum = Stmt::new(
-        StmtKind::For {
-            var: k,
-            range: Range {
-                start: k_lo,
-                stop: k_hi,
-                step: Expr::int(1, span),
-            },
-            body: vec![assign(
-                acc_name.clone(),
-                Expr::binary(BinOp::Add, acc_name.clone(), term),
-            )],
-            kind: LoopKind::Plain,
-            vector: None,
-            num_warps: None,
-        },
-        span,
-    );
-    let value = value.clone().rewrite(&mut |x| {
-        if same_place(&x, &call) {
-            acc_name.clone()
-        } else {
-            x
-        }
-    });
-    Ok((value, vec![init, sum]))
-}
-
-/// The bounds of a subscript's two slices (the other indices are single), in order.
-fn two_slices(e: &Expr) -> Option<[(Expr, Expr); 2]> {
-    slice_bounds(e)?.try_into().ok()
-}
-
-/// The subscript with its slices replaced by the indices `at`, in order.
-fn with_slices_at(mut e: Expr, at: [Expr; 2]) -> Expr {
-    if let ExprKind::Subscript { indices, .. } = &mut e.kind {
-        let mut at = at.into_iter();
-        for ix in indices.iter_mut() {
-            if matches!(ix, Index::Slice { .. }) {
-                *ix = Index::At(at.next().expect("two slices"));
-            }
-        }
-    }
-    e
-}
-
-/// The bounds of the one slice of a subscript, if it has exactly one.
-fn one_slice(e: &Expr) -> Option<(Expr, Expr)> {
-    let [bounds]: [(Expr, Expr); 1] = slice_bounds(e)?.try_into().ok()?;
-    Some(bounds)
-}
-
-/// The bounds of every slice of a subscript, in order (open ends: 0 and the extent); `None`
-/// for a new axis or anything but a subscript.
-fn slice_bounds(e: &Expr) -> Option<Vec<(Expr, Expr)>> {
-    let ExprKind::Subscript { array, indices } = &e.kind else {
-        return None;
-    };
-    let mut found = vec![];
-    for (dim, ix) in indices.iter().enumerate() {
-        match ix {
-            Index::At(_) => {}
-            Index::NewAxis => return None,
-            Index::Slice { lo, hi, span } => found.push((
-                lo.clone().unwrap_or_else(|| Expr::int(0, *span)),
-                hi.clone().unwrap_or_else(|| {
-                    Expr::new(
-                        ExprKind::Shape {
-                            array: array.clone(),
-                            dim,
-                        },
-                        *span,
-                    )
-                }),
-            )),
-        }
-    }
-    Some(found)
-}
-
-/// The subscript with its one slice replaced by the index `at`.
-fn with_slice_at(mut e: Expr, at: Expr) -> Expr {
-    if let ExprKind::Subscript { indices, .. } = &mut e.kind {
-        for ix in indices.iter_mut() {
-            if matches!(ix, Index::Slice { .. }) {
-                *ix = Index::At(at.clone());
-            }
-        }
-    }
-    e
 }
 
 /// `for v in range(start, stop, 1)` (a plain or `simd` loop) and its body.
@@ -1115,7 +860,7 @@ def f(C, A, M, N):
 def f(alpha, C, A, B, M, N, K):
     #pragma parallel for
     for i in range(M):
-        C[i, :N] += alpha * (A[i, 1:K + 1] @ B[:K, 2:N + 2])
+        C[i, :N] += A[i, 1:K + 1] @ B[:K, 2:N + 2]
 ",
         )
         .tiles
@@ -1124,18 +869,22 @@ def f(alpha, C, A, B, M, N, K):
         assert_eq!(text(&t.reductions[0].axis.start), "1");
         let term = &t.reductions[0].terms[0];
         assert_eq!(text(&term.left), format!("A[i, {k}]"));
-        assert_eq!(text(&term.right), format!("B[0 + ({k} - 1), 2 + {col}]"));
-        assert_eq!(
-            text(&t.epilogue),
-            format!("C[i, {col}] + alpha * {}", t.acc)
-        );
-        // Lengths that differ, or a matrix times a row, are not followed.
-        for value in ["A[i, :K] @ B[:K + 1, :N]", "B[:N, :K] @ A[i, :K]"] {
+        assert_eq!(text(&term.right), format!("B[{k} - 1, {col} + 2]"));
+        assert_eq!(text(&t.epilogue), format!("C[i, {col}] + {}", t.acc));
+        // A matrix times a row is the same sum with the matrix's rows as the columns.
+        let row = |value: &str| {
             let src = format!(
                 "def f(C, A, B, M, N, K):\n    #pragma parallel for\n    for i in range(M):\n        C[i, :N] = {value}\n"
             );
-            assert!(region(&src).tiles.is_none(), "{value}");
-        }
+            region(&src).tiles
+        };
+        let t = row("B[:N, :K] @ A[i, :K]").expect("tiled");
+        let term = &t.reductions[0].terms[0];
+        let (col, k) = (&t.col.var, &t.reductions[0].axis.var);
+        assert_eq!(text(&term.left), format!("A[i, {k}]"));
+        assert_eq!(text(&term.right), format!("B[{col}, {k}]"));
+        // Lengths that differ are not a product.
+        assert!(row("A[i, :K] @ B[:K + 1, :N]").is_none());
     }
 
     #[test]
