@@ -7,7 +7,8 @@ Exercises: both loop shapes (a scalar accumulator; rank-1 updates after a prolog
 bounds on `j` (`range(i + 1)`, `range(i, M)`) and on `k` (`range(i + 1, M)`, `range(j, K)`),
 transposed operands (`A[k, i]`), several `k` loops adding into one sum, two terms and a
 subtraction in one update, an epilogue that reads other arrays, and function-level tensor
-statements with a matrix product (`@`, `np.dot`), and a matrix times a row.
+statements with a matrix product (`@`, `np.dot`), a matrix times a row, and a row times a matrix
+inside a larger value.
 """
 import numpy as np
 
@@ -124,6 +125,15 @@ def row_times_matrix(C, A, B):
     #pragma parallel for
     for i in range(M):
         C[i, :N] += A[i, :K] @ B[:K, :N]
+
+
+def row_times_matrix_scaled(alpha, beta, C, A, B):
+    # The product inside a larger value: one sum per element of the row, stored through the rest.
+    M, K = A.shape
+    N = B.shape[1]
+    #pragma parallel for
+    for i in range(M):
+        C[i, :N] = beta * C[i, :N] + alpha * (A[i, :K] @ B[:K, :N])
 
 
 def matrix_times_row(C, A, B):

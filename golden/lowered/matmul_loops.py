@@ -8,7 +8,8 @@ Exercises: both loop shapes (a scalar accumulator; rank-1 updates after a prolog
 bounds on `j` (`range(i + 1)`, `range(i, M)`) and on `k` (`range(i + 1, M)`, `range(j, K)`),
 transposed operands (`A[k, i]`), several `k` loops adding into one sum, two terms and a
 subtraction in one update, an epilogue that reads other arrays, and function-level tensor
-statements with a matrix product (`@`, `np.dot`), and a matrix times a row.
+statements with a matrix product (`@`, `np.dot`), a matrix times a row, and a row times a matrix
+inside a larger value.
 """
 import numpy as np
 
@@ -157,6 +158,21 @@ def row_times_matrix(C, A, B):
                 _i1 = appy.vidx(_i1_base, appy.MVL, K)
                 _acc = _acc + sum(A[i, _i1] * B[_i1, _i])
             C[i, _i] = C[i, _i] + _acc
+
+
+def row_times_matrix_scaled(alpha, beta, C, A, B):
+    # The product inside a larger value: one sum per element of the row, stored through the rest.
+    M, K = A.shape
+    N = B.shape[1]
+    # _row_times_matrix_scaled_kernel0
+    #pragma parallel for
+    for i in range(0, M, 1):
+        for _i in range(0, N, 1):
+            _acc = 0
+            for _i1_base in range(0, K, appy.MVL):
+                _i1 = appy.vidx(_i1_base, appy.MVL, K)
+                _acc = _acc + sum(A[i, _i1] * B[_i1, _i])
+            C[i, _i] = beta * C[i, _i] + alpha * _acc
 
 
 def matrix_times_row(C, A, B):

@@ -117,10 +117,22 @@ fn split_reductions(
     else {
         unreachable!()
     };
-    // Forms that lower directly: `t = red(...)` and `t = t op red(...)`.
+    // Forms that lower directly (accumulated in a register per output element, stored once
+    // through the rest of the value): `t = red(...)`, `t = t op red(...)`, and a value whose one
+    // reduction keeps dimensions (`C[i, :N] = beta * C[i, :N] + alpha * (A[i, :K] @ B[:K, :N])`),
+    // which hoisting would need a temporary array for. A reduction to a scalar inside a larger
+    // value is hoisted instead: computed once, not once per output element.
+    let mut reductions = vec![];
+    value.walk(&mut |x| {
+        if is_reduction(x) {
+            reductions.push(x);
+        }
+    });
+    let keeps_dims = |x: &Expr| analyse(&Expr::name("_", x.span), x, bound).is_err();
     let direct = is_reduction(value)
         || matches!(&value.kind, ExprKind::Binary { left, right, .. } if same_place(left, target) && is_reduction(right))
-        || matches!(&value.kind, ExprKind::Call { func, args } if matches!(func.as_str(), "max" | "min" | "np.maximum" | "np.minimum") && args.len() == 2 && same_place(&args[0], target) && is_reduction(&args[1]));
+        || matches!(&value.kind, ExprKind::Call { func, args } if matches!(func.as_str(), "max" | "min" | "np.maximum" | "np.minimum") && args.len() == 2 && same_place(&args[0], target) && is_reduction(&args[1]))
+        || matches!(reductions.as_slice(), [x] if keeps_dims(x));
     let mut hoisted = vec![];
     let mut err = None;
     let new_value = if direct {
@@ -819,7 +831,7 @@ impl<'a> Nest<'a> {
         used: &mut HashSet<String>,
         checks: &mut Vec<LaunchCheck>,
     ) -> Vec<Stmt> {
-        match split_root(&self.t.value, &self.t.target) {
+        match split_root(&self.t.value) {
             RootForm::Plain => vec![Stmt::new(
                 StmtKind::Assign {
                     target: self.subst(&self.t.target, &[]),
@@ -831,18 +843,18 @@ impl<'a> Nest<'a> {
             RootForm::Reduce {
                 op,
                 operand,
-                combine,
-            } => self.reduction(op, &operand, combine, atomic, used, checks),
+                marker,
+            } => self.reduction(op, &operand, &marker, atomic, used, checks),
         }
     }
 
-    /// `_acc = init`, the reduced loops around `_acc = _acc op e`, then one store of `_acc`
-    /// (combined with the target for `t = t op red(e)`).
+    /// `_acc = init`, the reduced loops around `_acc = _acc op e`, then one store of the value
+    /// with the reduction (`marker`) read as `_acc`.
     fn reduction(
         &self,
         op: ReduceOp,
         operand: &Expr,
-        combine: Option<Combine>,
+        marker: &Expr,
         atomic: bool,
         used: &mut HashSet<String>,
         checks: &mut Vec<LaunchCheck>,
@@ -883,17 +895,14 @@ impl<'a> Nest<'a> {
             span,
         );
         let nest = self.wrap(&self.reduced, vec![accumulate], checks);
-        let result = match combine {
-            None => acc_e.clone(),
-            Some(Combine::Binary(bop)) => Expr::binary(bop, target_l.clone(), acc_e.clone()),
-            Some(Combine::Call(f)) => Expr::new(
-                ExprKind::Call {
-                    func: f,
-                    args: vec![target_l.clone(), acc_e.clone()],
-                },
-                span,
-            ),
-        };
+        let with_acc = self.t.value.clone().rewrite(&mut |x| {
+            if same_place(&x, marker) {
+                acc_e.clone()
+            } else {
+                x
+            }
+        });
+        let result = self.subst(&with_acc, &[]);
         let mut stmts = vec![Stmt::new(
             StmtKind::Assign {
                 target: acc_e,
@@ -915,17 +924,14 @@ impl<'a> Nest<'a> {
     }
 }
 
-enum Combine {
-    Binary(BinOp),
-    Call(String),
-}
-
 enum RootForm {
     Plain,
+    /// One reduction over the statement's reduced dimensions; the store is the value with
+    /// `marker` (the reduction) replaced by the accumulator.
     Reduce {
         op: ReduceOp,
         operand: Expr,
-        combine: Option<Combine>,
+        marker: Expr,
     },
 }
 
@@ -938,44 +944,38 @@ fn as_marker(e: &Expr) -> Option<(ReduceOp, Vec<usize>, Expr)> {
     }
 }
 
-/// `t = red(v)`, `t = t op red(v)`, `t = max(t, red(v))`, or a plain element-wise value.
-fn split_root(value: &Expr, target: &Expr) -> RootForm {
-    if let Some((op, dims, v)) = as_marker(value) {
-        if dims.is_empty() {
-            return RootForm::Plain;
+/// The value's one reduction over some dimensions (`t = red(v)`, `t = t op red(v)`, `t =
+/// beta * t + alpha * red(v)`), or a plain element-wise value.
+fn split_root(value: &Expr) -> RootForm {
+    let mut found = vec![];
+    value.walk(&mut |x| {
+        if let Some((op, dims, v)) = as_marker(x) {
+            if !dims.is_empty() {
+                found.push((op, v, x.clone()));
+            }
         }
-        return RootForm::Reduce {
+    });
+    // Only the outermost: a reduction inside another's operand is lowered with that operand.
+    let inside = |m: &Expr, n: &Expr| {
+        let mut hit = false;
+        if let ExprKind::Call { args, .. } = &n.kind {
+            args.iter()
+                .for_each(|a| a.walk(&mut |x| hit |= same_place(x, m)));
+        }
+        hit
+    };
+    let outer: Vec<_> = found
+        .iter()
+        .filter(|(_, _, m)| !found.iter().any(|(_, _, n)| inside(m, n)))
+        .cloned()
+        .collect();
+    match <[_; 1]>::try_from(outer) {
+        Ok([(op, operand, marker)]) => RootForm::Reduce {
             op,
-            operand: v,
-            combine: None,
-        };
-    }
-    match &value.kind {
-        ExprKind::Binary { op, left, right } if same_place(left, target) => {
-            if let Some((rop, dims, v)) = as_marker(right) {
-                if !dims.is_empty() {
-                    return RootForm::Reduce {
-                        op: rop,
-                        operand: v,
-                        combine: Some(Combine::Binary(*op)),
-                    };
-                }
-            }
-            RootForm::Plain
-        }
-        ExprKind::Call { func, args } if args.len() == 2 && same_place(&args[0], target) => {
-            if let Some((rop, dims, v)) = as_marker(&args[1]) {
-                if !dims.is_empty() {
-                    return RootForm::Reduce {
-                        op: rop,
-                        operand: v,
-                        combine: Some(Combine::Call(func.clone())),
-                    };
-                }
-            }
-            RootForm::Plain
-        }
-        _ => RootForm::Plain,
+            operand,
+            marker,
+        },
+        Err(_) => RootForm::Plain,
     }
 }
 
@@ -1062,6 +1062,45 @@ mod tests {
             false,
         );
         assert_eq!(k.temps, vec![("_tmp".to_string(), "A".to_string())]);
+    }
+
+    #[test]
+    fn a_reduction_that_keeps_a_dimension_inside_a_larger_value_is_fused() {
+        // A row times a matrix, scaled and added: one accumulator per element of the row,
+        // stored once through the rest of the value (hoisting it would need a vector temporary).
+        let k = kernel(
+            "def f(alpha, beta, C, A, B, M, N, K):\n    #pragma parallel for\n    for i in range(M):\n        C[i, :N] = beta * C[i, :N] + alpha * (A[i, :K] @ B[:K, :N])\n",
+            true,
+        );
+        let mut stores = vec![];
+        for s in &k.body {
+            s.walk(&mut |st| {
+                if let StmtKind::Assign { target, value, .. } = &st.kind {
+                    stores.push(format!(
+                        "{} = {}",
+                        crate::codegen::python::expr(target),
+                        crate::codegen::python::expr(value)
+                    ));
+                }
+            });
+        }
+        assert_eq!(stores.len(), 3, "{stores:?}");
+        assert!(stores[0].starts_with("_acc = 0"), "{stores:?}");
+        assert!(stores[1].starts_with("_acc = _acc + A[i, "), "{stores:?}");
+        assert!(
+            stores[2].ends_with("= beta * C[i, _i] + alpha * _acc"),
+            "{stores:?}"
+        );
+        // Two such reductions still need the temporary, which is an error.
+        let f = attached(
+            "def f(C, A, B, M, N, K):\n    #pragma parallel for\n    for i in range(M):\n        C[i, :N] = (A[i, :K] @ B[:K, :N]) * (A[i, :K] @ B[:K, :N])\n",
+        )
+        .unwrap();
+        let mut k = crate::passes::outline::run(&f).unwrap().remove(0);
+        assert!(split(&mut k)
+            .unwrap_err()
+            .message
+            .contains("temporary array"));
     }
 
     #[test]

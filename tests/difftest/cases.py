@@ -92,6 +92,7 @@ def _matmul_args(func, r, s, dtype):
         "band_from_column": lambda: [a(m, k), a(k, n), a(m, n)],
         "gemm_tf32": lambda: [a(m, n), a(m, k), a(k, n)],
         "row_times_matrix": lambda: [a(m, n), a(m, k), a(k, n)],
+        "row_times_matrix_scaled": lambda: [1.5, 1.2, a(m, n), a(m, k), a(k, n)],
         "matrix_times_row": lambda: [a(m, n), a(m, k), a(n, k)],
         "gemm_statement": lambda: [1.5, 1.2, a(m, n), a(m, k), a(k, n)],
         "dot_rows": lambda: [a(m, n), a(m, k + 1), a(k, n)],
@@ -99,8 +100,8 @@ def _matmul_args(func, r, s, dtype):
 
 
 MATMUL_FUNCS = ["gemm_updates", "gemm_acc", "trmm_into", "symm_lower", "syr2k_diff",
-                "cov_upper", "band_from_column", "gemm_tf32", "row_times_matrix", "matrix_times_row",
-                "gemm_statement", "dot_rows"]
+                "cov_upper", "band_from_column", "gemm_tf32", "row_times_matrix",
+                "row_times_matrix_scaled", "matrix_times_row", "gemm_statement", "dot_rows"]
 MATMUL_TILE_SIZES = ((70, 67, 37), (5, 3, 17))  # across a 64-wide tile; less than one
 MATMUL_GENERAL_SIZES = ((19, 21, 17),)  # one program per row: the interpreter is slow there
 MATMUL_TOL = {"float32": (1e-4, 1e-4), "float64": (1e-10, 1e-10)}
