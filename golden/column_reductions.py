@@ -525,7 +525,6 @@ def _gram_kernel0_tiles(A, C, N, M, A_stride0, A_stride1, C_stride0, C_stride1, 
     _col_hi = N
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
     if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
         _k_lo = 0
         _k_hi = M
@@ -534,10 +533,11 @@ def _gram_kernel0_tiles(A, C, N, M, A_stride0, A_stride1, C_stride0, C_stride1, 
             _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
             _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
             _acc = tl.dot(tl.load(A + _tk[None, :] * A_stride0 + _ti[:, None] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(A + _tk[:, None] * A_stride0 + _tj[None, :] * A_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, _acc, mask=_tile_ok)  # samples/column_reductions.py:89
 
 
-_gram_kernel0_tiles_tuning = _AppycTuning("_gram_kernel0_tiles", "83c4e2c30fecc548", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_gram_kernel0_tiles_tuning = _AppycTuning("_gram_kernel0_tiles", "88dade7a939ddf32", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_gram_kernel0_tiles(A, C, N, M, _appyc_rows, _appyc_cols, _appyc_config):

@@ -245,7 +245,6 @@ def _gemm_updates_kernel0_tiles(C, A, B, NI, NJ, beta: "fp64", NK, alpha: "fp64"
     _col_hi = NJ
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
     if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
         _k_lo = 0
         _k_hi = NK
@@ -254,10 +253,11 @@ def _gemm_updates_kernel0_tiles(C, A, B, NI, NJ, beta: "fp64", NK, alpha: "fp64"
             _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
             _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
             _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) * beta + alpha * _acc, mask=_tile_ok)  # samples/matmul_loops.py:23
 
 
-_gemm_updates_kernel0_tiles_tuning = _AppycTuning("_gemm_updates_kernel0_tiles", "d6de046e46e2db73", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_gemm_updates_kernel0_tiles_tuning = _AppycTuning("_gemm_updates_kernel0_tiles", "59a651f22f57954b", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_gemm_updates_kernel0_tiles(C, A, B, NI, NJ, beta, NK, alpha, _appyc_rows, _appyc_cols, _appyc_config):
@@ -338,7 +338,6 @@ def _gemm_acc_kernel0_tiles(A, B, C, NI, NJ, NK, beta: "fp64", alpha: "fp64", A_
     _col_hi = NJ
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
     if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
         _k_lo = 0
         _k_hi = NK
@@ -347,10 +346,11 @@ def _gemm_acc_kernel0_tiles(A, B, C, NI, NJ, NK, beta: "fp64", alpha: "fp64", A_
             _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
             _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
             _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, beta * tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + alpha * _acc, mask=_tile_ok)  # samples/matmul_loops.py:40
 
 
-_gemm_acc_kernel0_tiles_tuning = _AppycTuning("_gemm_acc_kernel0_tiles", "d3e76cefbd8dffda", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_gemm_acc_kernel0_tiles_tuning = _AppycTuning("_gemm_acc_kernel0_tiles", "d263d69469153cd8", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_gemm_acc_kernel0_tiles(A, B, C, NI, NJ, NK, beta, alpha, _appyc_rows, _appyc_cols, _appyc_config):
@@ -427,7 +427,6 @@ def _trmm_into_kernel0_tiles(A, B, out, M, N, alpha: "fp64", A_stride0, A_stride
     _col_hi = N
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
     if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         _acc = tl.zeros((BI, BJ), dtype=out.dtype.element_ty)
         _k_lo = tl.min(tl.where(_ti_ok, _ti + 1, _row0 + 1), axis=0)
         _k_hi = M
@@ -436,10 +435,11 @@ def _trmm_into_kernel0_tiles(A, B, out, M, N, alpha: "fp64", A_stride0, A_stride
             _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi) & (_tk[None, :] >= _ti[:, None] + 1)
             _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
             _acc = tl.dot(tl.load(A + _tk[None, :] * A_stride0 + _ti[:, None] * A_stride1, mask=_a_ok, other=0.0).to(out.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(out.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=out.dtype.element_ty)
+        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         tl.store(out + _ti[:, None] * out_stride0 + _tj[None, :] * out_stride1, alpha * (tl.load(B + _ti[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_tile_ok) + _acc), mask=_tile_ok)  # samples/matmul_loops.py:52
 
 
-_trmm_into_kernel0_tiles_tuning = _AppycTuning("_trmm_into_kernel0_tiles", "3bbb7d6e95138d58", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_trmm_into_kernel0_tiles_tuning = _AppycTuning("_trmm_into_kernel0_tiles", "d06f9cb814051f94", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_trmm_into_kernel0_tiles(A, B, out, M, N, alpha, _appyc_rows, _appyc_cols, _appyc_config):
@@ -518,7 +518,6 @@ def _symm_lower_kernel0_tiles(A, B, C, M, N, beta: "fp64", alpha: "fp64", A_stri
     _col_hi = N
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
     if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
         _k_lo = 0
         _k_hi = tl.max(tl.where(_ti_ok, _ti, _row0), axis=0)
@@ -534,10 +533,11 @@ def _symm_lower_kernel0_tiles(A, B, C, M, N, beta: "fp64", alpha: "fp64", A_stri
             _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi) & (_tk[None, :] >= _ti[:, None] + 1)
             _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
             _acc = tl.dot(tl.load(A + _tk[None, :] * A_stride0 + _ti[:, None] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, beta * tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + alpha * (tl.load(A + _ti[:, None] * A_stride0 + _ti[:, None] * A_stride1, mask=_tile_ok) * tl.load(B + _ti[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_tile_ok) + _acc), mask=_tile_ok)  # samples/matmul_loops.py:68
 
 
-_symm_lower_kernel0_tiles_tuning = _AppycTuning("_symm_lower_kernel0_tiles", "04c843d5a81e3471", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_symm_lower_kernel0_tiles_tuning = _AppycTuning("_symm_lower_kernel0_tiles", "fd863271fc37850f", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_symm_lower_kernel0_tiles(A, B, C, M, N, beta, alpha, _appyc_rows, _appyc_cols, _appyc_config):
@@ -623,7 +623,6 @@ def _syr2k_diff_kernel0_tiles(C, A, B, N, beta: "fp64", M, alpha: "fp64", C_stri
     _col_hi = tl.maximum(_row0 + 1, _row1 + 1)
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
     if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :] & (_tj[None, :] >= 0) & (_tj[None, :] < _ti[:, None] + 1)
         _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
         _acc1 = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
         _k_lo = 0
@@ -634,10 +633,11 @@ def _syr2k_diff_kernel0_tiles(C, A, B, N, beta: "fp64", M, alpha: "fp64", C_stri
             _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
             _acc = tl.dot(tl.load(B + _ti[:, None] * B_stride0 + _tk[None, :] * B_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(A + _tj[None, :] * A_stride0 + _tk[:, None] * A_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
             _acc1 = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tj[None, :] * B_stride0 + _tk[:, None] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc1, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :] & (_tj[None, :] >= 0) & (_tj[None, :] < _ti[:, None] + 1)
         tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) * beta + (alpha * _acc - alpha * _acc1), mask=_tile_ok)  # samples/matmul_loops.py:77
 
 
-_syr2k_diff_kernel0_tiles_tuning = _AppycTuning("_syr2k_diff_kernel0_tiles", "af3a79d521eb5fd1", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_syr2k_diff_kernel0_tiles_tuning = _AppycTuning("_syr2k_diff_kernel0_tiles", "c53e7607bf272f9d", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_syr2k_diff_kernel0_tiles(C, A, B, N, beta, M, alpha, _appyc_rows, _appyc_cols, _appyc_config):
@@ -713,7 +713,6 @@ def _cov_upper_kernel0_tiles(X, cov, M, n, X_stride0, X_stride1, cov_stride0, co
     _col_hi = M
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
     if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :] & (_tj[None, :] >= _ti[:, None]) & (_tj[None, :] < M)
         _acc = tl.zeros((BI, BJ), dtype=cov.dtype.element_ty)
         _k_lo = 0
         _k_hi = n
@@ -722,10 +721,11 @@ def _cov_upper_kernel0_tiles(X, cov, M, n, X_stride0, X_stride1, cov_stride0, co
             _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
             _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
             _acc = tl.dot(tl.load(X + _tk[None, :] * X_stride0 + _ti[:, None] * X_stride1, mask=_a_ok, other=0.0).to(cov.dtype.element_ty), tl.load(X + _tk[:, None] * X_stride0 + _tj[None, :] * X_stride1, mask=_b_ok, other=0.0).to(cov.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=cov.dtype.element_ty)
+        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :] & (_tj[None, :] >= _ti[:, None]) & (_tj[None, :] < M)
         tl.store(cov + _ti[:, None] * cov_stride0 + _tj[None, :] * cov_stride1, _acc / (n - 1), mask=_tile_ok)  # samples/matmul_loops.py:92
 
 
-_cov_upper_kernel0_tiles_tuning = _AppycTuning("_cov_upper_kernel0_tiles", "8e806aa9a7e9fbb7", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_cov_upper_kernel0_tiles_tuning = _AppycTuning("_cov_upper_kernel0_tiles", "71598b2373f2ee91", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_cov_upper_kernel0_tiles(X, cov, M, n, _appyc_rows, _appyc_cols, _appyc_config):
@@ -794,7 +794,6 @@ def _band_from_column_kernel0_tiles(A, B, C, NI, NJ, K, A_stride0, A_stride1, B_
     _col_hi = NJ
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
     if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
         _k_lo = tl.min(tl.where(_tj_ok, _tj, tl.maximum(_col0, _col_lo)), axis=0)
         _k_hi = K
@@ -803,10 +802,11 @@ def _band_from_column_kernel0_tiles(A, B, C, NI, NJ, K, A_stride0, A_stride1, B_
             _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
             _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi) & (_tk[:, None] >= _tj[None, :])
             _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, -_acc, mask=_tile_ok)  # samples/matmul_loops.py:105
 
 
-_band_from_column_kernel0_tiles_tuning = _AppycTuning("_band_from_column_kernel0_tiles", "ca09d8609658a125", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_band_from_column_kernel0_tiles_tuning = _AppycTuning("_band_from_column_kernel0_tiles", "5c99c25dcb8cb56d", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_band_from_column_kernel0_tiles(A, B, C, NI, NJ, K, _appyc_rows, _appyc_cols, _appyc_config):
@@ -889,7 +889,6 @@ def _gemm_tf32_kernel0_tiles(A, B, C, NI, NJ, NK, A_stride0, A_stride1, B_stride
     _col_hi = NJ
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
     if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
         _k_lo = 0
         _k_hi = NK
@@ -898,10 +897,11 @@ def _gemm_tf32_kernel0_tiles(A, B, C, NI, NJ, NK, A_stride0, A_stride1, B_stride
             _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
             _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
             _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, _acc, mask=_tile_ok)  # samples/matmul_loops.py:118
 
 
-_gemm_tf32_kernel0_tiles_tuning = _AppycTuning("_gemm_tf32_kernel0_tiles", "c1a7617c80ac18a6", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_gemm_tf32_kernel0_tiles_tuning = _AppycTuning("_gemm_tf32_kernel0_tiles", "de0d1c45718bbdca", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_gemm_tf32_kernel0_tiles(A, B, C, NI, NJ, NK, _appyc_rows, _appyc_cols, _appyc_config):
@@ -981,7 +981,6 @@ def _row_times_matrix_kernel0_tiles(A, B, C, M, N, K, A_stride0, A_stride1, B_st
     _col_hi = N
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
     if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         _acc1 = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
         _k_lo = 0
         _k_hi = K
@@ -990,10 +989,11 @@ def _row_times_matrix_kernel0_tiles(A, B, C, M, N, K, A_stride0, A_stride1, B_st
             _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
             _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
             _acc1 = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc1, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + _acc1, mask=_tile_ok)  # samples/matmul_loops.py:127
 
 
-_row_times_matrix_kernel0_tiles_tuning = _AppycTuning("_row_times_matrix_kernel0_tiles", "846e334b25574580", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_row_times_matrix_kernel0_tiles_tuning = _AppycTuning("_row_times_matrix_kernel0_tiles", "65b8a28f78747ac6", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_row_times_matrix_kernel0_tiles(A, B, C, M, N, K, _appyc_rows, _appyc_cols, _appyc_config):
@@ -1073,7 +1073,6 @@ def _row_times_matrix_scaled_kernel0_tiles(A, B, C, M, N, K, beta: "fp64", alpha
     _col_hi = N
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
     if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         _acc1 = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
         _k_lo = 0
         _k_hi = K
@@ -1082,10 +1081,11 @@ def _row_times_matrix_scaled_kernel0_tiles(A, B, C, M, N, K, beta: "fp64", alpha
             _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
             _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
             _acc1 = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc1, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, beta * tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + alpha * _acc1, mask=_tile_ok)  # samples/matmul_loops.py:136
 
 
-_row_times_matrix_scaled_kernel0_tiles_tuning = _AppycTuning("_row_times_matrix_scaled_kernel0_tiles", "f8f632ed0c14e809", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_row_times_matrix_scaled_kernel0_tiles_tuning = _AppycTuning("_row_times_matrix_scaled_kernel0_tiles", "ebce1ca729eda877", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_row_times_matrix_scaled_kernel0_tiles(A, B, C, M, N, K, beta, alpha, _appyc_rows, _appyc_cols, _appyc_config):
@@ -1165,7 +1165,6 @@ def _matrix_times_row_kernel0_tiles(B, A, C, M, N, K, B_stride0, B_stride1, A_st
     _col_hi = N
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
     if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         _acc1 = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
         _k_lo = 0
         _k_hi = K
@@ -1174,10 +1173,11 @@ def _matrix_times_row_kernel0_tiles(B, A, C, M, N, K, B_stride0, B_stride1, A_st
             _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
             _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
             _acc1 = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tj[None, :] * B_stride0 + _tk[:, None] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc1, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, _acc1, mask=_tile_ok)  # samples/matmul_loops.py:145
 
 
-_matrix_times_row_kernel0_tiles_tuning = _AppycTuning("_matrix_times_row_kernel0_tiles", "f32f3084c19454b4", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_matrix_times_row_kernel0_tiles_tuning = _AppycTuning("_matrix_times_row_kernel0_tiles", "cbd3a4d8b86b719e", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_matrix_times_row_kernel0_tiles(B, A, C, M, N, K, _appyc_rows, _appyc_cols, _appyc_config):
@@ -1258,7 +1258,6 @@ def _gemm_statement_kernel0_tiles(A, B, C, NI, NJ, NK, beta: "fp64", alpha: "fp6
     _col_hi = NJ
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
     if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         _acc1 = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
         _k_lo = 0
         _k_hi = NK
@@ -1267,10 +1266,11 @@ def _gemm_statement_kernel0_tiles(A, B, C, NI, NJ, NK, beta: "fp64", alpha: "fp6
             _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
             _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
             _acc1 = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc1, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, beta * tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + alpha * _acc1, mask=_tile_ok)  # samples/matmul_loops.py:153
 
 
-_gemm_statement_kernel0_tiles_tuning = _AppycTuning("_gemm_statement_kernel0_tiles", "d097cd6c05cddfc8", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_gemm_statement_kernel0_tiles_tuning = _AppycTuning("_gemm_statement_kernel0_tiles", "bf95a8c32c1edc28", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_gemm_statement_kernel0_tiles(A, B, C, NI, NJ, NK, beta, alpha, _appyc_rows, _appyc_cols, _appyc_config):
@@ -1353,7 +1353,6 @@ def _dot_rows_kernel0_tiles(A, B, C, M, N, K, A_stride0, A_stride1, B_stride0, B
     _col_hi = N
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
     if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         _acc1 = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
         _k_lo = 1
         _k_hi = K
@@ -1362,10 +1361,11 @@ def _dot_rows_kernel0_tiles(A, B, C, M, N, K, A_stride0, A_stride1, B_stride0, B
             _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
             _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
             _acc1 = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + (_tk[:, None] - 1) * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc1, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
         tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, _acc1, mask=_tile_ok)  # samples/matmul_loops.py:161
 
 
-_dot_rows_kernel0_tiles_tuning = _AppycTuning("_dot_rows_kernel0_tiles", "b8590a2d9a5cd12a", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_dot_rows_kernel0_tiles_tuning = _AppycTuning("_dot_rows_kernel0_tiles", "645189916b1495b4", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_dot_rows_kernel0_tiles(A, B, C, M, N, K, _appyc_rows, _appyc_cols, _appyc_config):

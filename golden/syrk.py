@@ -238,7 +238,6 @@ def _syrk_kernel0_tiles(C, A, N, beta: "fp64", M, alpha: "fp64", C_stride0, C_st
     _col_hi = tl.maximum(_row0 + 1, _row1 + 1)
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
     if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :] & (_tj[None, :] >= 0) & (_tj[None, :] < _ti[:, None] + 1)
         _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
         _k_lo = 0
         _k_hi = M
@@ -247,10 +246,11 @@ def _syrk_kernel0_tiles(C, A, N, beta: "fp64", M, alpha: "fp64", C_stride0, C_st
             _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
             _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
             _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(A + _tj[None, :] * A_stride0 + _tk[:, None] * A_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :] & (_tj[None, :] >= 0) & (_tj[None, :] < _ti[:, None] + 1)
         tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) * beta + alpha * _acc, mask=_tile_ok)  # samples/syrk.py:13
 
 
-_syrk_kernel0_tiles_tuning = _AppycTuning("_syrk_kernel0_tiles", "aeda0d7846d2bf7c", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_syrk_kernel0_tiles_tuning = _AppycTuning("_syrk_kernel0_tiles", "11767e5cae91b636", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_syrk_kernel0_tiles(C, A, N, beta, M, alpha, _appyc_rows, _appyc_cols, _appyc_config):

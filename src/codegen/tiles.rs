@@ -280,13 +280,15 @@ pub fn kernel(k: &Kernel, t: &TileNest, file: &SourceFile) -> Result<TileCode> {
         let hi = cx.expr(&t.col.stop)?;
         tile_ok.push_str(&format!(" & ({cols_2d} >= {lo}) & ({cols_2d} < {hi})"));
     }
-    w.line(format!("{} = {tile_ok}", n.tile_ok));
     for g in &groups {
         w.line(format!("{} = tl.zeros((BI, BJ), dtype={dtype})", g.acc));
     }
     for r in &t.reductions {
         reduction(&mut w, &mut cx, t, r, &n, &groups, &dtype)?;
     }
+    // The store's mask is made after the k loops: made before, a BI x BJ mask would stay live
+    // in registers through them.
+    w.line(format!("{} = {tile_ok}", n.tile_ok));
     view(&mut cx, &[(i, rows_2d), (j, cols_2d)], Some(&n.tile_ok));
     let epilogue = at_expr(&t.epilogue, &t.acc, &combined_sum(&groups, t.target.span));
     let value = cx.expr(&epilogue)?;
