@@ -151,6 +151,26 @@ def report(out):
 # ------------------------------------------------------------------------------------------
 # the GPU run (under torchrun)
 
+def microseconds_per_iteration(run, t1, t2, reps):
+    """Microseconds per iteration from `run(t)` of t1 and t2 iterations, best of `reps` each,
+    after a warm-up run, every rank starting together: set-up and first-call costs cancel."""
+    import torch
+    import torch.distributed as dist
+
+    run(t1)
+    best = {}
+    for t in (t1, t2):
+        best[t] = float("inf")
+        for _ in range(reps):
+            dist.barrier()
+            torch.cuda.synchronize()
+            s = time.perf_counter()
+            run(t)
+            torch.cuda.synchronize()
+            best[t] = min(best[t], time.perf_counter() - s)
+    return 1e6 * (best[t2] - best[t1]) / (t2 - t1)
+
+
 def main(args):
     import numpy as np
     import torch
@@ -220,20 +240,7 @@ def main(args):
 
     # -- timing --------------------------------------------------------------------------------
     def per_iteration(run, t1, t2):
-        """Microseconds per iteration from runs of t1 and t2 iterations (after a warm-up)."""
-        run(t1)
-        times = {}
-        for t in (t1, t2):
-            best = float("inf")
-            for _ in range(args.reps):
-                dist.barrier()
-                torch.cuda.synchronize()
-                s = time.perf_counter()
-                run(t)
-                torch.cuda.synchronize()
-                best = min(best, time.perf_counter() - s)
-            times[t] = best
-        return 1e6 * (times[t2] - times[t1]) / (t2 - t1)
+        return microseconds_per_iteration(run, t1, t2, args.reps)
 
     def halo_nccl(X, up, down):
         """The host-driven exchange: this rank's edge rows (planes) into the neighbours' halos."""

@@ -21,6 +21,9 @@ os.environ["NCCL_NVLS_ENABLE"] = "0"
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "difftest"))
 sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from gpu_nvshmem import microseconds_per_iteration  # noqa: E402  (after the environment above)
 
 FENCE = ('    tl.inline_asm_elementwise("fence.acq_rel.sys; mov.u32 $0, 0;", "=r", [], dtype=tl.int32, '
          'is_pure=False, pack=1)\n    tl.debug_barrier()\n')
@@ -82,20 +85,8 @@ def run_sample(args, sample):
     results = {}
     t0 = time.monotonic()
 
-    def per_iteration(run, t1=20, t2=220, reps=3):
-        run(t1)
-        best = {}
-        for t in (t1, t2):
-            b = float("inf")
-            for _ in range(reps):
-                dist.barrier()
-                torch.cuda.synchronize()
-                s = time.perf_counter()
-                run(t)
-                torch.cuda.synchronize()
-                b = min(b, time.perf_counter() - s)
-            best[t] = b
-        return 1e6 * (best[t2] - best[t1]) / (t2 - t1)
+    def per_iteration(run):
+        return microseconds_per_iteration(run, 20, 220, 3)
 
     for i, (name, edits) in enumerate(VARIANTS.items()):
         if args.only and name not in args.only.split(";"):
