@@ -514,30 +514,34 @@ def _gram_kernel0(A, C, N, M, A_stride0, A_stride1, C_stride0, C_stride1, MVL: t
 def _gram_kernel0_tiles(A, C, N, M, A_stride0, A_stride1, C_stride0, C_stride1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
     # samples/column_reductions.py:82: #pragma parallel for
     # as 64 x 64 tiles of (i, j), tl.dot over blocks of the reduction (passes/tile_dot.rs)
-    _row0 = 0 + tl.program_id(1) * BI
+    _tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
+    _group_first = _tile // (8 * tl.num_programs(0)) * 8
+    _group_rows = tl.minimum(tl.num_programs(1) - _group_first, 8)
+    _tile_row = _group_first + _tile % (8 * tl.num_programs(0)) % _group_rows
+    _tile_col = _tile % (8 * tl.num_programs(0)) // _group_rows
+    _row0 = 0 + _tile_row * BI
     _ti = _row0 + tl.arange(0, BI)
     _ti_ok = _ti < N
     _row1 = tl.minimum(_row0 + BI, N) - 1
     _col_base = 0
-    _col0 = _col_base + tl.program_id(0) * BJ
+    _col0 = _col_base + _tile_col * BJ
     _tj = _col0 + tl.arange(0, BJ)
     _col_lo = 0
     _col_hi = N
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
-    if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
-        _k_lo = 0
-        _k_hi = M
-        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/column_reductions.py:87
-            _tk = _kb + tl.arange(0, BK)
-            _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
-            _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
-            _acc = tl.dot(tl.load(A + _tk[None, :] * A_stride0 + _ti[:, None] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(A + _tk[:, None] * A_stride0 + _tj[None, :] * A_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
-        tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, _acc, mask=_tile_ok)  # samples/column_reductions.py:89
+    _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
+    _k_lo = 0
+    _k_hi = M
+    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/column_reductions.py:87
+        _tk = _kb + tl.arange(0, BK)
+        _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
+        _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
+        _acc = tl.dot(tl.load(A + _tk[None, :] * A_stride0 + _ti[:, None] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(A + _tk[:, None] * A_stride0 + _tj[None, :] * A_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+    _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
+    tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, _acc, mask=_tile_ok)  # samples/column_reductions.py:89
 
 
-_gram_kernel0_tiles_tuning = _AppycTuning("_gram_kernel0_tiles", "88dade7a939ddf32", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_gram_kernel0_tiles_tuning = _AppycTuning("_gram_kernel0_tiles", "560630dbc86558c8", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_gram_kernel0_tiles(A, C, N, M, _appyc_rows, _appyc_cols, _appyc_config):

@@ -234,30 +234,34 @@ def _gemm_updates_kernel0(C, A, B, NI, NJ, beta: "fp64", NK, alpha: "fp64", C_st
 def _gemm_updates_kernel0_tiles(C, A, B, NI, NJ, beta: "fp64", NK, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
     # samples/matmul_loops.py:19: #pragma parallel for
     # as 64 x 64 tiles of (i, j), tl.dot over blocks of the reduction (passes/tile_dot.rs)
-    _row0 = 0 + tl.program_id(1) * BI
+    _tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
+    _group_first = _tile // (8 * tl.num_programs(0)) * 8
+    _group_rows = tl.minimum(tl.num_programs(1) - _group_first, 8)
+    _tile_row = _group_first + _tile % (8 * tl.num_programs(0)) % _group_rows
+    _tile_col = _tile % (8 * tl.num_programs(0)) // _group_rows
+    _row0 = 0 + _tile_row * BI
     _ti = _row0 + tl.arange(0, BI)
     _ti_ok = _ti < NI
     _row1 = tl.minimum(_row0 + BI, NI) - 1
     _col_base = 0
-    _col0 = _col_base + tl.program_id(0) * BJ
+    _col0 = _col_base + _tile_col * BJ
     _tj = _col0 + tl.arange(0, BJ)
     _col_lo = 0
     _col_hi = NJ
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
-    if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
-        _k_lo = 0
-        _k_hi = NK
-        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:24
-            _tk = _kb + tl.arange(0, BK)
-            _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
-            _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
-            _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
-        tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) * beta + alpha * _acc, mask=_tile_ok)  # samples/matmul_loops.py:23
+    _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
+    _k_lo = 0
+    _k_hi = NK
+    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:24
+        _tk = _kb + tl.arange(0, BK)
+        _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
+        _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
+        _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+    _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
+    tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) * beta + alpha * _acc, mask=_tile_ok)  # samples/matmul_loops.py:23
 
 
-_gemm_updates_kernel0_tiles_tuning = _AppycTuning("_gemm_updates_kernel0_tiles", "59a651f22f57954b", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_gemm_updates_kernel0_tiles_tuning = _AppycTuning("_gemm_updates_kernel0_tiles", "2d91dc181e52f361", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_gemm_updates_kernel0_tiles(C, A, B, NI, NJ, beta, NK, alpha, _appyc_rows, _appyc_cols, _appyc_config):
@@ -327,30 +331,34 @@ def _gemm_acc_kernel0(A, B, C, NI, NJ, NK, beta: "fp64", alpha: "fp64", A_stride
 def _gemm_acc_kernel0_tiles(A, B, C, NI, NJ, NK, beta: "fp64", alpha: "fp64", A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
     # samples/matmul_loops.py:33: #pragma parallel for
     # as 64 x 64 tiles of (i, j), tl.dot over blocks of the reduction (passes/tile_dot.rs)
-    _row0 = 0 + tl.program_id(1) * BI
+    _tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
+    _group_first = _tile // (8 * tl.num_programs(0)) * 8
+    _group_rows = tl.minimum(tl.num_programs(1) - _group_first, 8)
+    _tile_row = _group_first + _tile % (8 * tl.num_programs(0)) % _group_rows
+    _tile_col = _tile % (8 * tl.num_programs(0)) // _group_rows
+    _row0 = 0 + _tile_row * BI
     _ti = _row0 + tl.arange(0, BI)
     _ti_ok = _ti < NI
     _row1 = tl.minimum(_row0 + BI, NI) - 1
     _col_base = 0
-    _col0 = _col_base + tl.program_id(0) * BJ
+    _col0 = _col_base + _tile_col * BJ
     _tj = _col0 + tl.arange(0, BJ)
     _col_lo = 0
     _col_hi = NJ
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
-    if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
-        _k_lo = 0
-        _k_hi = NK
-        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:38
-            _tk = _kb + tl.arange(0, BK)
-            _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
-            _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
-            _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
-        tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, beta * tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + alpha * _acc, mask=_tile_ok)  # samples/matmul_loops.py:40
+    _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
+    _k_lo = 0
+    _k_hi = NK
+    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:38
+        _tk = _kb + tl.arange(0, BK)
+        _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
+        _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
+        _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+    _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
+    tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, beta * tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + alpha * _acc, mask=_tile_ok)  # samples/matmul_loops.py:40
 
 
-_gemm_acc_kernel0_tiles_tuning = _AppycTuning("_gemm_acc_kernel0_tiles", "d263d69469153cd8", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_gemm_acc_kernel0_tiles_tuning = _AppycTuning("_gemm_acc_kernel0_tiles", "eec697b12399415a", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_gemm_acc_kernel0_tiles(A, B, C, NI, NJ, NK, beta, alpha, _appyc_rows, _appyc_cols, _appyc_config):
@@ -416,30 +424,34 @@ def _trmm_into_kernel0(A, B, out, M, N, alpha: "fp64", A_stride0, A_stride1, B_s
 def _trmm_into_kernel0_tiles(A, B, out, M, N, alpha: "fp64", A_stride0, A_stride1, B_stride0, B_stride1, out_stride0, out_stride1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
     # samples/matmul_loops.py:46: #pragma parallel for
     # as 64 x 64 tiles of (i, j), tl.dot over blocks of the reduction (passes/tile_dot.rs)
-    _row0 = 0 + tl.program_id(1) * BI
+    _tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
+    _group_first = _tile // (8 * tl.num_programs(0)) * 8
+    _group_rows = tl.minimum(tl.num_programs(1) - _group_first, 8)
+    _tile_row = _group_first + _tile % (8 * tl.num_programs(0)) % _group_rows
+    _tile_col = _tile % (8 * tl.num_programs(0)) // _group_rows
+    _row0 = 0 + _tile_row * BI
     _ti = _row0 + tl.arange(0, BI)
     _ti_ok = _ti < M
     _row1 = tl.minimum(_row0 + BI, M) - 1
     _col_base = 0
-    _col0 = _col_base + tl.program_id(0) * BJ
+    _col0 = _col_base + _tile_col * BJ
     _tj = _col0 + tl.arange(0, BJ)
     _col_lo = 0
     _col_hi = N
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
-    if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _acc = tl.zeros((BI, BJ), dtype=out.dtype.element_ty)
-        _k_lo = tl.min(tl.where(_ti_ok, _ti + 1, _row0 + 1), axis=0)
-        _k_hi = M
-        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:50
-            _tk = _kb + tl.arange(0, BK)
-            _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi) & (_tk[None, :] >= _ti[:, None] + 1)
-            _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
-            _acc = tl.dot(tl.load(A + _tk[None, :] * A_stride0 + _ti[:, None] * A_stride1, mask=_a_ok, other=0.0).to(out.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(out.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=out.dtype.element_ty)
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
-        tl.store(out + _ti[:, None] * out_stride0 + _tj[None, :] * out_stride1, alpha * (tl.load(B + _ti[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_tile_ok) + _acc), mask=_tile_ok)  # samples/matmul_loops.py:52
+    _acc = tl.zeros((BI, BJ), dtype=out.dtype.element_ty)
+    _k_lo = tl.min(tl.where(_ti_ok, _ti + 1, _row0 + 1), axis=0)
+    _k_hi = M
+    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:50
+        _tk = _kb + tl.arange(0, BK)
+        _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi) & (_tk[None, :] >= _ti[:, None] + 1)
+        _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
+        _acc = tl.dot(tl.load(A + _tk[None, :] * A_stride0 + _ti[:, None] * A_stride1, mask=_a_ok, other=0.0).to(out.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(out.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=out.dtype.element_ty)
+    _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
+    tl.store(out + _ti[:, None] * out_stride0 + _tj[None, :] * out_stride1, alpha * (tl.load(B + _ti[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_tile_ok) + _acc), mask=_tile_ok)  # samples/matmul_loops.py:52
 
 
-_trmm_into_kernel0_tiles_tuning = _AppycTuning("_trmm_into_kernel0_tiles", "d06f9cb814051f94", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_trmm_into_kernel0_tiles_tuning = _AppycTuning("_trmm_into_kernel0_tiles", "15cbad633111f4a2", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_trmm_into_kernel0_tiles(A, B, out, M, N, alpha, _appyc_rows, _appyc_cols, _appyc_config):
@@ -507,37 +519,41 @@ def _symm_lower_kernel0(A, B, C, M, N, beta: "fp64", alpha: "fp64", A_stride0, A
 def _symm_lower_kernel0_tiles(A, B, C, M, N, beta: "fp64", alpha: "fp64", A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
     # samples/matmul_loops.py:59: #pragma parallel for
     # as 64 x 64 tiles of (i, j), tl.dot over blocks of the reduction (passes/tile_dot.rs)
-    _row0 = 0 + tl.program_id(1) * BI
+    _tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
+    _group_first = _tile // (8 * tl.num_programs(0)) * 8
+    _group_rows = tl.minimum(tl.num_programs(1) - _group_first, 8)
+    _tile_row = _group_first + _tile % (8 * tl.num_programs(0)) % _group_rows
+    _tile_col = _tile % (8 * tl.num_programs(0)) // _group_rows
+    _row0 = 0 + _tile_row * BI
     _ti = _row0 + tl.arange(0, BI)
     _ti_ok = _ti < M
     _row1 = tl.minimum(_row0 + BI, M) - 1
     _col_base = 0
-    _col0 = _col_base + tl.program_id(0) * BJ
+    _col0 = _col_base + _tile_col * BJ
     _tj = _col0 + tl.arange(0, BJ)
     _col_lo = 0
     _col_hi = N
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
-    if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
-        _k_lo = 0
-        _k_hi = tl.max(tl.where(_ti_ok, _ti, _row0), axis=0)
-        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:64
-            _tk = _kb + tl.arange(0, BK)
-            _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi) & (_tk[None, :] < _ti[:, None])
-            _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
-            _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
-        _k_lo = tl.min(tl.where(_ti_ok, _ti + 1, _row0 + 1), axis=0)
-        _k_hi = M
-        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:66
-            _tk = _kb + tl.arange(0, BK)
-            _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi) & (_tk[None, :] >= _ti[:, None] + 1)
-            _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
-            _acc = tl.dot(tl.load(A + _tk[None, :] * A_stride0 + _ti[:, None] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
-        tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, beta * tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + alpha * (tl.load(A + _ti[:, None] * A_stride0 + _ti[:, None] * A_stride1, mask=_tile_ok) * tl.load(B + _ti[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_tile_ok) + _acc), mask=_tile_ok)  # samples/matmul_loops.py:68
+    _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
+    _k_lo = 0
+    _k_hi = tl.max(tl.where(_ti_ok, _ti, _row0), axis=0)
+    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:64
+        _tk = _kb + tl.arange(0, BK)
+        _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi) & (_tk[None, :] < _ti[:, None])
+        _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
+        _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+    _k_lo = tl.min(tl.where(_ti_ok, _ti + 1, _row0 + 1), axis=0)
+    _k_hi = M
+    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:66
+        _tk = _kb + tl.arange(0, BK)
+        _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi) & (_tk[None, :] >= _ti[:, None] + 1)
+        _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
+        _acc = tl.dot(tl.load(A + _tk[None, :] * A_stride0 + _ti[:, None] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+    _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
+    tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, beta * tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + alpha * (tl.load(A + _ti[:, None] * A_stride0 + _ti[:, None] * A_stride1, mask=_tile_ok) * tl.load(B + _ti[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_tile_ok) + _acc), mask=_tile_ok)  # samples/matmul_loops.py:68
 
 
-_symm_lower_kernel0_tiles_tuning = _AppycTuning("_symm_lower_kernel0_tiles", "fd863271fc37850f", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_symm_lower_kernel0_tiles_tuning = _AppycTuning("_symm_lower_kernel0_tiles", "671e1bd947fbd365", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_symm_lower_kernel0_tiles(A, B, C, M, N, beta, alpha, _appyc_rows, _appyc_cols, _appyc_config):
@@ -612,32 +628,37 @@ def _syr2k_diff_kernel0(C, A, B, N, beta: "fp64", M, alpha: "fp64", C_stride0, C
 def _syr2k_diff_kernel0_tiles(C, A, B, N, beta: "fp64", M, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
     # samples/matmul_loops.py:73: #pragma parallel for
     # as 64 x 64 tiles of (i, j), tl.dot over blocks of the reduction (passes/tile_dot.rs)
-    _row0 = 0 + tl.program_id(1) * BI
+    _tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
+    _group_first = _tile // (8 * tl.num_programs(0)) * 8
+    _group_rows = tl.minimum(tl.num_programs(1) - _group_first, 8)
+    _tile_row = _group_first + _tile % (8 * tl.num_programs(0)) % _group_rows
+    _tile_col = _tile % (8 * tl.num_programs(0)) // _group_rows
+    _row0 = 0 + _tile_row * BI
     _ti = _row0 + tl.arange(0, BI)
     _ti_ok = _ti < N
     _row1 = tl.minimum(_row0 + BI, N) - 1
     _col_base = 0
-    _col0 = _col_base + tl.program_id(0) * BJ
+    _col0 = _col_base + _tile_col * BJ
     _tj = _col0 + tl.arange(0, BJ)
     _col_lo = 0
     _col_hi = tl.maximum(_row0 + 1, _row1 + 1)
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
-    if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
-        _acc1 = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
-        _k_lo = 0
-        _k_hi = M
-        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:78
-            _tk = _kb + tl.arange(0, BK)
-            _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
-            _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
-            _acc = tl.dot(tl.load(B + _ti[:, None] * B_stride0 + _tk[None, :] * B_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(A + _tj[None, :] * A_stride0 + _tk[:, None] * A_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
-            _acc1 = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tj[None, :] * B_stride0 + _tk[:, None] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc1, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :] & (_tj[None, :] >= 0) & (_tj[None, :] < _ti[:, None] + 1)
-        tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) * beta + (alpha * _acc - alpha * _acc1), mask=_tile_ok)  # samples/matmul_loops.py:77
+    _live = (_col0 < _col_hi) & (_col0 + BJ > _col_lo)
+    _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
+    _acc1 = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
+    _k_lo = 0
+    _k_hi = tl.where(_live, M, _k_lo)
+    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:78
+        _tk = _kb + tl.arange(0, BK)
+        _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
+        _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
+        _acc = tl.dot(tl.load(B + _ti[:, None] * B_stride0 + _tk[None, :] * B_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(A + _tj[None, :] * A_stride0 + _tk[:, None] * A_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+        _acc1 = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tj[None, :] * B_stride0 + _tk[:, None] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc1, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+    _tile_ok = _ti_ok[:, None] & _tj_ok[None, :] & (_tj[None, :] >= 0) & (_tj[None, :] < _ti[:, None] + 1)
+    tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) * beta + (alpha * _acc - alpha * _acc1), mask=_tile_ok)  # samples/matmul_loops.py:77
 
 
-_syr2k_diff_kernel0_tiles_tuning = _AppycTuning("_syr2k_diff_kernel0_tiles", "c53e7607bf272f9d", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_syr2k_diff_kernel0_tiles_tuning = _AppycTuning("_syr2k_diff_kernel0_tiles", "8222470f63e89485", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_syr2k_diff_kernel0_tiles(C, A, B, N, beta, M, alpha, _appyc_rows, _appyc_cols, _appyc_config):
@@ -702,30 +723,35 @@ def _cov_upper_kernel0(X, cov, M, n, X_stride0, X_stride1, cov_stride0, cov_stri
 def _cov_upper_kernel0_tiles(X, cov, M, n, X_stride0, X_stride1, cov_stride0, cov_stride1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
     # samples/matmul_loops.py:86: #pragma parallel for
     # as 64 x 64 tiles of (i, j), tl.dot over blocks of the reduction (passes/tile_dot.rs)
-    _row0 = 0 + tl.program_id(1) * BI
+    _tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
+    _group_first = _tile // (8 * tl.num_programs(0)) * 8
+    _group_rows = tl.minimum(tl.num_programs(1) - _group_first, 8)
+    _tile_row = _group_first + _tile % (8 * tl.num_programs(0)) % _group_rows
+    _tile_col = _tile % (8 * tl.num_programs(0)) // _group_rows
+    _row0 = 0 + _tile_row * BI
     _ti = _row0 + tl.arange(0, BI)
     _ti_ok = _ti < M
     _row1 = tl.minimum(_row0 + BI, M) - 1
     _col_base = tl.minimum(0, (M - 1))
-    _col0 = _col_base + tl.program_id(0) * BJ
+    _col0 = _col_base + _tile_col * BJ
     _tj = _col0 + tl.arange(0, BJ)
     _col_lo = tl.minimum(_row0, _row1)
     _col_hi = M
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
-    if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _acc = tl.zeros((BI, BJ), dtype=cov.dtype.element_ty)
-        _k_lo = 0
-        _k_hi = n
-        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:90
-            _tk = _kb + tl.arange(0, BK)
-            _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
-            _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
-            _acc = tl.dot(tl.load(X + _tk[None, :] * X_stride0 + _ti[:, None] * X_stride1, mask=_a_ok, other=0.0).to(cov.dtype.element_ty), tl.load(X + _tk[:, None] * X_stride0 + _tj[None, :] * X_stride1, mask=_b_ok, other=0.0).to(cov.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=cov.dtype.element_ty)
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :] & (_tj[None, :] >= _ti[:, None]) & (_tj[None, :] < M)
-        tl.store(cov + _ti[:, None] * cov_stride0 + _tj[None, :] * cov_stride1, _acc / (n - 1), mask=_tile_ok)  # samples/matmul_loops.py:92
+    _live = (_col0 < _col_hi) & (_col0 + BJ > _col_lo)
+    _acc = tl.zeros((BI, BJ), dtype=cov.dtype.element_ty)
+    _k_lo = 0
+    _k_hi = tl.where(_live, n, _k_lo)
+    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:90
+        _tk = _kb + tl.arange(0, BK)
+        _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
+        _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
+        _acc = tl.dot(tl.load(X + _tk[None, :] * X_stride0 + _ti[:, None] * X_stride1, mask=_a_ok, other=0.0).to(cov.dtype.element_ty), tl.load(X + _tk[:, None] * X_stride0 + _tj[None, :] * X_stride1, mask=_b_ok, other=0.0).to(cov.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=cov.dtype.element_ty)
+    _tile_ok = _ti_ok[:, None] & _tj_ok[None, :] & (_tj[None, :] >= _ti[:, None]) & (_tj[None, :] < M)
+    tl.store(cov + _ti[:, None] * cov_stride0 + _tj[None, :] * cov_stride1, _acc / (n - 1), mask=_tile_ok)  # samples/matmul_loops.py:92
 
 
-_cov_upper_kernel0_tiles_tuning = _AppycTuning("_cov_upper_kernel0_tiles", "71598b2373f2ee91", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_cov_upper_kernel0_tiles_tuning = _AppycTuning("_cov_upper_kernel0_tiles", "a61c233743ce2089", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_cov_upper_kernel0_tiles(X, cov, M, n, _appyc_rows, _appyc_cols, _appyc_config):
@@ -783,30 +809,34 @@ def _band_from_column_kernel0(A, B, C, NI, NJ, K, A_stride0, A_stride1, B_stride
 def _band_from_column_kernel0_tiles(A, B, C, NI, NJ, K, A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
     # samples/matmul_loops.py:99: #pragma parallel for
     # as 64 x 64 tiles of (i, j), tl.dot over blocks of the reduction (passes/tile_dot.rs)
-    _row0 = 0 + tl.program_id(1) * BI
+    _tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
+    _group_first = _tile // (8 * tl.num_programs(0)) * 8
+    _group_rows = tl.minimum(tl.num_programs(1) - _group_first, 8)
+    _tile_row = _group_first + _tile % (8 * tl.num_programs(0)) % _group_rows
+    _tile_col = _tile % (8 * tl.num_programs(0)) // _group_rows
+    _row0 = 0 + _tile_row * BI
     _ti = _row0 + tl.arange(0, BI)
     _ti_ok = _ti < NI
     _row1 = tl.minimum(_row0 + BI, NI) - 1
     _col_base = 0
-    _col0 = _col_base + tl.program_id(0) * BJ
+    _col0 = _col_base + _tile_col * BJ
     _tj = _col0 + tl.arange(0, BJ)
     _col_lo = 0
     _col_hi = NJ
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
-    if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
-        _k_lo = tl.min(tl.where(_tj_ok, _tj, tl.maximum(_col0, _col_lo)), axis=0)
-        _k_hi = K
-        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:103
-            _tk = _kb + tl.arange(0, BK)
-            _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
-            _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi) & (_tk[:, None] >= _tj[None, :])
-            _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
-        tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, -_acc, mask=_tile_ok)  # samples/matmul_loops.py:105
+    _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
+    _k_lo = tl.min(tl.where(_tj_ok, _tj, tl.maximum(_col0, _col_lo)), axis=0)
+    _k_hi = K
+    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:103
+        _tk = _kb + tl.arange(0, BK)
+        _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
+        _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi) & (_tk[:, None] >= _tj[None, :])
+        _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+    _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
+    tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, -_acc, mask=_tile_ok)  # samples/matmul_loops.py:105
 
 
-_band_from_column_kernel0_tiles_tuning = _AppycTuning("_band_from_column_kernel0_tiles", "5c99c25dcb8cb56d", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_band_from_column_kernel0_tiles_tuning = _AppycTuning("_band_from_column_kernel0_tiles", "02bed72fb14bda3f", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_band_from_column_kernel0_tiles(A, B, C, NI, NJ, K, _appyc_rows, _appyc_cols, _appyc_config):
@@ -878,30 +908,34 @@ def _gemm_tf32_kernel0(A, B, C, NI, NJ, NK, A_stride0, A_stride1, B_stride0, B_s
 def _gemm_tf32_kernel0_tiles(A, B, C, NI, NJ, NK, A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
     # samples/matmul_loops.py:112: #pragma parallel for tf32
     # as 64 x 64 tiles of (i, j), tl.dot over blocks of the reduction (passes/tile_dot.rs)
-    _row0 = 0 + tl.program_id(1) * BI
+    _tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
+    _group_first = _tile // (8 * tl.num_programs(0)) * 8
+    _group_rows = tl.minimum(tl.num_programs(1) - _group_first, 8)
+    _tile_row = _group_first + _tile % (8 * tl.num_programs(0)) % _group_rows
+    _tile_col = _tile % (8 * tl.num_programs(0)) // _group_rows
+    _row0 = 0 + _tile_row * BI
     _ti = _row0 + tl.arange(0, BI)
     _ti_ok = _ti < NI
     _row1 = tl.minimum(_row0 + BI, NI) - 1
     _col_base = 0
-    _col0 = _col_base + tl.program_id(0) * BJ
+    _col0 = _col_base + _tile_col * BJ
     _tj = _col0 + tl.arange(0, BJ)
     _col_lo = 0
     _col_hi = NJ
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
-    if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
-        _k_lo = 0
-        _k_hi = NK
-        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:116
-            _tk = _kb + tl.arange(0, BK)
-            _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
-            _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
-            _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
-        tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, _acc, mask=_tile_ok)  # samples/matmul_loops.py:118
+    _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
+    _k_lo = 0
+    _k_hi = NK
+    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:116
+        _tk = _kb + tl.arange(0, BK)
+        _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
+        _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
+        _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+    _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
+    tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, _acc, mask=_tile_ok)  # samples/matmul_loops.py:118
 
 
-_gemm_tf32_kernel0_tiles_tuning = _AppycTuning("_gemm_tf32_kernel0_tiles", "de0d1c45718bbdca", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_gemm_tf32_kernel0_tiles_tuning = _AppycTuning("_gemm_tf32_kernel0_tiles", "25ca7e6fb9b72374", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_gemm_tf32_kernel0_tiles(A, B, C, NI, NJ, NK, _appyc_rows, _appyc_cols, _appyc_config):
@@ -970,30 +1004,34 @@ def _row_times_matrix_kernel0(A, B, C, M, N, K, A_stride0, A_stride1, B_stride0,
 def _row_times_matrix_kernel0_tiles(A, B, C, M, N, K, A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
     # samples/matmul_loops.py:125: #pragma parallel for
     # as 64 x 64 tiles of (i, _i), tl.dot over blocks of the reduction (passes/tile_dot.rs)
-    _row0 = 0 + tl.program_id(1) * BI
+    _tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
+    _group_first = _tile // (8 * tl.num_programs(0)) * 8
+    _group_rows = tl.minimum(tl.num_programs(1) - _group_first, 8)
+    _tile_row = _group_first + _tile % (8 * tl.num_programs(0)) % _group_rows
+    _tile_col = _tile % (8 * tl.num_programs(0)) // _group_rows
+    _row0 = 0 + _tile_row * BI
     _ti = _row0 + tl.arange(0, BI)
     _ti_ok = _ti < M
     _row1 = tl.minimum(_row0 + BI, M) - 1
     _col_base = 0
-    _col0 = _col_base + tl.program_id(0) * BJ
+    _col0 = _col_base + _tile_col * BJ
     _tj = _col0 + tl.arange(0, BJ)
     _col_lo = 0
     _col_hi = N
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
-    if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _acc1 = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
-        _k_lo = 0
-        _k_hi = K
-        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:127
-            _tk = _kb + tl.arange(0, BK)
-            _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
-            _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
-            _acc1 = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc1, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
-        tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + _acc1, mask=_tile_ok)  # samples/matmul_loops.py:127
+    _acc1 = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
+    _k_lo = 0
+    _k_hi = K
+    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:127
+        _tk = _kb + tl.arange(0, BK)
+        _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
+        _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
+        _acc1 = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc1, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+    _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
+    tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + _acc1, mask=_tile_ok)  # samples/matmul_loops.py:127
 
 
-_row_times_matrix_kernel0_tiles_tuning = _AppycTuning("_row_times_matrix_kernel0_tiles", "65b8a28f78747ac6", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_row_times_matrix_kernel0_tiles_tuning = _AppycTuning("_row_times_matrix_kernel0_tiles", "f610052d4b2eb27c", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_row_times_matrix_kernel0_tiles(A, B, C, M, N, K, _appyc_rows, _appyc_cols, _appyc_config):
@@ -1062,30 +1100,34 @@ def _row_times_matrix_scaled_kernel0(A, B, C, M, N, K, beta: "fp64", alpha: "fp6
 def _row_times_matrix_scaled_kernel0_tiles(A, B, C, M, N, K, beta: "fp64", alpha: "fp64", A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
     # samples/matmul_loops.py:134: #pragma parallel for
     # as 64 x 64 tiles of (i, _i), tl.dot over blocks of the reduction (passes/tile_dot.rs)
-    _row0 = 0 + tl.program_id(1) * BI
+    _tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
+    _group_first = _tile // (8 * tl.num_programs(0)) * 8
+    _group_rows = tl.minimum(tl.num_programs(1) - _group_first, 8)
+    _tile_row = _group_first + _tile % (8 * tl.num_programs(0)) % _group_rows
+    _tile_col = _tile % (8 * tl.num_programs(0)) // _group_rows
+    _row0 = 0 + _tile_row * BI
     _ti = _row0 + tl.arange(0, BI)
     _ti_ok = _ti < M
     _row1 = tl.minimum(_row0 + BI, M) - 1
     _col_base = 0
-    _col0 = _col_base + tl.program_id(0) * BJ
+    _col0 = _col_base + _tile_col * BJ
     _tj = _col0 + tl.arange(0, BJ)
     _col_lo = 0
     _col_hi = N
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
-    if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _acc1 = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
-        _k_lo = 0
-        _k_hi = K
-        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:136
-            _tk = _kb + tl.arange(0, BK)
-            _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
-            _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
-            _acc1 = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc1, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
-        tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, beta * tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + alpha * _acc1, mask=_tile_ok)  # samples/matmul_loops.py:136
+    _acc1 = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
+    _k_lo = 0
+    _k_hi = K
+    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:136
+        _tk = _kb + tl.arange(0, BK)
+        _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
+        _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
+        _acc1 = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc1, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+    _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
+    tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, beta * tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + alpha * _acc1, mask=_tile_ok)  # samples/matmul_loops.py:136
 
 
-_row_times_matrix_scaled_kernel0_tiles_tuning = _AppycTuning("_row_times_matrix_scaled_kernel0_tiles", "ebce1ca729eda877", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_row_times_matrix_scaled_kernel0_tiles_tuning = _AppycTuning("_row_times_matrix_scaled_kernel0_tiles", "5064a0f349b14c01", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_row_times_matrix_scaled_kernel0_tiles(A, B, C, M, N, K, beta, alpha, _appyc_rows, _appyc_cols, _appyc_config):
@@ -1154,30 +1196,34 @@ def _matrix_times_row_kernel0(B, A, C, M, N, K, B_stride0, B_stride1, A_stride0,
 def _matrix_times_row_kernel0_tiles(B, A, C, M, N, K, B_stride0, B_stride1, A_stride0, A_stride1, C_stride0, C_stride1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
     # samples/matmul_loops.py:143: #pragma parallel for
     # as 64 x 64 tiles of (i, _i), tl.dot over blocks of the reduction (passes/tile_dot.rs)
-    _row0 = 0 + tl.program_id(1) * BI
+    _tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
+    _group_first = _tile // (8 * tl.num_programs(0)) * 8
+    _group_rows = tl.minimum(tl.num_programs(1) - _group_first, 8)
+    _tile_row = _group_first + _tile % (8 * tl.num_programs(0)) % _group_rows
+    _tile_col = _tile % (8 * tl.num_programs(0)) // _group_rows
+    _row0 = 0 + _tile_row * BI
     _ti = _row0 + tl.arange(0, BI)
     _ti_ok = _ti < M
     _row1 = tl.minimum(_row0 + BI, M) - 1
     _col_base = 0
-    _col0 = _col_base + tl.program_id(0) * BJ
+    _col0 = _col_base + _tile_col * BJ
     _tj = _col0 + tl.arange(0, BJ)
     _col_lo = 0
     _col_hi = N
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
-    if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _acc1 = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
-        _k_lo = 0
-        _k_hi = K
-        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:145
-            _tk = _kb + tl.arange(0, BK)
-            _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
-            _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
-            _acc1 = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tj[None, :] * B_stride0 + _tk[:, None] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc1, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
-        tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, _acc1, mask=_tile_ok)  # samples/matmul_loops.py:145
+    _acc1 = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
+    _k_lo = 0
+    _k_hi = K
+    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:145
+        _tk = _kb + tl.arange(0, BK)
+        _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
+        _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
+        _acc1 = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tj[None, :] * B_stride0 + _tk[:, None] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc1, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+    _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
+    tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, _acc1, mask=_tile_ok)  # samples/matmul_loops.py:145
 
 
-_matrix_times_row_kernel0_tiles_tuning = _AppycTuning("_matrix_times_row_kernel0_tiles", "cbd3a4d8b86b719e", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_matrix_times_row_kernel0_tiles_tuning = _AppycTuning("_matrix_times_row_kernel0_tiles", "fc70cf1f24912528", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_matrix_times_row_kernel0_tiles(B, A, C, M, N, K, _appyc_rows, _appyc_cols, _appyc_config):
@@ -1247,30 +1293,34 @@ def _gemm_statement_kernel0(A, B, C, NI, NJ, NK, beta: "fp64", alpha: "fp64", A_
 def _gemm_statement_kernel0_tiles(A, B, C, NI, NJ, NK, beta: "fp64", alpha: "fp64", A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
     # samples/matmul_loops.py:152: #pragma :NI=>parallel :NJ=>parallel
     # as 64 x 64 tiles of (_p0, _p1), tl.dot over blocks of the reduction (passes/tile_dot.rs)
-    _row0 = 0 + tl.program_id(1) * BI
+    _tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
+    _group_first = _tile // (8 * tl.num_programs(0)) * 8
+    _group_rows = tl.minimum(tl.num_programs(1) - _group_first, 8)
+    _tile_row = _group_first + _tile % (8 * tl.num_programs(0)) % _group_rows
+    _tile_col = _tile % (8 * tl.num_programs(0)) // _group_rows
+    _row0 = 0 + _tile_row * BI
     _ti = _row0 + tl.arange(0, BI)
     _ti_ok = _ti < NI
     _row1 = tl.minimum(_row0 + BI, NI) - 1
     _col_base = 0
-    _col0 = _col_base + tl.program_id(0) * BJ
+    _col0 = _col_base + _tile_col * BJ
     _tj = _col0 + tl.arange(0, BJ)
     _col_lo = 0
     _col_hi = NJ
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
-    if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _acc1 = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
-        _k_lo = 0
-        _k_hi = NK
-        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:153
-            _tk = _kb + tl.arange(0, BK)
-            _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
-            _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
-            _acc1 = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc1, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
-        tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, beta * tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + alpha * _acc1, mask=_tile_ok)  # samples/matmul_loops.py:153
+    _acc1 = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
+    _k_lo = 0
+    _k_hi = NK
+    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:153
+        _tk = _kb + tl.arange(0, BK)
+        _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
+        _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
+        _acc1 = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc1, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+    _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
+    tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, beta * tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + alpha * _acc1, mask=_tile_ok)  # samples/matmul_loops.py:153
 
 
-_gemm_statement_kernel0_tiles_tuning = _AppycTuning("_gemm_statement_kernel0_tiles", "bf95a8c32c1edc28", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_gemm_statement_kernel0_tiles_tuning = _AppycTuning("_gemm_statement_kernel0_tiles", "93bbdc8f0c351232", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_gemm_statement_kernel0_tiles(A, B, C, NI, NJ, NK, beta, alpha, _appyc_rows, _appyc_cols, _appyc_config):
@@ -1342,30 +1392,34 @@ def _dot_rows_kernel0(A, B, C, M, N, K, A_stride0, A_stride1, B_stride0, B_strid
 def _dot_rows_kernel0_tiles(A, B, C, M, N, K, A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
     # samples/matmul_loops.py:160: #pragma :M=>parallel
     # as 64 x 64 tiles of (_p0, _i), tl.dot over blocks of the reduction (passes/tile_dot.rs)
-    _row0 = 0 + tl.program_id(1) * BI
+    _tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
+    _group_first = _tile // (8 * tl.num_programs(0)) * 8
+    _group_rows = tl.minimum(tl.num_programs(1) - _group_first, 8)
+    _tile_row = _group_first + _tile % (8 * tl.num_programs(0)) % _group_rows
+    _tile_col = _tile % (8 * tl.num_programs(0)) // _group_rows
+    _row0 = 0 + _tile_row * BI
     _ti = _row0 + tl.arange(0, BI)
     _ti_ok = _ti < M
     _row1 = tl.minimum(_row0 + BI, M) - 1
     _col_base = 0
-    _col0 = _col_base + tl.program_id(0) * BJ
+    _col0 = _col_base + _tile_col * BJ
     _tj = _col0 + tl.arange(0, BJ)
     _col_lo = 0
     _col_hi = N
     _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
-    if (_col0 < _col_hi) & (_col0 + BJ > _col_lo):
-        _acc1 = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
-        _k_lo = 1
-        _k_hi = K
-        for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:161
-            _tk = _kb + tl.arange(0, BK)
-            _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
-            _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
-            _acc1 = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + (_tk[:, None] - 1) * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc1, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
-        _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
-        tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, _acc1, mask=_tile_ok)  # samples/matmul_loops.py:161
+    _acc1 = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
+    _k_lo = 1
+    _k_hi = K
+    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/matmul_loops.py:161
+        _tk = _kb + tl.arange(0, BK)
+        _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
+        _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
+        _acc1 = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + (_tk[:, None] - 1) * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc1, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+    _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
+    tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, _acc1, mask=_tile_ok)  # samples/matmul_loops.py:161
 
 
-_dot_rows_kernel0_tiles_tuning = _AppycTuning("_dot_rows_kernel0_tiles", "645189916b1495b4", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_dot_rows_kernel0_tiles_tuning = _AppycTuning("_dot_rows_kernel0_tiles", "548fc830cad0958e", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_dot_rows_kernel0_tiles(A, B, C, M, N, K, _appyc_rows, _appyc_cols, _appyc_config):
