@@ -198,6 +198,41 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
+# Column reductions with their rows split over several programs (passes/split_rows.rs): about
+# this many programs a launch keeps enough loads in flight (8 per SM, gemver's A^T y on the H100,
+# scripts/gaps_h100.log); a split walks at least this many rows. The interpreter runs programs
+# one by one, so there the numbers are small enough for tests' sizes to split.
+_APPYC_SPLIT_PROGRAMS_PER_SM = 8
+_APPYC_SPLIT_MIN_ROWS = 32 if _APPYC_INTERPRET else 128
+_APPYC_SPLIT_STATE = {}
+
+
+def _appyc_row_split(blocks, rows, tile_rows):
+    """(splits, rows per split) for `rows` rows over `blocks` column blocks: whole row tiles
+    per split, no empty split."""
+    rows = max(int(rows), 1)
+    programs = _APPYC_SPLIT_STATE.get("programs")
+    if programs is None:
+        sms = 2 if _APPYC_INTERPRET else torch.cuda.get_device_properties(
+            torch.cuda.current_device()).multi_processor_count
+        programs = _APPYC_SPLIT_STATE["programs"] = _APPYC_SPLIT_PROGRAMS_PER_SM * sms
+    splits = max(1, min(-(-programs // max(blocks, 1)), rows // _APPYC_SPLIT_MIN_ROWS))
+    per_split = -(-(-(-rows // splits)) // tile_rows) * tile_rows
+    return -(-rows // per_split), per_split
+
+
+def _appyc_split_buffers(device, partials, blocks):
+    """Scratch for the splits' partial results (8 bytes each) and one arrival counter per column
+    block, kept per device: every launch leaves the counters at zero (the combining program
+    resets its own) and launches on one stream run one after another."""
+    held = _APPYC_SPLIT_STATE.get(device)
+    if held is None or held[0].numel() < partials or held[1].numel() < blocks:
+        held = (torch.empty(max(partials, 1), dtype=torch.float64, device=device),
+                torch.zeros(max(blocks, 1), dtype=torch.int32, device=device))
+        _APPYC_SPLIT_STATE[device] = held
+    return held
+
+
 def _appyc_dot_ok(*arrays):
     """Whether a tile kernel applies: tl.dot takes fp32 or fp64 operands, all of one dtype.
     APPYC_TILES=0 turns tiles off (the general kernels run instead)."""
@@ -233,21 +268,35 @@ def _appyc_highest_like(x):
 
 
 @triton.jit
-def _col_sums_kernel0(A, out, N, M, A_stride0, A_stride1, out_stride0, MVL: tl.constexpr):
+def _col_sums_kernel0(A, out, N, M, A_stride0, A_stride1, out_stride0, _appyc_partials, _appyc_arrivals, _appyc_split_rows, MVL: tl.constexpr):
     # samples/column_reductions.py:16: #pragma parallel for simd
     j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/column_reductions.py:17
     j_mask = j < N
     s = tl.full((MVL,), 0.0, A.dtype.element_ty)  # samples/column_reductions.py:18
+    _appyc_split = tl.program_id(1)
+    _appyc_rows_lo = 0 + _appyc_split * _appyc_split_rows
+    _appyc_rows_hi = tl.minimum(_appyc_rows_lo + _appyc_split_rows, M)
     _s_rows = tl.zeros((32, MVL), A.dtype.element_ty)  # samples/column_reductions.py:19
-    for _i_base in range(0, M, 32):  # samples/column_reductions.py:19
+    for _i_base in range(_appyc_rows_lo, _appyc_rows_hi, 32):  # samples/column_reductions.py:19
         i = _i_base + tl.arange(0, 32)
-        i_mask = i < M
+        i_mask = i < _appyc_rows_hi
         _s_rows = _s_rows + tl.where(i_mask[:, None] & j_mask, tl.load(A + i[:, None] * A_stride0 + j * A_stride1, mask=i_mask[:, None] & j_mask), 0)  # samples/column_reductions.py:20
-    s = s + tl.sum(_s_rows, axis=0)  # samples/column_reductions.py:19
-    tl.store(out + j * out_stride0, s, mask=j_mask)  # samples/column_reductions.py:21
+    _appyc_part = _appyc_partials.to(tl.pointer_type(_s_rows.dtype)) + tl.program_id(0) * MVL + tl.arange(0, MVL)
+    _appyc_stride = tl.num_programs(0) * MVL
+    tl.store(_appyc_part + _appyc_split * _appyc_stride, tl.sum(_s_rows, axis=0))
+    tl.debug_barrier()
+    _appyc_arrived = tl.atomic_add(_appyc_arrivals + tl.program_id(0), 1, sem="acq_rel")
+    if _appyc_arrived == tl.num_programs(1) - 1:
+        tl.debug_barrier()
+        _appyc_total = tl.load(_appyc_part, cache_modifier=".cg")
+        for _appyc_k in range(1, tl.num_programs(1)):
+            _appyc_total = _appyc_total + tl.load(_appyc_part + _appyc_k * _appyc_stride, cache_modifier=".cg")
+        tl.store(_appyc_arrivals + tl.program_id(0), 0)
+        s = s + _appyc_total  # samples/column_reductions.py:19
+        tl.store(out + j * out_stride0, s, mask=j_mask)  # samples/column_reductions.py:21
 
 
-_col_sums_kernel0_tuning = _AppycTuning("_col_sums_kernel0", "5f478184f1a1b8c7", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_col_sums_kernel0_tuning = _AppycTuning("_col_sums_kernel0", "fbf55b4cac5cdcbc", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_col_sums_kernel0(A, out, N, M, _appyc_config=None):
@@ -263,8 +312,11 @@ def _launch_col_sums_kernel0(A, out, N, M, _appyc_config=None):
                 _appyc_key, (out,), lambda config: _launch_col_sums_kernel0(A, out, N, M, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _col_sums_kernel0[((n_j + _appyc_mvl - 1) // _appyc_mvl,)](
-        A, out, int(N), int(M), A.stride(0), A.stride(1), out.stride(0),
+    _appyc_blocks = (n_j + _appyc_mvl - 1) // _appyc_mvl
+    _appyc_splits, _appyc_split_rows = _appyc_row_split(_appyc_blocks, int(M) - int(0), 32)
+    _appyc_partials, _appyc_arrivals = _appyc_split_buffers(A.device, _appyc_splits * _appyc_blocks * _appyc_mvl, _appyc_blocks)
+    _col_sums_kernel0[(_appyc_blocks, _appyc_splits,)](
+        A, out, int(N), int(M), A.stride(0), A.stride(1), out.stride(0), _appyc_partials, _appyc_arrivals, _appyc_split_rows,
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -274,21 +326,35 @@ def col_sums(A, out, M, N):
 
 
 @triton.jit
-def _atv_kernel0(y, A, x, z, N, M, beta: "fp64", y_stride0, A_stride0, A_stride1, x_stride0, z_stride0, MVL: tl.constexpr):
+def _atv_kernel0(y, A, x, z, N, M, beta: "fp64", y_stride0, A_stride0, A_stride1, x_stride0, z_stride0, _appyc_partials, _appyc_arrivals, _appyc_split_rows, MVL: tl.constexpr):
     # samples/column_reductions.py:26: #pragma parallel for simd
     j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/column_reductions.py:27
     j_mask = j < N
     s = tl.full((MVL,), 0.0, (tl.zeros((), y.dtype.element_ty) + tl.zeros((), A.dtype.element_ty)).dtype)  # samples/column_reductions.py:28
+    _appyc_split = tl.program_id(1)
+    _appyc_rows_lo = 0 + _appyc_split * _appyc_split_rows
+    _appyc_rows_hi = tl.minimum(_appyc_rows_lo + _appyc_split_rows, M)
     _s_rows = tl.zeros((32, MVL), (tl.zeros((), y.dtype.element_ty) + tl.zeros((), A.dtype.element_ty)).dtype)  # samples/column_reductions.py:29
-    for _i_base in range(0, M, 32):  # samples/column_reductions.py:29
+    for _i_base in range(_appyc_rows_lo, _appyc_rows_hi, 32):  # samples/column_reductions.py:29
         i = _i_base + tl.arange(0, 32)
-        i_mask = i < M
+        i_mask = i < _appyc_rows_hi
         _s_rows = _s_rows + tl.where(i_mask[:, None] & j_mask, tl.load(y + i[:, None] * y_stride0, mask=i_mask[:, None]) * tl.load(A + i[:, None] * A_stride0 + j * A_stride1, mask=i_mask[:, None] & j_mask), 0)  # samples/column_reductions.py:30
-    s = s + tl.sum(_s_rows, axis=0)  # samples/column_reductions.py:29
-    tl.store(x + j * x_stride0, tl.load(x + j * x_stride0, mask=j_mask) + (beta * s + tl.load(z + j * z_stride0, mask=j_mask)), mask=j_mask)  # samples/column_reductions.py:31
+    _appyc_part = _appyc_partials.to(tl.pointer_type(_s_rows.dtype)) + tl.program_id(0) * MVL + tl.arange(0, MVL)
+    _appyc_stride = tl.num_programs(0) * MVL
+    tl.store(_appyc_part + _appyc_split * _appyc_stride, tl.sum(_s_rows, axis=0))
+    tl.debug_barrier()
+    _appyc_arrived = tl.atomic_add(_appyc_arrivals + tl.program_id(0), 1, sem="acq_rel")
+    if _appyc_arrived == tl.num_programs(1) - 1:
+        tl.debug_barrier()
+        _appyc_total = tl.load(_appyc_part, cache_modifier=".cg")
+        for _appyc_k in range(1, tl.num_programs(1)):
+            _appyc_total = _appyc_total + tl.load(_appyc_part + _appyc_k * _appyc_stride, cache_modifier=".cg")
+        tl.store(_appyc_arrivals + tl.program_id(0), 0)
+        s = s + _appyc_total  # samples/column_reductions.py:29
+        tl.store(x + j * x_stride0, tl.load(x + j * x_stride0, mask=j_mask) + (beta * s + tl.load(z + j * z_stride0, mask=j_mask)), mask=j_mask)  # samples/column_reductions.py:31
 
 
-_atv_kernel0_tuning = _AppycTuning("_atv_kernel0", "d877a66271f91fbe", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_atv_kernel0_tuning = _AppycTuning("_atv_kernel0", "6f5b12ad705ceb57", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_atv_kernel0(y, A, x, z, N, M, beta, _appyc_config=None):
@@ -304,8 +370,11 @@ def _launch_atv_kernel0(y, A, x, z, N, M, beta, _appyc_config=None):
                 _appyc_key, (x,), lambda config: _launch_atv_kernel0(y, A, x, z, N, M, beta, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _atv_kernel0[((n_j + _appyc_mvl - 1) // _appyc_mvl,)](
-        y, A, x, z, int(N), int(M), float(beta), y.stride(0), A.stride(0), A.stride(1), x.stride(0), z.stride(0),
+    _appyc_blocks = (n_j + _appyc_mvl - 1) // _appyc_mvl
+    _appyc_splits, _appyc_split_rows = _appyc_row_split(_appyc_blocks, int(M) - int(0), 32)
+    _appyc_partials, _appyc_arrivals = _appyc_split_buffers(y.device, _appyc_splits * _appyc_blocks * _appyc_mvl, _appyc_blocks)
+    _atv_kernel0[(_appyc_blocks, _appyc_splits,)](
+        y, A, x, z, int(N), int(M), float(beta), y.stride(0), A.stride(0), A.stride(1), x.stride(0), z.stride(0), _appyc_partials, _appyc_arrivals, _appyc_split_rows,
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -409,22 +478,36 @@ def col_moments(A, mean, spread, lo, M, N):
 
 
 @triton.jit
-def _col_offsets_kernel0(A, out, N, M, A_stride0, A_stride1, out_stride0, MVL: tl.constexpr):
+def _col_offsets_kernel0(A, out, N, M, A_stride0, A_stride1, out_stride0, _appyc_partials, _appyc_arrivals, _appyc_split_rows, MVL: tl.constexpr):
     # samples/column_reductions.py:61: #pragma parallel for simd
     j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/column_reductions.py:62
     j_mask = j < N
     t = tl.load(A + 0 * A_stride0 + j * A_stride1, mask=j_mask) * 0.5  # samples/column_reductions.py:63
     s = tl.full((MVL,), 1.0, tl.float32)  # samples/column_reductions.py:64
+    _appyc_split = tl.program_id(1)
+    _appyc_rows_lo = 0 + _appyc_split * _appyc_split_rows
+    _appyc_rows_hi = tl.minimum(_appyc_rows_lo + _appyc_split_rows, M)
     _s_rows = tl.zeros((32, MVL), t.dtype)  # samples/column_reductions.py:65
-    for _i_base in range(0, M, 32):  # samples/column_reductions.py:65
+    for _i_base in range(_appyc_rows_lo, _appyc_rows_hi, 32):  # samples/column_reductions.py:65
         i = _i_base + tl.arange(0, 32)
-        i_mask = i < M
+        i_mask = i < _appyc_rows_hi
         _s_rows = _s_rows + tl.where(i_mask[:, None] & j_mask, t, 0)  # samples/column_reductions.py:66
-    s = s + tl.sum(_s_rows, axis=0)  # samples/column_reductions.py:65
-    tl.store(out + j * out_stride0, s, mask=j_mask)  # samples/column_reductions.py:67
+    _appyc_part = _appyc_partials.to(tl.pointer_type(_s_rows.dtype)) + tl.program_id(0) * MVL + tl.arange(0, MVL)
+    _appyc_stride = tl.num_programs(0) * MVL
+    tl.store(_appyc_part + _appyc_split * _appyc_stride, tl.sum(_s_rows, axis=0))
+    tl.debug_barrier()
+    _appyc_arrived = tl.atomic_add(_appyc_arrivals + tl.program_id(0), 1, sem="acq_rel")
+    if _appyc_arrived == tl.num_programs(1) - 1:
+        tl.debug_barrier()
+        _appyc_total = tl.load(_appyc_part, cache_modifier=".cg")
+        for _appyc_k in range(1, tl.num_programs(1)):
+            _appyc_total = _appyc_total + tl.load(_appyc_part + _appyc_k * _appyc_stride, cache_modifier=".cg")
+        tl.store(_appyc_arrivals + tl.program_id(0), 0)
+        s = s + _appyc_total  # samples/column_reductions.py:65
+        tl.store(out + j * out_stride0, s, mask=j_mask)  # samples/column_reductions.py:67
 
 
-_col_offsets_kernel0_tuning = _AppycTuning("_col_offsets_kernel0", "ba26a885d1a86d64", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_col_offsets_kernel0_tuning = _AppycTuning("_col_offsets_kernel0", "3f277f575f62844b", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_col_offsets_kernel0(A, out, N, M, _appyc_config=None):
@@ -440,8 +523,11 @@ def _launch_col_offsets_kernel0(A, out, N, M, _appyc_config=None):
                 _appyc_key, (out,), lambda config: _launch_col_offsets_kernel0(A, out, N, M, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _col_offsets_kernel0[((n_j + _appyc_mvl - 1) // _appyc_mvl,)](
-        A, out, int(N), int(M), A.stride(0), A.stride(1), out.stride(0),
+    _appyc_blocks = (n_j + _appyc_mvl - 1) // _appyc_mvl
+    _appyc_splits, _appyc_split_rows = _appyc_row_split(_appyc_blocks, int(M) - int(0), 32)
+    _appyc_partials, _appyc_arrivals = _appyc_split_buffers(A.device, _appyc_splits * _appyc_blocks * _appyc_mvl, _appyc_blocks)
+    _col_offsets_kernel0[(_appyc_blocks, _appyc_splits,)](
+        A, out, int(N), int(M), A.stride(0), A.stride(1), out.stride(0), _appyc_partials, _appyc_arrivals, _appyc_split_rows,
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 
@@ -452,21 +538,35 @@ def col_offsets(A, out, M, N):
 
 
 @triton.jit
-def _col_sums_auto_kernel0(A, out, N, M, A_stride0, A_stride1, out_stride0, MVL: tl.constexpr):
+def _col_sums_auto_kernel0(A, out, N, M, A_stride0, A_stride1, out_stride0, _appyc_partials, _appyc_arrivals, _appyc_split_rows, MVL: tl.constexpr):
     # samples/column_reductions.py:72: #pragma parallel for
     j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/column_reductions.py:73
     j_mask = j < N
     s = tl.full((MVL,), 0.0, A.dtype.element_ty)  # samples/column_reductions.py:74
+    _appyc_split = tl.program_id(1)
+    _appyc_rows_lo = 0 + _appyc_split * _appyc_split_rows
+    _appyc_rows_hi = tl.minimum(_appyc_rows_lo + _appyc_split_rows, M)
     _s_rows = tl.zeros((32, MVL), A.dtype.element_ty)  # samples/column_reductions.py:75
-    for _i_base in range(0, M, 32):  # samples/column_reductions.py:75
+    for _i_base in range(_appyc_rows_lo, _appyc_rows_hi, 32):  # samples/column_reductions.py:75
         i = _i_base + tl.arange(0, 32)
-        i_mask = i < M
+        i_mask = i < _appyc_rows_hi
         _s_rows = _s_rows + tl.where(i_mask[:, None] & j_mask, tl.load(A + i[:, None] * A_stride0 + j * A_stride1, mask=i_mask[:, None] & j_mask) * 2.0, 0)  # samples/column_reductions.py:76
-    s = s + tl.sum(_s_rows, axis=0)  # samples/column_reductions.py:75
-    tl.store(out + j * out_stride0, s, mask=j_mask)  # samples/column_reductions.py:77
+    _appyc_part = _appyc_partials.to(tl.pointer_type(_s_rows.dtype)) + tl.program_id(0) * MVL + tl.arange(0, MVL)
+    _appyc_stride = tl.num_programs(0) * MVL
+    tl.store(_appyc_part + _appyc_split * _appyc_stride, tl.sum(_s_rows, axis=0))
+    tl.debug_barrier()
+    _appyc_arrived = tl.atomic_add(_appyc_arrivals + tl.program_id(0), 1, sem="acq_rel")
+    if _appyc_arrived == tl.num_programs(1) - 1:
+        tl.debug_barrier()
+        _appyc_total = tl.load(_appyc_part, cache_modifier=".cg")
+        for _appyc_k in range(1, tl.num_programs(1)):
+            _appyc_total = _appyc_total + tl.load(_appyc_part + _appyc_k * _appyc_stride, cache_modifier=".cg")
+        tl.store(_appyc_arrivals + tl.program_id(0), 0)
+        s = s + _appyc_total  # samples/column_reductions.py:75
+        tl.store(out + j * out_stride0, s, mask=j_mask)  # samples/column_reductions.py:77
 
 
-_col_sums_auto_kernel0_tuning = _AppycTuning("_col_sums_auto_kernel0", "19293c5889d74aae", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_col_sums_auto_kernel0_tuning = _AppycTuning("_col_sums_auto_kernel0", "5103d2b45e9691fb", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_col_sums_auto_kernel0(A, out, N, M, _appyc_config=None):
@@ -482,8 +582,11 @@ def _launch_col_sums_auto_kernel0(A, out, N, M, _appyc_config=None):
                 _appyc_key, (out,), lambda config: _launch_col_sums_auto_kernel0(A, out, N, M, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _col_sums_auto_kernel0[((n_j + _appyc_mvl - 1) // _appyc_mvl,)](
-        A, out, int(N), int(M), A.stride(0), A.stride(1), out.stride(0),
+    _appyc_blocks = (n_j + _appyc_mvl - 1) // _appyc_mvl
+    _appyc_splits, _appyc_split_rows = _appyc_row_split(_appyc_blocks, int(M) - int(0), 32)
+    _appyc_partials, _appyc_arrivals = _appyc_split_buffers(A.device, _appyc_splits * _appyc_blocks * _appyc_mvl, _appyc_blocks)
+    _col_sums_auto_kernel0[(_appyc_blocks, _appyc_splits,)](
+        A, out, int(N), int(M), A.stride(0), A.stride(1), out.stride(0), _appyc_partials, _appyc_arrivals, _appyc_split_rows,
         MVL=_appyc_mvl, num_warps=_appyc_warps,
     )
 

@@ -381,6 +381,9 @@ fn compile_function(
         }
         passes::strip_mine::run(k)?;
     }
+    for k in kernels.iter_mut() {
+        passes::split_rows::run(k);
+    }
     let symmetric = passes::comm::run(&func, &calls, &mut kernels)?;
 
     let mut edits = vec![];

@@ -8,6 +8,7 @@ use super::tiles::{TileCode, TileLaunchInput};
 use super::triton::{KernelCode, Param};
 use crate::frontend::source::SourceFile;
 use crate::ir::*;
+use crate::passes::strip_mine::TILE_ROWS;
 use crate::schedule::Persistent;
 use askama::Template;
 use rustpython_ast as ast;
@@ -539,6 +540,11 @@ pub fn region_launcher(
             ));
         }
     }
+    let mut split_setup = vec![];
+    if let (Some(split), [dim]) = (&k.split_rows, k.dims.as_slice()) {
+        split_setup = split_rows_setup(k, split, dim, &per_dim[0], &host_args);
+        per_dim = vec!["_appyc_splits".into(), "_appyc_blocks".into()];
+    }
     per_dim.reverse(); // innermost loop on axis 0
     if per_dim.is_empty() {
         per_dim.push("1".into());
@@ -562,7 +568,7 @@ pub fn region_launcher(
     } else if let Some(w) = k.num_warps {
         options.push(format!("num_warps={w}"));
     }
-    let call: Vec<String> = code.params.iter().map(Param::host_value).collect();
+    let mut call: Vec<String> = code.params.iter().map(Param::host_value).collect();
     // The tiled kernel takes the general kernel's arguments; it runs when the dtypes allow.
     let tile_launch = match (tiles, &k.tiles, trips.first()) {
         (Some(tile_code), Some(t), Some(rows)) => Some(super::tiles::launch(
@@ -583,7 +589,11 @@ pub fn region_launcher(
         _ => None,
     };
     let fast_path = tile_launch.as_ref().map_or(vec![], |t| t.fast_path.clone());
+    if k.split_rows.is_some() {
+        call.extend(super::triton::SPLIT_PARAMS.map(String::from));
+    }
     let mut launch = grid_checks;
+    launch.extend(split_setup);
     launch.push(format!("{}[({},)](", k.name, per_dim.join(", ")));
     launch.push(format!("    {},", call.join(", ")));
     for o in options {
@@ -618,6 +628,35 @@ pub fn region_launcher(
         None => text,
     };
     (text, host_args)
+}
+
+/// Before the launch of a kernel with split rows (`passes::split_rows`): how many splits, the
+/// rows of each, and the scratch they combine through.
+fn split_rows_setup(
+    k: &Kernel,
+    split: &SplitRows,
+    dim: &ParallelDim,
+    blocks: &str,
+    host_args: &[String],
+) -> Vec<String> {
+    let StmtKind::For { range, .. } = &k.body[split.at].kind else {
+        unreachable!("split_rows marks a loop")
+    };
+    let [start, stop] = [&range.start, &range.stop].map(python::expr);
+    let width = width_host(dim.simd.expect("split_rows marks kernels with lanes"));
+    let device = host_args
+        .iter()
+        .find(|a| kernel_array(k, a))
+        .map_or("_appyc_device()".to_string(), |a| format!("{a}.device"));
+    vec![
+        format!("_appyc_blocks = {blocks}"),
+        format!(
+            "_appyc_splits, _appyc_split_rows = _appyc_row_split(_appyc_blocks, int({stop}) - int({start}), {TILE_ROWS})"
+        ),
+        format!(
+            "_appyc_partials, _appyc_arrivals = _appyc_split_buffers({device}, _appyc_splits * _appyc_blocks * {width}, _appyc_blocks)"
+        ),
+    ]
 }
 
 /// The launcher of a persistent loop: one launch of its kernel for the whole loop. Returns the

@@ -29,6 +29,7 @@ pub struct PreludeUses {
     pub highest_like: bool,
     pub shared_scalar: bool,
     pub dot: bool,
+    pub split_rows: bool,
     /// A loop bound is a value loaded from an array (see `loads_bound_a_loop`).
     pub loaded_bound: bool,
     pub nvshmem: bool,
@@ -56,6 +57,7 @@ impl PreludeUses {
             highest_like: calls("_appyc_highest_like"),
             shared_scalar: calls("_appyc_shared_scalar"),
             dot: calls("_appyc_dot_ok"),
+            split_rows: calls("_appyc_row_split"),
             loaded_bound: loads_bound_a_loop(code),
         }
     }

@@ -76,13 +76,25 @@ pub(super) struct Cx<'a> {
     rows: HashSet<String>,
     /// Widths of the enclosing 1-D strip-mined loops: the lanes of a row tile inside one.
     strips: Vec<Width>,
+    /// The row tile being printed has its rows split over grid axis 1 (`passes::split_rows`):
+    /// its results are combined across the splits, and what follows runs in one program.
+    splitting: bool,
 }
+
+/// What a kernel with split rows takes after its own parameters: scratch for the splits'
+/// partial results (8 bytes an element, any accumulator dtype fits), one arrival counter per
+/// column block (zero between launches: the combining program resets its own), and the rows
+/// each split walks.
+pub const SPLIT_PARAMS: [&str; 3] = ["_appyc_partials", "_appyc_arrivals", "_appyc_split_rows"];
 
 pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
     let analysis = analyse(k);
     let mut w = Writer::new(0);
     w.line("@triton.jit");
     let mut sig = signature(&analysis.params);
+    if k.split_rows.is_some() {
+        sig.extend(SPLIT_PARAMS.map(String::from));
+    }
     if analysis.uses_mvl {
         sig.push("MVL: tl.constexpr".into());
     }
@@ -93,7 +105,13 @@ pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
     let grid: Vec<String> = (0..k.dims.len())
         .map(|axis| format!("tl.program_id({axis})"))
         .collect();
-    cx.region(&mut w, k, &grid)?;
+    match &k.split_rows {
+        Some(split) => {
+            cx.dims(&mut w, k, &grid)?;
+            cx.split_body(&mut w, &k.body, split.at)?;
+        }
+        None => cx.region(&mut w, k, &grid)?,
+    }
     w.dedent();
     Ok(KernelCode {
         text: w.finish(),
@@ -163,6 +181,7 @@ impl<'a> Cx<'a> {
             cg: HashSet::new(),
             rows: HashSet::new(),
             strips: vec![],
+            splitting: false,
         }
     }
 
@@ -221,6 +240,12 @@ impl<'a> Cx<'a> {
     /// grid axis `axis` (`tl.program_id(axis)` in a kernel of its own, a virtual program's
     /// coordinate inside a persistent kernel); the innermost dimension is axis 0.
     fn region(&mut self, w: &mut Writer, k: &Kernel, program_ids: &[String]) -> Result<()> {
+        self.dims(w, k, program_ids)?;
+        self.block(w, &k.body)
+    }
+
+    /// The grid variables of a region (see `region`).
+    fn dims(&mut self, w: &mut Writer, k: &Kernel, program_ids: &[String]) -> Result<()> {
         let ndims = k.dims.len();
         for (d, dim) in k.dims.iter().enumerate() {
             let pid = &program_ids[ndims - 1 - d];
@@ -269,7 +294,85 @@ impl<'a> Cx<'a> {
                 }
             }
         }
-        self.block(w, &k.body)
+        Ok(())
+    }
+
+    /// A body whose row tile (`body[at]`) has its rows split over grid axis 1: every split runs
+    /// the statements before it (locals only) and its own rows; `row_results` then combines the
+    /// splits and opens the block, run by one program of the column block, of what follows.
+    fn split_body(&mut self, w: &mut Writer, body: &[Stmt], at: usize) -> Result<()> {
+        for s in &body[..at] {
+            self.stmt(w, s)?;
+        }
+        let s = &body[at];
+        let StmtKind::For {
+            var,
+            range,
+            body: rows,
+            kind: LoopKind::StripMined { width, tile },
+            vector: Some(v),
+            ..
+        } = &s.kind
+        else {
+            unreachable!("split_rows marks a row tile")
+        };
+        let start = self.expr(&range.start)?;
+        let stop = self.expr(&range.stop)?;
+        w.line("_appyc_split = tl.program_id(1)");
+        w.line(format!(
+            "_appyc_rows_lo = {start} + _appyc_split * _appyc_split_rows"
+        ));
+        w.line(format!(
+            "_appyc_rows_hi = tl.minimum(_appyc_rows_lo + _appyc_split_rows, {stop})"
+        ));
+        let chunk = Range {
+            start: Expr::name("_appyc_rows_lo", range.start.span),
+            stop: Expr::name("_appyc_rows_hi", range.stop.span),
+            step: range.step.clone(),
+        };
+        self.splitting = true;
+        let src = self.src(s.span);
+        self.strip_mined_loop(w, var, &chunk, (*width, *tile, v), rows, &src)?;
+        self.splitting = false;
+        self.block(w, &body[at + 1..])?;
+        w.dedent();
+        Ok(())
+    }
+
+    /// Combines a split row tile: each split stores its rows' result, and the last split of the
+    /// column block to arrive (an acquire-release count, so it sees the others' stores) reduces
+    /// them in split order, whoever arrived last, and leaves `_appyc_total`, with its block
+    /// indented under `if _appyc_last:`.
+    fn split_combine(&mut self, w: &mut Writer, op: ReduceOp, acc: &str) -> Result<()> {
+        let Some(lanes) = self.lane_width else {
+            unreachable!("split_rows marks kernels with lanes")
+        };
+        let width = width_text(lanes);
+        let (reduce, combine) = match op {
+            ReduceOp::Sum => ("tl.sum", "_appyc_total + {}"),
+            ReduceOp::Max => ("tl.max", "tl.maximum(_appyc_total, {})"),
+            ReduceOp::Min => ("tl.min", "tl.minimum(_appyc_total, {})"),
+        };
+        w.line(format!(
+            "_appyc_part = _appyc_partials.to(tl.pointer_type({acc}.dtype)) + tl.program_id(0) * {width} + tl.arange(0, {width})"
+        ));
+        w.line(format!("_appyc_stride = tl.num_programs(0) * {width}"));
+        w.line(format!(
+            "tl.store(_appyc_part + _appyc_split * _appyc_stride, {reduce}({acc}, axis=0))"
+        ));
+        w.line("tl.debug_barrier()");
+        w.line("_appyc_arrived = tl.atomic_add(_appyc_arrivals + tl.program_id(0), 1, sem=\"acq_rel\")");
+        w.line("if _appyc_arrived == tl.num_programs(1) - 1:");
+        w.indent();
+        w.line("tl.debug_barrier()");
+        w.line("_appyc_total = tl.load(_appyc_part, cache_modifier=\".cg\")");
+        w.line("for _appyc_k in range(1, tl.num_programs(1)):");
+        w.indent();
+        let next = "tl.load(_appyc_part + _appyc_k * _appyc_stride, cache_modifier=\".cg\")";
+        w.line(format!("_appyc_total = {}", combine.replace("{}", next)));
+        w.dedent();
+        w.line("tl.store(_appyc_arrivals + tl.program_id(0), 0)");
+        Ok(())
     }
 
     /// A communication phase (see pragma-spec/library-calls.yaml for the lowering): a put is
@@ -690,10 +793,21 @@ impl<'a> Cx<'a> {
                 continue;
             }
             let (s, acc) = (u.target, u.acc);
+            let rows = if self.splitting {
+                self.split_combine(w, u.op, acc)?;
+                "_appyc_total".to_string()
+            } else {
+                let reduce = match u.op {
+                    ReduceOp::Sum => "tl.sum",
+                    ReduceOp::Max => "tl.max",
+                    ReduceOp::Min => "tl.min",
+                };
+                format!("{reduce}({acc}, axis=0)")
+            };
             let line = match u.op {
-                ReduceOp::Sum => format!("{s} = {s} + tl.sum({acc}, axis=0)"),
-                ReduceOp::Max => format!("{s} = tl.maximum({s}, tl.max({acc}, axis=0))"),
-                ReduceOp::Min => format!("{s} = tl.minimum({s}, tl.min({acc}, axis=0))"),
+                ReduceOp::Sum => format!("{s} = {s} + {rows}"),
+                ReduceOp::Max => format!("{s} = tl.maximum({s}, {rows})"),
+                ReduceOp::Min => format!("{s} = tl.minimum({s}, {rows})"),
             };
             let mut mask = BTreeSet::new();
             for o in updates.iter().filter(|o| o.acc == u.acc) {
@@ -816,6 +930,7 @@ impl<'a> Cx<'a> {
             cg: self.cg.clone(),
             rows: self.rows.clone(),
             strips: self.strips.clone(),
+            splitting: false,
         };
         Ok(format!("({}) < {}", me.expr(e)?, me.expr(bound)?))
     }
@@ -1557,6 +1672,49 @@ mod tests {
                 || l.strip_prefix(line)
                     .is_some_and(|rest| rest.starts_with("  # t.py:"))
         })
+    }
+
+    #[test]
+    fn split_rows_store_partials_and_the_last_split_combines_them_in_order_then_stores() {
+        let src = "def f(A, x, y, N, M):\n    #pragma parallel for simd\n    for j in range(M):\n        s = 0.0\n        for i in range(N):\n            s -= y[i] * A[i, j]\n        x[j] += s\n";
+        let out = generated(src);
+        let k = function(&out, "_f_kernel0");
+        let lines = code_lines(k);
+        // Each split walks its own rows, masked by its own end.
+        let rows = line_at(
+            &lines,
+            "for _i_base in range(_appyc_rows_lo, _appyc_rows_hi, 32):",
+        );
+        assert!(has_line(k, "i_mask = i < _appyc_rows_hi"), "{k}");
+        let partial = line_at(
+            &lines,
+            "tl.store(_appyc_part + _appyc_split * _appyc_stride, tl.sum(_s_rows, axis=0))",
+        );
+        let arrive = line_at(
+            &lines,
+            "_appyc_arrived = tl.atomic_add(_appyc_arrivals + tl.program_id(0), 1, sem=\"acq_rel\")",
+        );
+        let last = line_at(&lines, "if _appyc_arrived == tl.num_programs(1) - 1:");
+        let reset = line_at(&lines, "tl.store(_appyc_arrivals + tl.program_id(0), 0)");
+        let result = line_at(&lines, "s = s + _appyc_total");
+        let store = line_at(
+            &lines,
+            "tl.store(x + j * x_stride0, tl.load(x + j * x_stride0, mask=j_mask) + s, mask=j_mask)",
+        );
+        assert!(rows < partial && partial < arrive && arrive < last, "{k}");
+        assert!(last < reset && reset < result && result < store, "{k}");
+        // The store runs only in the combining program.
+        let indent = |l: &str| l.len() - l.trim_start().len();
+        assert!(indent(lines[store]) > indent(lines[last]), "{k}");
+        let launcher = function(&out, "_launch_f_kernel0");
+        assert!(
+            launcher.contains("_f_kernel0[(_appyc_blocks, _appyc_splits,)]("),
+            "{launcher}"
+        );
+        assert!(
+            launcher.contains("_appyc_row_split(_appyc_blocks, int(N) - int(0), 32)"),
+            "{launcher}"
+        );
     }
 
     #[test]

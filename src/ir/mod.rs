@@ -677,6 +677,17 @@ pub struct Kernel {
     pub tiles: Option<TileNest>,
     /// `tf32` on the region's `parallel for`: float32 tiles may round to TF32.
     pub tf32: bool,
+    /// The rows of the body's row tile may be split over a second grid axis
+    /// (`passes::split_rows`); ignored where the region is a phase of a persistent kernel.
+    pub split_rows: Option<SplitRows>,
+}
+
+/// A row tile whose rows the launcher may split over grid axis 1: `at` is its index in the
+/// kernel's body. The statements after it run once per column block, in the program that
+/// combines the splits' partial results.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SplitRows {
+    pub at: usize,
 }
 
 /// A matmul-shaped nest: for every `(row, col)` of the output, `target = epilogue`, where
@@ -851,6 +862,7 @@ pub mod build {
             shared: vec![],
             comm: None,
             tiles: None,
+            split_rows: None,
             tf32: false,
         }
     }

@@ -192,6 +192,7 @@ fn build_kernel(name: String, span: Span) -> Kernel {
         checks: vec![],
         shared: vec![],
         tiles: None,
+        split_rows: None,
         tf32: false,
         comm: None,
     }

@@ -92,6 +92,7 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
             checks: vec![],
             shared: vec![],
             tiles: None,
+            split_rows: None,
             tf32: false,
             comm: None,
         });
@@ -196,6 +197,7 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
         shared: shared_names(pragma),
         comm: None,
         tiles: None,
+        split_rows: None,
         tf32: matches!(
             pragma.directive,
             crate::ir::pragma::Directive::ParallelFor { tf32: true, .. }
@@ -321,6 +323,7 @@ fn make_tensor_kernel(name: String, s: &Stmt, target: &Expr, value: &Expr) -> Re
         checks: vec![],
         shared: vec![],
         tiles: None,
+        split_rows: None,
         tf32: false,
         comm: None,
     })
