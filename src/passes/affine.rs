@@ -41,6 +41,20 @@ impl Affine {
         terms.insert(crate::codegen::python::expr(e), 1);
         Affine { terms, constant: 0 }
     }
+    /// A name as an affine form of itself.
+    pub fn symbol(name: &str) -> Affine {
+        Affine {
+            terms: BTreeMap::from([(name.to_string(), 1)]),
+            constant: 0,
+        }
+    }
+    /// The symbolic terms, atom (as printed) to coefficient.
+    pub fn terms(&self) -> &BTreeMap<String, i64> {
+        &self.terms
+    }
+    pub fn constant(&self) -> i64 {
+        self.constant
+    }
     pub fn add(mut self, o: &Affine, sign: i64) -> Affine {
         for (k, v) in &o.terms {
             *self.terms.entry(k.clone()).or_default() += sign * v;

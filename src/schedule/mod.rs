@@ -1,7 +1,7 @@
 //! schedule: decides how a function's outlined regions are launched. Contract: every kernel is
 //! launched exactly once per execution of its region, either by a launch of its own or as a
 //! phase of the persistent kernel of the host loop around it, and a grid barrier separates two
-//! phases whenever one writes an array the other reads or writes.
+//! phases whenever one may write an element the other reads or writes (`footprint`).
 //!
 //! A host `for ... in range(...)` loop becomes one persistent kernel when its body is nothing
 //! but parallel regions (the paper's "autonomous execution": the time loop runs on the GPU and
@@ -16,6 +16,9 @@ use crate::ir::*;
 use rustpython_parser::lexer::lex;
 use rustpython_parser::{Mode, Tok};
 use std::collections::HashSet;
+
+mod footprint;
+use footprint::Footprint;
 
 /// How the regions of one function are launched, in source order.
 #[derive(Debug, Clone, PartialEq)]
@@ -96,7 +99,7 @@ impl Cx<'_> {
                     if requested || automatic {
                         match self.eligible(s, var, body) {
                             Ok(regions) => {
-                                let barrier_after = barriers(&regions, kernels);
+                                let barrier_after = barriers(&regions, kernels, var);
                                 out.push(Persistent {
                                     var: var.clone(),
                                     range: range.clone(),
@@ -260,77 +263,23 @@ fn assigns(k: &Kernel, var: &str) -> bool {
     found
 }
 
-/// Arrays a region reads and arrays it writes (temporaries included).
-fn accesses(k: &Kernel) -> (HashSet<String>, HashSet<String>) {
-    let (mut reads, mut writes) = (HashSet::new(), HashSet::new());
-    // Communication: a put reads its source here and writes only on the target PE (ordered
-    // there by the wait); a wait reads its flag and stands for the writes of the puts on it.
-    match &k.comm {
-        Some(Comm::Put { src, .. }) => {
-            if let ExprKind::Subscript { array, .. } = &src.kind {
-                reads.insert(array.clone());
-            }
-            return (reads, writes);
-        }
-        Some(Comm::Wait { flag, targets, .. }) => {
-            if let ExprKind::Subscript { array, .. } = &flag.kind {
-                reads.insert(array.clone());
-            }
-            writes.extend(targets.iter().cloned());
-            return (reads, writes);
-        }
-        None => {}
-    }
-    let read = |e: &Expr, reads: &mut HashSet<String>| {
-        e.walk(&mut |x| {
-            if let ExprKind::Subscript { array, .. } = &x.kind {
-                reads.insert(array.clone());
-            }
-        })
-    };
-    for d in &k.dims {
-        for e in [&d.range.start, &d.range.stop, &d.range.step] {
-            read(e, &mut reads);
-        }
-    }
-    for s in &k.body {
-        s.walk(&mut |st| {
-            if let StmtKind::Assign { target, value, .. } = &st.kind {
-                if let ExprKind::Subscript { array, indices } = &target.kind {
-                    writes.insert(array.clone());
-                    for ix in indices {
-                        if let Index::At(e) = ix {
-                            read(e, &mut reads);
-                        }
-                    }
-                }
-                read(value, &mut reads);
-            } else {
-                for e in st.exprs() {
-                    read(e, &mut reads);
-                }
-            }
-        });
-    }
-    for (t, _) in &k.temps {
-        writes.insert(t.clone());
-    }
-    (reads, writes)
-}
-
 /// Where grid barriers go: before a phase that conflicts with any phase run since the last
-/// barrier (a write of one meets a read or write of the other), following the loop around
+/// barrier (a write of one may meet a read or write of the other at some element: see
+/// `footprint`; the loop's variable differs between iterations), following the loop around
 /// until nothing changes. A region also conflicts with its own next iteration.
-fn barriers(regions: &[usize], kernels: &[Kernel]) -> Vec<bool> {
-    let acc: Vec<_> = regions.iter().map(|&r| accesses(&kernels[r])).collect();
+fn barriers(regions: &[usize], kernels: &[Kernel], loop_var: &str) -> Vec<bool> {
+    let varying = HashSet::from([loop_var.to_string()]);
+    let touched: Vec<_> = regions
+        .iter()
+        .map(|&r| Footprint::of(&kernels[r], &varying))
+        .collect();
     let comm: Vec<bool> = regions.iter().map(|&r| kernels[r].comm.is_some()).collect();
     let conflict = |a: usize, b: usize| {
         if comm[a] && comm[b] {
             // Puts and waits touch memory only through NVSHMEM, which orders them itself.
             return false;
         }
-        let ((ra, wa), (rb, wb)) = (&acc[a], &acc[b]);
-        wa.iter().any(|x| rb.contains(x) || wb.contains(x)) || ra.iter().any(|x| wb.contains(x))
+        touched[a].conflicts(&touched[b])
     };
     let n = regions.len();
     let mut after = vec![false; n];
@@ -410,6 +359,73 @@ mod tests {
     fn automatic_persistence_can_be_turned_off() {
         let (_, launches) = schedule(JACOBI, false).unwrap();
         assert_eq!(launches, vec![Launch::Region(0), Launch::Region(1)]);
+    }
+
+    #[test]
+    fn phases_writing_different_rows_of_one_array_share_a_barrier() {
+        // fdtd_2d's step: row 0 of ey, then its other rows, then ex; hz reads both. Only the
+        // last two phases need a barrier after them.
+        let src = "def f(ex, ey, hz, fict, NX, NY, T):
+    for t in range(T):
+        #pragma parallel for
+        for j in range(NY):
+            ey[0, j] = fict[t]
+        #pragma parallel for
+        for i in range(1, NX):
+            for j in range(NY):
+                ey[i, j] = ey[i, j] - 0.5 * (hz[i, j] - hz[i - 1, j])
+        #pragma parallel for
+        for i in range(NX):
+            for j in range(1, NY):
+                ex[i, j] = ex[i, j] - 0.5 * (hz[i, j] - hz[i, j - 1])
+        #pragma parallel for
+        for i in range(NX - 1):
+            for j in range(NY - 1):
+                hz[i, j] = hz[i, j] - 0.7 * (ex[i, j + 1] - ex[i, j] + ey[i + 1, j] - ey[i, j])
+";
+        let (_, launches) = schedule(src, true).unwrap();
+        assert_eq!(
+            persistent(&launches[0]).barrier_after,
+            vec![false, false, true, true]
+        );
+        // Row 1 instead of row 0 meets the second phase's rows: a barrier after the first.
+        let (_, launches) = schedule(
+            &src.replace("ey[0, j] = fict[t]", "ey[1, j] = fict[t]"),
+            true,
+        )
+        .unwrap();
+        assert_eq!(
+            persistent(&launches[0]).barrier_after,
+            vec![true, false, true, true]
+        );
+    }
+
+    #[test]
+    fn a_row_the_loop_variable_picks_may_be_any_row() {
+        // Within one iteration rows t and t + 1 differ, but the next iteration's row t is this
+        // one's t + 1: the host loop's variable is never a symbol of the footprint.
+        let src = "def f(X, Y, N, T):
+    for t in range(T):
+        #pragma parallel for
+        for i in range(N):
+            X[t, i] = 1.0
+        #pragma parallel for
+        for i in range(N):
+            Y[i] = X[t + 1, i]
+";
+        let (kernels, _) = schedule(src, true).unwrap();
+        let varying = HashSet::from(["t".to_string()]);
+        let (w, r) = (
+            Footprint::of(&kernels[0], &varying),
+            Footprint::of(&kernels[1], &varying),
+        );
+        assert!(w.conflicts(&r));
+        // Were `t` held still, the two rows would be apart.
+        let (w, r) = (
+            Footprint::of(&kernels[0], &HashSet::new()),
+            Footprint::of(&kernels[1], &HashSet::new()),
+        );
+        assert!(!w.conflicts(&r));
     }
 
     #[test]

@@ -1,0 +1,262 @@
+//! Which elements a region may touch, per array: a box of index intervals for every access, so
+//! that two phases writing different parts of one array (fdtd_2d's `ey[0, :]` and
+//! `ey[1:, :]`) need no grid barrier between them.
+//!
+//! Each index is an affine form of the region's loop variables and of symbols that hold still
+//! through the whole host loop; a loop variable is replaced by its range's ends (recursively, for
+//! bounds that move with an outer variable), taking each term's lower or upper end by the sign
+//! of its coefficient. Anything else in an index (a local, a load, the host loop's variable,
+//! which differs between the iterations a barrier must also separate) makes that dimension
+//! unknown. Two accesses are apart only when some dimension's intervals are provably disjoint:
+//! their ends differ by a constant.
+
+use crate::ir::*;
+use crate::passes::affine::Affine;
+use std::collections::{HashMap, HashSet};
+
+/// An inclusive interval of one index, `None` where unknown.
+type Interval = Option<(Affine, Affine)>;
+/// One access: an interval per index; empty for "any element".
+type Access = Vec<Interval>;
+
+#[derive(Debug, Default)]
+pub struct Footprint {
+    reads: HashMap<String, Vec<Access>>,
+    writes: HashMap<String, Vec<Access>>,
+}
+
+/// How deep loop bounds may refer to other loops' variables before an index counts as unknown.
+const NESTING: u32 = 8;
+
+impl Footprint {
+    /// The accesses of `k`; `varying` holds the names that change between iterations of the
+    /// host loop (its variable).
+    pub fn of(k: &Kernel, varying: &HashSet<String>) -> Footprint {
+        let mut fp = Footprint::default();
+        // Communication: a put reads its source here and writes only on the target PE (ordered
+        // there by the wait); a wait reads its flag and stands for the writes of the puts on it.
+        match &k.comm {
+            Some(Comm::Put { src, .. }) => {
+                if let ExprKind::Subscript { array, .. } = &src.kind {
+                    fp.reads.entry(array.clone()).or_default().push(vec![]);
+                }
+                return fp;
+            }
+            Some(Comm::Wait { flag, targets, .. }) => {
+                if let ExprKind::Subscript { array, .. } = &flag.kind {
+                    fp.reads.entry(array.clone()).or_default().push(vec![]);
+                }
+                for t in targets {
+                    fp.writes.entry(t.clone()).or_default().push(vec![]);
+                }
+                return fp;
+            }
+            None => {}
+        }
+        let cx = Bounds::of(k, varying);
+        let read = |e: &Expr, fp: &mut Footprint| {
+            e.walk(&mut |x| {
+                if let ExprKind::Subscript { array, indices } = &x.kind {
+                    fp.reads
+                        .entry(array.clone())
+                        .or_default()
+                        .push(cx.access(indices));
+                }
+            })
+        };
+        for d in &k.dims {
+            for e in [&d.range.start, &d.range.stop, &d.range.step] {
+                read(e, &mut fp);
+            }
+        }
+        for s in &k.body {
+            s.walk(&mut |st| {
+                if let StmtKind::Assign { target, value, .. } = &st.kind {
+                    if let ExprKind::Subscript { array, indices } = &target.kind {
+                        fp.writes
+                            .entry(array.clone())
+                            .or_default()
+                            .push(cx.access(indices));
+                        for ix in indices {
+                            if let Index::At(e) = ix {
+                                read(e, &mut fp);
+                            }
+                        }
+                    }
+                    read(value, &mut fp);
+                } else {
+                    for e in st.exprs() {
+                        read(e, &mut fp);
+                    }
+                }
+            });
+        }
+        for (t, _) in &k.temps {
+            fp.writes.entry(t.clone()).or_default().push(vec![]);
+        }
+        fp
+    }
+
+    /// Whether a write of one may meet a read or write of the other at some element.
+    pub fn conflicts(&self, other: &Footprint) -> bool {
+        let meets = |writes: &HashMap<String, Vec<Access>>,
+                     touched: &HashMap<String, Vec<Access>>| {
+            writes.iter().any(|(array, ws)| {
+                touched
+                    .get(array)
+                    .is_some_and(|ts| ws.iter().any(|w| ts.iter().any(|t| !disjoint(w, t))))
+            })
+        };
+        meets(&self.writes, &other.reads)
+            || meets(&self.writes, &other.writes)
+            || meets(&other.writes, &self.reads)
+    }
+}
+
+/// Some dimension's intervals provably do not meet.
+fn disjoint(a: &Access, b: &Access) -> bool {
+    a.iter().zip(b).any(|(x, y)| match (x, y) {
+        (Some((alo, ahi)), Some((blo, bhi))) => {
+            let below = |hi: &Affine, lo: &Affine| hi.sub(lo).as_constant().is_some_and(|d| d < 0);
+            below(ahi, blo) || below(bhi, alo)
+        }
+        _ => false,
+    })
+}
+
+/// The ranges of a region's loop variables and the names that may stand as symbols.
+struct Bounds {
+    ranges: HashMap<String, (Affine, Affine)>,
+    /// Names the region binds (locals, loop variables) or the host loop changes.
+    unstill: HashSet<String>,
+}
+
+impl Bounds {
+    fn of(k: &Kernel, varying: &HashSet<String>) -> Bounds {
+        let mut ranges = HashMap::new();
+        let mut unstill: HashSet<String> = varying.clone();
+        let mut range_of = |var: &str, r: &Range, upward: bool| {
+            if let Some(ends) = ends(r, upward) {
+                ranges.insert(var.to_string(), ends);
+            }
+        };
+        for d in &k.dims {
+            range_of(&d.var, &d.range, false);
+            unstill.insert(d.var.clone());
+        }
+        for s in &k.body {
+            s.walk(&mut |st| match &st.kind {
+                StmtKind::Assign { target, .. } => {
+                    if let ExprKind::Name(n) = &target.kind {
+                        unstill.insert(n.clone());
+                    }
+                }
+                StmtKind::For {
+                    var,
+                    range,
+                    vector,
+                    kind,
+                    ..
+                } => {
+                    // A strip-mined loop walks upward by its width (a name, for MVL): its base
+                    // and its lanes stay in [start, stop).
+                    let upward = matches!(kind, LoopKind::StripMined { .. });
+                    range_of(var, range, upward);
+                    unstill.insert(var.clone());
+                    if let Some(v) = vector {
+                        range_of(v, range, upward);
+                        unstill.insert(v.clone());
+                    }
+                }
+                _ => {}
+            });
+        }
+        // A variable assigned besides being a loop's (or two loops of one name) has no one range.
+        let mut bound_twice = HashSet::new();
+        let mut seen = HashSet::new();
+        for s in &k.body {
+            s.walk(&mut |st| {
+                let names: Vec<&String> = match &st.kind {
+                    StmtKind::Assign { target, .. } => match &target.kind {
+                        ExprKind::Name(n) => vec![n],
+                        _ => vec![],
+                    },
+                    StmtKind::For { var, vector, .. } => {
+                        std::iter::once(var).chain(vector.iter()).collect()
+                    }
+                    _ => vec![],
+                };
+                for n in names {
+                    if !seen.insert(n.clone()) {
+                        bound_twice.insert(n.clone());
+                    }
+                }
+            });
+        }
+        for d in &k.dims {
+            if seen.contains(&d.var) {
+                bound_twice.insert(d.var.clone());
+            }
+        }
+        ranges.retain(|v, _| !bound_twice.contains(v));
+        Bounds { ranges, unstill }
+    }
+
+    fn access(&self, indices: &[Index]) -> Access {
+        if indices.iter().any(|ix| !matches!(ix, Index::At(_))) {
+            return vec![];
+        }
+        indices
+            .iter()
+            .map(|ix| match ix {
+                Index::At(e) => self.interval(&Affine::of(e), NESTING),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// `[lo, hi]` of `e` over the loops' ranges, in symbols that hold still.
+    fn interval(&self, e: &Affine, depth: u32) -> Interval {
+        let mut lo = Affine::default().with_constant(e.constant());
+        let mut hi = lo.clone();
+        for (atom, &coef) in e.terms() {
+            let (tlo, thi) = if let Some((vlo, vhi)) = self.ranges.get(atom) {
+                let depth = depth.checked_sub(1)?;
+                let (lo_lo, _) = self.interval(vlo, depth)?;
+                let (_, hi_hi) = self.interval(vhi, depth)?;
+                (lo_lo, hi_hi)
+            } else if self.is_symbol(atom) {
+                (Affine::symbol(atom), Affine::symbol(atom))
+            } else {
+                return None;
+            };
+            let (tlo, thi) = if coef > 0 { (tlo, thi) } else { (thi, tlo) };
+            lo = lo.add(&tlo.scale(coef), 1);
+            hi = hi.add(&thi.scale(coef), 1);
+        }
+        Some((lo, hi))
+    }
+
+    /// A plain name the region never binds and the host loop never changes.
+    fn is_symbol(&self, atom: &str) -> bool {
+        let mut chars = atom.chars();
+        chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+            && chars.all(|c| c.is_alphanumeric() || c == '_')
+            && !self.unstill.contains(atom)
+    }
+}
+
+/// Inclusive ends of a range with a literal non-zero step (or one known to go `upward`).
+fn ends(r: &Range, upward: bool) -> Option<(Affine, Affine)> {
+    let step = match r.step.kind {
+        ExprKind::Int(step) => step,
+        _ if upward => 1,
+        _ => return None,
+    };
+    let (start, stop) = (Affine::of(&r.start), Affine::of(&r.stop));
+    match step {
+        s if s > 0 => Some((start, stop.add(&Affine::default().with_constant(1), -1))),
+        s if s < 0 => Some((stop.add(&Affine::default().with_constant(1), 1), start)),
+        _ => None,
+    }
+}
