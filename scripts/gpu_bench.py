@@ -75,6 +75,16 @@ def _torch_table():
             d *= 2
         x[:N].copy_(B)
 
+    def col_extremes(A, hi, lo, M, N):
+        hi[:N].copy_(A[:M, :N].amax(0))
+        lo[:N].copy_(A[:M, :N].amin(0))
+
+    def col_moments(A, mean, spread, lo, M, N):
+        rows = A[lo:M, :N]
+        mean[:N].copy_(rows.sum(0) / (M - lo))
+        i = torch.arange(lo, M, device=A.device, dtype=A.dtype)[:, None]
+        spread[:N].copy_(-(rows * rows * i).sum(0))
+
     def spmv(indptr, indices, data, x, y, rows):
         A = torch.sparse_csr_tensor(indptr, indices, data, size=(rows, x.numel()))
         y[:rows].copy_(A @ x)
@@ -287,6 +297,18 @@ def _torch_table():
         "reductions_axes.leaky_rows": lambda A, B, M, N, slope: B[:M, :N].copy_(
             torch.where(A[:M, :N] > 0.0, A[:M, :N], slope * A[:M, :N])),
         "host_tensor.scale_product": scale_product,
+        # column reductions (the rows of most are split over programs: passes/split_rows.rs)
+        "column_reductions.col_sums":
+            lambda A, out, M, N: out[:N].copy_(A[:M, :N].sum(0)),
+        "column_reductions.atv": lambda beta, A, y, z, x, M, N: x[:N].add_(
+            beta * (y[:M] @ A[:M, :N]) + z[:N]),
+        "column_reductions.col_extremes": col_extremes,
+        "column_reductions.col_moments": col_moments,
+        "column_reductions.col_offsets":
+            lambda A, out, M, N: out[:N].copy_(1.0 + M * (A[0, :N] * 0.5)),
+        "column_reductions.col_sums_auto":
+            lambda A, out, M, N: out[:N].copy_((A[:M, :N] * 2.0).sum(0)),
+        "column_reductions.gram": lambda A, C, M, N: C[:N, :N].copy_(A[:M, :N].T @ A[:M, :N]),
     }
 
 
