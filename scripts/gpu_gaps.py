@@ -14,6 +14,9 @@ a measurement rather than a guess. Every variant's result is checked against tor
   3. jacobi_1d (N = 32000, 4000 steps): the generated persistent kernel against a hand-written
      one whose phases wait only for the neighbouring blocks (per-block flags) instead of a grid
      barrier.
+  4. fold: gemm with its epilogue folded into the accumulator (beta * C loaded before the k
+     loop, alpha scaling one operand, as the source orders the arithmetic), in grouped order.
+  5. more_breakdowns: per-kernel time of the generated symm, syr2k, trmm and covariance.
 
     python3 scripts/gpu_gaps.py --modules gen_npbench --out $OUT
 """
@@ -71,7 +74,8 @@ def device_args(kernel):
 @triton.jit
 def gemm_variant(C, A, B, M, N, K, alpha: "fp64", beta: "fp64", sam, sak, sbk, sbn, scm, scn,
                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr,
-                 READ_C: tl.constexpr, GUARD: tl.constexpr, GROUP: tl.constexpr):
+                 READ_C: tl.constexpr, GUARD: tl.constexpr, GROUP: tl.constexpr,
+                 FOLD: tl.constexpr = 0):
     if GROUP > 0:
         # Tiles numbered down GROUP rows of tiles before moving one column right.
         pid = tl.program_id(0)
@@ -90,7 +94,27 @@ def gemm_variant(C, A, B, M, N, K, alpha: "fp64", beta: "fp64", sam, sak, sbk, s
     run = True
     if GUARD:
         run = (pid_n * BN < N) & (pid_n * BN + BN > 0)
-    if run:
+    if FOLD > 0:
+        # The source's own order: C *= beta first, then C += (alpha * A[i, k]) * B[k, j]; the
+        # accumulator starts as beta * C (no second C tile after the loop) and alpha scales
+        # one operand (FOLD 1: A's tile, 2: B's tile).
+        ok = (rm[:, None] < M) & (rn[None, :] < N)
+        acc = tl.load(C + rm[:, None] * scm + rn[None, :] * scn, mask=ok, other=0.0) * beta
+        for k0 in tl.range(0, K, BK, num_stages=STAGES):
+            rk = k0 + tl.arange(0, BK)
+            a = tl.load(A + rm[:, None] * sam + rk[None, :] * sak,
+                        mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
+            b = tl.load(B + rk[:, None] * sbk + rn[None, :] * sbn,
+                        mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
+            if FOLD == 1:
+                acc = tl.dot(a * alpha, b, acc, input_precision="ieee",
+                             out_dtype=C.dtype.element_ty)
+            else:
+                acc = tl.dot(a, b * alpha, acc, input_precision="ieee",
+                             out_dtype=C.dtype.element_ty)
+        ok = (rm[:, None] < M) & (rn[None, :] < N)
+        tl.store(C + rm[:, None] * scm + rn[None, :] * scn, acc, mask=ok)
+    elif run:
         acc = tl.zeros((BM, BN), dtype=C.dtype.element_ty)
         for k0 in tl.range(0, K, BK, num_stages=STAGES):
             rk = k0 + tl.arange(0, BK)
@@ -110,6 +134,55 @@ def gemm_variant(C, A, B, M, N, K, alpha: "fp64", beta: "fp64", sam, sak, sbk, s
 GEMM_CONFIGS = [(64, 64, 16, 4, 3), (64, 64, 16, 4, 4), (64, 64, 32, 4, 3), (32, 64, 16, 4, 3),
                 (128, 64, 16, 8, 3), (64, 128, 16, 8, 3), (128, 128, 16, 8, 3),
                 (128, 64, 32, 8, 3), (64, 64, 16, 8, 3), (64, 64, 16, 2, 3)]
+
+
+FOLD_CONFIGS = [(64, 64, 16, 4, 3), (64, 64, 16, 4, 4), (64, 64, 32, 4, 3), (64, 64, 16, 8, 3),
+                (128, 64, 16, 8, 3), (128, 128, 16, 8, 3), (64, 128, 16, 4, 3),
+                (128, 64, 16, 4, 3)]
+
+
+def part_fold(mods):
+    """gemm with the epilogue folded into the accumulator (see gemm_variant's FOLD)."""
+    gen = mods["gemm"]
+    d = device_args("gemm")
+    C0, A, B, alpha, beta = d["C"], d["A"], d["B"], d["alpha"], d["beta"]
+    M, K = A.shape
+    N = B.shape[1]
+    flops = 2.0 * M * N * K
+    ref = beta * C0 + alpha * (A @ B)
+    C = C0.clone()
+
+    def report(name, fn):
+        try:
+            C.copy_(C0)
+            fn()
+            torch.cuda.synchronize()
+            err = ((C - ref).norm() / ref.norm()).item()
+            t = timed(fn)
+            log(f"gemm {name:46s} ms={t * 1e3:8.4f} TFLOP/s={flops / t / 1e12:6.2f} err={err:.1e}")
+        except Exception as e:
+            log(f"gemm {name:46s} error {str(e)[:160]}")
+
+    report("torch.addmm", lambda: torch.addmm(C0, A, B, beta=beta, alpha=alpha, out=C))
+    report("generated function (tuned)", lambda: gen.gemm(alpha, beta, C, A, B))
+    for cfg in FOLD_CONFIGS:
+        bm, bn, bk, w, s = cfg
+        grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
+        for fold in (0, 1, 2):
+            report(f"fold={fold} group=8 {cfg}",
+                   lambda grid=grid, bm=bm, bn=bn, bk=bk, w=w, s=s, fold=fold: gemm_variant[grid](
+                       C, A, B, M, N, K, alpha, beta, A.stride(0), A.stride(1), B.stride(0),
+                       B.stride(1), C.stride(0), C.stride(1), BM=bm, BN=bn, BK=bk, STAGES=s,
+                       READ_C=1, GUARD=0, GROUP=8, FOLD=fold, num_warps=w))
+
+
+def part_more_breakdowns(mods):
+    """Per-kernel device time of whole generated NPBench functions (inputs as the benchmark's)."""
+    for kernel in ["symm", "syr2k", "trmm", "covariance"]:
+        d = device_args(kernel)
+        fn = getattr(mods[kernel], kernel)
+        args = list(d.values())
+        breakdown(kernel, lambda fn=fn, args=args: fn(*args))
 
 
 def part_gemm(mods):
@@ -343,8 +416,10 @@ def main():
     p.add_argument("--parts", default="gemm,breakdowns,jacobi_1d")
     a = p.parse_args()
     log(torch.cuda.get_device_name(), triton.__version__, torch.__version__)
-    mods = {s: load(a.modules, s) for s in ["gemm", "gemver", "covariance", "jacobi_1d"]}
-    parts = {"gemm": part_gemm, "breakdowns": part_breakdowns, "jacobi_1d": part_jacobi_1d}
+    mods = {s: load(a.modules, s) for s in ["gemm", "gemver", "covariance", "jacobi_1d", "symm",
+                                            "syr2k", "trmm"]}
+    parts = {"gemm": part_gemm, "breakdowns": part_breakdowns, "jacobi_1d": part_jacobi_1d,
+             "fold": part_fold, "more_breakdowns": part_more_breakdowns}
     for name in a.parts.split(","):
         t0 = time.perf_counter()
         try:
