@@ -49,10 +49,10 @@ if _APPYC_INTERPRET:
 # Launch configurations (MVL, num_warps) tried when tuning.
 _APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
 # Tile kernels' configurations (rows, columns, reduction block, num_warps, pipeline stages): the
-# first was the fastest of ten for fp64 and fp32 on the H100 (scripts/gpu_tile_probe.py); with
-# grouped program order, 64 x 128 tiles led on gemm's paper size (scripts/gaps_h100.log).
+# first was the fastest of ten for fp64 and fp32 on the H100 (scripts/gpu_tile_probe.py). 64 x 128
+# tiles were tried here: no faster on gemm, twice as slow on syrk and syr2k (scripts/gaps_h100.log).
 _APPYC_TILE_CANDIDATES = ((64, 64, 16, 4, 3), (64, 64, 32, 4, 3), (32, 64, 16, 4, 3),
-                          (64, 32, 16, 4, 3), (128, 64, 16, 8, 3), (64, 128, 16, 4, 3))
+                          (64, 32, 16, 4, 3), (128, 64, 16, 8, 3), (64, 64, 16, 4, 2))
 
 
 def _appyc_interpreter_mvl(default):
@@ -202,21 +202,23 @@ def _appyc_remember(entry, config):
 # Column reductions with their rows split over several programs (passes/split_rows.rs): about
 # this many programs a launch keeps enough loads in flight (8 per SM, gemver's A^T y on the H100,
 # scripts/gaps_h100.log); a split walks at least this many rows. The interpreter runs programs
-# one by one, so there the numbers are small enough for tests' sizes to split.
+# one by one, so there (and for arrays off the GPU) the numbers are small enough for tests'
+# sizes to split.
 _APPYC_SPLIT_PROGRAMS_PER_SM = 8
 _APPYC_SPLIT_MIN_ROWS = 32 if _APPYC_INTERPRET else 128
 _APPYC_SPLIT_STATE = {}
 
 
-def _appyc_row_split(blocks, rows, tile_rows):
-    """(splits, rows per split) for `rows` rows over `blocks` column blocks: whole row tiles
-    per split, no empty split."""
+def _appyc_row_split(blocks, rows, tile_rows, device):
+    """(splits, rows per split) for `rows` rows over `blocks` column blocks on `device`: whole
+    row tiles per split, no empty split."""
     rows = max(int(rows), 1)
-    programs = _APPYC_SPLIT_STATE.get("programs")
+    programs = _APPYC_SPLIT_STATE.get(("programs", device))
     if programs is None:
-        sms = 2 if _APPYC_INTERPRET else torch.cuda.get_device_properties(
-            torch.cuda.current_device()).multi_processor_count
-        programs = _APPYC_SPLIT_STATE["programs"] = _APPYC_SPLIT_PROGRAMS_PER_SM * sms
+        cuda = device.type == "cuda" and not _APPYC_INTERPRET
+        sms = torch.cuda.get_device_properties(device).multi_processor_count if cuda else 2
+        programs = _APPYC_SPLIT_PROGRAMS_PER_SM * sms
+        _APPYC_SPLIT_STATE[("programs", device)] = programs
     splits = max(1, min(-(-programs // max(blocks, 1)), rows // _APPYC_SPLIT_MIN_ROWS))
     per_split = -(-(-(-rows // splits)) // tile_rows) * tile_rows
     return -(-rows // per_split), per_split
@@ -287,6 +289,7 @@ def _col_sums_kernel0(A, out, N, M, A_stride0, A_stride1, out_stride0, _appyc_pa
     tl.store(_appyc_part + _appyc_split * _appyc_stride, tl.sum(_s_rows, axis=0))
     tl.debug_barrier()
     _appyc_arrived = tl.atomic_add(_appyc_arrivals + tl.program_id(0), 1, sem="acq_rel")
+    s = s.to((tl.zeros((), s.dtype) + tl.zeros((), _s_rows.dtype)).dtype)
     if _appyc_arrived == tl.num_programs(1) - 1:
         tl.debug_barrier()
         _appyc_total = tl.load(_appyc_part, cache_modifier=".cg")
@@ -297,7 +300,7 @@ def _col_sums_kernel0(A, out, N, M, A_stride0, A_stride1, out_stride0, _appyc_pa
         tl.store(out + j * out_stride0, s, mask=j_mask)  # samples/column_reductions.py:21
 
 
-_col_sums_kernel0_tuning = _AppycTuning("_col_sums_kernel0", "fbf55b4cac5cdcbc", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_col_sums_kernel0_tuning = _AppycTuning("_col_sums_kernel0", "23b3fb6657181088", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_col_sums_kernel0(A, out, N, M, _appyc_config=None):
@@ -314,7 +317,7 @@ def _launch_col_sums_kernel0(A, out, N, M, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_blocks = (n_j + _appyc_mvl - 1) // _appyc_mvl
-    _appyc_splits, _appyc_split_rows = _appyc_row_split(_appyc_blocks, int(M) - int(0), 32)
+    _appyc_splits, _appyc_split_rows = _appyc_row_split(_appyc_blocks, int(M) - int(0), 32, A.device)
     _appyc_partials, _appyc_arrivals = _appyc_split_buffers(A.device, _appyc_splits * _appyc_blocks * _appyc_mvl, _appyc_blocks)
     _col_sums_kernel0[(_appyc_blocks, _appyc_splits,)](
         A, out, int(N), int(M), A.stride(0), A.stride(1), out.stride(0), _appyc_partials, _appyc_arrivals, _appyc_split_rows,
@@ -345,6 +348,7 @@ def _atv_kernel0(y, A, x, z, N, M, beta: "fp64", y_stride0, A_stride0, A_stride1
     tl.store(_appyc_part + _appyc_split * _appyc_stride, tl.sum(_s_rows, axis=0))
     tl.debug_barrier()
     _appyc_arrived = tl.atomic_add(_appyc_arrivals + tl.program_id(0), 1, sem="acq_rel")
+    s = s.to((tl.zeros((), s.dtype) + tl.zeros((), _s_rows.dtype)).dtype)
     if _appyc_arrived == tl.num_programs(1) - 1:
         tl.debug_barrier()
         _appyc_total = tl.load(_appyc_part, cache_modifier=".cg")
@@ -355,7 +359,7 @@ def _atv_kernel0(y, A, x, z, N, M, beta: "fp64", y_stride0, A_stride0, A_stride1
         tl.store(x + j * x_stride0, tl.load(x + j * x_stride0, mask=j_mask) + (beta * s + tl.load(z + j * z_stride0, mask=j_mask)), mask=j_mask)  # samples/column_reductions.py:31
 
 
-_atv_kernel0_tuning = _AppycTuning("_atv_kernel0", "6f5b12ad705ceb57", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_atv_kernel0_tuning = _AppycTuning("_atv_kernel0", "41d406ff2e9c90eb", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_atv_kernel0(y, A, x, z, N, M, beta, _appyc_config=None):
@@ -372,7 +376,7 @@ def _launch_atv_kernel0(y, A, x, z, N, M, beta, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_blocks = (n_j + _appyc_mvl - 1) // _appyc_mvl
-    _appyc_splits, _appyc_split_rows = _appyc_row_split(_appyc_blocks, int(M) - int(0), 32)
+    _appyc_splits, _appyc_split_rows = _appyc_row_split(_appyc_blocks, int(M) - int(0), 32, y.device)
     _appyc_partials, _appyc_arrivals = _appyc_split_buffers(y.device, _appyc_splits * _appyc_blocks * _appyc_mvl, _appyc_blocks)
     _atv_kernel0[(_appyc_blocks, _appyc_splits,)](
         y, A, x, z, int(N), int(M), float(beta), y.stride(0), A.stride(0), A.stride(1), x.stride(0), z.stride(0), _appyc_partials, _appyc_arrivals, _appyc_split_rows,
@@ -498,6 +502,7 @@ def _col_offsets_kernel0(A, out, N, M, A_stride0, A_stride1, out_stride0, _appyc
     tl.store(_appyc_part + _appyc_split * _appyc_stride, tl.sum(_s_rows, axis=0))
     tl.debug_barrier()
     _appyc_arrived = tl.atomic_add(_appyc_arrivals + tl.program_id(0), 1, sem="acq_rel")
+    s = s.to((tl.zeros((), s.dtype) + tl.zeros((), _s_rows.dtype)).dtype)
     if _appyc_arrived == tl.num_programs(1) - 1:
         tl.debug_barrier()
         _appyc_total = tl.load(_appyc_part, cache_modifier=".cg")
@@ -508,7 +513,7 @@ def _col_offsets_kernel0(A, out, N, M, A_stride0, A_stride1, out_stride0, _appyc
         tl.store(out + j * out_stride0, s, mask=j_mask)  # samples/column_reductions.py:67
 
 
-_col_offsets_kernel0_tuning = _AppycTuning("_col_offsets_kernel0", "3f277f575f62844b", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_col_offsets_kernel0_tuning = _AppycTuning("_col_offsets_kernel0", "15d152a8d3abd137", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_col_offsets_kernel0(A, out, N, M, _appyc_config=None):
@@ -525,7 +530,7 @@ def _launch_col_offsets_kernel0(A, out, N, M, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_blocks = (n_j + _appyc_mvl - 1) // _appyc_mvl
-    _appyc_splits, _appyc_split_rows = _appyc_row_split(_appyc_blocks, int(M) - int(0), 32)
+    _appyc_splits, _appyc_split_rows = _appyc_row_split(_appyc_blocks, int(M) - int(0), 32, A.device)
     _appyc_partials, _appyc_arrivals = _appyc_split_buffers(A.device, _appyc_splits * _appyc_blocks * _appyc_mvl, _appyc_blocks)
     _col_offsets_kernel0[(_appyc_blocks, _appyc_splits,)](
         A, out, int(N), int(M), A.stride(0), A.stride(1), out.stride(0), _appyc_partials, _appyc_arrivals, _appyc_split_rows,
@@ -557,6 +562,7 @@ def _col_sums_auto_kernel0(A, out, N, M, A_stride0, A_stride1, out_stride0, _app
     tl.store(_appyc_part + _appyc_split * _appyc_stride, tl.sum(_s_rows, axis=0))
     tl.debug_barrier()
     _appyc_arrived = tl.atomic_add(_appyc_arrivals + tl.program_id(0), 1, sem="acq_rel")
+    s = s.to((tl.zeros((), s.dtype) + tl.zeros((), _s_rows.dtype)).dtype)
     if _appyc_arrived == tl.num_programs(1) - 1:
         tl.debug_barrier()
         _appyc_total = tl.load(_appyc_part, cache_modifier=".cg")
@@ -567,7 +573,7 @@ def _col_sums_auto_kernel0(A, out, N, M, A_stride0, A_stride1, out_stride0, _app
         tl.store(out + j * out_stride0, s, mask=j_mask)  # samples/column_reductions.py:77
 
 
-_col_sums_auto_kernel0_tuning = _AppycTuning("_col_sums_auto_kernel0", "5103d2b45e9691fb", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_col_sums_auto_kernel0_tuning = _AppycTuning("_col_sums_auto_kernel0", "3218847708f1e893", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_col_sums_auto_kernel0(A, out, N, M, _appyc_config=None):
@@ -584,7 +590,7 @@ def _launch_col_sums_auto_kernel0(A, out, N, M, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_blocks = (n_j + _appyc_mvl - 1) // _appyc_mvl
-    _appyc_splits, _appyc_split_rows = _appyc_row_split(_appyc_blocks, int(M) - int(0), 32)
+    _appyc_splits, _appyc_split_rows = _appyc_row_split(_appyc_blocks, int(M) - int(0), 32, A.device)
     _appyc_partials, _appyc_arrivals = _appyc_split_buffers(A.device, _appyc_splits * _appyc_blocks * _appyc_mvl, _appyc_blocks)
     _col_sums_auto_kernel0[(_appyc_blocks, _appyc_splits,)](
         A, out, int(N), int(M), A.stride(0), A.stride(1), out.stride(0), _appyc_partials, _appyc_arrivals, _appyc_split_rows,

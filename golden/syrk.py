@@ -44,10 +44,10 @@ if _APPYC_INTERPRET:
 # Launch configurations (MVL, num_warps) tried when tuning.
 _APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
 # Tile kernels' configurations (rows, columns, reduction block, num_warps, pipeline stages): the
-# first was the fastest of ten for fp64 and fp32 on the H100 (scripts/gpu_tile_probe.py); with
-# grouped program order, 64 x 128 tiles led on gemm's paper size (scripts/gaps_h100.log).
+# first was the fastest of ten for fp64 and fp32 on the H100 (scripts/gpu_tile_probe.py). 64 x 128
+# tiles were tried here: no faster on gemm, twice as slow on syrk and syr2k (scripts/gaps_h100.log).
 _APPYC_TILE_CANDIDATES = ((64, 64, 16, 4, 3), (64, 64, 32, 4, 3), (32, 64, 16, 4, 3),
-                          (64, 32, 16, 4, 3), (128, 64, 16, 8, 3), (64, 128, 16, 4, 3))
+                          (64, 32, 16, 4, 3), (128, 64, 16, 8, 3), (64, 64, 16, 4, 2))
 
 
 def _appyc_interpreter_mvl(default):

@@ -651,7 +651,7 @@ fn split_rows_setup(
     vec![
         format!("_appyc_blocks = {blocks}"),
         format!(
-            "_appyc_splits, _appyc_split_rows = _appyc_row_split(_appyc_blocks, int({stop}) - int({start}), {TILE_ROWS})"
+            "_appyc_splits, _appyc_split_rows = _appyc_row_split(_appyc_blocks, int({stop}) - int({start}), {TILE_ROWS}, {device})"
         ),
         format!(
             "_appyc_partials, _appyc_arrivals = _appyc_split_buffers({device}, _appyc_splits * _appyc_blocks * {width}, _appyc_blocks)"

@@ -343,7 +343,13 @@ impl<'a> Cx<'a> {
     /// column block to arrive (an acquire-release count, so it sees the others' stores) reduces
     /// them in split order, whoever arrived last, and leaves `_appyc_total`, with its block
     /// indented under `if _appyc_last:`.
-    fn split_combine(&mut self, w: &mut Writer, op: ReduceOp, acc: &str) -> Result<()> {
+    fn split_combine(
+        &mut self,
+        w: &mut Writer,
+        op: ReduceOp,
+        acc: &str,
+        target: &str,
+    ) -> Result<()> {
         let Some(lanes) = self.lane_width else {
             unreachable!("split_rows marks kernels with lanes")
         };
@@ -362,6 +368,11 @@ impl<'a> Cx<'a> {
         ));
         w.line("tl.debug_barrier()");
         w.line("_appyc_arrived = tl.atomic_add(_appyc_arrivals + tl.program_id(0), 1, sem=\"acq_rel\")");
+        // `target` takes the dtype its combination with the rows gives it before the `if`:
+        // Triton lets no variable change type inside one.
+        w.line(format!(
+            "{target} = {target}.to((tl.zeros((), {target}.dtype) + tl.zeros((), {acc}.dtype)).dtype)"
+        ));
         w.line("if _appyc_arrived == tl.num_programs(1) - 1:");
         w.indent();
         w.line("tl.debug_barrier()");
@@ -794,7 +805,7 @@ impl<'a> Cx<'a> {
             }
             let (s, acc) = (u.target, u.acc);
             let rows = if self.splitting {
-                self.split_combine(w, u.op, acc)?;
+                self.split_combine(w, u.op, acc, s)?;
                 "_appyc_total".to_string()
             } else {
                 let reduce = match u.op {
@@ -1712,7 +1723,7 @@ mod tests {
             "{launcher}"
         );
         assert!(
-            launcher.contains("_appyc_row_split(_appyc_blocks, int(N) - int(0), 32)"),
+            launcher.contains("_appyc_row_split(_appyc_blocks, int(N) - int(0), 32, y.device)"),
             "{launcher}"
         );
     }
