@@ -17,6 +17,8 @@ a measurement rather than a guess. Every variant's result is checked against tor
   4. fold: gemm with its epilogue folded into the accumulator (beta * C loaded before the k
      loop, alpha scaling one operand, as the source orders the arithmetic), in grouped order.
   5. more_breakdowns: per-kernel time of the generated symm, syr2k, trmm and covariance.
+  6. tile_configs: whole generated linear-algebra functions with their tile kernels forced to
+     each candidate configuration (the tuner's own choice first), wall and device time.
 
     python3 scripts/gpu_gaps.py --modules gen_npbench --out $OUT
 """
@@ -183,6 +185,39 @@ def part_more_breakdowns(mods):
         fn = getattr(mods[kernel], kernel)
         args = list(d.values())
         breakdown(kernel, lambda fn=fn, args=args: fn(*args))
+
+
+def part_tile_configs(mods):
+    """Whole generated functions with their tile kernels forced to each candidate (the tuned
+    choice first): wall time per call, as the benchmark measures it, and device time."""
+    from torch.profiler import ProfilerActivity, profile
+    for kernel in ["syrk", "trmm", "symm", "syr2k", "gemm"]:
+        mod = mods[kernel]
+        d = device_args(kernel)
+        saved = {k: v.clone() for k, v in d.items() if hasattr(v, "clone")}
+        fn = getattr(mod, kernel)
+
+        def call(fn=fn, d=d, saved=saved):
+            for k, v in saved.items():
+                d[k].copy_(v)
+            fn(*d.values())
+        call()
+        tables = [v for v in vars(mod).values()
+                  if type(v).__name__ == "_AppycTuning" and not v.lanes_first]
+        chosen = {id(t): dict(t.chosen) for t in tables}
+        log(f"{kernel}: tuned {[list(t.chosen.values()) for t in tables]}")
+        for config in [None] + list(mod._APPYC_TILE_CANDIDATES):
+            for t in tables:
+                t.chosen.update({k: (config or v) for k, v in chosen[id(t)].items()})
+            wall = timed(call)
+            with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                for _ in range(5):
+                    call()
+                torch.cuda.synchronize()
+            dev = sum((getattr(e, "device_time_total", 0) or 0) for e in prof.key_averages()
+                      if "tiles" in e.key) / 5
+            log(f"    {str(config or 'tuned'):24s} wall {wall * 1e3:8.4f} ms  tile kernel "
+                f"{dev:8.1f} us")
 
 
 def part_gemm(mods):
@@ -417,9 +452,10 @@ def main():
     a = p.parse_args()
     log(torch.cuda.get_device_name(), triton.__version__, torch.__version__)
     mods = {s: load(a.modules, s) for s in ["gemm", "gemver", "covariance", "jacobi_1d", "symm",
-                                            "syr2k", "trmm"]}
+                                            "syr2k", "trmm", "syrk"]}
     parts = {"gemm": part_gemm, "breakdowns": part_breakdowns, "jacobi_1d": part_jacobi_1d,
-             "fold": part_fold, "more_breakdowns": part_more_breakdowns}
+             "fold": part_fold, "more_breakdowns": part_more_breakdowns,
+             "tile_configs": part_tile_configs}
     for name in a.parts.split(","):
         t0 = time.perf_counter()
         try:
