@@ -35,6 +35,7 @@ import triton.language as tl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_npbench import make_inputs  # noqa: E402
+from gpu_tile_probe import timed as probe_timed  # noqa: E402
 
 LOG = []
 
@@ -46,16 +47,8 @@ def log(*parts):
 
 
 def timed(fn, reps=30):
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        torch.cuda.synchronize()
-        times.append(time.perf_counter() - t0)
-    times.sort()
-    return times[len(times) // 2]
+    """Median wall time of `fn` between device synchronisations (gpu_tile_probe's timer)."""
+    return probe_timed(fn, reps)
 
 
 def load(modules, stem):
@@ -138,6 +131,33 @@ GEMM_CONFIGS = [(64, 64, 16, 4, 3), (64, 64, 16, 4, 4), (64, 64, 32, 4, 3), (32,
                 (128, 64, 32, 8, 3), (64, 64, 16, 8, 3), (64, 64, 16, 2, 3)]
 
 
+class GemmCase:
+    """gemm's `paper` inputs, its torch reference, and a reporter that checks and times."""
+
+    def __init__(self):
+        d = device_args("gemm")
+        self.C0, self.A, self.B, self.alpha, self.beta = d["C"], d["A"], d["B"], d["alpha"], d["beta"]
+        self.M, self.K = self.A.shape
+        self.N = self.B.shape[1]
+        self.flops = 2.0 * self.M * self.N * self.K
+        self.ref = self.beta * self.C0 + self.alpha * (self.A @ self.B)
+        self.C = self.C0.clone()
+
+    def report(self, name, fn, check=True):
+        """One row: the result of `fn` against the reference (when it computes gemm), its time."""
+        C, ref = self.C, self.ref
+        try:
+            C.copy_(self.C0)
+            fn()
+            torch.cuda.synchronize()
+            err = ((C - ref).norm() / ref.norm()).item() if check else float("nan")
+            t = timed(fn)
+            log(f"gemm {name:46s} ms={t * 1e3:8.4f} TFLOP/s={self.flops / t / 1e12:6.2f} "
+                f"err={err:.1e}")
+        except Exception as e:  # a configuration the compiler rejects is a row, not a stop
+            log(f"gemm {name:46s} error {str(e)[:160]}")
+
+
 FOLD_CONFIGS = [(64, 64, 16, 4, 3), (64, 64, 16, 4, 4), (64, 64, 32, 4, 3), (64, 64, 16, 8, 3),
                 (128, 64, 16, 8, 3), (128, 128, 16, 8, 3), (64, 128, 16, 4, 3),
                 (128, 64, 16, 4, 3)]
@@ -146,24 +166,9 @@ FOLD_CONFIGS = [(64, 64, 16, 4, 3), (64, 64, 16, 4, 4), (64, 64, 32, 4, 3), (64,
 def part_fold(mods):
     """gemm with the epilogue folded into the accumulator (see gemm_variant's FOLD)."""
     gen = mods["gemm"]
-    d = device_args("gemm")
-    C0, A, B, alpha, beta = d["C"], d["A"], d["B"], d["alpha"], d["beta"]
-    M, K = A.shape
-    N = B.shape[1]
-    flops = 2.0 * M * N * K
-    ref = beta * C0 + alpha * (A @ B)
-    C = C0.clone()
-
-    def report(name, fn):
-        try:
-            C.copy_(C0)
-            fn()
-            torch.cuda.synchronize()
-            err = ((C - ref).norm() / ref.norm()).item()
-            t = timed(fn)
-            log(f"gemm {name:46s} ms={t * 1e3:8.4f} TFLOP/s={flops / t / 1e12:6.2f} err={err:.1e}")
-        except Exception as e:
-            log(f"gemm {name:46s} error {str(e)[:160]}")
+    g = GemmCase()
+    C0, C, A, B, alpha, beta, M, N, K = g.C0, g.C, g.A, g.B, g.alpha, g.beta, g.M, g.N, g.K
+    report = g.report
 
     report("torch.addmm", lambda: torch.addmm(C0, A, B, beta=beta, alpha=alpha, out=C))
     report("generated function (tuned)", lambda: gen.gemm(alpha, beta, C, A, B))
@@ -222,26 +227,9 @@ def part_tile_configs(mods):
 
 def part_gemm(mods):
     gen = mods["gemm"]
-    d = device_args("gemm")
-    C0, A, B, alpha, beta = d["C"], d["A"], d["B"], d["alpha"], d["beta"]
-    M, K = A.shape
-    N = B.shape[1]
-    flops = 2.0 * M * N * K
-    ref = beta * C0 + alpha * (A @ B)
-    C = C0.clone()
-
-    def report(name, fn, check):
-        try:
-            C.copy_(C0)
-            fn()
-            torch.cuda.synchronize()
-            err = ((C - ref).norm() / ref.norm()).item() if check else float("nan")
-            t = timed(fn)
-            log(f"gemm {name:42s} ms={t * 1e3:8.4f} TFLOP/s={flops / t / 1e12:6.2f} "
-                f"err={err:.1e}")
-            return t
-        except Exception as e:  # a configuration the compiler rejects is a row, not a stop
-            log(f"gemm {name:42s} error {str(e)[:160]}")
+    g = GemmCase()
+    C0, C, A, B, alpha, beta, M, N, K = g.C0, g.C, g.A, g.B, g.alpha, g.beta, g.M, g.N, g.K
+    report = g.report
 
     report("torch.matmul (C = A @ B)", lambda: torch.matmul(A, B, out=C), False)
     report("torch.addmm", lambda: torch.addmm(C0, A, B, beta=beta, alpha=alpha, out=C), True)

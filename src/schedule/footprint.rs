@@ -135,20 +135,25 @@ impl Bounds {
     fn of(k: &Kernel, varying: &HashSet<String>) -> Bounds {
         let mut ranges = HashMap::new();
         let mut unstill: HashSet<String> = varying.clone();
-        let mut range_of = |var: &str, r: &Range, upward: bool| {
-            if let Some(ends) = ends(r, upward) {
-                ranges.insert(var.to_string(), ends);
+        // A name bound more than once (assigned besides being a loop's variable, two loops of
+        // one name) has no one range.
+        let mut bound_twice = HashSet::new();
+        let mut bind = |name: &str, range: Option<(&Range, bool)>| {
+            if !unstill.insert(name.to_string()) {
+                bound_twice.insert(name.to_string());
+            }
+            if let Some(ends) = range.and_then(|(r, upward)| ends(r, upward)) {
+                ranges.insert(name.to_string(), ends);
             }
         };
         for d in &k.dims {
-            range_of(&d.var, &d.range, false);
-            unstill.insert(d.var.clone());
+            bind(&d.var, Some((&d.range, false)));
         }
         for s in &k.body {
             s.walk(&mut |st| match &st.kind {
                 StmtKind::Assign { target, .. } => {
                     if let ExprKind::Name(n) = &target.kind {
-                        unstill.insert(n.clone());
+                        bind(n, None);
                     }
                 }
                 StmtKind::For {
@@ -161,42 +166,13 @@ impl Bounds {
                     // A strip-mined loop walks upward by its width (a name, for MVL): its base
                     // and its lanes stay in [start, stop).
                     let upward = matches!(kind, LoopKind::StripMined { .. });
-                    range_of(var, range, upward);
-                    unstill.insert(var.clone());
+                    bind(var, Some((range, upward)));
                     if let Some(v) = vector {
-                        range_of(v, range, upward);
-                        unstill.insert(v.clone());
+                        bind(v, Some((range, upward)));
                     }
                 }
                 _ => {}
             });
-        }
-        // A variable assigned besides being a loop's (or two loops of one name) has no one range.
-        let mut bound_twice = HashSet::new();
-        let mut seen = HashSet::new();
-        for s in &k.body {
-            s.walk(&mut |st| {
-                let names: Vec<&String> = match &st.kind {
-                    StmtKind::Assign { target, .. } => match &target.kind {
-                        ExprKind::Name(n) => vec![n],
-                        _ => vec![],
-                    },
-                    StmtKind::For { var, vector, .. } => {
-                        std::iter::once(var).chain(vector.iter()).collect()
-                    }
-                    _ => vec![],
-                };
-                for n in names {
-                    if !seen.insert(n.clone()) {
-                        bound_twice.insert(n.clone());
-                    }
-                }
-            });
-        }
-        for d in &k.dims {
-            if seen.contains(&d.var) {
-                bound_twice.insert(d.var.clone());
-            }
         }
         ranges.retain(|v, _| !bound_twice.contains(v));
         Bounds { ranges, unstill }
