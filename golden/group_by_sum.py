@@ -109,23 +109,33 @@ def _appyc_spin():
 
 def _appyc_fastest(kernel, candidates, written, launch):
     """Times each candidate on the call's own arguments. Every written array is restored before
-    each run and at the end, so tuning never changes results."""
+    each run and at the end, so tuning never changes results.
+
+    The candidates take turns, one run each per round, and each keeps its fastest run: a slow
+    stretch of the device (clocks still rising from idle, another process's work) then slows
+    every candidate's runs of that stretch, where timing one candidate after another would
+    charge it all to whichever ran then (it once made syrk's tuner pick a tile shape twice as
+    slow as the others)."""
     saved = [a.clone() for a in written]
 
     def restore():
         for a, s in zip(written, saved):
             a.copy_(s)
 
-    best, best_ms, error = None, float("inf"), None
+    runnable, error = [], None
     for config in candidates:
         try:
             restore()
             launch(config)  # compiles, warms up
+            runnable.append(config)
         except Exception as e:  # a configuration this GPU cannot run (registers, shared memory)
             error = e
-            continue
-        times = []
-        while True:
+    if not runnable:
+        restore()
+        raise RuntimeError(f"{kernel}: no launch configuration runs on this GPU") from error
+    times = {config: [] for config in runnable}
+    while True:
+        for config in runnable:
             restore()
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             # The device first spins for about half a millisecond, so the launch is queued
@@ -136,17 +146,16 @@ def _appyc_fastest(kernel, candidates, written, launch):
             launch(config)
             end.record()
             end.synchronize()
-            times.append(start.elapsed_time(end))
-            # Short runs are noisy: repeat until 10 ms of runs (3 to 20 of them); a long run
-            # (over 50 ms) once is enough. Either way the cost per candidate stays bounded.
-            if times[-1] > 50 or len(times) >= 20 or (len(times) >= 3 and sum(times) >= 10):
-                break
-        if min(times) < best_ms:
-            best, best_ms = config, min(times)
+            times[config].append(start.elapsed_time(end))
+        # Short runs are noisy: more rounds until each candidate has 10 ms of runs (3 to 20
+        # rounds); a long run (over 50 ms) once is enough. The cost per candidate stays bounded.
+        rounds = len(times[runnable[0]])
+        long_run = any(t[-1] > 50 for t in times.values())
+        enough = all(sum(t) >= 10 for t in times.values())
+        if long_run or rounds >= 20 or (rounds >= 3 and enough):
+            break
     restore()
-    if best is None:
-        raise RuntimeError(f"{kernel}: no launch configuration runs on this GPU") from error
-    return best
+    return min(runnable, key=lambda config: min(times[config]))
 
 
 _APPYC_TUNING_FILE = None

@@ -1,0 +1,94 @@
+"""The generated tuner's choice (`_appyc_fastest`), run on the CPU with CUDA events stubbed by a
+clock that each launch advances by a scripted time. A slow stretch of the device at the start
+(clocks rising from idle) must not make the tuner pick the slower configuration: candidates take
+turns, and each keeps its fastest run.
+"""
+import importlib.util
+import types
+
+import torch
+
+from test_samples import compile_sample
+
+
+class Device:
+    """A clock, CUDA-event stand-ins that read it, and launches that advance it: each run of a
+    configuration takes its base time, plus `slow_by` for the first `slow_runs` runs timed."""
+
+    def __init__(self, base, slow_runs, slow_by):
+        self.base, self.slow_runs, self.slow_by = base, slow_runs, slow_by
+        self.now, self.timed_runs, self.runs = 0.0, 0, []
+        device = self
+
+        class Event:
+            def __init__(self, enable_timing=False):
+                self.at = None
+
+            def record(self):
+                self.at = device.now
+
+            def synchronize(self):
+                pass
+
+            def elapsed_time(self, end):
+                return end.at - self.at
+
+        self.torch = types.SimpleNamespace(cuda=types.SimpleNamespace(Event=Event))
+
+    def launch(self, config):
+        self.runs.append(config)
+        took = self.base[config]
+        if len(self.runs) > len(self.base):  # past the warm-up launches: a timed run
+            self.timed_runs += 1
+            if self.timed_runs <= self.slow_runs:
+                took += self.slow_by
+        self.now += took
+
+
+def tuner(tmp_path, monkeypatch, device):
+    path = compile_sample("vector_add", tmp_path)
+    spec = importlib.util.spec_from_file_location("tuning_runtime_vector_add", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    monkeypatch.setattr(mod, "torch", types.SimpleNamespace(**{**vars(torch), **vars(device.torch)}))
+    monkeypatch.setattr(mod, "_appyc_spin", lambda: None)
+    return mod._appyc_fastest
+
+
+def test_a_slow_start_of_the_device_does_not_pick_the_slower_configuration(tmp_path, monkeypatch):
+    # (a) takes 1.0 ms, (b) 1.2 ms; the first six timed runs are 1.0 ms slower. Timed one
+    # candidate after the other, (a) would get all six slow runs and lose.
+    device = Device({"a": 1.0, "b": 1.2}, slow_runs=6, slow_by=1.0)
+    fastest = tuner(tmp_path, monkeypatch, device)
+    written = [torch.ones(4)]
+    assert fastest("k", ["a", "b"], written, device.launch) == "a"
+    # Turns: after one warm-up launch each, a, b, a, b, ...
+    timed = device.runs[2:]
+    assert timed[:4] == ["a", "b", "a", "b"]
+    # Rounds stop once each candidate has 10 ms of runs: (a)'s three slow runs (2 ms) and four
+    # more (1 ms) make 10 ms in seven rounds.
+    assert timed.count("a") == timed.count("b") == 7
+
+
+def test_written_arrays_are_restored_and_a_long_run_is_timed_once(tmp_path, monkeypatch):
+    device = Device({"a": 60.0, "b": 70.0}, slow_runs=0, slow_by=0.0)
+    fastest = tuner(tmp_path, monkeypatch, device)
+    out = torch.arange(4.0)
+
+    def launch(config):
+        out.add_(1.0)  # the kernel writes its output
+        device.launch(config)
+    assert fastest("k", ["a", "b"], [out], launch) == "a"
+    assert device.runs == ["a", "b", "a", "b"]
+    assert torch.equal(out, torch.arange(4.0))
+
+
+def test_a_configuration_that_fails_is_left_out(tmp_path, monkeypatch):
+    device = Device({"a": 2.0, "b": 1.0}, slow_runs=0, slow_by=0.0)
+    fastest = tuner(tmp_path, monkeypatch, device)
+
+    def launch(config):
+        if config == "b":
+            raise RuntimeError("out of shared memory")
+        device.launch(config)
+    assert fastest("k", ["a", "b"], [torch.ones(1)], launch) == "a"
