@@ -4,8 +4,9 @@ Exercises: a host `for` whose body is only parallel regions becoming one persist
 itself (jacobi_1d) and on request (`#pragma persistent for`, floyd_warshall); grid barriers
 only between dependent phases (independent_phases); the loop variable used in kernels, with a
 start and a step (shifted_steps); a `sequential for` region as a phase (prefix_steps); a 2-D
-grid region as a phase (smooth_2d); and a loop with host code in its body, which keeps one
-launch per region (host_code_in_loop).
+grid region as a phase (smooth_2d); two phases writing different rows of one array with no
+barrier between them (yee_steps, fdtd_2d's step); and a loop with host code in its body, which
+keeps one launch per region (host_code_in_loop).
 """
 import numpy as np
 
@@ -77,6 +78,31 @@ def smooth_2d(A, B, M, N, T):
             #pragma parallel for
             for j in range(1, N - 1):
                 A[i, j] = B[i, j]
+
+
+def yee_steps(ex, ey, hz, fict, M, N, T):
+    # fdtd_2d's step. Row 0 of ey and its other rows are written by two phases that share a
+    # phase of the persistent kernel (no barrier between them: they touch different elements);
+    # ex needs none either; hz reads both, and the next step reads hz.
+    for t in range(T):
+        #pragma parallel for simd
+        for j in range(N):
+            ey[0, j] = fict[t]
+        #pragma parallel for
+        for i in range(1, M):
+            #pragma parallel for
+            for j in range(N):
+                ey[i, j] = ey[i, j] - 0.5 * (hz[i, j] - hz[i - 1, j])
+        #pragma parallel for
+        for i in range(M):
+            #pragma parallel for
+            for j in range(1, N):
+                ex[i, j] = ex[i, j] - 0.5 * (hz[i, j] - hz[i, j - 1])
+        #pragma parallel for
+        for i in range(M - 1):
+            #pragma parallel for
+            for j in range(N - 1):
+                hz[i, j] = hz[i, j] - 0.7 * (ex[i, j + 1] - ex[i, j] + ey[i + 1, j] - ey[i, j])
 
 
 def host_code_in_loop(A, N, T):

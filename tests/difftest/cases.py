@@ -363,6 +363,9 @@ CASES = [
          lambda r, n: [normal(r, n, F64), n, 3], (37, 150), fp64_strict=True),
     Case("time_loops", "smooth_2d",
          lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], 3], SIZES_2D),
+    Case("time_loops", "yee_steps",
+         lambda r, s: [normal(r, s), normal(r, s), normal(r, s), normal(r, 3), s[0], s[1], 3],
+         SIZES_2D),
     Case("time_loops", "host_code_in_loop",
          lambda r, n: [normal(r, n), n, 3], SIZES_1D),
     # ---------------------------------------------------------------- square_slices
