@@ -66,7 +66,8 @@ def sm90_results(request, tmp_path_factory):
     for sample in sorted(per_sample, key=lambda s: -len(per_sample[s])):
         min(buckets, key=lambda b: sum(len(per_sample[s]) for s in b)).append(sample)
 
-    env = dict(os.environ, APPYC_TEST_DEVICE="cpu")
+    # The modules' import memoizes Triton's installation hash in APPYC_CACHE_DIR: a private one.
+    env = dict(os.environ, APPYC_TEST_DEVICE="cpu", APPYC_CACHE_DIR=str(work / "appyc-cache"))
     env.pop("TRITON_INTERPRET", None)
     procs = []
     for k, samples in enumerate(b for b in buckets if b):
