@@ -7,7 +7,9 @@ sums, a transposed matrix-vector product like gemver's, max and min, two accumul
 loop with a subtraction, a loop with a start, an update that does not read the rows, the
 `parallel for` that vectorisation turns into lanes, and a `simd` loop's lanes; then loops that
 stay scalar (the body stores, reads its accumulator in the update, or both adds to and maxes
-one accumulator).
+one accumulator). Then stores of each row's own elements inside a row tile, written by hand or
+made by fusing an element-wise update region into the column reduction after it (gemver's
+rank-2 update and A^T y), and an update that reads rows the reduction does not (not fused).
 """
 import numpy as np
 
@@ -118,4 +120,43 @@ def col_running_max(A, out, M, N):
         for i in range(M):
             s += A[i, j]
             s = max(s, A[i, j] * 2.0)
+        out[j] = s
+
+
+def scaled_col_sums(A, y, out, M, N):
+    # A row tile that also stores each row's own elements through a local.
+    #pragma parallel for simd
+    for j in range(N):
+        s = 0.0
+        for i in range(M):
+            a = A[i, j] * y[i] + 1.0
+            A[i, j] = a
+            s += a * a
+        out[j] = s
+
+
+def rank2_atv(beta, A, u1, v1, u2, v2, y, z, x, M, N):
+    # gemver's first two steps: the update region runs inside the reduction's row tile, so A
+    # is read and written once.
+    #pragma parallel for
+    for i in range(M):
+        A[i, :N] += u1[i] * v1[:N] + u2[i] * v2[:N]
+    #pragma parallel for simd
+    for j in range(N):
+        s = 0.0
+        for i in range(M):
+            s += y[i] * A[i, j]
+        x[j] += beta * s + z[j]
+
+
+def rank1_shifted_sums(A, u, v, out, M, N):
+    # Not fused: the reduction reads the rows from 1, the update writes them from 0.
+    #pragma parallel for
+    for i in range(M):
+        A[i, :N] = A[i, :N] * 0.5 + u[i] * v[:N]
+    #pragma parallel for simd
+    for j in range(N):
+        s = 0.0
+        for i in range(1, M):
+            s += A[i, j]
         out[j] = s

@@ -369,6 +369,9 @@ fn compile_function(
         passes::lower_tensor::split(k)?;
         passes::insert_sync::run(k);
         passes::lower_tensor::lower(k, &tensor_opts)?;
+    }
+    passes::fuse_into_reduction::run(&func, &mut kernels);
+    for k in kernels.iter_mut() {
         if opts.auto_simd {
             // Vectorise the innermost parallel loop where strip-mining accepts the result;
             // otherwise keep one program per iteration.
@@ -473,6 +476,14 @@ fn compile_function(
                 text,
             });
             skip.push(k.span);
+            for &region in &k.absorbed {
+                edits.push(Edit {
+                    range: file.line_start(file.line_of(region.start as usize))
+                        ..file.line_end(file.line_of(region.end as usize)),
+                    text: format!("{indent}# appyc: this region runs inside the next one\n"),
+                });
+                skip.push(region);
+            }
         }
     }
     let mut persistent_count = 0;
@@ -519,6 +530,11 @@ fn compile_function(
                     format!("{assigned}{name}({})", args.join(", ")),
                 );
                 skip.push(k.span);
+                for &region in &k.absorbed {
+                    let note = format!("# appyc: this region runs inside {name} below");
+                    replace(&mut edits, region, region.start, note);
+                    skip.push(region);
+                }
             }
             Launch::Persistent(p) => {
                 let kernel = format!("_{}_persistent{persistent_count}", func.name);

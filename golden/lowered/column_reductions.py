@@ -8,7 +8,9 @@ sums, a transposed matrix-vector product like gemver's, max and min, two accumul
 loop with a subtraction, a loop with a start, an update that does not read the rows, the
 `parallel for` that vectorisation turns into lanes, and a `simd` loop's lanes; then loops that
 stay scalar (the body stores, reads its accumulator in the update, or both adds to and maxes
-one accumulator).
+one accumulator). Then stores of each row's own elements inside a row tile, written by hand or
+made by fusing an element-wise update region into the column reduction after it (gemver's
+rank-2 update and A^T y), and an update that reads rows the reduction does not (not fused).
 """
 import numpy as np
 
@@ -145,4 +147,55 @@ def col_running_max(A, out, M, N):
         for i in range(0, M, 1):
             s = s + A[i, j]
             s = max(s, A[i, j] * 2.0)
+        out[j] = s
+
+
+def scaled_col_sums(A, y, out, M, N):
+    # A row tile that also stores each row's own elements through a local.
+    # _scaled_col_sums_kernel0
+    #pragma parallel for simd
+    for j in range(0, N, 1):
+        j = appy.vidx(j, appy.MVL, N)
+        s = 0.0
+        for _i_base in range(0, M, 32):
+            i = appy.vidx(_i_base, 32, M)
+            a = A[i, j] * y[i] + 1.0
+            A[i, j] = a
+            s = s + sum(a * a, axis=0)
+        out[j] = s
+
+
+def rank2_atv(beta, A, u1, v1, u2, v2, y, z, x, M, N):
+    # gemver's first two steps: the update region runs inside the reduction's row tile, so A
+    # is read and written once.
+    # appyc: this region runs inside the next one
+    # _rank2_atv_kernel1
+    #pragma parallel for simd
+    for j in range(0, N, 1):
+        j = appy.vidx(j, appy.MVL, N)
+        s = 0.0
+        for _i_base in range(0, M, 32):
+            i = appy.vidx(_i_base, 32, M)
+            _A_ij = A.dtype.type(A[i, j] + (u1[i] * v1[j] + u2[i] * v2[j]))
+            A[i, j] = _A_ij
+            s = s + sum(y[i] * _A_ij, axis=0)
+        x[j] = x[j] + (beta * s + z[j])
+
+
+def rank1_shifted_sums(A, u, v, out, M, N):
+    # Not fused: the reduction reads the rows from 1, the update writes them from 0.
+    # _rank1_shifted_sums_kernel0
+    #pragma parallel for
+    for i in range(0, M, 1):
+        for _i_base in range(0, N, appy.MVL):
+            _i = appy.vidx(_i_base, appy.MVL, N)
+            A[i, _i] = A[i, _i] * 0.5 + u[i] * v[_i]
+    # _rank1_shifted_sums_kernel1
+    #pragma parallel for simd
+    for j in range(0, N, 1):
+        j = appy.vidx(j, appy.MVL, N)
+        s = 0.0
+        for _i_base in range(1, M, 32):
+            i = appy.vidx(_i_base, 32, M)
+            s = s + sum(A[i, j], axis=0)
         out[j] = s

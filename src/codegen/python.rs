@@ -149,6 +149,12 @@ fn expr_prec(e: &Expr, ctx: u8) -> String {
             prec::IFEXP,
             ctx,
         ),
+        ExprKind::Call { func, args } if func == crate::passes::fuse_into_reduction::STORED_IN => {
+            let ExprKind::Subscript { array, .. } = &args[1].kind else {
+                unreachable!("fuse_into_reduction makes (value, element)");
+            };
+            format!("{array}.dtype.type({})", expr(&args[0]))
+        }
         ExprKind::Call { func, args } => {
             let a: Vec<String> = args.iter().map(expr).collect();
             format!("{func}({})", a.join(", "))

@@ -8,6 +8,7 @@ use super::writer::Writer;
 use crate::diag::{Diagnostic, Result};
 use crate::frontend::source::{SourceFile, Span};
 use crate::ir::*;
+use crate::passes::fuse_into_reduction::STORED_IN;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// A kernel parameter, in order.
@@ -681,11 +682,11 @@ impl<'a> Cx<'a> {
         let stop = self.expr(&range.stop)?;
         let wd = width_text(width);
         let row_tile = match tile {
-            Some(0) => row_updates(body),
+            Some(0) => row_tile_of(body),
             _ => None,
         };
-        if let Some(updates) = &row_tile {
-            self.row_accumulators(w, updates, (width, v), src)?;
+        if let Some(t) = &row_tile {
+            self.row_accumulators(w, t, (width, v), src)?;
         }
         w.line(format!("for {var} in range({start}, {stop}, {wd}):  {src}"));
         w.indent();
@@ -705,12 +706,15 @@ impl<'a> Cx<'a> {
         }
         self.masks
             .insert(v.to_string(), BTreeSet::from([format!("{v}_mask{axis}")]));
-        if let Some(updates) = &row_tile {
-            for u in updates {
+        if let Some(t) = &row_tile {
+            for s in t.elements {
+                self.stmt(w, s)?;
+            }
+            for u in &t.updates {
                 self.row_update(w, u, &format!("{v}_mask{axis}"))?;
             }
             w.dedent();
-            return self.row_results(w, updates, src);
+            return self.row_results(w, &t.updates, src);
         }
         if tile.is_none() {
             self.strips.push(width);
@@ -728,10 +732,11 @@ impl<'a> Cx<'a> {
     fn row_accumulators(
         &self,
         w: &mut Writer,
-        updates: &[RowUpdate],
+        tile: &RowTile,
         (rows, row): (Width, &str),
         src: &str,
     ) -> Result<()> {
+        let updates = &tile.updates;
         let Some(lanes) = self.strips.last().copied().or(self.lane_width) else {
             return Err(Diagnostic::error(
                 updates[0].value.span,
@@ -743,10 +748,11 @@ impl<'a> Cx<'a> {
             if updates[..k].iter().any(|p| p.acc == u.acc) {
                 continue;
             }
+            // The strip's locals are not defined yet: their values stand in for them.
             let values = updates
                 .iter()
                 .filter(|o| o.acc == u.acc)
-                .map(|o| o.value.clone())
+                .map(|o| tile.with_locals_inlined(o.value))
                 .reduce(|a, b| Expr::binary(BinOp::Add, a, b))
                 .expect("u is one");
             // Every name the values read but the rows is defined before the loop: a vector of
@@ -1097,6 +1103,17 @@ impl<'a> Cx<'a> {
     }
 
     fn call(&mut self, e: &Expr, func: &str, args: &[Expr]) -> Result<String> {
+        if func == STORED_IN {
+            let [value, Expr {
+                kind: ExprKind::Subscript { array, .. },
+                ..
+            }] = args
+            else {
+                unreachable!("fuse_into_reduction makes (value, element)");
+            };
+            let value = self.cast_operand(value)?;
+            return Ok(format!("{value}.to({array}.dtype.element_ty)"));
+        }
         let name = func
             .strip_prefix("np.")
             .or_else(|| func.strip_prefix("numpy."))
@@ -1238,6 +1255,8 @@ impl<'a> Cx<'a> {
                     leaves(body, cx, out);
                     leaves(orelse, cx, out);
                 }
+                // A value converted to an element type has that type.
+                ExprKind::Call { func, args } if func == STORED_IN => leaves(&args[1], cx, out),
                 ExprKind::Call { args, .. } => args.iter().for_each(|a| leaves(a, cx, out)),
                 ExprKind::Reduce { value, .. } | ExprKind::ReduceRows { value, .. } => {
                     leaves(value, cx, out)
@@ -1280,42 +1299,74 @@ struct RowUpdate<'a> {
     span: Span,
 }
 
-/// The updates of a row tile's body (`strip_mine::row_tile`), `None` for other loops.
-fn row_updates(body: &[Stmt]) -> Option<Vec<RowUpdate<'_>>> {
-    if body.is_empty() {
-        return None;
+/// A row tile's body (`strip_mine::row_tile`): element statements over the strip's rows
+/// (locals, stores of the rows' own elements), then the updates.
+struct RowTile<'a> {
+    elements: &'a [Stmt],
+    updates: Vec<RowUpdate<'a>>,
+}
+
+impl RowTile<'_> {
+    /// `e` with the strip's locals replaced by their values (latest first, so a local read by
+    /// another's value is replaced in turn).
+    fn with_locals_inlined(&self, e: &Expr) -> Expr {
+        let mut e = e.clone();
+        for s in self.elements.iter().rev() {
+            if let StmtKind::Assign { target, value, .. } = &s.kind {
+                if let ExprKind::Name(n) = &target.kind {
+                    e = e.rewrite(&mut |x| match &x.kind {
+                        ExprKind::Name(m) if m == n => value.clone(),
+                        _ => x,
+                    });
+                }
+            }
+        }
+        e
     }
-    body.iter()
-        .map(|s| {
-            let StmtKind::Assign {
-                target,
-                value: update,
-                atomic: false,
-            } = &s.kind
-            else {
-                return None;
-            };
-            let ExprKind::Name(n) = &target.kind else {
-                return None;
-            };
-            let (op, (reduced, negated)) = match as_reduction(target, update)? {
-                (op, ReductionOperand::Plain(r)) => (op, (r, false)),
-                (op, ReductionOperand::Negated(r)) => (op, (r, true)),
-            };
-            let ExprKind::ReduceRows { value, acc, .. } = &reduced.kind else {
-                return None;
-            };
-            Some(RowUpdate {
-                target: n,
-                op,
-                negated,
-                value,
-                acc,
-                update,
-                span: s.span,
-            })
-        })
-        .collect()
+}
+
+/// The row tile of a strip-mined loop's body (`strip_mine::row_tile`), `None` for other loops.
+fn row_tile_of(body: &[Stmt]) -> Option<RowTile<'_>> {
+    let first = body.iter().position(|s| row_update(s).is_some())?;
+    let updates = body[first..]
+        .iter()
+        .map(row_update)
+        .collect::<Option<Vec<_>>>()?;
+    Some(RowTile {
+        elements: &body[..first],
+        updates,
+    })
+}
+
+/// A row tile's update `s = s ⊕ ReduceRows(e)`.
+fn row_update(s: &Stmt) -> Option<RowUpdate<'_>> {
+    let StmtKind::Assign {
+        target,
+        value: update,
+        atomic: false,
+    } = &s.kind
+    else {
+        return None;
+    };
+    let ExprKind::Name(n) = &target.kind else {
+        return None;
+    };
+    let (op, (reduced, negated)) = match as_reduction(target, update)? {
+        (op, ReductionOperand::Plain(r)) => (op, (r, false)),
+        (op, ReductionOperand::Negated(r)) => (op, (r, true)),
+    };
+    let ExprKind::ReduceRows { value, acc, .. } = &reduced.kind else {
+        return None;
+    };
+    Some(RowUpdate {
+        target: n,
+        op,
+        negated,
+        value,
+        acc,
+        update,
+        span: s.span,
+    })
 }
 
 fn mask_arg(mask: &BTreeSet<String>) -> String {

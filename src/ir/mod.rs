@@ -680,6 +680,9 @@ pub struct Kernel {
     /// The rows of the body's row tile may be split over a second grid axis
     /// (`passes::split_rows`); ignored where the region is a phase of a persistent kernel.
     pub split_rows: Option<SplitRows>,
+    /// Regions fused into this one (`passes::fuse_into_reduction`): their source, pragma to
+    /// end, which the host code no longer runs.
+    pub absorbed: Vec<Span>,
 }
 
 /// A row tile whose rows the launcher may split over grid axis 1: `at` is its index in the
@@ -863,6 +866,7 @@ pub mod build {
             comm: None,
             tiles: None,
             split_rows: None,
+            absorbed: vec![],
             tf32: false,
         }
     }

@@ -193,6 +193,7 @@ fn build_kernel(name: String, span: Span) -> Kernel {
         shared: vec![],
         tiles: None,
         split_rows: None,
+        absorbed: vec![],
         tf32: false,
         comm: None,
     }

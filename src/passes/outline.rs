@@ -93,6 +93,7 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
             shared: vec![],
             tiles: None,
             split_rows: None,
+            absorbed: vec![],
             tf32: false,
             comm: None,
         });
@@ -198,6 +199,7 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
         comm: None,
         tiles: None,
         split_rows: None,
+        absorbed: vec![],
         tf32: matches!(
             pragma.directive,
             crate::ir::pragma::Directive::ParallelFor { tf32: true, .. }
@@ -324,6 +326,7 @@ fn make_tensor_kernel(name: String, s: &Stmt, target: &Expr, value: &Expr) -> Re
         shared: vec![],
         tiles: None,
         split_rows: None,
+        absorbed: vec![],
         tf32: false,
         comm: None,
     })

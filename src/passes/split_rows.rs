@@ -16,7 +16,9 @@
 //! - its bounds are host-computable: they read parameters only, no array and no name the kernel
 //!   assigns, so the launcher can count the rows;
 //! - the statements before it only assign locals (every split runs them; a store there would
-//!   happen once per split). What follows it runs once, in the program that combines.
+//!   happen once per split). What follows it runs once, in the program that combines. Stores
+//!   inside the tile (`strip_mine::row_tile_body`: each row's own elements) are made by the
+//!   split that owns the row.
 
 use crate::ir::*;
 use std::collections::HashSet;

@@ -1,15 +1,16 @@
 //! strip_mine (paper Alg. 6 and the 1-D case of Alg. 7): turns `simd` loops and slice
 //! statements into strip-mined loops over vector indices (`vidx`), marks which names hold
 //! vectors, and rewrites reductions of vectors into scalars (`s += v` → `s += sum(v)`). A plain
-//! loop in vector lanes whose body only reduces into lane vectors becomes a row tile
-//! (`row_tile_updates`, `Cx::row_tile`): strips of rows reduced into the lanes.
+//! loop in vector lanes whose body reduces into lane vectors (after element-wise locals and
+//! stores of each row's own elements) becomes a row tile (`row_tile_body`, `Cx::row_tile`):
+//! strips of rows reduced into the lanes.
 //! After this pass every vector in a kernel comes from a `StripMined` loop, the program's own
 //! `parallel for simd` index, or a user's `appy.vidx`.
 
 use crate::diag::{Diagnostic, Result};
 use crate::frontend::source::Span;
 use crate::ir::*;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 pub fn run(k: &mut Kernel) -> Result<()> {
     let mut scope = Scope::default();
@@ -23,6 +24,7 @@ pub fn run(k: &mut Kernel) -> Result<()> {
     let mut cx = Cx {
         used: k.names(),
         read_after_loops: read_outside_their_loops(&k.body),
+        reads: name_reads(&k.body),
     };
     let body = std::mem::take(&mut k.body);
     k.body = cx.block(body, &mut scope)?;
@@ -53,6 +55,8 @@ struct Cx {
     /// Names read somewhere outside every loop that binds them (a loop variable read after its
     /// loop): such a loop keeps its scalar variable.
     read_after_loops: HashSet<String>,
+    /// How often each name is read in the kernel.
+    reads: HashMap<String, usize>,
 }
 
 /// The rows of one strip of a row tile (`row_tile`). Fixed rather than tuned: with the lanes
@@ -127,9 +131,10 @@ impl Cx {
             ..
         } = &s.kind
         {
-            if let Some(updates) = row_tile_updates(var, range, body, scope, &self.read_after_loops)
+            if let Some(tile) =
+                row_tile_body(var, range, body, scope, &self.read_after_loops, &self.reads)
             {
-                let tiled = self.row_tile(var, range.clone(), updates, span, scope, out);
+                let tiled = self.row_tile(var, range.clone(), tile, span, scope, out);
                 out.push(Stmt {
                     pragma: s.pragma,
                     ..tiled
@@ -288,13 +293,14 @@ impl Cx {
     }
 
     /// A row tile: the loop over `var` as strips of `TILE_ROWS` rows (axis 0 of a 2-D tile, the
-    /// lanes on axis 1), each update `s = s + ReduceRows(e)` (`row_tile_updates` decided it),
-    /// with a fresh name for the partial accumulator of each `s` (shared by its updates).
+    /// lanes on axis 1; `row_tile_body` decided it). Element statements stay as they are, over
+    /// the strip's rows; each update becomes `s = s + ReduceRows(e)`, with a fresh name for the
+    /// partial accumulator of each `s` (shared by its updates).
     fn row_tile(
         &mut self,
         var: &str,
         range: Range,
-        updates: Vec<Stmt>,
+        tile: Vec<Stmt>,
         span: Span,
         scope: &mut Scope,
         out: &mut Vec<Stmt>,
@@ -302,14 +308,18 @@ impl Cx {
         let (start, stop) = self.hoist_bounds(var, range.start, range.stop, scope, out);
         let base = self.fresh_name(&format!("{var}_base"));
         let mut accs: Vec<(String, String)> = vec![];
-        let body = updates
+        let body = tile
             .into_iter()
             .map(|mut st| {
                 if let StmtKind::Assign { target, value, .. } = &mut st.kind {
                     let ExprKind::Name(n) = &target.kind else {
-                        unreachable!("row_tile_updates takes only names");
+                        return st; // a store of the strip's elements
                     };
                     scope.vectors.insert(n.clone());
+                    scope.defined.insert(n.clone());
+                    if as_reduction(target, value).is_none() {
+                        return st; // a local of the strip's elements
+                    }
                     let acc = match accs.iter().find(|(s, _)| s == n) {
                         Some((_, acc)) => acc.clone(),
                         None => {
@@ -319,7 +329,7 @@ impl Cx {
                         }
                     };
                     *value = reduction(target, value.clone(), st.span, Some(acc))
-                        .expect("row_tile_updates checked the update");
+                        .expect("row_tile_body checked the update");
                 }
                 st
             })
@@ -490,19 +500,28 @@ fn reduction(target: &Expr, value: Expr, span: Span, rows_acc: Option<String>) -
     })
 }
 
-/// The updates of a row tile, when a plain loop qualifies: it runs in vector lanes (a
-/// `parallel for simd` program or a 1-D `simd` loop), steps by 1 over scalar bounds, its variable
-/// is not read after it, and its body is only updates `s = s + e` / `s - e` / `max(s, e)` /
-/// `min(s, e)` of lane vectors `s` defined before it, where each `e` is a vector of the lanes
-/// that reads no name the body assigns (no other accumulator, not `s` itself), and every update
-/// of one `s` has one operator (`+`/`-`, `max` or `min`: mixed, the order of the rows would
-/// matter). `None` otherwise.
-fn row_tile_updates(
+/// The body of a row tile, when a plain loop qualifies: it runs in vector lanes (a `parallel
+/// for simd` program or a 1-D `simd` loop), steps by 1 over scalar bounds, its variable is not
+/// read after it, and its body is element statements, then updates:
+/// - element statements (optional): a new local `t = e` (not defined before the loop, assigned
+///   once, read nowhere outside the loop), or a store `X[..., var, ...] = e` to an element of the lanes that
+///   has the loop variable as one of its indices (each row writes its own elements), `X` stored
+///   once and read in the body only at the stored element (each element is then loaded and
+///   stored by the one thread that holds it: `insert_sync::lane_aligned`);
+/// - updates `s = s + e` / `s - e` / `max(s, e)` / `min(s, e)` of lane vectors `s` defined
+///   before the loop, each `e` a vector of the lanes, every update of one `s` with one operator
+///   (`+`/`-`, `max` or `min`: mixed, the order of the rows would matter);
+/// - no `e` reads an accumulator or a local assigned after it (each row's statements then only
+///   see that row's values, so strips of rows may run at once).
+///
+/// `None` otherwise.
+fn row_tile_body(
     var: &str,
     range: &Range,
     body: &[Stmt],
     scope: &Scope,
     read_after_loops: &HashSet<String>,
+    kernel_reads: &HashMap<String, usize>,
 ) -> Option<Vec<Stmt>> {
     let lanes = scope.program_lanes || (scope.in_vector_loop && !scope.in_tile);
     if !lanes
@@ -514,18 +533,48 @@ fn row_tile_updates(
     {
         return None;
     }
-    let assigned: HashSet<&str> = body
+    let accumulators: HashSet<&str> = body
         .iter()
         .filter_map(|s| match &s.kind {
-            StmtKind::Assign { target, .. } => match &target.kind {
-                ExprKind::Name(n) => Some(n.as_str()),
+            StmtKind::Assign { target, value, .. } => match &target.kind {
+                ExprKind::Name(n) if as_reduction(target, value).is_some() => Some(n.as_str()),
                 _ => None,
             },
             _ => None,
         })
         .collect();
-    let mut updates = vec![];
+    // Locals assigned so far (readable by later statements) and all of them (a read of one
+    // assigned later would see the previous row's value).
+    let all_locals: HashSet<&str> = body
+        .iter()
+        .filter_map(|s| match &s.kind {
+            StmtKind::Assign { target, .. } => match &target.kind {
+                ExprKind::Name(n) if !accumulators.contains(n.as_str()) => Some(n.as_str()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    let mut scope = scope.clone();
+    let mut locals: HashSet<&str> = HashSet::new();
+    let mut stored: Vec<(&str, &Expr)> = vec![];
     let mut ops: Vec<(&str, ReduceOp)> = vec![];
+    let mut in_updates = false;
+    let elementwise = |e: &Expr, locals: &HashSet<&str>| {
+        !e.any(&mut |x| match &x.kind {
+            ExprKind::Name(n) => {
+                accumulators.contains(n.as_str())
+                    || (all_locals.contains(n.as_str()) && !locals.contains(n.as_str()))
+                    || n == "appy.MVL"
+            }
+            ExprKind::Call { func, .. } => func == "appy.vidx",
+            ExprKind::Vidx { .. } | ExprKind::Reduce { .. } | ExprKind::ReduceRows { .. } => true,
+            ExprKind::Subscript { indices, .. } => indices
+                .iter()
+                .any(|i| matches!(i, Index::Slice { .. } | Index::NewAxis)),
+            _ => false,
+        })
+    };
     for s in body {
         let StmtKind::Assign {
             target,
@@ -535,39 +584,105 @@ fn row_tile_updates(
         else {
             return None;
         };
-        let ExprKind::Name(acc) = &target.kind else {
-            return None;
-        };
-        // A name defined before an enclosing `simd` loop reduces to a scalar there: today's route.
-        if acc == var
-            || !scope.defined.contains(acc)
-            || (scope.in_vector_loop && scope.strip_outer.contains(acc))
-        {
-            return None;
+        match &target.kind {
+            ExprKind::Name(acc) if accumulators.contains(acc.as_str()) => {
+                in_updates = true;
+                // A name defined before an enclosing `simd` loop reduces to a scalar there:
+                // today's route.
+                if acc == var
+                    || !scope.defined.contains(acc)
+                    || (scope.in_vector_loop && scope.strip_outer.contains(acc))
+                {
+                    return None;
+                }
+                let (op, ReductionOperand::Plain(e) | ReductionOperand::Negated(e)) =
+                    as_reduction(target, value)?;
+                if !elementwise(e, &locals) {
+                    return None;
+                }
+                match ops.iter().find(|(n, _)| n == acc) {
+                    Some((_, first)) if *first != op => return None,
+                    Some(_) => {}
+                    None => ops.push((acc, op)),
+                }
+                // Lanes without rows would reduce a column of one value per row: not a lane
+                // vector.
+                if !scope.is_vector(e) {
+                    return None;
+                }
+            }
+            ExprKind::Name(t) => {
+                if in_updates
+                    || !elementwise(value, &locals)
+                    || t == var
+                    || scope.defined.contains(t)
+                    || name_reads(body).get(t) != kernel_reads.get(t)
+                    || !locals.insert(t)
+                {
+                    return None;
+                }
+                if scope.is_vector(value) {
+                    scope.vectors.insert(t.clone());
+                }
+            }
+            ExprKind::Subscript { array, indices } => {
+                let own_row = indices
+                    .iter()
+                    .any(|i| matches!(i, Index::At(e) if matches!(&e.kind, ExprKind::Name(n) if n == var)));
+                let plain = indices.iter().all(|i| matches!(i, Index::At(_)));
+                if in_updates
+                    || !elementwise(value, &locals)
+                    || !own_row
+                    || !plain
+                    || !scope.is_vector(target)
+                    || stored.iter().any(|(a, _)| a == array)
+                {
+                    return None;
+                }
+                stored.push((array, target));
+            }
+            _ => return None,
         }
-        let (op, ReductionOperand::Plain(e) | ReductionOperand::Negated(e)) =
-            as_reduction(target, value)?;
-        match ops.iter().find(|(n, _)| n == acc) {
-            Some((_, first)) if *first != op => return None,
-            Some(_) => {}
-            None => ops.push((acc, op)),
-        }
-        let plain_elementwise = !e.any(&mut |x| match &x.kind {
-            ExprKind::Name(n) => assigned.contains(n.as_str()) || n == "appy.MVL",
-            ExprKind::Call { func, .. } => func == "appy.vidx",
-            ExprKind::Vidx { .. } | ExprKind::Reduce { .. } | ExprKind::ReduceRows { .. } => true,
-            ExprKind::Subscript { indices, .. } => indices
-                .iter()
-                .any(|i| matches!(i, Index::Slice { .. } | Index::NewAxis)),
-            _ => false,
-        });
-        // Lanes without rows would reduce a column of one value per row: not a lane vector.
-        if !plain_elementwise || !scope.is_vector(e) {
-            return None;
-        }
-        updates.push(s.clone());
     }
-    Some(updates)
+    if !in_updates {
+        return None;
+    }
+    // A stored array is read only at the stored element (by the lane and row that store it).
+    for s in body {
+        for e in s.exprs() {
+            for (array, at) in &stored {
+                if e.any(&mut |x| {
+                    matches!(&x.kind, ExprKind::Subscript { array: a, .. } if a == array)
+                        && !same_place(x, at)
+                }) {
+                    return None;
+                }
+            }
+        }
+    }
+    Some(body.to_vec())
+}
+
+/// How often each name is read in `stmts` (a name assigned is not read; loop bounds are).
+fn name_reads(stmts: &[Stmt]) -> HashMap<String, usize> {
+    let mut out: HashMap<String, usize> = HashMap::new();
+    for s in stmts {
+        s.walk(&mut |st| {
+            for e in st.exprs() {
+                if matches!(&st.kind, StmtKind::Assign { target, .. } if std::ptr::eq(e, target))
+                    && matches!(e.kind, ExprKind::Name(_))
+                {
+                    continue;
+                }
+                e.walk(&mut |x| {
+                    if let ExprKind::Name(n) = &x.kind {
+                        *out.entry(n.clone()).or_default() += 1;
+                    }
+                });
+            }
+        });
+    }
+    out
 }
 
 /// Names read (outside `for` headers that bind them) where no enclosing loop binds them.
@@ -709,6 +824,26 @@ mod tests {
     }
 
     #[test]
+    fn locals_and_stores_of_each_row_s_own_elements_ride_in_the_row_tile() {
+        // gemver's update fused into `A^T y`: the element computed, stored, then reduced.
+        let t = row_tiles(&format!("{HEAD}        s = 0.0\n        for i in range(M):\n            a = A[i, j] + y[i] * x[j]\n            A[i, j] = a\n            s += y[i] * a\n        x[j] = s\n"));
+        assert_eq!(
+            t,
+            vec![(
+                "i".to_string(),
+                vec![
+                    "A[i, j] + y[i] * x[j]".to_string(),
+                    "a".to_string(),
+                    "s + sum(y[i] * a, axis=0)".to_string()
+                ]
+            )]
+        );
+        // A store's own read-modify-write, and locals that read earlier locals.
+        let t = row_tiles(&format!("{HEAD}        s = 0.0\n        for i in range(M):\n            P[i, j] = P[i, j] * 2.0\n            u = A[i, j]\n            v = u * u\n            s += v\n        x[j] = s\n"));
+        assert_eq!(t.len(), 1);
+    }
+
+    #[test]
     fn each_accumulator_of_a_row_tile_gets_one_fresh_partial_accumulator() {
         // `_s_rows` is taken by the user: the fresh name steps past it. The two updates of `s`
         // share one; `m` has its own.
@@ -739,8 +874,16 @@ mod tests {
             "        s = 0.0\n        for i in range(M):\n            s = s + s * A[i, j]\n",
             // One accumulator read by another's update.
             "        s = 0.0\n        t = 0.0\n        for i in range(M):\n            s += A[i, j]\n            t += s * A[i, j]\n",
-            // A non-reduction assignment.
-            "        s = 0.0\n        for i in range(M):\n            u = A[i, j]\n            s += u\n",
+            // A local read after the loop (it would hold the last row's value).
+            "        s = 0.0\n        for i in range(M):\n            u = A[i, j]\n            s += u\n        x[j] = u\n",
+            // A local read before it is assigned (the previous row's value).
+            "        s = 0.0\n        u = 0.0\n        for i in range(M):\n            s += u\n            u = A[i, j]\n",
+            // A store of an element the next row would read.
+            "        s = 0.0\n        for i in range(1, M):\n            P[i, j] = A[i, j]\n            s += P[i - 1, j]\n",
+            // A store without the row among its indices: every row writes it.
+            "        s = 0.0\n        for i in range(M):\n            P[0, j] = A[i, j]\n            s += A[i, j]\n",
+            // A store after an update.
+            "        s = 0.0\n        for i in range(M):\n            s += A[i, j]\n            P[i, j] = A[i, j]\n",
             // A product is no sum.
             "        s = 1.0\n        for i in range(M):\n            s = s * A[i, j]\n",
             // Not a vector of the lanes: a scalar sum per program.

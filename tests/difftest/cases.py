@@ -156,6 +156,14 @@ def column_reduction_cases():
                 "col_prefix": lambda: [normal(r, s, dt), normal(r, s, dt), m, n],
                 "col_decay": lambda: [normal(r, s, dt) * 0.1, normal(r, n, dt), m, n],
                 "col_running_max": lambda: [normal(r, s, dt), normal(r, n, dt), m, n],
+                "scaled_col_sums": lambda: [normal(r, s, dt), normal(r, m, dt), normal(r, n, dt),
+                                            m, n],
+                # The update's vectors in fp64 whatever A is: A keeps its dtype when updated.
+                "rank2_atv": lambda: [1.5, normal(r, s, dt), normal(r, m, F64), normal(r, n, F64),
+                                      normal(r, m, F64), normal(r, n, F64), normal(r, m, dt),
+                                      normal(r, n, dt), normal(r, n, dt), m, n],
+                "rank1_shifted_sums": lambda: [normal(r, s, dt), normal(r, m, dt),
+                                               normal(r, n, dt), normal(r, n, dt), m, n],
             }[f]()
         return make
 
@@ -164,13 +172,18 @@ def column_reduction_cases():
         return lambda r, s: [x.astype(dt) for x in _int_args(gen(f, F64)(r, s)[:-2])] + list(s)
     out = []
     for f in ("col_sums", "atv", "col_extremes", "col_moments", "col_offsets", "col_sums_auto",
-              "gram", "col_prefix", "col_decay", "col_running_max"):
+              "gram", "col_prefix", "col_decay", "col_running_max", "scaled_col_sums",
+              "rank2_atv", "rank1_shifted_sums"):
         for dt, variant in ((F32, ""), (F64, "fp64")):
             env = {"APPYC_TILES": "0"} if f == "gram" else {}
+            # rank2_atv's update runs inside its reduction's kernel; rank1_shifted_sums' does not.
+            no_launches = {"gram": ("_tiles",), "rank2_atv": ("_rank2_atv_kernel0",)}.get(f, ())
+            launches = {"rank1_shifted_sums": ("_rank1_shifted_sums_kernel0",
+                                               "_rank1_shifted_sums_kernel1")}.get(f, ())
             out.append(Case("column_reductions", f, gen(f, dt), COLRED_SIZES,
                             mvls=(16, 64, 128), tol=SUM32, fp64_strict=dt == F64,
-                            variant=variant, env=env,
-                            no_launches=("_tiles",) if f == "gram" else ()))
+                            variant=variant, env=env, launches=launches,
+                            no_launches=no_launches))
     for f in ("col_sums", "col_extremes"):
         for dt, variant in ((I64, "int64"), (I32, "int32")):
             out.append(Case("column_reductions", f, ints_of(f, dt), COLRED_SIZES,
