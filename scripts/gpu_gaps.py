@@ -299,6 +299,89 @@ def column_finish(partial, x, z, N, beta: "fp64", SPLITS: tl.constexpr, MVL: tl.
     tl.store(x + j, tl.load(x + j, mask=ok) + beta * s + tl.load(z + j, mask=ok), mask=ok)
 
 
+@triton.jit
+def fused_partials(A, u1, v1, u2, v2, y, partial, N, rows_per_split, sa0,
+                   R: tl.constexpr, MVL: tl.constexpr, EVICT: tl.constexpr):
+    # gemver's rank-2 update and A^T y by hand: each split updates its rows of a column block
+    # and sums y[i] * A_new[i, j] into one partial per split.
+    j = tl.program_id(0) * MVL + tl.arange(0, MVL)
+    split = tl.program_id(1)
+    lo = split * rows_per_split
+    hi = tl.minimum(lo + rows_per_split, N)
+    jm = j < N
+    a1 = tl.load(v1 + j, mask=jm, other=0.0)
+    a2 = tl.load(v2 + j, mask=jm, other=0.0)
+    acc = tl.zeros((R, MVL), dtype=A.dtype.element_ty)
+    for i0 in range(lo, hi, R):
+        i = i0 + tl.arange(0, R)
+        im = i < hi
+        ok = im[:, None] & jm[None, :]
+        ptr = A + i[:, None] * sa0 + j[None, :]
+        a = tl.load(ptr, mask=ok, other=0.0) + tl.load(u1 + i, mask=im, other=0.0)[:, None] * a1[None, :] \
+            + tl.load(u2 + i, mask=im, other=0.0)[:, None] * a2[None, :]
+        if EVICT:
+            tl.store(ptr, a, mask=ok, eviction_policy="evict_first")
+        else:
+            tl.store(ptr, a, mask=ok)
+        acc += tl.load(y + i, mask=im, other=0.0)[:, None] * a
+    tl.store(partial + split * N + j, tl.sum(acc, axis=0), mask=jm)
+
+
+def part_gemver_fused(mods):
+    """The fused rank-2 update + A^T y (passes/fuse_into_reduction.rs): generated kernel per
+    configuration and split density, hand variants (rows per strip, eviction hint), and the
+    rest of gemver, against a copy of the same bytes."""
+    d = device_args("gemver")
+    gv = mods["gemver"]
+    args = [d[k] for k in ["alpha", "beta", "A", "u1", "v1", "u2", "v2", "w", "x", "y", "z"]]
+    breakdown("gemver", lambda: gv.gemver(*args))
+    A, u1, v1, u2, v2, w, x, y, z = (d[k] for k in ["A", "u1", "v1", "u2", "v2", "w", "x", "y", "z"])
+    alpha, beta = d["alpha"], d["beta"]
+    N = A.shape[0]
+    A0, x0 = A.clone(), x.clone()
+    A_ref = A0 + torch.outer(u1, v1) + torch.outer(u2, v2)
+    x_ref = x0 + beta * (A_ref.T @ y) + z
+    gb = 2 * A.numel() * 8 / 1e9
+
+    def check(label, run):
+        A.copy_(A0)
+        x.copy_(x0)
+        run()
+        err = max(((A - A_ref).norm() / A_ref.norm()).item(), ((x - x_ref).norm() / x_ref.norm()).item())
+        # Timed on the updated A (the update's values do not change its cost).
+        t = timed(run)
+        log(f"gemver fused {label}: {t * 1e6:8.1f} us {gb / t:7.0f} GB/s err={err:.1e}")
+
+    per_sm0 = gv._APPYC_SPLIT_PROGRAMS_PER_SM
+    for per_sm in (4, 8, 16, 32):
+        gv._APPYC_SPLIT_PROGRAMS_PER_SM = per_sm
+        gv._APPYC_SPLIT_STATE.clear()
+        for cfg in [(32, 4), (64, 4), (128, 4), (64, 8), (128, 8)]:
+            check(f"generated {cfg} {per_sm}/SM",
+                  lambda cfg=cfg: gv._launch_gemver_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta, cfg))
+    gv._APPYC_SPLIT_PROGRAMS_PER_SM = per_sm0
+    gv._APPYC_SPLIT_STATE.clear()
+    for mvl, r, warps, splits, evict in [(64, 32, 4, 16, 0), (64, 16, 4, 16, 0), (64, 64, 8, 16, 0),
+                                         (128, 16, 4, 8, 0), (128, 32, 8, 8, 0), (64, 32, 4, 32, 0),
+                                         (64, 32, 4, 16, 1), (128, 16, 4, 16, 1)]:
+        partial = torch.empty(splits, N, device="cuda", dtype=A.dtype)
+        rows = triton.cdiv(N, splits)
+
+        def hand(mvl=mvl, r=r, warps=warps, splits=splits, partial=partial, rows=rows, evict=evict):
+            fused_partials[(triton.cdiv(N, mvl), splits)](
+                A, u1, v1, u2, v2, y, partial, N, rows, A.stride(0), R=r, MVL=mvl, EVICT=evict,
+                num_warps=warps)
+            column_finish[(triton.cdiv(N, 256),)](partial, x, z, N, beta, SPLITS=splits, MVL=256)
+        check(f"hand mvl={mvl} rows={r} warps={warps} splits={splits} evict={evict}", hand)
+    t = timed(lambda: gv._launch_gemver_kernel2(A, x, w, N, alpha))
+    log(f"gemver A x (kernel2): {t * 1e6:8.1f} us {A.numel() * 8 / 1e9 / t:7.0f} GB/s")
+    src = torch.empty(1 << 27, device="cuda", dtype=torch.float64)
+    dst = torch.empty_like(src)
+    t = timed(lambda: dst.copy_(src))
+    log(f"copy 1 GiB fp64: {2 * src.numel() * 8 / t / 1e9:.0f} GB/s")
+    del src, dst
+
+
 def part_breakdowns(mods):
     d = device_args("gemver")
     gv = mods["gemver"]
@@ -443,7 +526,7 @@ def main():
                                             "syr2k", "trmm", "syrk"]}
     parts = {"gemm": part_gemm, "breakdowns": part_breakdowns, "jacobi_1d": part_jacobi_1d,
              "fold": part_fold, "more_breakdowns": part_more_breakdowns,
-             "tile_configs": part_tile_configs}
+             "tile_configs": part_tile_configs, "gemver_fused": part_gemver_fused}
     for name in a.parts.split(","):
         t0 = time.perf_counter()
         try:
