@@ -94,6 +94,59 @@ def _appyc_remember_triton_key():
 if not _APPYC_INTERPRET:
     _appyc_remember_triton_key()
 
+# Compiled kernels by JIT function (its id: generated kernels live as long as their module),
+# then by what Triton specializes a launch on (see `_appyc_launch`): (launcher, function handle,
+# packed metadata, constexpr names in order).
+_APPYC_COMPILED = {}
+
+
+def _appyc_arg_class(a):
+    """What Triton specializes a launch on, per argument: a tensor's dtype and 16-byte
+    alignment; an integer's being 1, a multiple of 16 and 32-bit; other values' type."""
+    if isinstance(a, torch.Tensor):
+        return a.dtype, a.data_ptr() % 16 == 0
+    if type(a) is int:
+        return a == 1, a % 16 == 0, -0x80000000 <= a < 0x80000000
+    return type(a)
+
+
+def _appyc_hooked():
+    """A launch hook is installed (a profiler): launches go through Triton, which calls it."""
+    from triton import knobs
+
+    hooks = (knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook)
+    return any(h is not None and (not hasattr(h, "calls") or h.calls) for h in hooks)
+
+
+def _appyc_launch(kernel, grid, args, constants, **options):
+    """`kernel[grid](*args, **constants, **options)`; once Triton has compiled the kernel for
+    arguments it specializes alike (same `_appyc_arg_class` of every argument, same constants,
+    options and device), through the compiled kernel's own launcher: 6 us of CPU a launch on the
+    H100 against Triton's 16 (scripts/gaps_h100.log, launch paths). Every new specialization,
+    launch hooks, and whatever returns no compiled kernel (the interpreter) take Triton's path.
+    """
+    known = _APPYC_COMPILED.get(id(kernel))  # (hashing a JIT function hashes its source key)
+    key = None
+    if known is not None and not _appyc_hooked():
+        device = torch.cuda.current_device()
+        key = (device, *constants.values(), *options.items(), *map(_appyc_arg_class, args))
+        hit = known.get(key)
+        if hit is not None:
+            run, function, metadata, names = hit
+            grid = tuple(grid) + (1, 1)
+            run(grid[0], grid[1], grid[2], torch._C._cuda_getCurrentRawStream(device), function,
+                metadata, None, None, None, *args, *[constants[n] for n in names])
+            return
+    compiled = kernel[grid](*args, **constants, **options)
+    names = tuple(getattr(kernel, "arg_names", ()))
+    if (getattr(compiled, "function", None) is not None and hasattr(compiled, "packed_metadata")
+            and len(names) == len(args) + len(constants) and set(names[len(args):]) == set(constants)):
+        if key is None:
+            device = torch.cuda.current_device()
+            key = (device, *constants.values(), *options.items(), *map(_appyc_arg_class, args))
+        _APPYC_COMPILED.setdefault(id(kernel), {})[key] = (
+            compiled.run, compiled.function, compiled.packed_metadata, tuple(names[len(args):]))
+
 
 def _appyc_interpreter_scalar_index():
     """Loop bounds known at run time, under Triton 3.6's interpreter with NumPy >= 2.4: the
@@ -392,9 +445,10 @@ def _launch_col_sums_kernel0(A, out, N, M, _appyc_config=None):
     _appyc_blocks = (n_j + _appyc_mvl - 1) // _appyc_mvl
     _appyc_splits, _appyc_split_rows = _appyc_row_split(_appyc_blocks, int(M) - int(0), 32, A.device)
     _appyc_partials, _appyc_arrivals = _appyc_split_buffers(A.device, _appyc_splits * _appyc_blocks * _appyc_mvl, _appyc_blocks)
-    _col_sums_kernel0[(_appyc_blocks, _appyc_splits,)](
-        A, out, int(N), int(M), A.stride(0), A.stride(1), out.stride(0), _appyc_partials, _appyc_arrivals, _appyc_split_rows,
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _col_sums_kernel0, (_appyc_blocks, _appyc_splits,),
+        (A, out, int(N), int(M), A.stride(0), A.stride(1), out.stride(0), _appyc_partials, _appyc_arrivals, _appyc_split_rows,),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -451,9 +505,10 @@ def _launch_atv_kernel0(y, A, x, z, N, M, beta, _appyc_config=None):
     _appyc_blocks = (n_j + _appyc_mvl - 1) // _appyc_mvl
     _appyc_splits, _appyc_split_rows = _appyc_row_split(_appyc_blocks, int(M) - int(0), 32, y.device)
     _appyc_partials, _appyc_arrivals = _appyc_split_buffers(y.device, _appyc_splits * _appyc_blocks * _appyc_mvl, _appyc_blocks)
-    _atv_kernel0[(_appyc_blocks, _appyc_splits,)](
-        y, A, x, z, int(N), int(M), float(beta), y.stride(0), A.stride(0), A.stride(1), x.stride(0), z.stride(0), _appyc_partials, _appyc_arrivals, _appyc_split_rows,
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _atv_kernel0, (_appyc_blocks, _appyc_splits,),
+        (y, A, x, z, int(N), int(M), float(beta), y.stride(0), A.stride(0), A.stride(1), x.stride(0), z.stride(0), _appyc_partials, _appyc_arrivals, _appyc_split_rows,),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -498,9 +553,10 @@ def _launch_col_extremes_kernel0(A, hi, lo, N, M, _appyc_config=None):
                 _appyc_key, (hi, lo), lambda config: _launch_col_extremes_kernel0(A, hi, lo, N, M, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _col_extremes_kernel0[((n_j + _appyc_mvl - 1) // _appyc_mvl,)](
-        A, hi, lo, int(N), int(M), A.stride(0), A.stride(1), hi.stride(0), lo.stride(0),
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _col_extremes_kernel0, ((n_j + _appyc_mvl - 1) // _appyc_mvl,),
+        (A, hi, lo, int(N), int(M), A.stride(0), A.stride(1), hi.stride(0), lo.stride(0),),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -544,9 +600,10 @@ def _launch_col_moments_kernel0(A, mean, spread, N, lo, M, _appyc_config=None):
                 _appyc_key, (mean, spread), lambda config: _launch_col_moments_kernel0(A, mean, spread, N, lo, M, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _col_moments_kernel0[((n_j + _appyc_mvl - 1) // _appyc_mvl,)](
-        A, mean, spread, int(N), int(lo), int(M), A.stride(0), A.stride(1), mean.stride(0), spread.stride(0),
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _col_moments_kernel0, ((n_j + _appyc_mvl - 1) // _appyc_mvl,),
+        (A, mean, spread, int(N), int(lo), int(M), A.stride(0), A.stride(1), mean.stride(0), spread.stride(0),),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -605,9 +662,10 @@ def _launch_col_offsets_kernel0(A, out, N, M, _appyc_config=None):
     _appyc_blocks = (n_j + _appyc_mvl - 1) // _appyc_mvl
     _appyc_splits, _appyc_split_rows = _appyc_row_split(_appyc_blocks, int(M) - int(0), 32, A.device)
     _appyc_partials, _appyc_arrivals = _appyc_split_buffers(A.device, _appyc_splits * _appyc_blocks * _appyc_mvl, _appyc_blocks)
-    _col_offsets_kernel0[(_appyc_blocks, _appyc_splits,)](
-        A, out, int(N), int(M), A.stride(0), A.stride(1), out.stride(0), _appyc_partials, _appyc_arrivals, _appyc_split_rows,
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _col_offsets_kernel0, (_appyc_blocks, _appyc_splits,),
+        (A, out, int(N), int(M), A.stride(0), A.stride(1), out.stride(0), _appyc_partials, _appyc_arrivals, _appyc_split_rows,),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -665,9 +723,10 @@ def _launch_col_sums_auto_kernel0(A, out, N, M, _appyc_config=None):
     _appyc_blocks = (n_j + _appyc_mvl - 1) // _appyc_mvl
     _appyc_splits, _appyc_split_rows = _appyc_row_split(_appyc_blocks, int(M) - int(0), 32, A.device)
     _appyc_partials, _appyc_arrivals = _appyc_split_buffers(A.device, _appyc_splits * _appyc_blocks * _appyc_mvl, _appyc_blocks)
-    _col_sums_auto_kernel0[(_appyc_blocks, _appyc_splits,)](
-        A, out, int(N), int(M), A.stride(0), A.stride(1), out.stride(0), _appyc_partials, _appyc_arrivals, _appyc_split_rows,
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _col_sums_auto_kernel0, (_appyc_blocks, _appyc_splits,),
+        (A, out, int(N), int(M), A.stride(0), A.stride(1), out.stride(0), _appyc_partials, _appyc_arrivals, _appyc_split_rows,),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -730,9 +789,11 @@ _gram_kernel0_tiles_tuning = _AppycTuning("_gram_kernel0_tiles", "7f0fe0789272ad
 def _launch_gram_kernel0_tiles(A, C, N, M, _appyc_rows, _appyc_cols, _appyc_config):
     """Launches _gram_kernel0_tiles with one tile configuration."""
     _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
-    _gram_kernel0_tiles[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](
-        A, C, int(N), int(M), A.stride(0), A.stride(1), C.stride(0), C.stride(1),
-        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION="ieee", num_warps=_appyc_warps,
+    _appyc_launch(
+        _gram_kernel0_tiles, ((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi),
+        (A, C, int(N), int(M), A.stride(0), A.stride(1), C.stride(0), C.stride(1),),
+        {"BI": _appyc_bi, "BJ": _appyc_bj, "BK": _appyc_bk, "STAGES": _appyc_stages, "PRECISION": "ieee"},
+        num_warps=_appyc_warps,
     )
 
 
@@ -763,9 +824,10 @@ def _launch_gram_kernel0(A, C, N, M, _appyc_config=None):
                 _appyc_key, (C,), lambda config: _launch_gram_kernel0(A, C, N, M, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _gram_kernel0[(n_i,)](
-        A, C, int(N), int(M), A.stride(0), A.stride(1), C.stride(0), C.stride(1),
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _gram_kernel0, (n_i,),
+        (A, C, int(N), int(M), A.stride(0), A.stride(1), C.stride(0), C.stride(1),),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -801,9 +863,10 @@ def _launch_col_prefix_kernel0(A, P, N, M, _appyc_config=None):
                 _appyc_key, (P,), lambda config: _launch_col_prefix_kernel0(A, P, N, M, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _col_prefix_kernel0[((n_j + _appyc_mvl - 1) // _appyc_mvl,)](
-        A, P, int(N), int(M), A.stride(0), A.stride(1), P.stride(0), P.stride(1),
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _col_prefix_kernel0, ((n_j + _appyc_mvl - 1) // _appyc_mvl,),
+        (A, P, int(N), int(M), A.stride(0), A.stride(1), P.stride(0), P.stride(1),),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -839,9 +902,10 @@ def _launch_col_decay_kernel0(A, out, N, M, _appyc_config=None):
                 _appyc_key, (out,), lambda config: _launch_col_decay_kernel0(A, out, N, M, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _col_decay_kernel0[((n_j + _appyc_mvl - 1) // _appyc_mvl,)](
-        A, out, int(N), int(M), A.stride(0), A.stride(1), out.stride(0),
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _col_decay_kernel0, ((n_j + _appyc_mvl - 1) // _appyc_mvl,),
+        (A, out, int(N), int(M), A.stride(0), A.stride(1), out.stride(0),),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -878,9 +942,10 @@ def _launch_col_running_max_kernel0(A, out, N, M, _appyc_config=None):
                 _appyc_key, (out,), lambda config: _launch_col_running_max_kernel0(A, out, N, M, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _col_running_max_kernel0[((n_j + _appyc_mvl - 1) // _appyc_mvl,)](
-        A, out, int(N), int(M), A.stride(0), A.stride(1), out.stride(0),
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _col_running_max_kernel0, ((n_j + _appyc_mvl - 1) // _appyc_mvl,),
+        (A, out, int(N), int(M), A.stride(0), A.stride(1), out.stride(0),),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -941,9 +1006,10 @@ def _launch_scaled_col_sums_kernel0(A, y, out, N, M, _appyc_config=None):
     _appyc_blocks = (n_j + _appyc_mvl - 1) // _appyc_mvl
     _appyc_splits, _appyc_split_rows = _appyc_row_split(_appyc_blocks, int(M) - int(0), 32, A.device)
     _appyc_partials, _appyc_arrivals = _appyc_split_buffers(A.device, _appyc_splits * _appyc_blocks * _appyc_mvl, _appyc_blocks)
-    _scaled_col_sums_kernel0[(_appyc_blocks, _appyc_splits,)](
-        A, y, out, int(N), int(M), A.stride(0), A.stride(1), y.stride(0), out.stride(0), _appyc_partials, _appyc_arrivals, _appyc_split_rows,
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _scaled_col_sums_kernel0, (_appyc_blocks, _appyc_splits,),
+        (A, y, out, int(N), int(M), A.stride(0), A.stride(1), y.stride(0), out.stride(0), _appyc_partials, _appyc_arrivals, _appyc_split_rows,),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -1003,9 +1069,10 @@ def _launch_rank2_atv_kernel1(A, u1, v1, u2, v2, y, x, z, N, M, beta, _appyc_con
     _appyc_blocks = (n_j + _appyc_mvl - 1) // _appyc_mvl
     _appyc_splits, _appyc_split_rows = _appyc_row_split(_appyc_blocks, int(M) - int(0), 32, A.device)
     _appyc_partials, _appyc_arrivals = _appyc_split_buffers(A.device, _appyc_splits * _appyc_blocks * _appyc_mvl, _appyc_blocks)
-    _rank2_atv_kernel1[(_appyc_blocks, _appyc_splits,)](
-        A, u1, v1, u2, v2, y, x, z, int(N), int(M), float(beta), A.stride(0), A.stride(1), u1.stride(0), v1.stride(0), u2.stride(0), v2.stride(0), y.stride(0), x.stride(0), z.stride(0), _appyc_partials, _appyc_arrivals, _appyc_split_rows,
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _rank2_atv_kernel1, (_appyc_blocks, _appyc_splits,),
+        (A, u1, v1, u2, v2, y, x, z, int(N), int(M), float(beta), A.stride(0), A.stride(1), u1.stride(0), v1.stride(0), u2.stride(0), v2.stride(0), y.stride(0), x.stride(0), z.stride(0), _appyc_partials, _appyc_arrivals, _appyc_split_rows,),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -1042,9 +1109,10 @@ def _launch_rank1_shifted_sums_kernel0(A, u, v, M, N, _appyc_config=None):
                 _appyc_key, (A,), lambda config: _launch_rank1_shifted_sums_kernel0(A, u, v, M, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _rank1_shifted_sums_kernel0[(n_i,)](
-        A, u, v, int(M), int(N), A.stride(0), A.stride(1), u.stride(0), v.stride(0),
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _rank1_shifted_sums_kernel0, (n_i,),
+        (A, u, v, int(M), int(N), A.stride(0), A.stride(1), u.stride(0), v.stride(0),),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -1097,9 +1165,10 @@ def _launch_rank1_shifted_sums_kernel1(A, out, N, M, _appyc_config=None):
     _appyc_blocks = (n_j + _appyc_mvl - 1) // _appyc_mvl
     _appyc_splits, _appyc_split_rows = _appyc_row_split(_appyc_blocks, int(M) - int(1), 32, A.device)
     _appyc_partials, _appyc_arrivals = _appyc_split_buffers(A.device, _appyc_splits * _appyc_blocks * _appyc_mvl, _appyc_blocks)
-    _rank1_shifted_sums_kernel1[(_appyc_blocks, _appyc_splits,)](
-        A, out, int(N), int(M), A.stride(0), A.stride(1), out.stride(0), _appyc_partials, _appyc_arrivals, _appyc_split_rows,
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _rank1_shifted_sums_kernel1, (_appyc_blocks, _appyc_splits,),
+        (A, out, int(N), int(M), A.stride(0), A.stride(1), out.stride(0), _appyc_partials, _appyc_arrivals, _appyc_split_rows,),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 

@@ -93,6 +93,59 @@ def _appyc_remember_triton_key():
 if not _APPYC_INTERPRET:
     _appyc_remember_triton_key()
 
+# Compiled kernels by JIT function (its id: generated kernels live as long as their module),
+# then by what Triton specializes a launch on (see `_appyc_launch`): (launcher, function handle,
+# packed metadata, constexpr names in order).
+_APPYC_COMPILED = {}
+
+
+def _appyc_arg_class(a):
+    """What Triton specializes a launch on, per argument: a tensor's dtype and 16-byte
+    alignment; an integer's being 1, a multiple of 16 and 32-bit; other values' type."""
+    if isinstance(a, torch.Tensor):
+        return a.dtype, a.data_ptr() % 16 == 0
+    if type(a) is int:
+        return a == 1, a % 16 == 0, -0x80000000 <= a < 0x80000000
+    return type(a)
+
+
+def _appyc_hooked():
+    """A launch hook is installed (a profiler): launches go through Triton, which calls it."""
+    from triton import knobs
+
+    hooks = (knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook)
+    return any(h is not None and (not hasattr(h, "calls") or h.calls) for h in hooks)
+
+
+def _appyc_launch(kernel, grid, args, constants, **options):
+    """`kernel[grid](*args, **constants, **options)`; once Triton has compiled the kernel for
+    arguments it specializes alike (same `_appyc_arg_class` of every argument, same constants,
+    options and device), through the compiled kernel's own launcher: 6 us of CPU a launch on the
+    H100 against Triton's 16 (scripts/gaps_h100.log, launch paths). Every new specialization,
+    launch hooks, and whatever returns no compiled kernel (the interpreter) take Triton's path.
+    """
+    known = _APPYC_COMPILED.get(id(kernel))  # (hashing a JIT function hashes its source key)
+    key = None
+    if known is not None and not _appyc_hooked():
+        device = torch.cuda.current_device()
+        key = (device, *constants.values(), *options.items(), *map(_appyc_arg_class, args))
+        hit = known.get(key)
+        if hit is not None:
+            run, function, metadata, names = hit
+            grid = tuple(grid) + (1, 1)
+            run(grid[0], grid[1], grid[2], torch._C._cuda_getCurrentRawStream(device), function,
+                metadata, None, None, None, *args, *[constants[n] for n in names])
+            return
+    compiled = kernel[grid](*args, **constants, **options)
+    names = tuple(getattr(kernel, "arg_names", ()))
+    if (getattr(compiled, "function", None) is not None and hasattr(compiled, "packed_metadata")
+            and len(names) == len(args) + len(constants) and set(names[len(args):]) == set(constants)):
+        if key is None:
+            device = torch.cuda.current_device()
+            key = (device, *constants.values(), *options.items(), *map(_appyc_arg_class, args))
+        _APPYC_COMPILED.setdefault(id(kernel), {})[key] = (
+            compiled.run, compiled.function, compiled.packed_metadata, tuple(names[len(args):]))
+
 
 def _appyc_interpreter_scalar_index():
     """Loop bounds known at run time, under Triton 3.6's interpreter with NumPy >= 2.4: the
@@ -339,9 +392,11 @@ _gemm_updates_kernel0_tiles_tuning = _AppycTuning("_gemm_updates_kernel0_tiles",
 def _launch_gemm_updates_kernel0_tiles(C, A, B, NI, NJ, beta, NK, alpha, _appyc_rows, _appyc_cols, _appyc_config):
     """Launches _gemm_updates_kernel0_tiles with one tile configuration."""
     _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
-    _gemm_updates_kernel0_tiles[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](
-        C, A, B, int(NI), int(NJ), float(beta), int(NK), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),
-        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION="ieee", num_warps=_appyc_warps,
+    _appyc_launch(
+        _gemm_updates_kernel0_tiles, ((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi),
+        (C, A, B, int(NI), int(NJ), float(beta), int(NK), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),),
+        {"BI": _appyc_bi, "BJ": _appyc_bj, "BK": _appyc_bk, "STAGES": _appyc_stages, "PRECISION": "ieee"},
+        num_warps=_appyc_warps,
     )
 
 
@@ -372,9 +427,10 @@ def _launch_gemm_updates_kernel0(C, A, B, NI, NJ, beta, NK, alpha, _appyc_config
                 _appyc_key, (C,), lambda config: _launch_gemm_updates_kernel0(C, A, B, NI, NJ, beta, NK, alpha, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _gemm_updates_kernel0[(n_i,)](
-        C, A, B, int(NI), int(NJ), float(beta), int(NK), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _gemm_updates_kernel0, (n_i,),
+        (C, A, B, int(NI), int(NJ), float(beta), int(NK), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -436,9 +492,11 @@ _gemm_acc_kernel0_tiles_tuning = _AppycTuning("_gemm_acc_kernel0_tiles", "eec697
 def _launch_gemm_acc_kernel0_tiles(A, B, C, NI, NJ, NK, beta, alpha, _appyc_rows, _appyc_cols, _appyc_config):
     """Launches _gemm_acc_kernel0_tiles with one tile configuration."""
     _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
-    _gemm_acc_kernel0_tiles[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](
-        A, B, C, int(NI), int(NJ), int(NK), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
-        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION="ieee", num_warps=_appyc_warps,
+    _appyc_launch(
+        _gemm_acc_kernel0_tiles, ((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi),
+        (A, B, C, int(NI), int(NJ), int(NK), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),),
+        {"BI": _appyc_bi, "BJ": _appyc_bj, "BK": _appyc_bk, "STAGES": _appyc_stages, "PRECISION": "ieee"},
+        num_warps=_appyc_warps,
     )
 
 
@@ -469,9 +527,10 @@ def _launch_gemm_acc_kernel0(A, B, C, NI, NJ, NK, beta, alpha, _appyc_config=Non
                 _appyc_key, (C,), lambda config: _launch_gemm_acc_kernel0(A, B, C, NI, NJ, NK, beta, alpha, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _gemm_acc_kernel0[(n_i,)](
-        A, B, C, int(NI), int(NJ), int(NK), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _gemm_acc_kernel0, (n_i,),
+        (A, B, C, int(NI), int(NJ), int(NK), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -529,9 +588,11 @@ _trmm_into_kernel0_tiles_tuning = _AppycTuning("_trmm_into_kernel0_tiles", "15cb
 def _launch_trmm_into_kernel0_tiles(A, B, out, M, N, alpha, _appyc_rows, _appyc_cols, _appyc_config):
     """Launches _trmm_into_kernel0_tiles with one tile configuration."""
     _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
-    _trmm_into_kernel0_tiles[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](
-        A, B, out, int(M), int(N), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), out.stride(0), out.stride(1),
-        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION="ieee", num_warps=_appyc_warps,
+    _appyc_launch(
+        _trmm_into_kernel0_tiles, ((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi),
+        (A, B, out, int(M), int(N), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), out.stride(0), out.stride(1),),
+        {"BI": _appyc_bi, "BJ": _appyc_bj, "BK": _appyc_bk, "STAGES": _appyc_stages, "PRECISION": "ieee"},
+        num_warps=_appyc_warps,
     )
 
 
@@ -551,8 +612,10 @@ def _launch_trmm_into_kernel0(A, B, out, M, N, alpha):
                 )
             _launch_trmm_into_kernel0_tiles(A, B, out, M, N, alpha, n_i, _appyc_cols, _appyc_tile)
         return
-    _trmm_into_kernel0[(n_i,)](
-        A, B, out, int(M), int(N), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), out.stride(0), out.stride(1),
+    _appyc_launch(
+        _trmm_into_kernel0, (n_i,),
+        (A, B, out, int(M), int(N), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), out.stride(0), out.stride(1),),
+        {},
     )
 
 
@@ -631,9 +694,11 @@ _symm_lower_kernel0_tiles_tuning = _AppycTuning("_symm_lower_kernel0_tiles", "67
 def _launch_symm_lower_kernel0_tiles(A, B, C, M, N, beta, alpha, _appyc_rows, _appyc_cols, _appyc_config):
     """Launches _symm_lower_kernel0_tiles with one tile configuration."""
     _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
-    _symm_lower_kernel0_tiles[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](
-        A, B, C, int(M), int(N), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
-        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION="ieee", num_warps=_appyc_warps,
+    _appyc_launch(
+        _symm_lower_kernel0_tiles, ((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi),
+        (A, B, C, int(M), int(N), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),),
+        {"BI": _appyc_bi, "BJ": _appyc_bj, "BK": _appyc_bk, "STAGES": _appyc_stages, "PRECISION": "ieee"},
+        num_warps=_appyc_warps,
     )
 
 
@@ -664,9 +729,10 @@ def _launch_symm_lower_kernel0(A, B, C, M, N, beta, alpha, _appyc_config=None):
                 _appyc_key, (C,), lambda config: _launch_symm_lower_kernel0(A, B, C, M, N, beta, alpha, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _symm_lower_kernel0[(n_i,)](
-        A, B, C, int(M), int(N), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _symm_lower_kernel0, (n_i,),
+        (A, B, C, int(M), int(N), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -736,9 +802,11 @@ _syr2k_diff_kernel0_tiles_tuning = _AppycTuning("_syr2k_diff_kernel0_tiles", "82
 def _launch_syr2k_diff_kernel0_tiles(C, A, B, N, beta, M, alpha, _appyc_rows, _appyc_cols, _appyc_config):
     """Launches _syr2k_diff_kernel0_tiles with one tile configuration."""
     _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
-    _syr2k_diff_kernel0_tiles[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](
-        C, A, B, int(N), float(beta), int(M), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),
-        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION="ieee", num_warps=_appyc_warps,
+    _appyc_launch(
+        _syr2k_diff_kernel0_tiles, ((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi),
+        (C, A, B, int(N), float(beta), int(M), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),),
+        {"BI": _appyc_bi, "BJ": _appyc_bj, "BK": _appyc_bk, "STAGES": _appyc_stages, "PRECISION": "ieee"},
+        num_warps=_appyc_warps,
     )
 
 
@@ -769,9 +837,10 @@ def _launch_syr2k_diff_kernel0(C, A, B, N, beta, M, alpha, _appyc_config=None):
                 _appyc_key, (C,), lambda config: _launch_syr2k_diff_kernel0(C, A, B, N, beta, M, alpha, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _syr2k_diff_kernel0[(n_i,)](
-        C, A, B, int(N), float(beta), int(M), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _syr2k_diff_kernel0, (n_i,),
+        (C, A, B, int(N), float(beta), int(M), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -829,9 +898,11 @@ _cov_upper_kernel0_tiles_tuning = _AppycTuning("_cov_upper_kernel0_tiles", "a61c
 def _launch_cov_upper_kernel0_tiles(X, cov, M, n, _appyc_rows, _appyc_cols, _appyc_config):
     """Launches _cov_upper_kernel0_tiles with one tile configuration."""
     _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
-    _cov_upper_kernel0_tiles[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](
-        X, cov, int(M), int(n), X.stride(0), X.stride(1), cov.stride(0), cov.stride(1),
-        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION="ieee", num_warps=_appyc_warps,
+    _appyc_launch(
+        _cov_upper_kernel0_tiles, ((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi),
+        (X, cov, int(M), int(n), X.stride(0), X.stride(1), cov.stride(0), cov.stride(1),),
+        {"BI": _appyc_bi, "BJ": _appyc_bj, "BK": _appyc_bk, "STAGES": _appyc_stages, "PRECISION": "ieee"},
+        num_warps=_appyc_warps,
     )
 
 
@@ -851,8 +922,10 @@ def _launch_cov_upper_kernel0(X, cov, M, n):
                 )
             _launch_cov_upper_kernel0_tiles(X, cov, M, n, n_i, _appyc_cols, _appyc_tile)
         return
-    _cov_upper_kernel0[(n_i,)](
-        X, cov, int(M), int(n), X.stride(0), X.stride(1), cov.stride(0), cov.stride(1),
+    _appyc_launch(
+        _cov_upper_kernel0, (n_i,),
+        (X, cov, int(M), int(n), X.stride(0), X.stride(1), cov.stride(0), cov.stride(1),),
+        {},
     )
 
 
@@ -914,9 +987,11 @@ _band_from_column_kernel0_tiles_tuning = _AppycTuning("_band_from_column_kernel0
 def _launch_band_from_column_kernel0_tiles(A, B, C, NI, NJ, K, _appyc_rows, _appyc_cols, _appyc_config):
     """Launches _band_from_column_kernel0_tiles with one tile configuration."""
     _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
-    _band_from_column_kernel0_tiles[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](
-        A, B, C, int(NI), int(NJ), int(K), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
-        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION="ieee", num_warps=_appyc_warps,
+    _appyc_launch(
+        _band_from_column_kernel0_tiles, ((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi),
+        (A, B, C, int(NI), int(NJ), int(K), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),),
+        {"BI": _appyc_bi, "BJ": _appyc_bj, "BK": _appyc_bk, "STAGES": _appyc_stages, "PRECISION": "ieee"},
+        num_warps=_appyc_warps,
     )
 
 
@@ -947,9 +1022,10 @@ def _launch_band_from_column_kernel0(A, B, C, NI, NJ, K, _appyc_config=None):
                 _appyc_key, (C,), lambda config: _launch_band_from_column_kernel0(A, B, C, NI, NJ, K, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _band_from_column_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        A, B, C, int(NI), int(NJ), int(K), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _band_from_column_kernel0, ((n_i + _appyc_mvl - 1) // _appyc_mvl,),
+        (A, B, C, int(NI), int(NJ), int(K), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -1013,9 +1089,11 @@ _gemm_tf32_kernel0_tiles_tuning = _AppycTuning("_gemm_tf32_kernel0_tiles", "25ca
 def _launch_gemm_tf32_kernel0_tiles(A, B, C, NI, NJ, NK, _appyc_rows, _appyc_cols, _appyc_config):
     """Launches _gemm_tf32_kernel0_tiles with one tile configuration."""
     _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
-    _gemm_tf32_kernel0_tiles[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](
-        A, B, C, int(NI), int(NJ), int(NK), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
-        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION="tf32" if C.dtype == torch.float32 else "ieee", num_warps=_appyc_warps,
+    _appyc_launch(
+        _gemm_tf32_kernel0_tiles, ((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi),
+        (A, B, C, int(NI), int(NJ), int(NK), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),),
+        {"BI": _appyc_bi, "BJ": _appyc_bj, "BK": _appyc_bk, "STAGES": _appyc_stages, "PRECISION": "tf32" if C.dtype == torch.float32 else "ieee"},
+        num_warps=_appyc_warps,
     )
 
 
@@ -1046,9 +1124,10 @@ def _launch_gemm_tf32_kernel0(A, B, C, NI, NJ, NK, _appyc_config=None):
                 _appyc_key, (C,), lambda config: _launch_gemm_tf32_kernel0(A, B, C, NI, NJ, NK, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _gemm_tf32_kernel0[((n_i + _appyc_mvl - 1) // _appyc_mvl,)](
-        A, B, C, int(NI), int(NJ), int(NK), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _gemm_tf32_kernel0, ((n_i + _appyc_mvl - 1) // _appyc_mvl,),
+        (A, B, C, int(NI), int(NJ), int(NK), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -1109,9 +1188,11 @@ _row_times_matrix_kernel0_tiles_tuning = _AppycTuning("_row_times_matrix_kernel0
 def _launch_row_times_matrix_kernel0_tiles(A, B, C, M, N, K, _appyc_rows, _appyc_cols, _appyc_config):
     """Launches _row_times_matrix_kernel0_tiles with one tile configuration."""
     _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
-    _row_times_matrix_kernel0_tiles[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](
-        A, B, C, int(M), int(N), int(K), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
-        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION="ieee", num_warps=_appyc_warps,
+    _appyc_launch(
+        _row_times_matrix_kernel0_tiles, ((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi),
+        (A, B, C, int(M), int(N), int(K), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),),
+        {"BI": _appyc_bi, "BJ": _appyc_bj, "BK": _appyc_bk, "STAGES": _appyc_stages, "PRECISION": "ieee"},
+        num_warps=_appyc_warps,
     )
 
 
@@ -1142,9 +1223,10 @@ def _launch_row_times_matrix_kernel0(A, B, C, M, N, K, _appyc_config=None):
                 _appyc_key, (C,), lambda config: _launch_row_times_matrix_kernel0(A, B, C, M, N, K, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _row_times_matrix_kernel0[(n_i,)](
-        A, B, C, int(M), int(N), int(K), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _row_times_matrix_kernel0, (n_i,),
+        (A, B, C, int(M), int(N), int(K), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -1205,9 +1287,11 @@ _row_times_matrix_scaled_kernel0_tiles_tuning = _AppycTuning("_row_times_matrix_
 def _launch_row_times_matrix_scaled_kernel0_tiles(A, B, C, M, N, K, beta, alpha, _appyc_rows, _appyc_cols, _appyc_config):
     """Launches _row_times_matrix_scaled_kernel0_tiles with one tile configuration."""
     _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
-    _row_times_matrix_scaled_kernel0_tiles[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](
-        A, B, C, int(M), int(N), int(K), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
-        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION="ieee", num_warps=_appyc_warps,
+    _appyc_launch(
+        _row_times_matrix_scaled_kernel0_tiles, ((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi),
+        (A, B, C, int(M), int(N), int(K), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),),
+        {"BI": _appyc_bi, "BJ": _appyc_bj, "BK": _appyc_bk, "STAGES": _appyc_stages, "PRECISION": "ieee"},
+        num_warps=_appyc_warps,
     )
 
 
@@ -1238,9 +1322,10 @@ def _launch_row_times_matrix_scaled_kernel0(A, B, C, M, N, K, beta, alpha, _appy
                 _appyc_key, (C,), lambda config: _launch_row_times_matrix_scaled_kernel0(A, B, C, M, N, K, beta, alpha, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _row_times_matrix_scaled_kernel0[(n_i,)](
-        A, B, C, int(M), int(N), int(K), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _row_times_matrix_scaled_kernel0, (n_i,),
+        (A, B, C, int(M), int(N), int(K), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -1301,9 +1386,11 @@ _matrix_times_row_kernel0_tiles_tuning = _AppycTuning("_matrix_times_row_kernel0
 def _launch_matrix_times_row_kernel0_tiles(B, A, C, M, N, K, _appyc_rows, _appyc_cols, _appyc_config):
     """Launches _matrix_times_row_kernel0_tiles with one tile configuration."""
     _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
-    _matrix_times_row_kernel0_tiles[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](
-        B, A, C, int(M), int(N), int(K), B.stride(0), B.stride(1), A.stride(0), A.stride(1), C.stride(0), C.stride(1),
-        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION="ieee", num_warps=_appyc_warps,
+    _appyc_launch(
+        _matrix_times_row_kernel0_tiles, ((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi),
+        (B, A, C, int(M), int(N), int(K), B.stride(0), B.stride(1), A.stride(0), A.stride(1), C.stride(0), C.stride(1),),
+        {"BI": _appyc_bi, "BJ": _appyc_bj, "BK": _appyc_bk, "STAGES": _appyc_stages, "PRECISION": "ieee"},
+        num_warps=_appyc_warps,
     )
 
 
@@ -1334,9 +1421,10 @@ def _launch_matrix_times_row_kernel0(B, A, C, M, N, K, _appyc_config=None):
                 _appyc_key, (C,), lambda config: _launch_matrix_times_row_kernel0(B, A, C, M, N, K, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _matrix_times_row_kernel0[(n_i,)](
-        B, A, C, int(M), int(N), int(K), B.stride(0), B.stride(1), A.stride(0), A.stride(1), C.stride(0), C.stride(1),
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _matrix_times_row_kernel0, (n_i,),
+        (B, A, C, int(M), int(N), int(K), B.stride(0), B.stride(1), A.stride(0), A.stride(1), C.stride(0), C.stride(1),),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -1398,9 +1486,11 @@ _gemm_statement_kernel0_tiles_tuning = _AppycTuning("_gemm_statement_kernel0_til
 def _launch_gemm_statement_kernel0_tiles(A, B, C, NI, NJ, NK, beta, alpha, _appyc_rows, _appyc_cols, _appyc_config):
     """Launches _gemm_statement_kernel0_tiles with one tile configuration."""
     _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
-    _gemm_statement_kernel0_tiles[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](
-        A, B, C, int(NI), int(NJ), int(NK), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
-        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION="ieee", num_warps=_appyc_warps,
+    _appyc_launch(
+        _gemm_statement_kernel0_tiles, ((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi),
+        (A, B, C, int(NI), int(NJ), int(NK), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),),
+        {"BI": _appyc_bi, "BJ": _appyc_bj, "BK": _appyc_bk, "STAGES": _appyc_stages, "PRECISION": "ieee"},
+        num_warps=_appyc_warps,
     )
 
 
@@ -1434,9 +1524,10 @@ def _launch_gemm_statement_kernel0(A, B, C, NI, NJ, NK, beta, alpha, _appyc_conf
     _appyc_mvl, _appyc_warps = _appyc_config
     if n__p0 > 65535:
         raise ValueError(f"samples/matmul_loops.py:152: the parallel loop over `_p0` has {n__p0} iterations; Triton's grid axis 1 takes at most 65535")
-    _gemm_statement_kernel0[(n__p1, n__p0,)](
-        A, B, C, int(NI), int(NJ), int(NK), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _gemm_statement_kernel0, (n__p1, n__p0,),
+        (A, B, C, int(NI), int(NJ), int(NK), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -1497,9 +1588,11 @@ _dot_rows_kernel0_tiles_tuning = _AppycTuning("_dot_rows_kernel0_tiles", "548fc8
 def _launch_dot_rows_kernel0_tiles(A, B, C, M, N, K, _appyc_rows, _appyc_cols, _appyc_config):
     """Launches _dot_rows_kernel0_tiles with one tile configuration."""
     _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
-    _dot_rows_kernel0_tiles[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](
-        A, B, C, int(M), int(N), int(K), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
-        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION="ieee", num_warps=_appyc_warps,
+    _appyc_launch(
+        _dot_rows_kernel0_tiles, ((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi),
+        (A, B, C, int(M), int(N), int(K), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),),
+        {"BI": _appyc_bi, "BJ": _appyc_bj, "BK": _appyc_bk, "STAGES": _appyc_stages, "PRECISION": "ieee"},
+        num_warps=_appyc_warps,
     )
 
 
@@ -1530,9 +1623,10 @@ def _launch_dot_rows_kernel0(A, B, C, M, N, K, _appyc_config=None):
                 _appyc_key, (C,), lambda config: _launch_dot_rows_kernel0(A, B, C, M, N, K, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    _dot_rows_kernel0[(n__p0,)](
-        A, B, C, int(M), int(N), int(K), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),
-        MVL=_appyc_mvl, num_warps=_appyc_warps,
+    _appyc_launch(
+        _dot_rows_kernel0, (n__p0,),
+        (A, B, C, int(M), int(N), int(K), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 

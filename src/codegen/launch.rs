@@ -562,12 +562,17 @@ pub fn region_launcher(
             has_row_tile(&[k]),
         )
     });
-    let mut options = vec![];
-    if tuning.is_some() {
-        options.push("MVL=_appyc_mvl, num_warps=_appyc_warps".to_string());
+    // Constexpr arguments by name, then launch options (`_appyc_launch`).
+    let (constants, options) = if tuning.is_some() {
+        (
+            "\"MVL\": _appyc_mvl",
+            " num_warps=_appyc_warps,".to_string(),
+        )
     } else if let Some(w) = k.num_warps {
-        options.push(format!("num_warps={w}"));
-    }
+        ("", format!(" num_warps={w},"))
+    } else {
+        ("", String::new())
+    };
     let mut call: Vec<String> = code.params.iter().map(Param::host_value).collect();
     // The tiled kernel takes the general kernel's arguments; it runs when the dtypes allow.
     let tile_launch = match (tiles, &k.tiles, trips.first()) {
@@ -594,11 +599,10 @@ pub fn region_launcher(
     }
     let mut launch = grid_checks;
     launch.extend(split_setup);
-    launch.push(format!("{}[({},)](", k.name, per_dim.join(", ")));
-    launch.push(format!("    {},", call.join(", ")));
-    for o in options {
-        launch.push(format!("    {o},"));
-    }
+    launch.push("_appyc_launch(".into());
+    launch.push(format!("    {}, ({},),", k.name, per_dim.join(", ")));
+    launch.push(format!("    ({},),", call.join(", ")));
+    launch.push(format!("    {{{constants}}},{options}"));
     launch.push(")".into());
     let empty_test = trips
         .iter()

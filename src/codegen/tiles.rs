@@ -537,14 +537,16 @@ pub fn launch(code: &TileCode, t: &TileNest, input: &TileLaunchInput) -> TileLau
         ),
         format!("    \"\"\"Launches {} with one tile configuration.\"\"\"", code.name),
         "    _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config".into(),
+        "    _appyc_launch(".into(),
         format!(
-            "    {}[((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi)](",
+            "        {}, ((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi),",
             code.name
         ),
-        format!("        {},", input.call.join(", ")),
+        format!("        ({},),", input.call.join(", ")),
         format!(
-            "        BI=_appyc_bi, BJ=_appyc_bj, BK=_appyc_bk, STAGES=_appyc_stages, PRECISION={precision}, num_warps=_appyc_warps,"
+            "        {{\"BI\": _appyc_bi, \"BJ\": _appyc_bj, \"BK\": _appyc_bk, \"STAGES\": _appyc_stages, \"PRECISION\": {precision}}},"
         ),
+        "        num_warps=_appyc_warps,".into(),
         "    )".into(),
     ]
     .join("\n");
@@ -659,8 +661,8 @@ mod tests {
         assert!(launcher.contains("if _appyc_dot_ok(C, A, B):"));
         // `range(i + 1)` over rows 0 .. N - 1: columns 0 .. N.
         assert!(launcher.contains("_appyc_cols = max(int(0 + 1), int(N - 1 + 1)) - int(0)"));
-        assert!(module.contains("PRECISION=\"ieee\""));
+        assert!(module.contains("\"PRECISION\": \"ieee\""));
         let tf32 = generated(&SYR2K.replace("parallel for", "parallel for tf32"));
-        assert!(tf32.contains("PRECISION=\"tf32\" if C.dtype == torch.float32 else \"ieee\""));
+        assert!(tf32.contains("\"PRECISION\": \"tf32\" if C.dtype == torch.float32 else \"ieee\""));
     }
 }

@@ -1770,7 +1770,7 @@ mod tests {
         assert!(indent(lines[store]) > indent(lines[last]), "{k}");
         let launcher = function(&out, "_launch_f_kernel0");
         assert!(
-            launcher.contains("_f_kernel0[(_appyc_blocks, _appyc_splits,)]("),
+            launcher.contains("    _f_kernel0, (_appyc_blocks, _appyc_splits,),"),
             "{launcher}"
         );
         assert!(
