@@ -40,6 +40,9 @@ from gpu_tile_probe import timed as probe_timed  # noqa: E402
 LOG = []
 
 
+MODULES = "gen_npbench"
+
+
 def log(*parts):
     line = " ".join(str(p) for p in parts)
     print(line, flush=True)
@@ -382,6 +385,75 @@ def part_gemver_fused(mods):
     del src, dst
 
 
+def part_launch_paths(mods):
+    """CPU cost per launch of gemver's `A x` kernel at a tiny size (the GPU idles): the generated
+    launcher, a bare `kernel[grid](...)`, the compiled kernel's own runner, and its C launcher
+    called directly with the stream cached; and what a Python specialization key of the same
+    arguments costs."""
+    gv = mods["gemver"]
+    n = 64
+    A = torch.rand(n, n, device="cuda", dtype=torch.float64)
+    x = torch.rand(n, device="cuda", dtype=torch.float64)
+    w = torch.zeros(n, device="cuda", dtype=torch.float64)
+    mvl, warps = 256, 4
+    args = (A, x, w, n, 1.5, A.stride(0), A.stride(1), x.stride(0), w.stride(0))
+    kernel = gv._gemver_kernel2
+    compiled = kernel[(n,)](*args, MVL=mvl, num_warps=warps)
+    runner = compiled[(n, 1, 1)]
+    stream = torch.cuda.current_stream().cuda_stream
+    run, function, meta = compiled.run, compiled.function, compiled.packed_metadata
+    full = args + (mvl,)
+
+    def key():
+        return tuple((a.dtype, a.data_ptr() % 16 == 0) if isinstance(a, torch.Tensor) else
+                     (a == 1, a % 16 == 0, -2**31 <= a < 2**31) if isinstance(a, int) else None
+                     for a in args)
+
+    gv._gemver_kernel2_tuning.chosen[(gv._appyc_size(n), A.dtype, x.dtype, w.dtype)] = (mvl, warps)
+    paths = {
+        "generated launcher": lambda: gv._launch_gemver_kernel2(A, x, w, n, 1.5),
+        "generated launcher, config given": lambda: gv._launch_gemver_kernel2(A, x, w, n, 1.5, (mvl, warps)),
+        "bare kernel[grid]": lambda: kernel[(n,)](*args, MVL=mvl, num_warps=warps),
+        "compiled[grid] runner": lambda: runner(*full),
+        "compiled.run direct": lambda: run(n, 1, 1, stream, function, meta, None, None, None, *full),
+        "python key only": key,
+    }
+
+    def per_call(fn, calls=20000):
+        fn()
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+        return (time.perf_counter() - t0) / calls * 1e6
+
+    best = {name: [] for name in paths}
+    for _ in range(3):
+        for name, fn in paths.items():
+            best[name].append(per_call(fn))
+    for name in paths:
+        log(f"launch path {name}: {min(best[name]):6.2f} us per call")
+
+
+def part_go_fast(mods):
+    """go_fast's tuned choice against each candidate, kernel by kernel and whole."""
+    gf = load(MODULES, "go_fast")
+    a = device_args("go_fast")["a"]
+    n = a.shape[0]
+    out = gf.go_fast(a)
+    torch.cuda.synchronize()
+    log(f"go_fast tuned choices: {gf._go_fast_kernel0_tuning.chosen} {gf._go_fast_kernel1_tuning.chosen}")
+    breakdown("go_fast", lambda: gf.go_fast(a))
+    trace = torch.zeros(1, dtype=torch.float64, device="cuda")
+    gb = 2 * a.numel() * 8 / 1e9
+    for cfg in [(128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8)]:
+        t = timed(lambda cfg=cfg: gf._launch_go_fast_kernel1(out, a, trace, n, cfg))
+        log(f"go_fast kernel1 {cfg}: {t * 1e6:8.1f} us {gb / t:7.0f} GB/s")
+    t = timed(lambda: gf.go_fast(a))
+    log(f"go_fast whole (tuned): {t * 1e6:8.1f} us")
+
+
 def part_breakdowns(mods):
     d = device_args("gemver")
     gv = mods["gemver"]
@@ -521,12 +593,15 @@ def main():
     p.add_argument("--out", default=".")
     p.add_argument("--parts", default="gemm,breakdowns,jacobi_1d")
     a = p.parse_args()
+    global MODULES
+    MODULES = a.modules
     log(torch.cuda.get_device_name(), triton.__version__, torch.__version__)
     mods = {s: load(a.modules, s) for s in ["gemm", "gemver", "covariance", "jacobi_1d", "symm",
                                             "syr2k", "trmm", "syrk"]}
     parts = {"gemm": part_gemm, "breakdowns": part_breakdowns, "jacobi_1d": part_jacobi_1d,
              "fold": part_fold, "more_breakdowns": part_more_breakdowns,
-             "tile_configs": part_tile_configs, "gemver_fused": part_gemver_fused}
+             "tile_configs": part_tile_configs, "gemver_fused": part_gemver_fused,
+             "launch_paths": part_launch_paths, "go_fast": part_go_fast}
     for name in a.parts.split(","):
         t0 = time.perf_counter()
         try:
