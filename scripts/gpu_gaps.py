@@ -454,6 +454,98 @@ def part_go_fast(mods):
     log(f"go_fast whole (tuned): {t * 1e6:8.1f} us")
 
 
+@triton.jit
+def _probe_grid_barrier(counter, target):
+    tl.debug_barrier()
+    tl.atomic_add(counter, 1, sem="release")
+    while tl.atomic_add(counter, 0, sem="acquire") < target:
+        pass
+    tl.debug_barrier()
+
+
+@triton.jit
+def jacobi_1d_blocked(A, B, scratch, sync, N, T, CHUNK, G: tl.constexpr, W: tl.constexpr):
+    # Temporal blocking by hand: each program owns CHUNK interior elements and, per group of G
+    # steps (2G phases), loads its chunk with a halo of 2G on each side into its own scratch,
+    # runs the 2G phases there with block barriers only (each phase valid one element further
+    # in), and writes its chunk of both arrays back. Two grid barriers a group: after the loads
+    # (no one overwrites what a neighbour still loads) and after the writes.
+    pid = tl.program_id(0)
+    nprog = tl.num_programs(0)
+    H: tl.constexpr = 2 * G
+    lo = 1 + pid * CHUNK
+    hi = tl.minimum(lo + CHUNK, N - 1)
+    x = tl.arange(0, W)
+    gi = lo - H + x
+    inside = (gi >= 0) & (gi < N)
+    interior = (gi >= 1) & (gi < N - 1)
+    owned = (gi >= lo) & (gi < hi)
+    sa = scratch + pid * 2 * W
+    sb = sa + W
+    arrived = tl.full((), 0, tl.int64)
+    for g0 in range(0, T, G):
+        steps = tl.minimum(G, T - g0)
+        tl.store(sa + x, tl.load(A + gi, mask=inside, other=0.0))
+        tl.store(sb + x, tl.load(B + gi, mask=inside, other=0.0))
+        arrived += nprog
+        _probe_grid_barrier(sync, arrived)
+        for p in range(0, 2 * steps):
+            flip = (p % 2) * W  # even phases read A's copy and write B's, odd the reverse
+            src = sa + flip
+            dst = sb - flip
+            ok = interior & (x >= 1) & (x < W - 1)
+            v = 0.33333 * (tl.load(src + x - 1, mask=ok, other=0.0) + tl.load(src + x, mask=ok, other=0.0)
+                           + tl.load(src + x + 1, mask=ok, other=0.0))
+            # One block barrier a phase: its loads are done before anyone writes what it read,
+            # and its stores are visible to the next phase's loads.
+            tl.store(dst + x, v, mask=ok)
+            tl.debug_barrier()
+        tl.store(A + gi, tl.load(sa + x), mask=owned)
+        tl.store(B + gi, tl.load(sb + x), mask=owned)
+        arrived += nprog
+        _probe_grid_barrier(sync, arrived)
+
+
+def part_temporal(mods):
+    """A hand-written temporally blocked jacobi_1d (NPBench paper size) against NumPy and the
+    generated persistent kernel: what fewer grid barriers would buy (issue 6's 4x JAX)."""
+    import numpy as np
+    d = device_args("jacobi_1d")
+    T, A0, B0 = d["TSTEPS"], d["A"].clone(), d["B"].clone()
+    N = A0.shape[0]
+    a, b = A0.cpu().numpy().copy(), B0.cpu().numpy().copy()
+    for _ in range(T):
+        b[1:-1] = 0.33333 * (a[:-2] + a[1:-1] + a[2:])
+        a[1:-1] = 0.33333 * (b[:-2] + b[1:-1] + b[2:])
+    A, B = A0.clone(), B0.clone()
+    jm = mods["jacobi_1d"]
+    t = timed(lambda: (A.copy_(A0), B.copy_(B0), jm.jacobi_1d(T, A, B)), reps=10)
+    log(f"jacobi_1d generated persistent: {t * 1e3:7.3f} ms")
+    for programs, group, warps in [(100, 4, 4), (100, 8, 4), (100, 16, 4), (100, 32, 4),
+                                   (64, 16, 4), (128, 8, 4), (200, 8, 4), (100, 16, 8)]:
+        chunk = -(-(N - 2) // programs)
+        w = triton.next_power_of_2(chunk + 4 * group)
+        scratch = torch.empty(programs * 2 * w, device="cuda", dtype=torch.float64)
+        sync = torch.zeros(1, device="cuda", dtype=torch.int64)
+
+        def run(programs=programs, group=group, warps=warps, chunk=chunk, w=w, scratch=scratch,
+                sync=sync):
+            A.copy_(A0)
+            B.copy_(B0)
+            sync.zero_()
+            jacobi_1d_blocked[(programs,)](A, B, scratch, sync, N, T, chunk, G=group, W=w,
+                                          num_warps=warps, launch_cooperative_grid=True)
+        try:
+            run()
+            torch.cuda.synchronize()
+            err = max(np.abs(A.cpu().numpy() - a).max(), np.abs(B.cpu().numpy() - b).max())
+            t = timed(run, reps=10)
+            log(f"jacobi_1d blocked programs={programs} steps/group={group} W={w} warps={warps}: "
+                f"{t * 1e3:7.3f} ms ({t / (2 * T) * 1e6:.3f} us a phase) max err {err:.1e}")
+        except Exception as e:
+            log(f"jacobi_1d blocked programs={programs} steps/group={group}: {type(e).__name__}: {str(e)[:200]}")
+
+
 def part_breakdowns(mods):
     d = device_args("gemver")
     gv = mods["gemver"]
@@ -601,7 +693,8 @@ def main():
     parts = {"gemm": part_gemm, "breakdowns": part_breakdowns, "jacobi_1d": part_jacobi_1d,
              "fold": part_fold, "more_breakdowns": part_more_breakdowns,
              "tile_configs": part_tile_configs, "gemver_fused": part_gemver_fused,
-             "launch_paths": part_launch_paths, "go_fast": part_go_fast}
+             "launch_paths": part_launch_paths, "go_fast": part_go_fast,
+             "temporal": part_temporal}
     for name in a.parts.split(","):
         t0 = time.perf_counter()
         try:
