@@ -68,7 +68,7 @@ def check(kernel, size, modules):
     torch.cuda.synchronize()
     first = outputs(spec, args, ret)
     hits = [0]
-    for table in mod._APPYC_COMPILED.values():
+    for _, table in mod._APPYC_COMPILED.values():
         for key, (run, function, meta, consts) in list(table.items()):
             def counted(*a, run=run):
                 hits[0] += 1

@@ -129,3 +129,15 @@ def test_constants_reach_the_launcher_in_the_kernel_s_order(launch):
     fast = k.log[-1]
     assert fast[1:4] == (4, 2, 1)
     assert fast[-4:] == (x, 0, 32, True)
+
+
+def test_an_id_reused_by_another_kernel_does_not_match(launch):
+    # A freed JIT function's id may be reused: the table names the function it belongs to.
+    old, new = Kernel(["x", "MVL"]), Kernel(["x", "MVL"])
+    x = torch.zeros(8)
+    launch(old, (1,), (x,), {"MVL": 16})
+    table = launch.__globals__["_APPYC_COMPILED"]
+    table[id(new)] = table.pop(id(old))
+    launch(new, (1,), (x,), {"MVL": 16})
+    launch(new, (1,), (x,), {"MVL": 16})
+    assert paths(new) == ["triton", "fast"]
