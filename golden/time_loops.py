@@ -386,6 +386,56 @@ def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, one_launch):
                   num_warps=num_warps, launch_cooperative_grid=True)
 
 
+def _appyc_blocked(kernel, steps, arrays, scalars, reach):
+    """Runs a 1-D stencil loop temporally blocked (codegen/blocked.rs) when its arrays allow it
+    (1-D, one length, contiguous, floating) and the programs fit on the GPU at once; returns
+    False otherwise, and the plain persistent kernel runs. `reach`: how far one iteration reads
+    (radius x phases). A program owns a chunk of `width - 2 * halo` elements and runs `group`
+    iterations between grid barriers (32 on the GPU, 0.39 us a phase for jacobi_1d against 1.2
+    for a grid barrier a phase: scripts/gaps_h100.log, temporal); under the interpreter small
+    chunks and groups, so tests cross chunk and group boundaries. APPYC_TEMPORAL=0 turns it off.
+    """
+    if os.environ.get("APPYC_TEMPORAL") == "0":
+        return False
+    n = arrays[0].shape[0]
+    if any(a.dim() != 1 or a.shape[0] != n or a.stride(0) != 1 or not a.is_floating_point()
+           for a in arrays):
+        return False
+    width, group = (32, 2) if _APPYC_INTERPRET else (512, 32)
+    while group > 1 and 4 * reach * group > width:
+        group //= 2
+    halo = reach * group
+    chunk = width - 2 * halo
+    if chunk < width // 4:
+        return False  # the halo would be most of the work
+    programs = -(-n // chunk)
+    groups = -(-steps // group)
+    device = arrays[0].device
+    scratch = [torch.empty(programs * width, dtype=a.dtype, device=device) for a in arrays]
+    sync = torch.zeros(1, dtype=torch.int64, device=device)
+    args = (*arrays, *scratch, *scalars, n, steps, chunk)
+    constants = {"G": group, "W": width, "HALO": halo}
+    if _APPYC_INTERPRET:
+        for g in range(groups):
+            for compute in (True, False):
+                kernel[(programs,)](*args, g, g + 1, sync, **constants, COMPUTE=compute,
+                                    WRITE=not compute, GRID_SYNC=False)
+        return True
+    constants.update(COMPUTE=True, WRITE=True, GRID_SYNC=True)
+    key = (id(kernel), device, width, group)
+    if key not in _APPYC_RESIDENT:
+        compiled = kernel.warmup(*args, 0, groups, sync, grid=(1,), **constants, num_warps=4,
+                                 launch_cooperative_grid=True)
+        compiled._init_handles()
+        props = torch.cuda.get_device_properties(device)
+        _APPYC_RESIDENT[key] = _appyc_programs_per_sm(compiled, 4, props) * props.multi_processor_count
+    if programs > _APPYC_RESIDENT[key]:
+        return False
+    _appyc_launch(kernel, (programs,), (*args, 0, groups, sync), constants, num_warps=4,
+                  launch_cooperative_grid=True)
+    return True
+
+
 _APPYC_RESIDENT = {}
 
 
@@ -446,6 +496,47 @@ def _jacobi_1d_persistent0(B, A, N, B_stride0, A_stride0, _phase_lo, _phase_hi, 
             _appyc_grid_barrier(_sync, _arrived)
 
 
+@triton.jit(do_not_specialize=["_group_lo", "_group_hi"])
+def _jacobi_1d_persistent0_blocked(B, A, _scratch_B, _scratch_A, N, _n, _steps, _chunk, _group_lo, _group_hi, _sync, G: tl.constexpr, W: tl.constexpr, HALO: tl.constexpr, COMPUTE: tl.constexpr, WRITE: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/time_loops.py:15: for t in range(TSTEPS):  (temporally blocked: G iterations between grid barriers)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _x = tl.arange(0, W)
+    _lo = _pid * _chunk
+    _gi = _lo - HALO + _x
+    _inside = (_gi >= 0) & (_gi < _n)
+    _owned = (_gi >= _lo) & (_gi < tl.minimum(_lo + _chunk, _n))
+    _arrived = tl.full((), 0, tl.int64)
+    _s_B = _scratch_B + _pid * W
+    _s_A = _scratch_A + _pid * W
+    for _group in range(_group_lo, _group_hi):
+        if COMPUTE:
+            tl.store(_s_B + _x, tl.load(B + _gi, mask=_inside, other=0))
+            tl.store(_s_A + _x, tl.load(A + _gi, mask=_inside, other=0))
+            if GRID_SYNC:
+                _arrived += _nprog
+                _appyc_grid_barrier(_sync, _arrived)
+            else:
+                tl.debug_barrier()
+            for _step in range(tl.minimum(G, _steps - _group * G)):
+                _ok = _inside & (_x >= 1) & (_x < W - 1) & (_gi >= 1) & (_gi < (N - 1))
+                _v = (0.33333 * ((tl.load(_s_A + (_x - 1), mask=_ok, other=0) + tl.load(_s_A + _x, mask=_ok, other=0)) + tl.load(_s_A + (_x + 1), mask=_ok, other=0)))
+                tl.store(_s_B + _x, _v, mask=_ok)
+                tl.debug_barrier()
+                _ok = _inside & (_x >= 1) & (_x < W - 1) & (_gi >= 1) & (_gi < (N - 1))
+                _v = (0.33333 * ((tl.load(_s_B + (_x - 1), mask=_ok, other=0) + tl.load(_s_B + _x, mask=_ok, other=0)) + tl.load(_s_B + (_x + 1), mask=_ok, other=0)))
+                tl.store(_s_A + _x, _v, mask=_ok)
+                tl.debug_barrier()
+        if WRITE:
+            tl.store(B + _gi, tl.load(_s_B + _x), mask=_owned)
+            tl.store(A + _gi, tl.load(_s_A + _x), mask=_owned)
+            if GRID_SYNC:
+                _arrived += _nprog
+                _appyc_grid_barrier(_sync, _arrived)
+            else:
+                tl.debug_barrier()
+
+
 _jacobi_1d_persistent0_tuning = _AppycTuning("_jacobi_1d_persistent0", "90aa70d04f1b8f32", (1024, 4, True), _APPYC_PERSISTENT_CANDIDATES)
 
 
@@ -453,6 +544,8 @@ def _launch_jacobi_1d_persistent0(B, A, N, TSTEPS, _appyc_config=None):
     """Runs the loop at samples/time_loops.py:15 on the GPU: one launch of the persistent kernel _jacobi_1d_persistent0."""
     n_t = int(TSTEPS)
     if n_t <= 0:
+        return
+    if _appyc_blocked(_jacobi_1d_persistent0_blocked, n_t, (B, A), (int(N),), 2):
         return
     if _appyc_config is None:
         _appyc_key = (_appyc_size(N), B.dtype, A.dtype)

@@ -3,7 +3,7 @@
 use crate::codegen::host::{self, Edit, HostRewriter};
 use crate::codegen::launch::{self, LaunchContext, LaunchOptions, SizeNames};
 use crate::codegen::templates::{Prelude, PreludeUses};
-use crate::codegen::{python, tiles, triton, writer::Writer};
+use crate::codegen::{blocked, python, tiles, triton, writer::Writer};
 use crate::diag::{Diagnostic, Result};
 use crate::frontend::lower::{dotted_name, lower_function};
 use crate::frontend::pragma::{scan_pragmas, Pragma};
@@ -552,10 +552,31 @@ fn compile_function(
                     file,
                 )?;
                 let name = format!("_launch{kernel}");
-                let (launcher, args) =
-                    launch::persistent_launcher(&launch_cx, &name, &kernel, &code, p, &regions);
+                let blocked_name = format!("{kernel}_blocked");
+                let blocked = p.stencil.as_ref().map(|st| {
+                    blocked::blocked_kernel(
+                        &blocked_name,
+                        st,
+                        &code,
+                        file,
+                        file.line_of(p.loop_span.start as usize),
+                    )
+                });
+                let (launcher, args) = launch::persistent_launcher(
+                    &launch_cx,
+                    &name,
+                    &kernel,
+                    &code,
+                    p,
+                    &regions,
+                    blocked.as_ref().map(|_| blocked_name.as_str()),
+                );
                 generated.push_str(&code.text);
                 generated.push_str("\n\n");
+                if let Some(text) = &blocked {
+                    generated.push_str(text);
+                    generated.push_str("\n\n");
+                }
                 generated.push_str(&launcher);
                 generated.push_str("\n\n\n");
                 replace(

@@ -672,6 +672,7 @@ pub fn persistent_launcher(
     code: &KernelCode,
     p: &Persistent,
     regions: &[&Kernel],
+    blocked: Option<&str>,
 ) -> (String, Vec<String>) {
     let (file, opts, sizes) = (cx.file, cx.opts, &cx.sizes);
     let mut host_args = without_temps(code, regions);
@@ -809,12 +810,45 @@ pub fn persistent_launcher(
             count: trip_expr(&p.range.start, &p.range.stop, &p.range.step),
         }],
         empty_test: format!("{trip} <= 0"),
-        fast_path: vec![],
+        fast_path: match (blocked, &p.stencil) {
+            (Some(b), Some(st)) => blocked_launch(b, &trip, code, st),
+            _ => vec![],
+        },
         tuning: (!comm).then_some(tuning),
         launch,
         result: None,
     };
     (l.render().expect("launcher template renders"), host_args)
+}
+
+/// The temporally blocked kernel's launch (`_appyc_blocked`), taken when the arrays allow it.
+fn blocked_launch(
+    blocked: &str,
+    trip: &str,
+    code: &KernelCode,
+    stencil: &crate::schedule::temporal::Stencil,
+) -> Vec<String> {
+    let arrays: Vec<String> = code
+        .params
+        .iter()
+        .filter(|q| matches!(q, Param::Array(_)))
+        .map(Param::host_value)
+        .collect();
+    let scalars: Vec<String> = code
+        .params
+        .iter()
+        .filter(|q| matches!(q, Param::IntScalar(_) | Param::FloatScalar(_)))
+        .map(Param::host_value)
+        .collect();
+    let reach = stencil.radius * stencil.phases.len() as i64;
+    vec![
+        format!(
+            "if _appyc_blocked({blocked}, {trip}, ({}), ({}), {reach}):",
+            tuple(&arrays),
+            tuple(&scalars)
+        ),
+        "    return".into(),
+    ]
 }
 
 #[cfg(test)]

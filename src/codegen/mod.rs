@@ -2,6 +2,7 @@
 //! templates, and host code spliced from the source text.
 
 mod analysis;
+pub mod blocked;
 pub mod host;
 pub mod launch;
 pub mod python;

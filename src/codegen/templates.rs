@@ -17,6 +17,8 @@ pub struct PreludeUses {
     pub libdevice: bool,
     pub tuning: bool,
     pub persistent: bool,
+    /// A temporally blocked stencil loop (`codegen::blocked`).
+    pub blocked: bool,
     pub trip: bool,
     pub device: bool,
     pub shape: bool,
@@ -45,6 +47,7 @@ impl PreludeUses {
             libdevice: code.contains("libdevice."),
             tuning: calls("_AppycTuning"),
             persistent: calls("_appyc_persistent") || nvshmem,
+            blocked: calls("_appyc_blocked"),
             trip: calls("_appyc_trip"),
             device: calls("_appyc_device"),
             shape: calls("_appyc_shape"),

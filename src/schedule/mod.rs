@@ -18,6 +18,7 @@ use rustpython_parser::{Mode, Tok};
 use std::collections::HashSet;
 
 mod footprint;
+pub mod temporal;
 use footprint::Footprint;
 
 /// How the regions of one function are launched, in source order.
@@ -42,6 +43,8 @@ pub struct Persistent {
     /// `barrier_after[r]`: a grid barrier follows phase `r` (cyclically: after the last phase
     /// of an iteration comes the first of the next).
     pub barrier_after: Vec<bool>,
+    /// The loop may also run temporally blocked (`temporal`): a 1-D stencil.
+    pub stencil: Option<temporal::Stencil>,
 }
 
 pub fn run(
@@ -100,6 +103,9 @@ impl Cx<'_> {
                         match self.eligible(s, var, body) {
                             Ok(regions) => {
                                 let barrier_after = barriers(&regions, kernels, var);
+                                let phases: Vec<&Kernel> =
+                                    regions.iter().map(|&r| &kernels[r]).collect();
+                                let stencil = temporal::stencil(var, &phases);
                                 out.push(Persistent {
                                     var: var.clone(),
                                     range: range.clone(),
@@ -107,6 +113,7 @@ impl Cx<'_> {
                                     loop_span: s.span,
                                     regions,
                                     barrier_after,
+                                    stencil,
                                 });
                                 continue;
                             }
@@ -551,5 +558,61 @@ mod tests {
 ";
         let (_, launches) = schedule(src, true).unwrap();
         assert_eq!(persistent(&launches[0]).var, "t");
+    }
+
+    /// The stencil schedule::run finds in a one-loop function (None when not persistent).
+    fn stencil_of(src: &str) -> Option<temporal::Stencil> {
+        let (_, launches) = schedule(src, true).unwrap();
+        match &launches[0] {
+            Launch::Persistent(p) => p.stencil.clone(),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_loop_of_one_dimensional_constant_offset_phases_is_a_stencil() {
+        let st = stencil_of(JACOBI).expect("jacobi is a stencil");
+        assert_eq!(st.radius, 1);
+        assert_eq!(st.phases.len(), 2);
+        assert_eq!(
+            (st.phases[0].target.as_str(), st.phases[1].target.as_str()),
+            ("B", "A")
+        );
+        assert!(!st.phases[0].reads_target);
+        // Host scalars, the index itself, a float division, a farther offset.
+        let wider = JACOBI.replace("A[i - 1] + A[i + 1]", "alpha * A[i - 3] / 2.0 + i");
+        assert_eq!(stencil_of(&wider).expect("still a stencil").radius, 3);
+    }
+
+    #[test]
+    fn anything_else_is_not_a_stencil() {
+        for (from, to) in [
+            // The loop variable in a value or a bound.
+            ("A[i - 1] + A[i + 1]", "A[i - 1] + t"),
+            (
+                "range(1, N - 1):\n            B[i]",
+                "range(1, N - t):\n            B[i]",
+            ),
+            // An index that is not `i + c`.
+            ("A[i - 1] + A[i + 1]", "A[N - 1 - i]"),
+            ("A[i - 1] + A[i + 1]", "A[2 * i]"),
+            // A write away from `i`.
+            ("            B[i] =", "            B[i + 1] ="),
+            // Integer division (Triton and NumPy disagree), a call.
+            ("A[i - 1] + A[i + 1]", "N / 2"),
+            ("A[i - 1] + A[i + 1]", "abs(A[i])"),
+            // Two statements in a phase.
+            (
+                "            B[i] = A[i - 1] + A[i + 1]\n",
+                "            B[i] = A[i - 1]\n            B[i] = B[i] + A[i + 1]\n",
+            ),
+        ] {
+            let src = JACOBI.replacen(from, to, 1);
+            assert_ne!(src, JACOBI, "{from}");
+            assert!(stencil_of(&src).is_none(), "{src}");
+        }
+        // Two dimensions.
+        let grid = "def f(A, B, N, T):\n    for t in range(T):\n        #pragma parallel for\n        for i in range(1, N - 1):\n            #pragma parallel for\n            for j in range(N):\n                B[i, j] = A[i - 1, j]\n";
+        assert!(stencil_of(grid).is_none());
     }
 }

@@ -360,12 +360,25 @@ CASES = [
     # ---------------------------------------------------------------- time_loops (persistent)
     # Host time loops become one persistent kernel; under the interpreter it runs one launch
     # per phase with 3 programs, so every grid-stride loop takes several turns.
+    # jacobi_1d is a 1-D stencil: temporally blocked (chunks of 24 and groups of 2 iterations
+    # under the interpreter; an odd count leaves a short last group), or not when turned off.
     Case("time_loops", "jacobi_1d",
-         lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 4], SIZES_1D, fp64_strict=True),
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 4], SIZES_1D, fp64_strict=True,
+         launches=("_jacobi_1d_persistent0_blocked",)),
+    Case("time_loops", "jacobi_1d", variant="odd-steps",
+         make=lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 5], sizes=(25, 301),
+         fp64_strict=True, launches=("_jacobi_1d_persistent0_blocked",)),
+    Case("time_loops", "jacobi_1d", variant="fp32",
+         make=lambda r, n: [normal(r, n), normal(r, n), n, 3], sizes=(37,),
+         launches=("_jacobi_1d_persistent0_blocked",)),
+    Case("time_loops", "jacobi_1d", variant="unblocked",
+         make=lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 4], sizes=SIZES_1D,
+         fp64_strict=True, env={"APPYC_TEMPORAL": "0"}, no_launches=("_blocked",)),
     Case("time_loops", "floyd_warshall",
          lambda r, n: [distances(r, n), n], (7, 37)),
-    Case("time_loops", "independent_phases",
-         lambda r, n: [normal(r, n), normal(r, n), normal(r, n), n, 3], SIZES_1D),
+    Case("time_loops", "independent_phases",   # reads X[N - 1 - i]: no stencil, not blocked
+         lambda r, n: [normal(r, n), normal(r, n), normal(r, n), n, 3], SIZES_1D,
+         no_launches=("_blocked",)),
     Case("time_loops", "shifted_steps",
          lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 2, 11], SIZES_1D,
          fp64_strict=True),

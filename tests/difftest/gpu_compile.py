@@ -121,6 +121,22 @@ def persistent_launch(kernel, phases, work, args, mvl, num_warps, one_launch):
         kernel[(1,)](*args, 0, 1, sync, MVL=mvl, GRID_SYNC=False, num_warps=num_warps)
 
 
+def blocked_launch(kernel, steps, arrays, scalars, reach):
+    """Stands in for `_appyc_blocked`: the blocked kernel compiled as a GPU launches it (one
+    cooperative launch with grid barriers, the GPU's chunk and group), then False, so that the
+    plain persistent kernel is compiled too."""
+    group = 32
+    while group > 1 and 4 * reach * group > 512:
+        group //= 2
+    halo = reach * group
+    scratch = [torch.empty(512, dtype=a.dtype) for a in arrays]
+    sync = torch.zeros(1, dtype=torch.int64)
+    kernel[(1,)](*arrays, *scratch, *scalars, arrays[0].shape[0], steps, 512 - 2 * halo, 0, 1,
+                 sync, G=group, W=512, HALO=halo, COMPUTE=True, WRITE=True, GRID_SYNC=True,
+                 num_warps=4, launch_cooperative_grid=True)
+    return False
+
+
 def _cpu_device(original):
     """`_appyc_device` falls back to cuda when a function has no array argument; stay on the CPU."""
     def device(*arrays):
@@ -150,6 +166,8 @@ def main(request_path, result_path):
                     mod._AppycTuning.tune = tuning_tune
                 if hasattr(mod, "_appyc_persistent"):
                     mod._appyc_persistent = persistent_launch
+                if hasattr(mod, "_appyc_blocked"):
+                    mod._appyc_blocked = blocked_launch
                 modules[case.sample] = mod
             size = case.sizes[0]
             args = case.make(np.random.default_rng(seed_for(case, size)), size)

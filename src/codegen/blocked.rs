@@ -1,0 +1,186 @@
+//! The temporally blocked form of a 1-D stencil loop (`schedule::temporal`): one kernel whose
+//! programs each own `_chunk` elements of the arrays' index space. Per group of `G` iterations
+//! a program loads its chunk and a halo of `HALO` elements on each side from every array into
+//! its own scratch, runs the group's phases there (each phase computes wherever its inputs are
+//! still valid, one radius less per phase; a block barrier after each phase, and one between
+//! loads and stores when a phase reads its own target), then writes its chunk of every written
+//! array back. On the GPU one cooperative launch runs every group, with a grid barrier after
+//! the loads (no one overwrites what a neighbour still loads) and after the writes; under the
+//! interpreter, which runs programs one after another, each group is two launches (`COMPUTE`
+//! then `WRITE`), whose boundary orders them the same way.
+
+use super::triton::{signature, KernelCode, Param};
+use super::writer::Writer;
+use crate::frontend::source::SourceFile;
+use crate::ir::*;
+use crate::schedule::temporal::Stencil;
+
+/// The kernel's text; `plain` is the loop's persistent kernel, whose arrays and scalars it
+/// takes (in the same order; strides and shapes aside).
+pub fn blocked_kernel(
+    name: &str,
+    stencil: &Stencil,
+    plain: &KernelCode,
+    file: &SourceFile,
+    line: usize,
+) -> String {
+    let arrays: Vec<&str> = plain
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            Param::Array(a) => Some(a.as_str()),
+            _ => None,
+        })
+        .collect();
+    let scalars: Vec<Param> = plain
+        .params
+        .iter()
+        .filter(|p| matches!(p, Param::IntScalar(_) | Param::FloatScalar(_)))
+        .cloned()
+        .collect();
+    let written: Vec<&str> = arrays
+        .iter()
+        .copied()
+        .filter(|a| stencil.phases.iter().any(|p| p.target == *a))
+        .collect();
+    let mut sig: Vec<String> = arrays.iter().map(|a| a.to_string()).collect();
+    sig.extend(arrays.iter().map(|a| format!("_scratch_{a}")));
+    sig.extend(signature(&scalars));
+    sig.extend(
+        ["_n", "_steps", "_chunk", "_group_lo", "_group_hi", "_sync"]
+            .iter()
+            .map(|s| s.to_string()),
+    );
+    sig.extend(
+        ["G", "W", "HALO", "COMPUTE", "WRITE", "GRID_SYNC"]
+            .iter()
+            .map(|c| format!("{c}: tl.constexpr")),
+    );
+    let mut w = Writer::new(0);
+    w.line("@triton.jit(do_not_specialize=[\"_group_lo\", \"_group_hi\"])");
+    w.line(format!("def {name}({}):", sig.join(", ")));
+    w.indent();
+    w.line(format!(
+        "# {}:{line}: {}  (temporally blocked: G iterations between grid barriers)",
+        file.name,
+        file.line_text(line).trim()
+    ));
+    for l in [
+        "_pid = tl.program_id(0)",
+        "_nprog = tl.num_programs(0)",
+        "_x = tl.arange(0, W)",
+        "_lo = _pid * _chunk",
+        "_gi = _lo - HALO + _x",
+        "_inside = (_gi >= 0) & (_gi < _n)",
+        "_owned = (_gi >= _lo) & (_gi < tl.minimum(_lo + _chunk, _n))",
+        "_arrived = tl.full((), 0, tl.int64)",
+    ] {
+        w.line(l);
+    }
+    for a in &arrays {
+        w.line(format!("_s_{a} = _scratch_{a} + _pid * W"));
+    }
+    w.line("for _group in range(_group_lo, _group_hi):");
+    w.indent();
+    w.line("if COMPUTE:");
+    w.indent();
+    for a in &arrays {
+        w.line(format!(
+            "tl.store(_s_{a} + _x, tl.load({a} + _gi, mask=_inside, other=0))"
+        ));
+    }
+    grid_sync(&mut w);
+    w.line("for _step in range(tl.minimum(G, _steps - _group * G)):");
+    w.indent();
+    let r = stencil.radius;
+    for p in &stencil.phases {
+        let lo = bound(&p.lo);
+        let hi = bound(&p.hi);
+        w.line(format!(
+            "_ok = _inside & (_x >= {r}) & (_x < W - {r}) & (_gi >= {lo}) & (_gi < {hi})"
+        ));
+        w.line(format!("_v = {}", value(&p.value, &p.index)));
+        if p.reads_target {
+            w.line("tl.debug_barrier()");
+        }
+        w.line(format!("tl.store(_s_{} + _x, _v, mask=_ok)", p.target));
+        w.line("tl.debug_barrier()");
+    }
+    w.dedent();
+    w.dedent();
+    w.line("if WRITE:");
+    w.indent();
+    for a in &written {
+        w.line(format!(
+            "tl.store({a} + _gi, tl.load(_s_{a} + _x), mask=_owned)"
+        ));
+    }
+    grid_sync(&mut w);
+    w.dedent();
+    w.dedent();
+    w.dedent();
+    w.finish()
+}
+
+/// A grid barrier on the GPU; a block barrier under the interpreter (one launch per stage).
+fn grid_sync(w: &mut Writer) {
+    w.line("if GRID_SYNC:");
+    w.indent();
+    w.line("_arrived += _nprog");
+    w.line("_appyc_grid_barrier(_sync, _arrived)");
+    w.dedent();
+    w.line("else:");
+    w.indent();
+    w.line("tl.debug_barrier()");
+    w.dedent();
+}
+
+/// A region bound (host names, integers, `A.shape[0]`, which is `_n`).
+fn bound(e: &Expr) -> String {
+    print(e, &mut |x| match &x.kind {
+        ExprKind::Shape { .. } => Some("_n".to_string()),
+        _ => None,
+    })
+}
+
+/// A phase's value: `Y[i + c]` from the scratch, `i` the global index.
+fn value(e: &Expr, index: &str) -> String {
+    print(e, &mut |x| match &x.kind {
+        ExprKind::Name(n) if n == index => Some("_gi".to_string()),
+        ExprKind::Subscript { array, indices } => {
+            let [Index::At(at)] = indices.as_slice() else {
+                unreachable!("schedule::temporal takes one index");
+            };
+            let shift = print(at, &mut |y| match &y.kind {
+                ExprKind::Name(n) if n == index => Some("_x".to_string()),
+                _ => None,
+            });
+            Some(format!("tl.load(_s_{array} + {shift}, mask=_ok, other=0)"))
+        }
+        _ => None,
+    })
+}
+
+/// `e` fully parenthesised, with `leaf` spelling what it knows.
+fn print(e: &Expr, leaf: &mut dyn FnMut(&Expr) -> Option<String>) -> String {
+    if let Some(s) = leaf(e) {
+        return s;
+    }
+    match &e.kind {
+        ExprKind::Name(n) => n.clone(),
+        ExprKind::Int(v) => v.to_string(),
+        ExprKind::Float(v) => format!("{v:?}"),
+        ExprKind::Unary { operand, .. } => format!("(-{})", print(operand, leaf)),
+        ExprKind::Binary { op, left, right } => {
+            let o = match op {
+                BinOp::Add => "+",
+                BinOp::Sub => "-",
+                BinOp::Mul => "*",
+                BinOp::Div => "/",
+                _ => unreachable!("schedule::temporal allows + - * /"),
+            };
+            format!("({} {o} {})", print(left, leaf), print(right, leaf))
+        }
+        _ => unreachable!("schedule::temporal allows no other expression"),
+    }
+}
