@@ -422,7 +422,7 @@ def _appyc_blocked(kernel, steps, arrays, scalars, reach):
                                     WRITE=not compute, GRID_SYNC=False)
         return True
     constants.update(COMPUTE=True, WRITE=True, GRID_SYNC=True)
-    key = (id(kernel), device, width, group)
+    key = (id(kernel), device, width, group, tuple(a.dtype for a in arrays))  # registers differ
     if key not in _APPYC_RESIDENT:
         compiled = kernel.warmup(*args, 0, groups, sync, grid=(1,), **constants, num_warps=4,
                                  launch_cooperative_grid=True)
