@@ -592,6 +592,28 @@ pub fn same_place(a: &Expr, b: &Expr) -> bool {
 }
 
 impl Kernel {
+    /// Every name the kernel binds: its grid's variables, locals, loop variables and vector
+    /// indices.
+    pub fn bound_names(&self) -> std::collections::HashSet<String> {
+        let mut names: std::collections::HashSet<String> =
+            self.dims.iter().map(|d| d.var.clone()).collect();
+        for s in &self.body {
+            s.walk(&mut |st| match &st.kind {
+                StmtKind::Assign { target, .. } => {
+                    if let ExprKind::Name(n) = &target.kind {
+                        names.insert(n.clone());
+                    }
+                }
+                StmtKind::For { var, vector, .. } => {
+                    names.insert(var.clone());
+                    names.extend(vector.clone());
+                }
+                _ => {}
+            });
+        }
+        names
+    }
+
     /// Every name the kernel uses (variables, arrays, loop variables), so that names the
     /// compiler makes up never collide with the user's.
     pub fn names(&self) -> std::collections::HashSet<String> {

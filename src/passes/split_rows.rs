@@ -54,7 +54,7 @@ fn splittable(k: &Kernel) -> Option<SplitRows> {
     if accumulators.len() != 1 {
         return None;
     }
-    let assigned = assigned_names(k);
+    let assigned = k.bound_names();
     let host_computable = |e: &Expr| {
         !e.any(&mut |x| match &x.kind {
             ExprKind::Name(n) => assigned.contains(n),
@@ -89,26 +89,6 @@ fn contains_row_tile(s: &Stmt) -> bool {
     let mut found = false;
     s.walk(&mut |st| found |= is_row_tile(st));
     found
-}
-
-/// Every name the kernel binds: locals, loop variables, vector indices, the grid's variables.
-fn assigned_names(k: &Kernel) -> HashSet<String> {
-    let mut names: HashSet<String> = k.dims.iter().map(|d| d.var.clone()).collect();
-    for s in &k.body {
-        s.walk(&mut |st| match &st.kind {
-            StmtKind::Assign { target, .. } => {
-                if let ExprKind::Name(n) = &target.kind {
-                    names.insert(n.clone());
-                }
-            }
-            StmtKind::For { var, vector, .. } => {
-                names.insert(var.clone());
-                names.extend(vector.clone());
-            }
-            _ => {}
-        });
-    }
-    names
 }
 
 #[cfg(test)]

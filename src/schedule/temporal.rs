@@ -46,21 +46,7 @@ pub struct StencilPhase {
 pub fn stencil(var: &str, regions: &[&Kernel]) -> Option<Stencil> {
     let mut bound: HashSet<String> = HashSet::from([var.to_string()]);
     for k in regions {
-        bound.extend(k.dims.iter().map(|d| d.var.clone()));
-        for s in &k.body {
-            s.walk(&mut |st| match &st.kind {
-                StmtKind::Assign { target, .. } => {
-                    if let ExprKind::Name(n) = &target.kind {
-                        bound.insert(n.clone());
-                    }
-                }
-                StmtKind::For { var, vector, .. } => {
-                    bound.insert(var.clone());
-                    bound.extend(vector.clone());
-                }
-                _ => {}
-            });
-        }
+        bound.extend(k.bound_names());
     }
     let host_value = |e: &Expr| {
         !e.any(&mut |x| match &x.kind {
