@@ -6,7 +6,9 @@ only between dependent phases (independent_phases); the loop variable used in ke
 start and a step (shifted_steps); a `sequential for` region as a phase (prefix_steps); a 2-D
 grid region as a phase (smooth_2d); two phases writing different rows of one array with no
 barrier between them (yee_steps, fdtd_2d's step); and a loop with host code in its body, which
-keeps one launch per region (host_code_in_loop).
+keeps one launch per region (host_code_in_loop). 1-D stencil loops (jacobi_1d, and
+smooth_1d_slices in tensor statements with a radius of 2 and a scalar) also get a temporally
+blocked kernel.
 """
 import numpy as np
 
@@ -19,6 +21,16 @@ def jacobi_1d(A, B, N, TSTEPS):
         #pragma parallel for simd
         for i in range(1, N - 1):
             A[i] = 0.33333 * (B[i - 1] + B[i] + B[i + 1])
+
+
+def smooth_1d_slices(A, B, alpha, N, T):
+    # Tensor statements reading two elements away; B's first and last two elements are never
+    # written, A's first and last only read.
+    for t in range(T):
+        #pragma 2:N-2=>parallel
+        B[2:N-2] = alpha * (A[0:N-4] + A[4:N]) + (1.0 - 2.0 * alpha) * A[2:N-2] / 1.5
+        #pragma 1:N-1=>parallel
+        A[1:N-1] = 0.5 * (B[0:N-2] - B[2:N]) + B[1:N-1]
 
 
 def floyd_warshall(path, N):

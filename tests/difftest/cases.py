@@ -374,6 +374,9 @@ CASES = [
     Case("time_loops", "jacobi_1d", variant="unblocked",
          make=lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 4], sizes=SIZES_1D,
          fp64_strict=True, env={"APPYC_TEMPORAL": "0"}, no_launches=("_blocked",)),
+    Case("time_loops", "smooth_1d_slices",
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), 0.3, n, 5], (5, 37, 1000),
+         fp64_strict=True, launches=("_smooth_1d_slices_persistent0_blocked",)),
     Case("time_loops", "floyd_warshall",
          lambda r, n: [distances(r, n), n], (7, 37)),
     Case("time_loops", "independent_phases",   # reads X[N - 1 - i]: no stencil, not blocked
