@@ -1,0 +1,517 @@
+#!/usr/bin/env python3
+"""How work is laid out, measured before the compiler changes (issues 6 and 9), one device call.
+
+  1. vp_order: persistent stencil loops (heat_3d, jacobi_2d, fdtd_2d at `paper` size), the
+     generated kernel as is (each program takes virtual programs pid, pid + P, pid + 2P, ...)
+     against the same kernel with each program taking one contiguous run of virtual programs
+     (neighbouring rows then come from the same SM's L1 instead of the L2), every persistent
+     configuration forced in turn. Prediction: heat_3d's sweeps read each row from the L2 about
+     5 times (i +- 1, j +- 1, itself) in the cyclic order and about 3 in the contiguous one, so
+     if it is L2-bound it gets up to 1.6x faster; jacobi_2d is DRAM-bound and should not move.
+  2. gemm_edges: gemm at `paper` size (fp64, 2000 x 2300 x 2600, whose extents and leading
+     dimensions are not multiples of 16, so Triton specialises none of them): a hand-written
+     tile kernel as generated, against one whose interior tiles run a k loop with no masks
+     (masks that vary along the contiguous dimension keep loads at 8 bytes) and a masked tail,
+     and against hints that the leading dimensions are even (16-byte rows). Prediction: 16-byte
+     loads in the interior close part of the gap to cuBLAS (0.60 ms without the epilogue, 0.47
+     for torch.matmul).
+
+  3. programs: the same loops with the grid capped at k programs an SM, and a bare grid
+     barrier's cost per program count (arrivals and polls on one counter serialise).
+  4. barriers: grid barrier designs (one counter with atomic or acquire-load polls, two-level
+     arrival trees with one flag or a flag per group), each timed per program count and stressed
+     for correctness (every program reads a neighbour's slot written before the barrier);
+     barrier_in_modules: the generated loops with each design swapped in.
+
+Findings on the H100 are in scripts/layout_probe_h100.log.
+
+    python3 scripts/gpu_layout_probe.py --modules gen_npbench --out $OUT [--parts vp_order,gemm_edges,programs,barriers,barrier_in_modules]
+"""
+import argparse
+import importlib.util
+import re
+import sys
+import time
+from pathlib import Path
+
+import torch
+import triton
+import triton.language as tl
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_npbench import make_inputs  # noqa: E402
+
+LOG = []
+
+
+def log(*parts):
+    line = " ".join(str(p) for p in parts)
+    print(line, flush=True)
+    LOG.append(line)
+
+
+def timed(fn, reps=10, budget_s=3.0):
+    """Median wall time of `fn` between device synchronisations, at most `budget_s` of runs."""
+    fn()
+    torch.cuda.synchronize()
+    times = []
+    start = time.perf_counter()
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        torch.cuda.synchronize()
+        times.append(time.perf_counter() - t0)
+        if time.perf_counter() - start > budget_s and len(times) >= 3:
+            break
+    times.sort()
+    return times[len(times) // 2]
+
+
+def load_text(name, text, where):
+    path = Path(where) / f"{name}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def device_args(kernel):
+    out = {}
+    for name, v in make_inputs(kernel, "paper"):
+        out[name] = torch.from_numpy(v).cuda() if hasattr(v, "shape") else v
+    return out
+
+
+class Forced(dict):
+    """A tuning table that answers every key with one configuration."""
+
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+
+    def get(self, key, default=None):
+        return self.config
+
+
+# ---------------------------------------------------------------- 1. vp order
+CYCLIC = re.compile(r"^(\s*)for (_vp\d*) in range\(_pid, (.+), _nprog\):$", re.M)
+
+
+def contiguous_order(text):
+    """Each program takes one contiguous run of virtual programs instead of every P-th."""
+    def repl(m):
+        ind, var, n = m.group(1), m.group(2), m.group(3)
+        return (f"{ind}_run{var} = tl.cdiv({n}, _nprog)\n"
+                f"{ind}for {var} in range(_pid * _run{var}, tl.minimum({n}, _pid * _run{var} + _run{var})):")
+    out, count = CYCLIC.subn(repl, text)
+    assert count > 0, "no grid-stride loop found"
+    return out
+
+
+def part_vp_order(modules, scratch):
+    for stem in ("heat_3d", "jacobi_2d", "fdtd_2d"):
+        text = (Path(modules) / f"{stem}.py").read_text()
+        variants = {"cyclic": load_text(f"probe_{stem}_cyclic", text, scratch),
+                    "contiguous": load_text(f"probe_{stem}_contig", contiguous_order(text), scratch)}
+        base = device_args(stem)
+        ref = None
+        configs = variants["cyclic"]._APPYC_PERSISTENT_CANDIDATES
+        for config in configs:
+            if not config[2]:
+                continue
+            for vname, mod in variants.items():
+                tuning = [v for k, v in vars(mod).items() if k.endswith("_tuning")]
+                for t in tuning:
+                    t.chosen = Forced(config)
+                fn = getattr(mod, stem)
+                args = {k: (v.clone() if torch.is_tensor(v) else v) for k, v in base.items()}
+                fn(**args)
+                torch.cuda.synchronize()
+                outs = [v for v in args.values() if torch.is_tensor(v)]
+                if ref is None:
+                    ref = outs
+                err = max(float((a - b).abs().max()) for a, b in zip(outs, ref))
+
+                def run():
+                    fn(**{k: (v.clone() if torch.is_tensor(v) else v) for k, v in base.items()})
+                ms = timed(run) * 1e3
+                log(f"vp_order {stem:10s} {vname:10s} config={config} ms={ms:9.3f} maxdiff={err:.1e}")
+
+
+# ---------------------------------------------------------------- 2. gemm edges
+@triton.jit
+def b_rows(rk, sbk, EVEN: tl.constexpr):
+    rows = rk * sbk
+    if EVEN:
+        rows = tl.multiple_of(rows, 2)
+    return rows
+
+
+@triton.jit
+def gemm_probe(C, A, B, M, N, K, alpha: "fp64", beta: "fp64", sam, sak, sbk, sbn, scm, scn,
+               BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr,
+               SPLIT: tl.constexpr, EVEN: tl.constexpr):
+    # Grouped order, as generated: 8 rows of tiles share B's columns in the L2.
+    pid = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
+    first = pid // (8 * tl.num_programs(0)) * 8
+    rows_here = tl.minimum(tl.num_programs(1) - first, 8)
+    pid_m = first + pid % (8 * tl.num_programs(0)) % rows_here
+    pid_n = pid % (8 * tl.num_programs(0)) // rows_here
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    # Row offsets of A and C; B's row offset per k block (a hint on a scalar argument is lost:
+    # it has no defining op to carry the attribute, so the hint goes on the products).
+    a_rows = rm * sam
+    c_rows = rm * scm
+    if EVEN:
+        a_rows = tl.multiple_of(a_rows, 2)
+        c_rows = tl.multiple_of(c_rows, 2)
+    rm_ok = rm < M
+    rn_ok = rn < N
+    acc = tl.zeros((BM, BN), dtype=C.dtype.element_ty)
+    if SPLIT:
+        k_full = K - K % BK
+        if (pid_m * BM + BM <= M) & (pid_n * BN + BN <= N):
+            for k0 in tl.range(0, k_full, BK, num_stages=STAGES):
+                rk = k0 + tl.arange(0, BK)
+                a = tl.load(A + a_rows[:, None] + rk[None, :] * sak)
+                b = tl.load(B + b_rows(rk, sbk, EVEN)[:, None] + rn[None, :] * sbn)
+                acc = tl.dot(a, b, acc, input_precision="ieee", out_dtype=C.dtype.element_ty)
+        else:
+            for k0 in tl.range(0, k_full, BK, num_stages=STAGES):
+                rk = k0 + tl.arange(0, BK)
+                a = tl.load(A + a_rows[:, None] + rk[None, :] * sak, mask=rm_ok[:, None], other=0.0)
+                b = tl.load(B + b_rows(rk, sbk, EVEN)[:, None] + rn[None, :] * sbn, mask=rn_ok[None, :], other=0.0)
+                acc = tl.dot(a, b, acc, input_precision="ieee", out_dtype=C.dtype.element_ty)
+        if k_full < K:
+            rk = k_full + tl.arange(0, BK)
+            a = tl.load(A + a_rows[:, None] + rk[None, :] * sak,
+                        mask=rm_ok[:, None] & (rk[None, :] < K), other=0.0)
+            b = tl.load(B + b_rows(rk, sbk, EVEN)[:, None] + rn[None, :] * sbn,
+                        mask=(rk[:, None] < K) & rn_ok[None, :], other=0.0)
+            acc = tl.dot(a, b, acc, input_precision="ieee", out_dtype=C.dtype.element_ty)
+    else:
+        for k0 in tl.range(0, K, BK, num_stages=STAGES):
+            rk = k0 + tl.arange(0, BK)
+            a = tl.load(A + a_rows[:, None] + rk[None, :] * sak,
+                        mask=rm_ok[:, None] & (rk[None, :] < K), other=0.0)
+            b = tl.load(B + b_rows(rk, sbk, EVEN)[:, None] + rn[None, :] * sbn,
+                        mask=(rk[:, None] < K) & rn_ok[None, :], other=0.0)
+            acc = tl.dot(a, b, acc, input_precision="ieee", out_dtype=C.dtype.element_ty)
+    ok = rm_ok[:, None] & rn_ok[None, :]
+    c = tl.load(C + c_rows[:, None] + rn[None, :] * scn, mask=ok)
+    tl.store(C + c_rows[:, None] + rn[None, :] * scn, c * beta + alpha * acc, mask=ok)
+
+
+def part_gemm_edges(modules, scratch):
+    args = device_args("gemm")
+    A, B, C0 = args["A"], args["B"], args["C"]
+    alpha, beta = float(args["alpha"]), float(args["beta"])
+    M, K = A.shape
+    N = B.shape[1]
+    flops = 2.0 * M * N * K
+    ref = alpha * (A @ B) + beta * C0
+    log(f"gemm_edges M={M} N={N} K={K} strides A{tuple(A.stride())} B{tuple(B.stride())}")
+    ms = timed(lambda: torch.matmul(A, B), reps=30) * 1e3
+    log(f"gemm_edges torch.matmul                         ms={ms:7.4f} TFLOP/s={flops / ms / 1e9:6.2f}")
+    ms = timed(lambda: torch.addmm(C0, A, B, beta=beta, alpha=alpha), reps=30) * 1e3
+    log(f"gemm_edges torch.addmm                          ms={ms:7.4f} TFLOP/s={flops / ms / 1e9:6.2f}")
+    gen = load_text("probe_gemm_gen", (Path(modules) / "gemm.py").read_text(), scratch)
+    for config in ((64, 64, 16, 4, 3), (64, 64, 32, 4, 3), (128, 64, 16, 4, 3), (128, 64, 32, 8, 3),
+                   (64, 128, 16, 4, 3), (128, 128, 16, 8, 3), (128, 128, 32, 8, 2)):
+        bm, bn, bk, warps, stages = config
+        gen._gemm_kernel0_tiles_tuning.chosen = Forced(config)
+        C = C0.clone()
+        try:
+            gen.gemm(alpha, beta, C, A, B)
+            torch.cuda.synchronize()
+            err = float((C - ref).abs().max() / ref.abs().max())
+            ms = timed(lambda: gen.gemm(alpha, beta, C0.clone(), A, B), reps=30) * 1e3
+            log(f"gemm_edges generated {config}        ms={ms:7.4f} TFLOP/s={flops / ms / 1e9:6.2f} err={err:.1e}")
+        except Exception as e:  # a configuration that does not fit is a finding, not a stop
+            log(f"gemm_edges generated {config} failed: {type(e).__name__}: {str(e)[:200]}")
+        for split in (0, 1):
+            for even in (0, 1):
+                grid = (triton.cdiv(N, bn), triton.cdiv(M, bm))
+
+                def launch(Cx):
+                    gemm_probe[grid](Cx, A, B, M, N, K, alpha, beta, A.stride(0), A.stride(1),
+                                     B.stride(0), B.stride(1), Cx.stride(0), Cx.stride(1),
+                                     BM=bm, BN=bn, BK=bk, STAGES=stages, SPLIT=split, EVEN=even,
+                                     num_warps=warps)
+                try:
+                    C = C0.clone()
+                    launch(C)
+                    torch.cuda.synchronize()
+                    err = float((C - ref).abs().max() / ref.abs().max())
+                    ms = timed(lambda: launch(C0.clone()), reps=30) * 1e3
+                    log(f"gemm_edges probe {config} split={split} even={even} ms={ms:7.4f} "
+                        f"TFLOP/s={flops / ms / 1e9:6.2f} err={err:.1e}")
+                except Exception as e:
+                    log(f"gemm_edges probe {config} split={split} even={even} failed: "
+                        f"{type(e).__name__}: {str(e)[:200]}")
+
+
+# ---------------------------------------------------------------- 3. programs per SM
+@triton.jit
+def barrier_only(sync, phases, WORK: tl.constexpr):
+    """`phases` grid barriers as generated (_appyc_grid_barrier's protocol), nothing else."""
+    nprog = tl.num_programs(0)
+    arrived = tl.full((), 0, tl.int64)
+    for _ in range(phases):
+        tl.debug_barrier()
+        arrived += nprog
+        tl.atomic_add(sync, 1, sem="release")
+        while tl.atomic_add(sync, 0, sem="acquire") < arrived:
+            pass
+        tl.debug_barrier()
+
+
+def part_programs(modules, scratch):
+    """The persistent stencils with the grid capped at k programs per SM, and a bare barrier's
+    cost per program count. Prediction: if the arrival and polling atomics on one counter
+    serialise, a barrier costs about linear in the program count and heat_3d (37 us a step at
+    16 programs per SM) gets faster with fewer, as long as enough loads stay in flight."""
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    for per_sm in (1, 2, 4, 8, 16):
+        sync = torch.zeros(1, dtype=torch.int64, device="cuda")
+        phases = 2000
+
+        def run():
+            sync.zero_()
+            barrier_only[(per_sm * sms,)](sync, phases, WORK=0, num_warps=4,
+                                          launch_cooperative_grid=True)
+        ms = timed(run) * 1e3
+        log(f"programs barrier_only per_sm={per_sm:2d} programs={per_sm * sms:5d} "
+            f"us_per_barrier={ms * 1e3 / phases:6.3f}")
+    for stem, configs in (("heat_3d", ((128, 4, 64), (128, 2, 64), (128, 1, 64))),
+                          ("fdtd_2d", ((512, 8, 64), (256, 4, 64), (1024, 4, 64))),
+                          ("jacobi_2d", ((512, 8, 64),))):
+        mod = load_text(f"probe_{stem}_programs", (Path(modules) / f"{stem}.py").read_text(), scratch)
+        resident = mod._appyc_resident
+        base = device_args(stem)
+        ref = None
+        for config in configs:
+            for t in [v for k, v in vars(mod).items() if k.endswith("_tuning")]:
+                t.chosen = Forced(config)
+            for per_sm in (1, 2, 4, 8, 16, 32):
+                cap = per_sm * sms
+
+                def capped(*a, **k):
+                    return min(cap, resident(*a, **k))
+                mod._appyc_resident = capped
+                fn = getattr(mod, stem)
+                args = {k: (v.clone() if torch.is_tensor(v) else v) for k, v in base.items()}
+                fn(**args)
+                torch.cuda.synchronize()
+                outs = [v for v in args.values() if torch.is_tensor(v)]
+                if ref is None:
+                    ref = outs
+                err = max(float((a - b).abs().max()) for a, b in zip(outs, ref))
+
+                def run():
+                    fn(**{k: (v.clone() if torch.is_tensor(v) else v) for k, v in base.items()})
+                ms = timed(run) * 1e3
+                log(f"programs {stem:10s} config={config} cap={cap:5d} ms={ms:9.3f} maxdiff={err:.1e}")
+        log(f"programs {stem} full grid: {sorted(set(mod._APPYC_RESIDENT.items()))}")
+
+
+# ---------------------------------------------------------------- 4. grid barrier designs
+@triton.jit
+def _acquire_load(ptr):
+    # ld.acquire at GPU scope: a poll that reads, where an atomic poll would queue behind (and
+    # delay) the arrivals on the same address.
+    return tl.inline_asm_elementwise("ld.acquire.gpu.global.b64 $0, [$1];", "=l,l", [ptr],
+                                     dtype=tl.int64, is_pure=False, pack=1)
+
+
+@triton.jit
+def _poll_by_thread_zero(ptr, target):
+    # Thread 0 alone spins on ld.acquire until the counter reaches target; the CTA barrier
+    # after it holds the other threads. One non-RMW read per program per poll, instead of an
+    # atomic that queues behind the arrivals on the same address.
+    return tl.inline_asm_elementwise(
+        """
+        {
+        .reg .pred %p_idle, %p_wait;
+        .reg .b32 %r_tid;
+        .reg .b64 %r_seen;
+        mov.u32 %r_tid, %tid.x;
+        setp.ne.u32 %p_idle, %r_tid, 0;
+        @%p_idle bra DONE${:uid};
+        POLL${:uid}:
+        ld.acquire.gpu.global.b64 %r_seen, [$1];
+        setp.lt.s64 %p_wait, %r_seen, $2;
+        @%p_wait bra POLL${:uid};
+        DONE${:uid}:
+        mov.u32 $0, 0;
+        }
+        """, "=r,l,l", [ptr, target], dtype=tl.int32, is_pure=False, pack=1)
+
+
+@triton.jit
+def probe_barrier(sync, b, DESIGN: tl.constexpr, GROUPS: tl.constexpr):
+    """The b-th (1-based) grid barrier of a launch. sync: int64[16 * (2 * GROUPS + 2)], zeroed.
+    DESIGN 0: one counter, atomic polls (as generated). 1: one counter, acquire-load polls by
+    every thread. 2: arrivals on GROUPS counters, the last of each group arrives on a
+    second-level counter, whose last arrival publishes b in one flag; acquire-load polls of the
+    flag. 3: as 2, with one flag per group. 4: one counter, acquire-load polls by thread 0."""
+    nprog = tl.num_programs(0)
+    tl.debug_barrier()
+    if DESIGN == 0:
+        tl.atomic_add(sync, 1, sem="release")
+        while tl.atomic_add(sync, 0, sem="acquire") < b * nprog:
+            pass
+    elif DESIGN == 1:
+        tl.atomic_add(sync, 1, sem="release")
+        while _acquire_load(sync) < b * nprog:
+            pass
+    elif DESIGN == 4:
+        tl.atomic_add(sync, 1, sem="release")
+        _poll_by_thread_zero(sync, (b * nprog).to(tl.int64))
+    else:
+        pid = tl.program_id(0)
+        groups = tl.minimum(nprog, GROUPS)
+        g = pid % groups
+        members = (nprog - 1 - g) // groups + 1
+        old = tl.atomic_add(sync + 16 * (g + 1), 1, sem="acq_rel")
+        if old == b * members - 1:
+            done = tl.atomic_add(sync, 1, sem="acq_rel")
+            if done == b * groups - 1:
+                if DESIGN == 2:
+                    tl.atomic_xchg(sync + 16 * (GROUPS + 1), b, sem="release")
+                else:
+                    for f in range(groups):
+                        tl.atomic_xchg(sync + 16 * (GROUPS + 1 + f), b, sem="release")
+        if DESIGN == 2:
+            flag = sync + 16 * (GROUPS + 1)
+        else:
+            flag = sync + 16 * (GROUPS + 1 + g)
+        while _acquire_load(flag) < b:
+            pass
+    tl.debug_barrier()
+
+
+@triton.jit
+def barrier_stress(sync, data, errors, phases, DESIGN: tl.constexpr, GROUPS: tl.constexpr,
+                   CHECK: tl.constexpr):
+    """Each phase every program writes its slot, a barrier, reads its neighbours' (which must
+    hold this phase's value), a barrier before the next phase overwrites them."""
+    pid = tl.program_id(0)
+    nprog = tl.num_programs(0)
+    x = tl.arange(0, 128)
+    for ph in range(1, phases + 1):
+        if CHECK:
+            tl.store(data + pid * 128 + x, ph * 1000 + x)
+        probe_barrier(sync, 2 * ph - 1, DESIGN, GROUPS)
+        if CHECK:
+            other = (pid + 1 + ph) % nprog
+            got = tl.load(data + other * 128 + x)
+            bad = tl.sum((got != ph * 1000 + x).to(tl.int32))
+            if bad > 0:
+                tl.atomic_add(errors, bad)
+        probe_barrier(sync, 2 * ph, DESIGN, GROUPS)
+
+
+def part_barriers(modules, scratch):
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    designs = ((0, 1), (1, 1), (2, 8), (2, 32), (3, 8), (3, 32), (4, 1))
+    for per_sm in (1, 4, 6, 8, 12, 16):
+        programs = per_sm * sms
+        for design, groups in designs:
+            sync = torch.zeros(16 * (2 * groups + 2), dtype=torch.int64, device="cuda")
+            data = torch.zeros(programs * 128, dtype=torch.int64, device="cuda")
+            errors = torch.zeros(1, dtype=torch.int64, device="cuda")
+            phases = 1000
+
+            def run(check):
+                sync.zero_()
+                barrier_stress[(programs,)](sync, data, errors, phases, DESIGN=design,
+                                            GROUPS=groups, CHECK=check, num_warps=4,
+                                            launch_cooperative_grid=True)
+            run(1)
+            torch.cuda.synchronize()
+            bad = int(errors.item())
+            ms = timed(lambda: run(0)) * 1e3
+            log(f"barriers design={design} groups={groups:2d} programs={programs:5d} "
+                f"us_per_barrier={ms * 1e3 / (2 * phases):6.3f} stress_errors={bad}")
+
+
+GENERATED_BARRIER = """@triton.jit
+def _appyc_grid_barrier(counter, target):
+    # Every program adds one arrival to a counter that only grows (zeroed before the launch, so
+    # there is no reset to race with) and waits until all programs have arrived this often.
+    tl.debug_barrier()
+    tl.atomic_add(counter, 1, sem="release")
+    while tl.atomic_add(counter, 0, sem="acquire") < target:
+        pass
+    tl.debug_barrier()
+"""
+
+
+def with_barrier(text, design, groups):
+    """The module with its grid barrier replaced by probe_barrier's design (same call)."""
+    assert GENERATED_BARRIER in text
+    new = f"""@triton.jit
+def _appyc_grid_barrier(counter, target):
+    _probe.probe_barrier(counter, target // tl.num_programs(0), {design}, {groups})
+"""
+    text = text.replace(GENERATED_BARRIER, new)
+    old = "sync = torch.zeros(1, dtype=torch.int64, device=device)"
+    assert old in text
+    text = text.replace(old, f"sync = torch.zeros({16 * (2 * groups + 2)}, dtype=torch.int64, device=device)")
+    return "import gpu_layout_probe as _probe\n" + text
+
+
+def part_barrier_in_modules(modules, scratch):
+    for stem, configs in (("heat_3d", ((128, 4, 64), (128, 4, 32))),
+                          ("fdtd_2d", ((512, 8, 64), (512, 8, 32), (256, 4, 32))),
+                          ("jacobi_2d", ((512, 8, 64),))):
+        text = (Path(modules) / f"{stem}.py").read_text()
+        base = device_args(stem)
+        ref = None
+        for design, groups in ((0, 1), (1, 1), (2, 8), (2, 32), (3, 32), (4, 1)):
+            mod = load_text(f"probe_{stem}_b{design}_{groups}", with_barrier(text, design, groups), scratch)
+            for config in configs:
+                for t in [v for k, v in vars(mod).items() if k.endswith("_tuning")]:
+                    t.chosen = Forced(config)
+                fn = getattr(mod, stem)
+                args = {k: (v.clone() if torch.is_tensor(v) else v) for k, v in base.items()}
+                fn(**args)
+                torch.cuda.synchronize()
+                outs = [v for v in args.values() if torch.is_tensor(v)]
+                if ref is None:
+                    ref = outs
+                err = max(float((a - b).abs().max()) for a, b in zip(outs, ref))
+
+                def run():
+                    fn(**{k: (v.clone() if torch.is_tensor(v) else v) for k, v in base.items()})
+                ms = timed(run) * 1e3
+                log(f"barrier_in_modules {stem:10s} design={design} groups={groups:2d} config={config} "
+                    f"ms={ms:9.3f} maxdiff={err:.1e}")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--modules", default="gen_npbench")
+    p.add_argument("--out", default=".")
+    p.add_argument("--parts", default="vp_order,gemm_edges")
+    a = p.parse_args()
+    out = Path(a.out)
+    scratch = out / "probe_modules"
+    scratch.mkdir(parents=True, exist_ok=True)
+    parts = {"vp_order": part_vp_order, "gemm_edges": part_gemm_edges, "programs": part_programs, "barriers": part_barriers, "barrier_in_modules": part_barrier_in_modules}
+    log(f"device {torch.cuda.get_device_name()} triton {triton.__version__} torch {torch.__version__}")
+    for name in a.parts.split(","):
+        start = time.perf_counter()
+        try:
+            parts[name](a.modules, scratch)
+        except Exception as e:
+            log(f"{name} FAILED: {type(e).__name__}: {e}")
+        log(f"{name} took {time.perf_counter() - start:.1f} s")
+    (out / "layout_probe.log").write_text("\n".join(LOG) + "\n")
+
+
+if __name__ == "__main__":
+    main()
