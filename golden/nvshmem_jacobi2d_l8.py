@@ -201,16 +201,18 @@ def _appyc_programs_per_sm(compiled, warps, props):
     return max(1, min(per_sm, shared))
 
 
-def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, one_launch):
+def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm):
     """Runs `phases` phases of a persistent kernel.
 
-    On the GPU, `one_launch`: one cooperative launch with as many programs as the GPU holds at
-    once (no more than the widest region can use), grid barriers between dependent phases.
-    Otherwise one launch per phase, which the tuner picks when phases are long enough to hide
-    the launches. Under Triton's interpreter, which runs programs one after another, a spinning
-    barrier would never return: one launch per phase, with a few programs so every grid-stride
-    loop takes turns.
+    On the GPU, with `warps_per_sm` > 0: one cooperative launch with as many programs as the
+    GPU holds at once, but no more than `warps_per_sm` warps of them an SM and no more than the
+    widest region can use, grid barriers between dependent phases. With 0: one launch per
+    phase, which the tuner picks when phases are long enough to hide the launches. Under
+    Triton's interpreter, which runs programs one after another, a spinning barrier would never
+    return: one launch per phase, with a few programs so every grid-stride loop takes turns.
     """
+    if isinstance(warps_per_sm, bool):  # the launch mode was once a flag: refuse, never guess
+        raise TypeError("a persistent configuration's third item is warps per SM (0: one launch per phase)")
     if _APPYC_INTERPRET:
         programs = 3 if work is None else max(1, min(work, 3))
         sync = torch.zeros(1, dtype=torch.int64)
@@ -220,13 +222,14 @@ def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, one_launch):
         return
     device = next(a.device for a in args if isinstance(a, torch.Tensor))
     sync = torch.zeros(1, dtype=torch.int64, device=device)
-    if not one_launch:
+    if warps_per_sm == 0:
         programs = work or _appyc_resident(kernel, args, phases, sync, mvl, num_warps, device)
         for phase in range(phases):
             _appyc_launch(kernel, (max(programs, 1),), (*args, phase, phase + 1, sync),
                           {"MVL": mvl, "GRID_SYNC": False}, num_warps=num_warps)
         return
-    programs = _appyc_resident(kernel, args, phases, sync, mvl, num_warps, device)
+    programs = min(_appyc_resident(kernel, args, phases, sync, mvl, num_warps, device),
+                   max(1, warps_per_sm // num_warps) * _appyc_sm_count(device))
     if work is not None:
         programs = max(1, min(programs, work))
     _appyc_launch(kernel, (programs,), (*args, 0, phases, sync), {"MVL": mvl, "GRID_SYNC": True},
@@ -234,6 +237,13 @@ def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, one_launch):
 
 
 _APPYC_RESIDENT = {}
+_APPYC_SMS = {}
+
+
+def _appyc_sm_count(device):
+    if device not in _APPYC_SMS:
+        _APPYC_SMS[device] = torch.cuda.get_device_properties(device).multi_processor_count
+    return _APPYC_SMS[device]
 
 
 def _appyc_resident(kernel, args, phases, sync, mvl, warps, device):

@@ -174,9 +174,14 @@ if _APPYC_INTERPRET:
     _appyc_interpreter_scalar_index()
 # Launch configurations (MVL, num_warps) tried when tuning.
 _APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8))
-# A persistent loop's configurations say also whether it runs as one launch (True) or one
-# launch per phase, which can win when phases are long.
-_APPYC_PERSISTENT_CANDIDATES = tuple(c + (True,) for c in _APPYC_CANDIDATES) + ((512, 8, False), (1024, 4, False))
+# A persistent loop's configurations say also how many warps of its programs an SM runs:
+# 64, every program the SM holds; 32, at most half of an SM's warps, since a grid barrier costs
+# about linear in the programs that arrive at it (0.98 us for 132 programs, 4.3 us for 1584 on
+# the H100) and fewer programs were faster on heat_3d and fdtd_2d (scripts/layout_probe_h100.log);
+# 0, one launch per phase, which can win when phases are long.
+_APPYC_PERSISTENT_CANDIDATES = (tuple(c + (64,) for c in _APPYC_CANDIDATES)
+                                + tuple(c + (32,) for c in _APPYC_CANDIDATES)
+                                + ((512, 8, 0), (1024, 4, 0)))
 
 
 def _appyc_interpreter_mvl(default):
@@ -356,16 +361,18 @@ def _appyc_programs_per_sm(compiled, warps, props):
     return max(1, min(per_sm, shared))
 
 
-def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, one_launch):
+def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm):
     """Runs `phases` phases of a persistent kernel.
 
-    On the GPU, `one_launch`: one cooperative launch with as many programs as the GPU holds at
-    once (no more than the widest region can use), grid barriers between dependent phases.
-    Otherwise one launch per phase, which the tuner picks when phases are long enough to hide
-    the launches. Under Triton's interpreter, which runs programs one after another, a spinning
-    barrier would never return: one launch per phase, with a few programs so every grid-stride
-    loop takes turns.
+    On the GPU, with `warps_per_sm` > 0: one cooperative launch with as many programs as the
+    GPU holds at once, but no more than `warps_per_sm` warps of them an SM and no more than the
+    widest region can use, grid barriers between dependent phases. With 0: one launch per
+    phase, which the tuner picks when phases are long enough to hide the launches. Under
+    Triton's interpreter, which runs programs one after another, a spinning barrier would never
+    return: one launch per phase, with a few programs so every grid-stride loop takes turns.
     """
+    if isinstance(warps_per_sm, bool):  # the launch mode was once a flag: refuse, never guess
+        raise TypeError("a persistent configuration's third item is warps per SM (0: one launch per phase)")
     if _APPYC_INTERPRET:
         programs = 3 if work is None else max(1, min(work, 3))
         sync = torch.zeros(1, dtype=torch.int64)
@@ -375,13 +382,14 @@ def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, one_launch):
         return
     device = next(a.device for a in args if isinstance(a, torch.Tensor))
     sync = torch.zeros(1, dtype=torch.int64, device=device)
-    if not one_launch:
+    if warps_per_sm == 0:
         programs = work or _appyc_resident(kernel, args, phases, sync, mvl, num_warps, device)
         for phase in range(phases):
             _appyc_launch(kernel, (max(programs, 1),), (*args, phase, phase + 1, sync),
                           {"MVL": mvl, "GRID_SYNC": False}, num_warps=num_warps)
         return
-    programs = _appyc_resident(kernel, args, phases, sync, mvl, num_warps, device)
+    programs = min(_appyc_resident(kernel, args, phases, sync, mvl, num_warps, device),
+                   max(1, warps_per_sm // num_warps) * _appyc_sm_count(device))
     if work is not None:
         programs = max(1, min(programs, work))
     _appyc_launch(kernel, (programs,), (*args, 0, phases, sync), {"MVL": mvl, "GRID_SYNC": True},
@@ -439,6 +447,13 @@ def _appyc_blocked(kernel, steps, arrays, scalars, reach):
 
 
 _APPYC_RESIDENT = {}
+_APPYC_SMS = {}
+
+
+def _appyc_sm_count(device):
+    if device not in _APPYC_SMS:
+        _APPYC_SMS[device] = torch.cuda.get_device_properties(device).multi_processor_count
+    return _APPYC_SMS[device]
 
 
 def _appyc_resident(kernel, args, phases, sync, mvl, warps, device):
@@ -539,7 +554,7 @@ def _jacobi_1d_persistent0_blocked(B, A, _scratch_B, _scratch_A, N, _n, _steps, 
                 tl.debug_barrier()
 
 
-_jacobi_1d_persistent0_tuning = _AppycTuning("_jacobi_1d_persistent0", "28824b0984d8c058", (1024, 4, True), _APPYC_PERSISTENT_CANDIDATES)
+_jacobi_1d_persistent0_tuning = _AppycTuning("_jacobi_1d_persistent0", "28824b0984d8c058", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_jacobi_1d_persistent0(B, A, N, TSTEPS, _appyc_config=None):
@@ -556,11 +571,11 @@ def _launch_jacobi_1d_persistent0(B, A, N, TSTEPS, _appyc_config=None):
             _appyc_config = _jacobi_1d_persistent0_tuning.tune(
                 _appyc_key, (B, A), lambda config: _launch_jacobi_1d_persistent0(B, A, N, TSTEPS, config)
             )
-    _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
     _appyc_persistent(
         _jacobi_1d_persistent0, n_t * 2, (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl),
         (B, A, int(N), B.stride(0), A.stride(0)),
-        _appyc_mvl, _appyc_warps, _appyc_one_launch,
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
     )
 
 
@@ -638,7 +653,7 @@ def _smooth_1d_slices_persistent0_blocked(B, A, _scratch_B, _scratch_A, N, alpha
                 tl.debug_barrier()
 
 
-_smooth_1d_slices_persistent0_tuning = _AppycTuning("_smooth_1d_slices_persistent0", "33d55d8daa9e9c0e", (1024, 4, True), _APPYC_PERSISTENT_CANDIDATES)
+_smooth_1d_slices_persistent0_tuning = _AppycTuning("_smooth_1d_slices_persistent0", "33d55d8daa9e9c0e", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_smooth_1d_slices_persistent0(B, A, N, alpha, T, _appyc_config=None):
@@ -655,11 +670,11 @@ def _launch_smooth_1d_slices_persistent0(B, A, N, alpha, T, _appyc_config=None):
             _appyc_config = _smooth_1d_slices_persistent0_tuning.tune(
                 _appyc_key, (B, A), lambda config: _launch_smooth_1d_slices_persistent0(B, A, N, alpha, T, config)
             )
-    _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
     _appyc_persistent(
         _smooth_1d_slices_persistent0, n_t * 2, max((((int(N - 2) - int(2)) + _appyc_mvl - 1) // _appyc_mvl), (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl)),
         (B, A, int(N), float(alpha), B.stride(0), A.stride(0)),
-        _appyc_mvl, _appyc_warps, _appyc_one_launch,
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
     )
 
 
@@ -693,7 +708,7 @@ def _floyd_warshall_persistent0(path, N, path_stride0, path_stride1, _phase_lo, 
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_floyd_warshall_persistent0_tuning = _AppycTuning("_floyd_warshall_persistent0", "a5efa1764c11a6be", (256, 4, True), _APPYC_PERSISTENT_CANDIDATES)
+_floyd_warshall_persistent0_tuning = _AppycTuning("_floyd_warshall_persistent0", "a5efa1764c11a6be", (256, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_floyd_warshall_persistent0(path, N, _appyc_config=None):
@@ -708,11 +723,11 @@ def _launch_floyd_warshall_persistent0(path, N, _appyc_config=None):
             _appyc_config = _floyd_warshall_persistent0_tuning.tune(
                 _appyc_key, (path,), lambda config: _launch_floyd_warshall_persistent0(path, N, config)
             )
-    _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
     _appyc_persistent(
         _floyd_warshall_persistent0, n_k, int(N),
         (path, int(N), path.stride(0), path.stride(1)),
-        _appyc_mvl, _appyc_warps, _appyc_one_launch,
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
     )
 
 
@@ -758,7 +773,7 @@ def _independent_phases_persistent0(X, Y, Z, N, X_stride0, Y_stride0, Z_stride0,
                 _appyc_grid_barrier(_sync, _arrived)
 
 
-_independent_phases_persistent0_tuning = _AppycTuning("_independent_phases_persistent0", "4cfd9ed562a4acfb", (1024, 4, True), _APPYC_PERSISTENT_CANDIDATES)
+_independent_phases_persistent0_tuning = _AppycTuning("_independent_phases_persistent0", "4cfd9ed562a4acfb", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_independent_phases_persistent0(X, N, Y, Z, T, _appyc_config=None):
@@ -773,11 +788,11 @@ def _launch_independent_phases_persistent0(X, N, Y, Z, T, _appyc_config=None):
             _appyc_config = _independent_phases_persistent0_tuning.tune(
                 _appyc_key, (X, Y, Z), lambda config: _launch_independent_phases_persistent0(X, N, Y, Z, T, config)
             )
-    _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
     _appyc_persistent(
         _independent_phases_persistent0, n_t * 3, ((int(N) + _appyc_mvl - 1) // _appyc_mvl),
         (X, Y, Z, int(N), X.stride(0), Y.stride(0), Z.stride(0)),
-        _appyc_mvl, _appyc_warps, _appyc_one_launch,
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
     )
 
 
@@ -815,7 +830,7 @@ def _shifted_steps_persistent0(X, Y, N, X_stride0, Y_stride0, _t_start, _t_step,
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_shifted_steps_persistent0_tuning = _AppycTuning("_shifted_steps_persistent0", "a0ea12e0b87810b2", (1024, 4, True), _APPYC_PERSISTENT_CANDIDATES)
+_shifted_steps_persistent0_tuning = _AppycTuning("_shifted_steps_persistent0", "a0ea12e0b87810b2", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_shifted_steps_persistent0(X, N, Y, T0, T, _appyc_config=None):
@@ -830,11 +845,11 @@ def _launch_shifted_steps_persistent0(X, N, Y, T0, T, _appyc_config=None):
             _appyc_config = _shifted_steps_persistent0_tuning.tune(
                 _appyc_key, (X, Y), lambda config: _launch_shifted_steps_persistent0(X, N, Y, T0, T, config)
             )
-    _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
     _appyc_persistent(
         _shifted_steps_persistent0, n_t * 2, ((int(N) + _appyc_mvl - 1) // _appyc_mvl),
         (X, Y, int(N), X.stride(0), Y.stride(0), T0, 3),
-        _appyc_mvl, _appyc_warps, _appyc_one_launch,
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
     )
 
 
@@ -871,7 +886,7 @@ def _prefix_steps_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, MVL:
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_prefix_steps_persistent0_tuning = _AppycTuning("_prefix_steps_persistent0", "02518585ba6909b0", (256, 4, True), _APPYC_PERSISTENT_CANDIDATES)
+_prefix_steps_persistent0_tuning = _AppycTuning("_prefix_steps_persistent0", "02518585ba6909b0", (256, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_prefix_steps_persistent0(A, N, T, _appyc_config=None):
@@ -886,11 +901,11 @@ def _launch_prefix_steps_persistent0(A, N, T, _appyc_config=None):
             _appyc_config = _prefix_steps_persistent0_tuning.tune(
                 _appyc_key, (A,), lambda config: _launch_prefix_steps_persistent0(A, N, T, config)
             )
-    _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
     _appyc_persistent(
         _prefix_steps_persistent0, n_t * 2, max(1, ((int(N) + _appyc_mvl - 1) // _appyc_mvl)),
         (A, int(N), A.stride(0)),
-        _appyc_mvl, _appyc_warps, _appyc_one_launch,
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
     )
 
 
@@ -937,7 +952,7 @@ def _smooth_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_smooth_2d_persistent0_tuning = _AppycTuning("_smooth_2d_persistent0", "464b43a640323f71", (1024, 4, True), _APPYC_PERSISTENT_CANDIDATES)
+_smooth_2d_persistent0_tuning = _AppycTuning("_smooth_2d_persistent0", "464b43a640323f71", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_smooth_2d_persistent0(B, A, M, N, T, _appyc_config=None):
@@ -952,11 +967,11 @@ def _launch_smooth_2d_persistent0(B, A, M, N, T, _appyc_config=None):
             _appyc_config = _smooth_2d_persistent0_tuning.tune(
                 _appyc_key, (B, A), lambda config: _launch_smooth_2d_persistent0(B, A, M, N, T, config)
             )
-    _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
     _appyc_persistent(
         _smooth_2d_persistent0, n_t * 2, (int(M - 1) - int(1)) * (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl),
         (B, A, int(M), int(N), B.stride(0), B.stride(1), A.stride(0), A.stride(1)),
-        _appyc_mvl, _appyc_warps, _appyc_one_launch,
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
     )
 
 
@@ -1023,7 +1038,7 @@ def _yee_steps_persistent0(ey, fict, hz, ex, N, M, ey_stride0, ey_stride1, fict_
                 _appyc_grid_barrier(_sync, _arrived)
 
 
-_yee_steps_persistent0_tuning = _AppycTuning("_yee_steps_persistent0", "cda49011be2ac8df", (1024, 4, True), _APPYC_PERSISTENT_CANDIDATES)
+_yee_steps_persistent0_tuning = _AppycTuning("_yee_steps_persistent0", "cda49011be2ac8df", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_yee_steps_persistent0(ey, fict, N, hz, M, ex, T, _appyc_config=None):
@@ -1038,11 +1053,11 @@ def _launch_yee_steps_persistent0(ey, fict, N, hz, M, ex, T, _appyc_config=None)
             _appyc_config = _yee_steps_persistent0_tuning.tune(
                 _appyc_key, (ey, ex, hz), lambda config: _launch_yee_steps_persistent0(ey, fict, N, hz, M, ex, T, config)
             )
-    _appyc_mvl, _appyc_warps, _appyc_one_launch = _appyc_config
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
     _appyc_persistent(
         _yee_steps_persistent0, n_t * 4, max(((int(N) + _appyc_mvl - 1) // _appyc_mvl), (int(M) - int(1)) * ((int(N) + _appyc_mvl - 1) // _appyc_mvl), int(M) * (((int(N) - int(1)) + _appyc_mvl - 1) // _appyc_mvl), int(M - 1) * ((int(N - 1) + _appyc_mvl - 1) // _appyc_mvl)),
         (ey, fict, hz, ex, int(N), int(M), ey.stride(0), ey.stride(1), fict.stride(0), hz.stride(0), hz.stride(1), ex.stride(0), ex.stride(1)),
-        _appyc_mvl, _appyc_warps, _appyc_one_launch,
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
     )
 
 

@@ -107,7 +107,7 @@ def main():
                 continue  # tiles have a fixed width
             def go(mod=mod, mvl=mvl, warps=warps):
                 A, B = dev[0].clone(), dev[1].clone()
-                mod._launch_heat_3d_persistent0(B, A, N, N, N, a.steps, (mvl, warps, True))
+                mod._launch_heat_3d_persistent0(B, A, N, N, N, a.steps, (mvl, warps, 64))
                 return A, B
             try:
                 A, B = go()

@@ -176,7 +176,7 @@ def run_barrier(mods, torch, np, report):
     report.append("## 1. Persistent loops against NumPy (grid barriers under contention)\n")
     report.append("| function | size | config (MVL, warps, one launch) | runs | result |")
     report.append("|---|---|---|---|---|")
-    configs = [None, (128, 4, True), (1024, 8, True)]
+    configs = [None, (128, 4, 64), (1024, 8, 64)]
     all_ok = True
     for module, func, ref, make, label in barrier_cases(np):
         mod = mods[module]
@@ -320,7 +320,7 @@ def run_sweep(mods, torch, np, report):
                         mod._launch_jacobi_2d_kernel0(B, A, 2800, 2800, config)
                         mod._launch_jacobi_2d_kernel1(A, B, 2800, 2800, config)
                 else:
-                    launcher(B, A, 2800, 2800, 1000, (*config, True))
+                    launcher(B, A, 2800, 2800, 1000, (*config, 64))
                 return A, B
             A, B = go()
             ok = close(np, A.cpu().numpy(), want[0]) and close(np, B.cpu().numpy(), want[1])
@@ -350,7 +350,7 @@ def run_barrier_variants(mods, torch, np, report):
             mod = mods[name]
             def go(mod=mod):
                 A, B = base[0].clone(), base[1].clone()
-                mod._launch_jacobi_1d_persistent0(B, A, n, steps, (*config, True))
+                mod._launch_jacobi_1d_persistent0(B, A, n, steps, (*config, 64))
                 return A, B
             try:
                 A, B = go()

@@ -213,7 +213,8 @@ fn tuple(items: &[String]) -> String {
 }
 
 /// What a kernel's configurations are: `(MVL, num_warps)` for a region on its own grid, and
-/// `(MVL, num_warps, one_launch)` for a persistent loop (one launch in all, or one per phase).
+/// `(MVL, num_warps, warps_per_sm)` for a persistent loop (one launch in all with at most that
+/// many warps of programs an SM, 64 for all it holds; 0 for one launch per phase).
 #[derive(Clone, Copy, PartialEq)]
 enum ConfigKind {
     Grid,
@@ -236,7 +237,7 @@ fn tuning(
     let warps = num_warps.unwrap_or(4);
     let extra = match kind {
         ConfigKind::Grid => "",
-        ConfigKind::Persistent => ", True",
+        ConfigKind::Persistent => ", 64",
     };
     let default_mvl = opts.mvl.unwrap_or(default_mvl);
     let default = format!("({default_mvl}, {warps}{extra})");
@@ -251,7 +252,7 @@ fn tuning(
                 .chain([64, 128].iter().map(|m| format!("({m}, 8{extra})")))
                 .collect();
             if kind == ConfigKind::Persistent {
-                c.push(format!("({ROW_TILE_DEFAULT_MVL}, 4, False)"));
+                c.push(format!("({ROW_TILE_DEFAULT_MVL}, 4, 0)"));
             }
             format!("({})", c.join(", "))
         }
@@ -266,7 +267,7 @@ fn tuning(
             let mut c: Vec<String> = mvls.iter().map(|m| format!("({m}, {w}{extra})")).collect();
             if kind == ConfigKind::Persistent {
                 let one = if row_tile { ROW_TILE_DEFAULT_MVL } else { 512 };
-                c.push(format!("({one}, {w}, False)"));
+                c.push(format!("({one}, {w}, 0)"));
             }
             format!("({})", c.join(", "))
         }
@@ -282,7 +283,7 @@ fn tuning(
         args: args.iter().map(|a| format!("{a}, ")).collect(),
         unpack: match kind {
             ConfigKind::Grid => "_appyc_mvl, _appyc_warps".into(),
-            ConfigKind::Persistent => "_appyc_mvl, _appyc_warps, _appyc_one_launch".into(),
+            ConfigKind::Persistent => "_appyc_mvl, _appyc_warps, _appyc_warps_per_sm".into(),
         },
     }
 }
@@ -791,7 +792,7 @@ pub fn persistent_launcher(
             "_appyc_persistent(".to_string(),
             format!("    {kernel}, {phases}, {work},"),
             format!("    ({}),", tuple(&call)),
-            "    _appyc_mvl, _appyc_warps, _appyc_one_launch,".to_string(),
+            "    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,".to_string(),
             ")".to_string(),
         ]
     };

@@ -36,9 +36,9 @@ def test_persistent_work_hint_counts_every_virtual_program(gen_dir, monkeypatch)
     seen = []
     real = gen._appyc_persistent
 
-    def recording(kernel, phases, work, args, mvl, num_warps, one_launch):
+    def recording(kernel, phases, work, args, mvl, num_warps, warps_per_sm):
         seen.append((work, mvl))
-        return real(kernel, phases, work, args, mvl, num_warps, one_launch)
+        return real(kernel, phases, work, args, mvl, num_warps, warps_per_sm)
 
     monkeypatch.setattr(gen, "_appyc_persistent", recording)
     for M, N in ((7, 37), (5, 300)):
@@ -47,3 +47,36 @@ def test_persistent_work_hint_counts_every_virtual_program(gen_dir, monkeypatch)
         gen.smooth_2d(a, b, M, N, 2)
         ((work, mvl),) = seen
         assert work == (M - 2) * -(-(N - 2) // mvl), (M, N, mvl)
+
+
+def test_persistent_grid_follows_the_warps_per_sm_of_its_configuration(gen_dir, monkeypatch):
+    """The persistent launcher's GPU path, on the CPU with the device stubbed (the sm_90 compile
+    check replaces `_appyc_persistent`, so its grid is decided here): a configuration's third item
+    caps the programs at that many warps an SM (64: all the SM holds, 32: half), the widest
+    region's work caps them too, 0 runs one launch per phase, and the old `True`/`False` flag is
+    refused rather than read as a warp count."""
+    gen = generated_module("time_loops", 16, gen_dir)
+    launches = []
+    monkeypatch.setattr(gen, "_APPYC_INTERPRET", False)
+    monkeypatch.setattr(gen, "_appyc_resident", lambda *a: 10 * 132)  # 10 programs an SM fit
+    monkeypatch.setattr(gen, "_appyc_sm_count", lambda device: 132)
+    monkeypatch.setattr(gen, "_appyc_launch", lambda kernel, grid, args, constants, **options:
+                        launches.append((grid, args[-3:-1], constants["GRID_SYNC"],
+                                         options.get("launch_cooperative_grid", False))))
+    a = torch.zeros(4)
+
+    def programs(warps, warps_per_sm, work=None, phases=6):
+        launches.clear()
+        gen._appyc_persistent("kernel", phases, work, (a,), 128, warps, warps_per_sm)
+        return launches
+
+    assert programs(4, 64) == [((1320,), (0, 6), True, True)]  # all resident: 10 an SM
+    assert programs(4, 32) == [((8 * 132,), (0, 6), True, True)]  # 32 warps: 8 programs an SM
+    assert programs(8, 32) == [((4 * 132,), (0, 6), True, True)]
+    assert programs(8, 4) == [((132,), (0, 6), True, True)]  # at least one program an SM
+    assert programs(4, 32, work=100) == [((100,), (0, 6), True, True)]
+    # One launch per phase, each over its phase only, without grid barriers.
+    assert programs(4, 0, work=7, phases=3) == [((7,), (p, p + 1), False, False) for p in range(3)]
+    for flag in (True, False):
+        with pytest.raises(TypeError, match="warps per SM"):
+            programs(4, flag)
