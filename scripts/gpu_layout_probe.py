@@ -356,7 +356,9 @@ def probe_barrier(sync, b, DESIGN: tl.constexpr, GROUPS: tl.constexpr):
     DESIGN 0: one counter, atomic polls (as generated). 1: one counter, acquire-load polls by
     every thread. 2: arrivals on GROUPS counters, the last of each group arrives on a
     second-level counter, whose last arrival publishes b in one flag; acquire-load polls of the
-    flag. 3: as 2, with one flag per group. 4: one counter, acquire-load polls by thread 0."""
+    flag. 3: as 2, with one flag per group. 4: one counter, acquire-load polls by thread 0.
+    5: arrivals spread over GROUPS counters, polls (atomic) sum them all. 6: as 5, with
+    acquire-load polls."""
     nprog = tl.num_programs(0)
     tl.debug_barrier()
     if DESIGN == 0:
@@ -370,6 +372,17 @@ def probe_barrier(sync, b, DESIGN: tl.constexpr, GROUPS: tl.constexpr):
     elif DESIGN == 4:
         tl.atomic_add(sync, 1, sem="release")
         _poll_by_thread_zero(sync, (b * nprog).to(tl.int64))
+    elif DESIGN == 5:
+        # Arrivals spread over GROUPS counters (128 bytes apart), polls sum all of them.
+        tl.atomic_add(sync + 16 * (tl.program_id(0) % GROUPS), 1, sem="release")
+        lanes = sync + 16 * tl.arange(0, GROUPS)
+        while tl.sum(tl.atomic_add(lanes, 0, sem="acquire")) < b * nprog:
+            pass
+    elif DESIGN == 6:
+        tl.atomic_add(sync + 16 * (tl.program_id(0) % GROUPS), 1, sem="release")
+        lanes = sync + 16 * tl.arange(0, GROUPS)
+        while tl.sum(_acquire_load(lanes)) < b * nprog:
+            pass
     else:
         pid = tl.program_id(0)
         groups = tl.minimum(nprog, GROUPS)
@@ -414,9 +427,13 @@ def barrier_stress(sync, data, errors, phases, DESIGN: tl.constexpr, GROUPS: tl.
         probe_barrier(sync, 2 * ph, DESIGN, GROUPS)
 
 
+DESIGNS = None  # --designs: (design, groups) pairs to run instead of each part's own list
+
+
 def part_barriers(modules, scratch):
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    designs = ((0, 1), (1, 1), (2, 8), (2, 32), (3, 8), (3, 32), (4, 1))
+    designs = DESIGNS or ((0, 1), (1, 1), (2, 8), (2, 32), (3, 8), (3, 32), (4, 1), (5, 4),
+                          (5, 8), (5, 16), (6, 8))
     for per_sm in (1, 4, 6, 8, 12, 16):
         programs = per_sm * sms
         for design, groups in designs:
@@ -471,7 +488,7 @@ def part_barrier_in_modules(modules, scratch):
         text = (Path(modules) / f"{stem}.py").read_text()
         base = device_args(stem)
         ref = None
-        for design, groups in ((0, 1), (1, 1), (2, 8), (2, 32), (3, 32), (4, 1)):
+        for design, groups in DESIGNS or ((0, 1), (1, 1), (2, 8), (2, 32), (3, 32), (4, 1), (5, 8)):
             mod = load_text(f"probe_{stem}_b{design}_{groups}", with_barrier(text, design, groups), scratch)
             for config in configs:
                 for t in [v for k, v in vars(mod).items() if k.endswith("_tuning")]:
@@ -497,7 +514,11 @@ def main():
     p.add_argument("--modules", default="gen_npbench")
     p.add_argument("--out", default=".")
     p.add_argument("--parts", default="vp_order,gemm_edges")
+    p.add_argument("--designs", help="barrier designs as DESIGN:GROUPS,... (default: all)")
     a = p.parse_args()
+    if a.designs:
+        global DESIGNS
+        DESIGNS = tuple(tuple(int(x) for x in d.split(":")) for d in a.designs.split(","))
     out = Path(a.out)
     scratch = out / "probe_modules"
     scratch.mkdir(parents=True, exist_ok=True)
