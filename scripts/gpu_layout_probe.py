@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How work is laid out, measured before the compiler changes (issues 6 and 9), one device call.
+"""How work is laid out, measured before the compiler changes (issues 6 and 9); parts chosen per call.
 
   1. vp_order: persistent stencil loops (heat_3d, jacobi_2d, fdtd_2d at `paper` size), the
      generated kernel as is (each program takes virtual programs pid, pid + P, pid + 2P, ...)
@@ -22,10 +22,9 @@
      arrival trees with one flag or a flag per group), each timed per program count and stressed
      for correctness (every program reads a neighbour's slot written before the barrier);
      barrier_in_modules: the generated loops with each design swapped in.
+  5. fat: fewer, wider programs (16 and 32 warps) at the same warps an SM.
 
 Findings on the H100 are in scripts/layout_probe_h100.log.
-
-  5. fat: fewer, wider programs (16 and 32 warps) at the same warps an SM.
 
     python3 scripts/gpu_layout_probe.py --modules gen_npbench --out $OUT [--parts vp_order,gemm_edges,programs,barriers,barrier_in_modules,fat]
 """
