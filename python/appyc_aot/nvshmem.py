@@ -89,12 +89,25 @@ def n_pes():
 # --- reading the call's own text: names and index expressions of its arguments ---------------
 
 _CALLS = {}
+# PEs are threads, and CPython 3.11's ast.parse and compile of an AST are not safe to run in two
+# threads at once: they fail now and then with "AST constructor recursion depth mismatch" (seen
+# in the test run on 3.11.7), so each call's text is parsed, and each index compiled, once under
+# a lock.
+_PARSE_LOCK = threading.Lock()
 
 
 def _call_node(frame):
     """The AST of the call being executed in `frame` (from the bytecode's source positions)."""
     code, lasti = frame.f_code, frame.f_lasti
     key = (code, lasti)
+    node = _CALLS.get(key)
+    if node is not None:
+        return node
+    with _PARSE_LOCK:
+        return _parse_call(code, lasti, frame, key)
+
+
+def _parse_call(code, lasti, frame, key):
     node = _CALLS.get(key)
     if node is None:
         positions = list(code.co_positions())
@@ -114,6 +127,17 @@ def _call_node(frame):
     return node
 
 
+_INDEX_CODE = {}  # id of an index node (kept alive in _CALLS) -> its compiled expression
+
+
+def _index_code(node):
+    code = _INDEX_CODE.get(id(node))
+    if code is None:
+        with _PARSE_LOCK:  # compiling an AST has the same thread-unsafe depth count as parsing
+            code = _INDEX_CODE[id(node)] = compile(ast.Expression(node), "<nvshmem index>", "eval")
+    return code
+
+
 def _arg_nodes(frame, names):
     call = _call_node(frame)
     bound = dict(zip(names, call.args))
@@ -126,9 +150,7 @@ def _split(node, frame):
     if isinstance(node, ast.Name):
         return node.id, None
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
-        index = eval(compile(ast.Expression(node.slice), "<nvshmem index>", "eval"),
-                     frame.f_globals, frame.f_locals)
-        return node.value.id, index
+        return node.value.id, eval(_index_code(node.slice), frame.f_globals, frame.f_locals)
     raise NvshmemError(f"an nvshmem argument must be an array or a subscript of one, not `{ast.unparse(node)}`")
 
 
