@@ -741,10 +741,10 @@ def col_sums_auto(A, out, M, N):
 
 
 @triton.jit
-def _gram_kernel0(A, C, N, M, A_stride0, A_stride1, C_stride0, C_stride1, MVL: tl.constexpr):
+def _gram_kernel0(A, C, N, M, A_stride0, A_stride1, C_stride0, C_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/column_reductions.py:84: #pragma parallel for
     i = tl.program_id(0)  # samples/column_reductions.py:85
-    for _j_base in range(0, N, MVL):  # samples/column_reductions.py:87
+    for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/column_reductions.py:87
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
         s = tl.full(j.shape, 0.0, A.dtype.element_ty)  # samples/column_reductions.py:88
@@ -802,7 +802,7 @@ def _launch_gram_kernel0_tiles(A, C, N, M, _appyc_rows, _appyc_cols, _appyc_conf
     )
 
 
-_gram_kernel0_tuning = _AppycTuning("_gram_kernel0", "24bb4482b3cde94d", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_gram_kernel0_tuning = _AppycTuning("_gram_kernel0", "50f7e2e2749a6e38", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_gram_kernel0(A, C, N, M, _appyc_config=None):
@@ -832,7 +832,7 @@ def _launch_gram_kernel0(A, C, N, M, _appyc_config=None):
     _appyc_launch(
         _gram_kernel0, (n_i,),
         (A, C, int(N), int(M), A.stride(0), A.stride(1), C.stride(0), C.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -1089,16 +1089,16 @@ def rank2_atv(beta, A, u1, v1, u2, v2, y, z, x, M, N):
 
 
 @triton.jit
-def _rank1_shifted_sums_kernel0(A, u, v, M, N, A_stride0, A_stride1, u_stride0, v_stride0, MVL: tl.constexpr):
+def _rank1_shifted_sums_kernel0(A, u, v, M, N, A_stride0, A_stride1, u_stride0, v_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/column_reductions.py:154: #pragma parallel for
     i = tl.program_id(0)  # samples/column_reductions.py:155
-    for _i_base in range(0, N, MVL):  # samples/column_reductions.py:156
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/column_reductions.py:156
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
         tl.store(A + i * A_stride0 + _i * A_stride1, tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask) * 0.5 + tl.load(u + i * u_stride0) * tl.load(v + _i * v_stride0, mask=_i_mask), mask=_i_mask)  # samples/column_reductions.py:156
 
 
-_rank1_shifted_sums_kernel0_tuning = _AppycTuning("_rank1_shifted_sums_kernel0", "97078c60a8fe8268", (256, 4), _APPYC_CANDIDATES)
+_rank1_shifted_sums_kernel0_tuning = _AppycTuning("_rank1_shifted_sums_kernel0", "ad0a206b7951d215", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_rank1_shifted_sums_kernel0(A, u, v, M, N, _appyc_config=None):
@@ -1117,7 +1117,7 @@ def _launch_rank1_shifted_sums_kernel0(A, u, v, M, N, _appyc_config=None):
     _appyc_launch(
         _rank1_shifted_sums_kernel0, (n_i,),
         (A, u, v, int(M), int(N), A.stride(0), A.stride(1), u.stride(0), v.stride(0),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 

@@ -355,18 +355,18 @@ def axpby(alpha, X, beta, Y, N):
 
 
 @triton.jit
-def _gemv_fp64_kernel0(A, x, y, M, N, beta: "fp64", A_stride0, A_stride1, x_stride0, y_stride0, MVL: tl.constexpr):
+def _gemv_fp64_kernel0(A, x, y, M, N, beta: "fp64", A_stride0, A_stride1, x_stride0, y_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/fp64_axpby.py:17: #pragma parallel for
     i = tl.program_id(0)  # samples/fp64_axpby.py:18
     acc = tl.full((), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/fp64_axpby.py:19
-    for _j_base in range(0, N, MVL):  # samples/fp64_axpby.py:21
+    for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/fp64_axpby.py:21
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
         acc = acc + tl.sum(tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * tl.load(x + j * x_stride0, mask=j_mask), 0), axis=0)  # samples/fp64_axpby.py:22
     tl.store(y + i * y_stride0, beta * tl.load(y + i * y_stride0) + acc)  # samples/fp64_axpby.py:23
 
 
-_gemv_fp64_kernel0_tuning = _AppycTuning("_gemv_fp64_kernel0", "3232f8b3e726ed3a", (256, 4), _APPYC_CANDIDATES)
+_gemv_fp64_kernel0_tuning = _AppycTuning("_gemv_fp64_kernel0", "8a938159ae6d5e0f", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_gemv_fp64_kernel0(A, x, y, M, N, beta, _appyc_config=None):
@@ -385,7 +385,7 @@ def _launch_gemv_fp64_kernel0(A, x, y, M, N, beta, _appyc_config=None):
     _appyc_launch(
         _gemv_fp64_kernel0, (n_i,),
         (A, x, y, int(M), int(N), float(beta), A.stride(0), A.stride(1), x.stride(0), y.stride(0),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 

@@ -320,17 +320,17 @@ def _appyc_remember(entry, config):
 
 
 @triton.jit
-def _group_by_sum_kernel0(labels, centroids, X, M, N, labels_stride0, centroids_stride0, centroids_stride1, X_stride0, X_stride1, MVL: tl.constexpr):
+def _group_by_sum_kernel0(labels, centroids, X, M, N, labels_stride0, centroids_stride0, centroids_stride1, X_stride0, X_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/group_by_sum.py:11: #pragma parallel for
     i = tl.program_id(0)  # samples/group_by_sum.py:12
     label = tl.load(labels + i * labels_stride0)  # samples/group_by_sum.py:13
-    for _i_base in range(0, N, MVL):  # samples/group_by_sum.py:15
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/group_by_sum.py:15
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
         tl.atomic_add(centroids + label * centroids_stride0 + _i * centroids_stride1, tl.load(X + i * X_stride0 + _i * X_stride1, mask=_i_mask), mask=_i_mask)  # samples/group_by_sum.py:15
 
 
-_group_by_sum_kernel0_tuning = _AppycTuning("_group_by_sum_kernel0", "cc2520d8488199bc", (256, 4), _APPYC_CANDIDATES)
+_group_by_sum_kernel0_tuning = _AppycTuning("_group_by_sum_kernel0", "2ba59de10279de0f", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_group_by_sum_kernel0(labels, centroids, X, M, N, _appyc_config=None):
@@ -349,7 +349,7 @@ def _launch_group_by_sum_kernel0(labels, centroids, X, M, N, _appyc_config=None)
     _appyc_launch(
         _group_by_sum_kernel0, (n_i,),
         (labels, centroids, X, int(M), int(N), labels.stride(0), centroids.stride(0), centroids.stride(1), X.stride(0), X.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 

@@ -379,18 +379,18 @@ def relu_new(A, N):
 
 
 @triton.jit
-def _row_sums_new_kernel0(A, out, M, N, A_stride0, A_stride1, out_stride0, MVL: tl.constexpr):
+def _row_sums_new_kernel0(A, out, M, N, A_stride0, A_stride1, out_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/host_alloc.py:20: #pragma parallel for
     i = tl.program_id(0)  # samples/host_alloc.py:21
     acc = tl.full((), 0.0, A.dtype.element_ty)  # samples/host_alloc.py:22
-    for _j_base in range(0, N, MVL):  # samples/host_alloc.py:24
+    for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/host_alloc.py:24
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
         acc = acc + tl.sum(tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask), 0), axis=0)  # samples/host_alloc.py:25
     tl.store(out + i * out_stride0, acc)  # samples/host_alloc.py:26
 
 
-_row_sums_new_kernel0_tuning = _AppycTuning("_row_sums_new_kernel0", "758f18591c3e1995", (256, 4), _APPYC_CANDIDATES)
+_row_sums_new_kernel0_tuning = _AppycTuning("_row_sums_new_kernel0", "72cf23e509f44506", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_row_sums_new_kernel0(A, out, M, N, _appyc_config=None):
@@ -409,7 +409,7 @@ def _launch_row_sums_new_kernel0(A, out, M, N, _appyc_config=None):
     _appyc_launch(
         _row_sums_new_kernel0, (n_i,),
         (A, out, int(M), int(N), A.stride(0), A.stride(1), out.stride(0),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 

@@ -327,16 +327,16 @@ def _appyc_maximum(a, b):
 
 
 @triton.jit
-def _scale_product_kernel0(C, s, w, M, N, C_stride0, C_stride1, s_stride0, w_stride0, MVL: tl.constexpr):
+def _scale_product_kernel0(C, s, w, M, N, C_stride0, C_stride1, s_stride0, w_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/host_tensor.py:15: #pragma :M=>parallel :N=>simd
     _p0 = tl.program_id(0)  # samples/host_tensor.py:15
-    for _i_base in range(0, N, MVL):  # samples/host_tensor.py:16
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/host_tensor.py:16
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
         tl.store(C + _p0 * C_stride0 + _i * C_stride1, tl.load(C + _p0 * C_stride0 + _i * C_stride1, mask=_i_mask) / tl.abs(tl.load(s + _p0 * s_stride0)) + tl.load(w + _i * w_stride0, mask=_i_mask), mask=_i_mask)  # samples/host_tensor.py:16
 
 
-_scale_product_kernel0_tuning = _AppycTuning("_scale_product_kernel0", "8475ab648425e20d", (256, 4), _APPYC_CANDIDATES)
+_scale_product_kernel0_tuning = _AppycTuning("_scale_product_kernel0", "ec69ceea85459c86", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_scale_product_kernel0(C, s, w, M, N, _appyc_config=None):
@@ -355,7 +355,7 @@ def _launch_scale_product_kernel0(C, s, w, M, N, _appyc_config=None):
     _appyc_launch(
         _scale_product_kernel0, (n__p0,),
         (C, s, w, int(M), int(N), C.stride(0), C.stride(1), s.stride(0), w.stride(0),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 

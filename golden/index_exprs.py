@@ -320,16 +320,16 @@ def _appyc_remember(entry, config):
 
 
 @triton.jit
-def _affine_2d_kernel0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr):
+def _affine_2d_kernel0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/index_exprs.py:11: #pragma parallel for
     i = tl.program_id(0)  # samples/index_exprs.py:12
-    for _j_base in range(1, N, MVL):  # samples/index_exprs.py:14
+    for _j_base in range(1, 2 if ONE_STRIP else N, MVL):  # samples/index_exprs.py:14
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
         tl.store(B + i * B_stride0 + j * B_stride1, tl.load(A + (2 * i + 1) * A_stride0 + (j - 1) * A_stride1, mask=j_mask) - tl.load(A + (2 * i) * A_stride0 + j * A_stride1, mask=j_mask), mask=j_mask)  # samples/index_exprs.py:15
 
 
-_affine_2d_kernel0_tuning = _AppycTuning("_affine_2d_kernel0", "2938dc1b045bd5bf", (256, 4), _APPYC_CANDIDATES)
+_affine_2d_kernel0_tuning = _AppycTuning("_affine_2d_kernel0", "48d729f0d79601c1", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_affine_2d_kernel0(B, A, M, N, _appyc_config=None):
@@ -348,7 +348,7 @@ def _launch_affine_2d_kernel0(B, A, M, N, _appyc_config=None):
     _appyc_launch(
         _affine_2d_kernel0, (n_i,),
         (B, A, int(M), int(N), B.stride(0), B.stride(1), A.stride(0), A.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) - int(1) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 

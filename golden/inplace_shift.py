@@ -350,8 +350,8 @@ def _appyc_programs_per_sm(compiled, warps, props):
     return max(1, min(per_sm, shared))
 
 
-def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm):
-    """Runs `phases` phases of a persistent kernel.
+def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm, constants=None):
+    """Runs `phases` phases of a persistent kernel (`constants`: its constexprs besides MVL).
 
     On the GPU, with `warps_per_sm` > 0: one cooperative launch with as many programs as the
     GPU holds at once, but no more than `warps_per_sm` warps of them an SM and no more than the
@@ -362,26 +362,27 @@ def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm):
     """
     if isinstance(warps_per_sm, bool):  # the launch mode was once a flag: refuse, never guess
         raise TypeError("a persistent configuration's third item is warps per SM (0: one launch per phase)")
+    per_phase = {"MVL": mvl, "GRID_SYNC": False, **(constants or {})}
     if _APPYC_INTERPRET:
         programs = 3 if work is None else max(1, min(work, 3))
         sync = torch.zeros(1, dtype=torch.int64)
         for phase in range(phases):
-            _appyc_launch(kernel, (programs,), (*args, phase, phase + 1, sync),
-                          {"MVL": mvl, "GRID_SYNC": False})
+            _appyc_launch(kernel, (programs,), (*args, phase, phase + 1, sync), per_phase)
         return
     device = next(a.device for a in args if isinstance(a, torch.Tensor))
     sync = torch.zeros(1, dtype=torch.int64, device=device)
+    one_launch = dict(per_phase, GRID_SYNC=True)
     if warps_per_sm == 0:
-        programs = work or _appyc_resident(kernel, args, phases, sync, mvl, num_warps, device)
+        programs = work or _appyc_resident(kernel, args, phases, sync, one_launch, num_warps, device)
         for phase in range(phases):
             _appyc_launch(kernel, (max(programs, 1),), (*args, phase, phase + 1, sync),
-                          {"MVL": mvl, "GRID_SYNC": False}, num_warps=num_warps)
+                          per_phase, num_warps=num_warps)
         return
-    programs = min(_appyc_resident(kernel, args, phases, sync, mvl, num_warps, device),
+    programs = min(_appyc_resident(kernel, args, phases, sync, one_launch, num_warps, device),
                    max(1, warps_per_sm // num_warps) * _appyc_sm_count(device))
     if work is not None:
         programs = max(1, min(programs, work))
-    _appyc_launch(kernel, (programs,), (*args, 0, phases, sync), {"MVL": mvl, "GRID_SYNC": True},
+    _appyc_launch(kernel, (programs,), (*args, 0, phases, sync), one_launch,
                   num_warps=num_warps, launch_cooperative_grid=True)
 
 
@@ -395,14 +396,14 @@ def _appyc_sm_count(device):
     return _APPYC_SMS[device]
 
 
-def _appyc_resident(kernel, args, phases, sync, mvl, warps, device):
-    """How many programs of this compiled kernel the GPU holds at once (a cooperative launch of
-    more fails): the driver's occupancy answer, or a count by threads, registers and shared
-    memory when the driver cannot be asked."""
+def _appyc_resident(kernel, args, phases, sync, constants, warps, device):
+    """How many programs of this compiled kernel (its constexprs: `constants`) the GPU holds at
+    once (a cooperative launch of more fails): the driver's occupancy answer, or a count by
+    threads, registers and shared memory when the driver cannot be asked."""
     dtypes = tuple(str(a.dtype) for a in args if isinstance(a, torch.Tensor))
-    key = (kernel.fn.__name__, mvl, warps, device, dtypes)
+    key = (kernel.fn.__name__, tuple(sorted(constants.items())), warps, device, dtypes)
     if key not in _APPYC_RESIDENT:
-        compiled = kernel.warmup(*args, 0, phases, sync, grid=(1,), MVL=mvl, GRID_SYNC=True,
+        compiled = kernel.warmup(*args, 0, phases, sync, grid=(1,), **constants,
                                  num_warps=warps, launch_cooperative_grid=True)
         compiled._init_handles()
         props = torch.cuda.get_device_properties(device)
@@ -424,21 +425,21 @@ def _appyc_grid_barrier(counter, target):
 
 
 @triton.jit
-def _smooth_rows_kernel0(_tmp, A, M, N, _tmp_stride0, _tmp_stride1, A_stride0, A_stride1, MVL: tl.constexpr):
+def _smooth_rows_kernel0(_tmp, A, M, N, _tmp_stride0, _tmp_stride1, A_stride0, A_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/inplace_shift.py:11: #pragma parallel for
     i = tl.program_id(0)  # samples/inplace_shift.py:12
-    for _i_base in range(1, N, MVL):  # samples/inplace_shift.py:13
+    for _i_base in range(1, 2 if ONE_STRIP else N, MVL):  # samples/inplace_shift.py:13
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
         tl.store(_tmp + i * _tmp_stride0 + _i * _tmp_stride1, 0.5 * (tl.load(A + i * A_stride0 + (_i - 1) * A_stride1, mask=_i_mask) + tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask)), mask=_i_mask)  # samples/inplace_shift.py:13
     tl.debug_barrier()
-    for _i1_base in range(1, N, MVL):  # samples/inplace_shift.py:13
+    for _i1_base in range(1, 2 if ONE_STRIP else N, MVL):  # samples/inplace_shift.py:13
         _i1 = _i1_base + tl.arange(0, MVL)
         _i1_mask = _i1 < N
         tl.store(A + i * A_stride0 + _i1 * A_stride1, tl.load(_tmp + i * _tmp_stride0 + _i1 * _tmp_stride1, mask=_i1_mask), mask=_i1_mask)  # samples/inplace_shift.py:13
 
 
-_smooth_rows_kernel0_tuning = _AppycTuning("_smooth_rows_kernel0", "c6d754908e949073", (256, 4), _APPYC_CANDIDATES)
+_smooth_rows_kernel0_tuning = _AppycTuning("_smooth_rows_kernel0", "3822581d9f889598", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_smooth_rows_kernel0(A, M, N, _appyc_config=None):
@@ -458,7 +459,7 @@ def _launch_smooth_rows_kernel0(A, M, N, _appyc_config=None):
     _appyc_launch(
         _smooth_rows_kernel0, (n_i,),
         (_tmp, A, int(M), int(N), _tmp.stride(0), _tmp.stride(1), A.stride(0), A.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) - int(1) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -467,20 +468,20 @@ def smooth_rows(A, M, N):
 
 
 @triton.jit
-def _smooth_vector_kernel0(_tmp, x, N, _tmp_stride0, x_stride0, MVL: tl.constexpr):
+def _smooth_vector_kernel0(_tmp, x, N, _tmp_stride0, x_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/inplace_shift.py:17: #pragma 1:N=>simd
-    for _i_base in range(1, N, MVL):  # samples/inplace_shift.py:18
+    for _i_base in range(1, 2 if ONE_STRIP else N, MVL):  # samples/inplace_shift.py:18
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
         tl.store(_tmp + _i * _tmp_stride0, 0.5 * (tl.load(x + (_i - 1) * x_stride0, mask=_i_mask) + tl.load(x + _i * x_stride0, mask=_i_mask)), mask=_i_mask)  # samples/inplace_shift.py:18
     tl.debug_barrier()
-    for _i1_base in range(1, N, MVL):  # samples/inplace_shift.py:18
+    for _i1_base in range(1, 2 if ONE_STRIP else N, MVL):  # samples/inplace_shift.py:18
         _i1 = _i1_base + tl.arange(0, MVL)
         _i1_mask = _i1 < N
         tl.store(x + _i1 * x_stride0, tl.load(_tmp + _i1 * _tmp_stride0, mask=_i1_mask), mask=_i1_mask)  # samples/inplace_shift.py:18
 
 
-_smooth_vector_kernel0_tuning = _AppycTuning("_smooth_vector_kernel0", "e5c69cf84e2d7ad7", (256, 4), _APPYC_CANDIDATES)
+_smooth_vector_kernel0_tuning = _AppycTuning("_smooth_vector_kernel0", "fc39dd7c49862574", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_smooth_vector_kernel0(x, N, _appyc_config=None):
@@ -497,7 +498,7 @@ def _launch_smooth_vector_kernel0(x, N, _appyc_config=None):
     _appyc_launch(
         _smooth_vector_kernel0, (1,),
         (_tmp, x, int(N), _tmp.stride(0), x.stride(0),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) - int(1) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -506,16 +507,16 @@ def smooth_vector(x, N):
 
 
 @triton.jit
-def _scale_in_place_kernel0(A, M, N, s: "fp64", A_stride0, A_stride1, MVL: tl.constexpr):
+def _scale_in_place_kernel0(A, M, N, s: "fp64", A_stride0, A_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/inplace_shift.py:22: #pragma :M=>parallel :N=>simd
     _p0 = tl.program_id(0)  # samples/inplace_shift.py:22
-    for _i_base in range(0, N, MVL):  # samples/inplace_shift.py:23
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/inplace_shift.py:23
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
         tl.store(A + _p0 * A_stride0 + _i * A_stride1, tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask) * s + 1.0, mask=_i_mask)  # samples/inplace_shift.py:23
 
 
-_scale_in_place_kernel0_tuning = _AppycTuning("_scale_in_place_kernel0", "6a9b0772f163510d", (256, 4), _APPYC_CANDIDATES)
+_scale_in_place_kernel0_tuning = _AppycTuning("_scale_in_place_kernel0", "dd48405a7a04a5f6", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_scale_in_place_kernel0(A, M, N, s, _appyc_config=None):
@@ -534,7 +535,7 @@ def _launch_scale_in_place_kernel0(A, M, N, s, _appyc_config=None):
     _appyc_launch(
         _scale_in_place_kernel0, (n__p0,),
         (A, int(M), int(N), float(s), A.stride(0), A.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -543,18 +544,18 @@ def scale_in_place(A, M, N, s):
 
 
 @triton.jit
-def _subtract_pivot_kernel0(A, M, p, N, A_stride0, A_stride1, MVL: tl.constexpr):
+def _subtract_pivot_kernel0(A, M, p, N, A_stride0, A_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/inplace_shift.py:29: #pragma parallel for
     i = tl.program_id(0)  # samples/inplace_shift.py:30
     _elem = tl.load(A + i * A_stride0 + p * A_stride1)  # samples/inplace_shift.py:31
     tl.debug_barrier()
-    for _i_base in range(0, N, MVL):  # samples/inplace_shift.py:31
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/inplace_shift.py:31
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
         tl.store(A + i * A_stride0 + _i * A_stride1, tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask) - _elem, mask=_i_mask)  # samples/inplace_shift.py:31
 
 
-_subtract_pivot_kernel0_tuning = _AppycTuning("_subtract_pivot_kernel0", "b3e2db80318ab782", (256, 4), _APPYC_CANDIDATES)
+_subtract_pivot_kernel0_tuning = _AppycTuning("_subtract_pivot_kernel0", "1c72ddd87e0a23d9", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_subtract_pivot_kernel0(A, M, p, N, _appyc_config=None):
@@ -573,7 +574,7 @@ def _launch_subtract_pivot_kernel0(A, M, p, N, _appyc_config=None):
     _appyc_launch(
         _subtract_pivot_kernel0, (n_i,),
         (A, int(M), int(p), int(N), A.stride(0), A.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -584,7 +585,7 @@ def subtract_pivot(A, M, N, p):
 
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
-def _relax_rows_persistent0(path, N, path_stride0, path_stride1, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+def _relax_rows_persistent0(path, N, path_stride0, path_stride1, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/inplace_shift.py:38: for k in range(N):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
@@ -598,7 +599,7 @@ def _relax_rows_persistent0(path, N, path_stride0, path_stride1, _phase_lo, _pha
             i = _vp  # samples/inplace_shift.py:40
             _elem = tl.load(path + i * path_stride0 + k * path_stride1)  # samples/inplace_shift.py:41
             tl.debug_barrier()
-            for _i_base in range(0, N, MVL):  # samples/inplace_shift.py:41
+            for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/inplace_shift.py:41
                 _i = _i_base + tl.arange(0, MVL)
                 _i_mask = _i < N
                 tl.store(path + i * path_stride0 + _i * path_stride1, tl.minimum(tl.load(path + i * path_stride0 + _i * path_stride1, mask=_i_mask), _elem + tl.load(path + k * path_stride0 + _i * path_stride1, mask=_i_mask)), mask=_i_mask)  # samples/inplace_shift.py:41
@@ -607,7 +608,7 @@ def _relax_rows_persistent0(path, N, path_stride0, path_stride1, _phase_lo, _pha
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_relax_rows_persistent0_tuning = _AppycTuning("_relax_rows_persistent0", "2af32896e88bf4bb", (256, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_relax_rows_persistent0_tuning = _AppycTuning("_relax_rows_persistent0", "3760eb3968332c50", (256, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_relax_rows_persistent0(path, N, _appyc_config=None):
@@ -627,6 +628,7 @@ def _launch_relax_rows_persistent0(path, N, _appyc_config=None):
         _relax_rows_persistent0, n_k, int(N),
         (path, int(N), path.stride(0), path.stride(1)),
         _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+        {"ONE_STRIP": 0 < int(N) <= _appyc_mvl},
     )
 
 

@@ -350,8 +350,8 @@ def _appyc_programs_per_sm(compiled, warps, props):
     return max(1, min(per_sm, shared))
 
 
-def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm):
-    """Runs `phases` phases of a persistent kernel.
+def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm, constants=None):
+    """Runs `phases` phases of a persistent kernel (`constants`: its constexprs besides MVL).
 
     On the GPU, with `warps_per_sm` > 0: one cooperative launch with as many programs as the
     GPU holds at once, but no more than `warps_per_sm` warps of them an SM and no more than the
@@ -362,26 +362,27 @@ def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm):
     """
     if isinstance(warps_per_sm, bool):  # the launch mode was once a flag: refuse, never guess
         raise TypeError("a persistent configuration's third item is warps per SM (0: one launch per phase)")
+    per_phase = {"MVL": mvl, "GRID_SYNC": False, **(constants or {})}
     if _APPYC_INTERPRET:
         programs = 3 if work is None else max(1, min(work, 3))
         sync = torch.zeros(1, dtype=torch.int64)
         for phase in range(phases):
-            _appyc_launch(kernel, (programs,), (*args, phase, phase + 1, sync),
-                          {"MVL": mvl, "GRID_SYNC": False})
+            _appyc_launch(kernel, (programs,), (*args, phase, phase + 1, sync), per_phase)
         return
     device = next(a.device for a in args if isinstance(a, torch.Tensor))
     sync = torch.zeros(1, dtype=torch.int64, device=device)
+    one_launch = dict(per_phase, GRID_SYNC=True)
     if warps_per_sm == 0:
-        programs = work or _appyc_resident(kernel, args, phases, sync, mvl, num_warps, device)
+        programs = work or _appyc_resident(kernel, args, phases, sync, one_launch, num_warps, device)
         for phase in range(phases):
             _appyc_launch(kernel, (max(programs, 1),), (*args, phase, phase + 1, sync),
-                          {"MVL": mvl, "GRID_SYNC": False}, num_warps=num_warps)
+                          per_phase, num_warps=num_warps)
         return
-    programs = min(_appyc_resident(kernel, args, phases, sync, mvl, num_warps, device),
+    programs = min(_appyc_resident(kernel, args, phases, sync, one_launch, num_warps, device),
                    max(1, warps_per_sm // num_warps) * _appyc_sm_count(device))
     if work is not None:
         programs = max(1, min(programs, work))
-    _appyc_launch(kernel, (programs,), (*args, 0, phases, sync), {"MVL": mvl, "GRID_SYNC": True},
+    _appyc_launch(kernel, (programs,), (*args, 0, phases, sync), one_launch,
                   num_warps=num_warps, launch_cooperative_grid=True)
 
 
@@ -395,14 +396,14 @@ def _appyc_sm_count(device):
     return _APPYC_SMS[device]
 
 
-def _appyc_resident(kernel, args, phases, sync, mvl, warps, device):
-    """How many programs of this compiled kernel the GPU holds at once (a cooperative launch of
-    more fails): the driver's occupancy answer, or a count by threads, registers and shared
-    memory when the driver cannot be asked."""
+def _appyc_resident(kernel, args, phases, sync, constants, warps, device):
+    """How many programs of this compiled kernel (its constexprs: `constants`) the GPU holds at
+    once (a cooperative launch of more fails): the driver's occupancy answer, or a count by
+    threads, registers and shared memory when the driver cannot be asked."""
     dtypes = tuple(str(a.dtype) for a in args if isinstance(a, torch.Tensor))
-    key = (kernel.fn.__name__, mvl, warps, device, dtypes)
+    key = (kernel.fn.__name__, tuple(sorted(constants.items())), warps, device, dtypes)
     if key not in _APPYC_RESIDENT:
-        compiled = kernel.warmup(*args, 0, phases, sync, grid=(1,), MVL=mvl, GRID_SYNC=True,
+        compiled = kernel.warmup(*args, 0, phases, sync, grid=(1,), **constants,
                                  num_warps=warps, launch_cooperative_grid=True)
         compiled._init_handles()
         props = torch.cuda.get_device_properties(device)
@@ -424,7 +425,7 @@ def _appyc_grid_barrier(counter, target):
 
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
-def _jacobi_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+def _jacobi_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/jacobi_2d.py:11: for t in range(T):  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
@@ -450,7 +451,7 @@ def _jacobi_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride
             _n1_0 = tl.maximum((M - 1) - (1), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
                 _p0 = 1 + _vp1  # samples/jacobi_2d.py:15
-                for _i_base in range(1, N - 1, MVL):  # samples/jacobi_2d.py:16
+                for _i_base in range(1, 2 if ONE_STRIP else N - 1, MVL):  # samples/jacobi_2d.py:16
                     _i = _i_base + tl.arange(0, MVL)
                     _i_mask = _i < N - 1
                     tl.store(A + _p0 * A_stride0 + _i * A_stride1, 0.2 * (tl.load(B + _p0 * B_stride0 + _i * B_stride1, mask=_i_mask) + tl.load(B + _p0 * B_stride0 + (_i - 1) * B_stride1, mask=_i_mask) + tl.load(B + _p0 * B_stride0 + (_i + 1) * B_stride1, mask=_i_mask) + tl.load(B + (_p0 + 1) * B_stride0 + _i * B_stride1, mask=_i_mask) + tl.load(B + (_p0 - 1) * B_stride0 + _i * B_stride1, mask=_i_mask)), mask=_i_mask)  # samples/jacobi_2d.py:16
@@ -459,7 +460,7 @@ def _jacobi_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_jacobi_2d_persistent0_tuning = _AppycTuning("_jacobi_2d_persistent0", "a37004263aa27cff", (256, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_jacobi_2d_persistent0_tuning = _AppycTuning("_jacobi_2d_persistent0", "6cdb33c62c3edf59", (256, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_jacobi_2d_persistent0(B, A, M, N, T, _appyc_config=None):
@@ -479,6 +480,7 @@ def _launch_jacobi_2d_persistent0(B, A, M, N, T, _appyc_config=None):
         _jacobi_2d_persistent0, n_t * 2, max((int(M - 1) - int(1)) * (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl), (int(M - 1) - int(1))),
         (B, A, int(M), int(N), B.stride(0), B.stride(1), A.stride(0), A.stride(1)),
         _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+        {"ONE_STRIP": 0 < int(N - 1) - int(1) <= _appyc_mvl},
     )
 
 

@@ -342,17 +342,17 @@ def _appyc_dot_ok(*arrays):
 
 
 @triton.jit
-def _gemm_updates_kernel0(C, A, B, NI, NJ, beta: "fp64", NK, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr):
+def _gemm_updates_kernel0(C, A, B, NI, NJ, beta: "fp64", NK, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/matmul_loops.py:19: #pragma parallel for
     i = tl.program_id(0)  # samples/matmul_loops.py:20
-    for _j_base in range(0, NJ, MVL):  # samples/matmul_loops.py:22
+    for _j_base in range(0, 1 if ONE_STRIP else NJ, MVL):  # samples/matmul_loops.py:22
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < NJ
         tl.debug_barrier()
         tl.store(C + i * C_stride0 + j * C_stride1, tl.load(C + i * C_stride0 + j * C_stride1, mask=j_mask) * beta, mask=j_mask)  # samples/matmul_loops.py:23
         tl.debug_barrier()
     for k in range(0, NK, 1):  # samples/matmul_loops.py:24
-        for _j_base1 in range(0, NJ, MVL):  # samples/matmul_loops.py:26
+        for _j_base1 in range(0, 1 if ONE_STRIP else NJ, MVL):  # samples/matmul_loops.py:26
             j = _j_base1 + tl.arange(0, MVL)
             j_mask = j < NJ
             tl.debug_barrier()
@@ -405,7 +405,7 @@ def _launch_gemm_updates_kernel0_tiles(C, A, B, NI, NJ, beta, NK, alpha, _appyc_
     )
 
 
-_gemm_updates_kernel0_tuning = _AppycTuning("_gemm_updates_kernel0", "b1f49f74fab00d85", (256, 4), _APPYC_CANDIDATES)
+_gemm_updates_kernel0_tuning = _AppycTuning("_gemm_updates_kernel0", "4e1996446bfd93d2", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_gemm_updates_kernel0(C, A, B, NI, NJ, beta, NK, alpha, _appyc_config=None):
@@ -435,7 +435,7 @@ def _launch_gemm_updates_kernel0(C, A, B, NI, NJ, beta, NK, alpha, _appyc_config
     _appyc_launch(
         _gemm_updates_kernel0, (n_i,),
         (C, A, B, int(NI), int(NJ), float(beta), int(NK), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(NJ) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -446,12 +446,12 @@ def gemm_updates(alpha, beta, C, A, B):
 
 
 @triton.jit
-def _gemm_acc_kernel0(A, B, C, NI, NJ, NK, beta: "fp64", alpha: "fp64", A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, MVL: tl.constexpr):
+def _gemm_acc_kernel0(A, B, C, NI, NJ, NK, beta: "fp64", alpha: "fp64", A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/matmul_loops.py:33: #pragma parallel for
     i = tl.program_id(0)  # samples/matmul_loops.py:34
     for j in range(0, NJ, 1):  # samples/matmul_loops.py:35
         s = tl.full((), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:36
-        for _k_base in range(0, NK, MVL):  # samples/matmul_loops.py:38
+        for _k_base in range(0, 1 if ONE_STRIP else NK, MVL):  # samples/matmul_loops.py:38
             k = _k_base + tl.arange(0, MVL)
             k_mask = k < NK
             s = s + tl.sum(tl.where(k_mask, tl.load(A + i * A_stride0 + k * A_stride1, mask=k_mask) * tl.load(B + k * B_stride0 + j * B_stride1, mask=k_mask), 0), axis=0)  # samples/matmul_loops.py:39
@@ -505,7 +505,7 @@ def _launch_gemm_acc_kernel0_tiles(A, B, C, NI, NJ, NK, beta, alpha, _appyc_rows
     )
 
 
-_gemm_acc_kernel0_tuning = _AppycTuning("_gemm_acc_kernel0", "0f85e2b5318ff375", (256, 4), _APPYC_CANDIDATES)
+_gemm_acc_kernel0_tuning = _AppycTuning("_gemm_acc_kernel0", "f815bb9c87056830", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_gemm_acc_kernel0(A, B, C, NI, NJ, NK, beta, alpha, _appyc_config=None):
@@ -535,7 +535,7 @@ def _launch_gemm_acc_kernel0(A, B, C, NI, NJ, NK, beta, alpha, _appyc_config=Non
     _appyc_launch(
         _gemm_acc_kernel0, (n_i,),
         (A, B, C, int(NI), int(NJ), int(NK), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(NK) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -631,10 +631,10 @@ def trmm_into(alpha, A, B, out):
 
 
 @triton.jit
-def _symm_lower_kernel0(A, B, C, M, N, beta: "fp64", alpha: "fp64", A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, MVL: tl.constexpr):
+def _symm_lower_kernel0(A, B, C, M, N, beta: "fp64", alpha: "fp64", A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/matmul_loops.py:59: #pragma parallel for
     i = tl.program_id(0)  # samples/matmul_loops.py:60
-    for _j_base in range(0, N, MVL):  # samples/matmul_loops.py:62
+    for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/matmul_loops.py:62
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
         s = tl.full(j.shape, 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:63
@@ -707,7 +707,7 @@ def _launch_symm_lower_kernel0_tiles(A, B, C, M, N, beta, alpha, _appyc_rows, _a
     )
 
 
-_symm_lower_kernel0_tuning = _AppycTuning("_symm_lower_kernel0", "b6f07de2be8d7d5b", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_symm_lower_kernel0_tuning = _AppycTuning("_symm_lower_kernel0", "ed3a0dba388ee82a", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_symm_lower_kernel0(A, B, C, M, N, beta, alpha, _appyc_config=None):
@@ -737,7 +737,7 @@ def _launch_symm_lower_kernel0(A, B, C, M, N, beta, alpha, _appyc_config=None):
     _appyc_launch(
         _symm_lower_kernel0, (n_i,),
         (A, B, C, int(M), int(N), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -1144,12 +1144,12 @@ def gemm_tf32(C, A, B):
 
 
 @triton.jit
-def _row_times_matrix_kernel0(A, B, C, M, N, K, A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, MVL: tl.constexpr):
+def _row_times_matrix_kernel0(A, B, C, M, N, K, A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/matmul_loops.py:125: #pragma parallel for
     i = tl.program_id(0)  # samples/matmul_loops.py:126
     for _i in range(0, N, 1):  # samples/matmul_loops.py:127
         _acc = tl.full((), 0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:127
-        for _i1_base in range(0, K, MVL):  # samples/matmul_loops.py:127
+        for _i1_base in range(0, 1 if ONE_STRIP else K, MVL):  # samples/matmul_loops.py:127
             _i1 = _i1_base + tl.arange(0, MVL)
             _i1_mask = _i1 < K
             _acc = _acc + tl.sum(tl.where(_i1_mask, tl.load(A + i * A_stride0 + _i1 * A_stride1, mask=_i1_mask) * tl.load(B + _i1 * B_stride0 + _i * B_stride1, mask=_i1_mask), 0), axis=0)  # samples/matmul_loops.py:127
@@ -1201,7 +1201,7 @@ def _launch_row_times_matrix_kernel0_tiles(A, B, C, M, N, K, _appyc_rows, _appyc
     )
 
 
-_row_times_matrix_kernel0_tuning = _AppycTuning("_row_times_matrix_kernel0", "08eb0b22c92419b4", (256, 4), _APPYC_CANDIDATES)
+_row_times_matrix_kernel0_tuning = _AppycTuning("_row_times_matrix_kernel0", "5b92f4d25acb8a71", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_row_times_matrix_kernel0(A, B, C, M, N, K, _appyc_config=None):
@@ -1231,7 +1231,7 @@ def _launch_row_times_matrix_kernel0(A, B, C, M, N, K, _appyc_config=None):
     _appyc_launch(
         _row_times_matrix_kernel0, (n_i,),
         (A, B, C, int(M), int(N), int(K), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(K) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -1243,12 +1243,12 @@ def row_times_matrix(C, A, B):
 
 
 @triton.jit
-def _row_times_matrix_scaled_kernel0(A, B, C, M, N, K, beta: "fp64", alpha: "fp64", A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, MVL: tl.constexpr):
+def _row_times_matrix_scaled_kernel0(A, B, C, M, N, K, beta: "fp64", alpha: "fp64", A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/matmul_loops.py:134: #pragma parallel for
     i = tl.program_id(0)  # samples/matmul_loops.py:135
     for _i in range(0, N, 1):  # samples/matmul_loops.py:136
         _acc = tl.full((), 0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:136
-        for _i1_base in range(0, K, MVL):  # samples/matmul_loops.py:136
+        for _i1_base in range(0, 1 if ONE_STRIP else K, MVL):  # samples/matmul_loops.py:136
             _i1 = _i1_base + tl.arange(0, MVL)
             _i1_mask = _i1 < K
             _acc = _acc + tl.sum(tl.where(_i1_mask, tl.load(A + i * A_stride0 + _i1 * A_stride1, mask=_i1_mask) * tl.load(B + _i1 * B_stride0 + _i * B_stride1, mask=_i1_mask), 0), axis=0)  # samples/matmul_loops.py:136
@@ -1300,7 +1300,7 @@ def _launch_row_times_matrix_scaled_kernel0_tiles(A, B, C, M, N, K, beta, alpha,
     )
 
 
-_row_times_matrix_scaled_kernel0_tuning = _AppycTuning("_row_times_matrix_scaled_kernel0", "d958a9de65758e2f", (256, 4), _APPYC_CANDIDATES)
+_row_times_matrix_scaled_kernel0_tuning = _AppycTuning("_row_times_matrix_scaled_kernel0", "a5804a14d3f405f2", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_row_times_matrix_scaled_kernel0(A, B, C, M, N, K, beta, alpha, _appyc_config=None):
@@ -1330,7 +1330,7 @@ def _launch_row_times_matrix_scaled_kernel0(A, B, C, M, N, K, beta, alpha, _appy
     _appyc_launch(
         _row_times_matrix_scaled_kernel0, (n_i,),
         (A, B, C, int(M), int(N), int(K), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(K) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -1342,12 +1342,12 @@ def row_times_matrix_scaled(alpha, beta, C, A, B):
 
 
 @triton.jit
-def _matrix_times_row_kernel0(B, A, C, M, N, K, B_stride0, B_stride1, A_stride0, A_stride1, C_stride0, C_stride1, MVL: tl.constexpr):
+def _matrix_times_row_kernel0(B, A, C, M, N, K, B_stride0, B_stride1, A_stride0, A_stride1, C_stride0, C_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/matmul_loops.py:143: #pragma parallel for
     i = tl.program_id(0)  # samples/matmul_loops.py:144
     for _i in range(0, N, 1):  # samples/matmul_loops.py:145
         _acc = tl.full((), 0, (tl.zeros((), B.dtype.element_ty) + tl.zeros((), A.dtype.element_ty)).dtype)  # samples/matmul_loops.py:145
-        for _i1_base in range(0, K, MVL):  # samples/matmul_loops.py:145
+        for _i1_base in range(0, 1 if ONE_STRIP else K, MVL):  # samples/matmul_loops.py:145
             _i1 = _i1_base + tl.arange(0, MVL)
             _i1_mask = _i1 < K
             _acc = _acc + tl.sum(tl.where(_i1_mask, tl.load(B + _i * B_stride0 + _i1 * B_stride1, mask=_i1_mask) * tl.load(A + i * A_stride0 + _i1 * A_stride1, mask=_i1_mask), 0), axis=0)  # samples/matmul_loops.py:145
@@ -1399,7 +1399,7 @@ def _launch_matrix_times_row_kernel0_tiles(B, A, C, M, N, K, _appyc_rows, _appyc
     )
 
 
-_matrix_times_row_kernel0_tuning = _AppycTuning("_matrix_times_row_kernel0", "cdef72200ab7d677", (256, 4), _APPYC_CANDIDATES)
+_matrix_times_row_kernel0_tuning = _AppycTuning("_matrix_times_row_kernel0", "7b52cf77671090e2", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_matrix_times_row_kernel0(B, A, C, M, N, K, _appyc_config=None):
@@ -1429,7 +1429,7 @@ def _launch_matrix_times_row_kernel0(B, A, C, M, N, K, _appyc_config=None):
     _appyc_launch(
         _matrix_times_row_kernel0, (n_i,),
         (B, A, C, int(M), int(N), int(K), B.stride(0), B.stride(1), A.stride(0), A.stride(1), C.stride(0), C.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(K) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -1441,12 +1441,12 @@ def matrix_times_row(C, A, B):
 
 
 @triton.jit
-def _gemm_statement_kernel0(A, B, C, NI, NJ, NK, beta: "fp64", alpha: "fp64", A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, MVL: tl.constexpr):
+def _gemm_statement_kernel0(A, B, C, NI, NJ, NK, beta: "fp64", alpha: "fp64", A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/matmul_loops.py:152: #pragma :NI=>parallel :NJ=>parallel
     _p0 = tl.program_id(1)  # samples/matmul_loops.py:152
     _p1 = tl.program_id(0)  # samples/matmul_loops.py:152
     _acc = tl.full((), 0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:153
-    for _i_base in range(0, NK, MVL):  # samples/matmul_loops.py:153
+    for _i_base in range(0, 1 if ONE_STRIP else NK, MVL):  # samples/matmul_loops.py:153
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < NK
         _acc = _acc + tl.sum(tl.where(_i_mask, tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask) * tl.load(B + _i * B_stride0 + _p1 * B_stride1, mask=_i_mask), 0), axis=0)  # samples/matmul_loops.py:153
@@ -1499,7 +1499,7 @@ def _launch_gemm_statement_kernel0_tiles(A, B, C, NI, NJ, NK, beta, alpha, _appy
     )
 
 
-_gemm_statement_kernel0_tuning = _AppycTuning("_gemm_statement_kernel0", "f98b75b0ced235a5", (256, 4), _APPYC_CANDIDATES)
+_gemm_statement_kernel0_tuning = _AppycTuning("_gemm_statement_kernel0", "e49a32c8b0614d38", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_gemm_statement_kernel0(A, B, C, NI, NJ, NK, beta, alpha, _appyc_config=None):
@@ -1532,7 +1532,7 @@ def _launch_gemm_statement_kernel0(A, B, C, NI, NJ, NK, beta, alpha, _appyc_conf
     _appyc_launch(
         _gemm_statement_kernel0, (n__p1, n__p0,),
         (A, B, C, int(NI), int(NJ), int(NK), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(NK) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -1544,12 +1544,12 @@ def gemm_statement(alpha, beta, C, A, B):
 
 
 @triton.jit
-def _dot_rows_kernel0(A, B, C, M, N, K, A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, MVL: tl.constexpr):
+def _dot_rows_kernel0(A, B, C, M, N, K, A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/matmul_loops.py:160: #pragma :M=>parallel
     _p0 = tl.program_id(0)  # samples/matmul_loops.py:160
     for _i in range(0, N, 1):  # samples/matmul_loops.py:161
         _acc = tl.full((), 0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:161
-        for _i1_base in range(1, K, MVL):  # samples/matmul_loops.py:161
+        for _i1_base in range(1, 2 if ONE_STRIP else K, MVL):  # samples/matmul_loops.py:161
             _i1 = _i1_base + tl.arange(0, MVL)
             _i1_mask = _i1 < K
             _acc = _acc + tl.sum(tl.where(_i1_mask, tl.load(A + _p0 * A_stride0 + _i1 * A_stride1, mask=_i1_mask) * tl.load(B + (_i1 - 1) * B_stride0 + _i * B_stride1, mask=_i1_mask), 0), axis=0)  # samples/matmul_loops.py:161
@@ -1601,7 +1601,7 @@ def _launch_dot_rows_kernel0_tiles(A, B, C, M, N, K, _appyc_rows, _appyc_cols, _
     )
 
 
-_dot_rows_kernel0_tuning = _AppycTuning("_dot_rows_kernel0", "61188b8e267bda3d", (256, 4), _APPYC_CANDIDATES)
+_dot_rows_kernel0_tuning = _AppycTuning("_dot_rows_kernel0", "55d1019085cb19af", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_dot_rows_kernel0(A, B, C, M, N, K, _appyc_config=None):
@@ -1631,7 +1631,7 @@ def _launch_dot_rows_kernel0(A, B, C, M, N, K, _appyc_config=None):
     _appyc_launch(
         _dot_rows_kernel0, (n__p0,),
         (A, B, C, int(M), int(N), int(K), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(K) - int(1) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 

@@ -201,8 +201,8 @@ def _appyc_programs_per_sm(compiled, warps, props):
     return max(1, min(per_sm, shared))
 
 
-def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm):
-    """Runs `phases` phases of a persistent kernel.
+def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm, constants=None):
+    """Runs `phases` phases of a persistent kernel (`constants`: its constexprs besides MVL).
 
     On the GPU, with `warps_per_sm` > 0: one cooperative launch with as many programs as the
     GPU holds at once, but no more than `warps_per_sm` warps of them an SM and no more than the
@@ -213,26 +213,27 @@ def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm):
     """
     if isinstance(warps_per_sm, bool):  # the launch mode was once a flag: refuse, never guess
         raise TypeError("a persistent configuration's third item is warps per SM (0: one launch per phase)")
+    per_phase = {"MVL": mvl, "GRID_SYNC": False, **(constants or {})}
     if _APPYC_INTERPRET:
         programs = 3 if work is None else max(1, min(work, 3))
         sync = torch.zeros(1, dtype=torch.int64)
         for phase in range(phases):
-            _appyc_launch(kernel, (programs,), (*args, phase, phase + 1, sync),
-                          {"MVL": mvl, "GRID_SYNC": False})
+            _appyc_launch(kernel, (programs,), (*args, phase, phase + 1, sync), per_phase)
         return
     device = next(a.device for a in args if isinstance(a, torch.Tensor))
     sync = torch.zeros(1, dtype=torch.int64, device=device)
+    one_launch = dict(per_phase, GRID_SYNC=True)
     if warps_per_sm == 0:
-        programs = work or _appyc_resident(kernel, args, phases, sync, mvl, num_warps, device)
+        programs = work or _appyc_resident(kernel, args, phases, sync, one_launch, num_warps, device)
         for phase in range(phases):
             _appyc_launch(kernel, (max(programs, 1),), (*args, phase, phase + 1, sync),
-                          {"MVL": mvl, "GRID_SYNC": False}, num_warps=num_warps)
+                          per_phase, num_warps=num_warps)
         return
-    programs = min(_appyc_resident(kernel, args, phases, sync, mvl, num_warps, device),
+    programs = min(_appyc_resident(kernel, args, phases, sync, one_launch, num_warps, device),
                    max(1, warps_per_sm // num_warps) * _appyc_sm_count(device))
     if work is not None:
         programs = max(1, min(programs, work))
-    _appyc_launch(kernel, (programs,), (*args, 0, phases, sync), {"MVL": mvl, "GRID_SYNC": True},
+    _appyc_launch(kernel, (programs,), (*args, 0, phases, sync), one_launch,
                   num_warps=num_warps, launch_cooperative_grid=True)
 
 
@@ -246,14 +247,14 @@ def _appyc_sm_count(device):
     return _APPYC_SMS[device]
 
 
-def _appyc_resident(kernel, args, phases, sync, mvl, warps, device):
-    """How many programs of this compiled kernel the GPU holds at once (a cooperative launch of
-    more fails): the driver's occupancy answer, or a count by threads, registers and shared
-    memory when the driver cannot be asked."""
+def _appyc_resident(kernel, args, phases, sync, constants, warps, device):
+    """How many programs of this compiled kernel (its constexprs: `constants`) the GPU holds at
+    once (a cooperative launch of more fails): the driver's occupancy answer, or a count by
+    threads, registers and shared memory when the driver cannot be asked."""
     dtypes = tuple(str(a.dtype) for a in args if isinstance(a, torch.Tensor))
-    key = (kernel.fn.__name__, mvl, warps, device, dtypes)
+    key = (kernel.fn.__name__, tuple(sorted(constants.items())), warps, device, dtypes)
     if key not in _APPYC_RESIDENT:
-        compiled = kernel.warmup(*args, 0, phases, sync, grid=(1,), MVL=mvl, GRID_SYNC=True,
+        compiled = kernel.warmup(*args, 0, phases, sync, grid=(1,), **constants,
                                  num_warps=warps, launch_cooperative_grid=True)
         compiled._init_handles()
         props = torch.cuda.get_device_properties(device)
@@ -469,8 +470,9 @@ def _appyc_nvshmem_config(mvl, num_warps):
 _APPYC_NVSHMEM_MAXNREG = 80
 
 
-def _appyc_nvshmem_persistent(kernel, phases, work, args, mvl, num_warps):
-    """Runs `phases` phases of a persistent kernel with nvshmem calls: one cooperative launch
+def _appyc_nvshmem_persistent(kernel, phases, work, args, mvl, num_warps, constants=None):
+    """Runs `phases` phases of a persistent kernel with nvshmem calls (`constants`: its
+    constexprs besides MVL): one cooperative launch
     (its waits need every program resident). Every compiled specialisation of the kernel is
     loaded with NVSHMEM's module init before its first launch: Triton compiles a new one when an
     argument's specialisation changes (a size divisible by 16, a stride of 1), and a module
@@ -479,12 +481,14 @@ def _appyc_nvshmem_persistent(kernel, phases, work, args, mvl, num_warps):
         programs = 3 if work is None else max(1, min(work, 3))
         sync = torch.zeros(1, dtype=torch.int64)
         for phase in range(phases):
-            kernel[(programs,)](*args, phase, phase + 1, sync, MVL=mvl, GRID_SYNC=False)
+            kernel[(programs,)](*args, phase, phase + 1, sync, MVL=mvl, GRID_SYNC=False,
+                                **(constants or {}))
         return
     device = next(a.device for a in args if isinstance(a, torch.Tensor))
     sync = torch.zeros(1, dtype=torch.int64, device=device)
     options = dict(MVL=mvl, GRID_SYNC=True, num_warps=num_warps, launch_cooperative_grid=True,
-                   maxnreg=_APPYC_NVSHMEM_MAXNREG, extern_libs=_appyc_nvshmem_lib())
+                   maxnreg=_APPYC_NVSHMEM_MAXNREG, extern_libs=_appyc_nvshmem_lib(),
+                   **(constants or {}))
     # warmup() returns the specialisation that the launch below will find in Triton's cache.
     compiled = kernel.warmup(*args, 0, phases, sync, grid=(1,), **options)
     loaded = _APPYC_NVSHMEM_STATE["programs"].get(id(compiled))

@@ -318,16 +318,16 @@ def _appyc_remember(entry, config):
 
 
 @triton.jit
-def _outer_kernel0(C, x, y, M, N, C_stride0, C_stride1, x_stride0, y_stride0, MVL: tl.constexpr):
+def _outer_kernel0(C, x, y, M, N, C_stride0, C_stride1, x_stride0, y_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/outer_product.py:9: #pragma :M=>parallel :N=>simd
     _p0 = tl.program_id(0)  # samples/outer_product.py:9
-    for _i_base in range(0, N, MVL):  # samples/outer_product.py:10
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/outer_product.py:10
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
         tl.store(C + _p0 * C_stride0 + _i * C_stride1, tl.load(x + _p0 * x_stride0) * tl.load(y + _i * y_stride0, mask=_i_mask), mask=_i_mask)  # samples/outer_product.py:10
 
 
-_outer_kernel0_tuning = _AppycTuning("_outer_kernel0", "e5db917cbf958ed3", (256, 4), _APPYC_CANDIDATES)
+_outer_kernel0_tuning = _AppycTuning("_outer_kernel0", "19d422fa8ed9f8ce", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_outer_kernel0(C, x, y, M, N, _appyc_config=None):
@@ -346,7 +346,7 @@ def _launch_outer_kernel0(C, x, y, M, N, _appyc_config=None):
     _appyc_launch(
         _outer_kernel0, (n__p0,),
         (C, x, y, int(M), int(N), C.stride(0), C.stride(1), x.stride(0), y.stride(0),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -355,16 +355,16 @@ def outer(x, y, C, M, N):
 
 
 @triton.jit
-def _rank1_update_kernel0(C, x, y, M, N, alpha: "fp64", C_stride0, C_stride1, x_stride0, y_stride0, MVL: tl.constexpr):
+def _rank1_update_kernel0(C, x, y, M, N, alpha: "fp64", C_stride0, C_stride1, x_stride0, y_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/outer_product.py:14: #pragma :M=>parallel :N=>simd
     _p0 = tl.program_id(0)  # samples/outer_product.py:14
-    for _i_base in range(0, N, MVL):  # samples/outer_product.py:15
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/outer_product.py:15
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
         tl.store(C + _p0 * C_stride0 + _i * C_stride1, tl.load(C + _p0 * C_stride0 + _i * C_stride1, mask=_i_mask) + alpha * tl.load(x + _p0 * x_stride0) * tl.load(y + _i * y_stride0, mask=_i_mask), mask=_i_mask)  # samples/outer_product.py:15
 
 
-_rank1_update_kernel0_tuning = _AppycTuning("_rank1_update_kernel0", "bf4bcb32964355dc", (256, 4), _APPYC_CANDIDATES)
+_rank1_update_kernel0_tuning = _AppycTuning("_rank1_update_kernel0", "6ef7950f751b3029", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_rank1_update_kernel0(C, x, y, M, N, alpha, _appyc_config=None):
@@ -383,7 +383,7 @@ def _launch_rank1_update_kernel0(C, x, y, M, N, alpha, _appyc_config=None):
     _appyc_launch(
         _rank1_update_kernel0, (n__p0,),
         (C, x, y, int(M), int(N), float(alpha), C.stride(0), C.stride(1), x.stride(0), y.stride(0),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 

@@ -342,18 +342,18 @@ def _appyc_masked_min(v, mask):
 
 
 @triton.jit
-def _row_sums_kernel0(A, r, M, N, A_stride0, A_stride1, r_stride0, MVL: tl.constexpr):
+def _row_sums_kernel0(A, r, M, N, A_stride0, A_stride1, r_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/reductions_axes.py:11: #pragma :M=>parallel :N=>reduce(sum)
     _p0 = tl.program_id(0)  # samples/reductions_axes.py:11
     _acc = tl.full((), 0, A.dtype.element_ty)  # samples/reductions_axes.py:12
-    for _i_base in range(0, N, MVL):  # samples/reductions_axes.py:12
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/reductions_axes.py:12
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
         _acc = _acc + tl.sum(tl.where(_i_mask, tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask), 0), axis=0)  # samples/reductions_axes.py:12
     tl.store(r + _p0 * r_stride0, _acc)  # samples/reductions_axes.py:12
 
 
-_row_sums_kernel0_tuning = _AppycTuning("_row_sums_kernel0", "27471798679d19aa", (256, 4), _APPYC_CANDIDATES)
+_row_sums_kernel0_tuning = _AppycTuning("_row_sums_kernel0", "4b0d57dec75ea117", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_row_sums_kernel0(A, r, M, N, _appyc_config=None):
@@ -372,7 +372,7 @@ def _launch_row_sums_kernel0(A, r, M, N, _appyc_config=None):
     _appyc_launch(
         _row_sums_kernel0, (n__p0,),
         (A, r, int(M), int(N), A.stride(0), A.stride(1), r.stride(0),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -381,18 +381,18 @@ def row_sums(A, r, M, N):
 
 
 @triton.jit
-def _col_max_kernel0(A, c, N, M, A_stride0, A_stride1, c_stride0, MVL: tl.constexpr):
+def _col_max_kernel0(A, c, N, M, A_stride0, A_stride1, c_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/reductions_axes.py:16: #pragma :N=>parallel :M=>reduce(max)
     _p0 = tl.program_id(0)  # samples/reductions_axes.py:16
     _acc = tl.load(A + 0 * A_stride0 + _p0 * A_stride1)  # samples/reductions_axes.py:17
-    for _i_base in range(0, M, MVL):  # samples/reductions_axes.py:17
+    for _i_base in range(0, 1 if ONE_STRIP else M, MVL):  # samples/reductions_axes.py:17
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < M
         _acc = tl.maximum(_acc, _appyc_masked_max(tl.load(A + _i * A_stride0 + _p0 * A_stride1, mask=_i_mask), _i_mask))  # samples/reductions_axes.py:17
     tl.store(c + _p0 * c_stride0, _acc)  # samples/reductions_axes.py:17
 
 
-_col_max_kernel0_tuning = _AppycTuning("_col_max_kernel0", "2d76fc7ad622949d", (256, 4), _APPYC_CANDIDATES)
+_col_max_kernel0_tuning = _AppycTuning("_col_max_kernel0", "9421029512db0a6e", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_col_max_kernel0(A, c, N, M, _appyc_config=None):
@@ -411,7 +411,7 @@ def _launch_col_max_kernel0(A, c, N, M, _appyc_config=None):
     _appyc_launch(
         _col_max_kernel0, (n__p0,),
         (A, c, int(N), int(M), A.stride(0), A.stride(1), c.stride(0),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(M) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -420,18 +420,18 @@ def col_max(A, c, M, N):
 
 
 @triton.jit
-def _total_kernel0(A, s, M, N, A_stride0, A_stride1, s_stride0, MVL: tl.constexpr):
+def _total_kernel0(A, s, M, N, A_stride0, A_stride1, s_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/reductions_axes.py:21: #pragma :M=>reduce(sum) :N=>reduce(sum)
     _acc = tl.full((), 0, A.dtype.element_ty)  # samples/reductions_axes.py:22
     for _i in range(0, M, 1):  # samples/reductions_axes.py:22
-        for _i1_base in range(0, N, MVL):  # samples/reductions_axes.py:22
+        for _i1_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/reductions_axes.py:22
             _i1 = _i1_base + tl.arange(0, MVL)
             _i1_mask = _i1 < N
             _acc = _acc + tl.sum(tl.where(_i1_mask, tl.load(A + _i * A_stride0 + _i1 * A_stride1, mask=_i1_mask), 0), axis=0)  # samples/reductions_axes.py:22
     tl.store(s + 0 * s_stride0, _acc)  # samples/reductions_axes.py:22
 
 
-_total_kernel0_tuning = _AppycTuning("_total_kernel0", "af0209611a5ee438", (256, 4), _APPYC_CANDIDATES)
+_total_kernel0_tuning = _AppycTuning("_total_kernel0", "1ed7ff242d6c5919", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_total_kernel0(A, s, M, N, _appyc_config=None):
@@ -447,7 +447,7 @@ def _launch_total_kernel0(A, s, M, N, _appyc_config=None):
     _appyc_launch(
         _total_kernel0, (1,),
         (A, s, int(M), int(N), A.stride(0), A.stride(1), s.stride(0),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -484,18 +484,18 @@ def row_dots(A, B, out, M, N):
 
 
 @triton.jit
-def _row_min_kernel0(A, r, M, N, A_stride0, A_stride1, r_stride0, MVL: tl.constexpr):
+def _row_min_kernel0(A, r, M, N, A_stride0, A_stride1, r_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/reductions_axes.py:33: #pragma parallel for
     i = tl.program_id(0)  # samples/reductions_axes.py:34
     _acc = tl.load(A + i * A_stride0 + 0 * A_stride1)  # samples/reductions_axes.py:35
-    for _i_base in range(0, N, MVL):  # samples/reductions_axes.py:35
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/reductions_axes.py:35
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
         _acc = tl.minimum(_acc, _appyc_masked_min(tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask), _i_mask))  # samples/reductions_axes.py:35
     tl.store(r + i * r_stride0, _acc)  # samples/reductions_axes.py:35
 
 
-_row_min_kernel0_tuning = _AppycTuning("_row_min_kernel0", "6c86782c84795b93", (256, 4), _APPYC_CANDIDATES)
+_row_min_kernel0_tuning = _AppycTuning("_row_min_kernel0", "57fb41ac8cfe5c28", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_row_min_kernel0(A, r, M, N, _appyc_config=None):
@@ -514,7 +514,7 @@ def _launch_row_min_kernel0(A, r, M, N, _appyc_config=None):
     _appyc_launch(
         _row_min_kernel0, (n_i,),
         (A, r, int(M), int(N), A.stride(0), A.stride(1), r.stride(0),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -549,11 +549,11 @@ def leaky_rows(A, B, M, N, slope):
 
 
 @triton.jit
-def _col_means_kernel0(A, m, M, A_stride0, A_stride1, m_stride0, m_shape0, MVL: tl.constexpr):
+def _col_means_kernel0(A, m, M, A_stride0, A_stride1, m_stride0, m_shape0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/reductions_axes.py:45: #pragma :=>parallel :M=>reduce(sum)
     _p0 = tl.program_id(0)  # samples/reductions_axes.py:45
     _acc = tl.full((), 0, A.dtype.element_ty)  # samples/reductions_axes.py:46
-    for _i_base in range(0, M, MVL):  # samples/reductions_axes.py:46
+    for _i_base in range(0, 1 if ONE_STRIP else M, MVL):  # samples/reductions_axes.py:46
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < M
         _acc = _acc + tl.sum(tl.where(_i_mask, tl.load(A + _i * A_stride0 + _p0 * A_stride1, mask=_i_mask), 0), axis=0)  # samples/reductions_axes.py:46
@@ -561,7 +561,7 @@ def _col_means_kernel0(A, m, M, A_stride0, A_stride1, m_stride0, m_shape0, MVL: 
     tl.store(m + _p0 * m_stride0, _r / M)  # samples/reductions_axes.py:46
 
 
-_col_means_kernel0_tuning = _AppycTuning("_col_means_kernel0", "41870764c9eb6662", (256, 4), _APPYC_CANDIDATES)
+_col_means_kernel0_tuning = _AppycTuning("_col_means_kernel0", "086ceb8354853349", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_col_means_kernel0(A, m, M, _appyc_config=None):
@@ -580,7 +580,7 @@ def _launch_col_means_kernel0(A, m, M, _appyc_config=None):
     _appyc_launch(
         _col_means_kernel0, (n__p0,),
         (A, m, int(M), A.stride(0), A.stride(1), m.stride(0), m.shape[0],),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(M) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -590,16 +590,16 @@ def col_means(A, m, M):
 
 
 @triton.jit
-def _add_full_kernel0(B, A, B_stride0, B_stride1, A_stride0, A_stride1, B_shape0, B_shape1, MVL: tl.constexpr):
+def _add_full_kernel0(B, A, B_stride0, B_stride1, A_stride0, A_stride1, B_shape0, B_shape1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/reductions_axes.py:50: #pragma :=>parallel :=>simd
     _p0 = tl.program_id(0)  # samples/reductions_axes.py:50
-    for _i_base in range(0, B_shape1, MVL):  # samples/reductions_axes.py:51
+    for _i_base in range(0, 1 if ONE_STRIP else B_shape1, MVL):  # samples/reductions_axes.py:51
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < B_shape1
         tl.store(B + _p0 * B_stride0 + _i * B_stride1, tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask) + 1.0, mask=_i_mask)  # samples/reductions_axes.py:51
 
 
-_add_full_kernel0_tuning = _AppycTuning("_add_full_kernel0", "e4b687b40ee69f45", (256, 4), _APPYC_CANDIDATES)
+_add_full_kernel0_tuning = _AppycTuning("_add_full_kernel0", "e0b79c9b6ab4fba8", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_add_full_kernel0(B, A, _appyc_config=None):
@@ -622,7 +622,7 @@ def _launch_add_full_kernel0(B, A, _appyc_config=None):
     _appyc_launch(
         _add_full_kernel0, (n__p0,),
         (B, A, B.stride(0), B.stride(1), A.stride(0), A.stride(1), B.shape[0], B.shape[1],),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(B.shape[1]) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 

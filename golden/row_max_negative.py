@@ -343,18 +343,18 @@ def _appyc_masked_min(v, mask):
 
 
 @triton.jit
-def _row_max_kernel0(A, out, M, N, A_stride0, A_stride1, out_stride0, MVL: tl.constexpr):
+def _row_max_kernel0(A, out, M, N, A_stride0, A_stride1, out_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/row_max_negative.py:12: #pragma parallel for
     i = tl.program_id(0)  # samples/row_max_negative.py:13
     m = tl.full((), float("-inf"), A.dtype.element_ty)  # samples/row_max_negative.py:14
-    for _j_base in range(0, N, MVL):  # samples/row_max_negative.py:16
+    for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/row_max_negative.py:16
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
         m = tl.maximum(m, _appyc_masked_max(tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask), j_mask))  # samples/row_max_negative.py:17
     tl.store(out + i * out_stride0, m)  # samples/row_max_negative.py:18
 
 
-_row_max_kernel0_tuning = _AppycTuning("_row_max_kernel0", "080e81dfc520513d", (256, 4), _APPYC_CANDIDATES)
+_row_max_kernel0_tuning = _AppycTuning("_row_max_kernel0", "b614e13db254d7b6", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_row_max_kernel0(A, out, M, N, _appyc_config=None):
@@ -373,7 +373,7 @@ def _launch_row_max_kernel0(A, out, M, N, _appyc_config=None):
     _appyc_launch(
         _row_max_kernel0, (n_i,),
         (A, out, int(M), int(N), A.stride(0), A.stride(1), out.stride(0),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -382,12 +382,12 @@ def row_max(A, out, M, N):
 
 
 @triton.jit
-def _row_range_kernel0(A, out, M, N, A_stride0, A_stride1, out_stride0, MVL: tl.constexpr):
+def _row_range_kernel0(A, out, M, N, A_stride0, A_stride1, out_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/row_max_negative.py:22: #pragma parallel for
     i = tl.program_id(0)  # samples/row_max_negative.py:23
     hi = tl.full((), float("-inf"), A.dtype.element_ty)  # samples/row_max_negative.py:24
     lo = tl.full((), float("inf"), A.dtype.element_ty)  # samples/row_max_negative.py:25
-    for _j_base in range(0, N, MVL):  # samples/row_max_negative.py:27
+    for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/row_max_negative.py:27
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
         hi = tl.maximum(hi, _appyc_masked_max(tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask), j_mask))  # samples/row_max_negative.py:28
@@ -395,7 +395,7 @@ def _row_range_kernel0(A, out, M, N, A_stride0, A_stride1, out_stride0, MVL: tl.
     tl.store(out + i * out_stride0, hi - lo)  # samples/row_max_negative.py:30
 
 
-_row_range_kernel0_tuning = _AppycTuning("_row_range_kernel0", "134e6375235eae56", (256, 4), _APPYC_CANDIDATES)
+_row_range_kernel0_tuning = _AppycTuning("_row_range_kernel0", "7f051095bdb7093f", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_row_range_kernel0(A, out, M, N, _appyc_config=None):
@@ -414,7 +414,7 @@ def _launch_row_range_kernel0(A, out, M, N, _appyc_config=None):
     _appyc_launch(
         _row_range_kernel0, (n_i,),
         (A, out, int(M), int(N), A.stride(0), A.stride(1), out.stride(0),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -423,18 +423,18 @@ def row_range(A, out, M, N):
 
 
 @triton.jit
-def _row_min_minus_last_kernel0(A, out, M, N, A_stride0, A_stride1, out_stride0, A_shape1, MVL: tl.constexpr):
+def _row_min_minus_last_kernel0(A, out, M, N, A_stride0, A_stride1, out_stride0, A_shape1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/row_max_negative.py:34: #pragma parallel for
     i = tl.program_id(0)  # samples/row_max_negative.py:35
     m = tl.full((), float("inf"), A.dtype.element_ty)  # samples/row_max_negative.py:36
-    for _j_base in range(0, N, MVL):  # samples/row_max_negative.py:38
+    for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/row_max_negative.py:38
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
         m = tl.minimum(m, _appyc_masked_min(tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask), j_mask))  # samples/row_max_negative.py:39
     tl.store(out + i * out_stride0, m - tl.load(A + i * A_stride0 + (A_shape1 - 1) * A_stride1))  # samples/row_max_negative.py:40
 
 
-_row_min_minus_last_kernel0_tuning = _AppycTuning("_row_min_minus_last_kernel0", "b60f27f2c754e5af", (256, 4), _APPYC_CANDIDATES)
+_row_min_minus_last_kernel0_tuning = _AppycTuning("_row_min_minus_last_kernel0", "41a73a97eb091d4a", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_row_min_minus_last_kernel0(A, out, M, N, _appyc_config=None):
@@ -453,7 +453,7 @@ def _launch_row_min_minus_last_kernel0(A, out, M, N, _appyc_config=None):
     _appyc_launch(
         _row_min_minus_last_kernel0, (n_i,),
         (A, out, int(M), int(N), A.stride(0), A.stride(1), out.stride(0), A.shape[1],),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 

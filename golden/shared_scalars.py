@@ -659,10 +659,10 @@ def flag_index(x, k):
 
 
 @triton.jit
-def _frobenius_squared_kernel0(_acc_shared, A, _acc_shared_stride0, A_stride0, A_stride1, A_shape0, A_shape1, MVL: tl.constexpr):
+def _frobenius_squared_kernel0(_acc_shared, A, _acc_shared_stride0, A_stride0, A_stride1, A_shape0, A_shape1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/shared_scalars.py:83: #pragma parallel for shared(acc)
     i = tl.program_id(0)  # samples/shared_scalars.py:84
-    for _j_base in range(0, A_shape1, MVL):  # samples/shared_scalars.py:86
+    for _j_base in range(0, 1 if ONE_STRIP else A_shape1, MVL):  # samples/shared_scalars.py:86
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < A_shape1
         tl.debug_barrier()
@@ -670,7 +670,7 @@ def _frobenius_squared_kernel0(_acc_shared, A, _acc_shared_stride0, A_stride0, A
         tl.debug_barrier()
 
 
-_frobenius_squared_kernel0_tuning = _AppycTuning("_frobenius_squared_kernel0", "01bf1f3310ea6ae1", (256, 4), _APPYC_CANDIDATES)
+_frobenius_squared_kernel0_tuning = _AppycTuning("_frobenius_squared_kernel0", "27a07b88b19d43c4", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_frobenius_squared_kernel0(A, acc, _appyc_config=None):
@@ -690,7 +690,7 @@ def _launch_frobenius_squared_kernel0(A, acc, _appyc_config=None):
     _appyc_launch(
         _frobenius_squared_kernel0, (n_i,),
         (_acc_shared, A, _acc_shared.stride(0), A.stride(0), A.stride(1), A.shape[0], A.shape[1],),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(A.shape[1]) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
     return _acc_shared.item()
 

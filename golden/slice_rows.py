@@ -345,16 +345,16 @@ def _appyc_remember(entry, config):
 
 
 @triton.jit
-def _axpy_rows_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr):
+def _axpy_rows_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/slice_rows.py:10: #pragma parallel for
     i = tl.program_id(0)  # samples/slice_rows.py:11
-    for _i_base in range(0, N, MVL):  # samples/slice_rows.py:12
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/slice_rows.py:12
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
         tl.store(C + i * C_stride0 + _i * C_stride1, tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask) * alpha + tl.load(B + i * B_stride0 + _i * B_stride1, mask=_i_mask), mask=_i_mask)  # samples/slice_rows.py:12
 
 
-_axpy_rows_kernel0_tuning = _AppycTuning("_axpy_rows_kernel0", "b1b750ecaee93b94", (256, 4), _APPYC_CANDIDATES)
+_axpy_rows_kernel0_tuning = _AppycTuning("_axpy_rows_kernel0", "08f559a06b2cd0e9", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_axpy_rows_kernel0(C, A, B, M, N, alpha, _appyc_config=None):
@@ -373,7 +373,7 @@ def _launch_axpy_rows_kernel0(C, A, B, M, N, alpha, _appyc_config=None):
     _appyc_launch(
         _axpy_rows_kernel0, (n_i,),
         (C, A, B, int(M), int(N), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -382,16 +382,16 @@ def axpy_rows(A, B, C, M, N, alpha):
 
 
 @triton.jit
-def _tanh_rows_inplace_kernel0(A, M, N, A_stride0, A_stride1, MVL: tl.constexpr):
+def _tanh_rows_inplace_kernel0(A, M, N, A_stride0, A_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/slice_rows.py:16: #pragma parallel for
     i = tl.program_id(0)  # samples/slice_rows.py:17
-    for _i_base in range(0, N, MVL):  # samples/slice_rows.py:18
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/slice_rows.py:18
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
         tl.store(A + i * A_stride0 + _i * A_stride1, libdevice.tanh(tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask)) * 0.5, mask=_i_mask)  # samples/slice_rows.py:18
 
 
-_tanh_rows_inplace_kernel0_tuning = _AppycTuning("_tanh_rows_inplace_kernel0", "6c125ec39c922287", (256, 4), _APPYC_CANDIDATES)
+_tanh_rows_inplace_kernel0_tuning = _AppycTuning("_tanh_rows_inplace_kernel0", "da4dda1a2b6b7cdc", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_tanh_rows_inplace_kernel0(A, M, N, _appyc_config=None):
@@ -410,7 +410,7 @@ def _launch_tanh_rows_inplace_kernel0(A, M, N, _appyc_config=None):
     _appyc_launch(
         _tanh_rows_inplace_kernel0, (n_i,),
         (A, int(M), int(N), A.stride(0), A.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -419,16 +419,16 @@ def tanh_rows_inplace(A, M, N):
 
 
 @triton.jit
-def _shift_rows_kernel0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr):
+def _shift_rows_kernel0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/slice_rows.py:22: #pragma parallel for
     i = tl.program_id(0)  # samples/slice_rows.py:23
-    for _i_base in range(1, N, MVL):  # samples/slice_rows.py:24
+    for _i_base in range(1, 2 if ONE_STRIP else N, MVL):  # samples/slice_rows.py:24
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
         tl.store(B + i * B_stride0 + _i * B_stride1, tl.load(A + i * A_stride0 + (_i - 1) * A_stride1, mask=_i_mask) * 2.0, mask=_i_mask)  # samples/slice_rows.py:24
 
 
-_shift_rows_kernel0_tuning = _AppycTuning("_shift_rows_kernel0", "02d631afa9cd9a35", (256, 4), _APPYC_CANDIDATES)
+_shift_rows_kernel0_tuning = _AppycTuning("_shift_rows_kernel0", "68c0bfe6bb410827", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_shift_rows_kernel0(B, A, M, N, _appyc_config=None):
@@ -447,7 +447,7 @@ def _launch_shift_rows_kernel0(B, A, M, N, _appyc_config=None):
     _appyc_launch(
         _shift_rows_kernel0, (n_i,),
         (B, A, int(M), int(N), B.stride(0), B.stride(1), A.stride(0), A.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) - int(1) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 

@@ -357,26 +357,26 @@ def _appyc_masked_max(v, mask):
 
 
 @triton.jit
-def _softmax_kernel0(a, b, M, N, a_stride0, a_stride1, b_stride0, b_stride1, MVL: tl.constexpr):
+def _softmax_kernel0(a, b, M, N, a_stride0, a_stride1, b_stride0, b_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/softmax_loops.py:11: #pragma parallel for
     i = tl.program_id(0)  # samples/softmax_loops.py:12
     m = tl.full((), float("-inf"), a.dtype.element_ty)  # samples/softmax_loops.py:13
-    for _j_base in range(0, N, MVL):  # samples/softmax_loops.py:15
+    for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/softmax_loops.py:15
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
         m = tl.maximum(m, _appyc_masked_max(tl.load(a + i * a_stride0 + j * a_stride1, mask=j_mask), j_mask))  # samples/softmax_loops.py:16
     s = tl.full((), 0.0, a.dtype.element_ty)  # samples/softmax_loops.py:18
-    for _j_base1 in range(0, N, MVL):  # samples/softmax_loops.py:20
+    for _j_base1 in range(0, 1 if ONE_STRIP else N, MVL):  # samples/softmax_loops.py:20
         j = _j_base1 + tl.arange(0, MVL)
         j_mask = j < N
         s = s + tl.sum(tl.where(j_mask, libdevice.exp(tl.load(a + i * a_stride0 + j * a_stride1, mask=j_mask) - m), 0), axis=0)  # samples/softmax_loops.py:21
-    for _j_base2 in range(0, N, MVL):  # samples/softmax_loops.py:24
+    for _j_base2 in range(0, 1 if ONE_STRIP else N, MVL):  # samples/softmax_loops.py:24
         j = _j_base2 + tl.arange(0, MVL)
         j_mask = j < N
         tl.store(b + i * b_stride0 + j * b_stride1, libdevice.exp(tl.load(a + i * a_stride0 + j * a_stride1, mask=j_mask) - m) / s, mask=j_mask)  # samples/softmax_loops.py:25
 
 
-_softmax_kernel0_tuning = _AppycTuning("_softmax_kernel0", "0afdc30a12d097c8", (256, 4), _APPYC_CANDIDATES)
+_softmax_kernel0_tuning = _AppycTuning("_softmax_kernel0", "e76b4209fcfefb75", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_softmax_kernel0(a, b, M, N, _appyc_config=None):
@@ -395,7 +395,7 @@ def _launch_softmax_kernel0(a, b, M, N, _appyc_config=None):
     _appyc_launch(
         _softmax_kernel0, (n_i,),
         (a, b, int(M), int(N), a.stride(0), a.stride(1), b.stride(0), b.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 

@@ -357,28 +357,28 @@ def _appyc_masked_max(v, mask):
 
 
 @triton.jit
-def _softmax_kernel0(a, b, M, N, a_stride0, a_stride1, b_stride0, b_stride1, MVL: tl.constexpr):
+def _softmax_kernel0(a, b, M, N, a_stride0, a_stride1, b_stride0, b_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/softmax_tensor.py:11: #pragma parallel for
     i = tl.program_id(0)  # samples/softmax_tensor.py:12
     _acc = tl.load(a + i * a_stride0 + 0 * a_stride1)  # samples/softmax_tensor.py:13
-    for _i_base in range(0, N, MVL):  # samples/softmax_tensor.py:13
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/softmax_tensor.py:13
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
         _acc = tl.maximum(_acc, _appyc_masked_max(tl.load(a + i * a_stride0 + _i * a_stride1, mask=_i_mask), _i_mask))  # samples/softmax_tensor.py:13
     m = _acc  # samples/softmax_tensor.py:13
     _acc1 = tl.full((), 0, a.dtype.element_ty)  # samples/softmax_tensor.py:14
-    for _i1_base in range(0, N, MVL):  # samples/softmax_tensor.py:14
+    for _i1_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/softmax_tensor.py:14
         _i1 = _i1_base + tl.arange(0, MVL)
         _i1_mask = _i1 < N
         _acc1 = _acc1 + tl.sum(tl.where(_i1_mask, libdevice.exp(tl.load(a + i * a_stride0 + _i1 * a_stride1, mask=_i1_mask) - m), 0), axis=0)  # samples/softmax_tensor.py:14
     s = _acc1  # samples/softmax_tensor.py:14
-    for _i2_base in range(0, N, MVL):  # samples/softmax_tensor.py:15
+    for _i2_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/softmax_tensor.py:15
         _i2 = _i2_base + tl.arange(0, MVL)
         _i2_mask = _i2 < N
         tl.store(b + i * b_stride0 + _i2 * b_stride1, libdevice.exp(tl.load(a + i * a_stride0 + _i2 * a_stride1, mask=_i2_mask) - m) / s, mask=_i2_mask)  # samples/softmax_tensor.py:15
 
 
-_softmax_kernel0_tuning = _AppycTuning("_softmax_kernel0", "d45536c92dc963cd", (256, 4), _APPYC_CANDIDATES)
+_softmax_kernel0_tuning = _AppycTuning("_softmax_kernel0", "e2b063a697b7169c", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_softmax_kernel0(a, b, M, N, _appyc_config=None):
@@ -397,7 +397,7 @@ def _launch_softmax_kernel0(a, b, M, N, _appyc_config=None):
     _appyc_launch(
         _softmax_kernel0, (n_i,),
         (a, b, int(M), int(N), a.stride(0), a.stride(1), b.stride(0), b.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -406,22 +406,22 @@ def softmax(a, b, M, N):
 
 
 @triton.jit
-def _softmax_rows_kernel0(a, b, M, N, a_stride0, a_stride1, b_stride0, b_stride1, MVL: tl.constexpr):
+def _softmax_rows_kernel0(a, b, M, N, a_stride0, a_stride1, b_stride0, b_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/softmax_tensor.py:19: #pragma :M=>parallel :N=>simd
     _p0 = tl.program_id(0)  # samples/softmax_tensor.py:19
     _acc = tl.load(a + _p0 * a_stride0 + 0 * a_stride1)  # samples/softmax_tensor.py:20
-    for _i_base in range(0, N, MVL):  # samples/softmax_tensor.py:20
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/softmax_tensor.py:20
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
         _acc = tl.maximum(_acc, _appyc_masked_max(tl.load(a + _p0 * a_stride0 + _i * a_stride1, mask=_i_mask), _i_mask))  # samples/softmax_tensor.py:20
     _r = _acc  # samples/softmax_tensor.py:20
-    for _i1_base in range(0, N, MVL):  # samples/softmax_tensor.py:20
+    for _i1_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/softmax_tensor.py:20
         _i1 = _i1_base + tl.arange(0, MVL)
         _i1_mask = _i1 < N
         tl.store(b + _p0 * b_stride0 + _i1 * b_stride1, libdevice.exp(tl.load(a + _p0 * a_stride0 + _i1 * a_stride1, mask=_i1_mask) - _r), mask=_i1_mask)  # samples/softmax_tensor.py:20
 
 
-_softmax_rows_kernel0_tuning = _AppycTuning("_softmax_rows_kernel0", "ef61902cd538882c", (256, 4), _APPYC_CANDIDATES)
+_softmax_rows_kernel0_tuning = _AppycTuning("_softmax_rows_kernel0", "d3dda70541824af9", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_softmax_rows_kernel0(a, b, M, N, _appyc_config=None):
@@ -440,28 +440,28 @@ def _launch_softmax_rows_kernel0(a, b, M, N, _appyc_config=None):
     _appyc_launch(
         _softmax_rows_kernel0, (n__p0,),
         (a, b, int(M), int(N), a.stride(0), a.stride(1), b.stride(0), b.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
 @triton.jit
-def _softmax_rows_kernel1(b, M, N, b_stride0, b_stride1, MVL: tl.constexpr):
+def _softmax_rows_kernel1(b, M, N, b_stride0, b_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/softmax_tensor.py:21: #pragma :M=>parallel
     _p0 = tl.program_id(0)  # samples/softmax_tensor.py:21
     _acc = tl.full((), 0, b.dtype.element_ty)  # samples/softmax_tensor.py:22
-    for _i_base in range(0, N, MVL):  # samples/softmax_tensor.py:22
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/softmax_tensor.py:22
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
         _acc = _acc + tl.sum(tl.where(_i_mask, tl.load(b + _p0 * b_stride0 + _i * b_stride1, mask=_i_mask), 0), axis=0)  # samples/softmax_tensor.py:22
     _r = _acc  # samples/softmax_tensor.py:22
     tl.debug_barrier()
-    for _i1_base in range(0, N, MVL):  # samples/softmax_tensor.py:22
+    for _i1_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/softmax_tensor.py:22
         _i1 = _i1_base + tl.arange(0, MVL)
         _i1_mask = _i1 < N
         tl.store(b + _p0 * b_stride0 + _i1 * b_stride1, tl.load(b + _p0 * b_stride0 + _i1 * b_stride1, mask=_i1_mask) / _r, mask=_i1_mask)  # samples/softmax_tensor.py:22
 
 
-_softmax_rows_kernel1_tuning = _AppycTuning("_softmax_rows_kernel1", "4d86c1aaff003c35", (256, 4), _APPYC_CANDIDATES)
+_softmax_rows_kernel1_tuning = _AppycTuning("_softmax_rows_kernel1", "de13dbe761e0788e", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_softmax_rows_kernel1(b, M, N, _appyc_config=None):
@@ -480,7 +480,7 @@ def _launch_softmax_rows_kernel1(b, M, N, _appyc_config=None):
     _appyc_launch(
         _softmax_rows_kernel1, (n__p0,),
         (b, int(M), int(N), b.stride(0), b.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 

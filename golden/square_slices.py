@@ -321,16 +321,16 @@ def _appyc_remember(entry, config):
 
 
 @triton.jit
-def _square_scale_kernel0(B, A, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr):
+def _square_scale_kernel0(B, A, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/square_slices.py:12: #pragma :N=>parallel
     _p0 = tl.program_id(0)  # samples/square_slices.py:12
-    for _i_base in range(0, N, MVL):  # samples/square_slices.py:13
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/square_slices.py:13
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
         tl.store(B + _p0 * B_stride0 + _i * B_stride1, 2.0 * tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask) + 1.0, mask=_i_mask)  # samples/square_slices.py:13
 
 
-_square_scale_kernel0_tuning = _AppycTuning("_square_scale_kernel0", "a81fe047398c609d", (256, 4), _APPYC_CANDIDATES)
+_square_scale_kernel0_tuning = _AppycTuning("_square_scale_kernel0", "b70a3fdd2b92abca", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_square_scale_kernel0(B, A, N, _appyc_config=None):
@@ -349,7 +349,7 @@ def _launch_square_scale_kernel0(B, A, N, _appyc_config=None):
     _appyc_launch(
         _square_scale_kernel0, (n__p0,),
         (B, A, int(N), B.stride(0), B.stride(1), A.stride(0), A.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
@@ -397,18 +397,18 @@ def square_grid(A, B, N):
 
 
 @triton.jit
-def _square_matvec_kernel0(A, x, y, N, A_stride0, A_stride1, x_stride0, y_stride0, MVL: tl.constexpr):
+def _square_matvec_kernel0(A, x, y, N, A_stride0, A_stride1, x_stride0, y_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/square_slices.py:22: #pragma :N=>parallel :N=>reduce(sum)
     _p0 = tl.program_id(0)  # samples/square_slices.py:22
     _acc = tl.full((), 0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/square_slices.py:23
-    for _i_base in range(0, N, MVL):  # samples/square_slices.py:23
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/square_slices.py:23
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
         _acc = _acc + tl.sum(tl.where(_i_mask, tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask) * tl.load(x + _i * x_stride0, mask=_i_mask), 0), axis=0)  # samples/square_slices.py:23
     tl.store(y + _p0 * y_stride0, _acc)  # samples/square_slices.py:23
 
 
-_square_matvec_kernel0_tuning = _AppycTuning("_square_matvec_kernel0", "31148737c0c5f72d", (256, 4), _APPYC_CANDIDATES)
+_square_matvec_kernel0_tuning = _AppycTuning("_square_matvec_kernel0", "a1a8ad0ba90a98ee", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_square_matvec_kernel0(A, x, y, N, _appyc_config=None):
@@ -427,7 +427,7 @@ def _launch_square_matvec_kernel0(A, x, y, N, _appyc_config=None):
     _appyc_launch(
         _square_matvec_kernel0, (n__p0,),
         (A, x, y, int(N), A.stride(0), A.stride(1), x.stride(0), y.stride(0),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 

@@ -358,18 +358,18 @@ def scale_add_2d(A, B, C, M, N, alpha):
 
 
 @triton.jit
-def _row_sums_kernel0(A, x, y, M, N, A_stride0, A_stride1, x_stride0, y_stride0, MVL: tl.constexpr):
+def _row_sums_kernel0(A, x, y, M, N, A_stride0, A_stride1, x_stride0, y_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/strided_views.py:18: #pragma parallel for
     i = tl.program_id(0)  # samples/strided_views.py:19
     acc = tl.full((), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/strided_views.py:20
-    for _j_base in range(0, N, MVL):  # samples/strided_views.py:22
+    for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/strided_views.py:22
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
         acc = acc + tl.sum(tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * tl.load(x + j * x_stride0, mask=j_mask), 0), axis=0)  # samples/strided_views.py:23
     tl.store(y + i * y_stride0, acc)  # samples/strided_views.py:24
 
 
-_row_sums_kernel0_tuning = _AppycTuning("_row_sums_kernel0", "a6daa69d4eafd08a", (256, 4), _APPYC_CANDIDATES)
+_row_sums_kernel0_tuning = _AppycTuning("_row_sums_kernel0", "5c77ac420e6dd865", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_row_sums_kernel0(A, x, y, M, N, _appyc_config=None):
@@ -388,7 +388,7 @@ def _launch_row_sums_kernel0(A, x, y, M, N, _appyc_config=None):
     _appyc_launch(
         _row_sums_kernel0, (n_i,),
         (A, x, y, int(M), int(N), A.stride(0), A.stride(1), x.stride(0), y.stride(0),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 

@@ -361,8 +361,8 @@ def _appyc_programs_per_sm(compiled, warps, props):
     return max(1, min(per_sm, shared))
 
 
-def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm):
-    """Runs `phases` phases of a persistent kernel.
+def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm, constants=None):
+    """Runs `phases` phases of a persistent kernel (`constants`: its constexprs besides MVL).
 
     On the GPU, with `warps_per_sm` > 0: one cooperative launch with as many programs as the
     GPU holds at once, but no more than `warps_per_sm` warps of them an SM and no more than the
@@ -373,26 +373,27 @@ def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm):
     """
     if isinstance(warps_per_sm, bool):  # the launch mode was once a flag: refuse, never guess
         raise TypeError("a persistent configuration's third item is warps per SM (0: one launch per phase)")
+    per_phase = {"MVL": mvl, "GRID_SYNC": False, **(constants or {})}
     if _APPYC_INTERPRET:
         programs = 3 if work is None else max(1, min(work, 3))
         sync = torch.zeros(1, dtype=torch.int64)
         for phase in range(phases):
-            _appyc_launch(kernel, (programs,), (*args, phase, phase + 1, sync),
-                          {"MVL": mvl, "GRID_SYNC": False})
+            _appyc_launch(kernel, (programs,), (*args, phase, phase + 1, sync), per_phase)
         return
     device = next(a.device for a in args if isinstance(a, torch.Tensor))
     sync = torch.zeros(1, dtype=torch.int64, device=device)
+    one_launch = dict(per_phase, GRID_SYNC=True)
     if warps_per_sm == 0:
-        programs = work or _appyc_resident(kernel, args, phases, sync, mvl, num_warps, device)
+        programs = work or _appyc_resident(kernel, args, phases, sync, one_launch, num_warps, device)
         for phase in range(phases):
             _appyc_launch(kernel, (max(programs, 1),), (*args, phase, phase + 1, sync),
-                          {"MVL": mvl, "GRID_SYNC": False}, num_warps=num_warps)
+                          per_phase, num_warps=num_warps)
         return
-    programs = min(_appyc_resident(kernel, args, phases, sync, mvl, num_warps, device),
+    programs = min(_appyc_resident(kernel, args, phases, sync, one_launch, num_warps, device),
                    max(1, warps_per_sm // num_warps) * _appyc_sm_count(device))
     if work is not None:
         programs = max(1, min(programs, work))
-    _appyc_launch(kernel, (programs,), (*args, 0, phases, sync), {"MVL": mvl, "GRID_SYNC": True},
+    _appyc_launch(kernel, (programs,), (*args, 0, phases, sync), one_launch,
                   num_warps=num_warps, launch_cooperative_grid=True)
 
 
@@ -456,14 +457,14 @@ def _appyc_sm_count(device):
     return _APPYC_SMS[device]
 
 
-def _appyc_resident(kernel, args, phases, sync, mvl, warps, device):
-    """How many programs of this compiled kernel the GPU holds at once (a cooperative launch of
-    more fails): the driver's occupancy answer, or a count by threads, registers and shared
-    memory when the driver cannot be asked."""
+def _appyc_resident(kernel, args, phases, sync, constants, warps, device):
+    """How many programs of this compiled kernel (its constexprs: `constants`) the GPU holds at
+    once (a cooperative launch of more fails): the driver's occupancy answer, or a count by
+    threads, registers and shared memory when the driver cannot be asked."""
     dtypes = tuple(str(a.dtype) for a in args if isinstance(a, torch.Tensor))
-    key = (kernel.fn.__name__, mvl, warps, device, dtypes)
+    key = (kernel.fn.__name__, tuple(sorted(constants.items())), warps, device, dtypes)
     if key not in _APPYC_RESIDENT:
-        compiled = kernel.warmup(*args, 0, phases, sync, grid=(1,), MVL=mvl, GRID_SYNC=True,
+        compiled = kernel.warmup(*args, 0, phases, sync, grid=(1,), **constants,
                                  num_warps=warps, launch_cooperative_grid=True)
         compiled._init_handles()
         props = torch.cuda.get_device_properties(device)
@@ -685,7 +686,7 @@ def smooth_1d_slices(A, B, alpha, N, T):
 
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
-def _floyd_warshall_persistent0(path, N, path_stride0, path_stride1, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+def _floyd_warshall_persistent0(path, N, path_stride0, path_stride1, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/time_loops.py:39: for k in range(N):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
@@ -697,7 +698,7 @@ def _floyd_warshall_persistent0(path, N, path_stride0, path_stride1, _phase_lo, 
         _n0_0 = tl.maximum((N) - (0), 0)
         for _vp in range(_pid, _n0_0, _nprog):
             i = _vp  # samples/time_loops.py:41
-            for _j_base in range(0, N, MVL):  # samples/time_loops.py:43
+            for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/time_loops.py:43
                 j = _j_base + tl.arange(0, MVL)
                 j_mask = j < N
                 tl.debug_barrier()
@@ -708,7 +709,7 @@ def _floyd_warshall_persistent0(path, N, path_stride0, path_stride1, _phase_lo, 
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_floyd_warshall_persistent0_tuning = _AppycTuning("_floyd_warshall_persistent0", "a5efa1764c11a6be", (256, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_floyd_warshall_persistent0_tuning = _AppycTuning("_floyd_warshall_persistent0", "de8b848a5e1c7f73", (256, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_floyd_warshall_persistent0(path, N, _appyc_config=None):
@@ -728,6 +729,7 @@ def _launch_floyd_warshall_persistent0(path, N, _appyc_config=None):
         _floyd_warshall_persistent0, n_k, int(N),
         (path, int(N), path.stride(0), path.stride(1)),
         _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+        {"ONE_STRIP": 0 < int(N) <= _appyc_mvl},
     )
 
 

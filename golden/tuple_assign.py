@@ -394,14 +394,14 @@ def ordered_pairs(a, b, n):
 
 
 @triton.jit
-def _binned_mean_kernel0(pos, vals, out, nbins, top: "fp64", pos_stride0, vals_stride0, out_stride0, pos_shape0, MVL: tl.constexpr):
+def _binned_mean_kernel0(pos, vals, out, nbins, top: "fp64", pos_stride0, vals_stride0, out_stride0, pos_shape0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/tuple_assign.py:33: #pragma parallel for
     b = tl.program_id(0)  # samples/tuple_assign.py:34
     left = top * b / nbins  # samples/tuple_assign.py:35
     right = top * (b + 1) / nbins  # samples/tuple_assign.py:35
     acc = tl.full((), 0.0, vals.dtype.element_ty)  # samples/tuple_assign.py:36
     n = 0  # samples/tuple_assign.py:36
-    for _j_base in range(0, pos_shape0, MVL):  # samples/tuple_assign.py:38
+    for _j_base in range(0, 1 if ONE_STRIP else pos_shape0, MVL):  # samples/tuple_assign.py:38
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < pos_shape0
         inside = (left <= tl.load(pos + j * pos_stride0, mask=j_mask)) & (tl.load(pos + j * pos_stride0, mask=j_mask) < right)  # samples/tuple_assign.py:39
@@ -410,7 +410,7 @@ def _binned_mean_kernel0(pos, vals, out, nbins, top: "fp64", pos_stride0, vals_s
     tl.store(out + b * out_stride0, acc / tl.maximum(n, 1))  # samples/tuple_assign.py:42
 
 
-_binned_mean_kernel0_tuning = _AppycTuning("_binned_mean_kernel0", "ba3d4ca9e63a3480", (256, 4), _APPYC_CANDIDATES)
+_binned_mean_kernel0_tuning = _AppycTuning("_binned_mean_kernel0", "9ac049b2301de6b9", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_binned_mean_kernel0(pos, vals, out, nbins, top, _appyc_config=None):
@@ -429,7 +429,7 @@ def _launch_binned_mean_kernel0(pos, vals, out, nbins, top, _appyc_config=None):
     _appyc_launch(
         _binned_mean_kernel0, (n_b,),
         (pos, vals, out, int(nbins), float(top), pos.stride(0), vals.stride(0), out.stride(0), pos.shape[0],),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(pos.shape[0]) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 

@@ -25,6 +25,8 @@
   5. fat: fewer, wider programs (16 and 32 warps) at the same warps an SM.
   6. aligned: go_fast's element-wise kernel with hints that rows start 16-byte aligned and its
      extent is even (N = 12500: Triton specialises neither, so lanes load 8 bytes).
+  7. heat_blocks: a hand-written heat_3d loop whose virtual programs are U rows of a plane;
+     heat_strip: the generated heat_3d with its one-trip k strip loop made a static one.
 
 Findings on the H100 are in scripts/layout_probe_h100.log.
 
@@ -599,6 +601,116 @@ def part_aligned(modules, scratch):
         log(f"aligned go_fast whole (tuned) generated ms={ms:.4f}")
 
 
+# ---------------------------------------------------------------- 7. heat_3d row blocks
+@triton.jit
+def _heat_sweep(src, dst, pid, nprog, L, M, N, s0, s1, U: tl.constexpr, MVL: tl.constexpr):
+    blocks = tl.cdiv(M - 2, U)
+    j_lane = tl.arange(0, U)
+    k = 1 + tl.arange(0, MVL)
+    k_ok = k < N - 1
+    for vp in range(pid, (L - 2) * blocks, nprog):
+        i = 1 + vp // blocks
+        j = 1 + (vp % blocks) * U + j_lane
+        ok = (j < M - 1)[:, None] & k_ok[None, :]
+        at = i * s0 + j[:, None] * s1 + k[None, :]
+        c = tl.load(src + at, mask=ok)
+        v = (0.125 * (tl.load(src + at + s0, mask=ok) - 2.0 * c + tl.load(src + at - s0, mask=ok))
+             + 0.125 * (tl.load(src + at + s1, mask=ok) - 2.0 * c + tl.load(src + at - s1, mask=ok))
+             + 0.125 * (tl.load(src + at + 1, mask=ok) - 2.0 * c + tl.load(src + at - 1, mask=ok))
+             + c)
+        tl.store(dst + at, v, mask=ok)
+
+
+@triton.jit
+def heat_blocks(A, B, sync, L, M, N, s0, s1, steps, U: tl.constexpr, MVL: tl.constexpr):
+    """heat_3d's loop as one persistent kernel whose virtual programs are U consecutive rows
+    (j) of one plane (i): a [U, MVL] block of loads in flight per program instead of one row."""
+    pid = tl.program_id(0)
+    nprog = tl.num_programs(0)
+    arrived = tl.full((), 0, tl.int64)
+    for _ in range(steps):
+        _heat_sweep(A, B, pid, nprog, L, M, N, s0, s1, U, MVL)
+        arrived += nprog
+        probe_barrier(sync, arrived // nprog, 0, 1)
+        _heat_sweep(B, A, pid, nprog, L, M, N, s0, s1, U, MVL)
+        arrived += nprog
+        probe_barrier(sync, arrived // nprog, 0, 1)
+
+
+def part_heat_blocks(modules, scratch):
+    """Prediction: heat_3d is latency-bound per program (about 13 rows a sweep, one row's loads
+    in flight at a time), so U rows a virtual program at a quarter of the programs keeps the
+    loads in flight, pays a cheaper barrier, and gets toward 10 ms (80 % of copy: 12 ms)."""
+    args = device_args("heat_3d")
+    A0, B0, steps = args["A"], args["B"], int(args["TSTEPS"])
+    L, M, N = A0.shape
+    A, B = A0.clone(), B0.clone()
+    for _ in range(steps):
+        for s, d in ((A, B), (B, A)):
+            d[1:-1, 1:-1, 1:-1] = (0.125 * (s[2:, 1:-1, 1:-1] - 2.0 * s[1:-1, 1:-1, 1:-1] + s[:-2, 1:-1, 1:-1])
+                                   + 0.125 * (s[1:-1, 2:, 1:-1] - 2.0 * s[1:-1, 1:-1, 1:-1] + s[1:-1, :-2, 1:-1])
+                                   + 0.125 * (s[1:-1, 1:-1, 2:] - 2.0 * s[1:-1, 1:-1, 1:-1] + s[1:-1, 1:-1, :-2])
+                                   + s[1:-1, 1:-1, 1:-1])
+    ref = (A, B)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    for u in (1, 2, 4, 8):
+        for warps in (4, 8):
+            for per_sm in (2, 4, 8):
+                programs = per_sm * sms
+                sync = torch.zeros(16, dtype=torch.int64, device="cuda")
+
+                def run():
+                    a, b = A0.clone(), B0.clone()
+                    sync.zero_()
+                    heat_blocks[(programs,)](a, b, sync, L, M, N, a.stride(0), a.stride(1), steps,
+                                             U=u, MVL=128, num_warps=warps,
+                                             launch_cooperative_grid=True)
+                    return a, b
+                try:
+                    a, b = run()
+                    torch.cuda.synchronize()
+                    err = max(float((a - ref[0]).abs().max()), float((b - ref[1]).abs().max()))
+                    ms = timed(run) * 1e3
+                    log(f"heat_blocks U={u} warps={warps} per_sm={per_sm} programs={programs} "
+                        f"ms={ms:8.3f} maxdiff={err:.1e}")
+                except Exception as e:
+                    log(f"heat_blocks U={u} warps={warps} per_sm={per_sm} failed: "
+                        f"{type(e).__name__}: {str(e)[:160]}")
+
+
+def part_heat_strip(modules, scratch):
+    """The generated heat_3d with its k strip loop (one trip: 118 elements, MVL 128) as is and
+    as a static single strip, against heat_blocks's U = 1 (11.3 ms at 1056 programs, the
+    generated kernel 14.5): is the loop what costs?"""
+    text = (Path(modules) / "heat_3d.py").read_text()
+    strip = "for _i_base in range(1, N - 1, MVL):"
+    assert text.count(strip) == 2
+    one = text.replace(strip, "for _i_base in tl.static_range(1, 2):")
+    launch = '{"MVL": mvl, "GRID_SYNC": True},\n                  num_warps=num_warps, launch_cooperative_grid=True)'
+    assert text.count(launch) == 1
+    stages1 = launch.replace("launch_cooperative_grid=True)", "launch_cooperative_grid=True, num_stages=1)")
+    variants = {"generated": load_text("probe_heat_strip_gen", text, scratch),
+                "one_strip": load_text("probe_heat_strip_one", one, scratch),
+                "gen_stages1": load_text("probe_heat_strip_gen1", text.replace(launch, stages1), scratch),
+                "one_stages1": load_text("probe_heat_strip_one1", one.replace(launch, stages1), scratch)}
+    base = device_args("heat_3d")
+    ref = None
+    for config in ((128, 4, 64), (128, 4, 32), (128, 8, 32), (128, 8, 16)):
+        for vname, mod in variants.items():
+            for t in [v for k, v in vars(mod).items() if k.endswith("_tuning")]:
+                t.chosen = Forced(config)
+            args = {k: (v.clone() if torch.is_tensor(v) else v) for k, v in base.items()}
+            mod.heat_3d(**args)
+            torch.cuda.synchronize()
+            outs = [v for v in args.values() if torch.is_tensor(v)]
+            if ref is None:
+                ref = outs
+            err = max(float((a - b).abs().max()) for a, b in zip(outs, ref))
+            ms = timed(lambda: mod.heat_3d(**{k: (v.clone() if torch.is_tensor(v) else v)
+                                              for k, v in base.items()})) * 1e3
+            log(f"heat_strip {vname:11s} config={config} ms={ms:8.3f} maxdiff={err:.1e}")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--modules", default="gen_npbench")
@@ -612,7 +724,7 @@ def main():
     out = Path(a.out)
     scratch = out / "probe_modules"
     scratch.mkdir(parents=True, exist_ok=True)
-    parts = {"vp_order": part_vp_order, "gemm_edges": part_gemm_edges, "programs": part_programs, "barriers": part_barriers, "barrier_in_modules": part_barrier_in_modules, "fat": part_fat, "aligned": part_aligned}
+    parts = {"vp_order": part_vp_order, "gemm_edges": part_gemm_edges, "programs": part_programs, "barriers": part_barriers, "barrier_in_modules": part_barrier_in_modules, "fat": part_fat, "aligned": part_aligned, "heat_blocks": part_heat_blocks, "heat_strip": part_heat_strip}
     log(f"device {torch.cuda.get_device_name()} triton {triton.__version__} torch {torch.__version__}")
     for name in a.parts.split(","):
         start = time.perf_counter()

@@ -467,6 +467,24 @@ fn trip_factor(start: &Expr, stop: &Expr, step: &Expr) -> String {
     }
 }
 
+/// The launcher's value of a kernel's `ONE_STRIP` switch (`triton::KernelCode::one_strip`):
+/// every switched strip loop has a non-empty extent of at most one strip (an empty one must
+/// run no trip, which only the loop does). `None` when the kernel has no such loop.
+fn one_strip_value(code: &KernelCode) -> Option<String> {
+    let mut tests: Vec<String> = vec![];
+    for (start, stop) in &code.one_strip {
+        let extent = match &start.kind {
+            ExprKind::Int(0) => format!("int({})", python::expr(stop)),
+            _ => format!("int({}) - int({})", python::expr(stop), python::expr(start)),
+        };
+        let test = format!("0 < {extent} <= _appyc_mvl");
+        if !tests.contains(&test) {
+            tests.push(test);
+        }
+    }
+    (!tests.is_empty()).then(|| tests.join(" and "))
+}
+
 /// `ceil(n / w)` in Python, without a call (launchers run on every launch).
 fn cdiv(n: &str, w: &str) -> String {
     format!("({n} + {w} - 1) // {w}")
@@ -565,14 +583,15 @@ pub fn region_launcher(
     });
     // Constexpr arguments by name, then launch options (`_appyc_launch`).
     let (constants, options) = if tuning.is_some() {
-        (
-            "\"MVL\": _appyc_mvl",
-            " num_warps=_appyc_warps,".to_string(),
-        )
+        let mut c = "\"MVL\": _appyc_mvl".to_string();
+        if let Some(one) = one_strip_value(code) {
+            c.push_str(&format!(", \"ONE_STRIP\": {one}"));
+        }
+        (c, " num_warps=_appyc_warps,".to_string())
     } else if let Some(w) = k.num_warps {
-        ("", format!(" num_warps={w},"))
+        (String::new(), format!(" num_warps={w},"))
     } else {
-        ("", String::new())
+        (String::new(), String::new())
     };
     let mut call: Vec<String> = code.params.iter().map(Param::host_value).collect();
     // The tiled kernel takes the general kernel's arguments; it runs when the dtypes allow.
@@ -778,23 +797,31 @@ pub fn persistent_launcher(
                 }
             }
         }
-        vec![
+        let mut l = vec![
             format!("_appyc_nvshmem_check_symmetric({})", tuple(&symmetric)),
             format!("_appyc_mvl, _appyc_warps = _appyc_nvshmem_config({mvl}, {warps})"),
             "_appyc_nvshmem_persistent(".to_string(),
             format!("    {kernel}, {phases}, {work},"),
             format!("    ({}),", tuple(&call)),
             "    _appyc_mvl, _appyc_warps,".to_string(),
-            ")".to_string(),
-        ]
+        ];
+        if let Some(one) = one_strip_value(code) {
+            l.push(format!("    {{\"ONE_STRIP\": {one}}},"));
+        }
+        l.push(")".to_string());
+        l
     } else {
-        vec![
+        let mut l = vec![
             "_appyc_persistent(".to_string(),
             format!("    {kernel}, {phases}, {work},"),
             format!("    ({}),", tuple(&call)),
             "    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,".to_string(),
-            ")".to_string(),
-        ]
+        ];
+        if let Some(one) = one_strip_value(code) {
+            l.push(format!("    {{\"ONE_STRIP\": {one}}},"));
+        }
+        l.push(")".to_string());
+        l
     };
     let line = file.line_of(p.loop_span.start as usize);
     let l = Launcher {

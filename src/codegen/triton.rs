@@ -54,6 +54,9 @@ pub struct KernelCode {
     pub host_args: Vec<String>,
     pub uses_mvl: bool,
     pub written_arrays: Vec<String>,
+    /// `(start, stop)` of each MVL strip loop printed with the `ONE_STRIP` switch (bounds of
+    /// host values only): the launcher sets `ONE_STRIP` when every one of them fits one strip.
+    pub one_strip: Vec<(Expr, Expr)>,
 }
 
 /// The printer's state for one kernel (shared with the tile printer, hence `pub(super)`).
@@ -80,6 +83,11 @@ pub(super) struct Cx<'a> {
     /// The row tile being printed has its rows split over grid axis 1 (`passes::split_rows`):
     /// its results are combined across the splits, and what follows runs in one program.
     splitting: bool,
+    /// Integer parameters the kernel never binds: host values, the same in every program, so a
+    /// bound made of them can be evaluated by the launcher.
+    host_ints: HashSet<String>,
+    /// The strip loops printed with the `ONE_STRIP` switch (see `KernelCode::one_strip`).
+    one_strip: Vec<(Expr, Expr)>,
 }
 
 /// What a kernel with split rows takes after its own parameters: scratch for the splits'
@@ -90,8 +98,20 @@ pub const SPLIT_PARAMS: [&str; 3] = ["_appyc_partials", "_appyc_arrivals", "_app
 
 pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
     let analysis = analyse(k);
-    let mut w = Writer::new(0);
-    w.line("@triton.jit");
+    // The body first: whether the signature takes `ONE_STRIP` depends on its strip loops.
+    let mut body = Writer::new(1);
+    let mut cx = Cx::new(file, k, &analysis);
+    cx.pragma_comment(&mut body, k);
+    let grid: Vec<String> = (0..k.dims.len())
+        .map(|axis| format!("tl.program_id({axis})"))
+        .collect();
+    match &k.split_rows {
+        Some(split) => {
+            cx.dims(&mut body, k, &grid)?;
+            cx.split_body(&mut body, &k.body, split.at)?;
+        }
+        None => cx.region(&mut body, k, &grid)?,
+    }
     let mut sig = signature(&analysis.params);
     if k.split_rows.is_some() {
         sig.extend(SPLIT_PARAMS.map(String::from));
@@ -99,29 +119,25 @@ pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
     if analysis.uses_mvl {
         sig.push("MVL: tl.constexpr".into());
     }
-    w.line(format!("def {}({}):", k.name, sig.join(", ")));
-    w.indent();
-    let mut cx = Cx::new(file, k, &analysis);
-    cx.pragma_comment(&mut w, k);
-    let grid: Vec<String> = (0..k.dims.len())
-        .map(|axis| format!("tl.program_id({axis})"))
-        .collect();
-    match &k.split_rows {
-        Some(split) => {
-            cx.dims(&mut w, k, &grid)?;
-            cx.split_body(&mut w, &k.body, split.at)?;
-        }
-        None => cx.region(&mut w, k, &grid)?,
+    if !cx.one_strip.is_empty() {
+        sig.push(ONE_STRIP_PARAM.into());
     }
-    w.dedent();
+    let mut w = Writer::new(0);
+    w.line("@triton.jit");
+    w.line(format!("def {}({}):", k.name, sig.join(", ")));
     Ok(KernelCode {
-        text: w.finish(),
+        text: w.finish() + &body.finish(),
         params: analysis.params,
         host_args: analysis.host_args,
         uses_mvl: analysis.uses_mvl,
         written_arrays: analysis.written,
+        one_strip: cx.one_strip,
     })
 }
+
+/// The switch of strip loops that fit one strip (`Cx::strip_mined_loop`); off unless the
+/// launcher finds that every such loop of the kernel does.
+const ONE_STRIP_PARAM: &str = "ONE_STRIP: tl.constexpr = False";
 
 /// The parameter list of a kernel: float scalars are annotated fp64 (Triton would pass a
 /// Python float as fp32).
@@ -183,6 +199,18 @@ impl<'a> Cx<'a> {
             rows: HashSet::new(),
             strips: vec![],
             splitting: false,
+            host_ints: {
+                let bound = k.bound_names();
+                analysis
+                    .params
+                    .iter()
+                    .filter_map(|p| match p {
+                        Param::IntScalar(n) if !bound.contains(n) => Some(n.clone()),
+                        _ => None,
+                    })
+                    .collect()
+            },
+            one_strip: vec![],
         }
     }
 
@@ -201,6 +229,25 @@ impl<'a> Cx<'a> {
                 op: UnaryOp::Neg,
                 operand,
             } => self.is_int(operand),
+            _ => false,
+        }
+    }
+
+    /// Whether `e` is the same in every program and computable by the launcher: integer
+    /// literals, extents and parameters the kernel never binds, under `+ - *` and negation.
+    fn host_value(&self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Int(_) | ExprKind::Shape { .. } => true,
+            ExprKind::Name(n) => self.host_ints.contains(n),
+            ExprKind::Binary {
+                op: BinOp::Add | BinOp::Sub | BinOp::Mul,
+                left,
+                right,
+            } => self.host_value(left) && self.host_value(right),
+            ExprKind::Unary {
+                op: UnaryOp::Neg,
+                operand,
+            } => self.host_value(operand),
             _ => false,
         }
     }
@@ -688,7 +735,29 @@ impl<'a> Cx<'a> {
         if let Some(t) = &row_tile {
             self.row_accumulators(w, t, (width, v), src)?;
         }
-        w.line(format!("for {var} in range({start}, {stop}, {wd}):  {src}"));
+        // A loop over vectors that usually runs once (a row shorter than MVL) is slower as a
+        // loop than as straight code: with its one-trip loop nested inside, the grid-stride loop
+        // around it could not overlap one program's loads with the next (heat_3d 15.0 against
+        // 12.0 ms on the H100, scripts/layout_probe_h100.log). When the bounds are host values
+        // the launcher knows whether the extent fits one strip, and `ONE_STRIP` makes the
+        // range a constant single trip that Triton folds away.
+        let one_strip = width == Width::Mvl
+            && tile.is_none()
+            && self.host_value(&range.start)
+            && self.host_value(&range.stop);
+        if one_strip {
+            let once = match &range.start.kind {
+                ExprKind::Int(c) => (c + 1).to_string(),
+                _ => format!("{start} + 1"),
+            };
+            self.one_strip
+                .push((range.start.clone(), range.stop.clone()));
+            w.line(format!(
+                "for {var} in range({start}, {once} if ONE_STRIP else {stop}, {wd}):  {src}"
+            ));
+        } else {
+            w.line(format!("for {var} in range({start}, {stop}, {wd}):  {src}"));
+        }
         w.indent();
         w.line(format!("{v} = {var} + tl.arange(0, {wd})"));
         w.line(format!("{v}_mask = {v} < {stop}"));
@@ -948,6 +1017,8 @@ impl<'a> Cx<'a> {
             rows: self.rows.clone(),
             strips: self.strips.clone(),
             splitting: false,
+            host_ints: self.host_ints.clone(),
+            one_strip: vec![],
         };
         Ok(format!("({}) < {}", me.expr(e)?, me.expr(bound)?))
     }
@@ -1476,14 +1547,9 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
     sig.extend([phase_lo.clone(), phase_hi.clone(), sync.clone()]);
     sig.push("MVL: tl.constexpr".into());
     sig.push("GRID_SYNC: tl.constexpr".into());
-    let mut w = Writer::new(0);
-    // Phase numbers change from launch to launch (one launch per phase): specialising on them
-    // (== 1, divisible by 16) would compile several copies of the kernel.
-    w.line(format!(
-        "@triton.jit(do_not_specialize=[\"{phase_lo}\", \"{phase_hi}\"])"
-    ));
-    w.line(format!("def {}({}):", p.name, sig.join(", ")));
-    w.indent();
+    // The body first: whether the signature takes `ONE_STRIP` depends on its strip loops.
+    let mut w = Writer::new(1);
+    let mut one_strip: Vec<(Expr, Expr)> = vec![];
     let nregions = p.regions.len();
     w.line(format!(
         "# {}:{}: {}  (persistent: {} phase(s) per iteration)",
@@ -1524,6 +1590,8 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
                 _ => None,
             })
             .collect();
+        // The host loop's variable is the kernel's own, different in every iteration.
+        cx.host_ints.remove(&p.var);
         if let Some(c) = &k.comm {
             w.line(format!(
                 "# {}:{}: {}",
@@ -1597,6 +1665,7 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
             cx.region(&mut w, k, &ids)?;
             w.dedent();
         }
+        one_strip.append(&mut cx.one_strip);
         if nregions > 1 {
             w.dedent();
         }
@@ -1620,14 +1689,23 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
         }
         w.dedent();
     }
-    w.dedent();
-    w.dedent();
+    if !one_strip.is_empty() {
+        sig.push(ONE_STRIP_PARAM.into());
+    }
+    let mut head = Writer::new(0);
+    // Phase numbers change from launch to launch (one launch per phase): specialising on them
+    // (== 1, divisible by 16) would compile several copies of the kernel.
+    head.line(format!(
+        "@triton.jit(do_not_specialize=[\"{phase_lo}\", \"{phase_hi}\"])"
+    ));
+    head.line(format!("def {}({}):", p.name, sig.join(", ")));
     Ok(KernelCode {
-        text: w.finish(),
+        text: head.finish() + &w.finish(),
         params,
         host_args,
         uses_mvl: true,
         written_arrays: written,
+        one_strip,
     })
 }
 
@@ -2004,12 +2082,58 @@ mod tests {
         assert!(
             body[0]
                 .trim()
-                .starts_with("for _j_base in range(0, N, MVL):"),
+                .starts_with("for _j_base in range(0, 1 if ONE_STRIP else N, MVL):"),
             "{k}"
         );
         assert_eq!(body[1].trim(), "j = _j_base + tl.arange(0, MVL)", "{k}");
         assert_eq!(body[2].trim(), "j_mask = j < N", "{k}");
         assert!(body[3].contains("mask=j_mask)  # t.py:6"), "{k}");
+    }
+
+    #[test]
+    fn a_strip_loop_over_host_bounds_gets_the_one_strip_switch_and_its_launcher_sets_it() {
+        let module = generated(
+            "def f(A, B, M, N, lo):\n    #pragma parallel for\n    for i in range(M):\n        #pragma simd\n        for j in range(lo + 1, N - 1):\n            B[i, j] = A[i, j] + 1.0\n",
+        );
+        let k = function(&module, "_f_kernel0");
+        assert!(
+            k.contains("MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):"),
+            "{k}"
+        );
+        assert!(
+            has_line(
+                k,
+                "for _j_base in range(lo + 1, lo + 1 + 1 if ONE_STRIP else N - 1, MVL):"
+            ),
+            "{k}"
+        );
+        // The launcher switches it on only for a non-empty extent within one strip.
+        let launcher = function(&module, "_launch_f_kernel0");
+        assert!(
+            launcher.contains(
+                "{\"MVL\": _appyc_mvl, \"ONE_STRIP\": 0 < int(N - 1) - int(lo + 1) <= _appyc_mvl}"
+            ),
+            "{launcher}"
+        );
+    }
+
+    #[test]
+    fn a_strip_loop_whose_bounds_move_with_the_program_keeps_its_loop() {
+        // A bound of the grid variable, a kernel local, or the host loop's own variable in a
+        // persistent loop is not known to the launcher: no switch, no `ONE_STRIP` parameter.
+        for src in [
+            "def f(A, B, M, N):\n    #pragma parallel for\n    for i in range(M):\n        #pragma simd\n        for j in range(i + 1, N):\n            B[i, j] = A[i, j] + 1.0\n",
+            "def f(A, B, M, N):\n    #pragma parallel for\n    for i in range(M):\n        n = N - i\n        #pragma simd\n        for j in range(n):\n            B[i, j] = A[i, j] + 1.0\n",
+        ] {
+            let k = kernel_of(src, "f");
+            assert!(!k.contains("ONE_STRIP"), "{k}");
+        }
+        let module = generated(
+            "def f(A, B, M, N, T):\n    for t in range(T):\n        #pragma parallel for\n        for i in range(M):\n            #pragma simd\n            for j in range(t, N):\n                B[i, j] = A[i, j] + 1.0\n",
+        );
+        let k = function(&module, "_f_persistent0");
+        assert!(has_line(k, "for _j_base in range(t, N, MVL):"), "{k}");
+        assert!(!k.contains("ONE_STRIP"), "{k}");
     }
 
     #[test]

@@ -109,16 +109,17 @@ def tuning_tune(self, key, written, launch):
     return self.default
 
 
-def persistent_launch(kernel, phases, work, args, mvl, num_warps, warps_per_sm):
+def persistent_launch(kernel, phases, work, args, mvl, num_warps, warps_per_sm, constants=None):
     """Stands in for `_appyc_persistent`: the launch a GPU would make, one cooperative launch
     with grid barriers or the first of the launches per phase (the occupancy query needs a GPU;
     the grid size does not change the code)."""
     sync = torch.zeros(1, dtype=torch.int64)
     if warps_per_sm:
-        kernel[(1,)](*args, 0, phases, sync, MVL=mvl, GRID_SYNC=True, num_warps=num_warps,
-                     launch_cooperative_grid=True)
+        kernel[(1,)](*args, 0, phases, sync, MVL=mvl, GRID_SYNC=True, **(constants or {}),
+                     num_warps=num_warps, launch_cooperative_grid=True)
     else:
-        kernel[(1,)](*args, 0, 1, sync, MVL=mvl, GRID_SYNC=False, num_warps=num_warps)
+        kernel[(1,)](*args, 0, 1, sync, MVL=mvl, GRID_SYNC=False, **(constants or {}),
+                     num_warps=num_warps)
 
 
 def blocked_launch(kernel, steps, arrays, scalars, reach):

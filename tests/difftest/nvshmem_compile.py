@@ -50,11 +50,12 @@ def main(library, request_path, result_path):
     gc._jit.JITFunction.run = gc.compiling_run
     libs = {"libnvshmem_device": library}
 
-    def persistent(kernel, phases, work, args, mvl, num_warps):
+    def persistent(kernel, phases, work, args, mvl, num_warps, constants=None):
         sync = torch.zeros(1, dtype=torch.int64)
         # The register cap of the real runtime: ptxas must fit the kernel under it.
-        kernel[(1,)](*args, 0, phases, sync, MVL=mvl, GRID_SYNC=True, num_warps=num_warps,
-                     launch_cooperative_grid=True, extern_libs=libs, maxnreg=maxnreg)
+        kernel[(1,)](*args, 0, phases, sync, MVL=mvl, GRID_SYNC=True, **(constants or {}),
+                     num_warps=num_warps, launch_cooperative_grid=True, extern_libs=libs,
+                     maxnreg=maxnreg)
 
     results = {}
     for name, path in request["cases"].items():

@@ -36,9 +36,9 @@ def test_persistent_work_hint_counts_every_virtual_program(gen_dir, monkeypatch)
     seen = []
     real = gen._appyc_persistent
 
-    def recording(kernel, phases, work, args, mvl, num_warps, warps_per_sm):
+    def recording(kernel, phases, work, args, mvl, num_warps, warps_per_sm, constants=None):
         seen.append((work, mvl))
-        return real(kernel, phases, work, args, mvl, num_warps, warps_per_sm)
+        return real(kernel, phases, work, args, mvl, num_warps, warps_per_sm, constants)
 
     monkeypatch.setattr(gen, "_appyc_persistent", recording)
     for M, N in ((7, 37), (5, 300)):
