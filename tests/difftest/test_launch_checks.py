@@ -80,3 +80,13 @@ def test_persistent_grid_follows_the_warps_per_sm_of_its_configuration(gen_dir, 
     for flag in (True, False):
         with pytest.raises(TypeError, match="warps per SM"):
             programs(4, flag)
+    # The kernel's other constexprs (a strip loop's ONE_STRIP switch) reach every launch and the
+    # occupancy query, which compiles the same specialisation the launch will use.
+    seen = []
+    monkeypatch.setattr(gen, "_appyc_launch", lambda kernel, grid, args, constants, **options:
+                        seen.append(constants))
+    monkeypatch.setattr(gen, "_appyc_resident", lambda *a: seen.append(a[4]) or 1320)
+    for warps_per_sm in (32, 0):
+        seen.clear()
+        gen._appyc_persistent("kernel", 2, None, (a,), 128, 4, warps_per_sm, {"ONE_STRIP": True})
+        assert seen and all(c["ONE_STRIP"] is True and c["MVL"] == 128 for c in seen), seen

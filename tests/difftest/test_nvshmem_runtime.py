@@ -30,6 +30,7 @@ class FakeKernel:
     def __getitem__(self, grid):
         def launch(*args, **options):
             self.launches.append((grid, options["maxnreg"], options["launch_cooperative_grid"]))
+            self.options = options
         return launch
 
 
@@ -58,3 +59,6 @@ def test_every_new_specialisation_is_initialised_once(tmp_path, monkeypatch):
     # Work smaller than the resident grid launches only as many programs.
     mod._appyc_nvshmem_persistent(kernel, 4, 4, (flag, 5), 128, 4)
     assert kernel.launches[-1][0] == (4,)
+    # The kernel's other constexprs (a strip loop's ONE_STRIP switch) reach the launch.
+    mod._appyc_nvshmem_persistent(kernel, 4, None, (flag, 5), 128, 4, {"ONE_STRIP": True})
+    assert kernel.options["ONE_STRIP"] is True and kernel.options["MVL"] == 128
