@@ -99,6 +99,33 @@ class Forced(dict):
         return self.config
 
 
+class Case:
+    """One generated function run with a forced configuration: its outputs against the first
+    run's (`maxdiff`), then its median time. Inputs are cloned for every call."""
+
+    def __init__(self, stem):
+        self.stem = stem
+        self.base = device_args(stem)
+        self.ref = None
+
+    def run(self, mod, config):
+        """(ms, maxdiff against the first run of this case)."""
+        for t in [v for k, v in vars(mod).items() if k.endswith("_tuning")]:
+            t.chosen = Forced(config)
+        fn = getattr(mod, self.stem)
+
+        def call():
+            args = {k: (v.clone() if torch.is_tensor(v) else v) for k, v in self.base.items()}
+            fn(**args)
+            return [v for v in args.values() if torch.is_tensor(v)]
+        outs = call()
+        torch.cuda.synchronize()
+        if self.ref is None:
+            self.ref = outs
+        err = max(float((a - b).abs().max()) for a, b in zip(outs, self.ref))
+        return timed(call) * 1e3, err
+
+
 # ---------------------------------------------------------------- 1. vp order
 CYCLIC = re.compile(r"^(\s*)for (_vp\d*) in range\(_pid, (.+), _nprog\):$", re.M)
 
@@ -119,28 +146,12 @@ def part_vp_order(modules, scratch):
         text = (Path(modules) / f"{stem}.py").read_text()
         variants = {"cyclic": load_text(f"probe_{stem}_cyclic", text, scratch),
                     "contiguous": load_text(f"probe_{stem}_contig", contiguous_order(text), scratch)}
-        base = device_args(stem)
-        ref = None
-        configs = variants["cyclic"]._APPYC_PERSISTENT_CANDIDATES
-        for config in configs:
+        case = Case(stem)
+        for config in variants["cyclic"]._APPYC_PERSISTENT_CANDIDATES:
             if not config[2]:
                 continue
             for vname, mod in variants.items():
-                tuning = [v for k, v in vars(mod).items() if k.endswith("_tuning")]
-                for t in tuning:
-                    t.chosen = Forced(config)
-                fn = getattr(mod, stem)
-                args = {k: (v.clone() if torch.is_tensor(v) else v) for k, v in base.items()}
-                fn(**args)
-                torch.cuda.synchronize()
-                outs = [v for v in args.values() if torch.is_tensor(v)]
-                if ref is None:
-                    ref = outs
-                err = max(float((a - b).abs().max()) for a, b in zip(outs, ref))
-
-                def run():
-                    fn(**{k: (v.clone() if torch.is_tensor(v) else v) for k, v in base.items()})
-                ms = timed(run) * 1e3
+                ms, err = case.run(mod, config)
                 log(f"vp_order {stem:10s} {vname:10s} config={config} ms={ms:9.3f} maxdiff={err:.1e}")
 
 
@@ -295,29 +306,15 @@ def part_programs(modules, scratch):
                           ("jacobi_2d", ((512, 8, 64),))):
         mod = load_text(f"probe_{stem}_programs", (Path(modules) / f"{stem}.py").read_text(), scratch)
         resident = mod._appyc_resident
-        base = device_args(stem)
-        ref = None
+        case = Case(stem)
         for config in configs:
-            for t in [v for k, v in vars(mod).items() if k.endswith("_tuning")]:
-                t.chosen = Forced(config)
             for per_sm in (1, 2, 4, 8, 16, 32):
                 cap = per_sm * sms
 
                 def capped(*a, **k):
                     return min(cap, resident(*a, **k))
                 mod._appyc_resident = capped
-                fn = getattr(mod, stem)
-                args = {k: (v.clone() if torch.is_tensor(v) else v) for k, v in base.items()}
-                fn(**args)
-                torch.cuda.synchronize()
-                outs = [v for v in args.values() if torch.is_tensor(v)]
-                if ref is None:
-                    ref = outs
-                err = max(float((a - b).abs().max()) for a, b in zip(outs, ref))
-
-                def run():
-                    fn(**{k: (v.clone() if torch.is_tensor(v) else v) for k, v in base.items()})
-                ms = timed(run) * 1e3
+                ms, err = case.run(mod, config)
                 log(f"programs {stem:10s} config={config} cap={cap:5d} ms={ms:9.3f} maxdiff={err:.1e}")
         log(f"programs {stem} full grid: {sorted(set(mod._APPYC_RESIDENT.items()))}")
 
@@ -491,25 +488,11 @@ def part_barrier_in_modules(modules, scratch):
                           ("fdtd_2d", ((512, 8, 64), (512, 8, 32), (256, 4, 32))),
                           ("jacobi_2d", ((512, 8, 64),))):
         text = (Path(modules) / f"{stem}.py").read_text()
-        base = device_args(stem)
-        ref = None
+        case = Case(stem)
         for design, groups in DESIGNS or ((0, 1), (1, 1), (2, 8), (2, 32), (3, 32), (4, 1), (5, 8)):
             mod = load_text(f"probe_{stem}_b{design}_{groups}", with_barrier(text, design, groups), scratch)
             for config in configs:
-                for t in [v for k, v in vars(mod).items() if k.endswith("_tuning")]:
-                    t.chosen = Forced(config)
-                fn = getattr(mod, stem)
-                args = {k: (v.clone() if torch.is_tensor(v) else v) for k, v in base.items()}
-                fn(**args)
-                torch.cuda.synchronize()
-                outs = [v for v in args.values() if torch.is_tensor(v)]
-                if ref is None:
-                    ref = outs
-                err = max(float((a - b).abs().max()) for a, b in zip(outs, ref))
-
-                def run():
-                    fn(**{k: (v.clone() if torch.is_tensor(v) else v) for k, v in base.items()})
-                ms = timed(run) * 1e3
+                ms, err = case.run(mod, config)
                 log(f"barrier_in_modules {stem:10s} design={design} groups={groups:2d} config={config} "
                     f"ms={ms:9.3f} maxdiff={err:.1e}")
 
@@ -530,27 +513,13 @@ def part_fat(modules, scratch):
     flight per SM stay the same."""
     for stem, configs in FAT_CONFIGS.items():
         mod = load_text(f"probe_{stem}_fat", (Path(modules) / f"{stem}.py").read_text(), scratch)
-        base = device_args(stem)
-        ref = None
+        case = Case(stem)
         for config in configs:
-            for t in [v for k, v in vars(mod).items() if k.endswith("_tuning")]:
-                t.chosen = Forced(config)
-            fn = getattr(mod, stem)
-            args = {k: (v.clone() if torch.is_tensor(v) else v) for k, v in base.items()}
             try:
-                fn(**args)
-                torch.cuda.synchronize()
-            except Exception as e:
+                ms, err = case.run(mod, config)
+            except Exception as e:  # a grid the GPU cannot hold at once is a finding
                 log(f"fat {stem:10s} config={config} failed: {type(e).__name__}: {str(e)[:160]}")
                 continue
-            outs = [v for v in args.values() if torch.is_tensor(v)]
-            if ref is None:
-                ref = outs
-            err = max(float((a - b).abs().max()) for a, b in zip(outs, ref))
-
-            def run():
-                fn(**{k: (v.clone() if torch.is_tensor(v) else v) for k, v in base.items()})
-            ms = timed(run) * 1e3
             log(f"fat {stem:10s} config={config} ms={ms:9.3f} maxdiff={err:.1e}")
         log(f"fat {stem} resident: {sorted((k[1], k[2], v) for k, v in mod._APPYC_RESIDENT.items())}")
 
@@ -693,21 +662,10 @@ def part_heat_strip(modules, scratch):
                 "one_strip": load_text("probe_heat_strip_one", one, scratch),
                 "gen_stages1": load_text("probe_heat_strip_gen1", text.replace(launch, stages1), scratch),
                 "one_stages1": load_text("probe_heat_strip_one1", one.replace(launch, stages1), scratch)}
-    base = device_args("heat_3d")
-    ref = None
+    case = Case("heat_3d")
     for config in ((128, 4, 64), (128, 4, 32), (128, 8, 32), (128, 8, 16)):
         for vname, mod in variants.items():
-            for t in [v for k, v in vars(mod).items() if k.endswith("_tuning")]:
-                t.chosen = Forced(config)
-            args = {k: (v.clone() if torch.is_tensor(v) else v) for k, v in base.items()}
-            mod.heat_3d(**args)
-            torch.cuda.synchronize()
-            outs = [v for v in args.values() if torch.is_tensor(v)]
-            if ref is None:
-                ref = outs
-            err = max(float((a - b).abs().max()) for a, b in zip(outs, ref))
-            ms = timed(lambda: mod.heat_3d(**{k: (v.clone() if torch.is_tensor(v) else v)
-                                              for k, v in base.items()})) * 1e3
+            ms, err = case.run(mod, config)
             log(f"heat_strip {vname:11s} config={config} ms={ms:8.3f} maxdiff={err:.1e}")
 
 
