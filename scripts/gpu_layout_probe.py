@@ -648,23 +648,31 @@ def part_heat_blocks(modules, scratch):
 
 
 def part_heat_strip(modules, scratch):
-    """The generated heat_3d with its k strip loop (one trip: 118 elements, MVL 128) as is and
-    as a static single strip, against heat_blocks's U = 1 (11.3 ms at 1056 programs, the
-    generated kernel 14.5): is the loop what costs?"""
+    """heat_3d's k strip loop (one trip: 118 elements, MVL 128) as a loop and as straight code,
+    against heat_blocks's U = 1 (11.3 ms at 1056 programs; the generated kernel with the loop
+    14.5): is the loop what costs? Modules generated before ONE_STRIP (calls 9 and 10 of the
+    log) printed the loop, and the straight form was made here with `tl.static_range(1, 2)`, with
+    and without `num_stages=1` at launch; modules with ONE_STRIP are run with the switch as
+    generated and with it taken out."""
     text = (Path(modules) / "heat_3d.py").read_text()
-    strip = "for _i_base in range(1, N - 1, MVL):"
-    assert text.count(strip) == 2
-    one = text.replace(strip, "for _i_base in tl.static_range(1, 2):")
-    launch = '{"MVL": mvl, "GRID_SYNC": True},\n                  num_warps=num_warps, launch_cooperative_grid=True)'
-    assert text.count(launch) == 1
-    stages1 = launch.replace("launch_cooperative_grid=True)", "launch_cooperative_grid=True, num_stages=1)")
-    variants = {"generated": load_text("probe_heat_strip_gen", text, scratch),
-                "one_strip": load_text("probe_heat_strip_one", one, scratch),
-                "gen_stages1": load_text("probe_heat_strip_gen1", text.replace(launch, stages1), scratch),
-                "one_stages1": load_text("probe_heat_strip_one1", one.replace(launch, stages1), scratch)}
+    loop = "for _i_base in range(1, N - 1, MVL):"
+    switched = "for _i_base in range(1, 2 if ONE_STRIP else N - 1, MVL):"
+    if text.count(switched) == 2:
+        variants = {"loop": text.replace(switched, loop), "one_strip": text}
+    else:
+        assert text.count(loop) == 2, "heat_3d's strip loops are not where the probe looks"
+        one = text.replace(loop, "for _i_base in tl.static_range(1, 2):")
+        launch = ('{"MVL": mvl, "GRID_SYNC": True},\n'
+                  '                  num_warps=num_warps, launch_cooperative_grid=True)')
+        assert text.count(launch) == 1
+        stages1 = launch.replace("launch_cooperative_grid=True)",
+                                 "launch_cooperative_grid=True, num_stages=1)")
+        variants = {"generated": text, "one_strip": one, "gen_stages1": text.replace(launch, stages1),
+                    "one_stages1": one.replace(launch, stages1)}
+    mods = {name: load_text(f"probe_heat_strip_{name}", t, scratch) for name, t in variants.items()}
     case = Case("heat_3d")
     for config in ((128, 4, 64), (128, 4, 32), (128, 8, 32), (128, 8, 16)):
-        for vname, mod in variants.items():
+        for vname, mod in mods.items():
             ms, err = case.run(mod, config)
             log(f"heat_strip {vname:11s} config={config} ms={ms:8.3f} maxdiff={err:.1e}")
 
