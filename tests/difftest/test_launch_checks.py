@@ -90,3 +90,32 @@ def test_persistent_grid_follows_the_warps_per_sm_of_its_configuration(gen_dir, 
         seen.clear()
         gen._appyc_persistent("kernel", 2, None, (a,), 128, 4, warps_per_sm, {"ONE_STRIP": True})
         assert seen and all(c["ONE_STRIP"] is True and c["MVL"] == 128 for c in seen), seen
+
+
+def test_one_strip_is_switched_on_exactly_when_the_row_fits_one_strip(gen_dir, monkeypatch):
+    """The launchers' ONE_STRIP (a strip loop over host bounds that fits one strip runs as
+    straight code): on for a row within MVL, off for a longer one and for an empty one, in a
+    kernel of its own and in a persistent loop. The difftests check the results either way; this
+    checks that the switch is taken at all, which results alone cannot show."""
+    gen = generated_module("heat_3d", 16, gen_dir)
+    seen = []
+    real = gen._appyc_launch
+
+    def recording(kernel, grid, args, constants, **options):
+        seen.append(constants.get("ONE_STRIP"))
+        return real(kernel, grid, args, constants, **options)
+
+    monkeypatch.setattr(gen, "_appyc_launch", recording)
+    monkeypatch.setenv("APPYC_MVL", "16")  # the interpreter's vector length (128 otherwise)
+    for n, on in ((17, True), (18, True), (19, False), (40, False), (2, False)):
+        seen.clear()
+        a = torch.randn(4, 5, n, dtype=torch.float64)
+        gen.heat_3d(a, torch.zeros_like(a), 4, 5, n)
+        assert seen == [on], (n, seen)  # N - 2 interior elements against 16 lanes
+
+    loops = generated_module("time_loops", 16, gen_dir)
+    monkeypatch.setattr(loops, "_appyc_persistent", lambda *a: seen.append(a[7]))
+    for n, on in ((16, True), (17, False)):
+        seen.clear()
+        loops.floyd_warshall(torch.zeros(n, n, dtype=torch.int32), n)
+        assert seen == [{"ONE_STRIP": on}], (n, seen)
