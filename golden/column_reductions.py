@@ -330,6 +330,15 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
+def _appyc_rows_a_program(mvl, extent):
+    """ROW_BLOCK of a row block: how many rows share a program's MVL lanes when a row's strip
+    (its extent, rounded up to a power of two) is narrower than MVL; 1 otherwise."""
+    lanes = 1
+    while lanes < extent:
+        lanes *= 2
+    return max(1, mvl // lanes)
+
+
 # Column reductions with their rows split over several programs (passes/split_rows.rs): about
 # this many programs a launch keeps enough loads in flight (8 per SM, gemver's A^T y on the H100,
 # scripts/gaps_h100.log); a split walks at least this many rows. The interpreter runs programs
@@ -1089,16 +1098,17 @@ def rank2_atv(beta, A, u1, v1, u2, v2, y, z, x, M, N):
 
 
 @triton.jit
-def _rank1_shifted_sums_kernel0(A, u, v, M, N, A_stride0, A_stride1, u_stride0, v_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
+def _rank1_shifted_sums_kernel0(A, u, v, M, N, A_stride0, A_stride1, u_stride0, v_stride0, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/column_reductions.py:154: #pragma parallel for
-    i = tl.program_id(0)  # samples/column_reductions.py:155
-    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/column_reductions.py:156
-        _i = _i_base + tl.arange(0, MVL)
+    i = tl.program_id(0) * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/column_reductions.py:155
+    i_mask = i < M
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL // ROW_BLOCK):  # samples/column_reductions.py:156
+        _i = _i_base + tl.arange(0, MVL // ROW_BLOCK)
         _i_mask = _i < N
-        tl.store(A + i * A_stride0 + _i * A_stride1, tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask) * 0.5 + tl.load(u + i * u_stride0) * tl.load(v + _i * v_stride0, mask=_i_mask), mask=_i_mask)  # samples/column_reductions.py:156
+        tl.store(A + i[:, None] * A_stride0 + _i[None, :] * A_stride1, tl.load(A + i[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & i_mask[:, None]) * 0.5 + tl.load(u + i[:, None] * u_stride0, mask=i_mask[:, None]) * tl.load(v + _i[None, :] * v_stride0, mask=_i_mask[None, :]), mask=_i_mask[None, :] & i_mask[:, None])  # samples/column_reductions.py:156
 
 
-_rank1_shifted_sums_kernel0_tuning = _AppycTuning("_rank1_shifted_sums_kernel0", "ad0a206b7951d215", (256, 4), _APPYC_CANDIDATES)
+_rank1_shifted_sums_kernel0_tuning = _AppycTuning("_rank1_shifted_sums_kernel0", "2c62c43b4ca88949", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_rank1_shifted_sums_kernel0(A, u, v, M, N, _appyc_config=None):
@@ -1114,10 +1124,11 @@ def _launch_rank1_shifted_sums_kernel0(A, u, v, M, N, _appyc_config=None):
                 _appyc_key, (A,), lambda config: _launch_rank1_shifted_sums_kernel0(A, u, v, M, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N))
     _appyc_launch(
-        _rank1_shifted_sums_kernel0, (n_i,),
+        _rank1_shifted_sums_kernel0, ((n_i + _appyc_row_block - 1) // _appyc_row_block,),
         (A, u, v, int(M), int(N), A.stride(0), A.stride(1), u.stride(0), v.stride(0),),
-        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "ONE_STRIP": 0 < int(N) <= _appyc_mvl // _appyc_row_block}, num_warps=_appyc_warps,
     )
 
 

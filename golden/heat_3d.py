@@ -317,19 +317,29 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
+def _appyc_rows_a_program(mvl, extent):
+    """ROW_BLOCK of a row block: how many rows share a program's MVL lanes when a row's strip
+    (its extent, rounded up to a power of two) is narrower than MVL; 1 otherwise."""
+    lanes = 1
+    while lanes < extent:
+        lanes *= 2
+    return max(1, mvl // lanes)
+
+
 
 @triton.jit
-def _heat_3d_kernel0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_stride0, A_stride1, A_stride2, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
+def _heat_3d_kernel0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_stride0, A_stride1, A_stride2, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/heat_3d.py:10: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>simd
     _p0 = 1 + tl.program_id(1)  # samples/heat_3d.py:10
-    _p1 = 1 + tl.program_id(0)  # samples/heat_3d.py:10
-    for _i_base in range(1, 2 if ONE_STRIP else N - 1, MVL):  # samples/heat_3d.py:11
-        _i = _i_base + tl.arange(0, MVL)
+    _p1 = 1 + tl.program_id(0) * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/heat_3d.py:10
+    _p1_mask = _p1 < (M - 1)
+    for _i_base in range(1, 2 if ONE_STRIP else N - 1, MVL // ROW_BLOCK):  # samples/heat_3d.py:11
+        _i = _i_base + tl.arange(0, MVL // ROW_BLOCK)
         _i_mask = _i < N - 1
-        tl.store(B + _p0 * B_stride0 + _p1 * B_stride1 + _i * B_stride2, 0.125 * (tl.load(A + (_p0 + 1) * A_stride0 + _p1 * A_stride1 + _i * A_stride2, mask=_i_mask) - 2.0 * tl.load(A + _p0 * A_stride0 + _p1 * A_stride1 + _i * A_stride2, mask=_i_mask) + tl.load(A + (_p0 - 1) * A_stride0 + _p1 * A_stride1 + _i * A_stride2, mask=_i_mask)) + 0.125 * (tl.load(A + _p0 * A_stride0 + (_p1 + 1) * A_stride1 + _i * A_stride2, mask=_i_mask) - 2.0 * tl.load(A + _p0 * A_stride0 + _p1 * A_stride1 + _i * A_stride2, mask=_i_mask) + tl.load(A + _p0 * A_stride0 + (_p1 - 1) * A_stride1 + _i * A_stride2, mask=_i_mask)) + 0.125 * (tl.load(A + _p0 * A_stride0 + _p1 * A_stride1 + (_i + 1) * A_stride2, mask=_i_mask) - 2.0 * tl.load(A + _p0 * A_stride0 + _p1 * A_stride1 + _i * A_stride2, mask=_i_mask) + tl.load(A + _p0 * A_stride0 + _p1 * A_stride1 + (_i - 1) * A_stride2, mask=_i_mask)) + tl.load(A + _p0 * A_stride0 + _p1 * A_stride1 + _i * A_stride2, mask=_i_mask), mask=_i_mask)  # samples/heat_3d.py:11
+        tl.store(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _i[None, :] * B_stride2, 0.125 * (tl.load(A + (_p0 + 1) * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) + tl.load(A + (_p0 - 1) * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + 0.125 * (tl.load(A + _p0 * A_stride0 + (_p1[:, None] + 1) * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) + tl.load(A + _p0 * A_stride0 + (_p1[:, None] - 1) * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + 0.125 * (tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_i[None, :] + 1) * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_i[None, :] - 1) * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]), mask=_i_mask[None, :] & _p1_mask[:, None])  # samples/heat_3d.py:11
 
 
-_heat_3d_kernel0_tuning = _AppycTuning("_heat_3d_kernel0", "51ce7d5704c623cd", (256, 4), _APPYC_CANDIDATES)
+_heat_3d_kernel0_tuning = _AppycTuning("_heat_3d_kernel0", "2bb6fe31e7e1b0e8", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_heat_3d_kernel0(B, A, L, M, N, _appyc_config=None):
@@ -346,12 +356,13 @@ def _launch_heat_3d_kernel0(B, A, L, M, N, _appyc_config=None):
                 _appyc_key, (B,), lambda config: _launch_heat_3d_kernel0(B, A, L, M, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N - 1) - int(1))
     if n__p0 > 65535:
         raise ValueError(f"samples/heat_3d.py:10: the parallel loop over `_p0` has {n__p0} iterations; Triton's grid axis 1 takes at most 65535")
     _appyc_launch(
-        _heat_3d_kernel0, (n__p1, n__p0,),
+        _heat_3d_kernel0, ((n__p1 + _appyc_row_block - 1) // _appyc_row_block, n__p0,),
         (B, A, int(L), int(M), int(N), B.stride(0), B.stride(1), B.stride(2), A.stride(0), A.stride(1), A.stride(2),),
-        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N - 1) - int(1) <= _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "ONE_STRIP": 0 < int(N - 1) - int(1) <= _appyc_mvl // _appyc_row_block}, num_warps=_appyc_warps,
     )
 
 
@@ -360,16 +371,17 @@ def heat_3d(A, B, L, M, N):
 
 
 @triton.jit
-def _laplace_open_bounds_kernel0(B, A, B_stride0, B_stride1, A_stride0, A_stride1, B_shape0, B_shape1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
+def _laplace_open_bounds_kernel0(B, A, B_stride0, B_stride1, A_stride0, A_stride1, B_shape0, B_shape1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/heat_3d.py:18: #pragma 1:-1=>parallel 1:-1=>simd
-    _p0 = 1 + tl.program_id(0)  # samples/heat_3d.py:18
-    for _i_base in range(1, 2 if ONE_STRIP else B_shape1 - 1, MVL):  # samples/heat_3d.py:19
-        _i = _i_base + tl.arange(0, MVL)
+    _p0 = 1 + tl.program_id(0) * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/heat_3d.py:18
+    _p0_mask = _p0 < (B_shape0 - 1)
+    for _i_base in range(1, 2 if ONE_STRIP else B_shape1 - 1, MVL // ROW_BLOCK):  # samples/heat_3d.py:19
+        _i = _i_base + tl.arange(0, MVL // ROW_BLOCK)
         _i_mask = _i < B_shape1 - 1
-        tl.store(B + _p0 * B_stride0 + _i * B_stride1, tl.load(A + (_p0 - 1) * A_stride0 + _i * A_stride1, mask=_i_mask) + tl.load(A + (_p0 + 1) * A_stride0 + _i * A_stride1, mask=_i_mask) + tl.load(A + _p0 * A_stride0 + (_i - 1) * A_stride1, mask=_i_mask) + tl.load(A + _p0 * A_stride0 + (_i + 1) * A_stride1, mask=_i_mask) - 4.0 * tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask), mask=_i_mask)  # samples/heat_3d.py:19
+        tl.store(B + _p0[:, None] * B_stride0 + _i[None, :] * B_stride1, tl.load(A + (_p0[:, None] - 1) * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(A + (_p0[:, None] + 1) * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(A + _p0[:, None] * A_stride0 + (_i[None, :] - 1) * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(A + _p0[:, None] * A_stride0 + (_i[None, :] + 1) * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) - 4.0 * tl.load(A + _p0[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]), mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/heat_3d.py:19
 
 
-_laplace_open_bounds_kernel0_tuning = _AppycTuning("_laplace_open_bounds_kernel0", "d7a29e93a1562cf2", (256, 4), _APPYC_CANDIDATES)
+_laplace_open_bounds_kernel0_tuning = _AppycTuning("_laplace_open_bounds_kernel0", "b30a8140956550b9", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_laplace_open_bounds_kernel0(B, A, _appyc_config=None):
@@ -389,10 +401,11 @@ def _launch_laplace_open_bounds_kernel0(B, A, _appyc_config=None):
                 _appyc_key, (B,), lambda config: _launch_laplace_open_bounds_kernel0(B, A, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(B.shape[1] - 1) - int(1))
     _appyc_launch(
-        _laplace_open_bounds_kernel0, (n__p0,),
+        _laplace_open_bounds_kernel0, ((n__p0 + _appyc_row_block - 1) // _appyc_row_block,),
         (B, A, B.stride(0), B.stride(1), A.stride(0), A.stride(1), B.shape[0], B.shape[1],),
-        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(B.shape[1] - 1) - int(1) <= _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "ONE_STRIP": 0 < int(B.shape[1] - 1) - int(1) <= _appyc_mvl // _appyc_row_block}, num_warps=_appyc_warps,
     )
 
 

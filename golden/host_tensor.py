@@ -318,6 +318,15 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
+def _appyc_rows_a_program(mvl, extent):
+    """ROW_BLOCK of a row block: how many rows share a program's MVL lanes when a row's strip
+    (its extent, rounded up to a power of two) is narrower than MVL; 1 otherwise."""
+    lanes = 1
+    while lanes < extent:
+        lanes *= 2
+    return max(1, mvl // lanes)
+
+
 def _appyc_maximum(a, b):
     """np.maximum in host code: torch.maximum needs two tensors, NumPy also takes scalars."""
     if not isinstance(a, torch.Tensor):
@@ -327,16 +336,17 @@ def _appyc_maximum(a, b):
 
 
 @triton.jit
-def _scale_product_kernel0(C, s, w, M, N, C_stride0, C_stride1, s_stride0, w_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
+def _scale_product_kernel0(C, s, w, M, N, C_stride0, C_stride1, s_stride0, w_stride0, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/host_tensor.py:15: #pragma :M=>parallel :N=>simd
-    _p0 = tl.program_id(0)  # samples/host_tensor.py:15
-    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/host_tensor.py:16
-        _i = _i_base + tl.arange(0, MVL)
+    _p0 = tl.program_id(0) * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/host_tensor.py:15
+    _p0_mask = _p0 < M
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL // ROW_BLOCK):  # samples/host_tensor.py:16
+        _i = _i_base + tl.arange(0, MVL // ROW_BLOCK)
         _i_mask = _i < N
-        tl.store(C + _p0 * C_stride0 + _i * C_stride1, tl.load(C + _p0 * C_stride0 + _i * C_stride1, mask=_i_mask) / tl.abs(tl.load(s + _p0 * s_stride0)) + tl.load(w + _i * w_stride0, mask=_i_mask), mask=_i_mask)  # samples/host_tensor.py:16
+        tl.store(C + _p0[:, None] * C_stride0 + _i[None, :] * C_stride1, tl.load(C + _p0[:, None] * C_stride0 + _i[None, :] * C_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) / tl.abs(tl.load(s + _p0[:, None] * s_stride0, mask=_p0_mask[:, None])) + tl.load(w + _i[None, :] * w_stride0, mask=_i_mask[None, :]), mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/host_tensor.py:16
 
 
-_scale_product_kernel0_tuning = _AppycTuning("_scale_product_kernel0", "ec69ceea85459c86", (256, 4), _APPYC_CANDIDATES)
+_scale_product_kernel0_tuning = _AppycTuning("_scale_product_kernel0", "7b8dc6ddf4e2589e", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_scale_product_kernel0(C, s, w, M, N, _appyc_config=None):
@@ -352,10 +362,11 @@ def _launch_scale_product_kernel0(C, s, w, M, N, _appyc_config=None):
                 _appyc_key, (C,), lambda config: _launch_scale_product_kernel0(C, s, w, M, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N))
     _appyc_launch(
-        _scale_product_kernel0, (n__p0,),
+        _scale_product_kernel0, ((n__p0 + _appyc_row_block - 1) // _appyc_row_block,),
         (C, s, w, int(M), int(N), C.stride(0), C.stride(1), s.stride(0), w.stride(0),),
-        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "ONE_STRIP": 0 < int(N) <= _appyc_mvl // _appyc_row_block}, num_warps=_appyc_warps,
     )
 
 

@@ -318,18 +318,28 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
+def _appyc_rows_a_program(mvl, extent):
+    """ROW_BLOCK of a row block: how many rows share a program's MVL lanes when a row's strip
+    (its extent, rounded up to a power of two) is narrower than MVL; 1 otherwise."""
+    lanes = 1
+    while lanes < extent:
+        lanes *= 2
+    return max(1, mvl // lanes)
+
+
 
 @triton.jit
-def _affine_2d_kernel0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
+def _affine_2d_kernel0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/index_exprs.py:11: #pragma parallel for
-    i = tl.program_id(0)  # samples/index_exprs.py:12
-    for _j_base in range(1, 2 if ONE_STRIP else N, MVL):  # samples/index_exprs.py:14
-        j = _j_base + tl.arange(0, MVL)
+    i = tl.program_id(0) * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/index_exprs.py:12
+    i_mask = i < M
+    for _j_base in range(1, 2 if ONE_STRIP else N, MVL // ROW_BLOCK):  # samples/index_exprs.py:14
+        j = _j_base + tl.arange(0, MVL // ROW_BLOCK)
         j_mask = j < N
-        tl.store(B + i * B_stride0 + j * B_stride1, tl.load(A + (2 * i + 1) * A_stride0 + (j - 1) * A_stride1, mask=j_mask) - tl.load(A + (2 * i) * A_stride0 + j * A_stride1, mask=j_mask), mask=j_mask)  # samples/index_exprs.py:15
+        tl.store(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, tl.load(A + (2 * i[:, None] + 1) * A_stride0 + (j[None, :] - 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(A + (2 * i[:, None]) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]), mask=i_mask[:, None] & j_mask[None, :])  # samples/index_exprs.py:15
 
 
-_affine_2d_kernel0_tuning = _AppycTuning("_affine_2d_kernel0", "48d729f0d79601c1", (256, 4), _APPYC_CANDIDATES)
+_affine_2d_kernel0_tuning = _AppycTuning("_affine_2d_kernel0", "740e461f9bca4d2e", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_affine_2d_kernel0(B, A, M, N, _appyc_config=None):
@@ -345,10 +355,11 @@ def _launch_affine_2d_kernel0(B, A, M, N, _appyc_config=None):
                 _appyc_key, (B,), lambda config: _launch_affine_2d_kernel0(B, A, M, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N) - int(1))
     _appyc_launch(
-        _affine_2d_kernel0, (n_i,),
+        _affine_2d_kernel0, ((n_i + _appyc_row_block - 1) // _appyc_row_block,),
         (B, A, int(M), int(N), B.stride(0), B.stride(1), A.stride(0), A.stride(1),),
-        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) - int(1) <= _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "ONE_STRIP": 0 < int(N) - int(1) <= _appyc_mvl // _appyc_row_block}, num_warps=_appyc_warps,
     )
 
 

@@ -326,6 +326,15 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
+def _appyc_rows_a_program(mvl, extent):
+    """ROW_BLOCK of a row block: how many rows share a program's MVL lanes when a row's strip
+    (its extent, rounded up to a power of two) is narrower than MVL; 1 otherwise."""
+    lanes = 1
+    while lanes < extent:
+        lanes *= 2
+    return max(1, mvl // lanes)
+
+
 def _appyc_programs_per_sm(compiled, warps, props):
     """How many programs of a compiled kernel one SM holds at once (a cooperative launch of more
     fails): the driver's occupancy answer, or a count by threads, registers and shared memory
@@ -507,16 +516,17 @@ def smooth_vector(x, N):
 
 
 @triton.jit
-def _scale_in_place_kernel0(A, M, N, s: "fp64", A_stride0, A_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
+def _scale_in_place_kernel0(A, M, N, s: "fp64", A_stride0, A_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/inplace_shift.py:22: #pragma :M=>parallel :N=>simd
-    _p0 = tl.program_id(0)  # samples/inplace_shift.py:22
-    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/inplace_shift.py:23
-        _i = _i_base + tl.arange(0, MVL)
+    _p0 = tl.program_id(0) * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/inplace_shift.py:22
+    _p0_mask = _p0 < M
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL // ROW_BLOCK):  # samples/inplace_shift.py:23
+        _i = _i_base + tl.arange(0, MVL // ROW_BLOCK)
         _i_mask = _i < N
-        tl.store(A + _p0 * A_stride0 + _i * A_stride1, tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask) * s + 1.0, mask=_i_mask)  # samples/inplace_shift.py:23
+        tl.store(A + _p0[:, None] * A_stride0 + _i[None, :] * A_stride1, tl.load(A + _p0[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) * s + 1.0, mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/inplace_shift.py:23
 
 
-_scale_in_place_kernel0_tuning = _AppycTuning("_scale_in_place_kernel0", "dd48405a7a04a5f6", (256, 4), _APPYC_CANDIDATES)
+_scale_in_place_kernel0_tuning = _AppycTuning("_scale_in_place_kernel0", "3700ffafc35c3e3b", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_scale_in_place_kernel0(A, M, N, s, _appyc_config=None):
@@ -532,10 +542,11 @@ def _launch_scale_in_place_kernel0(A, M, N, s, _appyc_config=None):
                 _appyc_key, (A,), lambda config: _launch_scale_in_place_kernel0(A, M, N, s, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N))
     _appyc_launch(
-        _scale_in_place_kernel0, (n__p0,),
+        _scale_in_place_kernel0, ((n__p0 + _appyc_row_block - 1) // _appyc_row_block,),
         (A, int(M), int(N), float(s), A.stride(0), A.stride(1),),
-        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "ONE_STRIP": 0 < int(N) <= _appyc_mvl // _appyc_row_block}, num_warps=_appyc_warps,
     )
 
 

@@ -326,6 +326,15 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
+def _appyc_rows_a_program(mvl, extent):
+    """ROW_BLOCK of a row block: how many rows share a program's MVL lanes when a row's strip
+    (its extent, rounded up to a power of two) is narrower than MVL; 1 otherwise."""
+    lanes = 1
+    while lanes < extent:
+        lanes *= 2
+    return max(1, mvl // lanes)
+
+
 def _appyc_programs_per_sm(compiled, warps, props):
     """How many programs of a compiled kernel one SM holds at once (a cooperative launch of more
     fails): the driver's occupancy answer, or a count by threads, registers and shared memory
@@ -425,7 +434,7 @@ def _appyc_grid_barrier(counter, target):
 
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
-def _jacobi_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, ONE_STRIP: tl.constexpr = False):
+def _jacobi_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, ROW_BLOCK: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/jacobi_2d.py:11: for t in range(T):  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
@@ -448,19 +457,20 @@ def _jacobi_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride
                 tl.store(B + _p0 * B_stride0 + _p1 * B_stride1, 0.2 * (tl.load(A + _p0 * A_stride0 + _p1 * A_stride1, mask=_p1_mask) + tl.load(A + _p0 * A_stride0 + (_p1 - 1) * A_stride1, mask=_p1_mask) + tl.load(A + _p0 * A_stride0 + (_p1 + 1) * A_stride1, mask=_p1_mask) + tl.load(A + (_p0 + 1) * A_stride0 + _p1 * A_stride1, mask=_p1_mask) + tl.load(A + (_p0 - 1) * A_stride0 + _p1 * A_stride1, mask=_p1_mask)), mask=_p1_mask)  # samples/jacobi_2d.py:13
         if _region == 1:
             # samples/jacobi_2d.py:15: #pragma 1:M-1=>parallel 1:N-1=>simd
-            _n1_0 = tl.maximum((M - 1) - (1), 0)
+            _n1_0 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
-                _p0 = 1 + _vp1  # samples/jacobi_2d.py:15
-                for _i_base in range(1, 2 if ONE_STRIP else N - 1, MVL):  # samples/jacobi_2d.py:16
-                    _i = _i_base + tl.arange(0, MVL)
+                _p0 = 1 + _vp1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/jacobi_2d.py:15
+                _p0_mask = _p0 < (M - 1)
+                for _i_base in range(1, 2 if ONE_STRIP else N - 1, MVL // ROW_BLOCK):  # samples/jacobi_2d.py:16
+                    _i = _i_base + tl.arange(0, MVL // ROW_BLOCK)
                     _i_mask = _i < N - 1
-                    tl.store(A + _p0 * A_stride0 + _i * A_stride1, 0.2 * (tl.load(B + _p0 * B_stride0 + _i * B_stride1, mask=_i_mask) + tl.load(B + _p0 * B_stride0 + (_i - 1) * B_stride1, mask=_i_mask) + tl.load(B + _p0 * B_stride0 + (_i + 1) * B_stride1, mask=_i_mask) + tl.load(B + (_p0 + 1) * B_stride0 + _i * B_stride1, mask=_i_mask) + tl.load(B + (_p0 - 1) * B_stride0 + _i * B_stride1, mask=_i_mask)), mask=_i_mask)  # samples/jacobi_2d.py:16
+                    tl.store(A + _p0[:, None] * A_stride0 + _i[None, :] * A_stride1, 0.2 * (tl.load(B + _p0[:, None] * B_stride0 + _i[None, :] * B_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(B + _p0[:, None] * B_stride0 + (_i[None, :] - 1) * B_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(B + _p0[:, None] * B_stride0 + (_i[None, :] + 1) * B_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(B + (_p0[:, None] + 1) * B_stride0 + _i[None, :] * B_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(B + (_p0[:, None] - 1) * B_stride0 + _i[None, :] * B_stride1, mask=_i_mask[None, :] & _p0_mask[:, None])), mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/jacobi_2d.py:16
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_jacobi_2d_persistent0_tuning = _AppycTuning("_jacobi_2d_persistent0", "6cdb33c62c3edf59", (256, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_jacobi_2d_persistent0_tuning = _AppycTuning("_jacobi_2d_persistent0", "b8df7e8d0d2d5eec", (256, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_jacobi_2d_persistent0(B, A, M, N, T, _appyc_config=None):
@@ -476,11 +486,12 @@ def _launch_jacobi_2d_persistent0(B, A, M, N, T, _appyc_config=None):
                 _appyc_key, (B, A), lambda config: _launch_jacobi_2d_persistent0(B, A, M, N, T, config)
             )
     _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N - 1) - int(1))
     _appyc_persistent(
-        _jacobi_2d_persistent0, n_t * 2, max((int(M - 1) - int(1)) * (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl), (int(M - 1) - int(1))),
+        _jacobi_2d_persistent0, n_t * 2, max((int(M - 1) - int(1)) * (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl), (((int(M - 1) - int(1)) + _appyc_row_block - 1) // _appyc_row_block)),
         (B, A, int(M), int(N), B.stride(0), B.stride(1), A.stride(0), A.stride(1)),
         _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
-        {"ONE_STRIP": 0 < int(N - 1) - int(1) <= _appyc_mvl},
+        {"ROW_BLOCK": _appyc_row_block, "ONE_STRIP": 0 < int(N - 1) - int(1) <= _appyc_mvl // _appyc_row_block},
     )
 
 

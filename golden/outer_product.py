@@ -316,18 +316,28 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
+def _appyc_rows_a_program(mvl, extent):
+    """ROW_BLOCK of a row block: how many rows share a program's MVL lanes when a row's strip
+    (its extent, rounded up to a power of two) is narrower than MVL; 1 otherwise."""
+    lanes = 1
+    while lanes < extent:
+        lanes *= 2
+    return max(1, mvl // lanes)
+
+
 
 @triton.jit
-def _outer_kernel0(C, x, y, M, N, C_stride0, C_stride1, x_stride0, y_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
+def _outer_kernel0(C, x, y, M, N, C_stride0, C_stride1, x_stride0, y_stride0, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/outer_product.py:9: #pragma :M=>parallel :N=>simd
-    _p0 = tl.program_id(0)  # samples/outer_product.py:9
-    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/outer_product.py:10
-        _i = _i_base + tl.arange(0, MVL)
+    _p0 = tl.program_id(0) * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/outer_product.py:9
+    _p0_mask = _p0 < M
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL // ROW_BLOCK):  # samples/outer_product.py:10
+        _i = _i_base + tl.arange(0, MVL // ROW_BLOCK)
         _i_mask = _i < N
-        tl.store(C + _p0 * C_stride0 + _i * C_stride1, tl.load(x + _p0 * x_stride0) * tl.load(y + _i * y_stride0, mask=_i_mask), mask=_i_mask)  # samples/outer_product.py:10
+        tl.store(C + _p0[:, None] * C_stride0 + _i[None, :] * C_stride1, tl.load(x + _p0[:, None] * x_stride0, mask=_p0_mask[:, None]) * tl.load(y + _i[None, :] * y_stride0, mask=_i_mask[None, :]), mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/outer_product.py:10
 
 
-_outer_kernel0_tuning = _AppycTuning("_outer_kernel0", "19d422fa8ed9f8ce", (256, 4), _APPYC_CANDIDATES)
+_outer_kernel0_tuning = _AppycTuning("_outer_kernel0", "3ec4d4a7a8db6ba2", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_outer_kernel0(C, x, y, M, N, _appyc_config=None):
@@ -343,10 +353,11 @@ def _launch_outer_kernel0(C, x, y, M, N, _appyc_config=None):
                 _appyc_key, (C,), lambda config: _launch_outer_kernel0(C, x, y, M, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N))
     _appyc_launch(
-        _outer_kernel0, (n__p0,),
+        _outer_kernel0, ((n__p0 + _appyc_row_block - 1) // _appyc_row_block,),
         (C, x, y, int(M), int(N), C.stride(0), C.stride(1), x.stride(0), y.stride(0),),
-        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "ONE_STRIP": 0 < int(N) <= _appyc_mvl // _appyc_row_block}, num_warps=_appyc_warps,
     )
 
 
@@ -355,16 +366,17 @@ def outer(x, y, C, M, N):
 
 
 @triton.jit
-def _rank1_update_kernel0(C, x, y, M, N, alpha: "fp64", C_stride0, C_stride1, x_stride0, y_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
+def _rank1_update_kernel0(C, x, y, M, N, alpha: "fp64", C_stride0, C_stride1, x_stride0, y_stride0, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/outer_product.py:14: #pragma :M=>parallel :N=>simd
-    _p0 = tl.program_id(0)  # samples/outer_product.py:14
-    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/outer_product.py:15
-        _i = _i_base + tl.arange(0, MVL)
+    _p0 = tl.program_id(0) * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/outer_product.py:14
+    _p0_mask = _p0 < M
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL // ROW_BLOCK):  # samples/outer_product.py:15
+        _i = _i_base + tl.arange(0, MVL // ROW_BLOCK)
         _i_mask = _i < N
-        tl.store(C + _p0 * C_stride0 + _i * C_stride1, tl.load(C + _p0 * C_stride0 + _i * C_stride1, mask=_i_mask) + alpha * tl.load(x + _p0 * x_stride0) * tl.load(y + _i * y_stride0, mask=_i_mask), mask=_i_mask)  # samples/outer_product.py:15
+        tl.store(C + _p0[:, None] * C_stride0 + _i[None, :] * C_stride1, tl.load(C + _p0[:, None] * C_stride0 + _i[None, :] * C_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + alpha * tl.load(x + _p0[:, None] * x_stride0, mask=_p0_mask[:, None]) * tl.load(y + _i[None, :] * y_stride0, mask=_i_mask[None, :]), mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/outer_product.py:15
 
 
-_rank1_update_kernel0_tuning = _AppycTuning("_rank1_update_kernel0", "6ef7950f751b3029", (256, 4), _APPYC_CANDIDATES)
+_rank1_update_kernel0_tuning = _AppycTuning("_rank1_update_kernel0", "d49985375990c1ff", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_rank1_update_kernel0(C, x, y, M, N, alpha, _appyc_config=None):
@@ -380,10 +392,11 @@ def _launch_rank1_update_kernel0(C, x, y, M, N, alpha, _appyc_config=None):
                 _appyc_key, (C,), lambda config: _launch_rank1_update_kernel0(C, x, y, M, N, alpha, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N))
     _appyc_launch(
-        _rank1_update_kernel0, (n__p0,),
+        _rank1_update_kernel0, ((n__p0 + _appyc_row_block - 1) // _appyc_row_block,),
         (C, x, y, int(M), int(N), float(alpha), C.stride(0), C.stride(1), x.stride(0), y.stride(0),),
-        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "ONE_STRIP": 0 < int(N) <= _appyc_mvl // _appyc_row_block}, num_warps=_appyc_warps,
     )
 
 

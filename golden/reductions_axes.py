@@ -318,6 +318,15 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
+def _appyc_rows_a_program(mvl, extent):
+    """ROW_BLOCK of a row block: how many rows share a program's MVL lanes when a row's strip
+    (its extent, rounded up to a power of two) is narrower than MVL; 1 otherwise."""
+    lanes = 1
+    while lanes < extent:
+        lanes *= 2
+    return max(1, mvl // lanes)
+
+
 @triton.jit
 def _appyc_masked_max(v, mask):
     # Masked-off lanes take the dtype's lowest value so they never win.
@@ -590,16 +599,17 @@ def col_means(A, m, M):
 
 
 @triton.jit
-def _add_full_kernel0(B, A, B_stride0, B_stride1, A_stride0, A_stride1, B_shape0, B_shape1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
+def _add_full_kernel0(B, A, B_stride0, B_stride1, A_stride0, A_stride1, B_shape0, B_shape1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/reductions_axes.py:50: #pragma :=>parallel :=>simd
-    _p0 = tl.program_id(0)  # samples/reductions_axes.py:50
-    for _i_base in range(0, 1 if ONE_STRIP else B_shape1, MVL):  # samples/reductions_axes.py:51
-        _i = _i_base + tl.arange(0, MVL)
+    _p0 = tl.program_id(0) * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/reductions_axes.py:50
+    _p0_mask = _p0 < B_shape0
+    for _i_base in range(0, 1 if ONE_STRIP else B_shape1, MVL // ROW_BLOCK):  # samples/reductions_axes.py:51
+        _i = _i_base + tl.arange(0, MVL // ROW_BLOCK)
         _i_mask = _i < B_shape1
-        tl.store(B + _p0 * B_stride0 + _i * B_stride1, tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask) + 1.0, mask=_i_mask)  # samples/reductions_axes.py:51
+        tl.store(B + _p0[:, None] * B_stride0 + _i[None, :] * B_stride1, tl.load(A + _p0[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + 1.0, mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/reductions_axes.py:51
 
 
-_add_full_kernel0_tuning = _AppycTuning("_add_full_kernel0", "e0b79c9b6ab4fba8", (256, 4), _APPYC_CANDIDATES)
+_add_full_kernel0_tuning = _AppycTuning("_add_full_kernel0", "7c20d05326e7662e", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_add_full_kernel0(B, A, _appyc_config=None):
@@ -619,10 +629,11 @@ def _launch_add_full_kernel0(B, A, _appyc_config=None):
                 _appyc_key, (B,), lambda config: _launch_add_full_kernel0(B, A, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(B.shape[1]))
     _appyc_launch(
-        _add_full_kernel0, (n__p0,),
+        _add_full_kernel0, ((n__p0 + _appyc_row_block - 1) // _appyc_row_block,),
         (B, A, B.stride(0), B.stride(1), A.stride(0), A.stride(1), B.shape[0], B.shape[1],),
-        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(B.shape[1]) <= _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "ONE_STRIP": 0 < int(B.shape[1]) <= _appyc_mvl // _appyc_row_block}, num_warps=_appyc_warps,
     )
 
 

@@ -343,18 +343,28 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
+def _appyc_rows_a_program(mvl, extent):
+    """ROW_BLOCK of a row block: how many rows share a program's MVL lanes when a row's strip
+    (its extent, rounded up to a power of two) is narrower than MVL; 1 otherwise."""
+    lanes = 1
+    while lanes < extent:
+        lanes *= 2
+    return max(1, mvl // lanes)
+
+
 
 @triton.jit
-def _axpy_rows_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
+def _axpy_rows_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/slice_rows.py:10: #pragma parallel for
-    i = tl.program_id(0)  # samples/slice_rows.py:11
-    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/slice_rows.py:12
-        _i = _i_base + tl.arange(0, MVL)
+    i = tl.program_id(0) * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/slice_rows.py:11
+    i_mask = i < M
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL // ROW_BLOCK):  # samples/slice_rows.py:12
+        _i = _i_base + tl.arange(0, MVL // ROW_BLOCK)
         _i_mask = _i < N
-        tl.store(C + i * C_stride0 + _i * C_stride1, tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask) * alpha + tl.load(B + i * B_stride0 + _i * B_stride1, mask=_i_mask), mask=_i_mask)  # samples/slice_rows.py:12
+        tl.store(C + i[:, None] * C_stride0 + _i[None, :] * C_stride1, tl.load(A + i[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & i_mask[:, None]) * alpha + tl.load(B + i[:, None] * B_stride0 + _i[None, :] * B_stride1, mask=_i_mask[None, :] & i_mask[:, None]), mask=_i_mask[None, :] & i_mask[:, None])  # samples/slice_rows.py:12
 
 
-_axpy_rows_kernel0_tuning = _AppycTuning("_axpy_rows_kernel0", "08f559a06b2cd0e9", (256, 4), _APPYC_CANDIDATES)
+_axpy_rows_kernel0_tuning = _AppycTuning("_axpy_rows_kernel0", "b0c3036a9b6bcdac", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_axpy_rows_kernel0(C, A, B, M, N, alpha, _appyc_config=None):
@@ -370,10 +380,11 @@ def _launch_axpy_rows_kernel0(C, A, B, M, N, alpha, _appyc_config=None):
                 _appyc_key, (C,), lambda config: _launch_axpy_rows_kernel0(C, A, B, M, N, alpha, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N))
     _appyc_launch(
-        _axpy_rows_kernel0, (n_i,),
+        _axpy_rows_kernel0, ((n_i + _appyc_row_block - 1) // _appyc_row_block,),
         (C, A, B, int(M), int(N), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),),
-        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "ONE_STRIP": 0 < int(N) <= _appyc_mvl // _appyc_row_block}, num_warps=_appyc_warps,
     )
 
 
@@ -382,16 +393,17 @@ def axpy_rows(A, B, C, M, N, alpha):
 
 
 @triton.jit
-def _tanh_rows_inplace_kernel0(A, M, N, A_stride0, A_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
+def _tanh_rows_inplace_kernel0(A, M, N, A_stride0, A_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/slice_rows.py:16: #pragma parallel for
-    i = tl.program_id(0)  # samples/slice_rows.py:17
-    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/slice_rows.py:18
-        _i = _i_base + tl.arange(0, MVL)
+    i = tl.program_id(0) * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/slice_rows.py:17
+    i_mask = i < M
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL // ROW_BLOCK):  # samples/slice_rows.py:18
+        _i = _i_base + tl.arange(0, MVL // ROW_BLOCK)
         _i_mask = _i < N
-        tl.store(A + i * A_stride0 + _i * A_stride1, libdevice.tanh(tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask)) * 0.5, mask=_i_mask)  # samples/slice_rows.py:18
+        tl.store(A + i[:, None] * A_stride0 + _i[None, :] * A_stride1, libdevice.tanh(tl.load(A + i[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & i_mask[:, None])) * 0.5, mask=_i_mask[None, :] & i_mask[:, None])  # samples/slice_rows.py:18
 
 
-_tanh_rows_inplace_kernel0_tuning = _AppycTuning("_tanh_rows_inplace_kernel0", "da4dda1a2b6b7cdc", (256, 4), _APPYC_CANDIDATES)
+_tanh_rows_inplace_kernel0_tuning = _AppycTuning("_tanh_rows_inplace_kernel0", "7eb2d990c275a1e9", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_tanh_rows_inplace_kernel0(A, M, N, _appyc_config=None):
@@ -407,10 +419,11 @@ def _launch_tanh_rows_inplace_kernel0(A, M, N, _appyc_config=None):
                 _appyc_key, (A,), lambda config: _launch_tanh_rows_inplace_kernel0(A, M, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N))
     _appyc_launch(
-        _tanh_rows_inplace_kernel0, (n_i,),
+        _tanh_rows_inplace_kernel0, ((n_i + _appyc_row_block - 1) // _appyc_row_block,),
         (A, int(M), int(N), A.stride(0), A.stride(1),),
-        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "ONE_STRIP": 0 < int(N) <= _appyc_mvl // _appyc_row_block}, num_warps=_appyc_warps,
     )
 
 
@@ -419,16 +432,17 @@ def tanh_rows_inplace(A, M, N):
 
 
 @triton.jit
-def _shift_rows_kernel0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
+def _shift_rows_kernel0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/slice_rows.py:22: #pragma parallel for
-    i = tl.program_id(0)  # samples/slice_rows.py:23
-    for _i_base in range(1, 2 if ONE_STRIP else N, MVL):  # samples/slice_rows.py:24
-        _i = _i_base + tl.arange(0, MVL)
+    i = tl.program_id(0) * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/slice_rows.py:23
+    i_mask = i < M
+    for _i_base in range(1, 2 if ONE_STRIP else N, MVL // ROW_BLOCK):  # samples/slice_rows.py:24
+        _i = _i_base + tl.arange(0, MVL // ROW_BLOCK)
         _i_mask = _i < N
-        tl.store(B + i * B_stride0 + _i * B_stride1, tl.load(A + i * A_stride0 + (_i - 1) * A_stride1, mask=_i_mask) * 2.0, mask=_i_mask)  # samples/slice_rows.py:24
+        tl.store(B + i[:, None] * B_stride0 + _i[None, :] * B_stride1, tl.load(A + i[:, None] * A_stride0 + (_i[None, :] - 1) * A_stride1, mask=_i_mask[None, :] & i_mask[:, None]) * 2.0, mask=_i_mask[None, :] & i_mask[:, None])  # samples/slice_rows.py:24
 
 
-_shift_rows_kernel0_tuning = _AppycTuning("_shift_rows_kernel0", "68c0bfe6bb410827", (256, 4), _APPYC_CANDIDATES)
+_shift_rows_kernel0_tuning = _AppycTuning("_shift_rows_kernel0", "270eeb64fda5a776", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_shift_rows_kernel0(B, A, M, N, _appyc_config=None):
@@ -444,10 +458,11 @@ def _launch_shift_rows_kernel0(B, A, M, N, _appyc_config=None):
                 _appyc_key, (B,), lambda config: _launch_shift_rows_kernel0(B, A, M, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N) - int(1))
     _appyc_launch(
-        _shift_rows_kernel0, (n_i,),
+        _shift_rows_kernel0, ((n_i + _appyc_row_block - 1) // _appyc_row_block,),
         (B, A, int(M), int(N), B.stride(0), B.stride(1), A.stride(0), A.stride(1),),
-        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) - int(1) <= _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "ONE_STRIP": 0 < int(N) - int(1) <= _appyc_mvl // _appyc_row_block}, num_warps=_appyc_warps,
     )
 
 

@@ -319,18 +319,28 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
+def _appyc_rows_a_program(mvl, extent):
+    """ROW_BLOCK of a row block: how many rows share a program's MVL lanes when a row's strip
+    (its extent, rounded up to a power of two) is narrower than MVL; 1 otherwise."""
+    lanes = 1
+    while lanes < extent:
+        lanes *= 2
+    return max(1, mvl // lanes)
+
+
 
 @triton.jit
-def _square_scale_kernel0(B, A, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
+def _square_scale_kernel0(B, A, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/square_slices.py:12: #pragma :N=>parallel
-    _p0 = tl.program_id(0)  # samples/square_slices.py:12
-    for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/square_slices.py:13
-        _i = _i_base + tl.arange(0, MVL)
+    _p0 = tl.program_id(0) * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/square_slices.py:12
+    _p0_mask = _p0 < N
+    for _i_base in range(0, 1 if ONE_STRIP else N, MVL // ROW_BLOCK):  # samples/square_slices.py:13
+        _i = _i_base + tl.arange(0, MVL // ROW_BLOCK)
         _i_mask = _i < N
-        tl.store(B + _p0 * B_stride0 + _i * B_stride1, 2.0 * tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask) + 1.0, mask=_i_mask)  # samples/square_slices.py:13
+        tl.store(B + _p0[:, None] * B_stride0 + _i[None, :] * B_stride1, 2.0 * tl.load(A + _p0[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + 1.0, mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/square_slices.py:13
 
 
-_square_scale_kernel0_tuning = _AppycTuning("_square_scale_kernel0", "b70a3fdd2b92abca", (256, 4), _APPYC_CANDIDATES)
+_square_scale_kernel0_tuning = _AppycTuning("_square_scale_kernel0", "886ee577a5319c7c", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_square_scale_kernel0(B, A, N, _appyc_config=None):
@@ -346,10 +356,11 @@ def _launch_square_scale_kernel0(B, A, N, _appyc_config=None):
                 _appyc_key, (B,), lambda config: _launch_square_scale_kernel0(B, A, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N))
     _appyc_launch(
-        _square_scale_kernel0, (n__p0,),
+        _square_scale_kernel0, ((n__p0 + _appyc_row_block - 1) // _appyc_row_block,),
         (B, A, int(N), B.stride(0), B.stride(1), A.stride(0), A.stride(1),),
-        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "ONE_STRIP": 0 < int(N) <= _appyc_mvl // _appyc_row_block}, num_warps=_appyc_warps,
     )
 
 

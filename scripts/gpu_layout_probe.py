@@ -27,6 +27,8 @@
      extent is even (N = 12500: Triton specialises neither, so lanes load 8 bytes).
   7. heat_blocks: a hand-written heat_3d loop whose virtual programs are U rows of a plane;
      heat_strip: the generated heat_3d with its one-trip k strip loop made a static one.
+  8. row_block: heat_3d, go_fast and trmm generated with row blocks against the same kernels
+     generated before (`--before`), at every configuration their tuner tries and as tuned.
 
 Findings on the H100 are in scripts/layout_probe_h100.log.
 
@@ -47,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_npbench import make_inputs  # noqa: E402
 
 LOG = []
+BEFORE = "gen_npbench_before"
 
 
 def log(*parts):
@@ -108,10 +111,12 @@ class Case:
         self.base = device_args(stem)
         self.ref = None
 
-    def run(self, mod, config):
-        """(ms, maxdiff against the first run of this case)."""
-        for t in [v for k, v in vars(mod).items() if k.endswith("_tuning")]:
-            t.chosen = Forced(config)
+    def run(self, mod, config, only=None):
+        """(ms, maxdiff against the first run of this case). `config` None: the tuning tables
+        as they are; `only`: force that table alone."""
+        for k, t in vars(mod).items():
+            if config is not None and k.endswith("_tuning") and only in (None, k):
+                t.chosen = Forced(config)
         fn = getattr(mod, self.stem)
 
         def call():
@@ -677,20 +682,49 @@ def part_heat_strip(modules, scratch):
             log(f"heat_strip {vname:11s} config={config} ms={ms:8.3f} maxdiff={err:.1e}")
 
 
+def part_row_block(modules, scratch):
+    """heat_3d, go_fast and trmm, whose regions became row blocks (passes::row_block), against
+    the same kernels generated before (`--before`, one row a program), at every configuration
+    their tuner tries, then as tuned. Prediction: heat_3d (rows of 118 elements) gets toward the
+    hand-written heat_blocks kernel (9.9 ms at 2 rows a program, 8 warps, 4 programs an SM);
+    go_fast and trmm (rows of MVL or more: ROW_BLOCK 1) stay within noise."""
+    for stem in ("heat_3d", "go_fast", "trmm"):
+        mods = {"before": load_text(f"probe_rb_{stem}_before", (Path(BEFORE) / f"{stem}.py").read_text(), scratch),
+                "row_block": load_text(f"probe_rb_{stem}_after", (Path(modules) / f"{stem}.py").read_text(), scratch)}
+        tables = [name for name in vars(mods["before"]) if name.endswith("_tuning")]
+        case = Case(stem)
+        for table in tables:
+            configs = getattr(mods["before"], table).candidates
+            for config in configs:
+                for vname, mod in mods.items():
+                    # Only this kernel's table is forced; the function's others keep the default.
+                    ms, err = case.run(mod, config, only=table)
+                    log(f"row_block {stem:8s} {table:28s} {vname:9s} config={config} ms={ms:8.3f} maxdiff={err:.1e}")
+        for vname, mod in mods.items():
+            for table in tables:
+                getattr(mod, table).chosen = {}
+            ms, err = case.run(mod, None)
+            picks = {t: dict(getattr(mod, t).chosen) for t in tables}
+            log(f"row_block {stem:8s} tuned {vname:9s} ms={ms:8.3f} maxdiff={err:.1e} picks={picks}")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--modules", default="gen_npbench")
     p.add_argument("--out", default=".")
     p.add_argument("--parts", default="vp_order,gemm_edges")
+    p.add_argument("--before", default="gen_npbench_before", help="modules generated before a change (row_block)")
     p.add_argument("--designs", help="barrier designs as DESIGN:GROUPS,... (default: all)")
     a = p.parse_args()
+    global BEFORE
+    BEFORE = a.before
     if a.designs:
         global DESIGNS
         DESIGNS = tuple(tuple(int(x) for x in d.split(":")) for d in a.designs.split(","))
     out = Path(a.out)
     scratch = out / "probe_modules"
     scratch.mkdir(parents=True, exist_ok=True)
-    parts = {"vp_order": part_vp_order, "gemm_edges": part_gemm_edges, "programs": part_programs, "barriers": part_barriers, "barrier_in_modules": part_barrier_in_modules, "fat": part_fat, "aligned": part_aligned, "heat_blocks": part_heat_blocks, "heat_strip": part_heat_strip}
+    parts = {"vp_order": part_vp_order, "gemm_edges": part_gemm_edges, "programs": part_programs, "barriers": part_barriers, "barrier_in_modules": part_barrier_in_modules, "fat": part_fat, "aligned": part_aligned, "heat_blocks": part_heat_blocks, "heat_strip": part_heat_strip, "row_block": part_row_block}
     log(f"device {torch.cuda.get_device_name()} triton {triton.__version__} torch {torch.__version__}")
     for name in a.parts.split(","):
         start = time.perf_counter()

@@ -373,11 +373,13 @@ fn compile_function(
     passes::fuse_into_reduction::run(&func, &mut kernels);
     for k in kernels.iter_mut() {
         if opts.auto_simd {
-            // Vectorise the innermost parallel loop where strip-mining accepts the result;
+            // Vectorise the innermost parallel loop (its iterations as lanes, or as the rows
+            // of a tile around its one strip) where strip-mining accepts the result;
             // otherwise keep one program per iteration.
             let mut vectorised = k.clone();
-            passes::vectorize_parallel::run(&mut vectorised);
-            if passes::strip_mine::run(&mut vectorised).is_ok() {
+            let changed = passes::vectorize_parallel::run(&mut vectorised)
+                || passes::row_block::run(&mut vectorised);
+            if changed && passes::strip_mine::run(&mut vectorised).is_ok() {
                 *k = vectorised;
                 continue;
             }

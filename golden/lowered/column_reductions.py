@@ -185,10 +185,11 @@ def rank2_atv(beta, A, u1, v1, u2, v2, y, z, x, M, N):
 def rank1_shifted_sums(A, u, v, out, M, N):
     # Not fused: the reduction reads the rows from 1, the update writes them from 0.
     # _rank1_shifted_sums_kernel0
-    #pragma parallel for
+    #pragma parallel for simd
     for i in range(0, M, 1):
-        for _i_base in range(0, N, appy.MVL):
-            _i = appy.vidx(_i_base, appy.MVL, N)
+        i = appy.vidx(i, appy.ROW_BLOCK, M)
+        for _i_base in range(0, N, appy.MVL // appy.ROW_BLOCK):
+            _i = appy.vidx(_i_base, appy.MVL // appy.ROW_BLOCK, N)
             A[i, _i] = A[i, _i] * 0.5 + u[i] * v[_i]
     # _rank1_shifted_sums_kernel1
     #pragma parallel for simd

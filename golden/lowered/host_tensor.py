@@ -14,9 +14,10 @@ def scale_product(A, B, w, M, N):
     C = A @ B
     C = _appyc_maximum(C, -1.0)
     # _scale_product_kernel0
-    #pragma parallel for
+    #pragma parallel for simd
     for _p0 in range(0, M, 1):
-        for _i_base in range(0, N, appy.MVL):
-            _i = appy.vidx(_i_base, appy.MVL, N)
+        _p0 = appy.vidx(_p0, appy.ROW_BLOCK, M)
+        for _i_base in range(0, N, appy.MVL // appy.ROW_BLOCK):
+            _i = appy.vidx(_i_base, appy.MVL // appy.ROW_BLOCK, N)
             C[_p0, _i] = C[_p0, _i] / np.abs(s[_p0]) + w[_i]
     return C

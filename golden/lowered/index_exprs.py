@@ -10,10 +10,11 @@ import numpy as np
 
 def affine_2d(A, B, M, N):
     # _affine_2d_kernel0
-    #pragma parallel for
+    #pragma parallel for simd
     for i in range(0, M, 1):
-        for _j_base in range(1, N, appy.MVL):
-            j = appy.vidx(_j_base, appy.MVL, N)
+        i = appy.vidx(i, appy.ROW_BLOCK, M)
+        for _j_base in range(1, N, appy.MVL // appy.ROW_BLOCK):
+            j = appy.vidx(_j_base, appy.MVL // appy.ROW_BLOCK, N)
             B[i, j] = A[2 * i + 1, j - 1] - A[2 * i, j]
 
 

@@ -35,10 +35,11 @@ def smooth_vector(x, N):
 
 def scale_in_place(A, M, N, s):
     # _scale_in_place_kernel0
-    #pragma parallel for
+    #pragma parallel for simd
     for _p0 in range(0, M, 1):
-        for _i_base in range(0, N, appy.MVL):
-            _i = appy.vidx(_i_base, appy.MVL, N)
+        _p0 = appy.vidx(_p0, appy.ROW_BLOCK, M)
+        for _i_base in range(0, N, appy.MVL // appy.ROW_BLOCK):
+            _i = appy.vidx(_i_base, appy.MVL // appy.ROW_BLOCK, N)
             A[_p0, _i] = A[_p0, _i] * s + 1.0
 
 

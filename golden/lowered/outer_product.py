@@ -8,19 +8,21 @@ import numpy as np
 
 def outer(x, y, C, M, N):
     # _outer_kernel0
-    #pragma parallel for
+    #pragma parallel for simd
     for _p0 in range(0, M, 1):
-        for _i_base in range(0, N, appy.MVL):
-            _i = appy.vidx(_i_base, appy.MVL, N)
+        _p0 = appy.vidx(_p0, appy.ROW_BLOCK, M)
+        for _i_base in range(0, N, appy.MVL // appy.ROW_BLOCK):
+            _i = appy.vidx(_i_base, appy.MVL // appy.ROW_BLOCK, N)
             C[_p0, _i] = x[_p0] * y[_i]
 
 
 def rank1_update(alpha, x, y, C, M, N):
     # _rank1_update_kernel0
-    #pragma parallel for
+    #pragma parallel for simd
     for _p0 in range(0, M, 1):
-        for _i_base in range(0, N, appy.MVL):
-            _i = appy.vidx(_i_base, appy.MVL, N)
+        _p0 = appy.vidx(_p0, appy.ROW_BLOCK, M)
+        for _i_base in range(0, N, appy.MVL // appy.ROW_BLOCK):
+            _i = appy.vidx(_i_base, appy.MVL // appy.ROW_BLOCK, N)
             C[_p0, _i] = C[_p0, _i] + alpha * x[_p0] * y[_i]
 
 

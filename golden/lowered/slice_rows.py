@@ -9,26 +9,29 @@ import numpy as np
 
 def axpy_rows(A, B, C, M, N, alpha):
     # _axpy_rows_kernel0
-    #pragma parallel for
+    #pragma parallel for simd
     for i in range(0, M, 1):
-        for _i_base in range(0, N, appy.MVL):
-            _i = appy.vidx(_i_base, appy.MVL, N)
+        i = appy.vidx(i, appy.ROW_BLOCK, M)
+        for _i_base in range(0, N, appy.MVL // appy.ROW_BLOCK):
+            _i = appy.vidx(_i_base, appy.MVL // appy.ROW_BLOCK, N)
             C[i, _i] = A[i, _i] * alpha + B[i, _i]
 
 
 def tanh_rows_inplace(A, M, N):
     # _tanh_rows_inplace_kernel0
-    #pragma parallel for
+    #pragma parallel for simd
     for i in range(0, M, 1):
-        for _i_base in range(0, N, appy.MVL):
-            _i = appy.vidx(_i_base, appy.MVL, N)
+        i = appy.vidx(i, appy.ROW_BLOCK, M)
+        for _i_base in range(0, N, appy.MVL // appy.ROW_BLOCK):
+            _i = appy.vidx(_i_base, appy.MVL // appy.ROW_BLOCK, N)
             A[i, _i] = np.tanh(A[i, _i]) * 0.5
 
 
 def shift_rows(A, B, M, N):
     # _shift_rows_kernel0
-    #pragma parallel for
+    #pragma parallel for simd
     for i in range(0, M, 1):
-        for _i_base in range(1, N, appy.MVL):
-            _i = appy.vidx(_i_base, appy.MVL, N)
+        i = appy.vidx(i, appy.ROW_BLOCK, M)
+        for _i_base in range(1, N, appy.MVL // appy.ROW_BLOCK):
+            _i = appy.vidx(_i_base, appy.MVL // appy.ROW_BLOCK, N)
             B[i, _i] = A[i, _i - 1] * 2.0

@@ -11,10 +11,11 @@ import numpy as np
 
 def square_scale(A, B, N):
     # _square_scale_kernel0
-    #pragma parallel for
+    #pragma parallel for simd
     for _p0 in range(0, N, 1):
-        for _i_base in range(0, N, appy.MVL):
-            _i = appy.vidx(_i_base, appy.MVL, N)
+        _p0 = appy.vidx(_p0, appy.ROW_BLOCK, N)
+        for _i_base in range(0, N, appy.MVL // appy.ROW_BLOCK):
+            _i = appy.vidx(_i_base, appy.MVL // appy.ROW_BLOCK, N)
             B[_p0, _i] = 2.0 * A[_p0, _i] + 1.0
 
 

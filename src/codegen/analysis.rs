@@ -105,7 +105,7 @@ fn collect_uses(k: &Kernel) -> Uses<'_> {
                     u.uses_mvl |= matches!(
                         kind,
                         LoopKind::StripMined {
-                            width: Width::Mvl,
+                            width: Width::Mvl | Width::RowBlockLanes,
                             ..
                         }
                     );
@@ -159,6 +159,8 @@ fn free_names(u: &mut Uses) -> FreeNames {
                 shapes.push((array.clone(), *dim));
             }
             ExprKind::Name(n) if n == "appy.MVL" => *uses_mvl = true,
+            // A constexpr of the launcher's (`passes::row_block`), not a host scalar.
+            ExprKind::Name(n) if n == ROW_BLOCK_NAME => {}
             ExprKind::Name(n) if !locals.contains(n) => push_unique(&mut scalars, n),
             ExprKind::Vidx {
                 start,

@@ -2,6 +2,7 @@
 //! and one per persistent loop. Both consult the kernel's tuning table once per call (a dict
 //! look-up keyed by size classes, see `tuning_key`) and then make one bare Triton launch.
 
+use super::analysis::push_unique;
 use super::python;
 use super::templates::{Launcher, SharedResult, Trip, Tuning};
 use super::tiles::{TileCode, TileLaunchInput};
@@ -467,22 +468,60 @@ fn trip_factor(start: &Expr, stop: &Expr, step: &Expr) -> String {
     }
 }
 
-/// The launcher's value of a kernel's `ONE_STRIP` switch (`triton::KernelCode::one_strip`):
-/// every switched strip loop has a non-empty extent of at most one strip (an empty one must
-/// run no trip, which only the loop does). `None` when the kernel has no such loop.
-fn one_strip_value(code: &KernelCode) -> Option<String> {
-    let mut tests: Vec<String> = vec![];
-    for (start, stop) in &code.one_strip {
-        let extent = match &start.kind {
-            ExprKind::Int(0) => format!("int({})", python::expr(stop)),
-            _ => format!("int({}) - int({})", python::expr(stop), python::expr(start)),
-        };
-        let test = format!("0 < {extent} <= _appyc_mvl");
-        if !tests.contains(&test) {
-            tests.push(test);
-        }
+/// The extent of a strip loop over host bounds, as the launcher computes it.
+fn strip_extent(start: &Expr, stop: &Expr) -> String {
+    match &start.kind {
+        ExprKind::Int(0) => format!("int({})", python::expr(stop)),
+        _ => format!("int({}) - int({})", python::expr(stop), python::expr(start)),
     }
-    (!tests.is_empty()).then(|| tests.join(" and "))
+}
+
+/// The constexprs a launcher derives from the chosen MVL and the sizes, on every launch:
+/// `ROW_BLOCK` (`triton::KernelCode::row_block`), sized by the prelude's
+/// `_appyc_rows_a_program` from the row blocks' longest strip, and the `ONE_STRIP` switch
+/// (`triton::KernelCode::one_strip`): every switched strip loop has a non-empty extent of at
+/// most one strip of its width (an empty one must run no trip, which only the loop does).
+/// Returns the lines that compute them, to run after the configuration is unpacked and before
+/// the grid is counted (a row block's grid counts blocks of `ROW_BLOCK` rows), and the entries
+/// of the launch's constants.
+fn derived_constants(code: &KernelCode) -> (Vec<String>, Vec<String>) {
+    let (mut setup, mut entries) = (vec![], vec![]);
+    if !code.row_block.is_empty() {
+        let mut extents: Vec<String> = vec![];
+        for strip in &code.row_block {
+            match strip {
+                Some((start, stop)) => push_unique(&mut extents, &strip_extent(start, stop)),
+                None => {
+                    extents.clear();
+                    break;
+                }
+            }
+        }
+        setup.push(match extents.as_slice() {
+            [] => "_appyc_row_block = 1".to_string(),
+            [one] => format!("_appyc_row_block = _appyc_rows_a_program(_appyc_mvl, {one})"),
+            _ => format!(
+                "_appyc_row_block = _appyc_rows_a_program(_appyc_mvl, max({}))",
+                extents.join(", ")
+            ),
+        });
+        entries.push("\"ROW_BLOCK\": _appyc_row_block".to_string());
+    }
+    let mut tests: Vec<String> = vec![];
+    for (start, stop, width) in &code.one_strip {
+        let lanes = match width {
+            Width::RowBlockLanes => "_appyc_mvl // _appyc_row_block".to_string(),
+            other => width_host(*other),
+        };
+        push_unique(
+            &mut tests,
+            &format!("0 < {} <= {lanes}", strip_extent(start, stop)),
+        );
+    }
+    if !tests.is_empty() {
+        entries.push(format!("\"ONE_STRIP\": {}", tests.join(" and ")));
+    }
+    (setup, entries)
 }
 
 /// `ceil(n / w)` in Python, without a call (launchers run on every launch).
@@ -494,6 +533,8 @@ fn width_host(w: Width) -> String {
     match w {
         Width::Mvl => "_appyc_mvl".into(),
         Width::Fixed(n) => n.to_string(),
+        Width::RowBlock => "_appyc_row_block".into(),
+        Width::RowBlockLanes => "(_appyc_mvl // _appyc_row_block)".into(),
     }
 }
 
@@ -582,11 +623,12 @@ pub fn region_launcher(
         )
     });
     // Constexpr arguments by name, then launch options (`_appyc_launch`).
+    let (derived_setup, derived) = derived_constants(code);
     let (constants, options) = if tuning.is_some() {
-        let mut c = "\"MVL\": _appyc_mvl".to_string();
-        if let Some(one) = one_strip_value(code) {
-            c.push_str(&format!(", \"ONE_STRIP\": {one}"));
-        }
+        let c = std::iter::once("\"MVL\": _appyc_mvl".to_string())
+            .chain(derived)
+            .collect::<Vec<_>>()
+            .join(", ");
         (c, " num_warps=_appyc_warps,".to_string())
     } else if let Some(w) = k.num_warps {
         (String::new(), format!(" num_warps={w},"))
@@ -617,7 +659,8 @@ pub fn region_launcher(
     if k.split_rows.is_some() {
         call.extend(super::triton::SPLIT_PARAMS.map(String::from));
     }
-    let mut launch = grid_checks;
+    let mut launch = derived_setup;
+    launch.extend(grid_checks);
     launch.extend(split_setup);
     launch.push("_appyc_launch(".into());
     launch.push(format!("    {}, ({},),", k.name, per_dim.join(", ")));
@@ -777,6 +820,9 @@ pub fn persistent_launcher(
     // run only once per call (its puts and waits cannot be repeated for timing), so no
     // tuning: the default configuration, one cooperative launch on every PE.
     let comm = regions.iter().any(|k| k.comm.is_some());
+    // After MVL is known and before the work is counted (row blocks count blocks of rows).
+    let (derived_setup, derived) = derived_constants(code);
+    let constants = (!derived.is_empty()).then(|| format!("    {{{}}},", derived.join(", ")));
     let launch = if comm {
         let mvl = opts
             .mvl
@@ -800,26 +846,26 @@ pub fn persistent_launcher(
         let mut l = vec![
             format!("_appyc_nvshmem_check_symmetric({})", tuple(&symmetric)),
             format!("_appyc_mvl, _appyc_warps = _appyc_nvshmem_config({mvl}, {warps})"),
+        ];
+        l.extend(derived_setup);
+        l.extend([
             "_appyc_nvshmem_persistent(".to_string(),
             format!("    {kernel}, {phases}, {work},"),
             format!("    ({}),", tuple(&call)),
             "    _appyc_mvl, _appyc_warps,".to_string(),
-        ];
-        if let Some(one) = one_strip_value(code) {
-            l.push(format!("    {{\"ONE_STRIP\": {one}}},"));
-        }
+        ]);
+        l.extend(constants);
         l.push(")".to_string());
         l
     } else {
-        let mut l = vec![
+        let mut l = derived_setup;
+        l.extend([
             "_appyc_persistent(".to_string(),
             format!("    {kernel}, {phases}, {work},"),
             format!("    ({}),", tuple(&call)),
             "    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,".to_string(),
-        ];
-        if let Some(one) = one_strip_value(code) {
-            l.push(format!("    {{\"ONE_STRIP\": {one}}},"));
-        }
+        ]);
+        l.extend(constants);
         l.push(")".to_string());
         l
     };

@@ -39,6 +39,8 @@ pub(crate) fn width(w: Width) -> String {
     match w {
         Width::Mvl => "appy.MVL".into(),
         Width::Fixed(n) => n.to_string(),
+        Width::RowBlock => ROW_BLOCK_NAME.into(),
+        Width::RowBlockLanes => format!("appy.MVL // {ROW_BLOCK_NAME}"),
     }
 }
 

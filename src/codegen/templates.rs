@@ -32,6 +32,8 @@ pub struct PreludeUses {
     pub shared_scalar: bool,
     pub dot: bool,
     pub split_rows: bool,
+    /// A row block's `ROW_BLOCK` (`passes::row_block`).
+    pub row_block: bool,
     /// A loop bound is a value loaded from an array (see `loads_bound_a_loop`).
     pub loaded_bound: bool,
     pub nvshmem: bool,
@@ -61,6 +63,7 @@ impl PreludeUses {
             shared_scalar: calls("_appyc_shared_scalar"),
             dot: calls("_appyc_dot_ok"),
             split_rows: calls("_appyc_row_split"),
+            row_block: calls("_appyc_rows_a_program"),
             loaded_bound: loads_bound_a_loop(code),
         }
     }

@@ -54,9 +54,15 @@ pub struct KernelCode {
     pub host_args: Vec<String>,
     pub uses_mvl: bool,
     pub written_arrays: Vec<String>,
-    /// `(start, stop)` of each MVL strip loop printed with the `ONE_STRIP` switch (bounds of
-    /// host values only): the launcher sets `ONE_STRIP` when every one of them fits one strip.
-    pub one_strip: Vec<(Expr, Expr)>,
+    /// `(start, stop, width)` of each strip loop printed with the `ONE_STRIP` switch (bounds
+    /// of host values only): the launcher sets `ONE_STRIP` when every one of them fits one
+    /// strip of its width.
+    pub one_strip: Vec<(Expr, Expr, Width)>,
+    /// The strip of each row block (`passes::row_block`): `(start, stop)` when both are host
+    /// values, and the launcher sizes `ROW_BLOCK` from the longest; `None` when a bound is not
+    /// (the host loop's variable in a persistent kernel), and the launcher passes 1, which is
+    /// as correct as any size. Empty when the kernel takes no `ROW_BLOCK`.
+    pub row_block: Vec<Option<(Expr, Expr)>>,
 }
 
 /// The printer's state for one kernel (shared with the tile printer, hence `pub(super)`).
@@ -87,7 +93,9 @@ pub(super) struct Cx<'a> {
     /// bound made of them can be evaluated by the launcher.
     host_ints: HashSet<String>,
     /// The strip loops printed with the `ONE_STRIP` switch (see `KernelCode::one_strip`).
-    one_strip: Vec<(Expr, Expr)>,
+    one_strip: Vec<(Expr, Expr, Width)>,
+    /// The strips of row blocks (see `KernelCode::row_block`).
+    row_block: Vec<Option<(Expr, Expr)>>,
 }
 
 /// What a kernel with split rows takes after its own parameters: scratch for the splits'
@@ -119,6 +127,9 @@ pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
     if analysis.uses_mvl {
         sig.push("MVL: tl.constexpr".into());
     }
+    if !cx.row_block.is_empty() {
+        sig.push(ROW_BLOCK_PARAM.into());
+    }
     if !cx.one_strip.is_empty() {
         sig.push(ONE_STRIP_PARAM.into());
     }
@@ -132,12 +143,17 @@ pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
         uses_mvl: analysis.uses_mvl,
         written_arrays: analysis.written,
         one_strip: cx.one_strip,
+        row_block: cx.row_block,
     })
 }
 
 /// The switch of strip loops that fit one strip (`Cx::strip_mined_loop`); off unless the
 /// launcher finds that every such loop of the kernel does.
 const ONE_STRIP_PARAM: &str = "ONE_STRIP: tl.constexpr = False";
+
+/// The rows a row block's program takes (`passes::row_block`); no default, so a launch that
+/// forgot it fails instead of running one row a program.
+const ROW_BLOCK_PARAM: &str = "ROW_BLOCK: tl.constexpr";
 
 /// The parameter list of a kernel: float scalars are annotated fp64 (Triton would pass a
 /// Python float as fp32).
@@ -155,6 +171,9 @@ fn width_text(w: Width) -> String {
     match w {
         Width::Mvl => "MVL".into(),
         Width::Fixed(n) => n.to_string(),
+        Width::RowBlock => "ROW_BLOCK".into(),
+        // Printed only where an argument stands alone (`tl.arange(0, w)`, a range's step).
+        Width::RowBlockLanes => "MVL // ROW_BLOCK".into(),
     }
 }
 
@@ -192,7 +211,12 @@ impl<'a> Cx<'a> {
                 .collect(),
             carried: analysis.carried.clone(),
             lane_vectors: analysis.lane_vectors.clone(),
-            lane_width: k.dims.last().and_then(|d| d.simd),
+            // A row block's rows are a tile axis, not lanes that carry locals.
+            lane_width: k
+                .dims
+                .last()
+                .and_then(|d| d.simd)
+                .filter(|w| *w != Width::RowBlock),
             tile_names: HashMap::new(),
             int_names: int_names(k, analysis),
             cg: HashSet::new(),
@@ -211,6 +235,7 @@ impl<'a> Cx<'a> {
                     .collect()
             },
             one_strip: vec![],
+            row_block: vec![],
         }
     }
 
@@ -335,9 +360,19 @@ impl<'a> Cx<'a> {
                         let step = self.expr_prec(&dim.range.step, binop_prec(BinOp::Mul) + 1)?;
                         w.line(format!("{0}_mask = ({0} - {stop}) * {step} < 0", dim.var));
                     }
+                    // A row block's rows are axis 0 of the tile its strip completes.
+                    let axis = if wd == Width::RowBlock {
+                        "[:, None]"
+                    } else {
+                        ""
+                    };
+                    if !axis.is_empty() {
+                        self.tile_names
+                            .insert(dim.var.clone(), format!("{}{axis}", dim.var));
+                    }
                     self.masks.insert(
                         dim.var.clone(),
-                        BTreeSet::from([format!("{}_mask", dim.var)]),
+                        BTreeSet::from([format!("{}_mask{axis}", dim.var)]),
                     );
                 }
             }
@@ -741,17 +776,22 @@ impl<'a> Cx<'a> {
         // 12.0 ms on the H100, scripts/layout_probe_h100.log). When the bounds are host values
         // the launcher knows whether the extent fits one strip, and `ONE_STRIP` makes the
         // range a constant single trip that Triton folds away.
-        let one_strip = width == Width::Mvl
-            && tile.is_none()
-            && self.host_value(&range.start)
-            && self.host_value(&range.stop);
+        // A row block's strip is axis 1 of its tile; the launcher sizes `ROW_BLOCK` from its
+        // bounds when they are host values.
+        let row_block = width == Width::RowBlockLanes;
+        let host_bounds = self.host_value(&range.start) && self.host_value(&range.stop);
+        if row_block {
+            self.row_block
+                .push(host_bounds.then(|| (range.start.clone(), range.stop.clone())));
+        }
+        let one_strip = (row_block || (width == Width::Mvl && tile.is_none())) && host_bounds;
         if one_strip {
             let once = match &range.start.kind {
                 ExprKind::Int(c) => (c + 1).to_string(),
                 _ => format!("{start} + 1"),
             };
             self.one_strip
-                .push((range.start.clone(), range.stop.clone()));
+                .push((range.start.clone(), range.stop.clone(), width));
             w.line(format!(
                 "for {var} in range({start}, {once} if ONE_STRIP else {stop}, {wd}):  {src}"
             ));
@@ -1019,6 +1059,7 @@ impl<'a> Cx<'a> {
             splitting: false,
             host_ints: self.host_ints.clone(),
             one_strip: vec![],
+            row_block: vec![],
         };
         Ok(format!("({}) < {}", me.expr(e)?, me.expr(bound)?))
     }
@@ -1549,7 +1590,8 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
     sig.push("GRID_SYNC: tl.constexpr".into());
     // The body first: whether the signature takes `ONE_STRIP` depends on its strip loops.
     let mut w = Writer::new(1);
-    let mut one_strip: Vec<(Expr, Expr)> = vec![];
+    let mut one_strip: Vec<(Expr, Expr, Width)> = vec![];
+    let mut row_block: Vec<Option<(Expr, Expr)>> = vec![];
     let nregions = p.regions.len();
     w.line(format!(
         "# {}:{}: {}  (persistent: {} phase(s) per iteration)",
@@ -1666,6 +1708,7 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
             w.dedent();
         }
         one_strip.append(&mut cx.one_strip);
+        row_block.append(&mut cx.row_block);
         if nregions > 1 {
             w.dedent();
         }
@@ -1689,6 +1732,9 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
         }
         w.dedent();
     }
+    if !row_block.is_empty() {
+        sig.push(ROW_BLOCK_PARAM.into());
+    }
     if !one_strip.is_empty() {
         sig.push(ONE_STRIP_PARAM.into());
     }
@@ -1706,6 +1752,7 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
         uses_mvl: true,
         written_arrays: written,
         one_strip,
+        row_block,
     })
 }
 
@@ -2074,11 +2121,12 @@ mod tests {
 
     #[test]
     fn a_strip_mined_loop_defines_its_vector_index_and_mask() {
+        // (The store before the strip keeps one row a program: no row block.)
         let k = kernel_of(
-            "def f(A, B, M, N):\n    #pragma parallel for\n    for i in range(M):\n        #pragma simd\n        for j in range(N):\n            B[i, j] = A[i, j] + 1.0\n",
+            "def f(A, B, M, N):\n    #pragma parallel for\n    for i in range(M):\n        B[i, 0] = 0.0\n        #pragma simd\n        for j in range(N):\n            B[i, j] = A[i, j] + 1.0\n",
             "f",
         );
-        let body: Vec<&str> = k.lines().skip(3).collect();
+        let body: Vec<&str> = k.lines().skip(4).collect();
         assert!(
             body[0]
                 .trim()
@@ -2087,13 +2135,13 @@ mod tests {
         );
         assert_eq!(body[1].trim(), "j = _j_base + tl.arange(0, MVL)", "{k}");
         assert_eq!(body[2].trim(), "j_mask = j < N", "{k}");
-        assert!(body[3].contains("mask=j_mask)  # t.py:6"), "{k}");
+        assert!(body[3].contains("mask=j_mask)  # t.py:7"), "{k}");
     }
 
     #[test]
     fn a_strip_loop_over_host_bounds_gets_the_one_strip_switch_and_its_launcher_sets_it() {
         let module = generated(
-            "def f(A, B, M, N, lo):\n    #pragma parallel for\n    for i in range(M):\n        #pragma simd\n        for j in range(lo + 1, N - 1):\n            B[i, j] = A[i, j] + 1.0\n",
+            "def f(A, B, M, N, lo):\n    #pragma parallel for\n    for i in range(M):\n        B[i, 0] = 0.0\n        #pragma simd\n        for j in range(lo + 1, N - 1):\n            B[i, j] = A[i, j] + 1.0\n",
         );
         let k = function(&module, "_f_kernel0");
         assert!(
@@ -2118,6 +2166,57 @@ mod tests {
     }
 
     #[test]
+    fn a_row_block_is_a_tile_of_rows_by_strip_lanes_sized_by_the_launcher() {
+        let module = generated(
+            "def f(A, B, M, N, lo):\n    #pragma parallel for\n    for i in range(1, M):\n        #pragma simd\n        for j in range(lo, N - 1):\n            B[i, j] = A[i - 1, j] + 1.0\n",
+        );
+        let k = function(&module, "_f_kernel0");
+        assert!(
+            k.contains(
+                "MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, ONE_STRIP: tl.constexpr = False):"
+            ),
+            "{k}"
+        );
+        // The program's rows (axis 0) and the strip's lanes (axis 1): MVL lanes in all.
+        for line in [
+            "i = 1 + tl.program_id(0) * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # t.py:3",
+            "i_mask = i < M",
+            "for _j_base in range(lo, lo + 1 if ONE_STRIP else N - 1, MVL // ROW_BLOCK):  # t.py:5",
+            "j = _j_base + tl.arange(0, MVL // ROW_BLOCK)",
+            "tl.store(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, tl.load(A + (i[:, None] - 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + 1.0, mask=i_mask[:, None] & j_mask[None, :])  # t.py:6",
+        ] {
+            assert!(has_line(k, line), "{line}\n{k}");
+        }
+        // The launcher sizes the block from the strip's extent, counts blocks of rows, and
+        // compares the extent with the strip's share of MVL.
+        let launcher = function(&module, "_launch_f_kernel0");
+        for line in [
+            "_appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N - 1) - int(lo))",
+            "_f_kernel0, ((n_i + _appyc_row_block - 1) // _appyc_row_block,),",
+            "{\"MVL\": _appyc_mvl, \"ROW_BLOCK\": _appyc_row_block, \"ONE_STRIP\": 0 < int(N - 1) - int(lo) <= _appyc_mvl // _appyc_row_block}, num_warps=_appyc_warps,",
+        ] {
+            assert!(has_line(launcher, line), "{line}\n{launcher}");
+        }
+        // In a persistent loop: blocks of rows per virtual program, sized by the longest strip.
+        let module = generated(
+            "def f(A, B, M, N, T):\n    for t in range(T):\n        #pragma parallel for\n        for i in range(M):\n            #pragma simd\n            for j in range(N):\n                B[i, j] = A[i, j] + 1.0\n        #pragma parallel for\n        for i in range(M):\n            #pragma simd\n            for j in range(1, N - 1):\n                A[i, j] = B[i, j - 1] * B[i, j + 1]\n",
+        );
+        let k = function(&module, "_f_persistent0");
+        assert!(
+            has_line(k, "_n0_0 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)"),
+            "{k}"
+        );
+        let launcher = function(&module, "_launch_f_persistent0");
+        assert!(
+            has_line(
+                launcher,
+                "_appyc_row_block = _appyc_rows_a_program(_appyc_mvl, max(int(N), int(N - 1) - int(1)))"
+            ),
+            "{launcher}"
+        );
+    }
+
+    #[test]
     fn a_strip_loop_whose_bounds_move_with_the_program_keeps_its_loop() {
         // A bound of the grid variable, a kernel local, or the host loop's own variable in a
         // persistent loop is not known to the launcher: no switch, no `ONE_STRIP` parameter.
@@ -2132,8 +2231,14 @@ mod tests {
             "def f(A, B, M, N, T):\n    for t in range(T):\n        #pragma parallel for\n        for i in range(M):\n            #pragma simd\n            for j in range(t, N):\n                B[i, j] = A[i, j] + 1.0\n",
         );
         let k = function(&module, "_f_persistent0");
-        assert!(has_line(k, "for _j_base in range(t, N, MVL):"), "{k}");
+        assert!(
+            has_line(k, "for _j_base in range(t, N, MVL // ROW_BLOCK):"),
+            "{k}"
+        );
         assert!(!k.contains("ONE_STRIP"), "{k}");
+        // Nor can it size a row block from such a strip: one row a program, still correct.
+        let launcher = function(&module, "_launch_f_persistent0");
+        assert!(has_line(launcher, "_appyc_row_block = 1"), "{launcher}");
     }
 
     #[test]

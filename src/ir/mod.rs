@@ -192,12 +192,21 @@ pub enum ExprKind {
     Unsupported(String),
 }
 
-/// A vector width: the tunable machine vector length or a fixed power of two.
+/// A vector width: the tunable machine vector length or a fixed power of two; or, in a row
+/// block (`passes::row_block`), the rows a program takes and the lanes left to each of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Width {
     Mvl,
     Fixed(u32),
+    /// `ROW_BLOCK` rows of a grid dimension per program, chosen by the launcher.
+    RowBlock,
+    /// A strip's lanes inside a row block: `MVL // ROW_BLOCK`, so the tile keeps MVL lanes.
+    RowBlockLanes,
 }
+
+/// The name that stands for `ROW_BLOCK` in IR expressions (a row block strip's step), as
+/// `appy.MVL` stands for MVL.
+pub const ROW_BLOCK_NAME: &str = "appy.ROW_BLOCK";
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Expr {

@@ -10,6 +10,7 @@ pub mod normalize;
 pub mod outline;
 pub mod promote_updates;
 pub mod races;
+pub mod row_block;
 pub mod shared_scalars;
 pub mod split_rows;
 pub mod strip_mine;

@@ -17,9 +17,20 @@ pub fn run(k: &mut Kernel) -> Result<()> {
     for d in &k.dims {
         scope.defined.insert(d.var.clone());
     }
-    if let Some(d) = k.dims.last().filter(|d| d.simd.is_some()) {
-        scope.vectors.insert(d.var.clone());
-        scope.program_lanes = true;
+    match k.dims.last() {
+        // A row block (`passes::row_block`): the program's rows are axis 0 of a 2-D tile
+        // whose axis 1 is the one `simd` loop of the body.
+        Some(d) if d.simd == Some(Width::RowBlock) => {
+            scope.vectors.insert(d.var.clone());
+            scope.in_vector_loop = true;
+            scope.tile_slot = true;
+            scope.in_tile = true;
+        }
+        Some(d) if d.simd.is_some() => {
+            scope.vectors.insert(d.var.clone());
+            scope.program_lanes = true;
+        }
+        _ => {}
     }
     let mut cx = Cx {
         used: k.names(),
@@ -70,6 +81,15 @@ fn width_expr(w: Width, span: Span) -> Expr {
     match w {
         Width::Mvl => Expr::name("appy.MVL", span),
         Width::Fixed(n) => Expr::int(n as i64, span),
+        Width::RowBlock => Expr::name(ROW_BLOCK_NAME, span),
+        Width::RowBlockLanes => Expr::new(
+            ExprKind::Binary {
+                op: BinOp::FloorDiv,
+                left: Box::new(Expr::name("appy.MVL", span)),
+                right: Box::new(Expr::name(ROW_BLOCK_NAME, span)),
+            },
+            span,
+        ),
     }
 }
 

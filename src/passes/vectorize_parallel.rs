@@ -10,14 +10,18 @@
 use crate::ir::*;
 use std::collections::HashSet;
 
-pub fn run(k: &mut Kernel) {
-    let Some(dim) = k.dims.last() else { return };
+/// Returns whether it vectorised the loop.
+pub fn run(k: &mut Kernel) -> bool {
+    let Some(dim) = k.dims.last() else {
+        return false;
+    };
     if dim.simd.is_some() || !vectorizable(&dim.var, &k.body) {
-        return;
+        return false;
     }
     if let Some(d) = k.dims.last_mut() {
         d.simd = Some(Width::Mvl);
     }
+    true
 }
 
 fn vectorizable(var: &str, body: &[Stmt]) -> bool {

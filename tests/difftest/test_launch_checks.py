@@ -119,3 +119,35 @@ def test_one_strip_is_switched_on_exactly_when_the_row_fits_one_strip(gen_dir, m
         seen.clear()
         loops.floyd_warshall(torch.zeros(n, n, dtype=torch.int32), n)
         assert seen == [{"ONE_STRIP": on}], (n, seen)
+
+
+def test_row_block_takes_as_many_rows_as_share_mvl_lanes(gen_dir, monkeypatch):
+    """A row block's launcher (passes::row_block) gives each program MVL // w rows, w the strip's
+    extent rounded up to a power of two, and counts blocks of rows on the grid. The difftests
+    check results at the sizes they pick; this checks that rows are blocked at all and how
+    many, and the results at each block size, which results at one size cannot show."""
+    gen = generated_module("heat_3d", 16, gen_dir)
+    seen = []
+    real = gen._appyc_launch
+
+    def recording(kernel, grid, args, constants, **options):
+        seen.append((constants["ROW_BLOCK"], grid))
+        return real(kernel, grid, args, constants, **options)
+
+    monkeypatch.setattr(gen, "_appyc_launch", recording)
+    monkeypatch.setenv("APPYC_MVL", "16")  # the interpreter's vector length (128 otherwise)
+    L, M = 4, 7
+    for n, rows in ((19, 1), (18, 1), (10, 2), (7, 2), (6, 4), (4, 8), (3, 16)):
+        seen.clear()
+        a = torch.randn(L, M, n, dtype=torch.float64)
+        b = torch.zeros_like(a)
+        gen.heat_3d(a, b, L, M, n)
+        # M - 2 = 5 rows of each plane: the last block is partly past the rows.
+        assert seen == [(rows, (-(-(M - 2) // rows), L - 2))], (n, seen)
+        x = a.numpy()
+        ref = np.zeros_like(x)
+        ref[1:-1, 1:-1, 1:-1] = (0.125 * (x[2:, 1:-1, 1:-1] - 2.0 * x[1:-1, 1:-1, 1:-1] + x[:-2, 1:-1, 1:-1])
+                                 + 0.125 * (x[1:-1, 2:, 1:-1] - 2.0 * x[1:-1, 1:-1, 1:-1] + x[1:-1, :-2, 1:-1])
+                                 + 0.125 * (x[1:-1, 1:-1, 2:] - 2.0 * x[1:-1, 1:-1, 1:-1] + x[1:-1, 1:-1, :-2])
+                                 + x[1:-1, 1:-1, 1:-1])
+        np.testing.assert_allclose(b.numpy(), ref, rtol=1e-12, atol=1e-12)

@@ -1,0 +1,167 @@
+//! row_block: a region whose innermost `parallel for` holds nothing but one element-wise
+//! `simd` loop over host bounds runs `ROW_BLOCK` of its rows per program, as axis 0 of a 2-D
+//! tile whose axis 1 is that loop's strip of `MVL // ROW_BLOCK` lanes.
+//!
+//! Why: a program walks one row's strip at a time, and when rows are shorter than MVL (heat_3d
+//! at N = 120: 118 elements, MVL 128 or more) most of the vector is masked off and each program
+//! has one short row of loads in flight. The launcher picks `ROW_BLOCK` per launch as MVL over
+//! the strip's extent rounded up to a power of two (1 for rows of MVL or more, which is the
+//! unblocked kernel on a [1, MVL] tile), so the tile keeps MVL lanes and the tuned MVL still
+//! says how much work a program holds. A hand-written heat_3d with 2 rows a program ran at 95 %
+//! of copy bandwidth against 79 % for one row (scripts/layout_probe_h100.log, heat_blocks).
+//!
+//! Semantics: iterations of a `parallel for` are independent by contract, so running several
+//! of them as lanes of one tile keeps the result, as `vectorize_parallel` does for bodies
+//! without vector loops. The body must be only that loop, of assignments, so nothing runs
+//! once per row outside the tile; the driver keeps the result only if strip-mining accepts
+//! it (a reduction inside a 2-D tile, for one, it does not).
+
+use crate::ir::*;
+use std::collections::HashSet;
+
+/// Marks the innermost grid dimension `RowBlock` and its one `simd` loop `RowBlockLanes`, when
+/// the region qualifies. Returns whether it did.
+pub fn run(k: &mut Kernel) -> bool {
+    if k.tiles.is_some() || k.comm.is_some() || !k.shared.is_empty() || k.split_rows.is_some() {
+        return false;
+    }
+    let Some(dim) = k.dims.last() else {
+        return false;
+    };
+    let positive_literal_step = matches!(dim.range.step.kind, ExprKind::Int(s) if s > 0);
+    if dim.simd.is_some() || !positive_literal_step {
+        return false;
+    }
+    let bound = k.bound_names();
+    let [Stmt {
+        kind:
+            StmtKind::For {
+                kind: kind @ LoopKind::Simd(Width::Mvl),
+                range,
+                body,
+                ..
+            },
+        ..
+    }] = k.body.as_mut_slice()
+    else {
+        return false;
+    };
+    let unit_step = matches!(range.step.kind, ExprKind::Int(1));
+    if !unit_step
+        || !host_bound(&range.start, &bound)
+        || !host_bound(&range.stop, &bound)
+        || !body.iter().all(element_statement)
+    {
+        return false;
+    }
+    *kind = LoopKind::Simd(Width::RowBlockLanes);
+    if let Some(d) = k.dims.last_mut() {
+        d.simd = Some(Width::RowBlock);
+    }
+    true
+}
+
+/// A bound the launcher can evaluate: no array element and no name the kernel binds (the
+/// launcher sizes `ROW_BLOCK` from it, and it is the same for every row).
+fn host_bound(e: &Expr, bound: &HashSet<String>) -> bool {
+    !e.any(&mut |x| match &x.kind {
+        ExprKind::Name(n) => bound.contains(n) || n == "appy.MVL",
+        ExprKind::Subscript { .. } | ExprKind::Call { .. } | ExprKind::Vidx { .. } => true,
+        _ => false,
+    })
+}
+
+/// A plain assignment whose value is computed lane by lane: no reduction, no user vector index,
+/// nothing that depends on MVL, no atomic.
+fn element_statement(s: &Stmt) -> bool {
+    let StmtKind::Assign {
+        target,
+        value,
+        atomic,
+    } = &s.kind
+    else {
+        return false;
+    };
+    !*atomic
+        && [target, value].iter().all(|e| {
+            !e.any(&mut |x| match &x.kind {
+                ExprKind::Reduce { .. }
+                | ExprKind::ReduceRows { .. }
+                | ExprKind::Vidx { .. }
+                | ExprKind::Unsupported(_) => true,
+                ExprKind::Call { func, .. } => func == "appy.vidx",
+                ExprKind::Name(n) => n == "appy.MVL",
+                ExprKind::Subscript { indices, .. } => indices
+                    .iter()
+                    .any(|i| matches!(i, Index::Slice { .. } | Index::NewAxis)),
+                _ => false,
+            })
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::*;
+    use crate::passes::attach_pragmas::tests::attached;
+
+    /// The grid's widths and the kinds of the body's loops after the pass (on the outlined
+    /// region, with explicit loops as `lower_tensor` would make of slices).
+    fn blocked(src: &str) -> (bool, Option<Width>, Vec<LoopKind>) {
+        let f = attached(src).unwrap();
+        let mut k = crate::passes::outline::run(&f).unwrap().remove(0);
+        let done = super::run(&mut k);
+        let mut kinds = vec![];
+        for s in &k.body {
+            s.walk(&mut |st| {
+                if let StmtKind::For { kind, .. } = &st.kind {
+                    kinds.push(*kind);
+                }
+            });
+        }
+        (done, k.dims.last().unwrap().simd, kinds)
+    }
+
+    const GRID: &str =
+        "def f(A, B, L, M, N, lo):\n    #pragma parallel for\n    for i in range(1, L - 1):\n        #pragma parallel for\n        for j in range(1, M - 1):\n";
+
+    #[test]
+    fn one_element_wise_strip_over_host_bounds_takes_a_block_of_rows() {
+        let body = "            #pragma simd\n            for k in range(1, N - 1):\n                t = A[i, j, k - 1] + A[i, j, k + 1]\n                B[i, j, k] = 0.5 * t\n";
+        assert_eq!(
+            blocked(&format!("{GRID}{body}")),
+            (
+                true,
+                Some(Width::RowBlock),
+                vec![LoopKind::Simd(Width::RowBlockLanes)]
+            )
+        );
+        // A parameter and an extent are host values too; so is a 1-D grid.
+        let src = "def f(A, B, M, lo):\n    #pragma parallel for\n    for j in range(M):\n        #pragma simd\n        for k in range(lo, A.shape[1]):\n            B[j, k] = A[j, k]\n";
+        assert!(blocked(src).0);
+    }
+
+    #[test]
+    fn anything_but_one_element_wise_strip_over_host_bounds_keeps_one_row_a_program() {
+        for body in [
+            // Bounds the rows compute, or read from memory: each row has its own extent.
+            "            #pragma simd\n            for k in range(j, N):\n                B[i, j, k] = A[i, j, k]\n",
+            "            #pragma simd\n            for k in range(0, B[i, j, 0]):\n                B[i, j, k] = A[i, j, k]\n",
+            // Something else runs once per row.
+            "            c = A[i, j, 0]\n            #pragma simd\n            for k in range(N):\n                B[i, j, k] = c\n",
+            "            #pragma simd\n            for k in range(N):\n                B[i, j, k] = A[i, j, k]\n            B[i, j, 0] = 0.0\n",
+            // Control flow or a loop inside the strip.
+            "            #pragma simd\n            for k in range(N):\n                if lo > 0:\n                    B[i, j, k] = A[i, j, k]\n",
+            "            #pragma simd\n            for k in range(N):\n                for q in range(lo):\n                    B[i, j, k] = A[i, j, q]\n",
+            // A fixed width is the user's.
+            "            #pragma simd(64)\n            for k in range(N):\n                B[i, j, k] = A[i, j, k]\n",
+            // A reduction across the strip.
+            "            s = 0.0\n            #pragma simd\n            for k in range(N):\n                s += A[i, j, k]\n            B[i, j, 0] = s\n",
+        ] {
+            let (done, simd, _) = blocked(&format!("{GRID}{body}"));
+            assert!(!done && simd.is_none(), "{body}");
+        }
+        // A grid dimension stepping backwards.
+        let backwards = "def f(A, B, M, N):\n    #pragma parallel for\n    for j in range(M, 0, -1):\n        #pragma simd\n        for k in range(N):\n            B[j, k] = A[j, k]\n";
+        assert!(!blocked(backwards).0);
+    }
+}
