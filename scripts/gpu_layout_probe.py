@@ -29,6 +29,10 @@
      heat_strip: the generated heat_3d with its one-trip k strip loop made a static one.
   8. row_block: heat_3d, go_fast and trmm generated with row blocks against the same kernels
      generated before (`--before`), at every configuration their tuner tries and as tuned.
+  9. fdtd_shapes: a hand-written fdtd_2d loop in three shapes: regions in order in a loop over
+     steps, a loop over phases testing the region (as generated), a loop over steps testing
+     each region's phase against the launch's range. (Call 14 ran an earlier part, fdtd_coiter:
+     phase 1's three regions as one grid-stride loop, no faster; replaced by this one.)
 
 Findings on the H100 are in scripts/layout_probe_h100.log.
 
@@ -708,6 +712,172 @@ def part_row_block(modules, scratch):
             log(f"row_block {stem:8s} tuned {vname:9s} ms={ms:8.3f} maxdiff={err:.1e} picks={picks}")
 
 
+# ---------------------------------------------------------------- 9. fdtd_2d loop shapes
+@triton.jit
+def _fdtd_region(r, ey, fict, hz, ex, pid, nprog, t, NX, NY, s0, MVL: tl.constexpr,
+                 ROWS: tl.constexpr = 1):
+    """Region r of fdtd_2d's step (contiguous arrays) as a grid-stride loop: 0 ey's row 0,
+    1 ey's other rows, 2 ex, 3 hz. Regions 1 to 3 take ROWS rows of MVL // ROWS columns a
+    virtual program (a [ROWS, MVL // ROWS] tile)."""
+    lanes = tl.arange(0, MVL)
+    W: tl.constexpr = MVL // ROWS
+    cols = tl.arange(0, W)[None, :]
+    rows = tl.arange(0, ROWS)[:, None]
+    if r == 0:
+        for vp in range(pid, tl.cdiv(NY, MVL), nprog):
+            c = vp * MVL + lanes
+            tl.store(ey + c, tl.load(fict + t), mask=c < NY)
+    if r == 1:
+        n_row = tl.cdiv(NY, W)
+        for vp in range(pid, tl.cdiv(NX - 1, ROWS) * n_row, nprog):
+            c = (vp % n_row) * W + cols
+            i = 1 + (vp // n_row) * ROWS + rows
+            m = (c < NY) & (i < NX)
+            at = i * s0 + c
+            tl.store(ey + at, tl.load(ey + at, mask=m) - 0.5 * (tl.load(hz + at, mask=m) - tl.load(hz + at - s0, mask=m)), mask=m)
+    if r == 2:
+        n_ex = tl.cdiv(NY - 1, W)
+        for vp in range(pid, tl.cdiv(NX, ROWS) * n_ex, nprog):
+            c = 1 + (vp % n_ex) * W + cols
+            i = (vp // n_ex) * ROWS + rows
+            m = (c < NY) & (i < NX)
+            at = i * s0 + c
+            tl.store(ex + at, tl.load(ex + at, mask=m) - 0.5 * (tl.load(hz + at, mask=m) - tl.load(hz + at - 1, mask=m)), mask=m)
+    if r == 3:
+        n_hzr = tl.cdiv(NY - 1, W)
+        for vp in range(pid, tl.cdiv(NX - 1, ROWS) * n_hzr, nprog):
+            c = (vp % n_hzr) * W + cols
+            i = (vp // n_hzr) * ROWS + rows
+            m = (c < NY - 1) & (i < NX - 1)
+            at = i * s0 + c
+            tl.store(hz + at, tl.load(hz + at, mask=m) - 0.7 * (tl.load(ex + at + 1, mask=m) - tl.load(ex + at, mask=m) + tl.load(ey + at + s0, mask=m) - tl.load(ey + at, mask=m)), mask=m)
+
+
+@triton.jit
+def fdtd_probe(ey, fict, hz, ex, sync, NX, NY, s0, phase_lo, phase_hi, MVL: tl.constexpr,
+               SHAPE: tl.constexpr, ROWS: tl.constexpr = 1):
+    """fdtd_2d's loop over phases [phase_lo, phase_hi) (4 a step, barriers after 2 and 3) in
+    three shapes. 0: the step's regions in order inside a loop over steps (hand-written). 1: a
+    loop over phases whose body tests which region the phase is (as generated). 2: a loop over
+    steps that runs each region whose phase is in the range (the shape a generated kernel could
+    take and still run one phase a launch)."""
+    pid = tl.program_id(0)
+    nprog = tl.num_programs(0)
+    arrived = tl.full((), 0, tl.int64)
+    if SHAPE == 0:
+        for t in range(phase_lo // 4, phase_hi // 4):
+            _fdtd_region(0, ey, fict, hz, ex, pid, nprog, t, NX, NY, s0, MVL)
+            _fdtd_region(1, ey, fict, hz, ex, pid, nprog, t, NX, NY, s0, MVL, ROWS)
+            _fdtd_region(2, ey, fict, hz, ex, pid, nprog, t, NX, NY, s0, MVL, ROWS)
+            arrived += nprog
+            probe_barrier(sync, arrived // nprog, 0, 1)
+            _fdtd_region(3, ey, fict, hz, ex, pid, nprog, t, NX, NY, s0, MVL, ROWS)
+            arrived += nprog
+            probe_barrier(sync, arrived // nprog, 0, 1)
+    elif SHAPE == 1:
+        for phase in range(phase_lo, phase_hi):
+            t = phase // 4
+            region = phase - t * 4
+            if region == 0:
+                _fdtd_region(0, ey, fict, hz, ex, pid, nprog, t, NX, NY, s0, MVL)
+            if region == 1:
+                _fdtd_region(1, ey, fict, hz, ex, pid, nprog, t, NX, NY, s0, MVL)
+            if region == 2:
+                _fdtd_region(2, ey, fict, hz, ex, pid, nprog, t, NX, NY, s0, MVL)
+            if region == 3:
+                _fdtd_region(3, ey, fict, hz, ex, pid, nprog, t, NX, NY, s0, MVL)
+            if (region == 2) | (region == 3):
+                arrived += nprog
+                probe_barrier(sync, arrived // nprog, 0, 1)
+    else:
+        for t in range(phase_lo // 4, (phase_hi + 3) // 4):
+            first = t * 4
+            if (first >= phase_lo) & (first < phase_hi):
+                _fdtd_region(0, ey, fict, hz, ex, pid, nprog, t, NX, NY, s0, MVL)
+            if (first + 1 >= phase_lo) & (first + 1 < phase_hi):
+                _fdtd_region(1, ey, fict, hz, ex, pid, nprog, t, NX, NY, s0, MVL)
+            if (first + 2 >= phase_lo) & (first + 2 < phase_hi):
+                _fdtd_region(2, ey, fict, hz, ex, pid, nprog, t, NX, NY, s0, MVL)
+                arrived += nprog
+                probe_barrier(sync, arrived // nprog, 0, 1)
+            if (first + 3 >= phase_lo) & (first + 3 < phase_hi):
+                _fdtd_region(3, ey, fict, hz, ex, pid, nprog, t, NX, NY, s0, MVL)
+                arrived += nprog
+                probe_barrier(sync, arrived // nprog, 0, 1)
+
+
+def part_fdtd_shapes(modules, scratch):
+    """Prediction: none; the hand-written loop (regions in order inside a loop over steps) ran
+    8.56 ms against the generated kernel's 9.49 at (512, 8, 32) in one call (log, call 14), with
+    the same barrier, grid and loads. Is it the generated loop over phases with a test of the
+    region in its body? Shape 2 keeps the phase range (one launch a phase still works) without
+    that loop. The generated module runs in the same call."""
+    args = device_args("fdtd_2d")
+    ex0, ey0, hz0, fict, steps = args["ex"], args["ey"], args["hz"], args["_fict_"], int(args["TMAX"])
+    NX, NY = ex0.shape
+    ex, ey, hz = ex0.clone(), ey0.clone(), hz0.clone()
+    for t in range(steps):
+        ey[0, :] = fict[t]
+        ey[1:, :] -= 0.5 * (hz[1:, :] - hz[:-1, :])
+        ex[:, 1:] -= 0.5 * (hz[:, 1:] - hz[:, :-1])
+        hz[:-1, :-1] -= 0.7 * (ex[:-1, 1:] - ex[:-1, :-1] + ey[1:, :-1] - ey[:-1, :-1])
+    ref = (ex, ey, hz)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    variants = [(mvl, warps, per_sm, shape, 1) for mvl, warps, per_sm in ((512, 8, 4), (256, 4, 8))
+                for shape in (0, 1, 2)]
+    variants += [(mvl, warps, per_sm, 0, rows) for mvl, warps, per_sm in ((512, 8, 4), (1024, 8, 4), (512, 4, 8), (1024, 16, 2))
+                 for rows in (2, 4)]
+    for mvl, warps, per_sm, shape, rows in variants:
+        if True:
+            programs = per_sm * sms
+            sync = torch.zeros(16, dtype=torch.int64, device="cuda")
+
+            def run():
+                a, b, c = ex0.clone(), ey0.clone(), hz0.clone()
+                sync.zero_()
+                fdtd_probe[(programs,)](b, fict, c, a, sync, NX, NY, a.stride(0), 0, 4 * steps,
+                                        MVL=mvl, SHAPE=shape, ROWS=rows, num_warps=warps,
+                                        launch_cooperative_grid=True)
+                return a, b, c
+            outs = run()
+            torch.cuda.synchronize()
+            err = max(float((o - r).abs().max()) for o, r in zip(outs, ref))
+            ms = timed(run) * 1e3
+            log(f"fdtd_shapes mvl={mvl} warps={warps} programs={programs} shape={shape} rows={rows} "
+                f"ms={ms:8.3f} maxdiff={err:.1e}")
+    mod = load_text("probe_fdtd_generated", (Path(modules) / "fdtd_2d.py").read_text(), scratch)
+    case = Case("fdtd_2d")
+    for config in ((512, 8, 32), (256, 4, 32)):
+        ms, err = case.run(mod, config)
+        log(f"fdtd_shapes generated config={config} ms={ms:8.3f} maxdiff={err:.1e}")
+    # Wall time (as above) against device time (events queued behind a spin, so the host's
+    # work before the launch is hidden), for the generated function and the hand-written shape 1.
+    config = (512, 8, 32)
+    for t in [v for k, v in vars(mod).items() if k.endswith("_tuning")]:
+        t.chosen = Forced(config)
+    a, b, c = ex0.clone(), ey0.clone(), hz0.clone()
+    sync = torch.zeros(16, dtype=torch.int64, device="cuda")
+    runs = {
+        "generated": lambda: mod.fdtd_2d(steps, a, b, c, fict),
+        "hand_shape1": lambda: fdtd_probe[(528,)](b, fict, c, a, sync.zero_(), NX, NY, a.stride(0), 0,
+                                                  4 * steps, MVL=512, SHAPE=1, num_warps=8,
+                                                  launch_cooperative_grid=True),
+    }
+    for name, fn in runs.items():
+        wall = timed(fn) * 1e3
+        device = []
+        for _ in range(5):
+            e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            torch.cuda.synchronize()
+            torch.cuda._sleep(20_000_000)
+            e0.record()
+            fn()
+            e1.record()
+            torch.cuda.synchronize()
+            device.append(e0.elapsed_time(e1))
+        log(f"fdtd_shapes {name:12s} wall ms={wall:8.3f} device ms={sorted(device)[2]:8.3f}")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--modules", default="gen_npbench")
@@ -724,7 +894,7 @@ def main():
     out = Path(a.out)
     scratch = out / "probe_modules"
     scratch.mkdir(parents=True, exist_ok=True)
-    parts = {"vp_order": part_vp_order, "gemm_edges": part_gemm_edges, "programs": part_programs, "barriers": part_barriers, "barrier_in_modules": part_barrier_in_modules, "fat": part_fat, "aligned": part_aligned, "heat_blocks": part_heat_blocks, "heat_strip": part_heat_strip, "row_block": part_row_block}
+    parts = {"vp_order": part_vp_order, "gemm_edges": part_gemm_edges, "programs": part_programs, "barriers": part_barriers, "barrier_in_modules": part_barrier_in_modules, "fat": part_fat, "aligned": part_aligned, "heat_blocks": part_heat_blocks, "heat_strip": part_heat_strip, "row_block": part_row_block, "fdtd_shapes": part_fdtd_shapes}
     log(f"device {torch.cuda.get_device_name()} triton {triton.__version__} torch {torch.__version__}")
     for name in a.parts.split(","):
         start = time.perf_counter()
