@@ -317,11 +317,17 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
+# A row block's row is at most this many lanes wide: MVL beyond it goes to more rows, which read
+# their neighbours in the same program (fdtd_2d by hand on the H100: 4 rows of 256 lanes 8.3 ms,
+# one row of 1024 9.1 ms; scripts/layout_probe_h100.log, fdtd_shapes).
+_APPYC_ROW_LANES_MAX = 256
+
+
 def _appyc_rows_a_program(mvl, extent):
-    """ROW_BLOCK of a row block: how many rows share a program's MVL lanes when a row's strip
-    (its extent, rounded up to a power of two) is narrower than MVL; 1 otherwise."""
+    """ROW_BLOCK of a row block: how many rows share a program's MVL lanes, each row's lanes
+    its extent rounded up to a power of two, at most _APPYC_ROW_LANES_MAX; at least 1."""
     lanes = 1
-    while lanes < extent:
+    while lanes < min(extent, _APPYC_ROW_LANES_MAX):
         lanes *= 2
     return max(1, mvl // lanes)
 

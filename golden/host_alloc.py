@@ -318,6 +318,21 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
+# A row block's row is at most this many lanes wide: MVL beyond it goes to more rows, which read
+# their neighbours in the same program (fdtd_2d by hand on the H100: 4 rows of 256 lanes 8.3 ms,
+# one row of 1024 9.1 ms; scripts/layout_probe_h100.log, fdtd_shapes).
+_APPYC_ROW_LANES_MAX = 256
+
+
+def _appyc_rows_a_program(mvl, extent):
+    """ROW_BLOCK of a row block: how many rows share a program's MVL lanes, each row's lanes
+    its extent rounded up to a power of two, at most _APPYC_ROW_LANES_MAX; at least 1."""
+    lanes = 1
+    while lanes < min(extent, _APPYC_ROW_LANES_MAX):
+        lanes *= 2
+    return max(1, mvl // lanes)
+
+
 def _appyc_device(*arrays):
     """Where host code allocates: the device of the function's arrays."""
     for a in arrays:
@@ -420,15 +435,16 @@ def row_sums_new(A, M, N):
 
 
 @triton.jit
-def _scaled_copy_2d_kernel0(out, A, M, N, out_stride0, out_stride1, A_stride0, A_stride1, MVL: tl.constexpr):
+def _scaled_copy_2d_kernel0(out, A, M, N, out_stride0, out_stride1, A_stride0, A_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
     # samples/host_alloc.py:32: #pragma parallel for
-    i = tl.program_id(1)  # samples/host_alloc.py:33
-    j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/host_alloc.py:35
+    i = tl.program_id(1) * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/host_alloc.py:33
+    i_mask = i < M
+    j = tl.program_id(0) * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/host_alloc.py:35
     j_mask = j < N
-    tl.store(out + i * out_stride0 + j * out_stride1, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * 2.0, mask=j_mask)  # samples/host_alloc.py:36
+    tl.store(out + i[:, None] * out_stride0 + j[None, :] * out_stride1, tl.load(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) * 2.0, mask=i_mask[:, None] & j_mask[None, :])  # samples/host_alloc.py:36
 
 
-_scaled_copy_2d_kernel0_tuning = _AppycTuning("_scaled_copy_2d_kernel0", "55b8d08301b06bc5", (1024, 4), _APPYC_CANDIDATES)
+_scaled_copy_2d_kernel0_tuning = _AppycTuning("_scaled_copy_2d_kernel0", "f70890bf5bfdb9cf", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_scaled_copy_2d_kernel0(out, A, M, N, _appyc_config=None):
@@ -445,12 +461,13 @@ def _launch_scaled_copy_2d_kernel0(out, A, M, N, _appyc_config=None):
                 _appyc_key, (out,), lambda config: _launch_scaled_copy_2d_kernel0(out, A, M, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    if n_i > 65535:
-        raise ValueError(f"samples/host_alloc.py:33: the parallel loop over `i` has {n_i} iterations; Triton's grid axis 1 takes at most 65535")
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N))
+    if (n_i + _appyc_row_block - 1) // _appyc_row_block > 65535:
+        raise ValueError(f"samples/host_alloc.py:33: the parallel loop over `i` has {(n_i + _appyc_row_block - 1) // _appyc_row_block} iterations; Triton's grid axis 1 takes at most 65535")
     _appyc_launch(
-        _scaled_copy_2d_kernel0, ((n_j + _appyc_mvl - 1) // _appyc_mvl, n_i,),
+        _scaled_copy_2d_kernel0, ((n_j + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n_i + _appyc_row_block - 1) // _appyc_row_block,),
         (out, A, int(M), int(N), out.stride(0), out.stride(1), A.stride(0), A.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
     )
 
 

@@ -326,11 +326,17 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
+# A row block's row is at most this many lanes wide: MVL beyond it goes to more rows, which read
+# their neighbours in the same program (fdtd_2d by hand on the H100: 4 rows of 256 lanes 8.3 ms,
+# one row of 1024 9.1 ms; scripts/layout_probe_h100.log, fdtd_shapes).
+_APPYC_ROW_LANES_MAX = 256
+
+
 def _appyc_rows_a_program(mvl, extent):
-    """ROW_BLOCK of a row block: how many rows share a program's MVL lanes when a row's strip
-    (its extent, rounded up to a power of two) is narrower than MVL; 1 otherwise."""
+    """ROW_BLOCK of a row block: how many rows share a program's MVL lanes, each row's lanes
+    its extent rounded up to a power of two, at most _APPYC_ROW_LANES_MAX; at least 1."""
     lanes = 1
-    while lanes < extent:
+    while lanes < min(extent, _APPYC_ROW_LANES_MAX):
         lanes *= 2
     return max(1, mvl // lanes)
 
@@ -445,16 +451,17 @@ def _jacobi_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride
         t = _iteration
         if _region == 0:
             # samples/jacobi_2d.py:12: #pragma 1:M-1=>parallel 1:N-1=>parallel
-            _n0_1 = tl.maximum((M - 1) - (1), 0)
-            _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            _n0_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
+            _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL // ROW_BLOCK), 0)
             for _vp in range(_pid, _n0_0 * _n0_1, _nprog):
                 _pid0_0 = _vp % _n0_0
                 _rest0_0 = _vp // _n0_0
                 _pid0_1 = _rest0_0
-                _p0 = 1 + _pid0_1  # samples/jacobi_2d.py:12
-                _p1 = 1 + _pid0_0 * MVL + tl.arange(0, MVL)  # samples/jacobi_2d.py:12
+                _p0 = 1 + _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/jacobi_2d.py:12
+                _p0_mask = _p0 < (M - 1)
+                _p1 = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/jacobi_2d.py:12
                 _p1_mask = _p1 < (N - 1)
-                tl.store(B + _p0 * B_stride0 + _p1 * B_stride1, 0.2 * (tl.load(A + _p0 * A_stride0 + _p1 * A_stride1, mask=_p1_mask) + tl.load(A + _p0 * A_stride0 + (_p1 - 1) * A_stride1, mask=_p1_mask) + tl.load(A + _p0 * A_stride0 + (_p1 + 1) * A_stride1, mask=_p1_mask) + tl.load(A + (_p0 + 1) * A_stride0 + _p1 * A_stride1, mask=_p1_mask) + tl.load(A + (_p0 - 1) * A_stride0 + _p1 * A_stride1, mask=_p1_mask)), mask=_p1_mask)  # samples/jacobi_2d.py:13
+                tl.store(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, 0.2 * (tl.load(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] - 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] + 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] + 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/jacobi_2d.py:13
         if _region == 1:
             # samples/jacobi_2d.py:15: #pragma 1:M-1=>parallel 1:N-1=>simd
             _n1_0 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
@@ -470,7 +477,7 @@ def _jacobi_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_jacobi_2d_persistent0_tuning = _AppycTuning("_jacobi_2d_persistent0", "b8df7e8d0d2d5eec", (256, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_jacobi_2d_persistent0_tuning = _AppycTuning("_jacobi_2d_persistent0", "75f92102ba046794", (256, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_jacobi_2d_persistent0(B, A, M, N, T, _appyc_config=None):
@@ -488,7 +495,7 @@ def _launch_jacobi_2d_persistent0(B, A, M, N, T, _appyc_config=None):
     _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
     _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N - 1) - int(1))
     _appyc_persistent(
-        _jacobi_2d_persistent0, n_t * 2, max((int(M - 1) - int(1)) * (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl), (((int(M - 1) - int(1)) + _appyc_row_block - 1) // _appyc_row_block)),
+        _jacobi_2d_persistent0, n_t * 2, max((((int(M - 1) - int(1)) + _appyc_row_block - 1) // _appyc_row_block) * (((int(N - 1) - int(1)) + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)), (((int(M - 1) - int(1)) + _appyc_row_block - 1) // _appyc_row_block)),
         (B, A, int(M), int(N), B.stride(0), B.stride(1), A.stride(0), A.stride(1)),
         _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
         {"ROW_BLOCK": _appyc_row_block, "ONE_STRIP": 0 < int(N - 1) - int(1) <= _appyc_mvl // _appyc_row_block},

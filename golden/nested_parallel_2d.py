@@ -295,17 +295,33 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
+# A row block's row is at most this many lanes wide: MVL beyond it goes to more rows, which read
+# their neighbours in the same program (fdtd_2d by hand on the H100: 4 rows of 256 lanes 8.3 ms,
+# one row of 1024 9.1 ms; scripts/layout_probe_h100.log, fdtd_shapes).
+_APPYC_ROW_LANES_MAX = 256
+
+
+def _appyc_rows_a_program(mvl, extent):
+    """ROW_BLOCK of a row block: how many rows share a program's MVL lanes, each row's lanes
+    its extent rounded up to a power of two, at most _APPYC_ROW_LANES_MAX; at least 1."""
+    lanes = 1
+    while lanes < min(extent, _APPYC_ROW_LANES_MAX):
+        lanes *= 2
+    return max(1, mvl // lanes)
+
+
 
 @triton.jit
-def _add_transpose_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr):
+def _add_transpose_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
     # samples/nested_parallel_2d.py:10: #pragma parallel for
-    i = tl.program_id(1)  # samples/nested_parallel_2d.py:11
-    j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/nested_parallel_2d.py:13
+    i = tl.program_id(1) * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/nested_parallel_2d.py:11
+    i_mask = i < M
+    j = tl.program_id(0) * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/nested_parallel_2d.py:13
     j_mask = j < N
-    tl.store(C + i * C_stride0 + j * C_stride1, alpha * tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) + tl.load(B + j * B_stride0 + i * B_stride1, mask=j_mask), mask=j_mask)  # samples/nested_parallel_2d.py:14
+    tl.store(C + i[:, None] * C_stride0 + j[None, :] * C_stride1, alpha * tl.load(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(B + j[None, :] * B_stride0 + i[:, None] * B_stride1, mask=i_mask[:, None] & j_mask[None, :]), mask=i_mask[:, None] & j_mask[None, :])  # samples/nested_parallel_2d.py:14
 
 
-_add_transpose_kernel0_tuning = _AppycTuning("_add_transpose_kernel0", "16417b324dd2d028", (1024, 4), _APPYC_CANDIDATES)
+_add_transpose_kernel0_tuning = _AppycTuning("_add_transpose_kernel0", "48c047c50f7a432a", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_add_transpose_kernel0(C, A, B, M, N, alpha, _appyc_config=None):
@@ -322,12 +338,13 @@ def _launch_add_transpose_kernel0(C, A, B, M, N, alpha, _appyc_config=None):
                 _appyc_key, (C,), lambda config: _launch_add_transpose_kernel0(C, A, B, M, N, alpha, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    if n_i > 65535:
-        raise ValueError(f"samples/nested_parallel_2d.py:11: the parallel loop over `i` has {n_i} iterations; Triton's grid axis 1 takes at most 65535")
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N))
+    if (n_i + _appyc_row_block - 1) // _appyc_row_block > 65535:
+        raise ValueError(f"samples/nested_parallel_2d.py:11: the parallel loop over `i` has {(n_i + _appyc_row_block - 1) // _appyc_row_block} iterations; Triton's grid axis 1 takes at most 65535")
     _appyc_launch(
-        _add_transpose_kernel0, ((n_j + _appyc_mvl - 1) // _appyc_mvl, n_i,),
+        _add_transpose_kernel0, ((n_j + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n_i + _appyc_row_block - 1) // _appyc_row_block,),
         (C, A, B, int(M), int(N), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
     )
 
 
@@ -336,15 +353,16 @@ def add_transpose(A, B, C, M, N, alpha):
 
 
 @triton.jit
-def _scale_shape_kernel0(C, A, beta: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, A_shape0, A_shape1, MVL: tl.constexpr):
+def _scale_shape_kernel0(C, A, beta: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, A_shape0, A_shape1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
     # samples/nested_parallel_2d.py:18: #pragma parallel for
-    i = tl.program_id(1)  # samples/nested_parallel_2d.py:19
-    j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/nested_parallel_2d.py:21
+    i = tl.program_id(1) * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/nested_parallel_2d.py:19
+    i_mask = i < A_shape0
+    j = tl.program_id(0) * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/nested_parallel_2d.py:21
     j_mask = j < A_shape1
-    tl.store(C + i * C_stride0 + j * C_stride1, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * beta - 1.0, mask=j_mask)  # samples/nested_parallel_2d.py:22
+    tl.store(C + i[:, None] * C_stride0 + j[None, :] * C_stride1, tl.load(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) * beta - 1.0, mask=i_mask[:, None] & j_mask[None, :])  # samples/nested_parallel_2d.py:22
 
 
-_scale_shape_kernel0_tuning = _AppycTuning("_scale_shape_kernel0", "0a22889a1aab4554", (1024, 4), _APPYC_CANDIDATES)
+_scale_shape_kernel0_tuning = _AppycTuning("_scale_shape_kernel0", "bded6ef1d68b1416", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_scale_shape_kernel0(C, A, beta, _appyc_config=None):
@@ -361,12 +379,13 @@ def _launch_scale_shape_kernel0(C, A, beta, _appyc_config=None):
                 _appyc_key, (C,), lambda config: _launch_scale_shape_kernel0(C, A, beta, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    if n_i > 65535:
-        raise ValueError(f"samples/nested_parallel_2d.py:19: the parallel loop over `i` has {n_i} iterations; Triton's grid axis 1 takes at most 65535")
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(A.shape[1]))
+    if (n_i + _appyc_row_block - 1) // _appyc_row_block > 65535:
+        raise ValueError(f"samples/nested_parallel_2d.py:19: the parallel loop over `i` has {(n_i + _appyc_row_block - 1) // _appyc_row_block} iterations; Triton's grid axis 1 takes at most 65535")
     _appyc_launch(
-        _scale_shape_kernel0, ((n_j + _appyc_mvl - 1) // _appyc_mvl, n_i,),
+        _scale_shape_kernel0, ((n_j + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n_i + _appyc_row_block - 1) // _appyc_row_block,),
         (C, A, float(beta), C.stride(0), C.stride(1), A.stride(0), A.stride(1), A.shape[0], A.shape[1],),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
     )
 
 
@@ -375,16 +394,17 @@ def scale_shape(A, C, beta):
 
 
 @triton.jit
-def _stencil_3d_kernel0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_stride0, A_stride1, A_stride2, MVL: tl.constexpr):
+def _stencil_3d_kernel0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_stride0, A_stride1, A_stride2, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
     # samples/nested_parallel_2d.py:26: #pragma parallel for
     i = 1 + tl.program_id(2)  # samples/nested_parallel_2d.py:27
-    j = 1 + tl.program_id(1)  # samples/nested_parallel_2d.py:29
-    k = 1 + tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/nested_parallel_2d.py:31
+    j = 1 + tl.program_id(1) * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/nested_parallel_2d.py:29
+    j_mask = j < (M - 1)
+    k = 1 + tl.program_id(0) * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/nested_parallel_2d.py:31
     k_mask = k < (N - 1)
-    tl.store(B + i * B_stride0 + j * B_stride1 + k * B_stride2, tl.load(A + (i - 1) * A_stride0 + j * A_stride1 + k * A_stride2, mask=k_mask) + tl.load(A + (i + 1) * A_stride0 + j * A_stride1 + k * A_stride2, mask=k_mask) + tl.load(A + i * A_stride0 + (j - 1) * A_stride1 + k * A_stride2, mask=k_mask) + tl.load(A + i * A_stride0 + (j + 1) * A_stride1 + k * A_stride2, mask=k_mask) + tl.load(A + i * A_stride0 + j * A_stride1 + (k - 1) * A_stride2, mask=k_mask) + tl.load(A + i * A_stride0 + j * A_stride1 + (k + 1) * A_stride2, mask=k_mask) - 6.0 * tl.load(A + i * A_stride0 + j * A_stride1 + k * A_stride2, mask=k_mask), mask=k_mask)  # samples/nested_parallel_2d.py:32
+    tl.store(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, tl.load(A + (i - 1) * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + (i + 1) * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + (j[:, None] - 1) * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + (j[:, None] + 1) * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + (k[None, :] - 1) * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + (k[None, :] + 1) * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) - 6.0 * tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]), mask=j_mask[:, None] & k_mask[None, :])  # samples/nested_parallel_2d.py:32
 
 
-_stencil_3d_kernel0_tuning = _AppycTuning("_stencil_3d_kernel0", "895488e4fb58f62d", (1024, 4), _APPYC_CANDIDATES)
+_stencil_3d_kernel0_tuning = _AppycTuning("_stencil_3d_kernel0", "e8e939ac5185a4dc", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_stencil_3d_kernel0(B, A, L, M, N, _appyc_config=None):
@@ -402,14 +422,15 @@ def _launch_stencil_3d_kernel0(B, A, L, M, N, _appyc_config=None):
                 _appyc_key, (B,), lambda config: _launch_stencil_3d_kernel0(B, A, L, M, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N - 1) - int(1))
     if n_i > 65535:
         raise ValueError(f"samples/nested_parallel_2d.py:27: the parallel loop over `i` has {n_i} iterations; Triton's grid axis 2 takes at most 65535")
-    if n_j > 65535:
-        raise ValueError(f"samples/nested_parallel_2d.py:29: the parallel loop over `j` has {n_j} iterations; Triton's grid axis 1 takes at most 65535")
+    if (n_j + _appyc_row_block - 1) // _appyc_row_block > 65535:
+        raise ValueError(f"samples/nested_parallel_2d.py:29: the parallel loop over `j` has {(n_j + _appyc_row_block - 1) // _appyc_row_block} iterations; Triton's grid axis 1 takes at most 65535")
     _appyc_launch(
-        _stencil_3d_kernel0, ((n_k + _appyc_mvl - 1) // _appyc_mvl, n_j, n_i,),
+        _stencil_3d_kernel0, ((n_k + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n_j + _appyc_row_block - 1) // _appyc_row_block, n_i,),
         (B, A, int(L), int(M), int(N), B.stride(0), B.stride(1), B.stride(2), A.stride(0), A.stride(1), A.stride(2),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
     )
 
 

@@ -178,6 +178,21 @@ if _APPYC_INTERPRET:
     _appyc_interpreter_scalar_index()
 
 
+# A row block's row is at most this many lanes wide: MVL beyond it goes to more rows, which read
+# their neighbours in the same program (fdtd_2d by hand on the H100: 4 rows of 256 lanes 8.3 ms,
+# one row of 1024 9.1 ms; scripts/layout_probe_h100.log, fdtd_shapes).
+_APPYC_ROW_LANES_MAX = 256
+
+
+def _appyc_rows_a_program(mvl, extent):
+    """ROW_BLOCK of a row block: how many rows share a program's MVL lanes, each row's lanes
+    its extent rounded up to a power of two, at most _APPYC_ROW_LANES_MAX; at least 1."""
+    lanes = 1
+    while lanes < min(extent, _APPYC_ROW_LANES_MAX):
+        lanes *= 2
+    return max(1, mvl // lanes)
+
+
 def _appyc_programs_per_sm(compiled, warps, props):
     """How many programs of a compiled kernel one SM holds at once (a cooperative launch of more
     fails): the driver's occupancy answer, or a count by threads, registers and shared memory
@@ -533,7 +548,7 @@ def process_grid_2d(npes):
 
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
-def _jacobi_2d_persistent0(A, flags, B, M, N, up, down, left, right, A_stride0, A_stride1, flags_stride0, B_stride0, B_stride1, _t_start, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+def _jacobi_2d_persistent0(A, flags, B, M, N, up, down, left, right, A_stride0, A_stride1, flags_stride0, B_stride0, B_stride1, _t_start, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, ROW_BLOCK: tl.constexpr):
     # samples/nvshmem_jacobi2d_grid.py:39: for t in range(1, T + 1):  (persistent: 18 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
@@ -572,16 +587,17 @@ def _jacobi_2d_persistent0(A, flags, B, M, N, up, down, left, right, A_stride0, 
             _appyc_nvshmem_wait(flags + 3 * flags_stride0, t)
         if _region == 8:
             # samples/nvshmem_jacobi2d_grid.py:50: #pragma 1:M-1=>parallel 1:N-1=>parallel
-            _n8_1 = tl.maximum((M - 1) - (1), 0)
-            _n8_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            _n8_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
+            _n8_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL // ROW_BLOCK), 0)
             for _vp in range(_pid, _n8_0 * _n8_1, _nprog):
                 _pid8_0 = _vp % _n8_0
                 _rest8_0 = _vp // _n8_0
                 _pid8_1 = _rest8_0
-                _p0 = 1 + _pid8_1  # samples/nvshmem_jacobi2d_grid.py:50
-                _p1 = 1 + _pid8_0 * MVL + tl.arange(0, MVL)  # samples/nvshmem_jacobi2d_grid.py:50
+                _p0 = 1 + _pid8_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/nvshmem_jacobi2d_grid.py:50
+                _p0_mask = _p0 < (M - 1)
+                _p1 = 1 + _pid8_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/nvshmem_jacobi2d_grid.py:50
                 _p1_mask = _p1 < (N - 1)
-                tl.store(B + _p0 * B_stride0 + _p1 * B_stride1, 0.2 * (tl.load(A + _p0 * A_stride0 + _p1 * A_stride1, mask=_p1_mask, cache_modifier=".cg") + tl.load(A + _p0 * A_stride0 + (_p1 - 1) * A_stride1, mask=_p1_mask, cache_modifier=".cg") + tl.load(A + _p0 * A_stride0 + (_p1 + 1) * A_stride1, mask=_p1_mask, cache_modifier=".cg") + tl.load(A + (_p0 + 1) * A_stride0 + _p1 * A_stride1, mask=_p1_mask, cache_modifier=".cg") + tl.load(A + (_p0 - 1) * A_stride0 + _p1 * A_stride1, mask=_p1_mask, cache_modifier=".cg")), mask=_p1_mask)  # samples/nvshmem_jacobi2d_grid.py:51
+                tl.store(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, 0.2 * (tl.load(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :], cache_modifier=".cg") + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] - 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :], cache_modifier=".cg") + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] + 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :], cache_modifier=".cg") + tl.load(A + (_p0[:, None] + 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :], cache_modifier=".cg") + tl.load(A + (_p0[:, None] - 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :], cache_modifier=".cg")), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/nvshmem_jacobi2d_grid.py:51
         if _region == 9:
             # samples/nvshmem_jacobi2d_grid.py:53: nvshmem.Putmem(B[M - 1, 1:N - 1], B[1, 1:N - 1], up, flags[4], t)
             if _pid == 0 % _nprog:
@@ -612,16 +628,17 @@ def _jacobi_2d_persistent0(A, flags, B, M, N, up, down, left, right, A_stride0, 
             _appyc_nvshmem_wait(flags + 7 * flags_stride0, t)
         if _region == 17:
             # samples/nvshmem_jacobi2d_grid.py:61: #pragma 1:M-1=>parallel 1:N-1=>parallel
-            _n17_1 = tl.maximum((M - 1) - (1), 0)
-            _n17_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            _n17_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
+            _n17_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL // ROW_BLOCK), 0)
             for _vp1 in range(_pid, _n17_0 * _n17_1, _nprog):
                 _pid17_0 = _vp1 % _n17_0
                 _rest17_0 = _vp1 // _n17_0
                 _pid17_1 = _rest17_0
-                _p0 = 1 + _pid17_1  # samples/nvshmem_jacobi2d_grid.py:61
-                _p1 = 1 + _pid17_0 * MVL + tl.arange(0, MVL)  # samples/nvshmem_jacobi2d_grid.py:61
+                _p0 = 1 + _pid17_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/nvshmem_jacobi2d_grid.py:61
+                _p0_mask = _p0 < (M - 1)
+                _p1 = 1 + _pid17_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/nvshmem_jacobi2d_grid.py:61
                 _p1_mask = _p1 < (N - 1)
-                tl.store(A + _p0 * A_stride0 + _p1 * A_stride1, 0.2 * (tl.load(B + _p0 * B_stride0 + _p1 * B_stride1, mask=_p1_mask, cache_modifier=".cg") + tl.load(B + _p0 * B_stride0 + (_p1 - 1) * B_stride1, mask=_p1_mask, cache_modifier=".cg") + tl.load(B + _p0 * B_stride0 + (_p1 + 1) * B_stride1, mask=_p1_mask, cache_modifier=".cg") + tl.load(B + (_p0 + 1) * B_stride0 + _p1 * B_stride1, mask=_p1_mask, cache_modifier=".cg") + tl.load(B + (_p0 - 1) * B_stride0 + _p1 * B_stride1, mask=_p1_mask, cache_modifier=".cg")), mask=_p1_mask)  # samples/nvshmem_jacobi2d_grid.py:62
+                tl.store(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, 0.2 * (tl.load(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :], cache_modifier=".cg") + tl.load(B + _p0[:, None] * B_stride0 + (_p1[None, :] - 1) * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :], cache_modifier=".cg") + tl.load(B + _p0[:, None] * B_stride0 + (_p1[None, :] + 1) * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :], cache_modifier=".cg") + tl.load(B + (_p0[:, None] + 1) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :], cache_modifier=".cg") + tl.load(B + (_p0[:, None] - 1) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :], cache_modifier=".cg")), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/nvshmem_jacobi2d_grid.py:62
         if GRID_SYNC:
             if (_region == 7) | (_region == 8) | (_region == 16) | (_region == 17):
                 _arrived += _nprog
@@ -635,10 +652,12 @@ def _launch_jacobi_2d_persistent0(A, flags, M, N, up, down, left, right, B, T, _
         return
     _appyc_nvshmem_check_symmetric(A, flags, B)
     _appyc_mvl, _appyc_warps = _appyc_nvshmem_config(512, 4)
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N - 1) - int(1))
     _appyc_nvshmem_persistent(
-        _jacobi_2d_persistent0, n_t * 18, max(1, (int(M - 1) - int(1)) * (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl)),
+        _jacobi_2d_persistent0, n_t * 18, max(1, (((int(M - 1) - int(1)) + _appyc_row_block - 1) // _appyc_row_block) * (((int(N - 1) - int(1)) + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block))),
         (A, flags, B, int(M), int(N), int(up), int(down), int(left), int(right), A.stride(0), A.stride(1), flags.stride(0), B.stride(0), B.stride(1), 1),
         _appyc_mvl, _appyc_warps,
+        {"ROW_BLOCK": _appyc_row_block},
     )
 
 

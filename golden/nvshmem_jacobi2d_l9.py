@@ -179,6 +179,21 @@ if _APPYC_INTERPRET:
     _appyc_interpreter_scalar_index()
 
 
+# A row block's row is at most this many lanes wide: MVL beyond it goes to more rows, which read
+# their neighbours in the same program (fdtd_2d by hand on the H100: 4 rows of 256 lanes 8.3 ms,
+# one row of 1024 9.1 ms; scripts/layout_probe_h100.log, fdtd_shapes).
+_APPYC_ROW_LANES_MAX = 256
+
+
+def _appyc_rows_a_program(mvl, extent):
+    """ROW_BLOCK of a row block: how many rows share a program's MVL lanes, each row's lanes
+    its extent rounded up to a power of two, at most _APPYC_ROW_LANES_MAX; at least 1."""
+    lanes = 1
+    while lanes < min(extent, _APPYC_ROW_LANES_MAX):
+        lanes *= 2
+    return max(1, mvl // lanes)
+
+
 def _appyc_programs_per_sm(compiled, warps, props):
     """How many programs of a compiled kernel one SM holds at once (a cooperative launch of more
     fails): the driver's occupancy answer, or a count by threads, registers and shared memory
@@ -523,7 +538,7 @@ def _appyc_nvshmem_use(runtime):
 
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
-def _jacobi_2d_persistent0(A_prev, A, flags, B, N, up, M, down, A_prev_stride0, A_prev_stride1, A_prev_stride2, A_stride0, A_stride1, flags_stride0, B_stride0, B_stride1, _t_start, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+def _jacobi_2d_persistent0(A_prev, A, flags, B, N, up, M, down, A_prev_stride0, A_prev_stride1, A_prev_stride2, A_stride0, A_stride1, flags_stride0, B_stride0, B_stride1, _t_start, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, ROW_BLOCK: tl.constexpr):
     # samples/nvshmem_jacobi2d_l9.py:26: for t in range(1, T + 1):  (persistent: 10 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
@@ -542,16 +557,17 @@ def _jacobi_2d_persistent0(A_prev, A, flags, B, N, up, M, down, A_prev_stride0, 
                 _appyc_nvshmem_put(A_prev + (t % 2) * A_prev_stride0 + 1 * A_prev_stride1 + 1 * A_prev_stride2, A + (M - 2) * A_stride0 + 1 * A_stride1, 1, (N - 1) - (1), 0, A_prev_stride2, 0, A_stride1, flags + 1 * flags_stride0, down, SIGNAL=True, BLOCKING=True)
         if _region == 2:
             # samples/nvshmem_jacobi2d_l9.py:29: #pragma 2:M-2=>parallel 1:N-1=>parallel
-            _n2_1 = tl.maximum((M - 2) - (2), 0)
-            _n2_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            _n2_1 = tl.maximum(tl.cdiv((M - 2) - (2), ROW_BLOCK), 0)
+            _n2_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL // ROW_BLOCK), 0)
             for _vp in range(_pid, _n2_0 * _n2_1, _nprog):
                 _pid2_0 = _vp % _n2_0
                 _rest2_0 = _vp // _n2_0
                 _pid2_1 = _rest2_0
-                _p0 = 2 + _pid2_1  # samples/nvshmem_jacobi2d_l9.py:29
-                _p1 = 1 + _pid2_0 * MVL + tl.arange(0, MVL)  # samples/nvshmem_jacobi2d_l9.py:29
+                _p0 = 2 + _pid2_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/nvshmem_jacobi2d_l9.py:29
+                _p0_mask = _p0 < (M - 2)
+                _p1 = 1 + _pid2_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/nvshmem_jacobi2d_l9.py:29
                 _p1_mask = _p1 < (N - 1)
-                tl.store(B + _p0 * B_stride0 + _p1 * B_stride1, 0.2 * (tl.load(A + _p0 * A_stride0 + _p1 * A_stride1, mask=_p1_mask) + tl.load(A + _p0 * A_stride0 + (_p1 - 1) * A_stride1, mask=_p1_mask) + tl.load(A + _p0 * A_stride0 + (_p1 + 1) * A_stride1, mask=_p1_mask) + tl.load(A + (_p0 + 1) * A_stride0 + _p1 * A_stride1, mask=_p1_mask) + tl.load(A + (_p0 - 1) * A_stride0 + _p1 * A_stride1, mask=_p1_mask)), mask=_p1_mask)  # samples/nvshmem_jacobi2d_l9.py:30
+                tl.store(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, 0.2 * (tl.load(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] - 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] + 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] + 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/nvshmem_jacobi2d_l9.py:30
         if _region == 3:
             # samples/nvshmem_jacobi2d_l9.py:32: nvshmem.SignalWait(flags[0], t)
             _appyc_nvshmem_wait(flags, t)
@@ -588,16 +604,17 @@ def _jacobi_2d_persistent0(A_prev, A, flags, B, N, up, M, down, A_prev_stride0, 
                 tl.store(B + (M - 2) * B_stride0 + _p0 * B_stride1, 0.2 * (tl.load(A + (M - 2) * A_stride0 + _p0 * A_stride1, mask=_p0_mask) + tl.load(A + (M - 2) * A_stride0 + (_p0 - 1) * A_stride1, mask=_p0_mask) + tl.load(A + (M - 2) * A_stride0 + (_p0 + 1) * A_stride1, mask=_p0_mask) + tl.load(A + (M - 1) * A_stride0 + _p0 * A_stride1, mask=_p0_mask) + tl.load(A + (M - 3) * A_stride0 + _p0 * A_stride1, mask=_p0_mask)), mask=_p0_mask)  # samples/nvshmem_jacobi2d_l9.py:41
         if _region == 9:
             # samples/nvshmem_jacobi2d_l9.py:43: #pragma 1:M-1=>parallel 1:N-1=>parallel
-            _n9_1 = tl.maximum((M - 1) - (1), 0)
-            _n9_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            _n9_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
+            _n9_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL // ROW_BLOCK), 0)
             for _vp5 in range(_pid, _n9_0 * _n9_1, _nprog):
                 _pid9_0 = _vp5 % _n9_0
                 _rest9_0 = _vp5 // _n9_0
                 _pid9_1 = _rest9_0
-                _p0 = 1 + _pid9_1  # samples/nvshmem_jacobi2d_l9.py:43
-                _p1 = 1 + _pid9_0 * MVL + tl.arange(0, MVL)  # samples/nvshmem_jacobi2d_l9.py:43
+                _p0 = 1 + _pid9_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/nvshmem_jacobi2d_l9.py:43
+                _p0_mask = _p0 < (M - 1)
+                _p1 = 1 + _pid9_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/nvshmem_jacobi2d_l9.py:43
                 _p1_mask = _p1 < (N - 1)
-                tl.store(A + _p0 * A_stride0 + _p1 * A_stride1, tl.load(B + _p0 * B_stride0 + _p1 * B_stride1, mask=_p1_mask), mask=_p1_mask)  # samples/nvshmem_jacobi2d_l9.py:44
+                tl.store(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, tl.load(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/nvshmem_jacobi2d_l9.py:44
         if GRID_SYNC:
             if (_region == 4) | (_region == 5) | (_region == 6) | (_region == 7) | (_region == 8) | (_region == 9):
                 _arrived += _nprog
@@ -611,10 +628,12 @@ def _launch_jacobi_2d_persistent0(A_prev, A, flags, N, up, M, down, B, T, _appyc
         return
     _appyc_nvshmem_check_symmetric(A_prev, flags)
     _appyc_mvl, _appyc_warps = _appyc_nvshmem_config(512, 4)
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N - 1) - int(1))
     _appyc_nvshmem_persistent(
-        _jacobi_2d_persistent0, n_t * 10, max(1, (int(M - 2) - int(2)) * (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl), (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl), (int(M - 1) - int(1)) * (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl)),
+        _jacobi_2d_persistent0, n_t * 10, max(1, (((int(M - 2) - int(2)) + _appyc_row_block - 1) // _appyc_row_block) * (((int(N - 1) - int(1)) + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)), (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl), (((int(M - 1) - int(1)) + _appyc_row_block - 1) // _appyc_row_block) * (((int(N - 1) - int(1)) + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block))),
         (A_prev, A, flags, B, int(N), int(up), int(M), int(down), A_prev.stride(0), A_prev.stride(1), A_prev.stride(2), A.stride(0), A.stride(1), flags.stride(0), B.stride(0), B.stride(1), 1),
         _appyc_mvl, _appyc_warps,
+        {"ROW_BLOCK": _appyc_row_block},
     )
 
 

@@ -183,6 +183,21 @@ if _APPYC_INTERPRET:
     _appyc_interpreter_scalar_index()
 
 
+# A row block's row is at most this many lanes wide: MVL beyond it goes to more rows, which read
+# their neighbours in the same program (fdtd_2d by hand on the H100: 4 rows of 256 lanes 8.3 ms,
+# one row of 1024 9.1 ms; scripts/layout_probe_h100.log, fdtd_shapes).
+_APPYC_ROW_LANES_MAX = 256
+
+
+def _appyc_rows_a_program(mvl, extent):
+    """ROW_BLOCK of a row block: how many rows share a program's MVL lanes, each row's lanes
+    its extent rounded up to a power of two, at most _APPYC_ROW_LANES_MAX; at least 1."""
+    lanes = 1
+    while lanes < min(extent, _APPYC_ROW_LANES_MAX):
+        lanes *= 2
+    return max(1, mvl // lanes)
+
+
 def _appyc_programs_per_sm(compiled, warps, props):
     """How many programs of a compiled kernel one SM holds at once (a cooperative launch of more
     fails): the driver's occupancy answer, or a count by threads, registers and shared memory
@@ -550,7 +565,7 @@ def process_grid_3d(npes):
 
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
-def _jacobi_3d_persistent0(A, flags, B, L, b0, a0, M, N, b1, a1, b2, a2, A_stride0, A_stride1, A_stride2, flags_stride0, B_stride0, B_stride1, B_stride2, A_shape1, A_shape2, B_shape1, B_shape2, _t_start, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+def _jacobi_3d_persistent0(A, flags, B, L, b0, a0, M, N, b1, a1, b2, a2, A_stride0, A_stride1, A_stride2, flags_stride0, B_stride0, B_stride1, B_stride2, A_shape1, A_shape2, B_shape1, B_shape2, _t_start, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, ROW_BLOCK: tl.constexpr):
     # samples/nvshmem_jacobi3d_grid.py:59: for t in range(1, T + 1):  (persistent: 26 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
@@ -604,8 +619,8 @@ def _jacobi_3d_persistent0(A, flags, B, L, b0, a0, M, N, b1, a1, b2, a2, A_strid
         if _region == 12:
             # samples/nvshmem_jacobi3d_grid.py:73: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
             _n12_2 = tl.maximum((L - 1) - (1), 0)
-            _n12_1 = tl.maximum((M - 1) - (1), 0)
-            _n12_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            _n12_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
+            _n12_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL // ROW_BLOCK), 0)
             for _vp in range(_pid, _n12_0 * _n12_1 * _n12_2, _nprog):
                 _pid12_0 = _vp % _n12_0
                 _rest12_0 = _vp // _n12_0
@@ -613,10 +628,11 @@ def _jacobi_3d_persistent0(A, flags, B, L, b0, a0, M, N, b1, a1, b2, a2, A_strid
                 _rest12_1 = _rest12_0 // _n12_1
                 _pid12_2 = _rest12_1
                 _p0 = 1 + _pid12_2  # samples/nvshmem_jacobi3d_grid.py:73
-                _p1 = 1 + _pid12_1  # samples/nvshmem_jacobi3d_grid.py:73
-                _p2 = 1 + _pid12_0 * MVL + tl.arange(0, MVL)  # samples/nvshmem_jacobi3d_grid.py:73
+                _p1 = 1 + _pid12_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/nvshmem_jacobi3d_grid.py:73
+                _p1_mask = _p1 < (M - 1)
+                _p2 = 1 + _pid12_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/nvshmem_jacobi3d_grid.py:73
                 _p2_mask = _p2 < (N - 1)
-                tl.store(B + _p0 * B_stride0 + _p1 * B_stride1 + _p2 * B_stride2, (tl.load(A + _p0 * A_stride0 + _p1 * A_stride1 + _p2 * A_stride2, mask=_p2_mask, cache_modifier=".cg") + tl.load(A + (_p0 - 1) * A_stride0 + _p1 * A_stride1 + _p2 * A_stride2, mask=_p2_mask, cache_modifier=".cg") + tl.load(A + (_p0 + 1) * A_stride0 + _p1 * A_stride1 + _p2 * A_stride2, mask=_p2_mask, cache_modifier=".cg") + tl.load(A + _p0 * A_stride0 + (_p1 - 1) * A_stride1 + _p2 * A_stride2, mask=_p2_mask, cache_modifier=".cg") + tl.load(A + _p0 * A_stride0 + (_p1 + 1) * A_stride1 + _p2 * A_stride2, mask=_p2_mask, cache_modifier=".cg") + tl.load(A + _p0 * A_stride0 + _p1 * A_stride1 + (_p2 - 1) * A_stride2, mask=_p2_mask, cache_modifier=".cg") + tl.load(A + _p0 * A_stride0 + _p1 * A_stride1 + (_p2 + 1) * A_stride2, mask=_p2_mask, cache_modifier=".cg")) / 7.0, mask=_p2_mask)  # samples/nvshmem_jacobi3d_grid.py:74
+                tl.store(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, (tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(A + (_p0 - 1) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(A + (_p0 + 1) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(A + _p0 * A_stride0 + (_p1[:, None] - 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(A + _p0 * A_stride0 + (_p1[:, None] + 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_p2[None, :] - 1) * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_p2[None, :] + 1) * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg")) / 7.0, mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/nvshmem_jacobi3d_grid.py:74
         if _region == 13:
             # samples/nvshmem_jacobi3d_grid.py:77: nvshmem.Putmem(B[L - 1, :, :], B[1, :, :], b0, flags[6], t)
             if _pid == 0 % _nprog:
@@ -662,8 +678,8 @@ def _jacobi_3d_persistent0(A, flags, B, L, b0, a0, M, N, b1, a1, b2, a2, A_strid
         if _region == 25:
             # samples/nvshmem_jacobi3d_grid.py:89: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
             _n25_2 = tl.maximum((L - 1) - (1), 0)
-            _n25_1 = tl.maximum((M - 1) - (1), 0)
-            _n25_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            _n25_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
+            _n25_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL // ROW_BLOCK), 0)
             for _vp1 in range(_pid, _n25_0 * _n25_1 * _n25_2, _nprog):
                 _pid25_0 = _vp1 % _n25_0
                 _rest25_0 = _vp1 // _n25_0
@@ -671,10 +687,11 @@ def _jacobi_3d_persistent0(A, flags, B, L, b0, a0, M, N, b1, a1, b2, a2, A_strid
                 _rest25_1 = _rest25_0 // _n25_1
                 _pid25_2 = _rest25_1
                 _p0 = 1 + _pid25_2  # samples/nvshmem_jacobi3d_grid.py:89
-                _p1 = 1 + _pid25_1  # samples/nvshmem_jacobi3d_grid.py:89
-                _p2 = 1 + _pid25_0 * MVL + tl.arange(0, MVL)  # samples/nvshmem_jacobi3d_grid.py:89
+                _p1 = 1 + _pid25_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/nvshmem_jacobi3d_grid.py:89
+                _p1_mask = _p1 < (M - 1)
+                _p2 = 1 + _pid25_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/nvshmem_jacobi3d_grid.py:89
                 _p2_mask = _p2 < (N - 1)
-                tl.store(A + _p0 * A_stride0 + _p1 * A_stride1 + _p2 * A_stride2, (tl.load(B + _p0 * B_stride0 + _p1 * B_stride1 + _p2 * B_stride2, mask=_p2_mask, cache_modifier=".cg") + tl.load(B + (_p0 - 1) * B_stride0 + _p1 * B_stride1 + _p2 * B_stride2, mask=_p2_mask, cache_modifier=".cg") + tl.load(B + (_p0 + 1) * B_stride0 + _p1 * B_stride1 + _p2 * B_stride2, mask=_p2_mask, cache_modifier=".cg") + tl.load(B + _p0 * B_stride0 + (_p1 - 1) * B_stride1 + _p2 * B_stride2, mask=_p2_mask, cache_modifier=".cg") + tl.load(B + _p0 * B_stride0 + (_p1 + 1) * B_stride1 + _p2 * B_stride2, mask=_p2_mask, cache_modifier=".cg") + tl.load(B + _p0 * B_stride0 + _p1 * B_stride1 + (_p2 - 1) * B_stride2, mask=_p2_mask, cache_modifier=".cg") + tl.load(B + _p0 * B_stride0 + _p1 * B_stride1 + (_p2 + 1) * B_stride2, mask=_p2_mask, cache_modifier=".cg")) / 7.0, mask=_p2_mask)  # samples/nvshmem_jacobi3d_grid.py:90
+                tl.store(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, (tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(B + (_p0 - 1) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(B + (_p0 + 1) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(B + _p0 * B_stride0 + (_p1[:, None] - 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(B + _p0 * B_stride0 + (_p1[:, None] + 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + (_p2[None, :] - 1) * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + (_p2[None, :] + 1) * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg")) / 7.0, mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/nvshmem_jacobi3d_grid.py:90
         if GRID_SYNC:
             if (_region == 11) | (_region == 12) | (_region == 24) | (_region == 25):
                 _arrived += _nprog
@@ -688,10 +705,12 @@ def _launch_jacobi_3d_persistent0(A, flags, L, b0, a0, M, N, b1, a1, b2, a2, B, 
         return
     _appyc_nvshmem_check_symmetric(A, flags, B)
     _appyc_mvl, _appyc_warps = _appyc_nvshmem_config(512, 4)
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N - 1) - int(1))
     _appyc_nvshmem_persistent(
-        _jacobi_3d_persistent0, n_t * 26, max(1, (int(L - 1) - int(1)) * (int(M - 1) - int(1)) * (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl)),
+        _jacobi_3d_persistent0, n_t * 26, max(1, (int(L - 1) - int(1)) * (((int(M - 1) - int(1)) + _appyc_row_block - 1) // _appyc_row_block) * (((int(N - 1) - int(1)) + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block))),
         (A, flags, B, int(L), int(b0), int(a0), int(M), int(N), int(b1), int(a1), int(b2), int(a2), A.stride(0), A.stride(1), A.stride(2), flags.stride(0), B.stride(0), B.stride(1), B.stride(2), A.shape[1], A.shape[2], B.shape[1], B.shape[2], 1),
         _appyc_mvl, _appyc_warps,
+        {"ROW_BLOCK": _appyc_row_block},
     )
 
 

@@ -319,11 +319,17 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
+# A row block's row is at most this many lanes wide: MVL beyond it goes to more rows, which read
+# their neighbours in the same program (fdtd_2d by hand on the H100: 4 rows of 256 lanes 8.3 ms,
+# one row of 1024 9.1 ms; scripts/layout_probe_h100.log, fdtd_shapes).
+_APPYC_ROW_LANES_MAX = 256
+
+
 def _appyc_rows_a_program(mvl, extent):
-    """ROW_BLOCK of a row block: how many rows share a program's MVL lanes when a row's strip
-    (its extent, rounded up to a power of two) is narrower than MVL; 1 otherwise."""
+    """ROW_BLOCK of a row block: how many rows share a program's MVL lanes, each row's lanes
+    its extent rounded up to a power of two, at most _APPYC_ROW_LANES_MAX; at least 1."""
     lanes = 1
-    while lanes < extent:
+    while lanes < min(extent, _APPYC_ROW_LANES_MAX):
         lanes *= 2
     return max(1, mvl // lanes)
 
@@ -369,15 +375,16 @@ def square_scale(A, B, N):
 
 
 @triton.jit
-def _square_grid_kernel0(B, A, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr):
+def _square_grid_kernel0(B, A, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
     # samples/square_slices.py:17: #pragma :N=>parallel :N=>parallel
-    _p0 = tl.program_id(1)  # samples/square_slices.py:17
-    _p1 = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/square_slices.py:17
+    _p0 = tl.program_id(1) * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/square_slices.py:17
+    _p0_mask = _p0 < N
+    _p1 = tl.program_id(0) * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/square_slices.py:17
     _p1_mask = _p1 < N
-    tl.store(B + _p0 * B_stride0 + _p1 * B_stride1, tl.load(A + _p0 * A_stride0 + _p1 * A_stride1, mask=_p1_mask) - 0.5, mask=_p1_mask)  # samples/square_slices.py:18
+    tl.store(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, tl.load(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) - 0.5, mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/square_slices.py:18
 
 
-_square_grid_kernel0_tuning = _AppycTuning("_square_grid_kernel0", "132ec9777d0dd6c6", (1024, 4), _APPYC_CANDIDATES)
+_square_grid_kernel0_tuning = _AppycTuning("_square_grid_kernel0", "bfc1390d230df32f", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_square_grid_kernel0(B, A, N, _appyc_config=None):
@@ -394,12 +401,13 @@ def _launch_square_grid_kernel0(B, A, N, _appyc_config=None):
                 _appyc_key, (B,), lambda config: _launch_square_grid_kernel0(B, A, N, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    if n__p0 > 65535:
-        raise ValueError(f"samples/square_slices.py:17: the parallel loop over `_p0` has {n__p0} iterations; Triton's grid axis 1 takes at most 65535")
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N))
+    if (n__p0 + _appyc_row_block - 1) // _appyc_row_block > 65535:
+        raise ValueError(f"samples/square_slices.py:17: the parallel loop over `_p0` has {(n__p0 + _appyc_row_block - 1) // _appyc_row_block} iterations; Triton's grid axis 1 takes at most 65535")
     _appyc_launch(
-        _square_grid_kernel0, ((n__p1 + _appyc_mvl - 1) // _appyc_mvl, n__p0,),
+        _square_grid_kernel0, ((n__p1 + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n__p0 + _appyc_row_block - 1) // _appyc_row_block,),
         (B, A, int(N), B.stride(0), B.stride(1), A.stride(0), A.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
     )
 
 

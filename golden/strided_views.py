@@ -317,17 +317,33 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
+# A row block's row is at most this many lanes wide: MVL beyond it goes to more rows, which read
+# their neighbours in the same program (fdtd_2d by hand on the H100: 4 rows of 256 lanes 8.3 ms,
+# one row of 1024 9.1 ms; scripts/layout_probe_h100.log, fdtd_shapes).
+_APPYC_ROW_LANES_MAX = 256
+
+
+def _appyc_rows_a_program(mvl, extent):
+    """ROW_BLOCK of a row block: how many rows share a program's MVL lanes, each row's lanes
+    its extent rounded up to a power of two, at most _APPYC_ROW_LANES_MAX; at least 1."""
+    lanes = 1
+    while lanes < min(extent, _APPYC_ROW_LANES_MAX):
+        lanes *= 2
+    return max(1, mvl // lanes)
+
+
 
 @triton.jit
-def _scale_add_2d_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr):
+def _scale_add_2d_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
     # samples/strided_views.py:10: #pragma parallel for
-    i = tl.program_id(1)  # samples/strided_views.py:11
-    j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/strided_views.py:13
+    i = tl.program_id(1) * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/strided_views.py:11
+    i_mask = i < M
+    j = tl.program_id(0) * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/strided_views.py:13
     j_mask = j < N
-    tl.store(C + i * C_stride0 + j * C_stride1, alpha * tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) + tl.load(B + i * B_stride0 + j * B_stride1, mask=j_mask), mask=j_mask)  # samples/strided_views.py:14
+    tl.store(C + i[:, None] * C_stride0 + j[None, :] * C_stride1, alpha * tl.load(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :]), mask=i_mask[:, None] & j_mask[None, :])  # samples/strided_views.py:14
 
 
-_scale_add_2d_kernel0_tuning = _AppycTuning("_scale_add_2d_kernel0", "36dff7e442ac294c", (1024, 4), _APPYC_CANDIDATES)
+_scale_add_2d_kernel0_tuning = _AppycTuning("_scale_add_2d_kernel0", "a626cc2779211f08", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_scale_add_2d_kernel0(C, A, B, M, N, alpha, _appyc_config=None):
@@ -344,12 +360,13 @@ def _launch_scale_add_2d_kernel0(C, A, B, M, N, alpha, _appyc_config=None):
                 _appyc_key, (C,), lambda config: _launch_scale_add_2d_kernel0(C, A, B, M, N, alpha, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
-    if n_i > 65535:
-        raise ValueError(f"samples/strided_views.py:11: the parallel loop over `i` has {n_i} iterations; Triton's grid axis 1 takes at most 65535")
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N))
+    if (n_i + _appyc_row_block - 1) // _appyc_row_block > 65535:
+        raise ValueError(f"samples/strided_views.py:11: the parallel loop over `i` has {(n_i + _appyc_row_block - 1) // _appyc_row_block} iterations; Triton's grid axis 1 takes at most 65535")
     _appyc_launch(
-        _scale_add_2d_kernel0, ((n_j + _appyc_mvl - 1) // _appyc_mvl, n_i,),
+        _scale_add_2d_kernel0, ((n_j + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n_i + _appyc_row_block - 1) // _appyc_row_block,),
         (C, A, B, int(M), int(N), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
     )
 
 

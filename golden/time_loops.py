@@ -337,6 +337,21 @@ def _appyc_trip(start, stop, step):
     return len(range(int(start), int(stop), int(step)))
 
 
+# A row block's row is at most this many lanes wide: MVL beyond it goes to more rows, which read
+# their neighbours in the same program (fdtd_2d by hand on the H100: 4 rows of 256 lanes 8.3 ms,
+# one row of 1024 9.1 ms; scripts/layout_probe_h100.log, fdtd_shapes).
+_APPYC_ROW_LANES_MAX = 256
+
+
+def _appyc_rows_a_program(mvl, extent):
+    """ROW_BLOCK of a row block: how many rows share a program's MVL lanes, each row's lanes
+    its extent rounded up to a power of two, at most _APPYC_ROW_LANES_MAX; at least 1."""
+    lanes = 1
+    while lanes < min(extent, _APPYC_ROW_LANES_MAX):
+        lanes *= 2
+    return max(1, mvl // lanes)
+
+
 def _appyc_programs_per_sm(compiled, warps, props):
     """How many programs of a compiled kernel one SM holds at once (a cooperative launch of more
     fails): the driver's occupancy answer, or a count by threads, registers and shared memory
@@ -916,7 +931,7 @@ def prefix_steps(A, N, T):
 
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
-def _smooth_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+def _smooth_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, ROW_BLOCK: tl.constexpr):
     # samples/time_loops.py:82: for t in range(T):  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
@@ -927,34 +942,36 @@ def _smooth_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride
         t = _iteration
         if _region == 0:
             # samples/time_loops.py:83: #pragma parallel for
-            _n0_1 = tl.maximum((M - 1) - (1), 0)
-            _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            _n0_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
+            _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL // ROW_BLOCK), 0)
             for _vp in range(_pid, _n0_0 * _n0_1, _nprog):
                 _pid0_0 = _vp % _n0_0
                 _rest0_0 = _vp // _n0_0
                 _pid0_1 = _rest0_0
-                i = 1 + _pid0_1  # samples/time_loops.py:84
-                j = 1 + _pid0_0 * MVL + tl.arange(0, MVL)  # samples/time_loops.py:86
+                i = 1 + _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/time_loops.py:84
+                i_mask = i < (M - 1)
+                j = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/time_loops.py:86
                 j_mask = j < (N - 1)
-                tl.store(B + i * B_stride0 + j * B_stride1, 0.25 * (tl.load(A + (i - 1) * A_stride0 + j * A_stride1, mask=j_mask) + tl.load(A + (i + 1) * A_stride0 + j * A_stride1, mask=j_mask) + tl.load(A + i * A_stride0 + (j - 1) * A_stride1, mask=j_mask) + tl.load(A + i * A_stride0 + (j + 1) * A_stride1, mask=j_mask)), mask=j_mask)  # samples/time_loops.py:87
+                tl.store(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, 0.25 * (tl.load(A + (i[:, None] - 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + (i[:, None] + 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + i[:, None] * A_stride0 + (j[None, :] - 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + i[:, None] * A_stride0 + (j[None, :] + 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/time_loops.py:87
         if _region == 1:
             # samples/time_loops.py:88: #pragma parallel for
-            _n1_1 = tl.maximum((M - 1) - (1), 0)
-            _n1_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            _n1_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
+            _n1_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL // ROW_BLOCK), 0)
             for _vp1 in range(_pid, _n1_0 * _n1_1, _nprog):
                 _pid1_0 = _vp1 % _n1_0
                 _rest1_0 = _vp1 // _n1_0
                 _pid1_1 = _rest1_0
-                i = 1 + _pid1_1  # samples/time_loops.py:89
-                j = 1 + _pid1_0 * MVL + tl.arange(0, MVL)  # samples/time_loops.py:91
+                i = 1 + _pid1_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/time_loops.py:89
+                i_mask = i < (M - 1)
+                j = 1 + _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/time_loops.py:91
                 j_mask = j < (N - 1)
-                tl.store(A + i * A_stride0 + j * A_stride1, tl.load(B + i * B_stride0 + j * B_stride1, mask=j_mask), mask=j_mask)  # samples/time_loops.py:92
+                tl.store(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, tl.load(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :]), mask=i_mask[:, None] & j_mask[None, :])  # samples/time_loops.py:92
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_smooth_2d_persistent0_tuning = _AppycTuning("_smooth_2d_persistent0", "464b43a640323f71", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_smooth_2d_persistent0_tuning = _AppycTuning("_smooth_2d_persistent0", "a5309af5af334447", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_smooth_2d_persistent0(B, A, M, N, T, _appyc_config=None):
@@ -970,10 +987,12 @@ def _launch_smooth_2d_persistent0(B, A, M, N, T, _appyc_config=None):
                 _appyc_key, (B, A), lambda config: _launch_smooth_2d_persistent0(B, A, M, N, T, config)
             )
     _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N - 1) - int(1))
     _appyc_persistent(
-        _smooth_2d_persistent0, n_t * 2, (int(M - 1) - int(1)) * (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl),
+        _smooth_2d_persistent0, n_t * 2, (((int(M - 1) - int(1)) + _appyc_row_block - 1) // _appyc_row_block) * (((int(N - 1) - int(1)) + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)),
         (B, A, int(M), int(N), B.stride(0), B.stride(1), A.stride(0), A.stride(1)),
         _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+        {"ROW_BLOCK": _appyc_row_block},
     )
 
 
@@ -982,7 +1001,7 @@ def smooth_2d(A, B, M, N, T):
 
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
-def _yee_steps_persistent0(ey, fict, hz, ex, N, M, ey_stride0, ey_stride1, fict_stride0, hz_stride0, hz_stride1, ex_stride0, ex_stride1, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+def _yee_steps_persistent0(ey, fict, hz, ex, N, M, ey_stride0, ey_stride1, fict_stride0, hz_stride0, hz_stride1, ex_stride0, ex_stride1, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, ROW_BLOCK: tl.constexpr):
     # samples/time_loops.py:99: for t in range(T):  (persistent: 4 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
@@ -1000,47 +1019,50 @@ def _yee_steps_persistent0(ey, fict, hz, ex, N, M, ey_stride0, ey_stride1, fict_
                 tl.store(ey + 0 * ey_stride0 + j * ey_stride1, tl.load(fict + t * fict_stride0), mask=j_mask)  # samples/time_loops.py:102
         if _region == 1:
             # samples/time_loops.py:103: #pragma parallel for
-            _n1_1 = tl.maximum((M) - (1), 0)
-            _n1_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
+            _n1_1 = tl.maximum(tl.cdiv((M) - (1), ROW_BLOCK), 0)
+            _n1_0 = tl.maximum(tl.cdiv((N) - (0), MVL // ROW_BLOCK), 0)
             for _vp1 in range(_pid, _n1_0 * _n1_1, _nprog):
                 _pid1_0 = _vp1 % _n1_0
                 _rest1_0 = _vp1 // _n1_0
                 _pid1_1 = _rest1_0
-                i = 1 + _pid1_1  # samples/time_loops.py:104
-                j = _pid1_0 * MVL + tl.arange(0, MVL)  # samples/time_loops.py:106
+                i = 1 + _pid1_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/time_loops.py:104
+                i_mask = i < M
+                j = _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/time_loops.py:106
                 j_mask = j < N
-                tl.store(ey + i * ey_stride0 + j * ey_stride1, tl.load(ey + i * ey_stride0 + j * ey_stride1, mask=j_mask) - 0.5 * (tl.load(hz + i * hz_stride0 + j * hz_stride1, mask=j_mask) - tl.load(hz + (i - 1) * hz_stride0 + j * hz_stride1, mask=j_mask)), mask=j_mask)  # samples/time_loops.py:107
+                tl.store(ey + i[:, None] * ey_stride0 + j[None, :] * ey_stride1, tl.load(ey + i[:, None] * ey_stride0 + j[None, :] * ey_stride1, mask=i_mask[:, None] & j_mask[None, :]) - 0.5 * (tl.load(hz + i[:, None] * hz_stride0 + j[None, :] * hz_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(hz + (i[:, None] - 1) * hz_stride0 + j[None, :] * hz_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/time_loops.py:107
         if _region == 2:
             # samples/time_loops.py:108: #pragma parallel for
-            _n2_1 = tl.maximum((M) - (0), 0)
-            _n2_0 = tl.maximum(tl.cdiv((N) - (1), MVL), 0)
+            _n2_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)
+            _n2_0 = tl.maximum(tl.cdiv((N) - (1), MVL // ROW_BLOCK), 0)
             for _vp2 in range(_pid, _n2_0 * _n2_1, _nprog):
                 _pid2_0 = _vp2 % _n2_0
                 _rest2_0 = _vp2 // _n2_0
                 _pid2_1 = _rest2_0
-                i = _pid2_1  # samples/time_loops.py:109
-                j = 1 + _pid2_0 * MVL + tl.arange(0, MVL)  # samples/time_loops.py:111
+                i = _pid2_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/time_loops.py:109
+                i_mask = i < M
+                j = 1 + _pid2_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/time_loops.py:111
                 j_mask = j < N
-                tl.store(ex + i * ex_stride0 + j * ex_stride1, tl.load(ex + i * ex_stride0 + j * ex_stride1, mask=j_mask) - 0.5 * (tl.load(hz + i * hz_stride0 + j * hz_stride1, mask=j_mask) - tl.load(hz + i * hz_stride0 + (j - 1) * hz_stride1, mask=j_mask)), mask=j_mask)  # samples/time_loops.py:112
+                tl.store(ex + i[:, None] * ex_stride0 + j[None, :] * ex_stride1, tl.load(ex + i[:, None] * ex_stride0 + j[None, :] * ex_stride1, mask=i_mask[:, None] & j_mask[None, :]) - 0.5 * (tl.load(hz + i[:, None] * hz_stride0 + j[None, :] * hz_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(hz + i[:, None] * hz_stride0 + (j[None, :] - 1) * hz_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/time_loops.py:112
         if _region == 3:
             # samples/time_loops.py:113: #pragma parallel for
-            _n3_1 = tl.maximum((M - 1) - (0), 0)
-            _n3_0 = tl.maximum(tl.cdiv((N - 1) - (0), MVL), 0)
+            _n3_1 = tl.maximum(tl.cdiv((M - 1) - (0), ROW_BLOCK), 0)
+            _n3_0 = tl.maximum(tl.cdiv((N - 1) - (0), MVL // ROW_BLOCK), 0)
             for _vp3 in range(_pid, _n3_0 * _n3_1, _nprog):
                 _pid3_0 = _vp3 % _n3_0
                 _rest3_0 = _vp3 // _n3_0
                 _pid3_1 = _rest3_0
-                i = _pid3_1  # samples/time_loops.py:114
-                j = _pid3_0 * MVL + tl.arange(0, MVL)  # samples/time_loops.py:116
+                i = _pid3_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/time_loops.py:114
+                i_mask = i < (M - 1)
+                j = _pid3_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/time_loops.py:116
                 j_mask = j < (N - 1)
-                tl.store(hz + i * hz_stride0 + j * hz_stride1, tl.load(hz + i * hz_stride0 + j * hz_stride1, mask=j_mask) - 0.7 * (tl.load(ex + i * ex_stride0 + (j + 1) * ex_stride1, mask=j_mask) - tl.load(ex + i * ex_stride0 + j * ex_stride1, mask=j_mask) + tl.load(ey + (i + 1) * ey_stride0 + j * ey_stride1, mask=j_mask) - tl.load(ey + i * ey_stride0 + j * ey_stride1, mask=j_mask)), mask=j_mask)  # samples/time_loops.py:117
+                tl.store(hz + i[:, None] * hz_stride0 + j[None, :] * hz_stride1, tl.load(hz + i[:, None] * hz_stride0 + j[None, :] * hz_stride1, mask=i_mask[:, None] & j_mask[None, :]) - 0.7 * (tl.load(ex + i[:, None] * ex_stride0 + (j[None, :] + 1) * ex_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(ex + i[:, None] * ex_stride0 + j[None, :] * ex_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(ey + (i[:, None] + 1) * ey_stride0 + j[None, :] * ey_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(ey + i[:, None] * ey_stride0 + j[None, :] * ey_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/time_loops.py:117
         if GRID_SYNC:
             if (_region == 2) | (_region == 3):
                 _arrived += _nprog
                 _appyc_grid_barrier(_sync, _arrived)
 
 
-_yee_steps_persistent0_tuning = _AppycTuning("_yee_steps_persistent0", "cda49011be2ac8df", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_yee_steps_persistent0_tuning = _AppycTuning("_yee_steps_persistent0", "9f1ddbff86ee3fb9", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_yee_steps_persistent0(ey, fict, N, hz, M, ex, T, _appyc_config=None):
@@ -1056,10 +1078,12 @@ def _launch_yee_steps_persistent0(ey, fict, N, hz, M, ex, T, _appyc_config=None)
                 _appyc_key, (ey, ex, hz), lambda config: _launch_yee_steps_persistent0(ey, fict, N, hz, M, ex, T, config)
             )
     _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, max(int(N), int(N) - int(1), int(N - 1)))
     _appyc_persistent(
-        _yee_steps_persistent0, n_t * 4, max(((int(N) + _appyc_mvl - 1) // _appyc_mvl), (int(M) - int(1)) * ((int(N) + _appyc_mvl - 1) // _appyc_mvl), int(M) * (((int(N) - int(1)) + _appyc_mvl - 1) // _appyc_mvl), int(M - 1) * ((int(N - 1) + _appyc_mvl - 1) // _appyc_mvl)),
+        _yee_steps_persistent0, n_t * 4, max(((int(N) + _appyc_mvl - 1) // _appyc_mvl), (((int(M) - int(1)) + _appyc_row_block - 1) // _appyc_row_block) * ((int(N) + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)), ((int(M) + _appyc_row_block - 1) // _appyc_row_block) * (((int(N) - int(1)) + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)), ((int(M - 1) + _appyc_row_block - 1) // _appyc_row_block) * ((int(N - 1) + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block))),
         (ey, fict, hz, ex, int(N), int(M), ey.stride(0), ey.stride(1), fict.stride(0), hz.stride(0), hz.stride(1), ex.stride(0), ex.stride(1)),
         _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+        {"ROW_BLOCK": _appyc_row_block},
     )
 
 

@@ -27,8 +27,9 @@
      extent is even (N = 12500: Triton specialises neither, so lanes load 8 bytes).
   7. heat_blocks: a hand-written heat_3d loop whose virtual programs are U rows of a plane;
      heat_strip: the generated heat_3d with its one-trip k strip loop made a static one.
-  8. row_block: heat_3d, go_fast and trmm generated with row blocks against the same kernels
-     generated before (`--before`), at every configuration their tuner tries and as tuned.
+  8. row_block: kernels generated with row blocks (`--stems`, default heat_3d, go_fast, trmm)
+     against the same kernels generated before (`--before`), at every configuration their tuner
+     tries (`--wide`: and 16-warp ones for persistent loops) and as tuned.
   9. fdtd_shapes: a hand-written fdtd_2d loop in three shapes: regions in order in a loop over
      steps, a loop over phases testing the region (as generated), a loop over steps testing
      each region's phase against the launch's range. (Call 14 ran an earlier part, fdtd_coiter:
@@ -686,19 +687,26 @@ def part_heat_strip(modules, scratch):
             log(f"heat_strip {vname:11s} config={config} ms={ms:8.3f} maxdiff={err:.1e}")
 
 
+# Kernels the row_block part compares, and persistent configurations it adds to the tuner's.
+ROW_BLOCK_STEMS = ("heat_3d", "go_fast", "trmm")
+WIDE_PERSISTENT = ()
+
+
 def part_row_block(modules, scratch):
     """heat_3d, go_fast and trmm, whose regions became row blocks (passes::row_block), against
     the same kernels generated before (`--before`, one row a program), at every configuration
     their tuner tries, then as tuned. Prediction: heat_3d (rows of 118 elements) gets toward the
     hand-written heat_blocks kernel (9.9 ms at 2 rows a program, 8 warps, 4 programs an SM);
     go_fast and trmm (rows of MVL or more: ROW_BLOCK 1) stay within noise."""
-    for stem in ("heat_3d", "go_fast", "trmm"):
+    for stem in ROW_BLOCK_STEMS:
         mods = {"before": load_text(f"probe_rb_{stem}_before", (Path(BEFORE) / f"{stem}.py").read_text(), scratch),
                 "row_block": load_text(f"probe_rb_{stem}_after", (Path(modules) / f"{stem}.py").read_text(), scratch)}
         tables = [name for name in vars(mods["before"]) if name.endswith("_tuning")]
         case = Case(stem)
         for table in tables:
             configs = getattr(mods["before"], table).candidates
+            if "persistent" in table:
+                configs = tuple(configs) + WIDE_PERSISTENT
             for config in configs:
                 for vname, mod in mods.items():
                     # Only this kernel's table is forced; the function's others keep the default.
@@ -884,10 +892,17 @@ def main():
     p.add_argument("--out", default=".")
     p.add_argument("--parts", default="vp_order,gemm_edges")
     p.add_argument("--before", default="gen_npbench_before", help="modules generated before a change (row_block)")
+    p.add_argument("--stems", help="row_block: kernels to compare (default heat_3d,go_fast,trmm)")
+    p.add_argument("--wide", action="store_true",
+                   help="row_block: also time persistent loops at 16-warp configurations")
     p.add_argument("--designs", help="barrier designs as DESIGN:GROUPS,... (default: all)")
     a = p.parse_args()
-    global BEFORE
+    global BEFORE, ROW_BLOCK_STEMS, WIDE_PERSISTENT
     BEFORE = a.before
+    if a.stems:
+        ROW_BLOCK_STEMS = tuple(a.stems.split(","))
+    if a.wide:
+        WIDE_PERSISTENT = ((1024, 16, 32), (1024, 16, 64), (2048, 16, 32))
     if a.designs:
         global DESIGNS
         DESIGNS = tuple(tuple(int(x) for x in d.split(":")) for d in a.designs.split(","))

@@ -377,10 +377,18 @@ fn compile_function(
             // of a tile around its one strip) where strip-mining accepts the result;
             // otherwise keep one program per iteration.
             let mut vectorised = k.clone();
-            let changed = passes::vectorize_parallel::run(&mut vectorised)
-                || passes::row_block::run(&mut vectorised);
-            if changed && passes::strip_mine::run(&mut vectorised).is_ok() {
-                *k = vectorised;
+            let mut candidates = vec![];
+            if passes::vectorize_parallel::run(&mut vectorised) {
+                candidates.push(vectorised.clone());
+            }
+            if passes::row_block::run(&mut vectorised) {
+                candidates.insert(0, vectorised);
+            }
+            if let Some(done) = candidates
+                .into_iter()
+                .find_map(|mut c| passes::strip_mine::run(&mut c).is_ok().then_some(c))
+            {
+                *k = done;
                 continue;
             }
         }

@@ -34,11 +34,12 @@ def row_sums_new(A, M, N):
 def scaled_copy_2d(A, M, N):
     out = torch.zeros((M, N), dtype=torch.float32, device=A.device)
     # _scaled_copy_2d_kernel0
-    #pragma parallel for
+    #pragma parallel for simd
     for i in range(0, M, 1):
+        i = appy.vidx(i, appy.ROW_BLOCK, M)
         #pragma parallel for simd
         for j in range(0, N, 1):
-            j = appy.vidx(j, appy.MVL, N)
+            j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N)
             out[i, j] = A[i, j] * 2.0
     return out
 

@@ -9,21 +9,23 @@ import numpy as np
 
 def add_transpose(A, B, C, M, N, alpha):
     # _add_transpose_kernel0
-    #pragma parallel for
+    #pragma parallel for simd
     for i in range(0, M, 1):
+        i = appy.vidx(i, appy.ROW_BLOCK, M)
         #pragma parallel for simd
         for j in range(0, N, 1):
-            j = appy.vidx(j, appy.MVL, N)
+            j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N)
             C[i, j] = alpha * A[i, j] + B[j, i]
 
 
 def scale_shape(A, C, beta):
     # _scale_shape_kernel0
-    #pragma parallel for
+    #pragma parallel for simd
     for i in range(0, A.shape[0], 1):
+        i = appy.vidx(i, appy.ROW_BLOCK, A.shape[0])
         #pragma parallel for simd
         for j in range(0, A.shape[1], 1):
-            j = appy.vidx(j, appy.MVL, A.shape[1])
+            j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, A.shape[1])
             C[i, j] = A[i, j] * beta - 1.0
 
 
@@ -31,9 +33,10 @@ def stencil_3d(A, B, L, M, N):
     # _stencil_3d_kernel0
     #pragma parallel for
     for i in range(1, L - 1, 1):
-        #pragma parallel for
+        #pragma parallel for simd
         for j in range(1, M - 1, 1):
+            j = appy.vidx(j, appy.ROW_BLOCK, M - 1)
             #pragma parallel for simd
             for k in range(1, N - 1, 1):
-                k = appy.vidx(k, appy.MVL, N - 1)
+                k = appy.vidx(k, appy.MVL // appy.ROW_BLOCK, N - 1)
                 B[i, j, k] = A[i - 1, j, k] + A[i + 1, j, k] + A[i, j - 1, k] + A[i, j + 1, k] + A[i, j, k - 1] + A[i, j, k + 1] - 6.0 * A[i, j, k]

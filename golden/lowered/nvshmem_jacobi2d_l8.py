@@ -36,11 +36,12 @@ def jacobi_2d(A, B, M, N, T):
         #pragma sequential for
         nvshmem.SignalWait(flags[1], t)
         # _jacobi_2d_kernel0
-        #pragma parallel for
+        #pragma parallel for simd
         for _p0 in range(1, M - 1, 1):
+            _p0 = appy.vidx(_p0, appy.ROW_BLOCK, M - 1)
             #pragma parallel for simd
             for _p1 in range(1, N - 1, 1):
-                _p1 = appy.vidx(_p1, appy.MVL, N - 1)
+                _p1 = appy.vidx(_p1, appy.MVL // appy.ROW_BLOCK, N - 1)
                 B[_p0, _p1] = 0.2 * (A[_p0, _p1] + A[_p0, _p1 - 1] + A[_p0, _p1 + 1] + A[_p0 + 1, _p1] + A[_p0 - 1, _p1])
         # _comm4
         #pragma sequential for
@@ -55,9 +56,10 @@ def jacobi_2d(A, B, M, N, T):
         #pragma sequential for
         nvshmem.SignalWait(flags[3], t)
         # _jacobi_2d_kernel1
-        #pragma parallel for
+        #pragma parallel for simd
         for _p0 in range(1, M - 1, 1):
+            _p0 = appy.vidx(_p0, appy.ROW_BLOCK, M - 1)
             #pragma parallel for simd
             for _p1 in range(1, N - 1, 1):
-                _p1 = appy.vidx(_p1, appy.MVL, N - 1)
+                _p1 = appy.vidx(_p1, appy.MVL // appy.ROW_BLOCK, N - 1)
                 A[_p0, _p1] = 0.2 * (B[_p0, _p1] + B[_p0, _p1 - 1] + B[_p0, _p1 + 1] + B[_p0 + 1, _p1] + B[_p0 - 1, _p1])

@@ -32,11 +32,12 @@ def jacobi_2d(A, B, M, N, T):
         #pragma sequential for
         nvshmem.Putmem(A_prev[t % 2, 1, 1:N - 1], A[M - 2, 1:N - 1], down, flags[1])
         # _jacobi_2d_kernel0
-        #pragma parallel for
+        #pragma parallel for simd
         for _p0 in range(2, M - 2, 1):
+            _p0 = appy.vidx(_p0, appy.ROW_BLOCK, M - 2)
             #pragma parallel for simd
             for _p1 in range(1, N - 1, 1):
-                _p1 = appy.vidx(_p1, appy.MVL, N - 1)
+                _p1 = appy.vidx(_p1, appy.MVL // appy.ROW_BLOCK, N - 1)
                 B[_p0, _p1] = 0.2 * (A[_p0, _p1] + A[_p0, _p1 - 1] + A[_p0, _p1 + 1] + A[_p0 + 1, _p1] + A[_p0 - 1, _p1])
         # _comm2
         #pragma sequential for
@@ -65,9 +66,10 @@ def jacobi_2d(A, B, M, N, T):
             _p0 = appy.vidx(_p0, appy.MVL, N - 1)
             B[M - 2, _p0] = 0.2 * (A[M - 2, _p0] + A[M - 2, _p0 - 1] + A[M - 2, _p0 + 1] + A[M - 1, _p0] + A[M - 3, _p0])
         # _jacobi_2d_kernel5
-        #pragma parallel for
+        #pragma parallel for simd
         for _p0 in range(1, M - 1, 1):
+            _p0 = appy.vidx(_p0, appy.ROW_BLOCK, M - 1)
             #pragma parallel for simd
             for _p1 in range(1, N - 1, 1):
-                _p1 = appy.vidx(_p1, appy.MVL, N - 1)
+                _p1 = appy.vidx(_p1, appy.MVL // appy.ROW_BLOCK, N - 1)
                 A[_p0, _p1] = B[_p0, _p1]

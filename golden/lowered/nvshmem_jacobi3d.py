@@ -35,11 +35,12 @@ def jacobi_3d(A, B, L, M, N, T):
         # _jacobi_3d_kernel0
         #pragma parallel for
         for _p0 in range(1, L - 1, 1):
-            #pragma parallel for
+            #pragma parallel for simd
             for _p1 in range(1, M - 1, 1):
+                _p1 = appy.vidx(_p1, appy.ROW_BLOCK, M - 1)
                 #pragma parallel for simd
                 for _p2 in range(1, N - 1, 1):
-                    _p2 = appy.vidx(_p2, appy.MVL, N - 1)
+                    _p2 = appy.vidx(_p2, appy.MVL // appy.ROW_BLOCK, N - 1)
                     B[_p0, _p1, _p2] = (A[_p0, _p1, _p2] + A[_p0 - 1, _p1, _p2] + A[_p0 + 1, _p1, _p2] + A[_p0, _p1 - 1, _p2] + A[_p0, _p1 + 1, _p2] + A[_p0, _p1, _p2 - 1] + A[_p0, _p1, _p2 + 1]) / 7.0
         # _comm4
         #pragma sequential for
@@ -56,9 +57,10 @@ def jacobi_3d(A, B, L, M, N, T):
         # _jacobi_3d_kernel1
         #pragma parallel for
         for _p0 in range(1, L - 1, 1):
-            #pragma parallel for
+            #pragma parallel for simd
             for _p1 in range(1, M - 1, 1):
+                _p1 = appy.vidx(_p1, appy.ROW_BLOCK, M - 1)
                 #pragma parallel for simd
                 for _p2 in range(1, N - 1, 1):
-                    _p2 = appy.vidx(_p2, appy.MVL, N - 1)
+                    _p2 = appy.vidx(_p2, appy.MVL // appy.ROW_BLOCK, N - 1)
                     A[_p0, _p1, _p2] = (B[_p0, _p1, _p2] + B[_p0 - 1, _p1, _p2] + B[_p0 + 1, _p1, _p2] + B[_p0, _p1 - 1, _p2] + B[_p0, _p1 + 1, _p2] + B[_p0, _p1, _p2 - 1] + B[_p0, _p1, _p2 + 1]) / 7.0

@@ -21,11 +21,12 @@ def square_scale(A, B, N):
 
 def square_grid(A, B, N):
     # _square_grid_kernel0
-    #pragma parallel for
+    #pragma parallel for simd
     for _p0 in range(0, N, 1):
+        _p0 = appy.vidx(_p0, appy.ROW_BLOCK, N)
         #pragma parallel for simd
         for _p1 in range(0, N, 1):
-            _p1 = appy.vidx(_p1, appy.MVL, N)
+            _p1 = appy.vidx(_p1, appy.MVL // appy.ROW_BLOCK, N)
             B[_p0, _p1] = A[_p0, _p1] - 0.5
 
 

@@ -9,11 +9,12 @@ import numpy as np
 
 def scale_add_2d(A, B, C, M, N, alpha):
     # _scale_add_2d_kernel0
-    #pragma parallel for
+    #pragma parallel for simd
     for i in range(0, M, 1):
+        i = appy.vidx(i, appy.ROW_BLOCK, M)
         #pragma parallel for simd
         for j in range(0, N, 1):
-            j = appy.vidx(j, appy.MVL, N)
+            j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N)
             C[i, j] = alpha * A[i, j] + B[i, j]
 
 

@@ -110,18 +110,20 @@ def prefix_steps(A, N, T):
 def smooth_2d(A, B, M, N, T):
     for t in range(T):
         # _smooth_2d_kernel0
-        #pragma parallel for
+        #pragma parallel for simd
         for i in range(1, M - 1, 1):
+            i = appy.vidx(i, appy.ROW_BLOCK, M - 1)
             #pragma parallel for simd
             for j in range(1, N - 1, 1):
-                j = appy.vidx(j, appy.MVL, N - 1)
+                j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N - 1)
                 B[i, j] = 0.25 * (A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1])
         # _smooth_2d_kernel1
-        #pragma parallel for
+        #pragma parallel for simd
         for i in range(1, M - 1, 1):
+            i = appy.vidx(i, appy.ROW_BLOCK, M - 1)
             #pragma parallel for simd
             for j in range(1, N - 1, 1):
-                j = appy.vidx(j, appy.MVL, N - 1)
+                j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N - 1)
                 A[i, j] = B[i, j]
 
 
@@ -136,25 +138,28 @@ def yee_steps(ex, ey, hz, fict, M, N, T):
             j = appy.vidx(j, appy.MVL, N)
             ey[0, j] = fict[t]
         # _yee_steps_kernel1
-        #pragma parallel for
+        #pragma parallel for simd
         for i in range(1, M, 1):
+            i = appy.vidx(i, appy.ROW_BLOCK, M)
             #pragma parallel for simd
             for j in range(0, N, 1):
-                j = appy.vidx(j, appy.MVL, N)
+                j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N)
                 ey[i, j] = ey[i, j] - 0.5 * (hz[i, j] - hz[i - 1, j])
         # _yee_steps_kernel2
-        #pragma parallel for
+        #pragma parallel for simd
         for i in range(0, M, 1):
+            i = appy.vidx(i, appy.ROW_BLOCK, M)
             #pragma parallel for simd
             for j in range(1, N, 1):
-                j = appy.vidx(j, appy.MVL, N)
+                j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N)
                 ex[i, j] = ex[i, j] - 0.5 * (hz[i, j] - hz[i, j - 1])
         # _yee_steps_kernel3
-        #pragma parallel for
+        #pragma parallel for simd
         for i in range(0, M - 1, 1):
+            i = appy.vidx(i, appy.ROW_BLOCK, M - 1)
             #pragma parallel for simd
             for j in range(0, N - 1, 1):
-                j = appy.vidx(j, appy.MVL, N - 1)
+                j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N - 1)
                 hz[i, j] = hz[i, j] - 0.7 * (ex[i, j + 1] - ex[i, j] + ey[i + 1, j] - ey[i, j])
 
 

@@ -76,7 +76,7 @@ fn collect_uses(k: &Kernel) -> Uses<'_> {
             .extend([&d.range.start, &d.range.stop, &d.range.step]);
         u.int_roots
             .extend([&d.range.start, &d.range.stop, &d.range.step]);
-        u.uses_mvl |= d.simd == Some(Width::Mvl);
+        u.uses_mvl |= matches!(d.simd, Some(Width::Mvl | Width::RowBlockLanes));
     }
     for s in &k.body {
         s.walk(&mut |st| {

@@ -216,7 +216,7 @@ impl<'a> Cx<'a> {
                 .dims
                 .last()
                 .and_then(|d| d.simd)
-                .filter(|w| *w != Width::RowBlock),
+                .filter(|w| !matches!(w, Width::RowBlock | Width::RowBlockLanes)),
             tile_names: HashMap::new(),
             int_names: int_names(k, analysis),
             cg: HashSet::new(),
@@ -344,7 +344,12 @@ impl<'a> Cx<'a> {
                 }
                 Some(wd) => {
                     let width = width_text(wd);
-                    let lanes = format!("{pid} * {width} + tl.arange(0, {width})");
+                    let scale = if wd == Width::RowBlockLanes {
+                        format!("({width})")
+                    } else {
+                        width.clone()
+                    };
+                    let lanes = format!("{pid} * {scale} + tl.arange(0, {width})");
                     let lanes = if unit_step {
                         lanes
                     } else {
@@ -360,12 +365,19 @@ impl<'a> Cx<'a> {
                         let step = self.expr_prec(&dim.range.step, binop_prec(BinOp::Mul) + 1)?;
                         w.line(format!("{0}_mask = ({0} - {stop}) * {step} < 0", dim.var));
                     }
-                    // A row block's rows are axis 0 of the tile its strip completes.
-                    let axis = if wd == Width::RowBlock {
-                        "[:, None]"
-                    } else {
-                        ""
+                    // A row block's rows are axis 0 of the tile that its strip, or the lanes of
+                    // the grid dimension inside it, complete on axis 1.
+                    let axis = match wd {
+                        Width::RowBlock => "[:, None]",
+                        Width::RowBlockLanes => "[None, :]",
+                        _ => "",
                     };
+                    if wd == Width::RowBlockLanes {
+                        let host =
+                            self.host_value(&dim.range.start) && self.host_value(&dim.range.stop);
+                        self.row_block
+                            .push(host.then(|| (dim.range.start.clone(), dim.range.stop.clone())));
+                    }
                     if !axis.is_empty() {
                         self.tile_names
                             .insert(dim.var.clone(), format!("{}{axis}", dim.var));
@@ -1789,10 +1801,14 @@ mod tests {
         assert!(k.contains("_iteration = _phase // 2"), "{k}");
         assert!(k.contains("_region = _phase - _iteration * 2"), "{k}");
         assert!(k.contains("t = _iteration"), "{k}");
-        // A 2-D region: programs per axis (inner vectorised), virtual programs split back.
-        assert!(k.contains("_n0_1 = tl.maximum((M - 1) - (1), 0)"), "{k}");
+        // A 2-D region: programs per axis (a row block of the outer, the inner's lanes),
+        // virtual programs split back.
         assert!(
-            k.contains("_n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)"),
+            k.contains("_n0_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)"),
+            "{k}"
+        );
+        assert!(
+            k.contains("_n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL // ROW_BLOCK), 0)"),
             "{k}"
         );
         assert!(
@@ -1800,7 +1816,14 @@ mod tests {
             "{k}"
         );
         assert!(k.contains("_pid0_0 = _vp % _n0_0"), "{k}");
-        assert!(k.contains("i = 1 + _pid0_1"), "{k}");
+        assert!(
+            k.contains("i = 1 + _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)"),
+            "{k}"
+        );
+        assert!(
+            k.contains("j = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)"),
+            "{k}"
+        );
         // Both phases conflict with the next: a barrier after every phase, on the GPU only.
         assert!(k.contains("if GRID_SYNC:\n"), "{k}");
         assert!(!k.contains("if (_region =="), "{k}");

@@ -1,14 +1,20 @@
 //! row_block: a region whose innermost `parallel for` holds nothing but one element-wise
 //! `simd` loop over host bounds runs `ROW_BLOCK` of its rows per program, as axis 0 of a 2-D
-//! tile whose axis 1 is that loop's strip of `MVL // ROW_BLOCK` lanes.
+//! tile whose axis 1 is that loop's strip of `MVL // ROW_BLOCK` lanes. Likewise a region of
+//! element statements whose innermost `parallel for` runs MVL iterations a program
+//! (`vectorize_parallel`) inside another `parallel for`: `ROW_BLOCK` iterations of the outer
+//! loop by `MVL // ROW_BLOCK` of the inner one.
 //!
 //! Why: a program walks one row's strip at a time, and when rows are shorter than MVL (heat_3d
 //! at N = 120: 118 elements, MVL 128 or more) most of the vector is masked off and each program
 //! has one short row of loads in flight. The launcher picks `ROW_BLOCK` per launch as MVL over
-//! the strip's extent rounded up to a power of two (1 for rows of MVL or more, which is the
-//! unblocked kernel on a [1, MVL] tile), so the tile keeps MVL lanes and the tuned MVL still
-//! says how much work a program holds. A hand-written heat_3d with 2 rows a program ran at 95 %
-//! of copy bandwidth against 79 % for one row (scripts/layout_probe_h100.log, heat_blocks).
+//! the row's extent rounded up to a power of two and capped at `_APPYC_ROW_LANES_MAX` lanes (a
+//! row of at least that many lanes gets MVL over the cap), so the tile keeps MVL lanes and the
+//! tuned MVL still says how much work a program holds. A hand-written heat_3d with 2 rows a
+//! program ran at 95 % of copy bandwidth against 79 % for one row, and a hand-written fdtd_2d
+//! with 4 rows of 256 lanes 8.3 against 9.1 ms for one row of 1024
+//! (scripts/layout_probe_h100.log, heat_blocks and fdtd_shapes): rows read their neighbours
+//! within one program.
 //!
 //! Semantics: iterations of a `parallel for` are independent by contract, so running several
 //! of them as lanes of one tile keeps the result, as `vectorize_parallel` does for bodies
@@ -19,17 +25,28 @@
 use crate::ir::*;
 use std::collections::HashSet;
 
-/// Marks the innermost grid dimension `RowBlock` and its one `simd` loop `RowBlockLanes`, when
-/// the region qualifies. Returns whether it did.
+/// Marks a region that qualifies, in one of two shapes, and returns whether it did:
+/// - the innermost grid dimension is a plain `parallel for` whose body is one `simd` loop:
+///   the dimension becomes `RowBlock`, the loop `RowBlockLanes`;
+/// - the innermost grid dimension runs MVL iterations a program (`vectorize_parallel`) and the
+///   one outside it is a plain `parallel for`: they become `RowBlock` and `RowBlockLanes`.
 pub fn run(k: &mut Kernel) -> bool {
     if k.tiles.is_some() || k.comm.is_some() || !k.shared.is_empty() || k.split_rows.is_some() {
         return false;
     }
-    let Some(dim) = k.dims.last() else {
+    let n = k.dims.len();
+    if n == 0 || !k.dims.iter().all(|d| positive_literal_step(&d.range.step)) {
         return false;
-    };
-    let positive_literal_step = matches!(dim.range.step.kind, ExprKind::Int(s) if s > 0);
-    if dim.simd.is_some() || !positive_literal_step {
+    }
+    if k.dims[n - 1].simd == Some(Width::Mvl) {
+        if n < 2 || k.dims[n - 2].simd.is_some() || !k.body.iter().all(element_statement) {
+            return false;
+        }
+        k.dims[n - 2].simd = Some(Width::RowBlock);
+        k.dims[n - 1].simd = Some(Width::RowBlockLanes);
+        return true;
+    }
+    if k.dims[n - 1].simd.is_some() {
         return false;
     }
     let bound = k.bound_names();
@@ -55,10 +72,12 @@ pub fn run(k: &mut Kernel) -> bool {
         return false;
     }
     *kind = LoopKind::Simd(Width::RowBlockLanes);
-    if let Some(d) = k.dims.last_mut() {
-        d.simd = Some(Width::RowBlock);
-    }
+    k.dims[n - 1].simd = Some(Width::RowBlock);
     true
+}
+
+fn positive_literal_step(step: &Expr) -> bool {
+    matches!(step.kind, ExprKind::Int(s) if s > 0)
 }
 
 /// A bound the launcher can evaluate: no array element and no name the kernel binds (the
@@ -138,6 +157,35 @@ mod tests {
         // A parameter and an extent are host values too; so is a 1-D grid.
         let src = "def f(A, B, M, lo):\n    #pragma parallel for\n    for j in range(M):\n        #pragma simd\n        for k in range(lo, A.shape[1]):\n            B[j, k] = A[j, k]\n";
         assert!(blocked(src).0);
+    }
+
+    /// The grid's widths after `vectorize_parallel` and the pass.
+    fn lane_blocks(src: &str) -> Vec<Option<Width>> {
+        let f = attached(src).unwrap();
+        let mut k = crate::passes::outline::run(&f).unwrap().remove(0);
+        crate::passes::vectorize_parallel::run(&mut k);
+        super::run(&mut k);
+        k.dims.iter().map(|d| d.simd).collect()
+    }
+
+    #[test]
+    fn vectorised_lanes_inside_another_parallel_loop_take_a_block_of_its_rows() {
+        let head = "def f(A, B, M, N):\n    #pragma parallel for\n    for i in range(1, M):\n        #pragma parallel for\n        for j in range(N):\n";
+        assert_eq!(
+            lane_blocks(&format!(
+                "{head}            t = A[i, j] - A[i - 1, j]\n            B[i, j] = 0.5 * t\n"
+            )),
+            vec![Some(Width::RowBlock), Some(Width::RowBlockLanes)]
+        );
+        // An inner loop (a reduction per lane) keeps one row of lanes; so does a 1-D grid.
+        assert_eq!(
+            lane_blocks(&format!("{head}            s = 0.0\n            for k in range(N):\n                s += A[k, j]\n            B[i, j] = s\n")),
+            vec![None, Some(Width::Mvl)]
+        );
+        assert_eq!(
+            lane_blocks("def f(A, B, N):\n    #pragma parallel for\n    for j in range(N):\n        B[j] = A[j]\n"),
+            vec![Some(Width::Mvl)]
+        );
     }
 
     #[test]

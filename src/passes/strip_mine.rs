@@ -29,6 +29,10 @@ pub fn run(k: &mut Kernel) -> Result<()> {
         Some(d) if d.simd.is_some() => {
             scope.vectors.insert(d.var.clone());
             scope.program_lanes = true;
+            // Lanes blocked with the rows of the loop outside them (`passes::row_block`).
+            for outer in k.dims.iter().filter(|o| o.simd == Some(Width::RowBlock)) {
+                scope.vectors.insert(outer.var.clone());
+            }
         }
         _ => {}
     }

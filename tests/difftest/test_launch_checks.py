@@ -31,7 +31,8 @@ def test_persistent_work_hint_counts_every_virtual_program(gen_dir, monkeypatch)
     """The persistent launcher's `work` (the widest region's program count, which caps the grid
     on the GPU) is the product of the grid dimensions' trip counts. It once lost the parentheses
     around `int(M - 1) - int(1)`, which made the product 0 and ran heat_3d on one program, and a
-    ceiling division `(n + w - 1) // w` needs its own parentheses as a factor."""
+    ceiling division `(n + w - 1) // w` needs its own parentheses as a factor. smooth_2d's region
+    is a row block: rows of (N - 2) lanes rounded up to a power of two (at most 256) share MVL."""
     gen = generated_module("time_loops", 16, gen_dir)
     seen = []
     real = gen._appyc_persistent
@@ -46,7 +47,9 @@ def test_persistent_work_hint_counts_every_virtual_program(gen_dir, monkeypatch)
         seen.clear()
         gen.smooth_2d(a, b, M, N, 2)
         ((work, mvl),) = seen
-        assert work == (M - 2) * -(-(N - 2) // mvl), (M, N, mvl)
+        lanes = min(1 << (N - 3).bit_length(), 256)
+        rows = max(1, mvl // lanes)
+        assert work == -(-(M - 2) // rows) * -(-(N - 2) // (mvl // rows)), (M, N, mvl)
 
 
 def test_persistent_grid_follows_the_warps_per_sm_of_its_configuration(gen_dir, monkeypatch):
@@ -151,3 +154,29 @@ def test_row_block_takes_as_many_rows_as_share_mvl_lanes(gen_dir, monkeypatch):
                                  + 0.125 * (x[1:-1, 1:-1, 2:] - 2.0 * x[1:-1, 1:-1, 1:-1] + x[1:-1, 1:-1, :-2])
                                  + x[1:-1, 1:-1, 1:-1])
         np.testing.assert_allclose(b.numpy(), ref, rtol=1e-12, atol=1e-12)
+
+
+def test_row_block_of_vectorised_lanes_blocks_the_loop_outside(gen_dir, monkeypatch):
+    """The second shape of a row block: a `parallel for` vectorised as lanes inside another
+    `parallel for` takes ROW_BLOCK iterations of the outer loop as rows of one tile, its lanes
+    the inner extent rounded up to a power of two (at most 256); the grid counts blocks of rows
+    on axis 1 and strips of lanes on axis 0. Results at each block size against NumPy."""
+    gen = generated_module("nested_parallel_2d", 16, gen_dir)
+    seen = []
+    real = gen._appyc_launch
+
+    def recording(kernel, grid, args, constants, **options):
+        seen.append((constants["ROW_BLOCK"], grid))
+        return real(kernel, grid, args, constants, **options)
+
+    monkeypatch.setattr(gen, "_appyc_launch", recording)
+    monkeypatch.setenv("APPYC_MVL", "16")
+    M = 7
+    for n, rows in ((20, 1), (16, 1), (9, 1), (5, 2), (3, 4), (1, 16)):
+        seen.clear()
+        a, b = torch.randn(M, n, dtype=torch.float64), torch.randn(n, M, dtype=torch.float64)
+        c = torch.zeros(M, n, dtype=torch.float64)
+        gen.add_transpose(a, b, c, M, n, 1.5)
+        lanes = 16 // rows
+        assert seen == [(rows, (-(-n // lanes), -(-M // rows)))], (n, seen)
+        np.testing.assert_allclose(c.numpy(), 1.5 * a.numpy() + b.numpy().T, rtol=1e-12, atol=1e-12)
