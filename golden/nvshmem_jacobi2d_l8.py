@@ -186,10 +186,7 @@ _APPYC_ROW_LANES_MAX = 256
 def _appyc_rows_a_program(mvl, extent):
     """ROW_BLOCK of a row block: how many rows share a program's MVL lanes, each row's lanes
     its extent rounded up to a power of two, at most _APPYC_ROW_LANES_MAX; at least 1."""
-    lanes = 1
-    while lanes < min(extent, _APPYC_ROW_LANES_MAX):
-        lanes *= 2
-    return max(1, mvl // lanes)
+    return max(1, mvl // (1 << (min(max(extent, 1), _APPYC_ROW_LANES_MAX) - 1).bit_length()))
 
 
 def _appyc_programs_per_sm(compiled, warps, props):
