@@ -95,21 +95,28 @@ def test_persistent_grid_follows_the_warps_per_sm_of_its_configuration(gen_dir, 
         assert seen and all(c["ONE_STRIP"] is True and c["MVL"] == 128 for c in seen), seen
 
 
+def recorded_launches(gen, monkeypatch, record):
+    """Makes every launch of the generated module `gen` append `record(grid, constants)` to the
+    returned list before it launches, with the interpreter's vector length set to 16 lanes."""
+    seen = []
+    real = gen._appyc_launch
+
+    def recording(kernel, grid, args, constants, **options):
+        seen.append(record(grid, constants))
+        return real(kernel, grid, args, constants, **options)
+
+    monkeypatch.setattr(gen, "_appyc_launch", recording)
+    monkeypatch.setenv("APPYC_MVL", "16")  # the interpreter's vector length (128 otherwise)
+    return seen
+
+
 def test_one_strip_is_switched_on_exactly_when_the_row_fits_one_strip(gen_dir, monkeypatch):
     """The launchers' ONE_STRIP (a strip loop over host bounds that fits one strip runs as
     straight code): on for a row within MVL, off for a longer one and for an empty one, in a
     kernel of its own and in a persistent loop. The difftests check the results either way; this
     checks that the switch is taken at all, which results alone cannot show."""
     gen = generated_module("heat_3d", 16, gen_dir)
-    seen = []
-    real = gen._appyc_launch
-
-    def recording(kernel, grid, args, constants, **options):
-        seen.append(constants.get("ONE_STRIP"))
-        return real(kernel, grid, args, constants, **options)
-
-    monkeypatch.setattr(gen, "_appyc_launch", recording)
-    monkeypatch.setenv("APPYC_MVL", "16")  # the interpreter's vector length (128 otherwise)
+    seen = recorded_launches(gen, monkeypatch, lambda grid, constants: constants.get("ONE_STRIP"))
     for n, on in ((17, True), (18, True), (19, False), (40, False), (2, False)):
         seen.clear()
         a = torch.randn(4, 5, n, dtype=torch.float64)
@@ -130,15 +137,7 @@ def test_row_block_takes_as_many_rows_as_share_mvl_lanes(gen_dir, monkeypatch):
     check results at the sizes they pick; this checks that rows are blocked at all and how
     many, and the results at each block size, which results at one size cannot show."""
     gen = generated_module("heat_3d", 16, gen_dir)
-    seen = []
-    real = gen._appyc_launch
-
-    def recording(kernel, grid, args, constants, **options):
-        seen.append((constants["ROW_BLOCK"], grid))
-        return real(kernel, grid, args, constants, **options)
-
-    monkeypatch.setattr(gen, "_appyc_launch", recording)
-    monkeypatch.setenv("APPYC_MVL", "16")  # the interpreter's vector length (128 otherwise)
+    seen = recorded_launches(gen, monkeypatch, lambda grid, constants: (constants["ROW_BLOCK"], grid))
     L, M = 4, 7
     for n, rows in ((19, 1), (18, 1), (10, 2), (7, 2), (6, 4), (4, 8), (3, 16)):
         seen.clear()
@@ -162,15 +161,7 @@ def test_row_block_of_vectorised_lanes_blocks_the_loop_outside(gen_dir, monkeypa
     the inner extent rounded up to a power of two (at most 256); the grid counts blocks of rows
     on axis 1 and strips of lanes on axis 0. Results at each block size against NumPy."""
     gen = generated_module("nested_parallel_2d", 16, gen_dir)
-    seen = []
-    real = gen._appyc_launch
-
-    def recording(kernel, grid, args, constants, **options):
-        seen.append((constants["ROW_BLOCK"], grid))
-        return real(kernel, grid, args, constants, **options)
-
-    monkeypatch.setattr(gen, "_appyc_launch", recording)
-    monkeypatch.setenv("APPYC_MVL", "16")
+    seen = recorded_launches(gen, monkeypatch, lambda grid, constants: (constants["ROW_BLOCK"], grid))
     M = 7
     for n, rows in ((20, 1), (16, 1), (9, 1), (5, 2), (3, 4), (1, 16)):
         seen.clear()
