@@ -113,6 +113,25 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
         else {
             unreachable!()
         };
+        // A nested loop whose bounds use a name an enclosing loop binds (its variable, or a
+        // scalar assigned before it) is no rectangle the launcher can count: it runs inside
+        // each program instead, as a `simd` strip when that is one (its iterations are
+        // independent, as lanes are), else in order.
+        if !dims.is_empty() && bounds_use(range, &dims, &prelude) {
+            let mut inner = cur.clone();
+            if let StmtKind::For { kind, .. } = &mut inner.kind {
+                *kind = if matches!(range.step.kind, ExprKind::Int(1))
+                    && body.iter().all(is_element_assignment)
+                {
+                    LoopKind::Simd(simd.unwrap_or(Width::Mvl))
+                } else {
+                    LoopKind::Plain
+                };
+            }
+            let mut all = prelude;
+            all.push(inner);
+            break all;
+        }
         if dims.len() == 3 {
             return Err(Diagnostic::error(
                 pragma_span(cur),
@@ -204,6 +223,46 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
             pragma.directive,
             crate::ir::pragma::Directive::ParallelFor { tf32: true, .. }
         ),
+    })
+}
+
+/// Whether a loop's bounds read an enclosing grid variable or a scalar assigned before it.
+fn bounds_use(range: &Range, dims: &[ParallelDim], prelude: &[Stmt]) -> bool {
+    let mut bound: Vec<&str> = dims.iter().map(|d| d.var.as_str()).collect();
+    for s in prelude {
+        if let StmtKind::Assign {
+            target: Expr {
+                kind: ExprKind::Name(n),
+                ..
+            },
+            ..
+        } = &s.kind
+        {
+            bound.push(n);
+        }
+    }
+    [&range.start, &range.stop, &range.step]
+        .iter()
+        .any(|e| bound.iter().any(|n| e.mentions(n)))
+}
+
+/// A non-atomic assignment of one element (no slices): what a `simd` strip runs lane by lane.
+fn is_element_assignment(s: &Stmt) -> bool {
+    let StmtKind::Assign {
+        target,
+        value,
+        atomic: false,
+    } = &s.kind
+    else {
+        return false;
+    };
+    [target, value].iter().all(|e| {
+        !e.any(&mut |x| match &x.kind {
+            ExprKind::Subscript { indices, .. } => {
+                indices.iter().any(|i| matches!(i, Index::Slice { .. }))
+            }
+            _ => false,
+        })
     })
 }
 
@@ -459,6 +518,42 @@ mod tests {
         assert_eq!(k[0].name, "_f_kernel0");
         assert_eq!(k[0].dims.len(), 2);
         assert_eq!(k[0].body.len(), 2, "prelude assignment + body");
+    }
+
+    #[test]
+    fn a_nested_loop_over_what_its_parent_binds_runs_inside_each_program() {
+        // Bounds from the outer variable or a scalar assigned before: no grid dimension (the
+        // launcher could not count it), but a loop in the body: a strip of element
+        // assignments, or a plain loop.
+        let inner_kind = |src: &str| {
+            let k = kernels(src).unwrap().remove(0);
+            assert_eq!(k.dims.len(), 1, "{src}");
+            match &k.body.last().unwrap().kind {
+                StmtKind::For { kind, .. } => *kind,
+                other => panic!("{other:?}"),
+            }
+        };
+        let head = "def f(A, B, N, s):\n    #pragma parallel for\n    for i in range(N):\n";
+        assert_eq!(
+            inner_kind(&format!("{head}        #pragma parallel for\n        for j in range(i, N):\n            B[i, j] = A[i, j]\n")),
+            LoopKind::Simd(Width::Mvl)
+        );
+        assert_eq!(
+            inner_kind(&format!("{head}        n = i + 1\n        #pragma parallel for\n        for j in range(n):\n            B[i, j] = A[i, j]\n")),
+            LoopKind::Simd(Width::Mvl)
+        );
+        // A body with an `if`, or a step other than 1: one iteration after another.
+        assert_eq!(
+            inner_kind(&format!("{head}        #pragma parallel for\n        for j in range(i):\n            if A[i, j] > 0:\n                B[i, j] = 1.0\n")),
+            LoopKind::Plain
+        );
+        assert_eq!(
+            inner_kind(&format!("{head}        #pragma parallel for\n        for j in range(0, i, 2):\n            B[i, j] = A[i, j]\n")),
+            LoopKind::Plain
+        );
+        // A host scalar in the bounds is still a rectangle.
+        let k = kernels(&format!("{head}        #pragma parallel for\n        for j in range(s, N):\n            B[i, j] = A[i, j]\n")).unwrap();
+        assert_eq!(k[0].dims.len(), 2);
     }
 
     #[test]

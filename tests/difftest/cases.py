@@ -251,6 +251,10 @@ CASES = [
          lambda r, s: [normal(r, s), normal(r, s), -0.5], SIZES_GRID, mvls=(16,)),
     Case("nested_parallel_2d", "stencil_3d",
          lambda r, s: [normal(r, s), normal(r, s), *s], ((5, 7, 9), (6, 11, 13)), mvls=(128,)),
+    Case("nested_parallel_2d", "upper_scale",  # a triangle: the inner loop runs as a strip
+         lambda r, n: [normal(r, (n, n)), normal(r, (n, n)), n], (37, 150), mvls=(16, 128)),
+    Case("nested_parallel_2d", "lower_clip",  # a triangle with an `if`: the inner loop in order
+         lambda r, n: [normal(r, (n, n)), normal(r, (n, n)), n], (37,)),
     # ---------------------------------------------------------------- sequential_prefix
     Case("sequential_prefix", "prefix_sum",
          lambda r, n: [normal(r, n), normal(r, n), n], (37, 777)),
