@@ -254,7 +254,7 @@ CASES = [
     Case("nested_parallel_2d", "upper_scale",  # a triangle: the inner loop runs as a strip
          lambda r, n: [normal(r, (n, n)), normal(r, (n, n)), n], (37, 150), mvls=(16, 128)),
     Case("nested_parallel_2d", "lower_clip",  # a triangle with an `if`: the inner loop in order
-         lambda r, n: [normal(r, (n, n)), normal(r, (n, n)), n], (37,)),
+         lambda r, n: [normal(r, (n, n)), normal(r, (n, n)), n], (37, 21)),
     # ---------------------------------------------------------------- sequential_prefix
     Case("sequential_prefix", "prefix_sum",
          lambda r, n: [normal(r, n), normal(r, n), n], (37, 777)),
