@@ -1,7 +1,7 @@
 //! The parsed form of `#pragma` comments, as the passes read it. The frontend
 //! (`frontend::pragma`) parses and validates comments into these types.
 
-use super::{Expr, ReduceOp, Width};
+use super::expr::{Expr, ReduceOp, Width};
 use crate::frontend::source::Span;
 
 /// A validated pragma.
