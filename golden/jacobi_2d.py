@@ -38,7 +38,7 @@ def _appyc_write_json(path, table):
 def _appyc_remember_triton_key():
     """Before its first compile or cache lookup in a process, Triton hashes its own installation
     (libtriton alone is ~400 MB): 0.45 s of every first call on the H100, kernels cached or not
-    (scripts/gpu_first_call.py). Triton's answer is kept in $APPYC_CACHE_DIR/triton_key.json,
+    (bench/gpu_first_call.py). Triton's answer is kept in $APPYC_CACHE_DIR/triton_key.json,
     keyed by the path, size and modification time of every file it could cover, and handed back
     while they are unchanged; a changed file computes it again. APPYC_TRITON_KEY_CACHE=0 leaves
     Triton as it is."""
@@ -116,7 +116,7 @@ def _appyc_launch(kernel, grid, args, constants, **options):
     arguments it specializes alike (same `_appyc_arg_class` of every argument, same constants,
     options and device), through the compiled kernel's own launcher: on the H100 that call costs
     5-6 us of CPU where Triton's launch path costs 16, and the generated launcher 14.5 us in all
-    (scripts/gaps_h100.log, launch paths). Every new specialization,
+    (bench/gaps_h100.log, launch paths). Every new specialization,
     launch hooks, and whatever returns no compiled kernel (the interpreter) take Triton's path.
     """
     # By id (hashing a JIT function hashes its source); the entry holds the function itself,
@@ -171,7 +171,7 @@ _APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8
 # A persistent loop's configurations say also how many warps of its programs an SM runs:
 # 64, every program the SM holds; 32, at most half of an SM's warps, since a grid barrier costs
 # about linear in the programs that arrive at it (0.98 us for 132 programs, 4.3 us for 1584 on
-# the H100) and fewer programs were faster on heat_3d and fdtd_2d (scripts/layout_probe_h100.log);
+# the H100) and fewer programs were faster on heat_3d and fdtd_2d (bench/layout_probe_h100.log);
 # 0, one launch per phase, which can win when phases are long.
 _APPYC_PERSISTENT_CANDIDATES = (tuple(c + (64,) for c in _APPYC_CANDIDATES)
                                 + tuple(c + (32,) for c in _APPYC_CANDIDATES)
@@ -328,7 +328,7 @@ def _appyc_remember(entry, config):
 
 # A row block's row is at most this many lanes wide: MVL beyond it goes to more rows, which read
 # their neighbours in the same program (fdtd_2d by hand on the H100: 4 rows of 256 lanes 8.3 ms,
-# one row of 1024 9.1 ms; scripts/layout_probe_h100.log, fdtd_shapes).
+# one row of 1024 9.1 ms; bench/layout_probe_h100.log, fdtd_shapes).
 _APPYC_ROW_LANES_MAX = 256
 
 

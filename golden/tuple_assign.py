@@ -38,7 +38,7 @@ def _appyc_write_json(path, table):
 def _appyc_remember_triton_key():
     """Before its first compile or cache lookup in a process, Triton hashes its own installation
     (libtriton alone is ~400 MB): 0.45 s of every first call on the H100, kernels cached or not
-    (scripts/gpu_first_call.py). Triton's answer is kept in $APPYC_CACHE_DIR/triton_key.json,
+    (bench/gpu_first_call.py). Triton's answer is kept in $APPYC_CACHE_DIR/triton_key.json,
     keyed by the path, size and modification time of every file it could cover, and handed back
     while they are unchanged; a changed file computes it again. APPYC_TRITON_KEY_CACHE=0 leaves
     Triton as it is."""
@@ -116,7 +116,7 @@ def _appyc_launch(kernel, grid, args, constants, **options):
     arguments it specializes alike (same `_appyc_arg_class` of every argument, same constants,
     options and device), through the compiled kernel's own launcher: on the H100 that call costs
     5-6 us of CPU where Triton's launch path costs 16, and the generated launcher 14.5 us in all
-    (scripts/gaps_h100.log, launch paths). Every new specialization,
+    (bench/gaps_h100.log, launch paths). Every new specialization,
     launch hooks, and whatever returns no compiled kernel (the interpreter) take Triton's path.
     """
     # By id (hashing a JIT function hashes its source); the entry holds the function itself,

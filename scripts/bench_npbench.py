@@ -8,7 +8,7 @@ Two steps, because the GPU machine has no Rust toolchain:
        python3 scripts/bench_npbench.py --generate gen_npbench
   2. on the GPU machine (repo checkout with that directory in it):
        python3 scripts/bench_npbench.py --modules gen_npbench \
-           --out scripts/npbench_results.md --png scripts/npbench_results.png
+           --out bench/npbench_results.md --png bench/npbench_results.png
 
 Per kernel (sizes: NPBench's `paper` preset, or `small` for a CPU smoke test):
   * inputs from a fixed seed, the NPBench dtypes (float64; softmax float32, floyd_warshall int32);

@@ -7,7 +7,7 @@ tiles, a loop over k-blocks, masks on ragged edges, timed per configuration at N
 torch.matmul (cuBLAS) in the same process. Every result is checked against torch.matmul.
 It decides the default tile shapes of appyc's tile lowering (passes/tile_dot.rs).
 
-    python scripts/gpu_tile_probe.py --out $OUT
+    python bench/gpu_tile_probe.py --out $OUT
 """
 import argparse
 import json

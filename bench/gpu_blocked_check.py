@@ -3,7 +3,7 @@ around a chunk's edge, step counts around a group's, and a size whose programs d
 the GPU at once (the launcher must fall back to the plain persistent kernel). Each case says
 which path ran.
 
-    python3 scripts/gpu_blocked_check.py --modules gen_npbench [--out DIR]
+    python3 bench/gpu_blocked_check.py --modules gen_npbench [--out DIR]
 """
 import argparse
 import importlib.util
@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-HERE = Path(__file__).resolve().parent
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"  # the NPBench sources: npbench/
 
 
 def load(path, name):
@@ -29,7 +29,7 @@ def main():
     p.add_argument("--out", default=".")
     a = p.parse_args()
     mod = load(Path(a.modules) / "jacobi_1d.py", "blocked_jacobi_1d")
-    src = load(HERE / "npbench" / "jacobi_1d.py", "src_jacobi_1d")
+    src = load(SCRIPTS / "npbench" / "jacobi_1d.py", "src_jacobi_1d")
     taken = []
     blocked = mod._appyc_blocked
 

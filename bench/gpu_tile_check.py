@@ -4,7 +4,7 @@ at `paper` size, with tiles (default) and without (APPYC_TILES=0), against the N
 bench_npbench.py and timed beside torch's eager version. A probe for tuning the tile lowering;
 the benchmark of record is bench_npbench.py.
 
-    python scripts/gpu_tile_check.py --modules gen_npbench --out $OUT
+    python bench/gpu_tile_check.py --modules gen_npbench --out $OUT
 """
 import argparse
 import importlib.util
@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))  # bench_npbench
 import bench_npbench as bench  # noqa: E402
 
 KERNELS = ["gemm", "syrk", "syr2k", "trmm", "symm", "covariance"]

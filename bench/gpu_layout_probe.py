@@ -35,9 +35,9 @@
      each region's phase against the launch's range. (Call 14 ran an earlier part, fdtd_coiter:
      phase 1's three regions as one grid-stride loop, no faster; replaced by this one.)
 
-Findings on the H100 are in scripts/layout_probe_h100.log.
+Findings on the H100 are in bench/layout_probe_h100.log.
 
-    python3 scripts/gpu_layout_probe.py --modules gen_npbench --out $OUT [--parts vp_order,gemm_edges,programs,barriers,barrier_in_modules,fat]
+    python3 bench/gpu_layout_probe.py --modules gen_npbench --out $OUT [--parts vp_order,gemm_edges,programs,barriers,barrier_in_modules,fat]
 """
 import argparse
 import importlib.util
@@ -50,7 +50,8 @@ import torch
 import triton
 import triton.language as tl
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # patched modules import this file
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))  # bench_npbench
 from bench_npbench import make_inputs  # noqa: E402
 
 LOG = []

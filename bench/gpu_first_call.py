@@ -6,7 +6,7 @@ NPBench's inputs (already on the device), once more with the memo of Triton's in
 turned off, and profile it with cProfile. A bare Triton kernel's
 first call in a warm process is the floor that appyc's launch path is compared with.
 
-    python3 scripts/gpu_first_call.py --modules gen_npbench --out $OUT [--kernels a,b] [--top 25]
+    python3 bench/gpu_first_call.py --modules gen_npbench --out $OUT [--kernels a,b] [--top 25]
 """
 import argparse
 import json
@@ -17,7 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+# bench_npbench.py, which the case processes import, lives in scripts/.
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
 BARE = r'''
 import time, torch, triton, triton.language as tl
@@ -110,7 +111,7 @@ def main():
             # warm_unmemoized: APPYC_TRITON_KEY_CACHE=0, Triton hashes its installation again.
             for label, profile in (("cold", False), ("warm", False), ("warm_unmemoized", False),
                                    ("warm_profiled", True)):
-                code = CASE.format(scripts=str(HERE), path=path, kernel=kernel, profile=profile,
+                code = CASE.format(scripts=str(SCRIPTS), path=path, kernel=kernel, profile=profile,
                                    top=a.top)
                 case_env = dict(env, APPYC_TRITON_KEY_CACHE="0" if label == "warm_unmemoized" else "1")
                 try:

@@ -4,9 +4,9 @@
 Two steps, because the GPU machine has no Rust toolchain:
 
   1. here (CPU), compile every sample into a directory:
-       python3 scripts/gpu_bench.py --generate gen_modules
+       python3 bench/gpu_bench.py --generate gen_modules
   2. on the GPU machine (repo checkout with that directory in it):
-       python3 scripts/gpu_bench.py --modules gen_modules --out RESULTS.md
+       python3 bench/gpu_bench.py --modules gen_modules --out RESULTS.md
 
 Per sample function (the first difftest case of each, from tests/difftest/cases.py):
   * NumPy check: the sample itself (NumPy reference, on the CPU) vs the compiled function on

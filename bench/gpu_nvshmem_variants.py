@@ -4,7 +4,7 @@ generated Listing 8 module (golden/nvshmem_jacobi2d_l8.py) as committed and with
 time, made to the module text (load modifiers, launch configuration, the wait's fence). Every
 variant's result is checked against NumPy first. Under torchrun, one process per GPU:
 
-    torchrun --standalone --nproc-per-node 2 scripts/gpu_nvshmem_variants.py --out $OUT
+    torchrun --standalone --nproc-per-node 2 bench/gpu_nvshmem_variants.py --out $OUT
 """
 import argparse
 import importlib.util

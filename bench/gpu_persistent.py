@@ -4,9 +4,9 @@ the tuning cache, and the launcher's cost against a bare Triton launch.
 
 Two steps, because the GPU machine has no Rust toolchain:
 
-  here:        python3 scripts/gpu_persistent.py --generate gen_persistent
-  on the GPU:  python3 scripts/gpu_persistent.py --modules gen_persistent \
-                   --out scripts/persistent_results.md
+  here:        python3 bench/gpu_persistent.py --generate gen_persistent
+  on the GPU:  python3 bench/gpu_persistent.py --modules gen_persistent \
+                   --out bench/persistent_results.md
 
 What it does on the GPU (each part prints as it goes; the markdown report comes last):
   1. barrier: every function of samples/time_loops.py and samples/jacobi_2d.py at sizes that
@@ -502,7 +502,7 @@ def main():
         paths[name] = Path(a.modules) / f"{name}.py"
     mods = {name: load(p, f"gen_{name}") for name, p in paths.items()}
     report = [f"# appyc persistent loops, tuning and launch cost on {torch.cuda.get_device_name()}\n",
-              "Produced by `scripts/gpu_persistent.py` (one run).\n"]
+              "Produced by `bench/gpu_persistent.py` (one run).\n"]
     ok = True
     if "barrier" not in skip:
         ok &= run_barrier(mods, torch, np, report)

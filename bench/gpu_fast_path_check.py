@@ -5,7 +5,7 @@ through the compiled kernels' launchers (counted) and give the first call's resu
 
 The benchmark checks only first calls, which never take the fast path.
 
-    python3 scripts/gpu_fast_path_check.py --modules gen_npbench [--sizes small,paper] [--out DIR]
+    python3 bench/gpu_fast_path_check.py --modules gen_npbench [--sizes small,paper] [--out DIR]
 """
 import argparse
 import copy
@@ -17,8 +17,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+# bench_npbench.py and the NPBench sources (npbench/) live in scripts/.
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+sys.path.insert(0, str(SCRIPTS))
 from bench_npbench import KERNELS, make_inputs  # noqa: E402
 
 LOG = []
@@ -81,7 +82,7 @@ def check(kernel, size, modules):
     same = all(close(second[k], first[k], 1e-9) for k in first)
     ref_ok = "-"
     if size == "small":
-        src = load(HERE / "npbench" / f"{kernel}.py", f"src_{kernel}")
+        src = load(SCRIPTS / "npbench" / f"{kernel}.py", f"src_{kernel}")
         np_args = {n: copy.deepcopy(v) for n, v in host}
         np_ret = getattr(src, kernel)(*[np_args[n] for n in names])
         ref = {n: np_args[n] for n in spec["writes"]}

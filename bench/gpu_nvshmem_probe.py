@@ -4,7 +4,7 @@
 each followed by one more symmetric allocation (whose nvshmem_malloc barriers on the device)
 and a synchronisation. Under torchrun, one process per GPU.
 
-    torchrun --standalone --nproc-per-node 1 scripts/gpu_nvshmem_probe.py jacobi2d_l8,jacobi3d
+    torchrun --standalone --nproc-per-node 1 bench/gpu_nvshmem_probe.py jacobi2d_l8,jacobi3d
 """
 import os
 import sys

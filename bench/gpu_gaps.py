@@ -20,7 +20,7 @@ a measurement rather than a guess. Every variant's result is checked against tor
   6. tile_configs: whole generated linear-algebra functions with their tile kernels forced to
      each candidate configuration (the tuner's own choice first), wall and device time.
 
-    python3 scripts/gpu_gaps.py --modules gen_npbench --out $OUT
+    python3 bench/gpu_gaps.py --modules gen_npbench --out $OUT
 """
 import argparse
 import importlib.util
@@ -33,7 +33,8 @@ import torch
 import triton
 import triton.language as tl
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # gpu_tile_probe
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))  # bench_npbench
 from bench_npbench import make_inputs  # noqa: E402
 from gpu_tile_probe import timed as probe_timed  # noqa: E402
 
