@@ -3,10 +3,11 @@
 //! look-up keyed by size classes, see `tuning_key`) and then make one bare Triton launch.
 
 use super::analysis::push_unique;
+use super::hash::text_hash;
+use super::kernel_code::{KernelCode, Param};
 use super::python;
 use super::templates::{Launcher, SharedResult, Trip, Tuning};
 use super::tiles::{TileCode, TileLaunchInput};
-use super::triton::{KernelCode, Param};
 use crate::frontend::source::SourceFile;
 use crate::ir::*;
 use crate::passes::strip_mine::TILE_ROWS;
@@ -193,17 +194,6 @@ pub fn tuning_key(params: &[Param], sizes: &SizeNames) -> Vec<String> {
         }
     }
     key
-}
-
-/// FNV-1a: a stable hash of the kernel's text for the tuning cache (the same text on every
-/// platform and run, unlike std's randomly seeded hasher).
-pub(super) fn text_hash(text: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")
 }
 
 fn tuple(items: &[String]) -> String {
@@ -477,9 +467,9 @@ fn strip_extent(start: &Expr, stop: &Expr) -> String {
 }
 
 /// The constexprs a launcher derives from the chosen MVL and the sizes, on every launch:
-/// `ROW_BLOCK` (`triton::KernelCode::row_block`), sized by the prelude's
+/// `ROW_BLOCK` (`KernelCode::row_block`), sized by the prelude's
 /// `_appyc_rows_a_program` from the row blocks' longest strip, and the `ONE_STRIP` switch
-/// (`triton::KernelCode::one_strip`): every switched strip loop has a non-empty extent of at
+/// (`KernelCode::one_strip`): every switched strip loop has a non-empty extent of at
 /// most one strip of its width (an empty one must run no trip, which only the loop does).
 /// Returns the lines that compute them, to run after the configuration is unpacked and before
 /// the grid is counted (a row block's grid counts blocks of `ROW_BLOCK` rows), and the entries
@@ -1020,12 +1010,5 @@ mod tests {
         );
         let params = vec![Param::IntScalar("M".into()), Param::IntScalar("N".into())];
         assert_eq!(tuning_key(&params, &s), vec!["_appyc_size(M)"]);
-    }
-
-    #[test]
-    fn the_hash_is_stable_and_sees_every_byte() {
-        assert_eq!(text_hash("abc"), text_hash("abc"));
-        assert_ne!(text_hash("abc"), text_hash("abd"));
-        assert_eq!(text_hash(""), "cbf29ce484222325");
     }
 }

@@ -3,7 +3,9 @@
 
 mod analysis;
 pub mod blocked;
+mod hash;
 pub mod host;
+pub mod kernel_code;
 pub mod launch;
 pub mod python;
 pub mod templates;

@@ -1,8 +1,8 @@
 //! Triton printer: one outlined `Kernel` (after strip-mining) → a `@triton.jit` function and
 //! the facts its launcher needs (parameters, grid, arrays written).
 
-use super::analysis::push_unique;
-pub(super) use super::analysis::{analyse, Analysis};
+use super::analysis::{analyse, push_unique, Analysis};
+use super::kernel_code::{signature, KernelCode, Param};
 use super::python::{binop_prec, float_literal, prec};
 use super::writer::Writer;
 use crate::diag::{Diagnostic, Result};
@@ -10,60 +10,6 @@ use crate::frontend::source::{SourceFile, Span};
 use crate::ir::*;
 use crate::passes::fuse_into_reduction::STORED_IN;
 use std::collections::{BTreeSet, HashMap, HashSet};
-
-/// A kernel parameter, in order.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Param {
-    /// An array: a pointer in the kernel, a tensor in the launcher.
-    Array(String),
-    /// A host scalar used as an integer (index, bound): Triton infers i32/i64.
-    IntScalar(String),
-    /// Any other host scalar: passed as fp64 so float parameters keep their precision.
-    FloatScalar(String),
-    /// `A.stride(d)`.
-    Stride(String, usize),
-    /// `A.shape[d]`.
-    Shape(String, usize),
-}
-
-impl Param {
-    pub fn kernel_name(&self) -> String {
-        match self {
-            Param::Array(n) | Param::IntScalar(n) | Param::FloatScalar(n) => n.clone(),
-            Param::Stride(a, d) => format!("{a}_stride{d}"),
-            Param::Shape(a, d) => format!("{a}_shape{d}"),
-        }
-    }
-    /// The launch argument. Scalars go through `int()`/`float()`: a host reduction on a tensor
-    /// (`rmax = radius.max()`) is a 0-d tensor, which Triton would take for a pointer.
-    pub fn host_value(&self) -> String {
-        match self {
-            Param::Array(n) => n.clone(),
-            Param::IntScalar(n) => format!("int({n})"),
-            Param::FloatScalar(n) => format!("float({n})"),
-            Param::Stride(a, d) => format!("{a}.stride({d})"),
-            Param::Shape(a, d) => format!("{a}.shape[{d}]"),
-        }
-    }
-}
-
-pub struct KernelCode {
-    pub text: String,
-    pub params: Vec<Param>,
-    /// The launcher's own parameters: arrays and scalars from the host scope, in order.
-    pub host_args: Vec<String>,
-    pub uses_mvl: bool,
-    pub written_arrays: Vec<String>,
-    /// `(start, stop, width)` of each strip loop printed with the `ONE_STRIP` switch (bounds
-    /// of host values only): the launcher sets `ONE_STRIP` when every one of them fits one
-    /// strip of its width.
-    pub one_strip: Vec<(Expr, Expr, Width)>,
-    /// The strip of each row block (`passes::row_block`): `(start, stop)` when both are host
-    /// values, and the launcher sizes `ROW_BLOCK` from the longest; `None` when a bound is not
-    /// (the host loop's variable in a persistent kernel), and the launcher passes 1, which is
-    /// as correct as any size. Empty when the kernel takes no `ROW_BLOCK`.
-    pub row_block: Vec<Option<(Expr, Expr)>>,
-}
 
 /// The printer's state for one kernel (shared with the tile printer, hence `pub(super)`).
 pub(super) struct Cx<'a> {
@@ -154,18 +100,6 @@ const ONE_STRIP_PARAM: &str = "ONE_STRIP: tl.constexpr = False";
 /// The rows a row block's program takes (`passes::row_block`); no default, so a launch that
 /// forgot it fails instead of running one row a program.
 const ROW_BLOCK_PARAM: &str = "ROW_BLOCK: tl.constexpr";
-
-/// The parameter list of a kernel: float scalars are annotated fp64 (Triton would pass a
-/// Python float as fp32).
-pub(super) fn signature(params: &[Param]) -> Vec<String> {
-    params
-        .iter()
-        .map(|p| match p {
-            Param::FloatScalar(n) => format!("{n}: \"fp64\""),
-            other => other.kernel_name(),
-        })
-        .collect()
-}
 
 fn width_text(w: Width) -> String {
     match w {
