@@ -71,3 +71,9 @@ pub(super) fn signature(params: &[Param]) -> Vec<String> {
         })
         .collect()
 }
+
+/// What a kernel with split rows takes after its own parameters: scratch for the splits'
+/// partial results (8 bytes an element, any accumulator dtype fits), one arrival counter per
+/// column block (zero between launches: the combining program resets its own), and the rows
+/// each split walks.
+pub const SPLIT_PARAMS: [&str; 3] = ["_appyc_partials", "_appyc_arrivals", "_appyc_split_rows"];

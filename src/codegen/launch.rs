@@ -4,7 +4,7 @@
 
 use super::analysis::push_unique;
 use super::hash::text_hash;
-use super::kernel_code::{KernelCode, Param};
+use super::kernel_code::{KernelCode, Param, SPLIT_PARAMS};
 use super::python;
 use super::templates::{Launcher, SharedResult, Trip, Tuning};
 use super::tiles::{TileCode, TileLaunchInput};
@@ -647,7 +647,7 @@ pub fn region_launcher(
     };
     let fast_path = tile_launch.as_ref().map_or(vec![], |t| t.fast_path.clone());
     if k.split_rows.is_some() {
-        call.extend(super::triton::SPLIT_PARAMS.map(String::from));
+        call.extend(SPLIT_PARAMS.map(String::from));
     }
     let mut launch = derived_setup;
     launch.extend(grid_checks);
