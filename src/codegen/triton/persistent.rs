@@ -47,8 +47,73 @@ pub struct PersistentLoop<'k> {
 /// the SM's L1. `.cg` loads would be correct too, but cost 6 % on a 2-D stencil (H100).
 pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<KernelCode> {
     let analyses: Vec<Analysis> = p.regions.iter().map(|k| analyse(k)).collect();
-    let put_targets: HashSet<String> = p
-        .regions
+    let put_targets = put_targets(p);
+    let params = merged_params(p, &analyses);
+    let (host_args, written) = host_args_and_written(p, &analyses);
+    let mut n = Names::new(p, &params);
+    // The body first: whether the signature takes `ONE_STRIP` depends on its strip loops.
+    let mut w = Writer::new(1);
+    let mut one_strip: Vec<(Expr, Expr, Width)> = vec![];
+    let mut row_block: Vec<Option<(Expr, Expr)>> = vec![];
+    let nregions = p.regions.len();
+    phase_loop(&mut w, p, &n, file);
+    for (r, (k, analysis)) in p.regions.iter().zip(&analyses).enumerate() {
+        if nregions > 1 {
+            w.line(format!("if {} == {r}:", n.region));
+            w.indent();
+        }
+        let mut cx = Cx::new(file, k, analysis);
+        cx.float_params = params
+            .iter()
+            .filter_map(|q| match q {
+                Param::FloatScalar(f) => Some(f.clone()),
+                _ => None,
+            })
+            .collect();
+        // The host loop's variable is the kernel's own, different in every iteration.
+        cx.host_ints.remove(&p.var);
+        region_phase(&mut w, &mut cx, k, r, &mut n, &put_targets, file)?;
+        one_strip.append(&mut cx.one_strip);
+        row_block.append(&mut cx.row_block);
+        if nregions > 1 {
+            w.dedent();
+        }
+    }
+    grid_barrier(&mut w, p, &n);
+    let mut sig = signature(&params);
+    sig.extend(n.start.iter().chain(n.step.iter()).cloned());
+    sig.extend([n.phase_lo.clone(), n.phase_hi.clone(), n.sync.clone()]);
+    sig.push("MVL: tl.constexpr".into());
+    sig.push("GRID_SYNC: tl.constexpr".into());
+    if !row_block.is_empty() {
+        sig.push(ROW_BLOCK_PARAM.into());
+    }
+    if !one_strip.is_empty() {
+        sig.push(ONE_STRIP_PARAM.into());
+    }
+    let mut head = Writer::new(0);
+    // Phase numbers change from launch to launch (one launch per phase): specialising on them
+    // (== 1, divisible by 16) would compile several copies of the kernel.
+    head.line(format!(
+        "@triton.jit(do_not_specialize=[\"{}\", \"{}\"])",
+        n.phase_lo, n.phase_hi
+    ));
+    head.line(format!("def {}({}):", p.name, sig.join(", ")));
+    Ok(KernelCode {
+        text: head.finish() + &w.finish(),
+        params,
+        host_args,
+        uses_mvl: true,
+        written_arrays: written,
+        one_strip,
+        row_block,
+    })
+}
+
+/// The arrays the loop's puts write: other PEs' writes land in them, so the regions load them
+/// with `.cg` (see `Cx::cg`).
+fn put_targets(p: &PersistentLoop) -> HashSet<String> {
+    p.regions
         .iter()
         .filter_map(|k| match &k.comm {
             Some(Comm::Put { dest, .. }) => match &dest.kind {
@@ -57,9 +122,14 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
             },
             _ => None,
         })
-        .collect();
+        .collect()
+}
+
+/// The union of the regions' parameters, less the loop variable, in the order of a kernel of
+/// one region.
+fn merged_params(p: &PersistentLoop, analyses: &[Analysis]) -> Vec<Param> {
     let mut params: Vec<Param> = vec![];
-    for a in &analyses {
+    for a in analyses {
         for param in &a.params {
             let name = param.kernel_name();
             if name == p.var {
@@ -81,9 +151,15 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
         Param::Shape(..) => 3,
     };
     params.sort_by_key(rank);
+    params
+}
+
+/// The launcher's arguments (less the loop variable) and the arrays written, over the regions
+/// in order of first use.
+fn host_args_and_written(p: &PersistentLoop, analyses: &[Analysis]) -> (Vec<String>, Vec<String>) {
     let mut host_args: Vec<String> = vec![];
     let mut written: Vec<String> = vec![];
-    for a in &analyses {
+    for a in analyses {
         for h in &a.host_args {
             if *h != p.var {
                 push_unique(&mut host_args, h);
@@ -93,34 +169,72 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
             push_unique(&mut written, x);
         }
     }
-    let mut used: HashSet<String> = p.regions.iter().flat_map(|k| k.names()).collect();
-    used.extend(params.iter().map(Param::kernel_name));
-    used.insert(p.var.clone());
-    let mut fresh = |base: &str| fresh_name(base, &mut used);
-    let (pid, nprog, arrived, phase, iter, region) = (
-        fresh("pid"),
-        fresh("nprog"),
-        fresh("arrived"),
-        fresh("phase"),
-        fresh("iteration"),
-        fresh("region"),
-    );
-    let start = (!matches!(p.range.start.kind, ExprKind::Int(0)))
-        .then(|| fresh(&format!("{}_start", p.var)));
-    let step =
-        (!matches!(p.range.step.kind, ExprKind::Int(1))).then(|| fresh(&format!("{}_step", p.var)));
-    let (phase_lo, phase_hi, sync) = (fresh("phase_lo"), fresh("phase_hi"), fresh("sync"));
+    (host_args, written)
+}
 
-    let mut sig = signature(&params);
-    sig.extend(start.iter().chain(step.iter()).cloned());
-    sig.extend([phase_lo.clone(), phase_hi.clone(), sync.clone()]);
-    sig.push("MVL: tl.constexpr".into());
-    sig.push("GRID_SYNC: tl.constexpr".into());
-    // The body first: whether the signature takes `ONE_STRIP` depends on its strip loops.
-    let mut w = Writer::new(1);
-    let mut one_strip: Vec<(Expr, Expr, Width)> = vec![];
-    let mut row_block: Vec<Option<(Expr, Expr)>> = vec![];
+/// The names the kernel makes up, fresh against its regions' names, its parameters and the
+/// loop variable (and, as they are made, against each other).
+struct Names {
+    used: HashSet<String>,
+    pid: String,
+    nprog: String,
+    arrived: String,
+    phase: String,
+    iteration: String,
+    region: String,
+    /// The loop's start and step, as parameters: `None` for the usual 0 and 1.
+    start: Option<String>,
+    step: Option<String>,
+    phase_lo: String,
+    phase_hi: String,
+    sync: String,
+}
+
+impl Names {
+    fn new(p: &PersistentLoop, params: &[Param]) -> Names {
+        let mut used: HashSet<String> = p.regions.iter().flat_map(|k| k.names()).collect();
+        used.extend(params.iter().map(Param::kernel_name));
+        used.insert(p.var.clone());
+        let mut fresh = |base: &str| fresh_name(base, &mut used);
+        let (pid, nprog, arrived, phase, iteration, region) = (
+            fresh("pid"),
+            fresh("nprog"),
+            fresh("arrived"),
+            fresh("phase"),
+            fresh("iteration"),
+            fresh("region"),
+        );
+        let start = (!matches!(p.range.start.kind, ExprKind::Int(0)))
+            .then(|| fresh(&format!("{}_start", p.var)));
+        let step = (!matches!(p.range.step.kind, ExprKind::Int(1)))
+            .then(|| fresh(&format!("{}_step", p.var)));
+        let (phase_lo, phase_hi, sync) = (fresh("phase_lo"), fresh("phase_hi"), fresh("sync"));
+        Names {
+            used,
+            pid,
+            nprog,
+            arrived,
+            phase,
+            iteration,
+            region,
+            start,
+            step,
+            phase_lo,
+            phase_hi,
+            sync,
+        }
+    }
+
+    fn fresh(&mut self, base: &str) -> String {
+        fresh_name(base, &mut self.used)
+    }
+}
+
+/// The kernel's head comment, the program's coordinates, and the loop over the launch's phases
+/// down to the loop variable of the phase's iteration (left indented inside the loop).
+fn phase_loop(w: &mut Writer, p: &PersistentLoop, n: &Names, file: &SourceFile) {
     let nregions = p.regions.len();
+    let (pid, nprog, phase, iter) = (&n.pid, &n.nprog, &n.phase, &n.iteration);
     w.line(format!(
         "# {}:{}: {}  (persistent: {} phase(s) per iteration)",
         file.name,
@@ -130,158 +244,172 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
     ));
     w.line(format!("{pid} = tl.program_id(0)"));
     w.line(format!("{nprog} = tl.num_programs(0)"));
-    w.line(format!("{arrived} = tl.full((), 0, tl.int64)"));
-    w.line(format!("for {phase} in range({phase_lo}, {phase_hi}):"));
+    w.line(format!("{} = tl.full((), 0, tl.int64)", n.arrived));
+    w.line(format!(
+        "for {phase} in range({}, {}):",
+        n.phase_lo, n.phase_hi
+    ));
     w.indent();
     if nregions == 1 {
         w.line(format!("{iter} = {phase}"));
     } else {
         w.line(format!("{iter} = {phase} // {nregions}"));
-        w.line(format!("{region} = {phase} - {iter} * {nregions}"));
+        w.line(format!("{} = {phase} - {iter} * {nregions}", n.region));
     }
-    let scaled = match &step {
+    let scaled = match &n.step {
         Some(s) => format!("{iter} * {s}"),
         None => iter.clone(),
     };
-    w.line(match &start {
+    w.line(match &n.start {
         Some(s) => format!("{} = {s} + {scaled}", p.var),
         None => format!("{} = {scaled}", p.var),
     });
-    for (r, (k, analysis)) in p.regions.iter().zip(&analyses).enumerate() {
-        if nregions > 1 {
-            w.line(format!("if {region} == {r}:"));
-            w.indent();
-        }
-        let mut cx = Cx::new(file, k, analysis);
-        cx.float_params = params
-            .iter()
-            .filter_map(|q| match q {
-                Param::FloatScalar(n) => Some(n.clone()),
-                _ => None,
-            })
-            .collect();
-        // The host loop's variable is the kernel's own, different in every iteration.
-        cx.host_ints.remove(&p.var);
-        if let Some(c) = &k.comm {
-            w.line(format!(
-                "# {}:{}: {}",
-                file.name,
-                file.line_of(k.span.start as usize),
-                file.line_text(file.line_of(k.span.start as usize)).trim()
-            ));
-            cx.comm(&mut w, c, &pid, &nprog)?;
-        } else if k.dims.is_empty() {
-            cx.pragma_comment(&mut w, k);
-            // A `sequential for` region: one program runs it.
-            w.line(format!("if {pid} == 0:"));
-            w.indent();
-            cx.region(&mut w, k, &[])?;
-            w.dedent();
+}
+
+/// Region `r` as one phase: a communication statement, a `sequential for` region run by one
+/// program, or a grid-stride loop over the region's virtual programs.
+fn region_phase(
+    w: &mut Writer,
+    cx: &mut Cx,
+    k: &Kernel,
+    r: usize,
+    n: &mut Names,
+    put_targets: &HashSet<String>,
+    file: &SourceFile,
+) -> Result<()> {
+    if let Some(c) = &k.comm {
+        w.line(format!(
+            "# {}:{}: {}",
+            file.name,
+            file.line_of(k.span.start as usize),
+            file.line_text(file.line_of(k.span.start as usize)).trim()
+        ));
+        cx.comm(w, c, &n.pid, &n.nprog)
+    } else if k.dims.is_empty() {
+        cx.pragma_comment(w, k);
+        // A `sequential for` region: one program runs it.
+        w.line(format!("if {} == 0:", n.pid));
+        w.indent();
+        cx.region(w, k, &[])?;
+        w.dedent();
+        Ok(())
+    } else {
+        cx.pragma_comment(w, k);
+        cx.cg = put_targets.clone();
+        grid_stride(w, cx, k, r, n)
+    }
+}
+
+/// Programs per grid axis (axis 0 innermost), then a grid-stride loop over the virtual
+/// programs of region `r`, each split back into its coordinates.
+fn grid_stride(w: &mut Writer, cx: &mut Cx, k: &Kernel, r: usize, n: &mut Names) -> Result<()> {
+    let counts = program_counts(w, cx, k, r, n)?;
+    let vp = n.fresh("vp");
+    w.line(format!(
+        "for {vp} in range({}, {}, {}):",
+        n.pid,
+        counts.join(" * "),
+        n.nprog
+    ));
+    w.indent();
+    let ids = program_ids(w, &vp, &counts, r, n);
+    cx.region(w, k, &ids)?;
+    w.dedent();
+    Ok(())
+}
+
+/// The number of programs on each grid axis of region `r` (an extent of a literal step, over
+/// the lanes' width for a `simd` dimension), named and indexed by axis.
+fn program_counts(
+    w: &mut Writer,
+    cx: &mut Cx,
+    k: &Kernel,
+    r: usize,
+    n: &mut Names,
+) -> Result<Vec<String>> {
+    let ndims = k.dims.len();
+    let mut counts = vec![String::new(); ndims];
+    for (d, dim) in k.dims.iter().enumerate() {
+        let axis = ndims - 1 - d;
+        let count = n.fresh(&format!("n{r}_{axis}"));
+        let ExprKind::Int(s) = dim.range.step.kind else {
+            unreachable!("schedule keeps regions with literal steps only")
+        };
+        let (from, to) = (cx.expr(&dim.range.start)?, cx.expr(&dim.range.stop)?);
+        let span = if s > 0 {
+            format!("({to}) - ({from})")
         } else {
-            cx.pragma_comment(&mut w, k);
-            cx.cg = put_targets.clone();
-            // Programs per grid axis (axis 0 innermost), then a grid-stride loop over the
-            // virtual programs of the region.
-            let ndims = k.dims.len();
-            let mut counts = vec![String::new(); ndims];
-            for (d, dim) in k.dims.iter().enumerate() {
-                let axis = ndims - 1 - d;
-                let n = fresh(&format!("n{r}_{axis}"));
-                let ExprKind::Int(s) = dim.range.step.kind else {
-                    unreachable!("schedule keeps regions with literal steps only")
-                };
-                let (from, to) = (cx.expr(&dim.range.start)?, cx.expr(&dim.range.stop)?);
-                let span = if s > 0 {
-                    format!("({to}) - ({from})")
-                } else {
-                    format!("({from}) - ({to})")
-                };
-                let trips = if s.abs() == 1 {
-                    span
-                } else {
-                    format!("tl.cdiv({span}, {})", s.abs())
-                };
-                let programs = match dim.simd {
-                    None => trips,
-                    Some(wd) => format!("tl.cdiv({trips}, {})", width_text(wd)),
-                };
-                w.line(format!("{n} = tl.maximum({programs}, 0)"));
-                counts[axis] = n;
-            }
-            let vp = fresh("vp");
-            w.line(format!(
-                "for {vp} in range({pid}, {}, {nprog}):",
-                counts.join(" * ")
-            ));
-            w.indent();
-            let mut ids = vec![String::new(); ndims];
-            if ndims == 1 {
-                ids[0] = vp.clone();
+            format!("({from}) - ({to})")
+        };
+        let trips = if s.abs() == 1 {
+            span
+        } else {
+            format!("tl.cdiv({span}, {})", s.abs())
+        };
+        let programs = match dim.simd {
+            None => trips,
+            Some(wd) => format!("tl.cdiv({trips}, {})", width_text(wd)),
+        };
+        w.line(format!("{count} = tl.maximum({programs}, 0)"));
+        counts[axis] = count;
+    }
+    Ok(counts)
+}
+
+/// The coordinates of virtual program `vp` on each axis (axis 0 varies fastest).
+fn program_ids(
+    w: &mut Writer,
+    vp: &str,
+    counts: &[String],
+    r: usize,
+    n: &mut Names,
+) -> Vec<String> {
+    let ndims = counts.len();
+    let mut ids = vec![String::new(); ndims];
+    if ndims == 1 {
+        ids[0] = vp.to_string();
+    } else {
+        let mut rest = vp.to_string();
+        for axis in 0..ndims {
+            let id = n.fresh(&format!("pid{r}_{axis}"));
+            if axis + 1 == ndims {
+                w.line(format!("{id} = {rest}"));
             } else {
-                let mut rest = vp.clone();
-                for axis in 0..ndims {
-                    let id = fresh(&format!("pid{r}_{axis}"));
-                    if axis + 1 == ndims {
-                        w.line(format!("{id} = {rest}"));
-                    } else {
-                        w.line(format!("{id} = {rest} % {}", counts[axis]));
-                        let next = fresh(&format!("rest{r}_{axis}"));
-                        w.line(format!("{next} = {rest} // {}", counts[axis]));
-                        rest = next;
-                    }
-                    ids[axis] = id;
-                }
+                w.line(format!("{id} = {rest} % {}", counts[axis]));
+                let next = n.fresh(&format!("rest{r}_{axis}"));
+                w.line(format!("{next} = {rest} // {}", counts[axis]));
+                rest = next;
             }
-            cx.region(&mut w, k, &ids)?;
-            w.dedent();
-        }
-        one_strip.append(&mut cx.one_strip);
-        row_block.append(&mut cx.row_block);
-        if nregions > 1 {
-            w.dedent();
+            ids[axis] = id;
         }
     }
+    ids
+}
+
+/// After each phase that conflicts with the next (`barrier_after`), on the GPU only: a grid
+/// barrier, counted by the programs' arrivals.
+fn grid_barrier(w: &mut Writer, p: &PersistentLoop, n: &Names) {
+    let nregions = p.regions.len();
     let barriers: Vec<usize> = (0..nregions).filter(|r| p.barrier_after[*r]).collect();
-    if !barriers.is_empty() {
-        w.line("if GRID_SYNC:");
+    if barriers.is_empty() {
+        return;
+    }
+    w.line("if GRID_SYNC:");
+    w.indent();
+    if barriers.len() < nregions {
+        let cond: Vec<String> = barriers
+            .iter()
+            .map(|r| format!("({} == {r})", n.region))
+            .collect();
+        w.line(format!("if {}:", cond.join(" | ")));
         w.indent();
-        if barriers.len() < nregions {
-            let cond: Vec<String> = barriers
-                .iter()
-                .map(|r| format!("({region} == {r})"))
-                .collect();
-            w.line(format!("if {}:", cond.join(" | ")));
-            w.indent();
-        }
-        w.line(format!("{arrived} += {nprog}"));
-        w.line(format!("_appyc_grid_barrier({sync}, {arrived})"));
-        if barriers.len() < nregions {
-            w.dedent();
-        }
+    }
+    w.line(format!("{} += {}", n.arrived, n.nprog));
+    w.line(format!("_appyc_grid_barrier({}, {})", n.sync, n.arrived));
+    if barriers.len() < nregions {
         w.dedent();
     }
-    if !row_block.is_empty() {
-        sig.push(ROW_BLOCK_PARAM.into());
-    }
-    if !one_strip.is_empty() {
-        sig.push(ONE_STRIP_PARAM.into());
-    }
-    let mut head = Writer::new(0);
-    // Phase numbers change from launch to launch (one launch per phase): specialising on them
-    // (== 1, divisible by 16) would compile several copies of the kernel.
-    head.line(format!(
-        "@triton.jit(do_not_specialize=[\"{phase_lo}\", \"{phase_hi}\"])"
-    ));
-    head.line(format!("def {}({}):", p.name, sig.join(", ")));
-    Ok(KernelCode {
-        text: head.finish() + &w.finish(),
-        params,
-        host_args,
-        uses_mvl: true,
-        written_arrays: written,
-        one_strip,
-        row_block,
-    })
+    w.dedent();
 }
 
 #[cfg(test)]
