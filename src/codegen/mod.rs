@@ -1,5 +1,8 @@
 //! Back end: the Triton kernel printer, the Python ("assembly APPy") printer, launchers from
 //! templates, and host code spliced from the source text.
+//!
+//! Files import downward only: launchers (`launch`) → the printers of each kernel form
+//! (`triton`, `tiles`, `blocked`) → `analysis` → the shared types (`kernel_code`, `hash`).
 
 mod analysis;
 pub mod blocked;
