@@ -2,7 +2,7 @@
 //! the launcher's arguments, the arrays it writes, the dtypes of loop-carried locals and the
 //! locals that hold per-lane values. `analyse` runs the steps below in order.
 
-use super::triton::Param;
+use super::kernel_code::Param;
 use crate::ir::*;
 use std::collections::{HashMap, HashSet};
 

@@ -9,7 +9,7 @@
 //! interpreter, which runs programs one after another, each group is two launches (`COMPUTE`
 //! then `WRITE`), whose boundary orders them the same way.
 
-use super::triton::{signature, KernelCode, Param};
+use super::kernel_code::{signature, KernelCode, Param};
 use super::writer::Writer;
 use crate::frontend::source::SourceFile;
 use crate::ir::*;

@@ -3,10 +3,11 @@
 //! look-up keyed by size classes, see `tuning_key`) and then make one bare Triton launch.
 
 use super::analysis::push_unique;
+use super::hash::text_hash;
+use super::kernel_code::{KernelCode, Param, SPLIT_PARAMS};
 use super::python;
 use super::templates::{Launcher, SharedResult, Trip, Tuning};
 use super::tiles::{TileCode, TileLaunchInput};
-use super::triton::{KernelCode, Param};
 use crate::frontend::source::SourceFile;
 use crate::ir::*;
 use crate::passes::strip_mine::TILE_ROWS;
@@ -193,17 +194,6 @@ pub fn tuning_key(params: &[Param], sizes: &SizeNames) -> Vec<String> {
         }
     }
     key
-}
-
-/// FNV-1a: a stable hash of the kernel's text for the tuning cache (the same text on every
-/// platform and run, unlike std's randomly seeded hasher).
-pub(super) fn text_hash(text: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")
 }
 
 fn tuple(items: &[String]) -> String {
@@ -477,9 +467,9 @@ fn strip_extent(start: &Expr, stop: &Expr) -> String {
 }
 
 /// The constexprs a launcher derives from the chosen MVL and the sizes, on every launch:
-/// `ROW_BLOCK` (`triton::KernelCode::row_block`), sized by the prelude's
+/// `ROW_BLOCK` (`KernelCode::row_block`), sized by the prelude's
 /// `_appyc_rows_a_program` from the row blocks' longest strip, and the `ONE_STRIP` switch
-/// (`triton::KernelCode::one_strip`): every switched strip loop has a non-empty extent of at
+/// (`KernelCode::one_strip`): every switched strip loop has a non-empty extent of at
 /// most one strip of its width (an empty one must run no trip, which only the loop does).
 /// Returns the lines that compute them, to run after the configuration is unpacked and before
 /// the grid is counted (a row block's grid counts blocks of `ROW_BLOCK` rows), and the entries
@@ -547,59 +537,10 @@ pub fn region_launcher(
     tiles: Option<&TileCode>,
 ) -> (String, Vec<String>) {
     let (file, opts, sizes) = (cx.file, cx.opts, &cx.sizes);
-    let mut host_args = without_temps(code, &[k]);
-    for s in written_shared(k) {
-        if !host_args.contains(&s.var) {
-            host_args.push(s.var.clone());
-        }
-    }
-    let mut trips = vec![];
-    let mut per_dim = vec![];
-    for d in &k.dims {
-        let t = format!("n_{}", d.var);
-        let [start, stop, step] = [&d.range.start, &d.range.stop, &d.range.step].map(python::expr);
-        if [&start, &stop, &step]
-            .iter()
-            .any(|e| e.contains("appy.MVL"))
-        {
-            // A loop stepping by MVL: its trip count is known once MVL is chosen.
-            let mvl = |e: &str| e.replace("appy.MVL", "_appyc_mvl");
-            per_dim.push(format!(
-                "_appyc_trip({}, {}, {})",
-                mvl(&start),
-                mvl(&stop),
-                mvl(&step)
-            ));
-            trips.push(Trip {
-                name: t,
-                count: format!("_appyc_trip({start}, {stop}, 1)"),
-            });
-            continue;
-        }
-        per_dim.push(match d.simd {
-            None => t.clone(),
-            Some(w) => cdiv(&t, &width_host(w)),
-        });
-        trips.push(Trip {
-            name: t,
-            count: trip_expr(&d.range.start, &d.range.stop, &d.range.step),
-        });
-    }
+    let host_args = region_host_args(code, k);
+    let (trips, mut per_dim) = grid_trips(k);
     let prologue = prologue(&[k], &host_args, file);
-    // Triton limits grid axes 1 and 2 to 65535 programs (axis 0, the innermost loop, to 2**31-1).
-    let ndims = k.dims.len();
-    let mut grid_checks = vec![];
-    for (d, dim) in k.dims.iter().enumerate() {
-        let axis = ndims - 1 - d;
-        if axis > 0 {
-            let at = format!("{}:{}", file.name, file.line_of(dim.span.start as usize));
-            grid_checks.push(format!("if {} > 65535:", per_dim[d]));
-            grid_checks.push(format!(
-                "    raise ValueError(f\"{at}: the parallel loop over `{}` has {{{}}} iterations; Triton's grid axis {axis} takes at most 65535\")",
-                dim.var, per_dim[d]
-            ));
-        }
-    }
+    let grid_checks = grid_axis_checks(k, &per_dim, file);
     let mut split_setup = vec![];
     if let (Some(split), [dim]) = (&k.split_rows, k.dims.as_slice()) {
         split_setup = split_rows_setup(k, split, dim, &per_dim[0], &host_args);
@@ -624,17 +565,7 @@ pub fn region_launcher(
     });
     // Constexpr arguments by name, then launch options (`_appyc_launch`).
     let (derived_setup, derived) = derived_constants(code);
-    let (constants, options) = if tuning.is_some() {
-        let c = std::iter::once("\"MVL\": _appyc_mvl".to_string())
-            .chain(derived)
-            .collect::<Vec<_>>()
-            .join(", ");
-        (c, " num_warps=_appyc_warps,".to_string())
-    } else if let Some(w) = k.num_warps {
-        (String::new(), format!(" num_warps={w},"))
-    } else {
-        (String::new(), String::new())
-    };
+    let (constants, options) = grid_launch_options(tuning.is_some(), k.num_warps, derived);
     let mut call: Vec<String> = code.params.iter().map(Param::host_value).collect();
     // The tiled kernel takes the general kernel's arguments; it runs when the dtypes allow.
     let tile_launch = match (tiles, &k.tiles, trips.first()) {
@@ -657,7 +588,7 @@ pub fn region_launcher(
     };
     let fast_path = tile_launch.as_ref().map_or(vec![], |t| t.fast_path.clone());
     if k.split_rows.is_some() {
-        call.extend(super::triton::SPLIT_PARAMS.map(String::from));
+        call.extend(SPLIT_PARAMS.map(String::from));
     }
     let mut launch = derived_setup;
     launch.extend(grid_checks);
@@ -695,6 +626,96 @@ pub fn region_launcher(
         None => text,
     };
     (text, host_args)
+}
+
+/// A region launcher's own parameters: the kernel's host arguments less its temporaries, then
+/// the `shared(x)` scalars it writes (their values seed its buffers).
+fn region_host_args(code: &KernelCode, k: &Kernel) -> Vec<String> {
+    let mut host_args = without_temps(code, &[k]);
+    for s in written_shared(k) {
+        if !host_args.contains(&s.var) {
+            host_args.push(s.var.clone());
+        }
+    }
+    host_args
+}
+
+/// Each grid dimension's trip count (`n_<var>`, computed before the launch) and the programs
+/// it takes (the trips, or the trips over the lanes' width for a `simd` dimension), outermost
+/// first.
+fn grid_trips(k: &Kernel) -> (Vec<Trip>, Vec<String>) {
+    let mut trips = vec![];
+    let mut per_dim = vec![];
+    for d in &k.dims {
+        let t = format!("n_{}", d.var);
+        let [start, stop, step] = [&d.range.start, &d.range.stop, &d.range.step].map(python::expr);
+        if [&start, &stop, &step]
+            .iter()
+            .any(|e| e.contains("appy.MVL"))
+        {
+            // A loop stepping by MVL: its trip count is known once MVL is chosen.
+            let mvl = |e: &str| e.replace("appy.MVL", "_appyc_mvl");
+            per_dim.push(format!(
+                "_appyc_trip({}, {}, {})",
+                mvl(&start),
+                mvl(&stop),
+                mvl(&step)
+            ));
+            trips.push(Trip {
+                name: t,
+                count: format!("_appyc_trip({start}, {stop}, 1)"),
+            });
+            continue;
+        }
+        per_dim.push(match d.simd {
+            None => t.clone(),
+            Some(w) => cdiv(&t, &width_host(w)),
+        });
+        trips.push(Trip {
+            name: t,
+            count: trip_expr(&d.range.start, &d.range.stop, &d.range.step),
+        });
+    }
+    (trips, per_dim)
+}
+
+/// Triton limits grid axes 1 and 2 to 65535 programs (axis 0, the innermost loop, to 2**31-1):
+/// a check, with the loop's line, for each dimension on those axes.
+fn grid_axis_checks(k: &Kernel, per_dim: &[String], file: &SourceFile) -> Vec<String> {
+    let ndims = k.dims.len();
+    let mut grid_checks = vec![];
+    for (d, dim) in k.dims.iter().enumerate() {
+        let axis = ndims - 1 - d;
+        if axis > 0 {
+            let at = format!("{}:{}", file.name, file.line_of(dim.span.start as usize));
+            grid_checks.push(format!("if {} > 65535:", per_dim[d]));
+            grid_checks.push(format!(
+                "    raise ValueError(f\"{at}: the parallel loop over `{}` has {{{}}} iterations; Triton's grid axis {axis} takes at most 65535\")",
+                dim.var, per_dim[d]
+            ));
+        }
+    }
+    grid_checks
+}
+
+/// The constexprs of a grid launch (`MVL` and the derived ones, when tuned) and its options:
+/// the tuned warps, a pragma's fixed `num_warps`, or none.
+fn grid_launch_options(
+    tuned: bool,
+    num_warps: Option<u32>,
+    derived: Vec<String>,
+) -> (String, String) {
+    if tuned {
+        let c = std::iter::once("\"MVL\": _appyc_mvl".to_string())
+            .chain(derived)
+            .collect::<Vec<_>>()
+            .join(", ");
+        (c, " num_warps=_appyc_warps,".to_string())
+    } else if let Some(w) = num_warps {
+        (String::new(), format!(" num_warps={w},"))
+    } else {
+        (String::new(), String::new())
+    }
 }
 
 /// Before the launch of a kernel with split rows (`passes::split_rows`): how many splits, the
@@ -738,8 +759,63 @@ pub fn persistent_launcher(
     blocked: Option<&str>,
 ) -> (String, Vec<String>) {
     let (file, opts, sizes) = (cx.file, cx.opts, &cx.sizes);
+    let host_args = persistent_host_args(code, p, regions);
+    let trip = format!("n_{}", p.var);
+    let call = persistent_call(code, p);
+    let work = programs_used(p, regions, &host_args);
+    let num_warps = regions.iter().find_map(|k| k.num_warps);
+    let tuning = tuning(
+        ConfigKind::Persistent,
+        kernel,
+        code,
+        default_mvl(regions),
+        num_warps,
+        &host_args,
+        opts,
+        sizes,
+        has_row_tile(regions),
+    );
+    let phases = match regions.len() {
+        1 => trip.clone(),
+        n => format!("{trip} * {n}"),
+    };
+    // A loop with nvshmem calls: every PE must run the same configuration, the kernel can
+    // run only once per call (its puts and waits cannot be repeated for timing), so no
+    // tuning: the default configuration, one cooperative launch on every PE.
+    let comm = regions.iter().any(|k| k.comm.is_some());
+    let nvshmem = comm.then(|| nvshmem_setup(regions, opts, num_warps));
+    let launch = persistent_launch(kernel, code, &phases, &work, &call, nvshmem);
+    let line = file.line_of(p.loop_span.start as usize);
+    let l = Launcher {
+        launcher: name,
+        kernel,
+        doc: format!(
+            "Runs the loop at {}:{line} on the GPU: one launch of the persistent kernel {kernel}.",
+            file.name
+        ),
+        params: params(&host_args, true),
+        prologue: prologue(regions, &host_args, file),
+        trips: vec![Trip {
+            name: trip.clone(),
+            count: trip_expr(&p.range.start, &p.range.stop, &p.range.step),
+        }],
+        empty_test: format!("{trip} <= 0"),
+        fast_path: match (blocked, &p.stencil) {
+            (Some(b), Some(st)) => blocked_launch(b, &trip, code, st),
+            _ => vec![],
+        },
+        tuning: (!comm).then_some(tuning),
+        launch,
+        result: None,
+    };
+    (l.render().expect("launcher template renders"), host_args)
+}
+
+/// A persistent launcher's own parameters: the kernel's host arguments less its temporaries,
+/// then the names the loop's bounds read, which the host evaluates, as Python does once before
+/// the loop.
+fn persistent_host_args(code: &KernelCode, p: &Persistent, regions: &[&Kernel]) -> Vec<String> {
     let mut host_args = without_temps(code, regions);
-    // The loop's bounds are evaluated on the host, as Python does once before the loop.
     for e in [&p.range.start, &p.range.stop, &p.range.step] {
         e.walk(&mut |x| match &x.kind {
             ExprKind::Name(n) | ExprKind::Shape { array: n, .. } if !host_args.contains(n) => {
@@ -748,17 +824,26 @@ pub fn persistent_launcher(
             _ => {}
         });
     }
+    host_args
+}
+
+/// The kernel's arguments: its parameters, then the loop's start and step where the kernel
+/// takes them (not 0 and 1).
+fn persistent_call(code: &KernelCode, p: &Persistent) -> Vec<String> {
     let [start, _, step] = [&p.range.start, &p.range.stop, &p.range.step].map(python::expr);
-    let trip = format!("n_{}", p.var);
     let mut call: Vec<String> = code.params.iter().map(Param::host_value).collect();
     if !matches!(p.range.start.kind, ExprKind::Int(0)) {
-        call.push(start.clone());
+        call.push(start);
     }
     if !matches!(p.range.step.kind, ExprKind::Int(1)) {
-        call.push(step.clone());
+        call.push(step);
     }
-    // How many programs the widest region can use, when the host knows it without running the
-    // loop: more would only wait at the barriers.
+    call
+}
+
+/// How many programs the widest region can use, when the host knows it without running the
+/// loop (`None` otherwise): more would only wait at the barriers.
+fn programs_used(p: &Persistent, regions: &[&Kernel], host_args: &[String]) -> String {
     let mut work = vec![];
     for k in regions {
         let mut programs = vec![];
@@ -795,104 +880,76 @@ pub fn persistent_launcher(
             work.push(programs);
         }
     }
-    let work = match work.len() {
+    match work.len() {
         0 => "None".to_string(),
         1 => work.remove(0),
         _ => format!("max({})", work.join(", ")),
-    };
-    let num_warps = regions.iter().find_map(|k| k.num_warps);
-    let tuning = tuning(
-        ConfigKind::Persistent,
-        kernel,
-        code,
-        default_mvl(regions),
-        num_warps,
-        &host_args,
-        opts,
-        sizes,
-        has_row_tile(regions),
-    );
-    let phases = match regions.len() {
-        1 => trip.clone(),
-        n => format!("{trip} * {n}"),
-    };
-    // A loop with nvshmem calls: every PE must run the same configuration, the kernel can
-    // run only once per call (its puts and waits cannot be repeated for timing), so no
-    // tuning: the default configuration, one cooperative launch on every PE.
-    let comm = regions.iter().any(|k| k.comm.is_some());
-    // After MVL is known and before the work is counted (row blocks count blocks of rows).
-    let (derived_setup, derived) = derived_constants(code);
-    let constants = (!derived.is_empty()).then(|| format!("    {{{}}},", derived.join(", ")));
-    let launch = if comm {
-        let mvl = opts
-            .mvl
-            .unwrap_or_else(|| default_mvl(regions).min(COMM_DEFAULT_MVL));
-        let warps = num_warps.unwrap_or(4);
-        let mut symmetric: Vec<String> = vec![];
-        for k in regions {
-            let views: Vec<&Expr> = match &k.comm {
-                Some(Comm::Put { dest, flag, .. }) => std::iter::once(dest).chain(flag).collect(),
-                Some(Comm::Wait { flag, .. }) => vec![flag],
-                None => vec![],
-            };
-            for v in views {
-                if let ExprKind::Subscript { array, .. } = &v.kind {
-                    if !symmetric.contains(array) {
-                        symmetric.push(array.clone());
-                    }
+    }
+}
+
+/// Before the launch of a loop with nvshmem calls: the check that the arrays its calls name are
+/// symmetric, and the default configuration, the same on every PE.
+fn nvshmem_setup(regions: &[&Kernel], opts: LaunchOptions, num_warps: Option<u32>) -> Vec<String> {
+    let mvl = opts
+        .mvl
+        .unwrap_or_else(|| default_mvl(regions).min(COMM_DEFAULT_MVL));
+    let warps = num_warps.unwrap_or(4);
+    let mut symmetric: Vec<String> = vec![];
+    for k in regions {
+        let views: Vec<&Expr> = match &k.comm {
+            Some(Comm::Put { dest, flag, .. }) => std::iter::once(dest).chain(flag).collect(),
+            Some(Comm::Wait { flag, .. }) => vec![flag],
+            None => vec![],
+        };
+        for v in views {
+            if let ExprKind::Subscript { array, .. } = &v.kind {
+                if !symmetric.contains(array) {
+                    symmetric.push(array.clone());
                 }
             }
         }
-        let mut l = vec![
-            format!("_appyc_nvshmem_check_symmetric({})", tuple(&symmetric)),
-            format!("_appyc_mvl, _appyc_warps = _appyc_nvshmem_config({mvl}, {warps})"),
-        ];
-        l.extend(derived_setup);
-        l.extend([
-            "_appyc_nvshmem_persistent(".to_string(),
-            format!("    {kernel}, {phases}, {work},"),
-            format!("    ({}),", tuple(&call)),
-            "    _appyc_mvl, _appyc_warps,".to_string(),
-        ]);
-        l.extend(constants);
-        l.push(")".to_string());
-        l
-    } else {
-        let mut l = derived_setup;
-        l.extend([
-            "_appyc_persistent(".to_string(),
-            format!("    {kernel}, {phases}, {work},"),
-            format!("    ({}),", tuple(&call)),
-            "    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,".to_string(),
-        ]);
-        l.extend(constants);
-        l.push(")".to_string());
-        l
-    };
-    let line = file.line_of(p.loop_span.start as usize);
-    let l = Launcher {
-        launcher: name,
-        kernel,
-        doc: format!(
-            "Runs the loop at {}:{line} on the GPU: one launch of the persistent kernel {kernel}.",
-            file.name
+    }
+    vec![
+        format!("_appyc_nvshmem_check_symmetric({})", tuple(&symmetric)),
+        format!("_appyc_mvl, _appyc_warps = _appyc_nvshmem_config({mvl}, {warps})"),
+    ]
+}
+
+/// The launch lines of a persistent kernel: `_appyc_persistent` with the tuned configuration,
+/// or, after `nvshmem`'s setup, `_appyc_nvshmem_persistent` with the default one.
+fn persistent_launch(
+    kernel: &str,
+    code: &KernelCode,
+    phases: &str,
+    work: &str,
+    call: &[String],
+    nvshmem: Option<Vec<String>>,
+) -> Vec<String> {
+    // After MVL is known and before the work is counted (row blocks count blocks of rows).
+    let (derived_setup, derived) = derived_constants(code);
+    let constants = (!derived.is_empty()).then(|| format!("    {{{}}},", derived.join(", ")));
+    let (mut l, start, config) = match nvshmem {
+        Some(setup) => (
+            setup,
+            "_appyc_nvshmem_persistent(",
+            "    _appyc_mvl, _appyc_warps,",
         ),
-        params: params(&host_args, true),
-        prologue: prologue(regions, &host_args, file),
-        trips: vec![Trip {
-            name: trip.clone(),
-            count: trip_expr(&p.range.start, &p.range.stop, &p.range.step),
-        }],
-        empty_test: format!("{trip} <= 0"),
-        fast_path: match (blocked, &p.stencil) {
-            (Some(b), Some(st)) => blocked_launch(b, &trip, code, st),
-            _ => vec![],
-        },
-        tuning: (!comm).then_some(tuning),
-        launch,
-        result: None,
+        None => (
+            vec![],
+            "_appyc_persistent(",
+            "    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,",
+        ),
     };
-    (l.render().expect("launcher template renders"), host_args)
+    l.extend(derived_setup);
+    l.extend([
+        start.to_string(),
+        format!("    {kernel}, {phases}, {work},"),
+        format!("    ({}),", tuple(call)),
+        config.to_string(),
+    ]);
+    l.extend(constants);
+    l.push(")".to_string());
+    l
 }
 
 /// The temporally blocked kernel's launch (`_appyc_blocked`), taken when the arrays allow it.
@@ -1020,12 +1077,5 @@ mod tests {
         );
         let params = vec![Param::IntScalar("M".into()), Param::IntScalar("N".into())];
         assert_eq!(tuning_key(&params, &s), vec!["_appyc_size(M)"]);
-    }
-
-    #[test]
-    fn the_hash_is_stable_and_sees_every_byte() {
-        assert_eq!(text_hash("abc"), text_hash("abc"));
-        assert_ne!(text_hash("abc"), text_hash("abd"));
-        assert_eq!(text_hash(""), "cbf29ce484222325");
     }
 }

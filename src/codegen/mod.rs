@@ -1,9 +1,14 @@
 //! Back end: the Triton kernel printer, the Python ("assembly APPy") printer, launchers from
 //! templates, and host code spliced from the source text.
+//!
+//! Files import downward only: launchers (`launch`) → the printers of each kernel form
+//! (`triton`, `tiles`, `blocked`) → `analysis` → the shared types (`kernel_code`, `hash`).
 
 mod analysis;
 pub mod blocked;
+mod hash;
 pub mod host;
+pub mod kernel_code;
 pub mod launch;
 pub mod python;
 pub mod templates;
@@ -32,5 +37,35 @@ pub(crate) mod test_support {
         let rest = &module[start..];
         let end = rest[1..].find("\n\n\n").map_or(rest.len(), |e| e + 1);
         &rest[..end]
+    }
+
+    /// The kernel `_{f}_kernel0` of the module compiled from `src`.
+    pub fn kernel_of(src: &str, f: &str) -> String {
+        function(&generated(src), &format!("_{f}_kernel0")).to_string()
+    }
+
+    /// Whether `k` has a line that is `line` followed by its `# t.py:N` comment, or `line` alone.
+    pub fn has_line(k: &str, line: &str) -> bool {
+        k.lines().any(|l| {
+            let l = l.trim();
+            l == line
+                || l.strip_prefix(line)
+                    .is_some_and(|rest| rest.starts_with("  # t.py:"))
+        })
+    }
+
+    /// The lines of `k` without their `# t.py:N` comments, indentation kept.
+    pub fn code_lines(k: &str) -> Vec<&str> {
+        k.lines()
+            .map(|l| l.split("  # t.py:").next().unwrap_or(l))
+            .collect()
+    }
+
+    /// The position of the line of `lines` that is `line` (indentation aside).
+    pub fn line_at(lines: &[&str], line: &str) -> usize {
+        lines
+            .iter()
+            .position(|l| l.trim() == line)
+            .unwrap_or_else(|| panic!("no `{line}` in:\n{}", lines.join("\n")))
     }
 }

@@ -6,8 +6,11 @@
 //! Operand tiles are `tl.where(mask, value, 0)`: lanes outside the rows, columns or an
 //! iteration's reduction range contribute nothing, whatever a masked load returned.
 
+use super::analysis::analyse;
+use super::hash::text_hash;
+use super::kernel_code::signature;
 use super::python;
-use super::triton::{analyse, signature, Cx};
+use super::triton::cx::Cx;
 use super::writer::Writer;
 use crate::diag::Result;
 use crate::frontend::source::SourceFile;
@@ -520,7 +523,7 @@ pub fn launch(code: &TileCode, t: &TileNest, input: &TileLaunchInput) -> TileLau
     };
     let table = format!("{}_tuning", code.name);
     let launcher = format!("_launch{}", code.name);
-    let hash = super::launch::text_hash(&format!("{}{candidates}", code.text));
+    let hash = text_hash(&format!("{}{candidates}", code.text));
     let ExprKind::Subscript { array: out, .. } = &t.target.kind else {
         unreachable!("tile_dot checks the target")
     };

@@ -1,0 +1,31 @@
+//! The Triton printer: an outlined `Kernel` (after strip-mining) → a `@triton.jit` function and
+//! the facts its launcher needs (`KernelCode`). One file per kernel form, over printing that all
+//! forms share:
+//!
+//! - `grid`: a region as a kernel of its own, one program per point of its grid (`kernel`).
+//! - `persistent`: a host time loop as one persistent kernel of phases (`persistent_kernel`).
+//! - `cx`: the printer's context for one kernel (`Cx`) and the statements; `expr` the
+//!   expressions, loads and masks; `strips` strip-mined loops; `rows` row tiles and split rows;
+//!   `comm` the NVSHMEM communication phases.
+//!
+//! The tiled (`tl.dot`) and temporally blocked forms print in `codegen::tiles` and
+//! `codegen::blocked`; the tile printer borrows `cx::Cx` for its expressions.
+//!
+//! Design decisions:
+//! - One context, `Cx`, whose `impl` is split over the files by what it prints: each file adds
+//!   the methods of its statements, so a form calls into all of them through one value.
+//! - Files import downward only (forms → `strips` → `rows` → `cx`; `expr` and `comm` → `cx`),
+//!   never this module, which only declares them and re-exports the forms' entry points.
+//! - A form prints its body before its head: whether its signature takes `ROW_BLOCK` and
+//!   `ONE_STRIP` depends on the strip loops printed in the body.
+
+mod comm;
+pub(super) mod cx;
+mod expr;
+mod grid;
+mod persistent;
+mod rows;
+mod strips;
+
+pub use grid::kernel;
+pub use persistent::{persistent_kernel, PersistentLoop};

@@ -1,0 +1,510 @@
+//! A host time loop as one persistent kernel (`persistent_kernel`): the regions of every
+//! iteration run as the phases of one launch, each region a grid-stride loop over its virtual
+//! programs.
+//!
+//! Design decisions:
+//! - Phases are numbered `iteration * R + region` and a launch runs a range of them: on the GPU
+//!   one cooperative launch runs all, with grid barriers only after phases that conflict with
+//!   the next; under the interpreter each phase is a launch of its own.
+//! - The kernel takes the union of its regions' parameters; the loop variable is its own.
+//! - Loads stay plain (L1-cached) across phases (see `persistent_kernel` for why that is safe).
+//! - The names the kernel makes up are fresh against the names of all its regions.
+
+use super::cx::{width_text, Cx};
+use super::strips::{ONE_STRIP_PARAM, ROW_BLOCK_PARAM};
+use crate::codegen::analysis::{analyse, push_unique, Analysis};
+use crate::codegen::kernel_code::{signature, KernelCode, Param};
+use crate::codegen::writer::Writer;
+use crate::diag::Result;
+use crate::frontend::source::SourceFile;
+use crate::ir::*;
+use std::collections::HashSet;
+
+/// A host time loop run as one persistent kernel, as the printer needs it (decided by
+/// `schedule`).
+pub struct PersistentLoop<'k> {
+    pub name: String,
+    /// The host loop: `for var in range(start, stop, step)`.
+    pub var: String,
+    pub range: &'k Range,
+    /// The loop's line, for the comment at the kernel's head.
+    pub line: usize,
+    /// The regions of one iteration, in order: phase `r` of an iteration runs `regions[r]`.
+    pub regions: Vec<&'k Kernel>,
+    /// `barrier_after[r]`: a grid-wide barrier follows phase `r`.
+    pub barrier_after: Vec<bool>,
+}
+
+/// The persistent kernel of a host time loop. Phases are numbered `iteration * R + region`; a
+/// launch runs phases `[phase_lo, phase_hi)`, each region as a grid-stride loop over its virtual
+/// programs. On the GPU one cooperative launch runs every phase, with grid barriers between
+/// dependent phases (`GRID_SYNC`); under Triton's interpreter, which runs programs one after
+/// another (a spinning barrier would never return), the launcher makes one launch per phase.
+///
+/// Loads stay plain (L1-cached) although other SMs wrote the data in an earlier phase: the
+/// barrier's acquire at GPU scope, followed by the CTA barrier, orders every later load of the
+/// program after those writes (PTX memory model), and the hardware honours it by invalidating
+/// the SM's L1. `.cg` loads would be correct too, but cost 6 % on a 2-D stencil (H100).
+pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<KernelCode> {
+    let analyses: Vec<Analysis> = p.regions.iter().map(|k| analyse(k)).collect();
+    let put_targets = put_targets(p);
+    let params = merged_params(p, &analyses);
+    let (host_args, written) = host_args_and_written(p, &analyses);
+    let mut n = Names::new(p, &params);
+    // The body first: whether the signature takes `ONE_STRIP` depends on its strip loops.
+    let mut w = Writer::new(1);
+    let mut one_strip: Vec<(Expr, Expr, Width)> = vec![];
+    let mut row_block: Vec<Option<(Expr, Expr)>> = vec![];
+    let nregions = p.regions.len();
+    phase_loop(&mut w, p, &n, file);
+    for (r, (k, analysis)) in p.regions.iter().zip(&analyses).enumerate() {
+        if nregions > 1 {
+            w.line(format!("if {} == {r}:", n.region));
+            w.indent();
+        }
+        let mut cx = Cx::new(file, k, analysis);
+        cx.float_params = params
+            .iter()
+            .filter_map(|q| match q {
+                Param::FloatScalar(f) => Some(f.clone()),
+                _ => None,
+            })
+            .collect();
+        // The host loop's variable is the kernel's own, different in every iteration.
+        cx.host_ints.remove(&p.var);
+        region_phase(&mut w, &mut cx, k, r, &mut n, &put_targets, file)?;
+        one_strip.append(&mut cx.one_strip);
+        row_block.append(&mut cx.row_block);
+        if nregions > 1 {
+            w.dedent();
+        }
+    }
+    grid_barrier(&mut w, p, &n);
+    let mut sig = signature(&params);
+    sig.extend(n.start.iter().chain(n.step.iter()).cloned());
+    sig.extend([n.phase_lo.clone(), n.phase_hi.clone(), n.sync.clone()]);
+    sig.push("MVL: tl.constexpr".into());
+    sig.push("GRID_SYNC: tl.constexpr".into());
+    if !row_block.is_empty() {
+        sig.push(ROW_BLOCK_PARAM.into());
+    }
+    if !one_strip.is_empty() {
+        sig.push(ONE_STRIP_PARAM.into());
+    }
+    let mut head = Writer::new(0);
+    // Phase numbers change from launch to launch (one launch per phase): specialising on them
+    // (== 1, divisible by 16) would compile several copies of the kernel.
+    head.line(format!(
+        "@triton.jit(do_not_specialize=[\"{}\", \"{}\"])",
+        n.phase_lo, n.phase_hi
+    ));
+    head.line(format!("def {}({}):", p.name, sig.join(", ")));
+    Ok(KernelCode {
+        text: head.finish() + &w.finish(),
+        params,
+        host_args,
+        uses_mvl: true,
+        written_arrays: written,
+        one_strip,
+        row_block,
+    })
+}
+
+/// The arrays the loop's puts write: other PEs' writes land in them, so the regions load them
+/// with `.cg` (see `Cx::cg`).
+fn put_targets(p: &PersistentLoop) -> HashSet<String> {
+    p.regions
+        .iter()
+        .filter_map(|k| match &k.comm {
+            Some(Comm::Put { dest, .. }) => match &dest.kind {
+                ExprKind::Subscript { array, .. } => Some(array.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// The union of the regions' parameters, less the loop variable, in the order of a kernel of
+/// one region.
+fn merged_params(p: &PersistentLoop, analyses: &[Analysis]) -> Vec<Param> {
+    let mut params: Vec<Param> = vec![];
+    for a in analyses {
+        for param in &a.params {
+            let name = param.kernel_name();
+            if name == p.var {
+                continue; // the loop variable is the kernel's own
+            }
+            match params.iter().position(|q| q.kernel_name() == name) {
+                // A scalar that some region uses as an integer is an integer.
+                Some(i) if matches!(param, Param::IntScalar(_)) => params[i] = param.clone(),
+                Some(_) => {}
+                None => params.push(param.clone()),
+            }
+        }
+    }
+    // Same order as a kernel of one region: arrays, scalars, strides, shapes.
+    let rank = |q: &Param| match q {
+        Param::Array(_) => 0,
+        Param::IntScalar(_) | Param::FloatScalar(_) => 1,
+        Param::Stride(..) => 2,
+        Param::Shape(..) => 3,
+    };
+    params.sort_by_key(rank);
+    params
+}
+
+/// The launcher's arguments (less the loop variable) and the arrays written, over the regions
+/// in order of first use.
+fn host_args_and_written(p: &PersistentLoop, analyses: &[Analysis]) -> (Vec<String>, Vec<String>) {
+    let mut host_args: Vec<String> = vec![];
+    let mut written: Vec<String> = vec![];
+    for a in analyses {
+        for h in &a.host_args {
+            if *h != p.var {
+                push_unique(&mut host_args, h);
+            }
+        }
+        for x in &a.written {
+            push_unique(&mut written, x);
+        }
+    }
+    (host_args, written)
+}
+
+/// The names the kernel makes up, fresh against its regions' names, its parameters and the
+/// loop variable (and, as they are made, against each other).
+struct Names {
+    used: HashSet<String>,
+    pid: String,
+    nprog: String,
+    arrived: String,
+    phase: String,
+    iteration: String,
+    region: String,
+    /// The loop's start and step, as parameters: `None` for the usual 0 and 1.
+    start: Option<String>,
+    step: Option<String>,
+    phase_lo: String,
+    phase_hi: String,
+    sync: String,
+}
+
+impl Names {
+    fn new(p: &PersistentLoop, params: &[Param]) -> Names {
+        let mut used: HashSet<String> = p.regions.iter().flat_map(|k| k.names()).collect();
+        used.extend(params.iter().map(Param::kernel_name));
+        used.insert(p.var.clone());
+        let mut fresh = |base: &str| fresh_name(base, &mut used);
+        let (pid, nprog, arrived, phase, iteration, region) = (
+            fresh("pid"),
+            fresh("nprog"),
+            fresh("arrived"),
+            fresh("phase"),
+            fresh("iteration"),
+            fresh("region"),
+        );
+        let start = (!matches!(p.range.start.kind, ExprKind::Int(0)))
+            .then(|| fresh(&format!("{}_start", p.var)));
+        let step = (!matches!(p.range.step.kind, ExprKind::Int(1)))
+            .then(|| fresh(&format!("{}_step", p.var)));
+        let (phase_lo, phase_hi, sync) = (fresh("phase_lo"), fresh("phase_hi"), fresh("sync"));
+        Names {
+            used,
+            pid,
+            nprog,
+            arrived,
+            phase,
+            iteration,
+            region,
+            start,
+            step,
+            phase_lo,
+            phase_hi,
+            sync,
+        }
+    }
+
+    fn fresh(&mut self, base: &str) -> String {
+        fresh_name(base, &mut self.used)
+    }
+}
+
+/// The kernel's head comment, the program's coordinates, and the loop over the launch's phases
+/// down to the loop variable of the phase's iteration (left indented inside the loop).
+fn phase_loop(w: &mut Writer, p: &PersistentLoop, n: &Names, file: &SourceFile) {
+    let nregions = p.regions.len();
+    let (pid, nprog, phase, iter) = (&n.pid, &n.nprog, &n.phase, &n.iteration);
+    w.line(format!(
+        "# {}:{}: {}  (persistent: {} phase(s) per iteration)",
+        file.name,
+        p.line,
+        file.line_text(p.line).trim(),
+        nregions
+    ));
+    w.line(format!("{pid} = tl.program_id(0)"));
+    w.line(format!("{nprog} = tl.num_programs(0)"));
+    w.line(format!("{} = tl.full((), 0, tl.int64)", n.arrived));
+    w.line(format!(
+        "for {phase} in range({}, {}):",
+        n.phase_lo, n.phase_hi
+    ));
+    w.indent();
+    if nregions == 1 {
+        w.line(format!("{iter} = {phase}"));
+    } else {
+        w.line(format!("{iter} = {phase} // {nregions}"));
+        w.line(format!("{} = {phase} - {iter} * {nregions}", n.region));
+    }
+    let scaled = match &n.step {
+        Some(s) => format!("{iter} * {s}"),
+        None => iter.clone(),
+    };
+    w.line(match &n.start {
+        Some(s) => format!("{} = {s} + {scaled}", p.var),
+        None => format!("{} = {scaled}", p.var),
+    });
+}
+
+/// Region `r` as one phase: a communication statement, a `sequential for` region run by one
+/// program, or a grid-stride loop over the region's virtual programs.
+fn region_phase(
+    w: &mut Writer,
+    cx: &mut Cx,
+    k: &Kernel,
+    r: usize,
+    n: &mut Names,
+    put_targets: &HashSet<String>,
+    file: &SourceFile,
+) -> Result<()> {
+    if let Some(c) = &k.comm {
+        w.line(format!(
+            "# {}:{}: {}",
+            file.name,
+            file.line_of(k.span.start as usize),
+            file.line_text(file.line_of(k.span.start as usize)).trim()
+        ));
+        cx.comm(w, c, &n.pid, &n.nprog)
+    } else if k.dims.is_empty() {
+        cx.pragma_comment(w, k);
+        // A `sequential for` region: one program runs it.
+        w.line(format!("if {} == 0:", n.pid));
+        w.indent();
+        cx.region(w, k, &[])?;
+        w.dedent();
+        Ok(())
+    } else {
+        cx.pragma_comment(w, k);
+        cx.cg = put_targets.clone();
+        grid_stride(w, cx, k, r, n)
+    }
+}
+
+/// Programs per grid axis (axis 0 innermost), then a grid-stride loop over the virtual
+/// programs of region `r`, each split back into its coordinates.
+fn grid_stride(w: &mut Writer, cx: &mut Cx, k: &Kernel, r: usize, n: &mut Names) -> Result<()> {
+    let counts = program_counts(w, cx, k, r, n)?;
+    let vp = n.fresh("vp");
+    w.line(format!(
+        "for {vp} in range({}, {}, {}):",
+        n.pid,
+        counts.join(" * "),
+        n.nprog
+    ));
+    w.indent();
+    let ids = program_ids(w, &vp, &counts, r, n);
+    cx.region(w, k, &ids)?;
+    w.dedent();
+    Ok(())
+}
+
+/// The number of programs on each grid axis of region `r` (an extent of a literal step, over
+/// the lanes' width for a `simd` dimension), named and indexed by axis.
+fn program_counts(
+    w: &mut Writer,
+    cx: &mut Cx,
+    k: &Kernel,
+    r: usize,
+    n: &mut Names,
+) -> Result<Vec<String>> {
+    let ndims = k.dims.len();
+    let mut counts = vec![String::new(); ndims];
+    for (d, dim) in k.dims.iter().enumerate() {
+        let axis = ndims - 1 - d;
+        let count = n.fresh(&format!("n{r}_{axis}"));
+        let ExprKind::Int(s) = dim.range.step.kind else {
+            unreachable!("schedule keeps regions with literal steps only")
+        };
+        let (from, to) = (cx.expr(&dim.range.start)?, cx.expr(&dim.range.stop)?);
+        let span = if s > 0 {
+            format!("({to}) - ({from})")
+        } else {
+            format!("({from}) - ({to})")
+        };
+        let trips = if s.abs() == 1 {
+            span
+        } else {
+            format!("tl.cdiv({span}, {})", s.abs())
+        };
+        let programs = match dim.simd {
+            None => trips,
+            Some(wd) => format!("tl.cdiv({trips}, {})", width_text(wd)),
+        };
+        w.line(format!("{count} = tl.maximum({programs}, 0)"));
+        counts[axis] = count;
+    }
+    Ok(counts)
+}
+
+/// The coordinates of virtual program `vp` on each axis (axis 0 varies fastest).
+fn program_ids(
+    w: &mut Writer,
+    vp: &str,
+    counts: &[String],
+    r: usize,
+    n: &mut Names,
+) -> Vec<String> {
+    let ndims = counts.len();
+    let mut ids = vec![String::new(); ndims];
+    if ndims == 1 {
+        ids[0] = vp.to_string();
+    } else {
+        let mut rest = vp.to_string();
+        for axis in 0..ndims {
+            let id = n.fresh(&format!("pid{r}_{axis}"));
+            if axis + 1 == ndims {
+                w.line(format!("{id} = {rest}"));
+            } else {
+                w.line(format!("{id} = {rest} % {}", counts[axis]));
+                let next = n.fresh(&format!("rest{r}_{axis}"));
+                w.line(format!("{next} = {rest} // {}", counts[axis]));
+                rest = next;
+            }
+            ids[axis] = id;
+        }
+    }
+    ids
+}
+
+/// After each phase that conflicts with the next (`barrier_after`), on the GPU only: a grid
+/// barrier, counted by the programs' arrivals.
+fn grid_barrier(w: &mut Writer, p: &PersistentLoop, n: &Names) {
+    let nregions = p.regions.len();
+    let barriers: Vec<usize> = (0..nregions).filter(|r| p.barrier_after[*r]).collect();
+    if barriers.is_empty() {
+        return;
+    }
+    w.line("if GRID_SYNC:");
+    w.indent();
+    if barriers.len() < nregions {
+        let cond: Vec<String> = barriers
+            .iter()
+            .map(|r| format!("({} == {r})", n.region))
+            .collect();
+        w.line(format!("if {}:", cond.join(" | ")));
+        w.indent();
+    }
+    w.line(format!("{} += {}", n.arrived, n.nprog));
+    w.line(format!("_appyc_grid_barrier({}, {})", n.sync, n.arrived));
+    if barriers.len() < nregions {
+        w.dedent();
+    }
+    w.dedent();
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::codegen::test_support::{function, generated};
+
+    const TWO_PHASES: &str = "def f(A, B, M, N, T):
+    for t in range(T):
+        #pragma parallel for
+        for i in range(1, M - 1):
+            #pragma parallel for
+            for j in range(1, N - 1):
+                B[i, j] = A[i - 1, j] + A[i + 1, j] + t
+        #pragma parallel for
+        for i in range(1, M - 1):
+            #pragma parallel for
+            for j in range(1, N - 1):
+                A[i, j] = B[i, j]
+";
+
+    #[test]
+    fn a_persistent_kernel_runs_each_region_as_a_grid_stride_loop_of_one_phase() {
+        let out = generated(TWO_PHASES);
+        let k = function(&out, "_f_persistent0");
+        // Phases: iteration and region from the phase number; the loop variable in the kernel.
+        assert!(
+            k.contains("for _phase in range(_phase_lo, _phase_hi):"),
+            "{k}"
+        );
+        assert!(k.contains("_iteration = _phase // 2"), "{k}");
+        assert!(k.contains("_region = _phase - _iteration * 2"), "{k}");
+        assert!(k.contains("t = _iteration"), "{k}");
+        // A 2-D region: programs per axis (a row block of the outer, the inner's lanes),
+        // virtual programs split back.
+        assert!(
+            k.contains("_n0_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)"),
+            "{k}"
+        );
+        assert!(
+            k.contains("_n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL // ROW_BLOCK), 0)"),
+            "{k}"
+        );
+        assert!(
+            k.contains("for _vp in range(_pid, _n0_0 * _n0_1, _nprog):"),
+            "{k}"
+        );
+        assert!(k.contains("_pid0_0 = _vp % _n0_0"), "{k}");
+        assert!(
+            k.contains("i = 1 + _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)"),
+            "{k}"
+        );
+        assert!(
+            k.contains("j = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)"),
+            "{k}"
+        );
+        // Both phases conflict with the next: a barrier after every phase, on the GPU only.
+        assert!(k.contains("if GRID_SYNC:\n"), "{k}");
+        assert!(!k.contains("if (_region =="), "{k}");
+        assert!(k.contains("_appyc_grid_barrier(_sync, _arrived)"), "{k}");
+        // The loop variable is the kernel's own, not a parameter.
+        assert!(!k.lines().next().unwrap().contains(", t,"), "{k}");
+    }
+
+    #[test]
+    fn the_host_loop_becomes_one_launcher_call() {
+        let out = generated(TWO_PHASES);
+        let f = function(&out, "f");
+        assert_eq!(
+            f.trim_end(),
+            "def f(A, B, M, N, T):\n    _launch_f_persistent0(B, A, M, N, T)"
+        );
+        let l = function(&out, "_launch_f_persistent0");
+        assert!(l.contains("n_t = int(T)"), "{l}");
+        assert!(
+            l.contains("_appyc_persistent(\n        _f_persistent0, n_t * 2,"),
+            "{l}"
+        );
+    }
+
+    #[test]
+    fn barriers_are_only_where_phases_conflict() {
+        let src = "def f(X, Y, N, T):
+    for t in range(T):
+        #pragma parallel for simd
+        for i in range(N):
+            X[i] = X[i] * 2.0
+        #pragma parallel for simd
+        for i in range(N):
+            Y[i] = Y[i] + 1.0
+";
+        // Each region only touches its own element: still, the next iteration of a region
+        // reads what other programs wrote, so each phase conflicts with its own next run.
+        // Region 0 and region 1 are independent, so one barrier per iteration suffices.
+        let out = generated(src);
+        let k = function(&out, "_f_persistent0");
+        assert!(k.contains("if (_region == 1):"), "{k}");
+    }
+}
