@@ -293,7 +293,7 @@ fn code_params_without_temps(code: &KernelCode, args: &[String]) -> Vec<Param> {
 /// registers are capped (`_APPYC_NVSHMEM_MAXNREG` in the runtime), and 512 lanes keep a
 /// stencil's loads within the cap: on 2 x H200, Jacobi-2D at 8192^2 per GPU ran 1.46x faster
 /// and Jacobi-3D at 256^3 2.07x faster than at 1024 lanes without the cap
-/// (scripts/gpu_nvshmem_variants.py).
+/// (bench/gpu_nvshmem_variants.py).
 const COMM_DEFAULT_MVL: u32 = 512;
 
 /// The default MVL without tuning, by kernel kind: wide vectors for element-wise grids, where

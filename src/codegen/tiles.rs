@@ -18,8 +18,8 @@ use crate::ir::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// Tile shape and pipelining: the fastest of ten shapes measured for fp64 and fp32 (ieee) on
-/// the H100 at NPBench's gemm and syrk sizes (scripts/gpu_tile_probe.py, log in
-/// scripts/tile_results.md; 64 x 64 x 16 with 4 warps and 3 stages was 76 % of cuBLAS for fp64
+/// the H100 at NPBench's gemm and syrk sizes (bench/gpu_tile_probe.py, log in
+/// bench/tile_results.md; 64 x 64 x 16 with 4 warps and 3 stages was 76 % of cuBLAS for fp64
 /// gemm, the next shape 8 % slower). The default of the tuning table (`_APPYC_TILE_CANDIDATES`).
 const BI: u32 = 64;
 const BJ: u32 = 64;
@@ -248,7 +248,7 @@ pub fn kernel(k: &Kernel, t: &TileNest, file: &SourceFile) -> Result<TileCode> {
     let row_stop = cx.expr(&t.row.stop)?;
     // Grouped order: consecutive programs walk down GROUP_ROWS row tiles before moving one
     // column right, so the tiles running at once share B's columns in the L2 (5 % on gemm at
-    // NPBench's paper size on the H100, scripts/gaps_h100.log).
+    // NPBench's paper size on the H100, bench/gaps_h100.log).
     w.line(format!(
         "{} = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)",
         n.tile
@@ -306,7 +306,7 @@ pub fn kernel(k: &Kernel, t: &TileNest, file: &SourceFile) -> Result<TileCode> {
     ));
     // Tiles wholly outside the columns of their rows (a triangle's other half) reduce over an
     // empty range and store nothing (their column mask is all false). Not an `if` around the
-    // tile: Triton pipelines a k loop inside one worse (13 % on gemm, scripts/gaps_h100.log).
+    // tile: Triton pipelines a k loop inside one worse (13 % on gemm, bench/gaps_h100.log).
     // Columns that do not move with the row put every launched tile inside them.
     let triangular = t.col.start.mentions(i) || t.col.stop.mentions(i);
     if !triangular {

@@ -13,7 +13,7 @@
 //! tuned MVL still says how much work a program holds. A hand-written heat_3d with 2 rows a
 //! program ran at 95 % of copy bandwidth against 79 % for one row, and a hand-written fdtd_2d
 //! with 4 rows of 256 lanes 8.3 against 9.1 ms for one row of 1024
-//! (scripts/layout_probe_h100.log, heat_blocks and fdtd_shapes): rows read their neighbours
+//! (bench/layout_probe_h100.log, heat_blocks and fdtd_shapes): rows read their neighbours
 //! within one program.
 //!
 //! Semantics: iterations of a `parallel for` are independent by contract, so running several

@@ -6,7 +6,7 @@
 //! Why: such a kernel launches one program per block of MVL columns, which is a few dozen to a
 //! few hundred programs for NumPy-sized matrices. Each streams a whole column block, so the GPU
 //! holds too few loads in flight: gemver's `A^T y` at N = 8000 read 795-1412 GB/s against a
-//! 2935 GB/s copy, and 2224 GB/s with the rows split eight ways (scripts/gaps_h100.log).
+//! 2935 GB/s copy, and 2224 GB/s with the rows split eight ways (bench/gaps_h100.log).
 //!
 //! When it is safe (otherwise the kernel is left as it is):
 //! - the grid is one `simd` dimension (the lanes) and the kernel has no communication or shared

@@ -7,7 +7,7 @@
 //! Why: a phase of such a loop is a grid barrier's round trip (1.2 us on the H100), so
 //! jacobi_1d's 8000 phases are barrier-bound. Blocked, each program keeps its chunk plus a halo
 //! of `radius x phases` in a scratch of its own, runs `G` steps there with block barriers only
-//! and writes its chunk back: two grid barriers every `G` steps (scripts/gaps_h100.log,
+//! and writes its chunk back: two grid barriers every `G` steps (bench/gaps_h100.log,
 //! temporal: 0.39-0.73 us a phase).
 //!
 //! Every phase (region) must have:

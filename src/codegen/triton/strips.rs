@@ -48,7 +48,7 @@ impl Cx<'_> {
         // A loop over vectors that usually runs once (a row shorter than MVL) is slower as a
         // loop than as straight code: with its one-trip loop nested inside, the grid-stride loop
         // around it could not overlap one program's loads with the next (heat_3d 15.0 against
-        // 12.0 ms on the H100, scripts/layout_probe_h100.log). When the bounds are host values
+        // 12.0 ms on the H100, bench/layout_probe_h100.log). When the bounds are host values
         // the launcher knows whether the extent fits one strip, and `ONE_STRIP` makes the
         // range a constant single trip that Triton folds away.
         // A row block's strip is axis 1 of its tile; the launcher sizes `ROW_BLOCK` from its
