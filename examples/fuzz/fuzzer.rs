@@ -1,11 +1,12 @@
 //! An in-process fuzzer on stable Rust: mutations of the samples (bytes, tokens, lines, pragma
-//! lines, deep expressions) compiled with [`crate::driver::compile`], panics caught. Every
+//! lines, deep expressions) compiled with [`appyc::driver::compile`], panics caught. Every
 //! input is a function of `(seed, iteration)`, so a failure is reproduced by its pair.
-//! `examples/fuzz.rs` is the command (`cargo run --release --example fuzz -- --help`);
-//! `tests/fuzz.rs` runs a short round in CI.
+//! `examples/fuzz/main.rs` is the command (`cargo run --release --example fuzz -- --help`);
+//! `tests/fuzz.rs` runs a short round in CI, and this module's own tests, by including this
+//! file. It uses the library's public API only: the fuzzer is no part of the library.
 
-use crate::driver::{compile, Emit, Options};
-use crate::frontend::source::SourceFile;
+use appyc::driver::{compile, Emit, Options};
+use appyc::frontend::source::SourceFile;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 
@@ -505,7 +506,7 @@ pub fn corpus(root: &std::path::Path) -> Vec<String> {
             }
         }
     }
-    let spec = crate::frontend::spec::spec();
+    let spec = appyc::frontend::spec::spec();
     let examples = spec
         .directives
         .iter()
