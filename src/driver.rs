@@ -343,6 +343,8 @@ fn import_edits(file: &SourceFile, module: &[ast::Stmt], compiled: &[Span]) -> V
     edits
 }
 
+/// One function through the pipeline, step by step as ARCHITECTURE.md's "Pipeline" numbers
+/// them (the paper's Algorithm 3): the front end, the passes over each region, then codegen.
 fn compile_function(
     file: &SourceFile,
     f: &ast::StmtFunctionDef,
@@ -352,15 +354,18 @@ fn compile_function(
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<Vec<Edit>> {
     let calls = crate::frontend::libcalls::find(f)?;
+    // 1-4: the function as IR, its pragmas bound, its regions outlined as kernels.
     let mut func = lower_function(f);
     passes::normalize::run(&mut func);
     passes::attach_pragmas::run_with_warnings(&mut func, pragmas, file, warnings)?;
     let mut kernels = passes::outline::run(&func)?;
+    // 4a-4c: each region as written (races, shared scalars, matrix tiles).
     for k in kernels.iter_mut() {
         passes::races::run(k, file, warnings);
         passes::shared_scalars::run(k)?;
         passes::tile_dot::run(k, warnings);
     }
+    // 5-8: tensor statements become loop nests; barriers go in while each is one statement.
     let tensor_opts = passes::lower_tensor::Options {
         auto_simd: opts.auto_simd,
     };
@@ -370,69 +375,110 @@ fn compile_function(
         passes::insert_sync::run(k);
         passes::lower_tensor::lower(k, &tensor_opts)?;
     }
+    // 8a: across regions, so on the function's kernels together.
     passes::fuse_into_reduction::run(&func, &mut kernels);
+    // 9-10: vector lanes (vectorize_parallel, row_block) and strip-mining.
     for k in kernels.iter_mut() {
-        if opts.auto_simd {
-            // Vectorise the innermost parallel loop (its iterations as lanes, or as the rows
-            // of a tile around its one strip) where strip-mining accepts the result;
-            // otherwise keep one program per iteration.
-            let mut vectorised = k.clone();
-            let mut candidates = vec![];
-            if passes::vectorize_parallel::run(&mut vectorised) {
-                candidates.push(vectorised.clone());
-            }
-            if passes::row_block::run(&mut vectorised) {
-                candidates.insert(0, vectorised);
-            }
-            if let Some(done) = candidates
-                .into_iter()
-                .find_map(|mut c| passes::strip_mine::run(&mut c).is_ok().then_some(c))
-            {
-                *k = done;
-                continue;
-            }
-        }
-        passes::strip_mine::run(k)?;
+        strip_mine(k, opts.auto_simd)?;
     }
+    // 10a-10b.
     for k in kernels.iter_mut() {
         passes::split_rows::run(k);
     }
     let symmetric = passes::comm::run(&func, &calls, &mut kernels)?;
+    // 11-12.
+    let launches = schedule::run(file, &func, &kernels, opts.persistent)?;
+    codegen(file, f, &func, &kernels, &launches, symmetric, opts)
+}
 
-    let mut edits = vec![];
-    // Drop `@appy.jit`-style decorators: the output is plain Python.
-    let mut def_start: usize = Span::from(f.range).start as usize;
-    for d in &f.decorator_list {
-        let ds: Span = d.range().into();
-        let line = file.line_of(ds.start as usize);
-        def_start = def_start.min(file.line_start(line));
-        let name = match d {
-            ast::Expr::Call(c) => dotted_name(&c.func),
-            other => dotted_name(other),
-        };
-        if name.is_some_and(|n| n.starts_with("appy.") || n == "appy") {
-            edits.push(Edit {
-                range: file.line_start(line)..file.line_end(line),
-                text: String::new(),
-            });
+/// Steps 9, 9a and 10: with auto-simd, the innermost parallel loop vectorised (its iterations
+/// as lanes, or as the rows of a tile around its one strip: `row_block` first) where
+/// strip-mining accepts the result; otherwise one program per iteration, strip-mined as is.
+fn strip_mine(k: &mut Kernel, auto_simd: bool) -> Result<()> {
+    if auto_simd {
+        let mut vectorised = k.clone();
+        let mut candidates = vec![];
+        if passes::vectorize_parallel::run(&mut vectorised) {
+            candidates.push(vectorised.clone());
+        }
+        if passes::row_block::run(&mut vectorised) {
+            candidates.insert(0, vectorised);
+        }
+        if let Some(done) = candidates
+            .into_iter()
+            .find_map(|mut c| passes::strip_mine::run(&mut c).is_ok().then_some(c))
+        {
+            *k = done;
+            return Ok(());
         }
     }
-    let def_line_start = file.line_start(file.line_of(def_start));
+    passes::strip_mine::run(k)
+}
 
-    // Arrays passed in as parameters decide where host code allocates.
-    let array_params: Vec<String> = func
-        .params
-        .iter()
-        .filter(|p| kernels.iter().any(|k| kernel_uses_array(k, p)))
-        .cloned()
-        .collect();
-    let device = if array_params.is_empty() {
-        "_appyc_device()".to_string()
-    } else {
-        format!("{}.device", array_params[0])
-    };
+/// What codegen makes of one function, besides the host rewriter's edits.
+#[derive(Default)]
+struct Spliced {
+    /// Edits to the source: decorators dropped, regions replaced by their launches.
+    edits: Vec<Edit>,
+    /// The spans the host rewriter leaves alone (regions and persistent loops).
+    skip: Vec<Span>,
+    /// Kernels and launchers, inserted before the function.
+    generated: String,
+}
 
-    let launches = schedule::run(file, &func, &kernels, opts.persistent)?;
+impl Spliced {
+    /// Replaces the lines of `span` by `call`, at the indentation of the line of `first`.
+    fn replace(&mut self, file: &SourceFile, span: Span, first: u32, call: String) {
+        let indent = indentation(file, first);
+        self.edits.push(Edit {
+            range: line_range(file, span),
+            text: format!("{indent}{call}\n"),
+        });
+    }
+
+    /// Appends generated code, then `gap` (blank lines before what follows).
+    fn generate(&mut self, code: &str, gap: &str) {
+        self.generated.push_str(code);
+        self.generated.push_str(gap);
+    }
+}
+
+/// The whitespace that starts the line of `at`.
+fn indentation(file: &SourceFile, at: u32) -> String {
+    file.line_text(file.line_of(at as usize))
+        .chars()
+        .take_while(|c| c.is_whitespace())
+        .collect()
+}
+
+/// The whole lines `span` touches.
+fn line_range(file: &SourceFile, span: Span) -> std::ops::Range<usize> {
+    file.line_start(file.line_of(span.start as usize))
+        ..file.line_end(file.line_of(span.end as usize))
+}
+
+/// Where a region's code starts: its first grid loop, else its first statement.
+fn region_start(k: &Kernel) -> u32 {
+    k.dims
+        .first()
+        .map_or(k.body[0].span.start, |d| d.span.start)
+}
+
+/// Step 12, codegen: the function's edits. Each launch (or, for `--emit lowered`, each region
+/// as Python) takes its region's place, the kernels and launchers go before the `def`, and the
+/// host code around them is rewritten.
+fn codegen(
+    file: &SourceFile,
+    f: &ast::StmtFunctionDef,
+    func: &Function,
+    kernels: &[Kernel],
+    launches: &[Launch],
+    symmetric: passes::comm::Symmetric,
+    opts: &Options,
+) -> Result<Vec<Edit>> {
+    let mut out = Spliced::default();
+    let def_line_start = drop_decorators(file, f, &mut out.edits);
+    let device = host_device(func, kernels);
     let launch_cx = LaunchContext {
         file,
         opts: LaunchOptions {
@@ -441,164 +487,31 @@ fn compile_function(
         },
         sizes: SizeNames::of(f),
     };
-    // The launch call takes the place of these lines, at the indentation of `first`.
-    let replace = |edits: &mut Vec<Edit>, span: Span, first: u32, call: String| {
-        let indent: String = file
-            .line_text(file.line_of(first as usize))
-            .chars()
-            .take_while(|c| c.is_whitespace())
-            .collect();
-        edits.push(Edit {
-            range: file.line_start(file.line_of(span.start as usize))
-                ..file.line_end(file.line_of(span.end as usize)),
-            text: format!("{indent}{call}\n"),
-        });
-    };
-    let mut generated = String::new();
-    let mut skip = vec![];
-    if opts.emit == Emit::Lowered {
-        for k in &kernels {
-            let first = k
-                .dims
-                .first()
-                .map_or(k.body[0].span.start, |d| d.span.start);
-            let indent: String = file
-                .line_text(file.line_of(first as usize))
-                .chars()
-                .take_while(|c| c.is_whitespace())
-                .collect();
-            let mut w = Writer::new(0);
-            python::kernel(&mut w, k);
-            let text: String = w
-                .finish()
-                .lines()
-                .map(|l| {
-                    if l.is_empty() {
-                        "\n".to_string()
-                    } else {
-                        format!("{indent}{l}\n")
+    match opts.emit {
+        Emit::Lowered => {
+            for k in kernels {
+                lowered_region(file, k, &mut out);
+            }
+        }
+        Emit::Python => {
+            let mut persistent_count = 0;
+            for l in launches {
+                match l {
+                    Launch::Region(i) => region_launch(&launch_cx, &kernels[*i], &mut out)?,
+                    Launch::Persistent(p) => {
+                        let kernel = format!("_{}_persistent{persistent_count}", func.name);
+                        persistent_count += 1;
+                        persistent_launch(&launch_cx, kernel, p, kernels, &mut out)?;
                     }
-                })
-                .collect();
-            edits.push(Edit {
-                range: file.line_start(file.line_of(k.span.start as usize))
-                    ..file.line_end(file.line_of(k.span.end as usize)),
-                text,
-            });
-            skip.push(k.span);
-            for &region in &k.absorbed {
-                edits.push(Edit {
-                    range: file.line_start(file.line_of(region.start as usize))
-                        ..file.line_end(file.line_of(region.end as usize)),
-                    text: format!("{indent}# appyc: this region runs inside the next one\n"),
-                });
-                skip.push(region);
+                }
             }
         }
     }
-    let mut persistent_count = 0;
-    for l in launches.iter().filter(|_| opts.emit == Emit::Python) {
-        match l {
-            Launch::Region(i) => {
-                let k = &kernels[*i];
-                let code = triton::kernel(k, file)?;
-                let tiles = match &k.tiles {
-                    Some(t) => Some(tiles::kernel(k, t, file)?),
-                    None => None,
-                };
-                let name = format!("_launch{}", k.name);
-                let (launcher, args) =
-                    launch::region_launcher(&launch_cx, &name, &code, k, tiles.as_ref());
-                generated.push_str(&code.text);
-                generated.push_str("\n\n");
-                if let Some(t) = &tiles {
-                    generated.push_str(&t.text);
-                    generated.push_str("\n\n");
-                }
-                generated.push_str(&launcher);
-                generated.push_str("\n\n\n");
-                let first = k
-                    .dims
-                    .first()
-                    .map_or(k.body[0].span.start, |d| d.span.start);
-                // Scalars reduced by the region get their values back from the launcher.
-                let results: Vec<&str> = k
-                    .shared
-                    .iter()
-                    .filter(|s| s.update != SharedUpdate::ReadOnly)
-                    .map(|s| s.var.as_str())
-                    .collect();
-                let assigned = if results.is_empty() {
-                    String::new()
-                } else {
-                    format!("{} = ", results.join(", "))
-                };
-                replace(
-                    &mut edits,
-                    k.span,
-                    first,
-                    format!("{assigned}{name}({})", args.join(", ")),
-                );
-                skip.push(k.span);
-                for &region in &k.absorbed {
-                    let note = format!("# appyc: this region runs inside {name} below");
-                    replace(&mut edits, region, region.start, note);
-                    skip.push(region);
-                }
-            }
-            Launch::Persistent(p) => {
-                let kernel = format!("_{}_persistent{persistent_count}", func.name);
-                persistent_count += 1;
-                let regions: Vec<&Kernel> = p.regions.iter().map(|&i| &kernels[i]).collect();
-                let code = triton::persistent_kernel(
-                    &triton::PersistentLoop {
-                        name: kernel.clone(),
-                        var: p.var.clone(),
-                        range: &p.range,
-                        line: file.line_of(p.loop_span.start as usize),
-                        regions: regions.clone(),
-                        barrier_after: p.barrier_after.clone(),
-                    },
-                    file,
-                )?;
-                let name = format!("_launch{kernel}");
-                let blocked_name = format!("{kernel}_blocked");
-                let blocked = p.stencil.as_ref().map(|st| {
-                    blocked::blocked_kernel(
-                        &blocked_name,
-                        st,
-                        &code,
-                        file,
-                        file.line_of(p.loop_span.start as usize),
-                    )
-                });
-                let (launcher, args) = launch::persistent_launcher(
-                    &launch_cx,
-                    &name,
-                    &kernel,
-                    &code,
-                    p,
-                    &regions,
-                    blocked.as_ref().map(|_| blocked_name.as_str()),
-                );
-                generated.push_str(&code.text);
-                generated.push_str("\n\n");
-                if let Some(text) = &blocked {
-                    generated.push_str(text);
-                    generated.push_str("\n\n");
-                }
-                generated.push_str(&launcher);
-                generated.push_str("\n\n\n");
-                replace(
-                    &mut edits,
-                    p.span,
-                    p.loop_span.start,
-                    format!("{name}({})", args.join(", ")),
-                );
-                skip.push(p.span);
-            }
-        }
-    }
+    let Spliced {
+        mut edits,
+        skip,
+        generated,
+    } = out;
     if !generated.is_empty() {
         edits.push(Edit {
             range: def_line_start..def_line_start,
@@ -615,6 +528,162 @@ fn compile_function(
     rewriter.stmts(&f.body)?;
     edits.extend(rewriter.edits);
     Ok(edits)
+}
+
+/// Drops `@appy.jit`-style decorators (the output is plain Python); returns where the line of
+/// the `def` (or of its first decorator) starts, where the generated code goes.
+fn drop_decorators(file: &SourceFile, f: &ast::StmtFunctionDef, edits: &mut Vec<Edit>) -> usize {
+    let mut def_start: usize = Span::from(f.range).start as usize;
+    for d in &f.decorator_list {
+        let ds: Span = d.range().into();
+        let line = file.line_of(ds.start as usize);
+        def_start = def_start.min(file.line_start(line));
+        let name = match d {
+            ast::Expr::Call(c) => dotted_name(&c.func),
+            other => dotted_name(other),
+        };
+        if name.is_some_and(|n| n.starts_with("appy.") || n == "appy") {
+            edits.push(Edit {
+                range: file.line_start(line)..file.line_end(line),
+                text: String::new(),
+            });
+        }
+    }
+    file.line_start(file.line_of(def_start))
+}
+
+/// Where host code allocates: on the device of the first array parameter a kernel uses.
+fn host_device(func: &Function, kernels: &[Kernel]) -> String {
+    let array_params: Vec<String> = func
+        .params
+        .iter()
+        .filter(|p| kernels.iter().any(|k| kernel_uses_array(k, p)))
+        .cloned()
+        .collect();
+    if array_params.is_empty() {
+        "_appyc_device()".to_string()
+    } else {
+        format!("{}.device", array_params[0])
+    }
+}
+
+/// `--emit lowered`: the region after the passes, printed as Python in its place; a region
+/// fused into it leaves a comment.
+fn lowered_region(file: &SourceFile, k: &Kernel, out: &mut Spliced) {
+    let indent = indentation(file, region_start(k));
+    let mut w = Writer::new(0);
+    python::kernel(&mut w, k);
+    let text: String = w
+        .finish()
+        .lines()
+        .map(|l| {
+            if l.is_empty() {
+                "\n".to_string()
+            } else {
+                format!("{indent}{l}\n")
+            }
+        })
+        .collect();
+    out.edits.push(Edit {
+        range: line_range(file, k.span),
+        text,
+    });
+    out.skip.push(k.span);
+    for &region in &k.absorbed {
+        out.edits.push(Edit {
+            range: line_range(file, region),
+            text: format!("{indent}# appyc: this region runs inside the next one\n"),
+        });
+        out.skip.push(region);
+    }
+}
+
+/// A region on its own grid: its kernel (and tile kernel), its launcher, and the launch in
+/// its place.
+fn region_launch(cx: &LaunchContext, k: &Kernel, out: &mut Spliced) -> Result<()> {
+    let file = cx.file;
+    let code = triton::kernel(k, file)?;
+    let tiles = match &k.tiles {
+        Some(t) => Some(tiles::kernel(k, t, file)?),
+        None => None,
+    };
+    let name = format!("_launch{}", k.name);
+    let (launcher, args) = launch::region_launcher(cx, &name, &code, k, tiles.as_ref());
+    out.generate(&code.text, "\n\n");
+    if let Some(t) = &tiles {
+        out.generate(&t.text, "\n\n");
+    }
+    out.generate(&launcher, "\n\n\n");
+    // Scalars reduced by the region get their values back from the launcher.
+    let results: Vec<&str> = k
+        .shared
+        .iter()
+        .filter(|s| s.update != SharedUpdate::ReadOnly)
+        .map(|s| s.var.as_str())
+        .collect();
+    let assigned = if results.is_empty() {
+        String::new()
+    } else {
+        format!("{} = ", results.join(", "))
+    };
+    let call = format!("{assigned}{name}({})", args.join(", "));
+    out.replace(file, k.span, region_start(k), call);
+    out.skip.push(k.span);
+    for &region in &k.absorbed {
+        let note = format!("# appyc: this region runs inside {name} below");
+        out.replace(file, region, region.start, note);
+        out.skip.push(region);
+    }
+    Ok(())
+}
+
+/// A host loop as one persistent kernel named `kernel` (and its temporally blocked variant
+/// for a stencil), its launcher, and the launch in the loop's place.
+fn persistent_launch(
+    cx: &LaunchContext,
+    kernel: String,
+    p: &schedule::Persistent,
+    kernels: &[Kernel],
+    out: &mut Spliced,
+) -> Result<()> {
+    let file = cx.file;
+    let line = file.line_of(p.loop_span.start as usize);
+    let regions: Vec<&Kernel> = p.regions.iter().map(|&i| &kernels[i]).collect();
+    let code = triton::persistent_kernel(
+        &triton::PersistentLoop {
+            name: kernel.clone(),
+            var: p.var.clone(),
+            range: &p.range,
+            line,
+            regions: regions.clone(),
+            barrier_after: p.barrier_after.clone(),
+        },
+        file,
+    )?;
+    let name = format!("_launch{kernel}");
+    let blocked_name = format!("{kernel}_blocked");
+    let blocked = p
+        .stencil
+        .as_ref()
+        .map(|st| blocked::blocked_kernel(&blocked_name, st, &code, file, line));
+    let (launcher, args) = launch::persistent_launcher(
+        cx,
+        &name,
+        &kernel,
+        &code,
+        p,
+        &regions,
+        blocked.as_ref().map(|_| blocked_name.as_str()),
+    );
+    out.generate(&code.text, "\n\n");
+    if let Some(text) = &blocked {
+        out.generate(text, "\n\n");
+    }
+    out.generate(&launcher, "\n\n\n");
+    let call = format!("{name}({})", args.join(", "));
+    out.replace(file, p.span, p.loop_span.start, call);
+    out.skip.push(p.span);
+    Ok(())
 }
 
 fn kernel_uses_array(k: &Kernel, name: &str) -> bool {

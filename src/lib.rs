@@ -10,8 +10,6 @@ pub mod config;
 pub mod diag;
 pub mod driver;
 pub mod frontend;
-#[doc(hidden)]
-pub mod fuzz;
 pub mod ir;
 pub mod passes;
 #[cfg(feature = "python")]

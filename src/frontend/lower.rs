@@ -306,30 +306,11 @@ pub fn dotted_name(e: &ast::Expr) -> Option<String> {
 
 pub fn lower_expr(e: &ast::Expr) -> Expr {
     let span: Span = ast::Ranged::range(e).into();
-    let unsupported = |what: &str| Expr::new(ExprKind::Unsupported(what.to_string()), span);
     let kind = match e {
         ast::Expr::Name(n) => ExprKind::Name(n.id.to_string()),
-        ast::Expr::Constant(c) => match &c.value {
-            Constant::Int(i) => match i.to_i64() {
-                Some(v) => ExprKind::Int(v),
-                None => return unsupported("integer literal beyond 64 bits"),
-            },
-            Constant::Float(f) => ExprKind::Float(*f),
-            Constant::Bool(b) => ExprKind::Bool(*b),
-            Constant::None => return unsupported("`None`"),
-            Constant::Str(_) => return unsupported("string"),
-            _ => return unsupported("constant of this type"),
-        },
+        ast::Expr::Constant(c) => return lower_constant(&c.value, span),
         ast::Expr::Subscript(s) => return lower_subscript(s, span),
-        ast::Expr::Attribute(_) => match dotted_name(e).as_deref() {
-            Some("np.pi" | "numpy.pi" | "math.pi") => ExprKind::Float(std::f64::consts::PI),
-            Some("np.e" | "numpy.e" | "math.e") => ExprKind::Float(std::f64::consts::E),
-            Some("np.inf" | "numpy.inf" | "math.inf") => ExprKind::FloatSpecial("inf"),
-            Some("np.nan" | "numpy.nan" | "math.nan") => ExprKind::FloatSpecial("nan"),
-            Some("appy.MVL") => ExprKind::Name("appy.MVL".into()),
-            Some(other) => return unsupported(&format!("attribute `{other}`")),
-            None => return unsupported("attribute"),
-        },
+        ast::Expr::Attribute(_) => return lower_attribute(e, span),
         ast::Expr::BinOp(b) => match binop(b.op) {
             Some(op) => ExprKind::Binary {
                 op,
@@ -341,56 +322,8 @@ pub fn lower_expr(e: &ast::Expr) -> Expr {
                 args: vec![lower_expr(&b.left), lower_expr(&b.right)],
             },
         },
-        ast::Expr::UnaryOp(u) => {
-            let operand = lower_expr(&u.operand);
-            match u.op {
-                ast::UnaryOp::UAdd => return Expr { span, ..operand },
-                ast::UnaryOp::USub => match operand.kind {
-                    ExprKind::Int(v) => ExprKind::Int(-v),
-                    ExprKind::Float(v) => ExprKind::Float(-v),
-                    ExprKind::FloatSpecial("inf") => ExprKind::FloatSpecial("-inf"),
-                    _ => ExprKind::Unary {
-                        op: UnaryOp::Neg,
-                        operand: Box::new(operand),
-                    },
-                },
-                ast::UnaryOp::Not => ExprKind::Unary {
-                    op: UnaryOp::Not,
-                    operand: Box::new(operand),
-                },
-                ast::UnaryOp::Invert => ExprKind::Unary {
-                    op: UnaryOp::Invert,
-                    operand: Box::new(operand),
-                },
-            }
-        }
-        ast::Expr::Compare(c) => {
-            // `a < b < c` is `a < b and b < c`.
-            let mut parts = vec![];
-            let mut left = lower_expr(&c.left);
-            for (op, right) in c.ops.iter().zip(c.comparators.iter()) {
-                let Some(op) = cmpop(*op) else {
-                    return unsupported("`is`/`in` comparison");
-                };
-                let right = lower_expr(right);
-                parts.push(Expr::new(
-                    ExprKind::Compare {
-                        op,
-                        left: Box::new(left),
-                        right: Box::new(right.clone()),
-                    },
-                    span,
-                ));
-                left = right;
-            }
-            if parts.len() == 1 {
-                return parts.pop().unwrap_or_else(|| unsupported("comparison"));
-            }
-            ExprKind::BoolOp {
-                op: BoolOp::And,
-                values: parts,
-            }
-        }
+        ast::Expr::UnaryOp(u) => return lower_unary(u, span),
+        ast::Expr::Compare(c) => return lower_compare(c, span),
         ast::Expr::BoolOp(b) => ExprKind::BoolOp {
             op: match b.op {
                 ast::BoolOp::And => BoolOp::And,
@@ -403,83 +336,187 @@ pub fn lower_expr(e: &ast::Expr) -> Expr {
             body: Box::new(lower_expr(&i.body)),
             orelse: Box::new(lower_expr(&i.orelse)),
         },
-        ast::Expr::Call(c) => {
-            // `x.sum()`, `A[i, :N].max(axis=0)`: methods of arrays that NumPy also has as functions.
-            if let ast::Expr::Attribute(a) = c.func.as_ref() {
-                let receiver_is_module = matches!(
-                    dotted_name(&a.value).as_deref(),
-                    Some("np" | "numpy" | "math" | "appy")
-                );
-                if !receiver_is_module && matches!(a.attr.as_str(), "sum" | "max" | "min") {
-                    let mut args = vec![lower_expr(&a.value)];
-                    args.extend(c.args.iter().map(lower_expr));
-                    return match reduction_axis(&c.keywords, &mut args) {
-                        Ok(()) => Expr::new(
-                            ExprKind::Call {
-                                func: format!("np.{}", a.attr),
-                                args,
-                            },
-                            span,
-                        ),
-                        Err(what) => unsupported(&what),
-                    };
-                }
-            }
-            let Some(func) = dotted_name(&c.func) else {
-                return match c.func.as_ref() {
-                    ast::Expr::Attribute(a) => unsupported(&format!("method `.{}()`", a.attr)),
-                    _ => unsupported("call of a computed function"),
-                };
-            };
-            let mut args: Vec<Expr> = c.args.iter().map(lower_expr).collect();
-            if !c.keywords.is_empty() {
-                let reduces = matches!(
-                    func.as_str(),
-                    "np.sum"
-                        | "np.max"
-                        | "np.min"
-                        | "np.amax"
-                        | "np.amin"
-                        | "numpy.sum"
-                        | "numpy.max"
-                        | "numpy.min"
-                );
-                if !reduces {
-                    return unsupported(&format!("keyword arguments to `{func}` in a kernel"));
-                }
-                if let Err(what) = reduction_axis(&c.keywords, &mut args) {
-                    return unsupported(&what);
-                }
-                return Expr::new(ExprKind::Call { func, args }, span);
-            }
-            // float('inf') and friends are constants.
-            if func == "float" && c.args.len() == 1 {
-                if let ast::Expr::Constant(ast::ExprConstant {
-                    value: Constant::Str(s),
-                    ..
-                }) = &c.args[0]
-                {
-                    let special = match s.trim().to_ascii_lowercase().as_str() {
-                        "inf" | "+inf" | "infinity" => "inf",
-                        "-inf" | "-infinity" => "-inf",
-                        "nan" => "nan",
-                        _ => return unsupported("float() of this string"),
-                    };
-                    return Expr::new(ExprKind::FloatSpecial(special), span);
-                }
-            }
-            ExprKind::Call { func, args }
-        }
-        ast::Expr::Tuple(_) => return unsupported("tuple"),
-        ast::Expr::List(_) => return unsupported("list"),
-        ast::Expr::Slice(_) => return unsupported("slice outside a subscript"),
-        _ => return unsupported("expression of this kind"),
+        ast::Expr::Call(c) => return lower_call(c, span),
+        ast::Expr::Tuple(_) => return unsupported("tuple", span),
+        ast::Expr::List(_) => return unsupported("list", span),
+        ast::Expr::Slice(_) => return unsupported("slice outside a subscript", span),
+        _ => return unsupported("expression of this kind", span),
     };
     Expr::new(kind, span)
 }
 
+/// What a kernel cannot hold; an error only if it ends up inside a region.
+fn unsupported(what: &str, span: Span) -> Expr {
+    Expr::new(ExprKind::Unsupported(what.to_string()), span)
+}
+
+fn lower_constant(c: &Constant, span: Span) -> Expr {
+    let kind = match c {
+        Constant::Int(i) => match i.to_i64() {
+            Some(v) => ExprKind::Int(v),
+            None => return unsupported("integer literal beyond 64 bits", span),
+        },
+        Constant::Float(f) => ExprKind::Float(*f),
+        Constant::Bool(b) => ExprKind::Bool(*b),
+        Constant::None => return unsupported("`None`", span),
+        Constant::Str(_) => return unsupported("string", span),
+        _ => return unsupported("constant of this type", span),
+    };
+    Expr::new(kind, span)
+}
+
+/// The constants `np.pi`, `math.inf`, ... and `appy.MVL`; no other attribute.
+fn lower_attribute(e: &ast::Expr, span: Span) -> Expr {
+    let kind = match dotted_name(e).as_deref() {
+        Some("np.pi" | "numpy.pi" | "math.pi") => ExprKind::Float(std::f64::consts::PI),
+        Some("np.e" | "numpy.e" | "math.e") => ExprKind::Float(std::f64::consts::E),
+        Some("np.inf" | "numpy.inf" | "math.inf") => ExprKind::FloatSpecial("inf"),
+        Some("np.nan" | "numpy.nan" | "math.nan") => ExprKind::FloatSpecial("nan"),
+        Some("appy.MVL") => ExprKind::Name("appy.MVL".into()),
+        Some(other) => return unsupported(&format!("attribute `{other}`"), span),
+        None => return unsupported("attribute", span),
+    };
+    Expr::new(kind, span)
+}
+
+/// `+x` is `x`; `-` of a literal is a literal.
+fn lower_unary(u: &ast::ExprUnaryOp, span: Span) -> Expr {
+    let operand = lower_expr(&u.operand);
+    let kind = match u.op {
+        ast::UnaryOp::UAdd => return Expr { span, ..operand },
+        ast::UnaryOp::USub => match operand.kind {
+            ExprKind::Int(v) => ExprKind::Int(-v),
+            ExprKind::Float(v) => ExprKind::Float(-v),
+            ExprKind::FloatSpecial("inf") => ExprKind::FloatSpecial("-inf"),
+            _ => ExprKind::Unary {
+                op: UnaryOp::Neg,
+                operand: Box::new(operand),
+            },
+        },
+        ast::UnaryOp::Not => ExprKind::Unary {
+            op: UnaryOp::Not,
+            operand: Box::new(operand),
+        },
+        ast::UnaryOp::Invert => ExprKind::Unary {
+            op: UnaryOp::Invert,
+            operand: Box::new(operand),
+        },
+    };
+    Expr::new(kind, span)
+}
+
+/// `a < b < c` is `a < b and b < c`.
+fn lower_compare(c: &ast::ExprCompare, span: Span) -> Expr {
+    let mut parts = vec![];
+    let mut left = lower_expr(&c.left);
+    for (op, right) in c.ops.iter().zip(c.comparators.iter()) {
+        let Some(op) = cmpop(*op) else {
+            return unsupported("`is`/`in` comparison", span);
+        };
+        let right = lower_expr(right);
+        parts.push(Expr::new(
+            ExprKind::Compare {
+                op,
+                left: Box::new(left),
+                right: Box::new(right.clone()),
+            },
+            span,
+        ));
+        left = right;
+    }
+    if parts.len() == 1 {
+        return parts
+            .pop()
+            .unwrap_or_else(|| unsupported("comparison", span));
+    }
+    Expr::new(
+        ExprKind::BoolOp {
+            op: BoolOp::And,
+            values: parts,
+        },
+        span,
+    )
+}
+
+/// A call of a named function: reduction methods become their NumPy functions, keyword
+/// arguments are a reduction's `axis=` only, `float('inf')` and friends are constants.
+fn lower_call(c: &ast::ExprCall, span: Span) -> Expr {
+    if let Some(method) = lower_reduction_method(c, span) {
+        return method;
+    }
+    let Some(func) = dotted_name(&c.func) else {
+        return match c.func.as_ref() {
+            ast::Expr::Attribute(a) => unsupported(&format!("method `.{}()`", a.attr), span),
+            _ => unsupported("call of a computed function", span),
+        };
+    };
+    let mut args: Vec<Expr> = c.args.iter().map(lower_expr).collect();
+    if !c.keywords.is_empty() {
+        let reduces = matches!(
+            func.as_str(),
+            "np.sum"
+                | "np.max"
+                | "np.min"
+                | "np.amax"
+                | "np.amin"
+                | "numpy.sum"
+                | "numpy.max"
+                | "numpy.min"
+        );
+        if !reduces {
+            return unsupported(&format!("keyword arguments to `{func}` in a kernel"), span);
+        }
+        if let Err(what) = reduction_axis(&c.keywords, &mut args) {
+            return unsupported(&what, span);
+        }
+        return Expr::new(ExprKind::Call { func, args }, span);
+    }
+    if func == "float" && c.args.len() == 1 {
+        if let ast::Expr::Constant(ast::ExprConstant {
+            value: Constant::Str(s),
+            ..
+        }) = &c.args[0]
+        {
+            let special = match s.trim().to_ascii_lowercase().as_str() {
+                "inf" | "+inf" | "infinity" => "inf",
+                "-inf" | "-infinity" => "-inf",
+                "nan" => "nan",
+                _ => return unsupported("float() of this string", span),
+            };
+            return Expr::new(ExprKind::FloatSpecial(special), span);
+        }
+    }
+    Expr::new(ExprKind::Call { func, args }, span)
+}
+
+/// `x.sum()`, `A[i, :N].max(axis=0)`: methods of arrays that NumPy also has as functions, as
+/// those functions (`np.sum(x)`); None for any other call.
+fn lower_reduction_method(c: &ast::ExprCall, span: Span) -> Option<Expr> {
+    let ast::Expr::Attribute(a) = c.func.as_ref() else {
+        return None;
+    };
+    let receiver_is_module = matches!(
+        dotted_name(&a.value).as_deref(),
+        Some("np" | "numpy" | "math" | "appy")
+    );
+    if receiver_is_module || !matches!(a.attr.as_str(), "sum" | "max" | "min") {
+        return None;
+    }
+    let mut args = vec![lower_expr(&a.value)];
+    args.extend(c.args.iter().map(lower_expr));
+    Some(match reduction_axis(&c.keywords, &mut args) {
+        Ok(()) => Expr::new(
+            ExprKind::Call {
+                func: format!("np.{}", a.attr),
+                args,
+            },
+            span,
+        ),
+        Err(what) => unsupported(&what, span),
+    })
+}
+
 fn lower_subscript(s: &ast::ExprSubscript, span: Span) -> Expr {
-    let unsupported = |what: &str| Expr::new(ExprKind::Unsupported(what.to_string()), span);
     // `A.shape[d]`
     if let ast::Expr::Attribute(a) = s.value.as_ref() {
         if a.attr.as_str() == "shape" {
@@ -496,7 +533,7 @@ fn lower_subscript(s: &ast::ExprSubscript, span: Span) -> Expr {
                     );
                 }
             }
-            return unsupported("`.shape` indexed by anything but a constant");
+            return unsupported("`.shape` indexed by anything but a constant", span);
         }
     }
     let ast::Expr::Name(arr) = s.value.as_ref() else {
@@ -514,7 +551,12 @@ fn lower_subscript(s: &ast::ExprSubscript, span: Span) -> Expr {
                     keep.push(true)
                 }
                 ast::Expr::Constant(c) if matches!(c.value, Constant::None) => keep.push(false),
-                _ => return unsupported("subscript of a computed value other than `[:, None]`"),
+                _ => {
+                    return unsupported(
+                        "subscript of a computed value other than `[:, None]`",
+                        span,
+                    )
+                }
             }
         }
         return Expr::new(
@@ -535,7 +577,7 @@ fn lower_subscript(s: &ast::ExprSubscript, span: Span) -> Expr {
             ast::Expr::Slice(sl) => {
                 if let Some(step) = &sl.step {
                     if !matches!(lower_expr(step).kind, ExprKind::Int(1)) {
-                        return unsupported("slice with a step");
+                        return unsupported("slice with a step", span);
                     }
                 }
                 indices.push(Index::Slice {

@@ -485,6 +485,35 @@ fn parse_dimensions(body: &str, base: usize) -> Result<Vec<DimPragma>> {
 /// balanced brackets and no space outside them, parsed as Python.
 fn parse_dimension(cur: &mut Cursor) -> Result<DimPragma> {
     let start = cur.pos;
+    let (lo, hi) = dimension_slice(cur)?;
+    cur.pos += 2;
+    let items = property_items(cur)?;
+    let mut dim = DimPragma {
+        lo,
+        hi,
+        parallel: false,
+        vector: None,
+        reduce: None,
+        span: cur.span(start, cur.pos),
+    };
+    let mut given: Vec<&str> = vec![];
+    for item in &items {
+        let pspec = property_spec(item)?;
+        if given.contains(&pspec.name.as_str()) {
+            return Err(Diagnostic::error(
+                item.span,
+                format!("property `{}` given twice", pspec.name),
+            ));
+        }
+        given.push(&pspec.name);
+        set_property(&mut dim, pspec, item)?;
+    }
+    Ok(dim)
+}
+
+/// The slice of a dimension, up to (not over) its `=>`, parsed.
+fn dimension_slice(cur: &mut Cursor) -> Result<(Option<crate::ir::Expr>, Option<crate::ir::Expr>)> {
+    let start = cur.pos;
     let mut depth = 0usize;
     loop {
         match cur.peek() {
@@ -522,8 +551,11 @@ fn parse_dimension(cur: &mut Cursor) -> Result<DimPragma> {
     if slice.is_empty() {
         return Err(cur.expected("a slice `lo:up` before `=>`"));
     }
-    let (lo, hi) = parse_slice(slice, cur.base + start)?;
-    cur.pos += 2;
+    parse_slice(slice, cur.base + start)
+}
+
+/// The properties after `=>`, separated by `,`, up to a space or the end of the line.
+fn property_items<'a>(cur: &mut Cursor<'a>) -> Result<Vec<Item<'a>>> {
     let is_reduce = |name: &str| {
         spec()
             .property_by_spelling(name)
@@ -539,107 +571,99 @@ fn parse_dimension(cur: &mut Cursor) -> Result<DimPragma> {
     if !(cur.at_end() || cur.peek().is_some_and(char::is_whitespace)) {
         return Err(cur.expected("`,`, a space or the end of the line"));
     }
-    let span = cur.span(start, cur.pos);
-    let mut dim = DimPragma {
-        lo,
-        hi,
-        parallel: false,
-        vector: None,
-        reduce: None,
-        span,
-    };
-    let mut given: Vec<&str> = vec![];
+    Ok(items)
+}
+
+/// The spec of a property, or an error with the closest spelling.
+fn property_spec(item: &Item) -> Result<&'static super::spec::ClauseSpec> {
     let spec = spec();
-    for item in &items {
-        let Some(pspec) = spec.property_by_spelling(item.name) else {
-            let mut d = Diagnostic::error(
-                item.span,
-                format!("unknown dimension property `{}`", item.name),
-            );
-            let all = spec
-                .dimension_pragma
-                .properties
-                .iter()
-                .flat_map(|p| p.spellings());
-            if let Some(s) = closest(item.name, all) {
-                d = d.with_help(format!("did you mean `{s}`?"));
-            }
-            return Err(d);
-        };
-        if given.contains(&pspec.name.as_str()) {
-            return Err(Diagnostic::error(
-                item.span,
-                format!("property `{}` given twice", pspec.name),
-            ));
+    spec.property_by_spelling(item.name).ok_or_else(|| {
+        let mut d = Diagnostic::error(
+            item.span,
+            format!("unknown dimension property `{}`", item.name),
+        );
+        let all = spec
+            .dimension_pragma
+            .properties
+            .iter()
+            .flat_map(|p| p.spellings());
+        if let Some(s) = closest(item.name, all) {
+            d = d.with_help(format!("did you mean `{s}`?"));
         }
-        given.push(&pspec.name);
-        let what = format!("property `{}`", pspec.name);
-        let conflict = |other: &str| {
-            Diagnostic::error(
-                item.span,
-                format!(
-                    "conflicting properties on one dimension: `{}` and `{other}`",
-                    pspec.name
-                ),
-            )
-        };
-        match pspec.name.as_str() {
-            "parallel" => {
-                check_argument(pspec.argument, None, item, &what)?;
-                if dim.vector.is_some() {
-                    return Err(conflict("simd/le"));
-                }
-                if dim.reduce.is_some() {
-                    return Err(conflict("reduce"));
-                }
-                dim.parallel = true;
+        d
+    })
+}
+
+/// Sets the property `item` (of spec `pspec`) on `dim`; `parallel` excludes `simd`/`le` and
+/// `reduce`, and `simd` and `le` exclude each other.
+fn set_property(dim: &mut DimPragma, pspec: &super::spec::ClauseSpec, item: &Item) -> Result<()> {
+    let what = format!("property `{}`", pspec.name);
+    let conflict = |other: &str| {
+        Diagnostic::error(
+            item.span,
+            format!(
+                "conflicting properties on one dimension: `{}` and `{other}`",
+                pspec.name
+            ),
+        )
+    };
+    match pspec.name.as_str() {
+        "parallel" => {
+            check_argument(pspec.argument, None, item, &what)?;
+            if dim.vector.is_some() {
+                return Err(conflict("simd/le"));
             }
-            "simd" | "le" => {
-                let n =
-                    check_argument(pspec.argument, pspec.argument_rule.as_deref(), item, &what)?;
-                if dim.parallel {
-                    return Err(conflict("parallel"));
-                }
-                if dim.vector.is_some() {
-                    return Err(conflict(if pspec.name == "le" { "simd" } else { "le" }));
-                }
-                dim.vector = Some(match (pspec.name.as_str(), n) {
-                    ("le", Some(n)) => VectorProp::Le(n),
-                    (_, n) => VectorProp::Simd(n.map_or(Width::Mvl, Width::Fixed)),
-                });
+            if dim.reduce.is_some() {
+                return Err(conflict("reduce"));
             }
-            "reduce" => {
-                if dim.parallel {
-                    return Err(conflict("parallel"));
-                }
-                let (op, var) = match item.arg {
-                    None => (None, None),
-                    Some((text, aspan)) => {
-                        let (op, var) = match text.split_once(':') {
-                            Some((op, var)) => (op.trim(), Some(var.trim().to_string())),
-                            None => (text.trim(), None),
-                        };
-                        let op = match op {
-                            "sum" | "+" => crate::ir::ReduceOp::Sum,
-                            "max" => crate::ir::ReduceOp::Max,
-                            "min" => crate::ir::ReduceOp::Min,
-                            other => {
-                                return Err(Diagnostic::error(
-                                    aspan,
-                                    format!("unknown reduction operator `{other}`"),
-                                )
-                                .with_help("reductions are sum, max and min"))
-                            }
-                        };
-                        (Some(op), var)
-                    }
-                };
-                dim.reduce = Some((op, var));
-            }
-            other => unreachable!("spec property `{other}` has no meaning in the compiler"),
+            dim.parallel = true;
         }
+        "simd" | "le" => {
+            let n = check_argument(pspec.argument, pspec.argument_rule.as_deref(), item, &what)?;
+            if dim.parallel {
+                return Err(conflict("parallel"));
+            }
+            if dim.vector.is_some() {
+                return Err(conflict(if pspec.name == "le" { "simd" } else { "le" }));
+            }
+            dim.vector = Some(match (pspec.name.as_str(), n) {
+                ("le", Some(n)) => VectorProp::Le(n),
+                (_, n) => VectorProp::Simd(n.map_or(Width::Mvl, Width::Fixed)),
+            });
+        }
+        "reduce" => {
+            if dim.parallel {
+                return Err(conflict("parallel"));
+            }
+            dim.reduce = Some(reduce_argument(item)?);
+        }
+        other => unreachable!("spec property `{other}` has no meaning in the compiler"),
     }
-    Ok(dim)
+    Ok(())
+}
+
+/// `reduce`, `reduce(op)` or `reduce(op:var)`: the operator (sum, max, min) and the variable,
+/// each if given.
+fn reduce_argument(item: &Item) -> Result<(Option<crate::ir::ReduceOp>, Option<String>)> {
+    let Some((text, aspan)) = item.arg else {
+        return Ok((None, None));
+    };
+    let (op, var) = match text.split_once(':') {
+        Some((op, var)) => (op.trim(), Some(var.trim().to_string())),
+        None => (text.trim(), None),
+    };
+    let op = match op {
+        "sum" | "+" => crate::ir::ReduceOp::Sum,
+        "max" => crate::ir::ReduceOp::Max,
+        "min" => crate::ir::ReduceOp::Min,
+        other => {
+            return Err(
+                Diagnostic::error(aspan, format!("unknown reduction operator `{other}`"))
+                    .with_help("reductions are sum, max and min"),
+            )
+        }
+    };
+    Ok((Some(op), var))
 }
 
 /// Parses `lo:up` (either bound may be missing) with the Python parser.

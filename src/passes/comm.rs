@@ -26,6 +26,20 @@ pub fn run(func: &Function, calls: &[LibCall], kernels: &mut Vec<Kernel>) -> Res
     if calls.is_empty() {
         return Ok(sym);
     }
+    check_outside_regions(calls, kernels)?;
+    let ranks = ranks(kernels, calls);
+    let loops = time_loops(func, calls)?;
+    let mut count = 0;
+    for (the_loop, loop_calls) in loops {
+        let phases = loop_phases(the_loop, &loop_calls, kernels, &ranks, &mut sym, &mut count)?;
+        kernels.extend(phases);
+    }
+    kernels.sort_by_key(|k| k.span.start);
+    Ok(sym)
+}
+
+/// No library call inside a parallel region: a kernel cannot make it.
+fn check_outside_regions(calls: &[LibCall], kernels: &[Kernel]) -> Result<()> {
     let inside_region = |span: Span| {
         kernels
             .iter()
@@ -47,7 +61,15 @@ pub fn run(func: &Function, calls: &[LibCall], kernels: &mut Vec<Kernel>) -> Res
             );
         }
     }
-    let ranks = ranks(kernels, calls);
+    Ok(())
+}
+
+/// The host loops that hold the loop-context calls directly, each with its calls, in the
+/// order of their first call; a call in no such loop is an error.
+fn time_loops<'f, 'c>(
+    func: &'f Function,
+    calls: &'c [LibCall],
+) -> Result<Vec<(&'f Stmt, Vec<&'c LibCall>)>> {
     let mut loops: Vec<(&Stmt, Vec<&LibCall>)> = vec![];
     for c in calls.iter().filter(|c| c.context == Context::Loop) {
         let the_loop = c.stmt.and_then(|s| enclosing_loop(&func.body, s));
@@ -68,115 +90,149 @@ pub fn run(func: &Function, calls: &[LibCall], kernels: &mut Vec<Kernel>) -> Res
             None => loops.push((the_loop, vec![c])),
         }
     }
-    let mut count = 0;
-    for (the_loop, loop_calls) in loops {
-        let StmtKind::For { body, .. } = &the_loop.kind else {
-            unreachable!()
+    Ok(loops)
+}
+
+/// The communication phases of one time loop: a `Kernel` per call, named `_comm<count>` in
+/// order. A put's slot counts the puts before it in a run of consecutive calls; a wait lists
+/// the arrays the loop's puts on its flag array write.
+fn loop_phases(
+    the_loop: &Stmt,
+    loop_calls: &[&LibCall],
+    kernels: &[Kernel],
+    ranks: &HashMap<String, usize>,
+    sym: &mut Symmetric,
+    count: &mut usize,
+) -> Result<Vec<Kernel>> {
+    let StmtKind::For { body, .. } = &the_loop.kind else {
+        unreachable!()
+    };
+    let written = written_in(kernels, the_loop.span);
+    let mut new: Vec<Kernel> = vec![];
+    let mut slot = 0;
+    let mut puts: Vec<(String, String)> = vec![]; // (flag array, dest array)
+    for s in body {
+        let Some(c) = loop_calls.iter().find(|c| c.stmt == Some(s.span)) else {
+            slot = 0;
+            continue;
         };
-        let written = written_in(kernels, the_loop.span);
-        let mut new: Vec<Kernel> = vec![];
-        let mut slot = 0;
-        let mut puts: Vec<(String, String)> = vec![]; // (flag array, dest array)
-        for s in body {
-            let Some(c) = loop_calls.iter().find(|c| c.stmt == Some(s.span)) else {
+        let (comm, args) = match c.name.as_str() {
+            "Putmem" => {
+                let put = put_phase(c, slot, &written, ranks, sym, &mut puts)?;
+                slot += 1;
+                put
+            }
+            "SignalWait" => {
                 slot = 0;
-                continue;
-            };
-            let arg = |i: usize| c.args[i].clone();
-            let (comm, args) = match c.name.as_str() {
-                "Putmem" => {
-                    let dest = view(arg(0).expect("required"), c.arg_spans[0], &ranks)?;
-                    let src = view(arg(1).expect("required"), c.arg_spans[1], &ranks)?;
-                    let (nd, ns) = (sliced(&dest), sliced(&src));
-                    if nd != ns || nd == 0 || nd > 2 {
-                        return Err(Diagnostic::error(
-                            c.span,
-                            format!("`Putmem` views must slice the same number of dimensions, one or two (dest slices {nd}, src {ns})"),
-                        )
-                        .with_help("put a row, a column or a sub-block; a bigger block is several puts"));
-                    }
-                    if arg(3).is_some() != arg(4).is_some() {
-                        let at = if arg(3).is_some() {
-                            c.arg_spans[3]
-                        } else {
-                            c.arg_spans[4]
-                        };
-                        return Err(Diagnostic::error(
-                            at,
-                            "`Putmem` takes `flag` and `signal` together or neither",
-                        ));
-                    }
-                    let flag = match arg(3) {
-                        Some(f) => Some(flag_elem(f, c.arg_spans[3], &ranks)?),
-                        None => None,
-                    };
-                    let (dname, sname) = (array_of(&dest), array_of(&src));
-                    push(&mut sym.arrays, &dname);
-                    if let Some(f) = &flag {
-                        push(&mut sym.arrays, &array_of(f));
-                        puts.push((array_of(f), dname.clone()));
-                    }
-                    let blocking = written.contains(&sname);
-                    let mut args = vec![dest.clone(), src.clone(), arg(2).expect("required")];
-                    args.extend(flag.clone());
-                    let comm = Comm::Put {
-                        dest,
-                        src,
-                        pe: arg(2).expect("required"),
-                        flag,
-                        blocking,
-                        slot,
-                    };
-                    slot += 1;
-                    (comm, args)
-                }
-                "SignalWait" => {
-                    slot = 0;
-                    let flag = flag_elem(arg(0).expect("required"), c.arg_spans[0], &ranks)?;
-                    push(&mut sym.arrays, &array_of(&flag));
-                    let signal = arg(1).expect("required");
-                    let args = vec![flag.clone(), signal.clone()];
-                    (
-                        Comm::Wait {
-                            flag,
-                            signal,
-                            targets: vec![],
-                        },
-                        args,
-                    )
-                }
-                other => unreachable!("a loop-context call `{other}` the pass does not know"),
-            };
-            let name = format!("_comm{count}");
-            count += 1;
-            let call = Expr::new(
-                ExprKind::Call {
-                    func: format!("{}.{}", c.module, c.name),
-                    args,
-                },
-                c.span,
-            );
-            let mut k = build_kernel(name, s.span);
-            k.body = vec![Stmt::new(StmtKind::Expr(call), s.span)];
-            k.comm = Some(comm);
-            new.push(k);
-        }
-        // A wait stands for the writes of every put on its flag array (the paper's "mapping of
-        // signals to array indices"): those arrays are read only after it.
-        for k in &mut new {
-            if let Some(Comm::Wait { flag, targets, .. }) = &mut k.comm {
-                let f = array_of(flag);
-                for (pf, dest) in &puts {
-                    if *pf == f {
-                        push(targets, dest);
-                    }
+                wait_phase(c, ranks, sym)?
+            }
+            other => unreachable!("a loop-context call `{other}` the pass does not know"),
+        };
+        let name = format!("_comm{count}");
+        *count += 1;
+        let call = Expr::new(
+            ExprKind::Call {
+                func: format!("{}.{}", c.module, c.name),
+                args,
+            },
+            c.span,
+        );
+        let mut k = build_kernel(name, s.span);
+        k.body = vec![Stmt::new(StmtKind::Expr(call), s.span)];
+        k.comm = Some(comm);
+        new.push(k);
+    }
+    // A wait stands for the writes of every put on its flag array (the paper's "mapping of
+    // signals to array indices"): those arrays are read only after it.
+    for k in &mut new {
+        if let Some(Comm::Wait { flag, targets, .. }) = &mut k.comm {
+            let f = array_of(flag);
+            for (pf, dest) in &puts {
+                if *pf == f {
+                    push(targets, dest);
                 }
             }
         }
-        kernels.extend(new);
     }
-    kernels.sort_by_key(|k| k.span.start);
-    Ok(sym)
+    Ok(new)
+}
+
+/// `Putmem(dest, src, pe[, flag, signal])`: the views completed and checked, the arrays
+/// recorded as symmetric, `(flag array, dest array)` added to `puts`; blocking when the loop
+/// writes `src`. The phase and the call's arguments.
+fn put_phase(
+    c: &LibCall,
+    slot: usize,
+    written: &[String],
+    ranks: &HashMap<String, usize>,
+    sym: &mut Symmetric,
+    puts: &mut Vec<(String, String)>,
+) -> Result<(Comm, Vec<Expr>)> {
+    let arg = |i: usize| c.args[i].clone();
+    let dest = view(arg(0).expect("required"), c.arg_spans[0], ranks)?;
+    let src = view(arg(1).expect("required"), c.arg_spans[1], ranks)?;
+    let (nd, ns) = (sliced(&dest), sliced(&src));
+    if nd != ns || nd == 0 || nd > 2 {
+        return Err(Diagnostic::error(
+            c.span,
+            format!("`Putmem` views must slice the same number of dimensions, one or two (dest slices {nd}, src {ns})"),
+        )
+        .with_help("put a row, a column or a sub-block; a bigger block is several puts"));
+    }
+    if arg(3).is_some() != arg(4).is_some() {
+        let at = if arg(3).is_some() {
+            c.arg_spans[3]
+        } else {
+            c.arg_spans[4]
+        };
+        return Err(Diagnostic::error(
+            at,
+            "`Putmem` takes `flag` and `signal` together or neither",
+        ));
+    }
+    let flag = match arg(3) {
+        Some(f) => Some(flag_elem(f, c.arg_spans[3], ranks)?),
+        None => None,
+    };
+    let (dname, sname) = (array_of(&dest), array_of(&src));
+    push(&mut sym.arrays, &dname);
+    if let Some(f) = &flag {
+        push(&mut sym.arrays, &array_of(f));
+        puts.push((array_of(f), dname.clone()));
+    }
+    let blocking = written.contains(&sname);
+    let mut args = vec![dest.clone(), src.clone(), arg(2).expect("required")];
+    args.extend(flag.clone());
+    let comm = Comm::Put {
+        dest,
+        src,
+        pe: arg(2).expect("required"),
+        flag,
+        blocking,
+        slot,
+    };
+    Ok((comm, args))
+}
+
+/// `SignalWait(flag, signal)`: the flag's array recorded as symmetric; the phase (its targets
+/// filled in by `loop_phases`) and the call's arguments.
+fn wait_phase(
+    c: &LibCall,
+    ranks: &HashMap<String, usize>,
+    sym: &mut Symmetric,
+) -> Result<(Comm, Vec<Expr>)> {
+    let flag = flag_elem(c.args[0].clone().expect("required"), c.arg_spans[0], ranks)?;
+    push(&mut sym.arrays, &array_of(&flag));
+    let signal = c.args[1].clone().expect("required");
+    let args = vec![flag.clone(), signal.clone()];
+    Ok((
+        Comm::Wait {
+            flag,
+            signal,
+            targets: vec![],
+        },
+        args,
+    ))
 }
 
 fn build_kernel(name: String, span: Span) -> Kernel {

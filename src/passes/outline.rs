@@ -67,42 +67,68 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
         .pragma
         .as_ref()
         .expect("parallel loops come from pragmas");
-    let span = pragma.span.to(top.span);
     let StmtKind::For {
         kind, num_warps, ..
     } = &top.kind
     else {
         unreachable!()
     };
+    let mut k = empty_kernel(name, pragma.span.to(top.span), pragma.span, *num_warps);
     if *kind == LoopKind::Sequential {
+        // One program runs the loop as a plain loop.
         let mut plain = top.clone();
         if let StmtKind::For { kind, .. } = &mut plain.kind {
             *kind = LoopKind::Plain;
         }
         check_body(std::slice::from_ref(&plain), false)?;
-        return Ok(Kernel {
-            name,
-            dims: vec![],
-            body: vec![plain],
-            num_warps: *num_warps,
-            span,
-            pragma_span: pragma.span,
-            bound: vec![],
-            temps: vec![],
-            checks: vec![],
-            shared: vec![],
-            tiles: None,
-            split_rows: None,
-            absorbed: vec![],
-            tf32: false,
-            comm: None,
-        });
+        k.body = vec![plain];
+        return Ok(k);
     }
-    // Peel the perfectly nested parallel loops into grid dimensions.
+    let (dims, body) = peel_grid(top)?;
+    check_body(&body, dims.last().is_some_and(|d| d.simd.is_some()))?;
+    k.dims = dims;
+    k.body = body;
+    k.shared = shared_names(pragma);
+    k.tf32 = matches!(
+        pragma.directive,
+        crate::ir::pragma::Directive::ParallelFor { tf32: true, .. }
+    );
+    Ok(k)
+}
+
+/// A kernel with nothing in it yet: no grid, no body, no launch-time extras.
+fn empty_kernel(
+    name: String,
+    span: crate::frontend::source::Span,
+    pragma_span: crate::frontend::source::Span,
+    num_warps: Option<u32>,
+) -> Kernel {
+    Kernel {
+        name,
+        dims: vec![],
+        body: vec![],
+        num_warps,
+        span,
+        pragma_span,
+        bound: vec![],
+        temps: vec![],
+        checks: vec![],
+        shared: vec![],
+        tiles: None,
+        split_rows: None,
+        absorbed: vec![],
+        tf32: false,
+        comm: None,
+    }
+}
+
+/// Peels the perfectly nested parallel loops from `top` into grid dimensions: the dimensions,
+/// and the body every program runs (the scalar assignments before each inner loop first).
+fn peel_grid(top: &Stmt) -> Result<(Vec<ParallelDim>, Vec<Stmt>)> {
     let mut dims = vec![];
     let mut prelude = vec![];
     let mut cur = top;
-    let body = loop {
+    loop {
         let StmtKind::For {
             var,
             range,
@@ -113,24 +139,9 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
         else {
             unreachable!()
         };
-        // A nested loop whose bounds use a name an enclosing loop binds (its variable, or a
-        // scalar assigned before it) is no rectangle the launcher can count: it runs inside
-        // each program instead, as a `simd` strip when that is one (its iterations are
-        // independent, as lanes are), else in order.
         if !dims.is_empty() && bounds_use(range, &dims, &prelude) {
-            let mut inner = cur.clone();
-            if let StmtKind::For { kind, .. } = &mut inner.kind {
-                *kind = if matches!(range.step.kind, ExprKind::Int(1))
-                    && body.iter().all(is_element_assignment)
-                {
-                    LoopKind::Simd(simd.unwrap_or(Width::Mvl))
-                } else {
-                    LoopKind::Plain
-                };
-            }
-            let mut all = prelude;
-            all.push(inner);
-            break all;
+            prelude.push(inside_each_program(cur));
+            return Ok((dims, prelude));
         }
         if dims.len() == 3 {
             return Err(Diagnostic::error(
@@ -145,85 +156,99 @@ fn make_kernel(name: String, top: &Stmt) -> Result<Kernel> {
             span: cur.span,
         });
         check_step(&range.step, false)?;
+        let Some(pos) = next_grid_loop(body, *simd)? else {
+            prelude.extend(body.iter().cloned());
+            return Ok((dims, prelude));
+        };
         // Scalar assignments before the inner parallel loop are repeated by every program.
-        let inner_pos = body.iter().position(Stmt::is_parallel_loop);
-        match inner_pos {
-            Some(pos)
-                if simd.is_none()
-                    && pos + 1 == body.len()
-                    && body[..pos].iter().all(|s| {
-                        matches!(
-                            &s.kind,
-                            StmtKind::Assign {
-                                target: Expr {
-                                    kind: ExprKind::Name(_),
-                                    ..
-                                },
-                                atomic: false,
-                                ..
-                            } | StmtKind::Pass
-                        )
-                    }) =>
-            {
-                prelude.extend(body[..pos].iter().cloned());
-                cur = &body[pos];
-                if let Some(inner) = cur.pragma.as_ref().filter(|p| !shared_names(p).is_empty()) {
-                    return Err(Diagnostic::error(
-                        inner.span,
-                        "`shared(...)` on a nested `parallel for`: the scalars are shared by the whole region",
-                    )
-                    .with_help("name them in the outermost `parallel for` of the region"));
-                }
-                if matches!(
-                    &cur.kind,
-                    StmtKind::For {
-                        kind: LoopKind::Sequential,
-                        ..
-                    }
-                ) {
-                    return Err(Diagnostic::error(
-                        pragma_span(cur),
-                        "`sequential for` inside a parallel region: use a plain loop, each worker runs it sequentially",
-                    ));
-                }
-            }
-            Some(pos) => {
-                let inner = &body[pos];
-                let why = if simd.is_some() {
-                    "a `parallel for simd` loop must be the innermost parallel loop"
-                } else {
-                    "a nested `parallel for` must be the last statement of its parent loop, after scalar assignments only"
-                };
-                return Err(Diagnostic::error(pragma_span(inner), why));
-            }
-            None => {
-                let mut all = prelude;
-                all.extend(body.iter().cloned());
-                break all;
-            }
-        }
+        prelude.extend(body[..pos].iter().cloned());
+        cur = &body[pos];
+        check_nested_grid_loop(cur)?;
+    }
+}
+
+/// A nested loop whose bounds use a name an enclosing loop binds (its variable, or a scalar
+/// assigned before it) is no rectangle the launcher can count: it runs inside each program
+/// instead, as a `simd` strip when that is one (its iterations are independent, as lanes
+/// are), else in order.
+fn inside_each_program(nested: &Stmt) -> Stmt {
+    let mut inner = nested.clone();
+    if let StmtKind::For {
+        range, body, kind, ..
+    } = &mut inner.kind
+    {
+        let LoopKind::Parallel { simd } = *kind else {
+            unreachable!("peeled loops are parallel")
+        };
+        *kind = if matches!(range.step.kind, ExprKind::Int(1))
+            && body.iter().all(is_element_assignment)
+        {
+            LoopKind::Simd(simd.unwrap_or(Width::Mvl))
+        } else {
+            LoopKind::Plain
+        };
+    }
+    inner
+}
+
+/// Where the next grid dimension is in a parallel loop's `body`: its last statement, after
+/// scalar assignments only, and only if the loop is not `simd`; None if it holds no parallel
+/// loop.
+fn next_grid_loop(body: &[Stmt], simd: Option<Width>) -> Result<Option<usize>> {
+    let Some(pos) = body.iter().position(Stmt::is_parallel_loop) else {
+        return Ok(None);
     };
-    check_body(&body, dims.last().is_some_and(|d| d.simd.is_some()))?;
-    Ok(Kernel {
-        name,
-        dims,
-        body,
-        num_warps: *num_warps,
-        span,
-        pragma_span: pragma.span,
-        bound: vec![],
-        temps: vec![],
-        checks: vec![],
-        shared: shared_names(pragma),
-        comm: None,
-        tiles: None,
-        split_rows: None,
-        absorbed: vec![],
-        tf32: matches!(
-            pragma.directive,
-            crate::ir::pragma::Directive::ParallelFor { tf32: true, .. }
-        ),
-    })
+    let scalar_prelude = |s: &Stmt| {
+        matches!(
+            &s.kind,
+            StmtKind::Assign {
+                target: Expr {
+                    kind: ExprKind::Name(_),
+                    ..
+                },
+                atomic: false,
+                ..
+            } | StmtKind::Pass
+        )
+    };
+    if simd.is_none() && pos + 1 == body.len() && body[..pos].iter().all(scalar_prelude) {
+        return Ok(Some(pos));
+    }
+    let why = if simd.is_some() {
+        "a `parallel for simd` loop must be the innermost parallel loop"
+    } else {
+        "a nested `parallel for` must be the last statement of its parent loop, after scalar assignments only"
+    };
+    Err(Diagnostic::error(pragma_span(&body[pos]), why))
+}
+
+/// What a nested `parallel for` may not say: `shared(...)` (the region's outermost loop
+/// names them), or be a `sequential for`.
+fn check_nested_grid_loop(inner: &Stmt) -> Result<()> {
+    if let Some(p) = inner
+        .pragma
+        .as_ref()
+        .filter(|p| !shared_names(p).is_empty())
+    {
+        return Err(Diagnostic::error(
+            p.span,
+            "`shared(...)` on a nested `parallel for`: the scalars are shared by the whole region",
+        )
+        .with_help("name them in the outermost `parallel for` of the region"));
+    }
+    if matches!(
+        &inner.kind,
+        StmtKind::For {
+            kind: LoopKind::Sequential,
+            ..
+        }
+    ) {
+        return Err(Diagnostic::error(
+            pragma_span(inner),
+            "`sequential for` inside a parallel region: use a plain loop, each worker runs it sequentially",
+        ));
+    }
+    Ok(())
 }
 
 /// Whether a loop's bounds read an enclosing grid variable or a scalar assigned before it.
@@ -283,8 +308,6 @@ fn shared_names(pragma: &crate::ir::pragma::Pragma) -> Vec<SharedScalar> {
     }
 }
 
-/// Strip-mined (`simd`) loops mask their lanes by `< stop`, so they need a positive step;
-/// parallel loops may count down (their lane masks follow the step's sign).
 /// A function-level tensor statement with a dimension pragma: its `parallel` dimensions become
 /// the grid (outermost first), the statement itself the body (lowered by `lower_tensor`).
 fn make_tensor_kernel(name: String, s: &Stmt, target: &Expr, value: &Expr) -> Result<Kernel> {
@@ -391,6 +414,8 @@ fn make_tensor_kernel(name: String, s: &Stmt, target: &Expr, value: &Expr) -> Re
     })
 }
 
+/// Strip-mined (`simd`) loops mask their lanes by `< stop`, so they need a positive step;
+/// parallel loops may count down (their lane masks follow the step's sign).
 fn check_step(step: &Expr, vector: bool) -> Result<()> {
     match step.kind {
         ExprKind::Int(0) => Err(Diagnostic::error(step.span, "a loop step cannot be zero")),

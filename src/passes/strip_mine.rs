@@ -138,102 +138,23 @@ impl Cx {
     }
 
     fn stmt(&mut self, mut s: Stmt, scope: &mut Scope, out: &mut Vec<Stmt>) -> Result<()> {
-        // `appy.vidx(start, width, bound)` written by the user is the IR's vector index.
-        for e in match &mut s.kind {
-            StmtKind::Assign { target, value, .. } => vec![target, value],
-            StmtKind::If { test, .. } => vec![test],
-            _ => vec![],
-        } {
-            *e = user_vidx(e.clone())?;
-        }
+        user_vidx_in(&mut s)?;
         let span = s.span;
-        if let StmtKind::For {
-            var,
-            range,
-            body,
-            kind: LoopKind::Plain,
-            ..
-        } = &s.kind
-        {
-            if let Some(tile) =
-                row_tile_body(var, range, body, scope, &self.read_after_loops, &self.reads)
-            {
-                let tiled = self.row_tile(var, range.clone(), tile, span, scope, out);
-                out.push(Stmt {
-                    pragma: s.pragma,
-                    ..tiled
-                });
-                return Ok(());
-            }
+        if let Some(tiled) = self.row_tile_of(&s, scope, out) {
+            out.push(Stmt {
+                pragma: s.pragma,
+                ..tiled
+            });
+            return Ok(());
         }
-        match s.kind {
+        let kind = match s.kind {
             StmtKind::For {
                 var,
                 range,
                 body,
                 kind: LoopKind::Simd(width),
                 ..
-            } => {
-                // A `simd` loop directly inside another, alone in its body, forms a 2-D tile.
-                let tile_inner = scope.tile_slot;
-                if (scope.in_vector_loop && !tile_inner) || scope.program_lanes {
-                    return Err(Diagnostic::error(
-                        span,
-                        "a `simd` loop inside a vectorised loop is supported only as the single statement of a `simd` loop (a 2-D tile)",
-                    ));
-                }
-                let tile_outer = !scope.in_vector_loop
-                    && body.len() == 1
-                    && matches!(
-                        body[0].kind,
-                        StmtKind::For {
-                            kind: LoopKind::Simd(_),
-                            ..
-                        }
-                    );
-                let tile = if tile_inner {
-                    Some(1)
-                } else if tile_outer {
-                    Some(0)
-                } else {
-                    None
-                };
-                if scope.is_vector(&range.start) || scope.is_vector(&range.stop) {
-                    return Err(Diagnostic::error(
-                        range.stop.span,
-                        "a `simd` loop's bounds must be scalars",
-                    ));
-                }
-                let (start, stop) = self.hoist_bounds(&var, range.start, range.stop, scope, out);
-                let base = self.fresh_name(&format!("{var}_base"));
-                let mut inner = scope.clone();
-                inner.strip_outer = scope.defined.clone();
-                inner.vectors.insert(var.clone());
-                inner.defined.insert(var.clone());
-                inner.in_vector_loop = true;
-                inner.tile_slot = tile_outer;
-                inner.in_tile = tile.is_some();
-                let body = self.block(body, &mut inner)?;
-                scope
-                    .defined
-                    .extend(inner.defined.into_iter().filter(|n| n != &var));
-                out.push(Stmt {
-                    kind: StmtKind::For {
-                        var: base,
-                        range: Range {
-                            start,
-                            stop,
-                            step: width_expr(width, span),
-                        },
-                        body,
-                        kind: LoopKind::StripMined { width, tile },
-                        vector: Some(var),
-                        num_warps: None,
-                    },
-                    span,
-                    pragma: s.pragma,
-                });
-            }
+            } => self.simd_loop(var, range, body, width, span, scope, out)?,
             StmtKind::For {
                 var,
                 range,
@@ -242,53 +163,17 @@ impl Cx {
                 vector,
                 num_warps,
             } => {
-                if scope.is_vector(&range.start)
-                    || scope.is_vector(&range.stop)
-                    || scope.is_vector(&range.step)
-                {
-                    return Err(Diagnostic::error(
-                        span,
-                        "a loop inside a vectorised region needs scalar bounds",
-                    ));
+                let body = self.loop_body(&var, &range, body, span, scope)?;
+                StmtKind::For {
+                    var,
+                    range,
+                    body,
+                    kind,
+                    vector,
+                    num_warps,
                 }
-                let mut inner = scope.clone();
-                inner.defined.insert(var.clone());
-                inner.vectors.remove(&var);
-                let body = self.block(body, &mut inner)?;
-                scope.defined.extend(inner.defined);
-                out.push(Stmt {
-                    kind: StmtKind::For {
-                        var,
-                        range,
-                        body,
-                        kind,
-                        vector,
-                        num_warps,
-                    },
-                    span,
-                    pragma: s.pragma,
-                });
             }
-            StmtKind::If { test, body, orelse } => {
-                if scope.is_vector(&test) {
-                    return Err(Diagnostic::error(
-                        test.span,
-                        "an `if` whose condition differs between vector lanes is not supported",
-                    )
-                    .with_help("select values with `np.where(cond, a, b)` instead"));
-                }
-                let mut a = scope.clone();
-                let body = self.block(body, &mut a)?;
-                let mut b = scope.clone();
-                let orelse = self.block(orelse, &mut b)?;
-                scope.defined.extend(a.defined.into_iter().chain(b.defined));
-                scope.vectors.extend(a.vectors.into_iter().chain(b.vectors));
-                out.push(Stmt {
-                    kind: StmtKind::If { test, body, orelse },
-                    span,
-                    pragma: s.pragma,
-                });
-            }
+            StmtKind::If { test, body, orelse } => self.if_stmt(test, body, orelse, scope)?,
             StmtKind::Assign { target, value, .. } if has_slice(&target) || has_slice(&value) => {
                 return Err(Diagnostic::error(
                     span,
@@ -299,21 +184,154 @@ impl Cx {
                 target,
                 value,
                 atomic,
-            } => {
-                let stmt = self.assign(target, value, atomic, span, scope)?;
-                out.push(Stmt {
-                    kind: stmt,
-                    span,
-                    pragma: s.pragma,
-                });
-            }
-            kind => out.push(Stmt {
-                kind,
-                span,
-                pragma: s.pragma,
-            }),
-        }
+            } => self.assign(target, value, atomic, span, scope)?,
+            kind => kind,
+        };
+        out.push(Stmt {
+            kind,
+            span,
+            pragma: s.pragma,
+        });
         Ok(())
+    }
+
+    /// A plain loop that `row_tile_body` accepts, as a row tile (bounds it hoists go to `out`).
+    fn row_tile_of(&mut self, s: &Stmt, scope: &mut Scope, out: &mut Vec<Stmt>) -> Option<Stmt> {
+        let StmtKind::For {
+            var,
+            range,
+            body,
+            kind: LoopKind::Plain,
+            ..
+        } = &s.kind
+        else {
+            return None;
+        };
+        let tile = row_tile_body(var, range, body, scope, &self.read_after_loops, &self.reads)?;
+        Some(self.row_tile(var, range.clone(), tile, s.span, scope, out))
+    }
+
+    /// A `simd` loop as a strip-mined loop over `var`'s vector (a 2-D tile's outer axis when
+    /// it holds just another `simd` loop, the inner one when it is that loop).
+    // The loop's parts, as `stmt` takes them apart, plus where it is and where hoisted bounds go.
+    #[allow(clippy::too_many_arguments)]
+    fn simd_loop(
+        &mut self,
+        var: String,
+        range: Range,
+        body: Vec<Stmt>,
+        width: Width,
+        span: Span,
+        scope: &mut Scope,
+        out: &mut Vec<Stmt>,
+    ) -> Result<StmtKind> {
+        // A `simd` loop directly inside another, alone in its body, forms a 2-D tile.
+        let tile_inner = scope.tile_slot;
+        if (scope.in_vector_loop && !tile_inner) || scope.program_lanes {
+            return Err(Diagnostic::error(
+                span,
+                "a `simd` loop inside a vectorised loop is supported only as the single statement of a `simd` loop (a 2-D tile)",
+            ));
+        }
+        let tile_outer = !scope.in_vector_loop
+            && body.len() == 1
+            && matches!(
+                body[0].kind,
+                StmtKind::For {
+                    kind: LoopKind::Simd(_),
+                    ..
+                }
+            );
+        let tile = if tile_inner {
+            Some(1)
+        } else if tile_outer {
+            Some(0)
+        } else {
+            None
+        };
+        if scope.is_vector(&range.start) || scope.is_vector(&range.stop) {
+            return Err(Diagnostic::error(
+                range.stop.span,
+                "a `simd` loop's bounds must be scalars",
+            ));
+        }
+        let (start, stop) = self.hoist_bounds(&var, range.start, range.stop, scope, out);
+        let base = self.fresh_name(&format!("{var}_base"));
+        let mut inner = scope.clone();
+        inner.strip_outer = scope.defined.clone();
+        inner.vectors.insert(var.clone());
+        inner.defined.insert(var.clone());
+        inner.in_vector_loop = true;
+        inner.tile_slot = tile_outer;
+        inner.in_tile = tile.is_some();
+        let body = self.block(body, &mut inner)?;
+        scope
+            .defined
+            .extend(inner.defined.into_iter().filter(|n| n != &var));
+        Ok(StmtKind::For {
+            var: base,
+            range: Range {
+                start,
+                stop,
+                step: width_expr(width, span),
+            },
+            body,
+            kind: LoopKind::StripMined { width, tile },
+            vector: Some(var),
+            num_warps: None,
+        })
+    }
+
+    /// The body of a scalar loop over `var` (which holds no vector inside it); its bounds
+    /// must be scalars.
+    fn loop_body(
+        &mut self,
+        var: &str,
+        range: &Range,
+        body: Vec<Stmt>,
+        span: Span,
+        scope: &mut Scope,
+    ) -> Result<Vec<Stmt>> {
+        if scope.is_vector(&range.start)
+            || scope.is_vector(&range.stop)
+            || scope.is_vector(&range.step)
+        {
+            return Err(Diagnostic::error(
+                span,
+                "a loop inside a vectorised region needs scalar bounds",
+            ));
+        }
+        let mut inner = scope.clone();
+        inner.defined.insert(var.to_string());
+        inner.vectors.remove(var);
+        let body = self.block(body, &mut inner)?;
+        scope.defined.extend(inner.defined);
+        Ok(body)
+    }
+
+    /// An `if` whose test is the same in every lane; what either branch defines (or makes a
+    /// vector) is so after it.
+    fn if_stmt(
+        &mut self,
+        test: Expr,
+        body: Vec<Stmt>,
+        orelse: Vec<Stmt>,
+        scope: &mut Scope,
+    ) -> Result<StmtKind> {
+        if scope.is_vector(&test) {
+            return Err(Diagnostic::error(
+                test.span,
+                "an `if` whose condition differs between vector lanes is not supported",
+            )
+            .with_help("select values with `np.where(cond, a, b)` instead"));
+        }
+        let mut a = scope.clone();
+        let body = self.block(body, &mut a)?;
+        let mut b = scope.clone();
+        let orelse = self.block(orelse, &mut b)?;
+        scope.defined.extend(a.defined.into_iter().chain(b.defined));
+        scope.vectors.extend(a.vectors.into_iter().chain(b.vectors));
+        Ok(StmtKind::If { test, body, orelse })
     }
 
     /// A row tile: the loop over `var` as strips of `TILE_ROWS` rows (axis 0 of a 2-D tile, the
@@ -739,6 +757,19 @@ fn read_outside_their_loops(body: &[Stmt]) -> HashSet<String> {
     let mut out = HashSet::new();
     visit(body, &mut vec![], &mut out);
     out
+}
+
+/// `appy.vidx(start, width, bound)` written by the user, in the expressions of `s` itself (not
+/// its body), as the IR's vector index.
+fn user_vidx_in(s: &mut Stmt) -> Result<()> {
+    for e in match &mut s.kind {
+        StmtKind::Assign { target, value, .. } => vec![target, value],
+        StmtKind::If { test, .. } => vec![test],
+        _ => vec![],
+    } {
+        *e = user_vidx(e.clone())?;
+    }
+    Ok(())
 }
 
 /// `appy.vidx(start, width, bound)` → `Vidx`; width must be `appy.MVL` or a power of two.

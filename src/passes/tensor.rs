@@ -229,26 +229,7 @@ impl Analyser {
     fn axes(&mut self, e: &mut Expr) -> Result<Vec<Axis>> {
         let span = e.span;
         match &mut e.kind {
-            ExprKind::Subscript { indices, .. } => {
-                let mut out = vec![];
-                for ix in indices.iter_mut() {
-                    match ix {
-                        Index::At(x) => {
-                            if let ExprKind::Name(n) = &x.kind {
-                                if let Some(k) = n.strip_prefix("__occ") {
-                                    out.push(Axis::Occ(k.parse().expect("marker")));
-                                    continue;
-                                }
-                            }
-                            // A gather through a tensor index takes the index's axes.
-                            out.extend(self.axes(x)?);
-                        }
-                        Index::NewAxis => out.push(Axis::One),
-                        Index::Slice { .. } => unreachable!("marked"),
-                    }
-                }
-                Ok(out)
-            }
+            ExprKind::Subscript { indices, .. } => self.index_axes(indices),
             ExprKind::Binary { left, right, .. } | ExprKind::Compare { left, right, .. } => {
                 let l = self.axes(left)?;
                 let r = self.axes(right)?;
@@ -267,131 +248,22 @@ impl Analyser {
                 self.broadcast(lists)
             }
             ExprKind::Broadcast { value, keep } => {
-                let inner = self.axes(value)?;
-                if inner.is_empty() {
-                    // A scalar broadcasts to anything.
-                    let inner_value = std::mem::replace(value.as_mut(), Expr::int(0, span));
-                    *e = inner_value;
-                    return Ok(vec![]);
-                }
-                let kept = keep.iter().filter(|k| **k).count();
-                if kept != inner.len() {
-                    return Err(Diagnostic::error(
-                        span,
-                        format!(
-                            "`[...]` keeps {kept} axes of a value that has {}",
-                            inner.len()
-                        ),
-                    ));
-                }
-                let mut it = inner.into_iter();
-                let out = keep
-                    .iter()
-                    .map(|k| {
-                        if *k {
-                            it.next().unwrap_or(Axis::One)
-                        } else {
-                            Axis::One
-                        }
-                    })
-                    .collect();
+                let out = self.kept_axes(value, keep, span)?;
+                // The axes say where the value's own go: the marker has done its job.
                 let inner_value = std::mem::replace(value.as_mut(), Expr::int(0, span));
                 *e = inner_value;
                 Ok(out)
             }
             ExprKind::Call { func, args } => {
-                let func = func.clone();
-                if let Some(op) = reduction_call(&func, args.len()) {
-                    let mut arg = args.remove(0);
-                    let ax = self.axes(&mut arg)?;
-                    let axis = match args.first().map(|a| &a.kind) {
-                        None => None,
-                        Some(ExprKind::Int(k)) => {
-                            let n = ax.len() as i64;
-                            let k = if *k < 0 { *k + n } else { *k };
-                            if !(0..n).contains(&k) {
-                                return Err(Diagnostic::error(
-                                    args[0].span,
-                                    format!("axis {k} is out of range for a value with {n} axes"),
-                                ));
-                            }
-                            Some(k as usize)
-                        }
-                        Some(_) => {
-                            return Err(Diagnostic::error(
-                                args[0].span,
-                                "a reduction's axis must be an integer constant",
-                            ))
-                        }
-                    };
-                    type Positioned = Vec<(usize, Axis)>;
-                    let (reduced, kept): (Positioned, Positioned) = ax
-                        .into_iter()
-                        .enumerate()
-                        .partition(|(i, _)| axis.is_none_or(|k| k == *i));
-                    if ax_is_empty(&reduced) && axis.is_none() {
-                        // A reduction of a scalar is the scalar (sum(x) of one element).
-                        *e = arg;
-                        return Ok(vec![]);
-                    }
-                    let occs: Vec<usize> = reduced
-                        .iter()
-                        .filter_map(|(_, a)| match a {
-                            Axis::Occ(o) => Some(*o),
-                            Axis::One => None,
-                        })
-                        .collect();
-                    *e = reduce_node(op, &occs, arg, span);
-                    return Ok(kept.into_iter().map(|(_, a)| a).collect());
+                if let Some(op) = reduction_call(func, args.len()) {
+                    let (reduced, kept) = self.reduction_axes(op, args, span)?;
+                    *e = reduced;
+                    return Ok(kept);
                 }
-                if is_product_call(&func) {
-                    if args.len() != 2 {
-                        return Err(Diagnostic::error(
-                            span,
-                            format!("`{func}` takes two arguments"),
-                        ));
-                    }
-                    let mut b = args.pop().expect("two");
-                    let mut a = args.pop().expect("two");
-                    let (aa, ba) = (self.axes(&mut a)?, self.axes(&mut b)?);
-                    let contracted = match (aa.as_slice(), ba.as_slice()) {
-                        ([.., Axis::Occ(k)], [Axis::Occ(l)]) => {
-                            self.unify(*k, *l)?;
-                            (*k, aa[..aa.len() - 1].to_vec())
-                        }
-                        ([Axis::Occ(k)], [Axis::Occ(l), rest @ ..]) if rest.len() == 1 => {
-                            self.unify(*k, *l)?;
-                            // `x @ B`: x becomes a column so the product broadcasts.
-                            a = Expr::new(
-                                ExprKind::Broadcast {
-                                    value: Box::new(a),
-                                    keep: vec![true, false],
-                                },
-                                span,
-                            );
-                            (*k, rest.to_vec())
-                        }
-                        ([row @ Axis::Occ(_), Axis::Occ(k)], [Axis::Occ(l), col @ Axis::Occ(_)]) => {
-                            // Matrix times matrix: each (row, col) element sums over k, as a
-                            // row times a matrix does for each row (tile_dot makes it tiles).
-                            self.unify(*k, *l)?;
-                            (*k, vec![*row, *col])
-                        }
-                        _ => {
-                            return Err(Diagnostic::error(
-                                span,
-                                "only products of vectors and matrices of plain slices are compiled (a 3-D or broadcast operand is not); at function level without a pragma the product stays in torch",
-                            ))
-                        }
-                    };
-                    let product = Expr::binary(BinOp::Mul, a, b);
-                    // The column broadcast above has done its job in the axes already.
-                    let product = product.rewrite(&mut |x| match x.kind {
-                        ExprKind::Broadcast { value, .. } => *value,
-                        _ => x,
-                    });
-                    *e = reduce_node(ReduceOp::Sum, &[contracted.0], product, span);
-                    return Ok(contracted.1);
+                if is_product_call(func) {
+                    let (product, kept) = self.product_axes(func, args, span)?;
+                    *e = product;
+                    return Ok(kept);
                 }
                 let lists = args
                     .iter_mut()
@@ -401,6 +273,172 @@ impl Analyser {
             }
             _ => Ok(vec![]),
         }
+    }
+
+    /// A subscript's axes: one per slice (its occurrence) or new axis, and a gather's index's.
+    fn index_axes(&mut self, indices: &mut [Index]) -> Result<Vec<Axis>> {
+        let mut out = vec![];
+        for ix in indices.iter_mut() {
+            match ix {
+                Index::At(x) => {
+                    if let ExprKind::Name(n) = &x.kind {
+                        if let Some(k) = n.strip_prefix("__occ") {
+                            out.push(Axis::Occ(k.parse().expect("marker")));
+                            continue;
+                        }
+                    }
+                    // A gather through a tensor index takes the index's axes.
+                    out.extend(self.axes(x)?);
+                }
+                Index::NewAxis => out.push(Axis::One),
+                Index::Slice { .. } => unreachable!("marked"),
+            }
+        }
+        Ok(out)
+    }
+
+    /// `value[:, None]`: the value's axes where `keep` is true, new ones elsewhere; none for a
+    /// scalar, which broadcasts to anything.
+    fn kept_axes(&mut self, value: &mut Expr, keep: &[bool], span: Span) -> Result<Vec<Axis>> {
+        let inner = self.axes(value)?;
+        if inner.is_empty() {
+            return Ok(vec![]);
+        }
+        let kept = keep.iter().filter(|k| **k).count();
+        if kept != inner.len() {
+            return Err(Diagnostic::error(
+                span,
+                format!(
+                    "`[...]` keeps {kept} axes of a value that has {}",
+                    inner.len()
+                ),
+            ));
+        }
+        let mut it = inner.into_iter();
+        Ok(keep
+            .iter()
+            .map(|k| {
+                if *k {
+                    it.next().unwrap_or(Axis::One)
+                } else {
+                    Axis::One
+                }
+            })
+            .collect())
+    }
+
+    /// `np.sum(x)`, `x.max(axis=k)`: the reduction as a marker over the occurrences of the
+    /// reduced axes, and the axes kept.
+    fn reduction_axes(
+        &mut self,
+        op: ReduceOp,
+        args: &mut Vec<Expr>,
+        span: Span,
+    ) -> Result<(Expr, Vec<Axis>)> {
+        let mut arg = args.remove(0);
+        let ax = self.axes(&mut arg)?;
+        let axis = reduction_axis(args.first(), ax.len())?;
+        type Positioned = Vec<(usize, Axis)>;
+        let (reduced, kept): (Positioned, Positioned) = ax
+            .into_iter()
+            .enumerate()
+            .partition(|(i, _)| axis.is_none_or(|k| k == *i));
+        if ax_is_empty(&reduced) && axis.is_none() {
+            // A reduction of a scalar is the scalar (sum(x) of one element).
+            return Ok((arg, vec![]));
+        }
+        let occs: Vec<usize> = reduced
+            .iter()
+            .filter_map(|(_, a)| match a {
+                Axis::Occ(o) => Some(*o),
+                Axis::One => None,
+            })
+            .collect();
+        let kept = kept.into_iter().map(|(_, a)| a).collect();
+        Ok((reduce_node(op, &occs, arg, span), kept))
+    }
+
+    /// `a @ b`, `np.dot(a, b)`: the product as a sum over the contracted occurrence, and the
+    /// axes left (a vector times a vector, a matrix times a vector, a vector times a matrix,
+    /// a matrix times a matrix).
+    fn product_axes(
+        &mut self,
+        func: &str,
+        args: &mut Vec<Expr>,
+        span: Span,
+    ) -> Result<(Expr, Vec<Axis>)> {
+        if args.len() != 2 {
+            return Err(Diagnostic::error(
+                span,
+                format!("`{func}` takes two arguments"),
+            ));
+        }
+        let mut b = args.pop().expect("two");
+        let mut a = args.pop().expect("two");
+        let (aa, ba) = (self.axes(&mut a)?, self.axes(&mut b)?);
+        let contracted = match (aa.as_slice(), ba.as_slice()) {
+            ([.., Axis::Occ(k)], [Axis::Occ(l)]) => {
+                self.unify(*k, *l)?;
+                (*k, aa[..aa.len() - 1].to_vec())
+            }
+            ([Axis::Occ(k)], [Axis::Occ(l), rest @ ..]) if rest.len() == 1 => {
+                self.unify(*k, *l)?;
+                // `x @ B`: x becomes a column so the product broadcasts.
+                a = Expr::new(
+                    ExprKind::Broadcast {
+                        value: Box::new(a),
+                        keep: vec![true, false],
+                    },
+                    span,
+                );
+                (*k, rest.to_vec())
+            }
+            ([row @ Axis::Occ(_), Axis::Occ(k)], [Axis::Occ(l), col @ Axis::Occ(_)]) => {
+                // Matrix times matrix: each (row, col) element sums over k, as a
+                // row times a matrix does for each row (tile_dot makes it tiles).
+                self.unify(*k, *l)?;
+                (*k, vec![*row, *col])
+            }
+            _ => {
+                return Err(Diagnostic::error(
+                    span,
+                    "only products of vectors and matrices of plain slices are compiled (a 3-D or broadcast operand is not); at function level without a pragma the product stays in torch",
+                ))
+            }
+        };
+        let product = Expr::binary(BinOp::Mul, a, b);
+        // The column broadcast above has done its job in the axes already.
+        let product = product.rewrite(&mut |x| match x.kind {
+            ExprKind::Broadcast { value, .. } => *value,
+            _ => x,
+        });
+        Ok((
+            reduce_node(ReduceOp::Sum, &[contracted.0], product, span),
+            contracted.1,
+        ))
+    }
+}
+
+/// A reduction's `axis` argument (after the value) over a value of `n` axes: none, or a
+/// constant in range (negative counts from the end).
+fn reduction_axis(axis: Option<&Expr>, n: usize) -> Result<Option<usize>> {
+    match axis.map(|a| &a.kind) {
+        None => Ok(None),
+        Some(ExprKind::Int(k)) => {
+            let n = n as i64;
+            let k = if *k < 0 { *k + n } else { *k };
+            if !(0..n).contains(&k) {
+                return Err(Diagnostic::error(
+                    axis.expect("matched").span,
+                    format!("axis {k} is out of range for a value with {n} axes"),
+                ));
+            }
+            Ok(Some(k as usize))
+        }
+        Some(_) => Err(Diagnostic::error(
+            axis.expect("matched").span,
+            "a reduction's axis must be an integer constant",
+        )),
     }
 }
 

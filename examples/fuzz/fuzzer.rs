@@ -1,11 +1,12 @@
 //! An in-process fuzzer on stable Rust: mutations of the samples (bytes, tokens, lines, pragma
-//! lines, deep expressions) compiled with [`crate::driver::compile`], panics caught. Every
+//! lines, deep expressions) compiled with [`appyc::driver::compile`], panics caught. Every
 //! input is a function of `(seed, iteration)`, so a failure is reproduced by its pair.
-//! `examples/fuzz.rs` is the command (`cargo run --release --example fuzz -- --help`);
-//! `tests/fuzz.rs` runs a short round in CI.
+//! `examples/fuzz/main.rs` is the command (`cargo run --release --example fuzz -- --help`);
+//! `tests/fuzz.rs` runs a short round in CI, and this module's own tests, by including this
+//! file. It uses the library's public API only: the fuzzer is no part of the library.
 
-use crate::driver::{compile, Emit, Options};
-use crate::frontend::source::SourceFile;
+use appyc::driver::{compile, Emit, Options};
+use appyc::frontend::source::SourceFile;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 
@@ -216,173 +217,198 @@ fn deep_expr(rng: &mut Rng, depth: usize) -> String {
 pub fn mutate(rng: &mut Rng, text: &mut String, corpus: &[String]) {
     let len = text.len();
     match rng.below(16) {
-        // delete a character
-        0 if len > 0 => {
-            let at = char_boundary_at(text, rng.below(len));
+        0 if len > 0 => delete_char(rng, text),
+        1 => insert_fragment(rng, text),
+        2 | 3 => replace_word(rng, text),
+        4 | 5 => shuffle_lines(rng, text),
+        6 => reindent_line(rng, text),
+        7 => splice_line(rng, text, corpus),
+        8..=11 => edit_pragma(rng, text),
+        12 => deepen_element(rng, text),
+        13 if len > 0 => truncate(rng, text),
+        14 => misspell_pragma(rng, text),
+        // (also 0 and 13 on an empty text, where it does nothing)
+        _ => duplicate_region(rng, text),
+    }
+}
+
+/// Deletes a character (`text` not empty).
+fn delete_char(rng: &mut Rng, text: &mut String) {
+    let at = char_boundary_at(text, rng.below(text.len()));
+    if let Some(c) = text[at..].chars().next() {
+        text.replace_range(at..at + c.len_utf8(), "");
+    }
+}
+
+/// Inserts a fragment anywhere.
+fn insert_fragment(rng: &mut Rng, text: &mut String) {
+    let at = char_boundary_at(text, rng.below(text.len() + 1));
+    let fragment = *rng.pick::<&str>(FRAGMENTS);
+    text.insert_str(at, fragment);
+}
+
+/// Replaces a word with a fragment, a number or another word of the text.
+fn replace_word(rng: &mut Rng, text: &mut String) {
+    let ws = words(text);
+    if ws.is_empty() {
+        return;
+    }
+    let (s, e) = *rng.pick(&ws);
+    let with = match rng.below(3) {
+        0 => rng.pick(FRAGMENTS).to_string(),
+        1 => rng.pick(NUMBERS).to_string(),
+        _ => {
+            let (s2, e2) = *rng.pick(&ws);
+            text[s2..e2].to_string()
+        }
+    };
+    text.replace_range(s..e, &with);
+}
+
+/// Deletes, duplicates or swaps lines.
+fn shuffle_lines(rng: &mut Rng, text: &mut String) {
+    let mut lines: Vec<String> = text.split_inclusive('\n').map(String::from).collect();
+    if lines.is_empty() {
+        return;
+    }
+    let a = rng.below(lines.len());
+    let b = rng.below(lines.len());
+    match rng.below(3) {
+        0 => {
+            lines.remove(a);
+        }
+        1 => {
+            let l = lines[a].clone();
+            lines.insert(b, l);
+        }
+        _ => lines.swap(a, b),
+    }
+    *text = lines.concat();
+}
+
+/// Indents a line by four spaces more, or less.
+fn reindent_line(rng: &mut Rng, text: &mut String) {
+    let starts = line_starts(text);
+    if starts.is_empty() {
+        return;
+    }
+    let at = *rng.pick(&starts);
+    if rng.chance(2) {
+        text.insert_str(at, "    ");
+    } else if text[at..].starts_with("    ") {
+        text.replace_range(at..at + 4, "");
+    }
+}
+
+/// Inserts a line of another input of the corpus.
+fn splice_line(rng: &mut Rng, text: &mut String, corpus: &[String]) {
+    let other = rng.pick(corpus);
+    let lines: Vec<&str> = other.split_inclusive('\n').collect();
+    if lines.is_empty() {
+        return;
+    }
+    let line = rng.pick(&lines).to_string();
+    let starts = line_starts(text);
+    let at = if starts.is_empty() {
+        0
+    } else {
+        *rng.pick(&starts)
+    };
+    text.insert_str(at, &line);
+}
+
+/// Pragma-aware: inside a pragma line, deletes or duplicates a character, inserts a pragma
+/// word or replaces the words; without a pragma, adds one.
+fn edit_pragma(rng: &mut Rng, text: &mut String) {
+    let pragmas: Vec<(usize, usize)> = line_starts(text)
+        .into_iter()
+        .filter_map(|s| {
+            let line = &text[s..];
+            let end = s + line.find('\n').unwrap_or(line.len());
+            let p = text[s..end].find("#pragma")?;
+            Some((s + p + "#pragma".len(), end))
+        })
+        .collect();
+    let Some(&(s, e)) = (!pragmas.is_empty()).then(|| rng.pick(&pragmas)) else {
+        let starts = line_starts(text);
+        let at = starts
+            .get(rng.below(starts.len().max(1)))
+            .copied()
+            .unwrap_or(0);
+        text.insert_str(at, "    #pragma parallel for\n");
+        return;
+    };
+    let at = char_boundary_at(text, s + rng.below(e - s + 1));
+    match rng.below(4) {
+        0 if at < e => {
             if let Some(c) = text[at..].chars().next() {
                 text.replace_range(at..at + c.len_utf8(), "");
             }
         }
-        // insert a fragment
-        1 => {
-            let at = char_boundary_at(text, rng.below(len + 1));
-            let fragment = *rng.pick::<&str>(FRAGMENTS);
-            text.insert_str(at, fragment);
-        }
-        // replace a word with a fragment, a number or another word of the file
-        2 | 3 => {
-            let ws = words(text);
-            if ws.is_empty() {
-                return;
-            }
-            let (s, e) = *rng.pick(&ws);
-            let with = match rng.below(3) {
-                0 => rng.pick(FRAGMENTS).to_string(),
-                1 => rng.pick(NUMBERS).to_string(),
-                _ => {
-                    let (s2, e2) = *rng.pick(&ws);
-                    text[s2..e2].to_string()
-                }
-            };
-            text.replace_range(s..e, &with);
-        }
-        // delete, duplicate or swap lines
-        4 | 5 => {
-            let mut lines: Vec<String> = text.split_inclusive('\n').map(String::from).collect();
-            if lines.is_empty() {
-                return;
-            }
-            let a = rng.below(lines.len());
-            let b = rng.below(lines.len());
-            match rng.below(3) {
-                0 => {
-                    lines.remove(a);
-                }
-                1 => {
-                    let l = lines[a].clone();
-                    lines.insert(b, l);
-                }
-                _ => lines.swap(a, b),
-            }
-            *text = lines.concat();
-        }
-        // change a line's indentation
-        6 => {
-            let starts = line_starts(text);
-            if starts.is_empty() {
-                return;
-            }
-            let at = *rng.pick(&starts);
-            if rng.chance(2) {
-                text.insert_str(at, "    ");
-            } else if text[at..].starts_with("    ") {
-                text.replace_range(at..at + 4, "");
+        1 if at < e => {
+            if let Some(c) = text[at..].chars().next() {
+                text.insert(at, c);
             }
         }
-        // splice a line from another input
-        7 => {
-            let other = rng.pick(corpus);
-            let lines: Vec<&str> = other.split_inclusive('\n').collect();
-            if lines.is_empty() {
-                return;
-            }
-            let line = rng.pick(&lines).to_string();
-            let starts = line_starts(text);
-            let at = if starts.is_empty() {
-                0
-            } else {
-                *rng.pick(&starts)
-            };
-            text.insert_str(at, &line);
+        2 => {
+            let word = *rng.pick::<&str>(PRAGMA_WORDS);
+            text.insert_str(at, word)
         }
-        // pragma-aware: inside a pragma line, delete, duplicate or insert
-        8..=11 => {
-            let pragmas: Vec<(usize, usize)> = line_starts(text)
-                .into_iter()
-                .filter_map(|s| {
-                    let line = &text[s..];
-                    let end = s + line.find('\n').unwrap_or(line.len());
-                    let p = text[s..end].find("#pragma")?;
-                    Some((s + p + "#pragma".len(), end))
-                })
-                .collect();
-            let Some(&(s, e)) = (!pragmas.is_empty()).then(|| rng.pick(&pragmas)) else {
-                // no pragma: add one
-                let starts = line_starts(text);
-                let at = starts
-                    .get(rng.below(starts.len().max(1)))
-                    .copied()
-                    .unwrap_or(0);
-                text.insert_str(at, "    #pragma parallel for\n");
-                return;
-            };
-            let at = char_boundary_at(text, s + rng.below(e - s + 1));
-            match rng.below(4) {
-                0 if at < e => {
-                    if let Some(c) = text[at..].chars().next() {
-                        text.replace_range(at..at + c.len_utf8(), "");
-                    }
-                }
-                1 if at < e => {
-                    if let Some(c) = text[at..].chars().next() {
-                        text.insert(at, c);
-                    }
-                }
-                2 => {
-                    let word = *rng.pick::<&str>(PRAGMA_WORDS);
-                    text.insert_str(at, word)
-                }
-                _ => {
-                    let n = 1 + rng.below(4);
-                    let words: Vec<&str> = (0..n).map(|_| *rng.pick(PRAGMA_WORDS)).collect();
-                    text.replace_range(s..e, &format!(" {}", words.join(" ")));
-                }
-            }
-        }
-        // a deep or long expression in place of an array element
-        12 => {
-            let Some(at) = text.find("A[i]").or_else(|| text.find("[i]")) else {
-                return;
-            };
-            let depth = if rng.chance(500) {
-                20_000 + rng.below(60_000)
-            } else {
-                1 + rng.below(300)
-            };
-            let e = deep_expr(rng, depth);
-            let end = at + if text[at..].starts_with("A[i]") { 4 } else { 3 };
-            text.replace_range(at..end, &e);
-        }
-        // truncate
-        13 if len > 0 => {
-            let at = char_boundary_at(text, rng.below(len));
-            text.truncate(at);
-        }
-        // comment-like near-misses of pragmas
-        14 => {
-            if let Some(p) = text.find("#pragma") {
-                let with = *rng.pick(&["#PRAGMA", "# pragma", "#pragma", "#Pragma", "#  pragma"]);
-                text.replace_range(p..p + 7, with);
-                if rng.chance(3) {
-                    let after = p + with.len();
-                    if text[after..].starts_with(' ') {
-                        text.replace_range(after..after + 1, "");
-                    }
-                }
-            }
-        }
-        // duplicate a region of the text
         _ => {
-            if len == 0 {
-                return;
-            }
-            let a = char_boundary_at(text, rng.below(len));
-            let b = char_boundary_at(text, a + rng.below(200).min(len - a));
-            let chunk = text[a..b].to_string();
-            let at = char_boundary_at(text, rng.below(len + 1));
-            text.insert_str(at, &chunk);
+            let n = 1 + rng.below(4);
+            let words: Vec<&str> = (0..n).map(|_| *rng.pick(PRAGMA_WORDS)).collect();
+            text.replace_range(s..e, &format!(" {}", words.join(" ")));
         }
     }
+}
+
+/// Puts a deep or long expression in place of an array element (one in 500 deeper than
+/// 20,000 levels).
+fn deepen_element(rng: &mut Rng, text: &mut String) {
+    let Some(at) = text.find("A[i]").or_else(|| text.find("[i]")) else {
+        return;
+    };
+    let depth = if rng.chance(500) {
+        20_000 + rng.below(60_000)
+    } else {
+        1 + rng.below(300)
+    };
+    let e = deep_expr(rng, depth);
+    let end = at + if text[at..].starts_with("A[i]") { 4 } else { 3 };
+    text.replace_range(at..end, &e);
+}
+
+/// Cuts the text short (`text` not empty).
+fn truncate(rng: &mut Rng, text: &mut String) {
+    let at = char_boundary_at(text, rng.below(text.len()));
+    text.truncate(at);
+}
+
+/// Respells the first `#pragma` as a comment-like near miss (`# pragma`, `#PRAGMA`, ...).
+fn misspell_pragma(rng: &mut Rng, text: &mut String) {
+    if let Some(p) = text.find("#pragma") {
+        let with = *rng.pick(&["#PRAGMA", "# pragma", "#pragma", "#Pragma", "#  pragma"]);
+        text.replace_range(p..p + 7, with);
+        if rng.chance(3) {
+            let after = p + with.len();
+            if text[after..].starts_with(' ') {
+                text.replace_range(after..after + 1, "");
+            }
+        }
+    }
+}
+
+/// Inserts a copy of up to 200 bytes of the text anywhere in it.
+fn duplicate_region(rng: &mut Rng, text: &mut String) {
+    let len = text.len();
+    if len == 0 {
+        return;
+    }
+    let a = char_boundary_at(text, rng.below(len));
+    let b = char_boundary_at(text, a + rng.below(200).min(len - a));
+    let chunk = text[a..b].to_string();
+    let at = char_boundary_at(text, rng.below(len + 1));
+    text.insert_str(at, &chunk);
 }
 
 /// The input and options of iteration `i` of a run with `seed`.
@@ -505,7 +531,7 @@ pub fn corpus(root: &std::path::Path) -> Vec<String> {
             }
         }
     }
-    let spec = crate::frontend::spec::spec();
+    let spec = appyc::frontend::spec::spec();
     let examples = spec
         .directives
         .iter()

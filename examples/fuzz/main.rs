@@ -9,6 +9,9 @@
 //! 2 s to compile are named too.
 //! Each input is a function of (seed, iteration); the report names both.
 
+// The fuzzer itself (inputs, mutations, the run), shared with tests/fuzz.rs.
+mod fuzzer;
+
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -51,7 +54,7 @@ fn main() {
         }
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let corpus = appyc::fuzz::corpus(root);
+    let corpus = fuzzer::corpus(root);
     eprintln!(
         "fuzz: seed {seed}, iterations {start}..{}, corpus of {} inputs",
         start + iterations,
@@ -61,7 +64,7 @@ fn main() {
         // The inputs themselves, not compiled: to look at one (a slow one, say).
         std::fs::create_dir_all(&out).expect("output directory");
         for i in start..start + iterations {
-            let (text, opts) = appyc::fuzz::input(seed, i, &corpus);
+            let (text, opts) = fuzzer::input(seed, i, &corpus);
             let path = out.join(format!("seed{seed}-iter{i}.py"));
             std::fs::write(&path, format!("# {opts:?}\n{text}")).expect("input file");
         }
@@ -75,7 +78,7 @@ fn main() {
     let mut at = start;
     while at < start + iterations {
         let end = (at + chunk).min(start + iterations);
-        let report = appyc::fuzz::run(seed, at..end, &corpus);
+        let report = fuzzer::run(seed, at..end, &corpus);
         inputs += report.inputs;
         compiled += report.compiled;
         for c in &report.crashes {
