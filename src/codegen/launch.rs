@@ -5,7 +5,6 @@
 use super::analysis::push_unique;
 use super::hash::text_hash;
 use super::kernel_code::{KernelCode, Param, SPLIT_PARAMS};
-use super::python;
 use super::templates::{Launcher, SharedResult, Trip, Tuning};
 use super::tiles::{TileCode, TileLaunchInput};
 use crate::frontend::source::SourceFile;

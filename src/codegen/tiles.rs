@@ -9,7 +9,6 @@
 use super::analysis::analyse;
 use super::hash::text_hash;
 use super::kernel_code::signature;
-use super::python;
 use super::triton::cx::Cx;
 use super::writer::Writer;
 use crate::diag::Result;

@@ -632,8 +632,8 @@ mod tests {
             .map(|s| match &s.kind {
                 StmtKind::Assign { target, value, .. } => format!(
                     "{} = {}",
-                    crate::codegen::python::expr(target),
-                    crate::codegen::python::expr(value)
+                    crate::ir::python::expr(target),
+                    crate::ir::python::expr(value)
                 ),
                 other => format!("{other:?}"),
             })

@@ -201,6 +201,10 @@ pub enum Width {
 /// `appy.MVL` stands for MVL.
 pub const ROW_BLOCK_NAME: &str = "appy.ROW_BLOCK";
 
+/// `_appyc_stored_in(value, A[...])`: `value` converted to the element type of `A` (the
+/// element is not loaded). Made only by `passes::fuse_into_reduction`.
+pub const STORED_IN: &str = "_appyc_stored_in";
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Expr {
     pub kind: ExprKind,

@@ -6,6 +6,7 @@
 
 pub mod expr;
 pub mod pragma;
+pub mod python;
 
 use crate::frontend::source::Span;
 pub use pragma::Pragma;

@@ -38,7 +38,7 @@ impl Affine {
     }
     pub fn atom(e: &Expr) -> Affine {
         let mut terms = BTreeMap::new();
-        terms.insert(crate::codegen::python::expr(e), 1);
+        terms.insert(crate::ir::python::expr(e), 1);
         Affine { terms, constant: 0 }
     }
     /// A name as an affine form of itself.

@@ -283,10 +283,6 @@ fn fuse(u: &Kernel, r: &Kernel) -> Option<Kernel> {
     Some(fused)
 }
 
-/// `_appyc_stored_in(value, A[...])`: `value` converted to the element type of `A` (the
-/// element is not loaded). Made only by this pass.
-pub const STORED_IN: &str = "_appyc_stored_in";
-
 /// `e` with the names `from` replaced by `to`.
 fn rename(e: &Expr, pairs: &[(&str, &str)]) -> Expr {
     e.clone().rewrite(&mut |x| match &x.kind {

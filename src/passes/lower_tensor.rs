@@ -350,10 +350,10 @@ pub fn lower(k: &mut Kernel, opts: &Options) -> Result<()> {
                     let text = format!(
                         "{}:{}",
                         p.lo.as_ref()
-                            .map(crate::codegen::python::expr)
+                            .map(crate::ir::python::expr)
                             .unwrap_or_default(),
                         p.hi.as_ref()
-                            .map(crate::codegen::python::expr)
+                            .map(crate::ir::python::expr)
                             .unwrap_or_default()
                     );
                     all_pragma_dims.push((p.span, text));
@@ -1010,7 +1010,7 @@ mod tests {
         for s in &k.body {
             s.walk(&mut |st| {
                 if let StmtKind::Assign { target, .. } = &st.kind {
-                    out.push(crate::codegen::python::expr(target));
+                    out.push(crate::ir::python::expr(target));
                 }
             });
         }
@@ -1078,8 +1078,8 @@ mod tests {
                 if let StmtKind::Assign { target, value, .. } = &st.kind {
                     stores.push(format!(
                         "{} = {}",
-                        crate::codegen::python::expr(target),
-                        crate::codegen::python::expr(value)
+                        crate::ir::python::expr(target),
+                        crate::ir::python::expr(value)
                     ));
                 }
             });
@@ -1184,7 +1184,7 @@ mod tests {
     }
 
     fn py(e: &Expr) -> String {
-        crate::codegen::python::expr(e)
+        crate::ir::python::expr(e)
     }
 
     const ROW_SUM: &str = "def f(A, y, L, M, N):\n    #pragma parallel for\n    for i in range(L):\n        y[i, :M] = np.sum(A[i, :M, :N], axis=1)\n";

@@ -840,7 +840,7 @@ mod tests {
                     let values = body
                         .iter()
                         .map(|b| match &b.kind {
-                            StmtKind::Assign { value, .. } => crate::codegen::python::expr(value),
+                            StmtKind::Assign { value, .. } => crate::ir::python::expr(value),
                             _ => panic!("a row tile holds only updates"),
                         })
                         .collect();

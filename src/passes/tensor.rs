@@ -161,8 +161,8 @@ impl Analyser {
                 y.span,
                 format!(
                     "this slice's length ({}) differs from the slice it is combined with ({})",
-                    crate::codegen::python::expr(&Expr::binary(BinOp::Sub, y.hi.clone(), y.lo.clone())),
-                    crate::codegen::python::expr(&Expr::binary(BinOp::Sub, x.hi.clone(), x.lo.clone())),
+                    crate::ir::python::expr(&Expr::binary(BinOp::Sub, y.hi.clone(), y.lo.clone())),
+                    crate::ir::python::expr(&Expr::binary(BinOp::Sub, x.hi.clone(), x.lo.clone())),
                 ),
             )
             .with_help("slices that meet in one expression must have the same length (they may be shifted)"));

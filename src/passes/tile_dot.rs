@@ -643,7 +643,7 @@ mod tests {
     }
 
     fn text(e: &Expr) -> String {
-        crate::codegen::python::expr(e)
+        crate::ir::python::expr(e)
     }
 
     const GEMM_ACC: &str = "

@@ -8,9 +8,9 @@
 //!   sliced dimension, one or two: what `_appyc_nvshmem_put` (templates/nvshmem.py.jinja) takes.
 
 use super::cx::Cx;
-use crate::codegen::python::binop_prec;
 use crate::codegen::writer::Writer;
 use crate::diag::Result;
+use crate::ir::python::binop_prec;
 use crate::ir::*;
 
 impl Cx<'_> {

@@ -15,10 +15,10 @@
 
 use crate::codegen::analysis::Analysis;
 use crate::codegen::kernel_code::Param;
-use crate::codegen::python::binop_prec;
 use crate::codegen::writer::Writer;
 use crate::diag::{Diagnostic, Result};
 use crate::frontend::source::SourceFile;
+use crate::ir::python::binop_prec;
 use crate::ir::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
 

@@ -11,10 +11,9 @@
 //!   (`(tl.zeros((), a) + tl.zeros((), b)).dtype`): the arrays' dtypes are known only at launch.
 
 use super::cx::{mask_arg, width_text, Cx};
-use crate::codegen::python::{binop_prec, float_literal, prec};
 use crate::diag::{Diagnostic, Result};
+use crate::ir::python::{binop_prec, float_literal, prec};
 use crate::ir::*;
-use crate::passes::fuse_into_reduction::STORED_IN;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 impl Cx<'_> {
