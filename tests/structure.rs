@@ -293,7 +293,7 @@ fn imports(
             .take_while(|s| !s.is_empty())
             .collect();
         // `a::{b, c}` groups: each name after the prefix is its own path.
-        let after = rest[2..].split_once('{').map(|(head, tail)| (head, tail));
+        let after = rest[2..].split_once('{');
         let mut path = base.clone();
         path.extend(segments.iter().cloned());
         push(path);
