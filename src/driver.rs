@@ -354,10 +354,12 @@ fn compile_function(
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<Vec<Edit>> {
     let calls = crate::frontend::libcalls::find(f)?;
-    // 1-4: the function as IR, its pragmas bound, its regions outlined as kernels.
+    // 1-4: the function as IR, its pragmas bound (3a: bare array assignments in time loops
+    // become regions), its regions outlined as kernels.
     let mut func = lower_function(f);
     passes::normalize::run(&mut func);
     passes::attach_pragmas::run_with_warnings(&mut func, pragmas, file, warnings)?;
+    passes::device_statements::run(&mut func, |at| file.line_of(at.start as usize));
     let mut kernels = passes::outline::run(&func)?;
     // 4a-4c: each region as written (races, shared scalars, matrix tiles).
     for k in kernels.iter_mut() {

@@ -74,6 +74,10 @@ fn stmt(w: &mut Writer, s: &Stmt) {
             w.line(format!("# {what}"));
             stmts(w, body);
         }
+        StmtKind::While { test, body } => {
+            w.line(format!("while {}:", expr(test)));
+            w.indented(|w| stmts(w, body));
+        }
         StmtKind::Expr(e) => w.line(expr(e)),
         StmtKind::Pass => w.line("pass"),
         StmtKind::Barrier => w.line("appy.syncthreads()"),

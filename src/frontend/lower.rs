@@ -125,9 +125,9 @@ fn rename_in_block(body: &mut [Stmt], names: &std::collections::HashMap<String, 
                 rename(target);
                 rename(value);
             }
-            StmtKind::For { body, .. } | StmtKind::HostBlock { body, .. } => {
-                rename_in_block(body, names)
-            }
+            StmtKind::For { body, .. }
+            | StmtKind::HostBlock { body, .. }
+            | StmtKind::While { body, .. } => rename_in_block(body, names),
             StmtKind::If { body, orelse, .. } => {
                 rename_in_block(body, names);
                 rename_in_block(orelse, names);
@@ -179,8 +179,12 @@ fn lower_stmt(s: &ast::Stmt) -> Vec<Stmt> {
             None => StmtKind::Other("`@=` update"),
         },
         ast::Stmt::For(f) => lower_for(f),
+        ast::Stmt::While(w) if w.orelse.is_empty() => StmtKind::While {
+            test: lower_expr(&w.test),
+            body: lower_block(&w.body),
+        },
         ast::Stmt::While(w) => StmtKind::HostBlock {
-            what: "while loop",
+            what: "while-else loop",
             body: lower_block(&w.body),
         },
         ast::Stmt::With(w) => StmtKind::HostBlock {

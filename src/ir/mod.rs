@@ -61,6 +61,11 @@ pub enum StmtKind {
         what: &'static str,
         body: Vec<Stmt>,
     },
+    /// `while test:` (without `else`): host control flow; `schedule` may run it on the device.
+    While {
+        test: Expr,
+        body: Vec<Stmt>,
+    },
     For {
         var: String,
         range: Range,
@@ -129,9 +134,9 @@ impl Stmt {
     pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a Stmt)) {
         f(self);
         match &self.kind {
-            StmtKind::For { body, .. } | StmtKind::HostBlock { body, .. } => {
-                body.iter().for_each(|s| s.walk(f))
-            }
+            StmtKind::For { body, .. }
+            | StmtKind::HostBlock { body, .. }
+            | StmtKind::While { body, .. } => body.iter().for_each(|s| s.walk(f)),
             StmtKind::If { body, orelse, .. } => {
                 body.iter().chain(orelse.iter()).for_each(|s| s.walk(f))
             }
@@ -157,6 +162,10 @@ impl Stmt {
                 body.iter_mut().for_each(|s| s.rewrite_exprs(f));
             }
             StmtKind::HostBlock { body, .. } => body.iter_mut().for_each(|s| s.rewrite_exprs(f)),
+            StmtKind::While { test, body } => {
+                one(test);
+                body.iter_mut().for_each(|s| s.rewrite_exprs(f));
+            }
             StmtKind::If { test, body, orelse } => {
                 one(test);
                 body.iter_mut()
@@ -175,7 +184,7 @@ impl Stmt {
                 vec![target, value]
             }
             StmtKind::For { range, .. } => vec![&range.start, &range.stop, &range.step],
-            StmtKind::If { test, .. } => vec![test],
+            StmtKind::If { test, .. } | StmtKind::While { test, .. } => vec![test],
             StmtKind::Expr(e) => vec![e],
             _ => vec![],
         }

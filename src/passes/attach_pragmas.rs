@@ -146,9 +146,9 @@ fn attach_block(
             }
         }
         match &mut s.kind {
-            StmtKind::For { body, .. } | StmtKind::HostBlock { body, .. } => {
-                attach_block(body, targets, pragmas, used, file)?
-            }
+            StmtKind::For { body, .. }
+            | StmtKind::HostBlock { body, .. }
+            | StmtKind::While { body, .. } => attach_block(body, targets, pragmas, used, file)?,
             StmtKind::If { body, orelse, .. } => {
                 attach_block(body, targets, pragmas, used, file)?;
                 attach_block(orelse, targets, pragmas, used, file)?;
@@ -206,6 +206,19 @@ fn apply(s: &mut Stmt, p: &Pragma) -> Result<()> {
             )
             .with_label(format!("this is a {what}"))
             .with_help("loops over lists, arrays or iterators cannot be split among workers; iterate over `range(len(...))`"));
+        }
+        // `schedule` reads it: the loop runs on the device or the pragma is an error there.
+        (StmtKind::While { .. }, Directive::Persistent) => {}
+        (
+            StmtKind::While { .. },
+            Directive::ParallelFor { .. } | Directive::SequentialFor { .. } | Directive::Simd(_),
+        ) => {
+            return Err(Diagnostic::error(
+                s.span,
+                format!("`#pragma {}` needs a `for ... in range(...)` loop", d.spelling()),
+            )
+            .with_label("this is a while loop")
+            .with_help("a while loop's iterations depend on each other; `#pragma persistent for` runs it on the device"));
         }
         (StmtKind::Assign { atomic, .. }, Directive::Atomic) => *atomic = true,
         // The dimensions are read from `Stmt::pragma` by the tensor passes.

@@ -277,7 +277,9 @@ fn enclosing_loop(body: &[Stmt], stmt: Span) -> Option<&Stmt> {
                     return Some(l);
                 }
             }
-            StmtKind::For { body: inner, .. } | StmtKind::HostBlock { body: inner, .. } => {
+            StmtKind::For { body: inner, .. }
+            | StmtKind::HostBlock { body: inner, .. }
+            | StmtKind::While { body: inner, .. } => {
                 if let Some(l) = enclosing_loop(inner, stmt) {
                     return Some(l);
                 }

@@ -106,7 +106,9 @@ fn lane_aligned(k: &Kernel) -> Vec<String> {
                 visit(body, *next, next, out);
             };
             match &s.kind {
-                StmtKind::For { body, .. } | StmtKind::HostBlock { body, .. } => inner(body, out),
+                StmtKind::For { body, .. }
+                | StmtKind::HostBlock { body, .. }
+                | StmtKind::While { body, .. } => inner(body, out),
                 StmtKind::If { body, orelse, .. } => {
                     inner(body, out);
                     inner(orelse, out);

@@ -29,7 +29,9 @@ fn normalize_stmt(s: &mut Stmt) {
             range.stop = negative_indices(range.stop.clone());
             body.iter_mut().for_each(normalize_stmt);
         }
-        StmtKind::HostBlock { body, .. } => body.iter_mut().for_each(normalize_stmt),
+        StmtKind::HostBlock { body, .. } | StmtKind::While { body, .. } => {
+            body.iter_mut().for_each(normalize_stmt)
+        }
         StmtKind::If { test, body, orelse } => {
             *test = negative_indices(test.clone());
             body.iter_mut()

@@ -33,9 +33,9 @@ fn outline_block(func: &Function, stmts: &[Stmt], out: &mut Vec<Kernel>) -> Resu
                     "vectorise a loop inside a `parallel for`, or use `#pragma parallel for simd`",
                 ))
             }
-            StmtKind::For { body, .. } | StmtKind::HostBlock { body, .. } => {
-                outline_block(func, body, out)?
-            }
+            StmtKind::For { body, .. }
+            | StmtKind::HostBlock { body, .. }
+            | StmtKind::While { body, .. } => outline_block(func, body, out)?,
             StmtKind::If { body, orelse, .. } => {
                 outline_block(func, body, out)?;
                 outline_block(func, orelse, out)?;
@@ -437,12 +437,16 @@ fn check_body(stmts: &[Stmt], in_simd: bool) -> Result<()> {
                     format!("{what} is not supported inside a parallel region"),
                 ))
             }
-            StmtKind::HostBlock { what, .. } => {
+            StmtKind::HostBlock { .. } | StmtKind::While { .. } => {
+                let what = match &s.kind {
+                    StmtKind::HostBlock { what, .. } => what,
+                    _ => "while loop",
+                };
                 return Err(Diagnostic::error(
                     s.span,
                     format!("a {what} is not supported inside a parallel region"),
                 )
-                .with_help("kernels can run `for ... in range(...)` loops and `if` statements"))
+                .with_help("kernels can run `for ... in range(...)` loops and `if` statements"));
             }
             StmtKind::For {
                 kind, body, range, ..

@@ -185,9 +185,9 @@ fn rewrite_updates(body: &mut [Stmt], var: &str, slot: &Expr, atomic: bool) {
                 *value = replace(value.clone());
                 *a = atomic;
             }
-            StmtKind::For { body, .. } | StmtKind::HostBlock { body, .. } => {
-                rewrite_updates(body, var, slot, atomic)
-            }
+            StmtKind::For { body, .. }
+            | StmtKind::HostBlock { body, .. }
+            | StmtKind::While { body, .. } => rewrite_updates(body, var, slot, atomic),
             StmtKind::If { body, orelse, .. } => {
                 rewrite_updates(body, var, slot, atomic);
                 rewrite_updates(orelse, var, slot, atomic);

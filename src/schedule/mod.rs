@@ -143,9 +143,9 @@ impl Cx<'_> {
                     kind: LoopKind::Parallel { .. } | LoopKind::Sequential,
                     ..
                 } => {}
-                StmtKind::For { body, .. } | StmtKind::HostBlock { body, .. } => {
-                    self.find_loops(body, out)?
-                }
+                StmtKind::For { body, .. }
+                | StmtKind::HostBlock { body, .. }
+                | StmtKind::While { body, .. } => self.find_loops(body, out)?,
                 StmtKind::If { body, orelse, .. } => {
                     self.find_loops(body, out)?;
                     self.find_loops(orelse, out)?;

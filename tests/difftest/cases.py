@@ -401,6 +401,15 @@ CASES = [
          SIZES_2D),
     Case("time_loops", "host_code_in_loop",
          lambda r, n: [normal(r, n), n, 3], SIZES_1D),
+    # ---------------------------------------------------------------- natural_loops
+    # Time loops as APPy users write them (bare host statements, swaps, host scalars,
+    # convergence loops): each must run as one persistent kernel, never a launch per region.
+    Case("natural_loops", "yee_natural",
+         lambda r, s: [normal(r, s), normal(r, s), normal(r, s), normal(r, 5), 5], SIZES_2D,
+         launches=("_yee_natural_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "reflecting_ends",
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 3], SIZES_1D, fp64_strict=True,
+         launches=("_reflecting_ends_persistent0",), no_launches=("_kernel",)),
     # ---------------------------------------------------------------- square_slices
     # One slice naming two dimensions must not collapse them into the diagonal.
     Case("square_slices", "square_scale", lambda r, n: [normal(r, (n, n)), normal(r, (n, n)), n],

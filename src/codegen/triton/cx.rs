@@ -297,6 +297,7 @@ impl<'a> Cx<'a> {
             StmtKind::Expr(_)
             | StmtKind::Other(_)
             | StmtKind::HostBlock { .. }
+            | StmtKind::While { .. }
             | StmtKind::AugAssign { .. } => {
                 unreachable!("outline and normalize remove these from kernels")
             }

@@ -1,0 +1,70 @@
+# appyc 0.1.0 --emit lowered: samples/natural_loops.py after the high-level passes (assembly APPy).
+"""Time loops written the way APPy users write them, each run as one persistent kernel.
+
+Exercises: a bare host slice assignment in a time loop (fdtd_2d's `ey[0, :] = fict[t]`) and bare
+element assignments (boundary copies), which become regions of their own
+(passes/device_statements.rs) so the loop stays on the device.
+"""
+import numpy as np
+
+
+def yee_natural(ex, ey, hz, fict, T):
+    # fdtd_2d as APPy's port writes it: the source row is a bare line.
+    for t in range(T):
+        # _yee_natural_kernel0
+        #pragma parallel for simd
+        for _p0 in range(0, ey.shape[1], 1):
+            _p0 = appy.vidx(_p0, appy.MVL, ey.shape[1])
+            ey[0, _p0] = fict[t]
+        # _yee_natural_kernel1
+        #pragma parallel for simd
+        for _p0 in range(1, ey.shape[0], 1):
+            _p0 = appy.vidx(_p0, appy.ROW_BLOCK, ey.shape[0])
+            #pragma parallel for simd
+            for _p1 in range(0, ey.shape[1], 1):
+                _p1 = appy.vidx(_p1, appy.MVL // appy.ROW_BLOCK, ey.shape[1])
+                ey[_p0, _p1] = ey[_p0, _p1] - 0.5 * (hz[_p0, _p1] - hz[_p0 - 1, _p1])
+        # _yee_natural_kernel2
+        #pragma parallel for simd
+        for _p0 in range(0, ex.shape[0], 1):
+            _p0 = appy.vidx(_p0, appy.ROW_BLOCK, ex.shape[0])
+            #pragma parallel for simd
+            for _p1 in range(1, ex.shape[1], 1):
+                _p1 = appy.vidx(_p1, appy.MVL // appy.ROW_BLOCK, ex.shape[1])
+                ex[_p0, _p1] = ex[_p0, _p1] - 0.5 * (hz[_p0, _p1] - hz[_p0, _p1 - 1])
+        # _yee_natural_kernel3
+        #pragma parallel for simd
+        for _p0 in range(0, hz.shape[0] - 1, 1):
+            _p0 = appy.vidx(_p0, appy.ROW_BLOCK, hz.shape[0] - 1)
+            #pragma parallel for simd
+            for _p1 in range(0, hz.shape[1] - 1, 1):
+                _p1 = appy.vidx(_p1, appy.MVL // appy.ROW_BLOCK, hz.shape[1] - 1)
+                hz[_p0, _p1] = hz[_p0, _p1] - 0.7 * (ex[_p0, _p1 + 1] - ex[_p0, _p1] + ey[_p0 + 1, _p1] - ey[_p0, _p1])
+
+
+def reflecting_ends(A, B, N, T):
+    # A 1-D smoothing whose ends copy their neighbours each step (bare element assignments),
+    # and a bare slice copy back.
+    for t in range(T):
+        # _reflecting_ends_kernel0
+        #pragma parallel for simd
+        for i in range(1, N - 1, 1):
+            i = appy.vidx(i, appy.MVL, N - 1)
+            B[i] = 0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1]
+        # _reflecting_ends_kernel1
+        #pragma sequential for
+        for _once in range(0, 1, 1):
+            appy.syncthreads()
+            B[0] = B[1]
+            appy.syncthreads()
+        # _reflecting_ends_kernel2
+        #pragma sequential for
+        for _once1 in range(0, 1, 1):
+            appy.syncthreads()
+            B[N - 1] = B[N - 2]
+            appy.syncthreads()
+        # _reflecting_ends_kernel3
+        #pragma parallel for simd
+        for _p0 in range(0, A.shape[0], 1):
+            _p0 = appy.vidx(_p0, appy.MVL, A.shape[0])
+            A[_p0] = B[_p0]
