@@ -362,8 +362,14 @@ def _appyc_programs_per_sm(compiled, warps, props):
     return max(1, min(per_sm, shared))
 
 
-def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm, constants=None):
+def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm, constants=None,
+                      state=None, kinds=""):
     """Runs `phases` phases of a persistent kernel (`constants`: its constexprs besides MVL).
+
+    `state`: the first values of the kernel's registers (its time loop's host statements;
+    `kinds`: `f` fp64, `i`/`b` integers), passed after the phase arguments together with a
+    buffer the kernel stores their last values to; returns those values (None without
+    registers). A launch per phase passes each launch the values the last one stored.
 
     On the GPU, with `warps_per_sm` > 0: one cooperative launch with as many programs as the
     GPU holds at once, but no more than `warps_per_sm` warps of them an SM and no more than the
@@ -375,27 +381,44 @@ def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm, 
     if isinstance(warps_per_sm, bool):  # the launch mode was once a flag: refuse, never guess
         raise TypeError("a persistent configuration's third item is warps per SM (0: one launch per phase)")
     per_phase = {"MVL": mvl, "GRID_SYNC": False, **(constants or {})}
+    device = next(a.device for a in args if isinstance(a, torch.Tensor))
+    registers = None if state is None else list(state)
+    out = None if state is None else torch.empty(max(len(state), 1), dtype=torch.float64,
+                                                 device=device)
+
+    def tail(sync):
+        return (sync,) if registers is None else (sync, *registers, out)
+
+    def read_back():
+        if registers is not None:
+            for i, (value, kind) in enumerate(zip(out.tolist(), kinds)):
+                registers[i] = float(value) if kind == "f" else int(value)
+
     if _APPYC_INTERPRET:
         programs = 3 if work is None else max(1, min(work, 3))
         sync = torch.zeros(1, dtype=torch.int64)
         for phase in range(phases):
-            _appyc_launch(kernel, (programs,), (*args, phase, phase + 1, sync), per_phase)
-        return
-    device = next(a.device for a in args if isinstance(a, torch.Tensor))
+            _appyc_launch(kernel, (programs,), (*args, phase, phase + 1, *tail(sync)), per_phase)
+            read_back()
+        return registers
     sync = torch.zeros(1, dtype=torch.int64, device=device)
     one_launch = dict(per_phase, GRID_SYNC=True)
     if warps_per_sm == 0:
-        programs = work or _appyc_resident(kernel, args, phases, sync, one_launch, num_warps, device)
+        programs = work or _appyc_resident(kernel, args, phases, tail(sync), one_launch, num_warps,
+                                           device)
         for phase in range(phases):
-            _appyc_launch(kernel, (max(programs, 1),), (*args, phase, phase + 1, sync),
+            _appyc_launch(kernel, (max(programs, 1),), (*args, phase, phase + 1, *tail(sync)),
                           per_phase, num_warps=num_warps)
-        return
-    programs = min(_appyc_resident(kernel, args, phases, sync, one_launch, num_warps, device),
+            read_back()
+        return registers
+    programs = min(_appyc_resident(kernel, args, phases, tail(sync), one_launch, num_warps, device),
                    max(1, warps_per_sm // num_warps) * _appyc_sm_count(device))
     if work is not None:
         programs = max(1, min(programs, work))
-    _appyc_launch(kernel, (programs,), (*args, 0, phases, sync), one_launch,
+    _appyc_launch(kernel, (programs,), (*args, 0, phases, *tail(sync)), one_launch,
                   num_warps=num_warps, launch_cooperative_grid=True)
+    read_back()
+    return registers
 
 
 _APPYC_RESIDENT = {}
@@ -408,14 +431,14 @@ def _appyc_sm_count(device):
     return _APPYC_SMS[device]
 
 
-def _appyc_resident(kernel, args, phases, sync, constants, warps, device):
+def _appyc_resident(kernel, args, phases, tail, constants, warps, device):
     """How many programs of this compiled kernel (its constexprs: `constants`) the GPU holds at
     once (a cooperative launch of more fails): the driver's occupancy answer, or a count by
     threads, registers and shared memory when the driver cannot be asked."""
     dtypes = tuple(str(a.dtype) for a in args if isinstance(a, torch.Tensor))
     key = (kernel.fn.__name__, tuple(sorted(constants.items())), warps, device, dtypes)
     if key not in _APPYC_RESIDENT:
-        compiled = kernel.warmup(*args, 0, phases, sync, grid=(1,), **constants,
+        compiled = kernel.warmup(*args, 0, phases, *tail, grid=(1,), **constants,
                                  num_warps=warps, launch_cooperative_grid=True)
         compiled._init_handles()
         props = torch.cuda.get_device_properties(device)

@@ -5,8 +5,8 @@ itself (jacobi_1d) and on request (`#pragma persistent for`, floyd_warshall); gr
 only between dependent phases (independent_phases); the loop variable used in kernels, with a
 start and a step (shifted_steps); a `sequential for` region as a phase (prefix_steps); a 2-D
 grid region as a phase (smooth_2d); two phases writing different rows of one array with no
-barrier between them (yee_steps, fdtd_2d's step); and a loop with host code in its body, which
-keeps one launch per region (host_code_in_loop). 1-D stencil loops (jacobi_1d, and
+barrier between them (yee_steps, fdtd_2d's step); and a loop with a host scalar statement in
+its body, which every program of the persistent kernel computes (host_code_in_loop). 1-D stencil loops (jacobi_1d, and
 smooth_1d_slices in tensor statements with a radius of 2 and a scalar) also get a temporally
 blocked kernel.
 """
@@ -373,8 +373,14 @@ def _appyc_programs_per_sm(compiled, warps, props):
     return max(1, min(per_sm, shared))
 
 
-def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm, constants=None):
+def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm, constants=None,
+                      state=None, kinds=""):
     """Runs `phases` phases of a persistent kernel (`constants`: its constexprs besides MVL).
+
+    `state`: the first values of the kernel's registers (its time loop's host statements;
+    `kinds`: `f` fp64, `i`/`b` integers), passed after the phase arguments together with a
+    buffer the kernel stores their last values to; returns those values (None without
+    registers). A launch per phase passes each launch the values the last one stored.
 
     On the GPU, with `warps_per_sm` > 0: one cooperative launch with as many programs as the
     GPU holds at once, but no more than `warps_per_sm` warps of them an SM and no more than the
@@ -386,27 +392,44 @@ def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm, 
     if isinstance(warps_per_sm, bool):  # the launch mode was once a flag: refuse, never guess
         raise TypeError("a persistent configuration's third item is warps per SM (0: one launch per phase)")
     per_phase = {"MVL": mvl, "GRID_SYNC": False, **(constants or {})}
+    device = next(a.device for a in args if isinstance(a, torch.Tensor))
+    registers = None if state is None else list(state)
+    out = None if state is None else torch.empty(max(len(state), 1), dtype=torch.float64,
+                                                 device=device)
+
+    def tail(sync):
+        return (sync,) if registers is None else (sync, *registers, out)
+
+    def read_back():
+        if registers is not None:
+            for i, (value, kind) in enumerate(zip(out.tolist(), kinds)):
+                registers[i] = float(value) if kind == "f" else int(value)
+
     if _APPYC_INTERPRET:
         programs = 3 if work is None else max(1, min(work, 3))
         sync = torch.zeros(1, dtype=torch.int64)
         for phase in range(phases):
-            _appyc_launch(kernel, (programs,), (*args, phase, phase + 1, sync), per_phase)
-        return
-    device = next(a.device for a in args if isinstance(a, torch.Tensor))
+            _appyc_launch(kernel, (programs,), (*args, phase, phase + 1, *tail(sync)), per_phase)
+            read_back()
+        return registers
     sync = torch.zeros(1, dtype=torch.int64, device=device)
     one_launch = dict(per_phase, GRID_SYNC=True)
     if warps_per_sm == 0:
-        programs = work or _appyc_resident(kernel, args, phases, sync, one_launch, num_warps, device)
+        programs = work or _appyc_resident(kernel, args, phases, tail(sync), one_launch, num_warps,
+                                           device)
         for phase in range(phases):
-            _appyc_launch(kernel, (max(programs, 1),), (*args, phase, phase + 1, sync),
+            _appyc_launch(kernel, (max(programs, 1),), (*args, phase, phase + 1, *tail(sync)),
                           per_phase, num_warps=num_warps)
-        return
-    programs = min(_appyc_resident(kernel, args, phases, sync, one_launch, num_warps, device),
+            read_back()
+        return registers
+    programs = min(_appyc_resident(kernel, args, phases, tail(sync), one_launch, num_warps, device),
                    max(1, warps_per_sm // num_warps) * _appyc_sm_count(device))
     if work is not None:
         programs = max(1, min(programs, work))
-    _appyc_launch(kernel, (programs,), (*args, 0, phases, sync), one_launch,
+    _appyc_launch(kernel, (programs,), (*args, 0, phases, *tail(sync)), one_launch,
                   num_warps=num_warps, launch_cooperative_grid=True)
+    read_back()
+    return registers
 
 
 def _appyc_blocked(kernel, steps, arrays, scalars, reach):
@@ -469,14 +492,14 @@ def _appyc_sm_count(device):
     return _APPYC_SMS[device]
 
 
-def _appyc_resident(kernel, args, phases, sync, constants, warps, device):
+def _appyc_resident(kernel, args, phases, tail, constants, warps, device):
     """How many programs of this compiled kernel (its constexprs: `constants`) the GPU holds at
     once (a cooperative launch of more fails): the driver's occupancy answer, or a count by
     threads, registers and shared memory when the driver cannot be asked."""
     dtypes = tuple(str(a.dtype) for a in args if isinstance(a, torch.Tensor))
     key = (kernel.fn.__name__, tuple(sorted(constants.items())), warps, device, dtypes)
     if key not in _APPYC_RESIDENT:
-        compiled = kernel.warmup(*args, 0, phases, sync, grid=(1,), **constants,
+        compiled = kernel.warmup(*args, 0, phases, *tail, grid=(1,), **constants,
                                  num_warps=warps, launch_cooperative_grid=True)
         compiled._init_handles()
         props = torch.cuda.get_device_properties(device)
@@ -1091,38 +1114,52 @@ def yee_steps(ex, ey, hz, fict, M, N, T):
     _launch_yee_steps_persistent0(ey, fict, N, hz, M, ex, T)
 
 
-@triton.jit
-def _host_code_in_loop_kernel0(A, N, scale: "fp64", A_stride0, MVL: tl.constexpr):
-    # samples/time_loops.py:123: #pragma parallel for simd
-    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/time_loops.py:124
-    i_mask = i < N
-    tl.store(A + i * A_stride0, tl.load(A + i * A_stride0, mask=i_mask) * scale + 1.0, mask=i_mask)  # samples/time_loops.py:125
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "scale"])
+def _host_code_in_loop_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, scale: "fp64", _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/time_loops.py:121: for t in range(T):  (persistent: 1 phase(s) per iteration)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _arrived = tl.full((), 0, tl.int64)
+    for _phase in range(_phase_lo, _phase_hi):
+        _iteration = _phase
+        t = _iteration
+        scale = (tl.full((), 1.0, tl.float64) / ((t + 1)).to(tl.float64))
+        # samples/time_loops.py:123: #pragma parallel for simd
+        _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
+        for _vp in range(_pid, _n0_0, _nprog):
+            i = _vp * MVL + tl.arange(0, MVL)  # samples/time_loops.py:124
+            i_mask = i < N
+            tl.store(A + i * A_stride0, tl.load(A + i * A_stride0, mask=i_mask) * scale + 1.0, mask=i_mask)  # samples/time_loops.py:125
+        if GRID_SYNC:
+            _arrived += _nprog
+            _appyc_grid_barrier(_sync, _arrived)
+    if _pid == 0:
+        tl.store(_carried + 0, (scale).to(tl.float64))
 
 
-_host_code_in_loop_kernel0_tuning = _AppycTuning("_host_code_in_loop_kernel0", "3ba289f98b759f00", (1024, 4), _APPYC_CANDIDATES)
+_host_code_in_loop_persistent0_tuning = _AppycTuning("_host_code_in_loop_persistent0", "cfaf566823be5f39", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
-def _launch_host_code_in_loop_kernel0(A, N, scale, _appyc_config=None):
-    """Launches _host_code_in_loop_kernel0 for the region at samples/time_loops.py:123."""
-    n_i = int(N)
-    if n_i <= 0:
+def _launch_host_code_in_loop_persistent0(A, N, T, _appyc_config=None):
+    """Runs the loop at samples/time_loops.py:121 on the GPU: one launch of the persistent kernel _host_code_in_loop_persistent0."""
+    n_t = int(T)
+    if n_t <= 0:
         return
     if _appyc_config is None:
         _appyc_key = (_appyc_size(N), A.dtype)
-        _appyc_config = _host_code_in_loop_kernel0_tuning.chosen.get(_appyc_key)
+        _appyc_config = _host_code_in_loop_persistent0_tuning.chosen.get(_appyc_key)
         if _appyc_config is None:
-            _appyc_config = _host_code_in_loop_kernel0_tuning.tune(
-                _appyc_key, (A,), lambda config: _launch_host_code_in_loop_kernel0(A, N, scale, config)
+            _appyc_config = _host_code_in_loop_persistent0_tuning.tune(
+                _appyc_key, (A,), lambda config: _launch_host_code_in_loop_persistent0(A, N, T, config)
             )
-    _appyc_mvl, _appyc_warps = _appyc_config
-    _appyc_launch(
-        _host_code_in_loop_kernel0, ((n_i + _appyc_mvl - 1) // _appyc_mvl,),
-        (A, int(N), float(scale), A.stride(0),),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
+    _appyc_state = _appyc_persistent(
+        _host_code_in_loop_persistent0, n_t, ((int(N) + _appyc_mvl - 1) // _appyc_mvl),
+        (A, int(N), A.stride(0)),
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+        state=(0.0,), kinds="f",
     )
 
 
 def host_code_in_loop(A, N, T):
-    for t in range(T):
-        scale = 1.0 / (t + 1)
-        _launch_host_code_in_loop_kernel0(A, N, scale)
+    _launch_host_code_in_loop_persistent0(A, N, T)

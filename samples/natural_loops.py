@@ -2,7 +2,10 @@
 
 Exercises: a bare host slice assignment in a time loop (fdtd_2d's `ey[0, :] = fict[t]`) and bare
 element assignments (boundary copies), which become regions of their own
-(passes/device_statements.rs) so the loop stays on the device.
+(passes/device_statements.rs) so the loop stays on the device; host scalars updated every step
+(a decaying time step, a counter, a value only one step uses) and buffers swapped with
+`A, B = B, A`, which every program of the persistent kernel computes alike
+(schedule/host_steps.rs), with the values the function reads after the loop returned.
 """
 import numpy as np
 
@@ -29,3 +32,41 @@ def reflecting_ends(A, B, N, T):
         B[0] = B[1]
         B[N - 1] = B[N - 2]
         A[:] = B
+
+
+def decaying_wave(u, v, N, T, dt, decay):
+    # A 1-D wave whose time step shrinks every step; the last step size is returned.
+    for t in range(T):
+        #pragma parallel for simd
+        for i in range(1, N - 1):
+            v[i] = v[i] + dt * (u[i - 1] - 2.0 * u[i] + u[i + 1])
+        #pragma parallel for simd
+        for i in range(N):
+            u[i] = u[i] + dt * v[i]
+        dt = dt * decay
+    return dt
+
+
+def swap_smooth(A, B, N, T):
+    # Ping-pong buffers: the result is in whichever array `A` names after the loop.
+    for t in range(T):
+        #pragma parallel for simd
+        for i in range(1, N - 1):
+            B[i] = (A[i - 1] + A[i] + A[i + 1]) / 3.0
+        B[0] = A[0]
+        B[N - 1] = A[N - 1]
+        A, B = B, A
+    return A
+
+
+def counted_steps(A, N, T):
+    # A counter and a scalar only one step uses (`w`, computed before the region that reads
+    # it, from the loop variable and the counter).
+    steps = 0
+    for t in range(T):
+        w = 1.0 / (t + 1 + steps)
+        #pragma parallel for simd
+        for i in range(N):
+            A[i] = A[i] * (1.0 - w) + w * i
+        steps += 1
+    return steps

@@ -659,6 +659,7 @@ fn persistent_launch(
             line,
             regions: regions.clone(),
             barrier_after: p.barrier_after.clone(),
+            steps: &p.steps,
         },
         file,
     )?;
@@ -682,7 +683,11 @@ fn persistent_launch(
         out.generate(text, "\n\n");
     }
     out.generate(&launcher, "\n\n\n");
-    let call = format!("{name}({})", args.join(", "));
+    // The names the loop assigns and the function reads after it take the launcher's values.
+    let call = match p.outputs.len() {
+        0 => format!("{name}({})", args.join(", ")),
+        _ => format!("{} = {name}({})", p.outputs.join(", "), args.join(", ")),
+    };
     out.replace(file, p.span, p.loop_span.start, call);
     out.skip.push(p.span);
     Ok(())

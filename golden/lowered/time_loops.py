@@ -6,8 +6,8 @@ itself (jacobi_1d) and on request (`#pragma persistent for`, floyd_warshall); gr
 only between dependent phases (independent_phases); the loop variable used in kernels, with a
 start and a step (shifted_steps); a `sequential for` region as a phase (prefix_steps); a 2-D
 grid region as a phase (smooth_2d); two phases writing different rows of one array with no
-barrier between them (yee_steps, fdtd_2d's step); and a loop with host code in its body, which
-keeps one launch per region (host_code_in_loop). 1-D stencil loops (jacobi_1d, and
+barrier between them (yee_steps, fdtd_2d's step); and a loop with a host scalar statement in
+its body, which every program of the persistent kernel computes (host_code_in_loop). 1-D stencil loops (jacobi_1d, and
 smooth_1d_slices in tensor statements with a radius of 2 and a scalar) also get a temporally
 blocked kernel.
 """

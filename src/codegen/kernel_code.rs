@@ -58,6 +58,19 @@ pub struct KernelCode {
     /// (the host loop's variable in a persistent kernel), and the launcher passes 1, which is
     /// as correct as any size. Empty when the kernel takes no `ROW_BLOCK`.
     pub row_block: Vec<Option<(Expr, Expr)>>,
+    /// A persistent kernel's registers (its time loop's host statements), in order after its
+    /// phase parameters, then the pointer `_carried` they are stored to at the end. Empty for
+    /// every other kernel.
+    pub state: Vec<StateParam>,
+}
+
+/// One register of a persistent kernel: its parameter's name, the launcher's first value for
+/// it, and its kind (`f` fp64, `i` an integer, `b` a bool passed as an integer).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StateParam {
+    pub name: String,
+    pub initial: String,
+    pub kind: char,
 }
 
 /// The parameter list of a kernel: float scalars are annotated fp64 (Triton would pass a

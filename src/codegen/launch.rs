@@ -763,7 +763,7 @@ pub fn persistent_launcher(
     let call = persistent_call(code, p);
     let work = programs_used(p, regions, &host_args);
     let num_warps = regions.iter().find_map(|k| k.num_warps);
-    let tuning = tuning(
+    let mut tuning = tuning(
         ConfigKind::Persistent,
         kernel,
         code,
@@ -774,6 +774,10 @@ pub fn persistent_launcher(
         sizes,
         has_row_tile(regions),
     );
+    if !code.state.is_empty() && tuning.candidates != "()" {
+        // A launch per phase would read the registers back after every phase: never faster.
+        tuning.candidates = format!("tuple(c for c in {} if c[2])", tuning.candidates);
+    }
     let phases = match regions.len() {
         1 => trip.clone(),
         n => format!("{trip} * {n}"),
@@ -783,7 +787,8 @@ pub fn persistent_launcher(
     // tuning: the default configuration, one cooperative launch on every PE.
     let comm = regions.iter().any(|k| k.comm.is_some());
     let nvshmem = comm.then(|| nvshmem_setup(regions, opts, num_warps));
-    let launch = persistent_launch(kernel, code, &phases, &work, &call, nvshmem);
+    let mut launch = persistent_launch(kernel, code, &phases, &work, &call, nvshmem);
+    let result = loop_outputs(code, p, &host_args, &mut launch);
     let line = file.line_of(p.loop_span.start as usize);
     let l = Launcher {
         launcher: name,
@@ -805,9 +810,76 @@ pub fn persistent_launcher(
         },
         tuning: (!comm).then_some(tuning),
         launch,
-        result: None,
+        result,
     };
     (l.render().expect("launcher template renders"), host_args)
+}
+
+/// A loop with registers (`KernelCode::state`): the launch passes their first values and
+/// keeps their last, and the launcher returns the values of the loop's outputs from them: a
+/// scalar as Python's type, a rebound name as the array its index picks among its group's.
+fn loop_outputs(
+    code: &KernelCode,
+    p: &Persistent,
+    host_args: &[String],
+    launch: &mut [String],
+) -> Option<SharedResult> {
+    if code.state.is_empty() {
+        return None;
+    }
+    let first: Vec<String> = code.state.iter().map(|r| r.initial.clone()).collect();
+    let kinds: String = code.state.iter().map(|r| r.kind).collect();
+    let call = launch
+        .iter_mut()
+        .find(|l| l.starts_with("_appyc_persistent("))
+        .expect("a loop with registers has no nvshmem calls");
+    *call = "_appyc_state = _appyc_persistent(".into();
+    let close = launch.iter().rposition(|l| l == ")").unwrap();
+    launch[close] = format!("    state=({}), kinds=\"{kinds}\",\n    )", tuple(&first));
+    if p.outputs.is_empty() {
+        return None;
+    }
+    // Register order: every group name's index (each group's names, slots first), then the
+    // carried scalars (as `LoopState` lays them out).
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut k = 0;
+    for g in &p.steps.groups {
+        for n in &g.names {
+            index.insert(n, k);
+            k += 1;
+        }
+    }
+    for c in &p.steps.carried {
+        index.insert(&c.name, k);
+        k += 1;
+    }
+    let value = |o: &String| {
+        let r = index[o.as_str()];
+        if let Some(g) = p.steps.groups.iter().find(|g| g.names.contains(o)) {
+            return format!("({})[int(_appyc_state[{r}])]", tuple(&g.slots));
+        }
+        match code.state[r].kind {
+            'f' => format!("float(_appyc_state[{r}])"),
+            'b' => format!("bool(_appyc_state[{r}])"),
+            _ => format!("int(_appyc_state[{r}])"),
+        }
+    };
+    let values: Vec<String> = p.outputs.iter().map(value).collect();
+    let unchanged: Vec<String> = p
+        .outputs
+        .iter()
+        .map(|o| {
+            if host_args.contains(o) {
+                o.clone()
+            } else {
+                "None".to_string()
+            }
+        })
+        .collect();
+    Some(SharedResult {
+        value: values.join(", "),
+        unchanged: unchanged.join(", "),
+    })
 }
 
 /// A persistent launcher's own parameters: the kernel's host arguments less its temporaries,
@@ -850,6 +922,7 @@ fn programs_used(p: &Persistent, regions: &[&Kernel], host_args: &[String]) -> S
             let exprs = [&d.range.start, &d.range.stop, &d.range.step];
             let known = exprs.iter().all(|e| {
                 !e.mentions(&p.var)
+                    && !p.steps.carried.iter().any(|c| e.mentions(&c.name))
                     && !e.any(&mut |x| {
                         matches!(x.kind, ExprKind::Subscript { .. })
                             || matches!(&x.kind, ExprKind::Name(n) if !host_args.contains(n))

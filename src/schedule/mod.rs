@@ -18,8 +18,10 @@ use rustpython_parser::{Mode, Tok};
 use std::collections::HashSet;
 
 mod footprint;
+pub mod host_steps;
 pub mod temporal;
 use footprint::Footprint;
+use host_steps::{HostSteps, ScalarType};
 
 /// How the regions of one function are launched, in source order.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,6 +47,11 @@ pub struct Persistent {
     pub barrier_after: Vec<bool>,
     /// The loop may also run temporally blocked (`temporal`): a 1-D stencil.
     pub stencil: Option<temporal::Stencil>,
+    /// The loop's statements other than regions, run by every program alike (`host_steps`).
+    pub steps: HostSteps,
+    /// Names the loop assigns (scalars, rebound arrays) that the function reads after it: the
+    /// launcher returns their values, in this order.
+    pub outputs: Vec<String>,
 }
 
 pub fn run(
@@ -101,20 +108,8 @@ impl Cx<'_> {
                     let requested = asked || comm;
                     if requested || automatic {
                         match self.eligible(s, var, body) {
-                            Ok(regions) => {
-                                let barrier_after = barriers(&regions, kernels, var);
-                                let phases: Vec<&Kernel> =
-                                    regions.iter().map(|&r| &kernels[r]).collect();
-                                let stencil = temporal::stencil(var, &phases);
-                                out.push(Persistent {
-                                    var: var.clone(),
-                                    range: range.clone(),
-                                    span: s.pragma.as_ref().map_or(s.span, |p| p.span.to(s.span)),
-                                    loop_span: s.span,
-                                    regions,
-                                    barrier_after,
-                                    stencil,
-                                });
+                            Ok((regions, steps)) => {
+                                out.push(self.persistent(s, var, range, regions, steps));
                                 continue;
                             }
                             Err((why, at)) if comm => {
@@ -156,34 +151,84 @@ impl Cx<'_> {
         Ok(())
     }
 
-    /// The regions of a host loop that can run as one persistent kernel, or why it cannot (and
-    /// where).
+    /// The persistent form of an eligible loop: its barriers (a name the loop rebinds counts
+    /// as every array of its group), and the blocked form of a 1-D stencil without steps.
+    fn persistent(
+        &self,
+        s: &Stmt,
+        var: &str,
+        range: &Range,
+        regions: Vec<usize>,
+        steps: HostSteps,
+    ) -> Persistent {
+        let kernels: Vec<Kernel> = regions
+            .iter()
+            .map(|&r| canonical_arrays(&self.kernels[r], &steps))
+            .collect();
+        let mut varying: HashSet<String> = steps.carried.iter().map(|c| c.name.clone()).collect();
+        varying.insert(var.to_string());
+        let barrier_after = barriers(&kernels, &varying);
+        let phases: Vec<&Kernel> = regions.iter().map(|&r| &self.kernels[r]).collect();
+        let plain = steps.steps.is_empty();
+        let stencil = temporal::stencil(var, &phases).filter(|_| plain);
+        let mut outputs: Vec<String> = vec![];
+        let assigned = steps
+            .carried
+            .iter()
+            .map(|c| &c.name)
+            .chain(steps.groups.iter().flat_map(|g| g.names.iter()));
+        for n in assigned {
+            if !outputs.contains(n) && self.read_outside(n, s.span) {
+                outputs.push(n.clone());
+            }
+        }
+        Persistent {
+            var: var.to_string(),
+            range: range.clone(),
+            span: s.pragma.as_ref().map_or(s.span, |p| p.span.to(s.span)),
+            loop_span: s.span,
+            regions,
+            barrier_after,
+            stencil,
+            steps,
+            outputs,
+        }
+    }
+
+    /// The regions of a host loop that can run as one persistent kernel and what its other
+    /// statements do there, or why it cannot (and where).
     fn eligible(
         &self,
         the_loop: &Stmt,
         var: &str,
         body: &[Stmt],
-    ) -> std::result::Result<Vec<usize>, (String, Span)> {
+    ) -> std::result::Result<(Vec<usize>, HostSteps), (String, Span)> {
         let kernels = self.kernels;
         let mut regions = vec![];
+        let mut others: Vec<(usize, &Stmt)> = vec![];
         for s in body {
             if matches!(s.kind, StmtKind::Pass) {
                 continue;
             }
-            let Some(k) = kernels
+            match kernels
                 .iter()
                 .position(|k| k.span.start <= s.span.start && s.span.end <= k.span.end)
-            else {
-                return Err((
-                    "its body holds host code, which would need the host between iterations".into(),
-                    s.span,
-                ));
-            };
-            regions.push(k);
+            {
+                Some(k) => regions.push(k),
+                None => others.push((regions.len(), s)),
+            }
         }
         if regions.is_empty() {
             return Err(("its body holds no parallel region".into(), the_loop.span));
         }
+        let arrays = self.arrays();
+        let cx = host_steps::Context {
+            loop_var: var,
+            arrays: &arrays,
+            region_reads: regions.iter().map(|&r| scalar_reads(&kernels[r])).collect(),
+            test: None,
+        };
+        let steps = host_steps::analyse(&others, &cx)?;
         // The loop variable lives in the kernel: nothing after the loop may read its last value.
         // Host code is not all in the IR (`return t` is not), so the source's tokens decide.
         if let Some(at) = self.name_outside(var, the_loop.span) {
@@ -238,7 +283,46 @@ impl Cx<'_> {
                 }
             }
         }
-        Ok(regions)
+        Ok((regions, steps))
+    }
+
+    /// Every name the function subscripts or takes a shape of: its arrays.
+    fn arrays(&self) -> HashSet<String> {
+        let mut out = HashSet::new();
+        for s in &self.func.body {
+            s.walk(&mut |st| {
+                for e in st.exprs() {
+                    e.walk(&mut |x| match &x.kind {
+                        ExprKind::Subscript { array, .. } | ExprKind::Shape { array, .. } => {
+                            out.insert(array.clone());
+                        }
+                        _ => {}
+                    });
+                }
+            });
+        }
+        out
+    }
+
+    /// Whether the function's body names `name` outside `span` (its parameters do not count:
+    /// a swapped array the function never reads again is no output).
+    fn read_outside(&self, name: &str, span: Span) -> bool {
+        let body_start = self.func.body.first().map_or(span.start, |s| s.span.start);
+        self.name_tokens(name)
+            .any(|at| at.start >= body_start && !(span.start <= at.start && at.end <= span.end))
+    }
+
+    /// Every token naming `name` in the function.
+    fn name_tokens<'s>(&'s self, name: &'s str) -> impl Iterator<Item = Span> + 's {
+        let (start, end) = (self.func.span.start as usize, self.func.span.end as usize);
+        let base = self.file.line_start(self.file.line_of(start));
+        let text = &self.file.text[base..end];
+        lex(text, Mode::Module)
+            .flatten()
+            .filter_map(move |(tok, range)| {
+                let at = Span::from(range).shifted(base);
+                matches!(tok, Tok::Name { name: n } if n == name).then_some(at)
+            })
     }
 
     /// The first token naming `name` in the function but outside `span`.
@@ -270,17 +354,114 @@ fn assigns(k: &Kernel, var: &str) -> bool {
     found
 }
 
+/// The scalars a region reads (names it does not bind), each an integer when it reaches an
+/// index or a bound (directly or through the region's locals), else a float.
+fn scalar_reads(k: &Kernel) -> std::collections::HashMap<String, ScalarType> {
+    let mut locals: HashSet<String> = k.dims.iter().map(|d| d.var.clone()).collect();
+    let mut assigns: Vec<(String, &Expr)> = vec![];
+    let mut int_roots: Vec<&Expr> = k
+        .dims
+        .iter()
+        .flat_map(|d| [&d.range.start, &d.range.stop, &d.range.step])
+        .collect();
+    let mut exprs: Vec<&Expr> = int_roots.clone();
+    for s in &k.body {
+        s.walk(&mut |st| {
+            exprs.extend(st.exprs());
+            match &st.kind {
+                StmtKind::Assign { target, value, .. } => {
+                    if let ExprKind::Name(n) = &target.kind {
+                        locals.insert(n.clone());
+                        assigns.push((n.clone(), value));
+                    }
+                }
+                StmtKind::For { var, range, .. } => {
+                    locals.insert(var.clone());
+                    int_roots.extend([&range.start, &range.stop, &range.step]);
+                }
+                _ => {}
+            }
+            for e in st.exprs() {
+                e.walk(&mut |x| {
+                    if let ExprKind::Subscript { indices, .. } = &x.kind {
+                        for i in indices {
+                            if let Index::At(ix) = i {
+                                int_roots.push(ix);
+                            }
+                        }
+                    }
+                });
+            }
+        });
+    }
+    let mut ints: HashSet<String> = HashSet::new();
+    while let Some(e) = int_roots.pop() {
+        e.walk(&mut |x| {
+            if let ExprKind::Name(n) = &x.kind {
+                if ints.insert(n.clone()) {
+                    int_roots.extend(assigns.iter().filter(|(m, _)| m == n).map(|(_, v)| *v));
+                }
+            }
+        });
+    }
+    let mut out = std::collections::HashMap::new();
+    for e in exprs {
+        e.walk(&mut |x| {
+            if let ExprKind::Name(n) = &x.kind {
+                if !locals.contains(n) {
+                    let t = if ints.contains(n) {
+                        ScalarType::Int
+                    } else {
+                        ScalarType::Float
+                    };
+                    out.insert(n.clone(), t);
+                }
+            }
+        });
+    }
+    out
+}
+
+/// `k` with every name of a rebinding group spelled as the group's first array: for barriers,
+/// a name the loop rebinds may be any array of its group.
+fn canonical_arrays(k: &Kernel, steps: &HostSteps) -> Kernel {
+    let mut k = k.clone();
+    if steps.groups.is_empty() {
+        return k;
+    }
+    let canonical: std::collections::HashMap<&str, &str> = steps
+        .groups
+        .iter()
+        .flat_map(|g| {
+            g.names
+                .iter()
+                .map(move |n| (n.as_str(), g.slots[0].as_str()))
+        })
+        .collect();
+    let mut rename = |e: Expr| {
+        e.rewrite(&mut |mut x| {
+            if let ExprKind::Subscript { array, .. } | ExprKind::Shape { array, .. } = &mut x.kind {
+                if let Some(c) = canonical.get(array.as_str()) {
+                    *array = c.to_string();
+                }
+            }
+            x
+        })
+    };
+    for s in k.body.iter_mut() {
+        s.rewrite_exprs(&mut rename);
+    }
+    k
+}
+
 /// Where grid barriers go: before a phase that conflicts with any phase run since the last
 /// barrier (a write of one may meet a read or write of the other at some element: see
-/// `footprint`; the loop's variable differs between iterations), following the loop around
-/// until nothing changes. A region also conflicts with its own next iteration.
-fn barriers(regions: &[usize], kernels: &[Kernel], loop_var: &str) -> Vec<bool> {
-    let varying = HashSet::from([loop_var.to_string()]);
-    let touched: Vec<_> = regions
-        .iter()
-        .map(|&r| Footprint::of(&kernels[r], &varying))
-        .collect();
-    let comm: Vec<bool> = regions.iter().map(|&r| kernels[r].comm.is_some()).collect();
+/// `footprint`; the `varying` names, the loop's variable and the scalars it assigns, differ
+/// between iterations), following the loop around until nothing changes. A region also
+/// conflicts with its own next iteration.
+fn barriers(kernels: &[Kernel], varying: &HashSet<String>) -> Vec<bool> {
+    let touched: Vec<_> = kernels.iter().map(|k| Footprint::of(k, varying)).collect();
+    let comm: Vec<bool> = kernels.iter().map(|k| k.comm.is_some()).collect();
     let conflict = |a: usize, b: usize| {
         if comm[a] && comm[b] {
             // Puts and waits touch memory only through NVSHMEM, which orders them itself.
@@ -288,7 +469,7 @@ fn barriers(regions: &[usize], kernels: &[Kernel], loop_var: &str) -> Vec<bool> 
         }
         touched[a].conflicts(&touched[b])
     };
-    let n = regions.len();
+    let n = kernels.len();
     let mut after = vec![false; n];
     loop {
         let before = after.clone();
@@ -479,13 +660,32 @@ mod tests {
     fn host_code_in_the_body_keeps_separate_launches() {
         let src = "def f(A, N, T):
     for t in range(T):
-        s = t * 2
+        print(t)
         #pragma parallel for
         for i in range(N):
-            A[i] = A[i] + s
+            A[i] = A[i] + t
 ";
         let (_, launches) = schedule(src, true).unwrap();
         assert_eq!(launches, vec![Launch::Region(0)]);
+    }
+
+    #[test]
+    fn host_scalar_steps_stay_in_the_persistent_kernel_and_vary_between_iterations() {
+        let src = "def f(A, N, T):
+    s = 0
+    for t in range(T):
+        s = s + t * 2
+        #pragma parallel for
+        for i in range(N):
+            A[s + i] = A[s + i] + 1.0
+    return s
+";
+        let (_, launches) = schedule(src, true).unwrap();
+        let p = persistent(&launches[0]);
+        assert_eq!(p.steps.carried.len(), 1);
+        assert_eq!(p.outputs, ["s"]);
+        // `s` differs between iterations: the region may meet its own last iteration.
+        assert_eq!(p.barrier_after, [true]);
     }
 
     #[test]
@@ -526,10 +726,10 @@ mod tests {
         let src = "def f(A, N, T):
     #pragma persistent for
     for t in range(T):
-        s = t * 2
+        print(t)
         #pragma parallel for
         for i in range(N):
-            A[i] = A[i] + s
+            A[i] = A[i] + t
 ";
         let err = schedule(src, false).unwrap_err();
         assert!(

@@ -400,7 +400,8 @@ CASES = [
          lambda r, s: [normal(r, s), normal(r, s), normal(r, s), normal(r, 3), s[0], s[1], 3],
          SIZES_2D),
     Case("time_loops", "host_code_in_loop",
-         lambda r, n: [normal(r, n), n, 3], SIZES_1D),
+         lambda r, n: [normal(r, n), n, 3], SIZES_1D,
+         launches=("_host_code_in_loop_persistent0",), no_launches=("_kernel",)),
     # ---------------------------------------------------------------- natural_loops
     # Time loops as APPy users write them (bare host statements, swaps, host scalars,
     # convergence loops): each must run as one persistent kernel, never a launch per region.
@@ -410,6 +411,21 @@ CASES = [
     Case("natural_loops", "reflecting_ends",
          lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 3], SIZES_1D, fp64_strict=True,
          launches=("_reflecting_ends_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "decaying_wave",
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 4, 0.1, 0.9], SIZES_1D,
+         fp64_strict=True, launches=("_decaying_wave_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "decaying_wave", variant="fp32",
+         make=lambda r, n: [normal(r, n), normal(r, n), n, 3, 0.1, 0.9], sizes=(37,),
+         launches=("_decaying_wave_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "swap_smooth",   # an odd and an even number of swaps
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 3], SIZES_1D, fp64_strict=True,
+         launches=("_swap_smooth_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "swap_smooth", variant="even",
+         make=lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 4], sizes=(37,),
+         fp64_strict=True, launches=("_swap_smooth_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "counted_steps",
+         lambda r, n: [normal(r, n, F64), n, 3], SIZES_1D, fp64_strict=True,
+         launches=("_counted_steps_persistent0",), no_launches=("_kernel",)),
     # ---------------------------------------------------------------- square_slices
     # One slice naming two dimensions must not collapse them into the diagonal.
     Case("square_slices", "square_scale", lambda r, n: [normal(r, (n, n)), normal(r, (n, n)), n],

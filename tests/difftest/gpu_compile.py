@@ -109,17 +109,20 @@ def tuning_tune(self, key, written, launch):
     return self.default
 
 
-def persistent_launch(kernel, phases, work, args, mvl, num_warps, warps_per_sm, constants=None):
+def persistent_launch(kernel, phases, work, args, mvl, num_warps, warps_per_sm, constants=None,
+                      state=None, kinds=""):
     """Stands in for `_appyc_persistent`: the launch a GPU would make, one cooperative launch
     with grid barriers or the first of the launches per phase (the occupancy query needs a GPU;
-    the grid size does not change the code)."""
+    the grid size does not change the code). A loop's registers come back as they went in."""
     sync = torch.zeros(1, dtype=torch.int64)
+    tail = (sync,) if state is None else (sync, *state, torch.empty(len(state), dtype=torch.float64))
     if warps_per_sm:
-        kernel[(1,)](*args, 0, phases, sync, MVL=mvl, GRID_SYNC=True, **(constants or {}),
+        kernel[(1,)](*args, 0, phases, *tail, MVL=mvl, GRID_SYNC=True, **(constants or {}),
                      num_warps=num_warps, launch_cooperative_grid=True)
     else:
-        kernel[(1,)](*args, 0, 1, sync, MVL=mvl, GRID_SYNC=False, **(constants or {}),
+        kernel[(1,)](*args, 0, 1, *tail, MVL=mvl, GRID_SYNC=False, **(constants or {}),
                      num_warps=num_warps)
+    return None if state is None else list(state)
 
 
 def blocked_launch(kernel, steps, arrays, scalars, reach):

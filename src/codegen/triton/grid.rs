@@ -57,6 +57,7 @@ pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
         written_arrays: analysis.written,
         one_strip: cx.one_strip,
         row_block: cx.row_block,
+        state: vec![],
     })
 }
 

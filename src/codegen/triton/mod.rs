@@ -6,7 +6,8 @@
 //! - `persistent`: a host time loop as one persistent kernel of phases (`persistent_kernel`).
 //! - `cx`: the printer's context for one kernel (`Cx`) and the statements; `expr` the
 //!   expressions, loads and masks; `strips` strip-mined loops; `rows` row tiles and split rows;
-//!   `comm` the NVSHMEM communication phases.
+//!   `comm` the NVSHMEM communication phases; `steps` a time loop's host statements as the
+//!   scalars every program of its persistent kernel computes.
 //!
 //! The tiled (`tl.dot`) and temporally blocked forms print in `codegen::tiles` and
 //! `codegen::blocked`; the tile printer borrows `cx::Cx` for its expressions.
@@ -23,8 +24,10 @@ mod comm;
 pub(super) mod cx;
 mod expr;
 mod grid;
+mod loop_state;
 mod persistent;
 mod rows;
+mod steps;
 mod strips;
 
 pub use grid::kernel;

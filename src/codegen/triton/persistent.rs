@@ -11,6 +11,7 @@
 //! - The names the kernel makes up are fresh against the names of all its regions.
 
 use super::cx::{width_text, Cx};
+use super::loop_state::LoopState;
 use super::strips::{ONE_STRIP_PARAM, ROW_BLOCK_PARAM};
 use crate::codegen::analysis::{analyse, push_unique, Analysis};
 use crate::codegen::kernel_code::{signature, KernelCode, Param};
@@ -18,6 +19,7 @@ use crate::codegen::writer::Writer;
 use crate::diag::Result;
 use crate::frontend::source::SourceFile;
 use crate::ir::*;
+use crate::schedule::host_steps::HostSteps;
 use std::collections::HashSet;
 
 /// A host time loop run as one persistent kernel, as the printer needs it (decided by
@@ -33,6 +35,8 @@ pub struct PersistentLoop<'k> {
     pub regions: Vec<&'k Kernel>,
     /// `barrier_after[r]`: a grid-wide barrier follows phase `r`.
     pub barrier_after: Vec<bool>,
+    /// The loop's host statements, computed by every program (`loop_state`).
+    pub steps: &'k HostSteps,
 }
 
 /// The persistent kernel of a host time loop. Phases are numbered `iteration * R + region`; a
@@ -46,22 +50,31 @@ pub struct PersistentLoop<'k> {
 /// program after those writes (PTX memory model), and the hardware honours it by invalidating
 /// the SM's L1. `.cg` loads would be correct too, but cost 6 % on a 2-D stencil (H100).
 pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<KernelCode> {
-    let analyses: Vec<Analysis> = p.regions.iter().map(|k| analyse(k)).collect();
+    let mut used: HashSet<String> = p.regions.iter().flat_map(|k| k.names()).collect();
+    used.extend(p.steps.carried.iter().map(|c| c.name.clone()));
+    let state = LoopState::new(p.steps, &mut |base| fresh_name(base, &mut used));
+    let regions: Vec<Kernel> = p.regions.iter().map(|k| state.renamed(k)).collect();
+    let analyses: Vec<Analysis> = regions.iter().map(analyse).collect();
     let put_targets = put_targets(p);
-    let params = merged_params(p, &analyses);
-    let (host_args, written) = host_args_and_written(p, &analyses);
-    let mut n = Names::new(p, &params);
+    let mut params = merged_params(p, &analyses);
+    state.params(&mut params);
+    sort_params(&mut params);
+    let (mut host_args, mut written) = host_args_and_written(p, &analyses);
+    state.host_args(&mut host_args, &mut written);
+    let mut n = Names::new(p, &params, &used);
     // The body first: whether the signature takes `ONE_STRIP` depends on its strip loops.
     let mut w = Writer::new(1);
     let mut one_strip: Vec<(Expr, Expr, Width)> = vec![];
     let mut row_block: Vec<Option<(Expr, Expr)>> = vec![];
     let nregions = p.regions.len();
-    phase_loop(&mut w, p, &n, file);
-    for (r, (k, analysis)) in p.regions.iter().zip(&analyses).enumerate() {
+    phase_loop(&mut w, p, &n, &state, file);
+    for (r, (k, analysis)) in regions.iter().zip(&analyses).enumerate() {
         if nregions > 1 {
             w.line(format!("if {} == {r}:", n.region));
             w.indent();
         }
+        state.steps_before(&mut w, r, &p.var);
+        state.pick_arrays(&mut w, k, &params);
         let mut cx = Cx::new(file, k, analysis);
         cx.float_params = params
             .iter()
@@ -69,9 +82,14 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
                 Param::FloatScalar(f) => Some(f.clone()),
                 _ => None,
             })
+            .chain(state.float_registers().cloned())
             .collect();
-        // The host loop's variable is the kernel's own, different in every iteration.
+        // The host loop's variable and the registers are the kernel's own, different in every
+        // iteration.
         cx.host_ints.remove(&p.var);
+        for c in state.carried_names() {
+            cx.host_ints.remove(c);
+        }
         region_phase(&mut w, &mut cx, k, r, &mut n, &put_targets, file)?;
         one_strip.append(&mut cx.one_strip);
         row_block.append(&mut cx.row_block);
@@ -80,9 +98,21 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
         }
     }
     grid_barrier(&mut w, p, &n);
+    tail_steps(&mut w, p, &n, &state);
+    w.dedent();
+    if !state.is_empty() {
+        state.store(&mut w, &n.pid);
+    }
     let mut sig = signature(&params);
     sig.extend(n.start.iter().chain(n.step.iter()).cloned());
     sig.extend([n.phase_lo.clone(), n.phase_hi.clone(), n.sync.clone()]);
+    if !state.is_empty() {
+        sig.extend(state.registers.iter().map(|r| match r.kind {
+            'f' => format!("{}: \"fp64\"", r.name),
+            _ => r.name.clone(),
+        }));
+        sig.push(state.out.clone());
+    }
     sig.push("MVL: tl.constexpr".into());
     sig.push("GRID_SYNC: tl.constexpr".into());
     if !row_block.is_empty() {
@@ -94,9 +124,15 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
     let mut head = Writer::new(0);
     // Phase numbers change from launch to launch (one launch per phase): specialising on them
     // (== 1, divisible by 16) would compile several copies of the kernel.
+    // The registers likewise: an integer that starts at 1 would become a constant.
+    let unspecialised: Vec<String> = [&n.phase_lo, &n.phase_hi]
+        .into_iter()
+        .chain(state.registers.iter().map(|r| &r.name))
+        .map(|name| format!("\"{name}\""))
+        .collect();
     head.line(format!(
-        "@triton.jit(do_not_specialize=[\"{}\", \"{}\"])",
-        n.phase_lo, n.phase_hi
+        "@triton.jit(do_not_specialize=[{}])",
+        unspecialised.join(", ")
     ));
     head.line(format!("def {}({}):", p.name, sig.join(", ")));
     Ok(KernelCode {
@@ -107,7 +143,24 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
         written_arrays: written,
         one_strip,
         row_block,
+        state: state.registers.clone(),
     })
+}
+
+/// The steps after the last phase of an iteration, past its barrier.
+fn tail_steps(w: &mut Writer, p: &PersistentLoop, n: &Names, state: &LoopState) {
+    let last = p.regions.len();
+    if !state.has_steps_before(last) {
+        return;
+    }
+    if last > 1 {
+        w.line(format!("if {} == {}:", n.region, last - 1));
+        w.indent();
+    }
+    state.steps_before(w, last, &p.var);
+    if last > 1 {
+        w.dedent();
+    }
 }
 
 /// The arrays the loop's puts write: other PEs' writes land in them, so the regions load them
@@ -143,7 +196,11 @@ fn merged_params(p: &PersistentLoop, analyses: &[Analysis]) -> Vec<Param> {
             }
         }
     }
-    // Same order as a kernel of one region: arrays, scalars, strides, shapes.
+    params
+}
+
+/// Same order as a kernel of one region: arrays, scalars, strides, shapes.
+fn sort_params(params: &mut [Param]) {
     let rank = |q: &Param| match q {
         Param::Array(_) => 0,
         Param::IntScalar(_) | Param::FloatScalar(_) => 1,
@@ -151,7 +208,6 @@ fn merged_params(p: &PersistentLoop, analyses: &[Analysis]) -> Vec<Param> {
         Param::Shape(..) => 3,
     };
     params.sort_by_key(rank);
-    params
 }
 
 /// The launcher's arguments (less the loop variable) and the arrays written, over the regions
@@ -191,8 +247,8 @@ struct Names {
 }
 
 impl Names {
-    fn new(p: &PersistentLoop, params: &[Param]) -> Names {
-        let mut used: HashSet<String> = p.regions.iter().flat_map(|k| k.names()).collect();
+    fn new(p: &PersistentLoop, params: &[Param], taken: &HashSet<String>) -> Names {
+        let mut used: HashSet<String> = taken.clone();
         used.extend(params.iter().map(Param::kernel_name));
         used.insert(p.var.clone());
         let mut fresh = |base: &str| fresh_name(base, &mut used);
@@ -232,7 +288,7 @@ impl Names {
 
 /// The kernel's head comment, the program's coordinates, and the loop over the launch's phases
 /// down to the loop variable of the phase's iteration (left indented inside the loop).
-fn phase_loop(w: &mut Writer, p: &PersistentLoop, n: &Names, file: &SourceFile) {
+fn phase_loop(w: &mut Writer, p: &PersistentLoop, n: &Names, state: &LoopState, file: &SourceFile) {
     let nregions = p.regions.len();
     let (pid, nprog, phase, iter) = (&n.pid, &n.nprog, &n.phase, &n.iteration);
     w.line(format!(
@@ -245,6 +301,7 @@ fn phase_loop(w: &mut Writer, p: &PersistentLoop, n: &Names, file: &SourceFile) 
     w.line(format!("{pid} = tl.program_id(0)"));
     w.line(format!("{nprog} = tl.num_programs(0)"));
     w.line(format!("{} = tl.full((), 0, tl.int64)", n.arrived));
+    state.start(w);
     w.line(format!(
         "for {phase} in range({}, {}):",
         n.phase_lo, n.phase_hi

@@ -1,0 +1,360 @@
+//! What a persistent kernel carries from phase to phase besides memory: the registers of a time
+//! loop's host statements (`schedule::host_steps`), every program holding the same values.
+//!
+//! Design decisions:
+//! - The registers are kernel parameters (their values when the launch starts) and, at the end,
+//!   stored by program 0 into `_carried` (fp64 slots: which-indices and int64 values up to
+//!   2^53 are exact). A launch per phase (the interpreter) passes each launch the last one's
+//!   values, so both forms run the same code.
+//! - A name that the loop rebinds among arrays (a swap) is a register holding the index of its
+//!   array among the group's slots, the arrays the loop starts with; a region reads it through a
+//!   local (`_A_now`) that each phase picks from the slots' pointers, strides and shapes. The
+//!   regions are printed with those locals in place of the names, so nothing else of the
+//!   printer knows about rebinding.
+//! - Parameters: the slots replace the group's names, the registers replace the carried
+//!   scalars, and the host scalars only steps read join the rest.
+
+use super::steps::StepPrinter;
+use crate::codegen::analysis::push_unique;
+use crate::codegen::kernel_code::{Param, StateParam};
+use crate::codegen::writer::Writer;
+use crate::ir::*;
+use crate::schedule::host_steps::{HostSteps, ScalarType, Step, StepKind};
+use std::collections::{HashMap, HashSet};
+
+pub(super) struct LoopState<'a> {
+    steps: &'a HostSteps,
+    /// Group name → the local a phase picks its array into.
+    locals: HashMap<String, String>,
+    /// Group name → its register (the slot index it is bound to).
+    which: HashMap<String, String>,
+    /// Group name → its group's index.
+    group_of: HashMap<String, usize>,
+    /// Carried scalar → its type.
+    types: HashMap<String, ScalarType>,
+    /// The registers in order: every group name's index, then the carried scalars.
+    pub registers: Vec<StateParam>,
+    pub out: String,
+}
+
+impl<'a> LoopState<'a> {
+    pub fn new(steps: &'a HostSteps, fresh: &mut dyn FnMut(&str) -> String) -> LoopState<'a> {
+        let mut s = LoopState {
+            steps,
+            locals: HashMap::new(),
+            which: HashMap::new(),
+            group_of: HashMap::new(),
+            types: steps
+                .carried
+                .iter()
+                .map(|c| (c.name.clone(), c.ty))
+                .collect(),
+            registers: vec![],
+            out: fresh("carried"),
+        };
+        for (g, group) in steps.groups.iter().enumerate() {
+            for name in &group.names {
+                let which = fresh(&format!("which_{name}"));
+                let initial = group.slots.iter().position(|x| x == name).unwrap_or(0);
+                s.registers.push(StateParam {
+                    name: which.clone(),
+                    initial: initial.to_string(),
+                    kind: 'i',
+                });
+                s.which.insert(name.clone(), which);
+                s.locals.insert(name.clone(), fresh(&format!("{name}_now")));
+                s.group_of.insert(name.clone(), g);
+            }
+        }
+        for c in &steps.carried {
+            let (initial, kind) = match (c.ty, c.needs_initial) {
+                (ScalarType::Float, true) => (format!("float({})", c.name), 'f'),
+                (ScalarType::Int, true) => (format!("int({})", c.name), 'i'),
+                (ScalarType::Bool, true) => (format!("int(bool({}))", c.name), 'b'),
+                (ScalarType::Float, false) => ("0.0".into(), 'f'),
+                (ScalarType::Int, false) => ("0".into(), 'i'),
+                (ScalarType::Bool, false) => ("0".into(), 'b'),
+            };
+            s.registers.push(StateParam {
+                name: c.name.clone(),
+                initial,
+                kind,
+            });
+        }
+        s
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.registers.is_empty()
+    }
+
+    /// `k` with every group name spelled as its local.
+    pub fn renamed(&self, k: &Kernel) -> Kernel {
+        let mut k = k.clone();
+        if self.locals.is_empty() {
+            return k;
+        }
+        let mut rename = |e: Expr| {
+            e.rewrite(&mut |mut x| {
+                if let ExprKind::Subscript { array, .. } | ExprKind::Shape { array, .. } =
+                    &mut x.kind
+                {
+                    if let Some(l) = self.locals.get(array.as_str()) {
+                        *array = l.clone();
+                    }
+                }
+                x
+            })
+        };
+        for s in k.body.iter_mut() {
+            s.rewrite_exprs(&mut rename);
+        }
+        for d in k.dims.iter_mut() {
+            for e in [&mut d.range.start, &mut d.range.stop, &mut d.range.step] {
+                *e = rename(e.clone());
+            }
+        }
+        k
+    }
+
+    /// The kernel's parameters with the state in place: a group local's pointer, strides and
+    /// shapes come from every slot of its group; carried scalars are registers, not
+    /// parameters; host scalars only the steps read are added.
+    pub fn params(&self, params: &mut Vec<Param>) {
+        let local_group: HashMap<&str, usize> = self
+            .locals
+            .iter()
+            .map(|(n, l)| (l.as_str(), self.group_of[n]))
+            .collect();
+        let mut slot_params: Vec<Param> = vec![];
+        params.retain(|q| {
+            let base = match q {
+                Param::Array(a) | Param::Stride(a, _) | Param::Shape(a, _) => a,
+                Param::IntScalar(n) | Param::FloatScalar(n) => {
+                    return !self.types.contains_key(n);
+                }
+            };
+            let Some(&g) = local_group.get(base.as_str()) else {
+                return true;
+            };
+            for slot in &self.steps.groups[g].slots {
+                let p = match q {
+                    Param::Array(_) => Param::Array(slot.clone()),
+                    Param::Stride(_, d) => Param::Stride(slot.clone(), *d),
+                    Param::Shape(_, d) => Param::Shape(slot.clone(), *d),
+                    _ => unreachable!(),
+                };
+                if !slot_params.contains(&p) {
+                    slot_params.push(p);
+                }
+            }
+            false
+        });
+        for p in slot_params {
+            if !params.contains(&p) {
+                params.push(p);
+            }
+        }
+        for (n, ty) in &self.steps.inputs {
+            if !params.iter().any(|q| q.kernel_name() == *n) {
+                params.push(match ty {
+                    ScalarType::Float => Param::FloatScalar(n.clone()),
+                    _ => Param::IntScalar(n.clone()),
+                });
+            }
+        }
+        // Shapes the steps read.
+        for s in &self.steps.steps {
+            s.value.walk(&mut |x| {
+                if let ExprKind::Shape { array, dim } = &x.kind {
+                    let p = Param::Shape(array.clone(), *dim);
+                    if !params.contains(&p) {
+                        params.push(p);
+                    }
+                }
+            });
+        }
+    }
+
+    /// The launcher's own arguments: group locals out, slots in; carried scalars only where the
+    /// kernel starts from the host's value; the steps' host scalars.
+    pub fn host_args(&self, host_args: &mut Vec<String>, written: &mut Vec<String>) {
+        let locals: HashSet<&str> = self.locals.values().map(String::as_str).collect();
+        host_args.retain(|a| !locals.contains(a.as_str()) && !self.types.contains_key(a));
+        let mut wrote_group = vec![];
+        written.retain(|a| {
+            let Some((name, _)) = self.locals.iter().find(|(_, l)| *l == a) else {
+                return true;
+            };
+            wrote_group.push(self.group_of[name]);
+            false
+        });
+        for g in wrote_group {
+            for slot in &self.steps.groups[g].slots {
+                push_unique(written, slot);
+            }
+        }
+        for g in &self.steps.groups {
+            for slot in &g.slots {
+                push_unique(host_args, slot);
+            }
+        }
+        for c in self.steps.carried.iter().filter(|c| c.needs_initial) {
+            push_unique(host_args, &c.name);
+        }
+        for (n, _) in &self.steps.inputs {
+            push_unique(host_args, n);
+        }
+    }
+
+    /// Float registers, for the region printer's fp64 operands.
+    pub fn float_registers(&self) -> impl Iterator<Item = &String> {
+        self.steps
+            .carried
+            .iter()
+            .filter(|c| c.ty == ScalarType::Float)
+            .map(|c| &c.name)
+    }
+
+    pub fn carried_names(&self) -> impl Iterator<Item = &String> {
+        self.steps.carried.iter().map(|c| &c.name)
+    }
+
+    /// Before the phase loop: integer and bool registers at their types (the launcher passes
+    /// Python ints; float ones are fp64 parameters already).
+    pub fn start(&self, w: &mut Writer) {
+        for c in &self.steps.carried {
+            match c.ty {
+                ScalarType::Int => w.line(format!("{0} = {0}.to(tl.int64)", c.name)),
+                ScalarType::Bool => w.line(format!("{0} = {0} != 0", c.name)),
+                ScalarType::Float => {}
+            }
+        }
+    }
+
+    /// The steps that run before phase `before` (`before == regions` after the last).
+    pub fn steps_before(&self, w: &mut Writer, before: usize, loop_var: &str) {
+        for s in self.steps.steps.iter().filter(|s| s.before == before) {
+            self.step(w, s, loop_var);
+        }
+    }
+
+    pub fn has_steps_before(&self, before: usize) -> bool {
+        self.steps.steps.iter().any(|s| s.before == before)
+    }
+
+    fn step(&self, w: &mut Writer, s: &Step, loop_var: &str) {
+        match s.kind {
+            StepKind::Rebind => {
+                let ExprKind::Name(source) = &s.value.kind else {
+                    unreachable!("a rebinding assigns a name")
+                };
+                w.line(format!(
+                    "{} = {}",
+                    self.which[&s.target], self.which[source]
+                ));
+            }
+            StepKind::Scalar => {
+                let env = |n: &str| self.type_of_name(n, loop_var);
+                let printer = StepPrinter { env: &env };
+                let ty = self.types[&s.target];
+                w.line(format!("{} = {}", s.target, printer.value_as(&s.value, ty)));
+            }
+        }
+    }
+
+    fn type_of_name(&self, n: &str, loop_var: &str) -> ScalarType {
+        if let Some(t) = self.types.get(n) {
+            return *t;
+        }
+        if n == loop_var {
+            return ScalarType::Int;
+        }
+        self.steps
+            .inputs
+            .iter()
+            .find(|(m, _)| m == n)
+            .map_or(ScalarType::Float, |(_, t)| *t)
+    }
+
+    /// Picks the arrays of the group names region `k` (renamed) reads, by their registers.
+    pub fn pick_arrays(&self, w: &mut Writer, k: &Kernel, params: &[Param]) {
+        let mut used: Vec<&String> = vec![];
+        for (name, local) in &self.locals {
+            let mentions = k.body.iter().any(|s| {
+                let mut found = false;
+                s.walk(&mut |st| {
+                    for e in st.exprs() {
+                        found |= e.any(&mut |x| matches!(&x.kind, ExprKind::Subscript { array, .. } | ExprKind::Shape { array, .. } if array == local));
+                    }
+                });
+                found
+            }) || k.dims.iter().any(|d| {
+                [&d.range.start, &d.range.stop].iter().any(|e| {
+                    e.any(&mut |x| matches!(&x.kind, ExprKind::Shape { array, .. } if array == local))
+                })
+            });
+            if mentions {
+                used.push(name);
+            }
+        }
+        used.sort();
+        for name in used {
+            self.pick(w, name, params);
+        }
+    }
+
+    fn pick(&self, w: &mut Writer, name: &str, params: &[Param]) {
+        let local = &self.locals[name];
+        let slots = &self.steps.groups[self.group_of[name]].slots;
+        let first = &slots[0];
+        // The slots' parameters carry every stride and the shapes some region reads.
+        let parts: Vec<(String, String)> = params
+            .iter()
+            .filter_map(|q| match q {
+                Param::Array(a) if a == first => Some((local.clone(), String::new())),
+                Param::Stride(a, d) if a == first => {
+                    Some((format!("{local}_stride{d}"), format!("_stride{d}")))
+                }
+                Param::Shape(a, d) if a == first => {
+                    Some((format!("{local}_shape{d}"), format!("_shape{d}")))
+                }
+                _ => None,
+            })
+            .collect();
+        for (i, slot) in slots.iter().enumerate() {
+            let head = if slots.len() == 1 {
+                None
+            } else if i == 0 {
+                Some(format!("if {} == 0:", self.which[name]))
+            } else if i + 1 < slots.len() {
+                Some(format!("elif {} == {i}:", self.which[name]))
+            } else {
+                Some("else:".to_string())
+            };
+            if let Some(h) = &head {
+                w.line(h);
+                w.indent();
+            }
+            for (to, suffix) in &parts {
+                w.line(format!("{to} = {slot}{suffix}"));
+            }
+            if head.is_some() {
+                w.dedent();
+            }
+        }
+    }
+
+    /// After the phase loop: program 0 stores every register.
+    pub fn store(&self, w: &mut Writer, pid: &str) {
+        w.line(format!("if {pid} == 0:"));
+        w.indent();
+        for (k, r) in self.registers.iter().enumerate() {
+            w.line(format!(
+                "tl.store({} + {k}, ({}).to(tl.float64))",
+                self.out, r.name
+            ));
+        }
+        w.dedent();
+    }
+}

@@ -1,0 +1,582 @@
+//! host_steps: the statements of a time loop that are not regions, when every program of a
+//! persistent kernel can run them alike, so the loop needs no host between iterations.
+//!
+//! Design decisions:
+//! - Scalar statements (`dt = dt * decay`, `it += 1`) are *replicated*: every program computes
+//!   them in registers, in the loop's order, from the same values, so all agree without
+//!   talking. Their values are Python's: floats are fp64, integers int64, whatever the
+//!   expression's literals (Triton would make `1.0` an fp32); `scalar_type` decides which.
+//! - An assignment of an array name to a name (`A, B = B, A`, lowered to assignments through
+//!   temporaries) rebinds names, never copies: each name of a rebinding group carries the index
+//!   of the array it is bound to ("which"), and a region picks its arrays' pointers by those
+//!   indices. Groups are the connected names, so arrays of other dtypes in other groups never
+//!   meet in one choice.
+//! - Statements that need the host (a call into Python, an array element read on the host,
+//!   anything the kernel language lacks) keep the loop host-driven; the reason names the
+//!   statement.
+
+use crate::frontend::source::Span;
+use crate::ir::*;
+use std::collections::{HashMap, HashSet};
+
+/// What a host statement of the loop does on the device.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StepKind {
+    /// `target = value`: a scalar every program computes alike.
+    Scalar,
+    /// `target = value` where `value` names an array: `target` is now bound to that array.
+    Rebind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// The step runs before phase `before` of the iteration; `before == regions` after the
+    /// last phase (and after its barrier).
+    pub before: usize,
+    pub target: String,
+    pub value: Expr,
+    pub kind: StepKind,
+    pub span: Span,
+}
+
+/// Python's scalar types as the device holds them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarType {
+    /// int64.
+    Int,
+    /// fp64.
+    Float,
+    Bool,
+}
+
+/// A host scalar the loop assigns: the kernel keeps it in a register of every program.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Carried {
+    pub name: String,
+    pub ty: ScalarType,
+    /// Read before it is assigned in an iteration: the kernel starts from the host's value.
+    pub needs_initial: bool,
+}
+
+/// Names that the loop rebinds among arrays.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    /// Every name of the group, slots first.
+    pub names: Vec<String>,
+    /// The names bound to arrays when the loop starts (the launcher's arrays), in order: the
+    /// group's arrays. The others are the loop's own temporaries.
+    pub slots: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct HostSteps {
+    pub steps: Vec<Step>,
+    pub carried: Vec<Carried>,
+    pub groups: Vec<Group>,
+    /// Host scalars the steps read that no region passes (a decay factor): name and type.
+    pub inputs: Vec<(String, ScalarType)>,
+}
+
+/// What the loop's other statements are: the regions, each with what it reads.
+pub struct Context<'a> {
+    pub loop_var: &'a str,
+    /// Names the function uses as arrays (subscripted or passed to regions as arrays).
+    pub arrays: &'a HashSet<String>,
+    /// Scalars each region reads, in phase order, with the type its kernel gives them.
+    pub region_reads: Vec<HashMap<String, ScalarType>>,
+    /// The loop's own test (a while loop), read before every iteration.
+    pub test: Option<&'a Expr>,
+}
+
+type Why = (String, Span);
+
+/// The steps of a loop body's other statements (`(regions before it, statement)`), or why a
+/// statement needs the host.
+pub fn analyse(others: &[(usize, &Stmt)], cx: &Context) -> Result<HostSteps, Why> {
+    let mut steps = vec![];
+    for &(before, s) in others {
+        steps.push(step(before, s, cx)?);
+    }
+    let groups = groups(&steps, cx)?;
+    let grouped: HashSet<&str> = groups
+        .iter()
+        .flat_map(|g| g.names.iter().map(String::as_str))
+        .collect();
+    let assigned: Vec<String> =
+        steps
+            .iter()
+            .filter(|s| s.kind == StepKind::Scalar)
+            .fold(vec![], |mut v, s| {
+                if !v.contains(&s.target) {
+                    v.push(s.target.clone());
+                }
+                v
+            });
+    if let Some(n) = assigned.iter().find(|n| grouped.contains(n.as_str())) {
+        let at = steps
+            .iter()
+            .find(|s| &s.target == n)
+            .map(|s| s.span)
+            .unwrap();
+        return Err((format!("`{n}` holds an array and a scalar in turn"), at));
+    }
+    let types = scalar_types(&steps, &assigned, cx);
+    let mut carried = vec![];
+    for n in &assigned {
+        let ty = types[n];
+        if let Some(t) = region_type(n, cx) {
+            if t == ScalarType::Int && ty != ScalarType::Int {
+                let at = steps
+                    .iter()
+                    .find(|s| &s.target == n)
+                    .map(|s| s.span)
+                    .unwrap();
+                return Err((
+                    format!("`{n}` indexes an array in a region but is computed as a float"),
+                    at,
+                ));
+            }
+        }
+        carried.push(Carried {
+            name: n.clone(),
+            ty,
+            needs_initial: read_before_assigned(n, &steps, cx),
+        });
+    }
+    let inputs = inputs(&steps, &assigned, &grouped, cx);
+    Ok(HostSteps {
+        steps,
+        carried,
+        groups,
+        inputs,
+    })
+}
+
+fn step(before: usize, s: &Stmt, cx: &Context) -> Result<Step, Why> {
+    let host = |what: &str| Err((format!("{what} needs the host between iterations"), s.span));
+    let (target, value) = match &s.kind {
+        StmtKind::Pass => unreachable!("the caller skips `pass`"),
+        StmtKind::Assign { target, value, .. } => (target, value),
+        StmtKind::Expr(_) => return host("a call"),
+        StmtKind::Other(what) | StmtKind::HostBlock { what, .. } => return host(what),
+        StmtKind::While { .. } => return host("a while loop"),
+        StmtKind::For { .. } => return host("a loop of host code"),
+        StmtKind::If { .. } => return host("an `if` of host code"),
+        _ => return host("this statement"),
+    };
+    let ExprKind::Name(name) = &target.kind else {
+        return host("an assignment to an array element that is not a region");
+    };
+    if name == cx.loop_var {
+        return Err((format!("it assigns the loop variable `{name}`"), s.span));
+    }
+    if let ExprKind::Name(source) = &value.kind {
+        if cx.arrays.contains(source) || cx.arrays.contains(name) {
+            return Ok(Step {
+                before,
+                target: name.clone(),
+                value: value.clone(),
+                kind: StepKind::Rebind,
+                span: s.span,
+            });
+        }
+    }
+    if cx.arrays.contains(name) {
+        return host("an assignment of something other than an array to an array's name");
+    }
+    if let Some(why) = not_device_scalar(value, cx) {
+        return Err((why, value.span));
+    }
+    Ok(Step {
+        before,
+        target: name.clone(),
+        value: value.clone(),
+        kind: StepKind::Scalar,
+        span: s.span,
+    })
+}
+
+/// Why `e` cannot be computed by every program from scalars, if it cannot.
+fn not_device_scalar(e: &Expr, cx: &Context) -> Option<String> {
+    let mut why = None;
+    e.walk(&mut |x| {
+        if why.is_some() {
+            return;
+        }
+        why = match &x.kind {
+            ExprKind::Subscript { array, .. } => Some(format!(
+                "reading an element of `{array}` on the host needs the host between iterations"
+            )),
+            ExprKind::Name(n) if cx.arrays.contains(n) => Some(format!(
+                "`{n}` is an array used as a scalar, which needs the host"
+            )),
+            ExprKind::Call { func, .. } if !DEVICE_CALLS.contains(&short_call(func)) => Some(
+                format!("a call of `{func}` needs the host between iterations"),
+            ),
+            ExprKind::Unsupported(what) => Some(format!("{what} needs the host")),
+            ExprKind::Vidx { .. }
+            | ExprKind::Reduce { .. }
+            | ExprKind::ReduceRows { .. }
+            | ExprKind::Broadcast { .. } => Some("a vector expression needs the host".into()),
+            _ => None,
+        };
+    });
+    why
+}
+
+/// The calls a step may make, by their name without `np.`/`math.`.
+pub const DEVICE_CALLS: &[&str] = &[
+    "abs", "absolute", "fabs", "min", "max", "minimum", "maximum", "fmin", "fmax", "sqrt", "exp",
+    "log", "sin", "cos", "tan", "tanh", "sinh", "cosh", "exp2", "log2", "log10", "log1p", "expm1",
+    "erf", "floor", "ceil", "pow", "power", "float", "int", "float64", "int64", "bool",
+];
+
+pub fn short_call(func: &str) -> &str {
+    func.strip_prefix("np.")
+        .or_else(|| func.strip_prefix("numpy."))
+        .or_else(|| func.strip_prefix("math."))
+        .unwrap_or(func)
+}
+
+/// The connected names of the rebinding steps; a group's slots are its names bound at entry.
+fn groups(steps: &[Step], cx: &Context) -> Result<Vec<Group>, Why> {
+    let rebinds: Vec<&Step> = steps
+        .iter()
+        .filter(|s| s.kind == StepKind::Rebind)
+        .collect();
+    let mut names: Vec<String> = vec![];
+    for s in &rebinds {
+        for n in [s.target.clone(), name_of(&s.value)] {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+    }
+    let mut parent: Vec<usize> = (0..names.len()).collect();
+    fn root(p: &mut [usize], i: usize) -> usize {
+        let mut i = i;
+        while p[i] != i {
+            p[i] = p[p[i]];
+            i = p[i];
+        }
+        i
+    }
+    let index = |n: &str, names: &[String]| names.iter().position(|m| m == n).unwrap();
+    for s in &rebinds {
+        let (a, b) = (index(&s.target, &names), index(&name_of(&s.value), &names));
+        let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+        parent[ra] = rb;
+    }
+    // A name is bound at entry when the loop reads it before any step assigns it.
+    let bound_at_entry = |n: &str| {
+        let first_write = rebinds.iter().position(|s| s.target == n);
+        let first_read = rebinds.iter().position(|s| name_of(&s.value) == n);
+        let read_by_region = cx.arrays.contains(n);
+        match (first_write, first_read) {
+            (None, _) => true,
+            (Some(w), Some(r)) => r <= w || read_by_region,
+            (Some(_), None) => read_by_region,
+        }
+    };
+    let mut groups: Vec<Group> = vec![];
+    let mut group_of: HashMap<usize, usize> = HashMap::new();
+    for (i, name) in names.iter().enumerate() {
+        let r = root(&mut parent, i);
+        let g = *group_of.entry(r).or_insert_with(|| {
+            groups.push(Group {
+                names: vec![],
+                slots: vec![],
+            });
+            groups.len() - 1
+        });
+        if bound_at_entry(name) {
+            groups[g].slots.push(name.clone());
+        }
+        groups[g].names.push(name.clone());
+    }
+    for g in &mut groups {
+        if g.slots.is_empty() {
+            let at = rebinds[0].span;
+            return Err((
+                "a rebinding group holds no array the loop starts with".into(),
+                at,
+            ));
+        }
+        let temps: Vec<String> = g
+            .names
+            .iter()
+            .filter(|n| !g.slots.contains(n))
+            .cloned()
+            .collect();
+        g.names = g.slots.iter().cloned().chain(temps).collect();
+    }
+    Ok(groups)
+}
+
+fn name_of(e: &Expr) -> String {
+    match &e.kind {
+        ExprKind::Name(n) => n.clone(),
+        _ => unreachable!("rebinding steps assign names"),
+    }
+}
+
+/// The type each assigned scalar has in every iteration: an integer unless some assignment
+/// makes it a float (or a bool), decided to a fixed point.
+fn scalar_types(steps: &[Step], assigned: &[String], cx: &Context) -> HashMap<String, ScalarType> {
+    let mut types: HashMap<String, ScalarType> = assigned
+        .iter()
+        .map(|n| (n.clone(), ScalarType::Int))
+        .collect();
+    loop {
+        let mut changed = false;
+        for s in steps.iter().filter(|s| s.kind == StepKind::Scalar) {
+            let env = |n: &str| env_type(n, &types, cx);
+            let t = type_of(&s.value, &env);
+            let old = types[&s.target];
+            let new = join(old, t);
+            if new != old {
+                types.insert(s.target.clone(), new);
+                changed = true;
+            }
+        }
+        if !changed {
+            return types;
+        }
+    }
+}
+
+/// A name's type as the steps see it: a carried scalar's, the loop variable an integer, a host
+/// scalar a region reads as its kernel takes it, any other host scalar a float (fp64 holds
+/// Python's ints exactly up to 2^53).
+pub fn env_type(n: &str, carried: &HashMap<String, ScalarType>, cx: &Context) -> ScalarType {
+    if let Some(t) = carried.get(n) {
+        return *t;
+    }
+    if n == cx.loop_var {
+        return ScalarType::Int;
+    }
+    region_type(n, cx).unwrap_or(ScalarType::Float)
+}
+
+fn region_type(n: &str, cx: &Context) -> Option<ScalarType> {
+    let mut found = None;
+    for reads in &cx.region_reads {
+        match reads.get(n) {
+            Some(ScalarType::Int) => return Some(ScalarType::Int),
+            Some(t) => found = Some(*t),
+            None => {}
+        }
+    }
+    found
+}
+
+fn join(a: ScalarType, b: ScalarType) -> ScalarType {
+    use ScalarType::*;
+    match (a, b) {
+        (Float, _) | (_, Float) => Float,
+        (Int, _) | (_, Int) => Int,
+        (Bool, Bool) => Bool,
+    }
+}
+
+/// Python's type of a scalar expression.
+pub fn type_of(e: &Expr, env: &dyn Fn(&str) -> ScalarType) -> ScalarType {
+    use ScalarType::*;
+    match &e.kind {
+        ExprKind::Int(_) | ExprKind::Shape { .. } => Int,
+        ExprKind::Float(_) | ExprKind::FloatSpecial(_) => Float,
+        ExprKind::Bool(_) | ExprKind::Compare { .. } => Bool,
+        ExprKind::BoolOp { values, .. } => values
+            .iter()
+            .map(|v| type_of(v, env))
+            .fold(Bool, |a, b| if a == b { a } else { join(a, b) }),
+        ExprKind::Name(n) => env(n),
+        ExprKind::Binary { op, left, right } => {
+            let (l, r) = (type_of(left, env), type_of(right, env));
+            match op {
+                BinOp::Div => Float,
+                BinOp::Pow if l != Float && r != Float => Int,
+                _ => join(join(l, r), Int),
+            }
+        }
+        ExprKind::Unary { op, operand } => match op {
+            UnaryOp::Not => Bool,
+            _ => join(type_of(operand, env), Int),
+        },
+        ExprKind::IfExp { body, orelse, .. } => join(type_of(body, env), type_of(orelse, env)),
+        ExprKind::Call { func, args } => match short_call(func) {
+            "float" | "float64" => Float,
+            "int" | "int64" => Int,
+            "bool" => Bool,
+            "abs" | "absolute" | "min" | "max" | "minimum" | "maximum" => args
+                .iter()
+                .map(|a| type_of(a, env))
+                .fold(Bool, join)
+                .max_int(),
+            _ => Float,
+        },
+        _ => Float,
+    }
+}
+
+impl ScalarType {
+    /// Arithmetic on bools is on integers.
+    fn max_int(self) -> ScalarType {
+        if self == ScalarType::Bool {
+            ScalarType::Int
+        } else {
+            self
+        }
+    }
+}
+
+/// Whether some read of `n` in an iteration comes before its first assignment: the loop's test,
+/// a step before it, or a region of a phase before it.
+fn read_before_assigned(n: &str, steps: &[Step], cx: &Context) -> bool {
+    if cx.test.is_some_and(|t| t.mentions(n)) {
+        return true;
+    }
+    let Some(first) = steps
+        .iter()
+        .position(|s| s.kind == StepKind::Scalar && s.target == n)
+    else {
+        return false;
+    };
+    if steps[..=first].iter().any(|s| s.value.mentions(n)) {
+        return true;
+    }
+    let phases_before = steps[first].before;
+    cx.region_reads[..phases_before.min(cx.region_reads.len())]
+        .iter()
+        .any(|reads| reads.contains_key(n))
+}
+
+/// Host scalars the steps read that are neither carried nor the loop variable nor arrays.
+fn inputs(
+    steps: &[Step],
+    assigned: &[String],
+    grouped: &HashSet<&str>,
+    cx: &Context,
+) -> Vec<(String, ScalarType)> {
+    let mut out: Vec<(String, ScalarType)> = vec![];
+    let mut visit = |e: &Expr| {
+        e.walk(&mut |x| {
+            if let ExprKind::Name(n) = &x.kind {
+                let known = assigned.contains(n)
+                    || n == cx.loop_var
+                    || grouped.contains(n.as_str())
+                    || cx.arrays.contains(n)
+                    || n == "appy.MVL";
+                if !known && !out.iter().any(|(m, _)| m == n) {
+                    out.push((n.clone(), region_type(n, cx).unwrap_or(ScalarType::Float)));
+                }
+            }
+        })
+    };
+    for s in steps.iter().filter(|s| s.kind == StepKind::Scalar) {
+        visit(&s.value);
+    }
+    if let Some(t) = cx.test {
+        visit(t);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::passes::attach_pragmas::tests::attached;
+
+    /// The host loop's other statements and a context where `A`, `B` are arrays and the one
+    /// region (before the statements listed after `#region`) reads `regions_read`.
+    fn steps_of(src: &str, regions_read: &[(&str, ScalarType)]) -> Result<HostSteps, Why> {
+        let f = attached(src).unwrap();
+        let StmtKind::For { body, var, .. } = &f.body[0].kind else {
+            panic!()
+        };
+        let mut before = 0;
+        let mut others = vec![];
+        for s in body {
+            if s.is_parallel_loop() {
+                before += 1;
+            } else {
+                others.push((before, s));
+            }
+        }
+        let arrays: HashSet<String> = ["A", "B", "C"].map(String::from).into();
+        let cx = Context {
+            loop_var: var,
+            arrays: &arrays,
+            region_reads: vec![regions_read
+                .iter()
+                .map(|(n, t)| (n.to_string(), *t))
+                .collect()],
+            test: None,
+        };
+        // The borrow of `f` ends here: clone what the caller keeps.
+        analyse(&others, &cx)
+    }
+
+    const REGION: &str =
+        "        #pragma parallel for\n        for i in range(4):\n            B[i] = A[i] * dt\n";
+
+    #[test]
+    fn scalar_updates_are_replicated_steps_with_python_s_types() {
+        let src = format!(
+            "def f(A, B, T, dt, decay):\n    it = 0\n    for t in range(T):\n{REGION}        dt = dt * decay\n        it += 1\n        half = t // 2\n"
+        );
+        let src = src.replace("    it = 0\n", "");
+        let h = steps_of(&src, &[("dt", ScalarType::Float)]).unwrap();
+        let kinds: Vec<(&str, ScalarType, bool)> = h
+            .carried
+            .iter()
+            .map(|c| (c.name.as_str(), c.ty, c.needs_initial))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("dt", ScalarType::Float, true),
+                ("it", ScalarType::Int, true),
+                ("half", ScalarType::Int, false)
+            ]
+        );
+        assert!(h.steps.iter().all(|s| s.before == 1));
+        assert_eq!(h.inputs, [("decay".to_string(), ScalarType::Float)]);
+    }
+
+    #[test]
+    fn a_swap_is_a_rebinding_group_of_two_slots() {
+        let src =
+            format!("def f(A, B, T, dt):\n    for t in range(T):\n{REGION}        A, B = B, A\n");
+        let h = steps_of(&src, &[]).unwrap();
+        assert!(h.carried.is_empty());
+        assert_eq!(h.groups.len(), 1);
+        assert_eq!(h.groups[0].slots, ["B", "A"]);
+        assert_eq!(
+            h.groups[0].names.len(),
+            4,
+            "two temporaries: {:?}",
+            h.groups[0]
+        );
+    }
+
+    #[test]
+    fn host_work_keeps_the_loop_on_the_host_and_says_why() {
+        for (line, why) in [
+            ("print(t)", "a call needs the host"),
+            ("x = A[0]", "reading an element of `A`"),
+            ("x = len(A)", "a call of `len`"),
+            ("t = t + 1", "assigns the loop variable `t`"),
+        ] {
+            let src =
+                format!("def f(A, B, T, dt):\n    for t in range(T):\n{REGION}        {line}\n");
+            let err = steps_of(&src, &[]).unwrap_err();
+            assert!(err.0.contains(why), "{line}: {}", err.0);
+        }
+        // A scalar a region indexes with cannot become a float.
+        let src =
+            format!("def f(A, B, T, dt, k):\n    for t in range(T):\n{REGION}        k = k / 2\n");
+        let err = steps_of(&src, &[("k", ScalarType::Int)]).unwrap_err();
+        assert!(err.0.contains("computed as a float"), "{}", err.0);
+    }
+}
