@@ -65,7 +65,7 @@ fn a_loop_with_calls_that_cannot_be_persistent_says_why() {
         "8:9",
         "this loop holds `nvshmem` calls, so it must run as one persistent cooperative kernel",
     );
-    assert!(e.contains("host code"), "{e}");
+    assert!(e.contains("needs the host"), "{e}");
 }
 
 #[test]

@@ -229,6 +229,14 @@ impl Cx<'_> {
             test: None,
         };
         let steps = host_steps::analyse(&others, &cx)?;
+        let comm = regions.iter().any(|&r| kernels[r].comm.is_some());
+        if let (true, Some(s)) = (comm, steps.steps.first()) {
+            // The NVSHMEM runner launches once per PE with no registers to read back.
+            return Err((
+                "host statements beside nvshmem calls need the host between iterations".into(),
+                s.span,
+            ));
+        }
         // The loop variable lives in the kernel: nothing after the loop may read its last value.
         // Host code is not all in the IR (`return t` is not), so the source's tokens decide.
         if let Some(at) = self.name_outside(var, the_loop.span) {
