@@ -1,10 +1,16 @@
 """The generated tuner's choice (`_appyc_fastest`), run on the CPU with CUDA events stubbed by a
 clock that each launch advances by a scripted time. A slow stretch of the device at the start
 (clocks rising from idle) must not make the tuner pick the slower configuration: candidates take
-turns, and each keeps its fastest run.
+turns, and each keeps its fastest run. The kernel's default runs in the same rounds and is kept
+unless beaten by more than 3 %; a cached choice that is no configuration of the kernel is tuned
+again, with a warning, never raised.
 """
 import importlib.util
+import json
 import types
+import warnings
+
+import pytest
 
 import torch
 
@@ -45,11 +51,16 @@ class Device:
         self.now += took
 
 
-def tuner(tmp_path, monkeypatch, device):
+def generated(tmp_path):
     path = compile_sample("vector_add", tmp_path)
     spec = importlib.util.spec_from_file_location("tuning_runtime_vector_add", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
+    return mod
+
+
+def tuner(tmp_path, monkeypatch, device):
+    mod = generated(tmp_path)
     monkeypatch.setattr(mod, "torch", types.SimpleNamespace(**{**vars(torch), **vars(device.torch)}))
     monkeypatch.setattr(mod, "_appyc_spin", lambda: None)
     return mod._appyc_fastest
@@ -61,7 +72,7 @@ def test_a_slow_start_of_the_device_does_not_pick_the_slower_configuration(tmp_p
     device = Device({"a": 1.0, "b": 1.2}, slow_runs=6, slow_by=1.0)
     fastest = tuner(tmp_path, monkeypatch, device)
     written = [torch.ones(4)]
-    assert fastest("k", ["a", "b"], written, device.launch) == "a"
+    assert fastest("k", ["a", "b"], "a", written, device.launch) == "a"
     # Turns: after one warm-up launch each, a, b, a, b, ...
     timed = device.runs[2:]
     assert timed[:4] == ["a", "b", "a", "b"]
@@ -78,8 +89,8 @@ def test_written_arrays_are_restored_and_a_long_run_is_timed_once(tmp_path, monk
     def launch(config):
         out.add_(1.0)  # the kernel writes its output
         device.launch(config)
-    assert fastest("k", ["a", "b"], [out], launch) == "a"
-    assert device.runs == ["a", "b", "a", "b"]
+    assert fastest("k", ["a", "b"], "b", [out], launch) == "a"
+    assert device.runs == ["b", "a", "b", "a"]
     assert torch.equal(out, torch.arange(4.0))
 
 
@@ -91,4 +102,49 @@ def test_a_configuration_that_fails_is_left_out(tmp_path, monkeypatch):
         if config == "b":
             raise RuntimeError("out of shared memory")
         device.launch(config)
-    assert fastest("k", ["a", "b"], [torch.ones(1)], launch) == "a"
+    assert fastest("k", ["a", "b"], "b", [torch.ones(1)], launch) == "a"
+
+
+def test_the_default_runs_in_the_rounds_and_wins_within_three_percent(tmp_path, monkeypatch):
+    # "d" is the kernel's default and no candidate; "a" is 2 % faster: not enough to leave it.
+    device = Device({"a": 1.0, "b": 1.5, "d": 1.02}, slow_runs=0, slow_by=0.0)
+    fastest = tuner(tmp_path, monkeypatch, device)
+    assert fastest("k", ["a", "b"], "d", [torch.ones(1)], device.launch) == "d"
+    assert device.runs[:3] == ["d", "a", "b"]
+    # 5 % faster is a real win.
+    device = Device({"a": 1.0, "b": 1.5, "d": 1.05}, slow_runs=0, slow_by=0.0)
+    fastest = tuner(tmp_path, monkeypatch, device)
+    assert fastest("k", ["a", "b"], "d", [torch.ones(1)], device.launch) == "a"
+
+
+@pytest.mark.parametrize("entry", ["(256, 4)", [256], [3, 4], {"mvl": 256}, 7])
+def test_a_cached_entry_that_is_no_configuration_is_tuned_again_with_a_warning(
+    tmp_path, monkeypatch, entry
+):
+    mod = generated(tmp_path)
+    tuning = mod._AppycTuning("k", "hash", (1024, 4), ((256, 4), (1024, 4)))
+    monkeypatch.setattr(mod, "_APPYC_INTERPRET", False)
+    monkeypatch.setenv("APPYC_AUTOTUNE", "1")
+    monkeypatch.setenv("APPYC_CACHE_DIR", str(tmp_path / "cache"))
+    fake_cuda = types.SimpleNamespace(get_device_name=lambda device: "GPU")
+    monkeypatch.setattr(mod, "torch", types.SimpleNamespace(cuda=fake_cuda))
+    key = (1,)
+    table = {f"k|hash|GPU|{key!r}": entry}
+    monkeypatch.setattr(mod, "_APPYC_TUNING_FILE", table)
+    tuned = []
+    monkeypatch.setattr(
+        mod, "_appyc_fastest", lambda *args: tuned.append(args) or (256, 4)
+    )
+    with pytest.warns(UserWarning, match="ignoring the tuning cache's entry for k"):
+        assert tuning.tune(key, [torch.ones(1)], None) == (256, 4)
+    assert len(tuned) == 1
+    # The new choice replaced the bad entry, in memory and in the file.
+    assert table[f"k|hash|GPU|{key!r}"] == [256, 4]
+    with open(tmp_path / "cache" / "tuning.json") as f:
+        assert json.load(f)[f"k|hash|GPU|{key!r}"] == [256, 4]
+    # A valid entry is taken as it is, without a warning or tuning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert tuning.tune(key, [torch.ones(1)], None) == (256, 4)
+    assert len(tuned) == 1
+
