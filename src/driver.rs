@@ -359,10 +359,11 @@ fn compile_function(
     passes::normalize::run(&mut func);
     passes::attach_pragmas::run_with_warnings(&mut func, pragmas, file, warnings)?;
     let mut kernels = passes::outline::run(&func)?;
-    // 4a-4c: each region as written (races, shared scalars, matrix tiles).
+    // 4a-4c: each region as written (races, shared and reduction scalars, matrix tiles).
+    passes::shared_scalars::check_reduction_placement(pragmas, &kernels)?;
     for k in kernels.iter_mut() {
         passes::races::run(k, file, warnings);
-        passes::shared_scalars::run(k)?;
+        passes::shared_scalars::run(k, pragmas)?;
         passes::tile_dot::run(k, warnings);
     }
     // 5-8: tensor statements become loop nests; barriers go in while each is one statement.
