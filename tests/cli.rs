@@ -733,3 +733,15 @@ fn a_product_reduction_is_refused_with_the_reason() {
     );
     assert!(e.contains("no atomic multiply"), "{e}");
 }
+
+#[test]
+fn a_use_of_appy_the_output_would_keep_is_an_error_at_the_use() {
+    let e = expect_error(
+        "tests/bad/appy_outside_region.py",
+        1,
+        "7:12",
+        "`appy` is used outside the code appyc compiles, and the output does not import appy",
+    );
+    has_caret_under(&e, "return appy.vidx(i0, appy.MVL, N)");
+    assert!(e.contains("help: appyc drops `import appy`"), "{e}");
+}
