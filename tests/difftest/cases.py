@@ -511,6 +511,15 @@ CASES = [
     Case("shared_scalars", "flag_index", lambda r, n: [normal(r, n), n // 3], SIZES_1D),
     Case("shared_scalars", "frobenius_squared", lambda r, s: [normal(r, s)], SIZES_2D,
          tol=SUM32),
+    # ---------------------------------------------------------------- appy_decorators
+    # Written for APPy (`import appy`, `@appy.jit`); the output runs without appy.
+    Case("appy_decorators", "scale", lambda r, n: [normal(r, n), np.zeros(n, F32), 1.5],
+         SIZES_1D),
+    Case("appy_decorators", "strips", lambda r, n: [normal(r, n, F64), np.zeros(n, F64), n],
+         SIZES_1D),
+    Case("appy_decorators", "total", lambda r, n: [normal(r, n, F64)], SIZES_1D),
+    Case("appy_decorators", "twice", lambda r, n: [normal(r, n), np.zeros(n, F32)], SIZES_1D,
+         expect_launch=False),
     # ---------------------------------------------------------------- reduction_clause
     # OpenMP's reduction(op:x): the values after the loop, in NumPy's dtype, fp32 and fp64.
     Case("reduction_clause", "moments", lambda r, n: [normal(r, n), np.zeros(4, F32)], SIZES_1D,
