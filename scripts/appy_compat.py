@@ -15,10 +15,15 @@ compiled function takes the test's NumPy arrays as torch tensors on the device (
 there is one, else the CPU under TRITON_INTERPRET=1) and copies results back into them. A
 test's own assertions compare with its NumPy (or torch) reference: `pass` when they all hold.
 Files whose host code needs CUDA are `gpu only` on a machine without one.
+
+The compiled modules run as they would where APPy is not installed: no `appy` module is
+provided, and an import of it fails (appyc's output never imports appy; a file that needs it
+is `fail` with the ModuleNotFoundError).
 """
 import argparse
 import ast
 import functools
+import importlib.abc
 import importlib.util
 import os
 import shutil
@@ -26,7 +31,6 @@ import subprocess
 import sys
 import time
 import traceback
-import types
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -57,16 +61,15 @@ def annotated_functions(path: Path):
     return names
 
 
-def appy_stub():
-    """`import appy` for the reference run: `@appy.jit` and `@appy.jit(...)` leave the function
-    as it is, so the annotated function runs as the plain NumPy program it is."""
-    mod = types.ModuleType("appy")
+class NoAppy(importlib.abc.MetaPathFinder):
+    """Finds no `appy` (nor `appy.*`), even where APPy is installed: the compiled modules must
+    run without it."""
 
-    def jit(fn=None, **_options):
-        return fn if fn is not None else (lambda f: f)
-
-    mod.jit = jit
-    return mod
+    def find_spec(self, name, path=None, target=None):
+        if name == "appy" or name.startswith("appy."):
+            raise ModuleNotFoundError(f"No module named {name!r} (appyc's output must not "
+                                      "import appy)", name=name)
+        return None
 
 
 def to_device(x, device):
@@ -169,7 +172,9 @@ def main():
     device = "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cpu":
         os.environ.setdefault("TRITON_INTERPRET", "1")
-    sys.modules["appy"] = appy_stub()
+    for name in [n for n in sys.modules if n == "appy" or n.startswith("appy.")]:
+        del sys.modules[name]
+    sys.meta_path.insert(0, NoAppy())
     sys.path.insert(0, str(a.dir))  # benchmark_utils
     out_dir = a.dir / "compiled"
     out_dir.mkdir(exist_ok=True)

@@ -5,7 +5,7 @@ use crate::codegen::launch::{self, LaunchContext, LaunchOptions, SizeNames};
 use crate::codegen::templates::{Prelude, PreludeUses};
 use crate::codegen::{blocked, python, tiles, triton, writer::Writer};
 use crate::diag::{Diagnostic, Result};
-use crate::frontend::lower::{dotted_name, lower_function};
+use crate::frontend::lower::lower_function;
 use crate::frontend::pragma::{scan_pragmas, Pragma};
 use crate::frontend::source::{SourceFile, Span};
 use crate::ir::*;
@@ -126,6 +126,8 @@ fn compile_text(
 
     let mut edits: Vec<Edit> = vec![];
     let mut compiled_spans: Vec<Span> = vec![];
+    // The regions the output replaces by launches (their appy names vanish with them).
+    let mut regions: Vec<Span> = vec![];
     let mut used_pragmas = 0;
     for stmt in &module {
         let ast::Stmt::FunctionDef(f) = stmt else {
@@ -149,7 +151,9 @@ fn compile_text(
         }
         used_pragmas += own.len();
         compiled_spans.push(span);
-        edits.extend(compile_function(file, f, &own, opts, warnings)?);
+        let (function_edits, function_regions) = compile_function(file, f, &own, opts, warnings)?;
+        edits.extend(function_edits);
+        regions.extend(function_regions);
     }
     if used_pragmas != pragmas.len() {
         let stray = pragmas
@@ -179,7 +183,14 @@ fn compile_text(
         });
         return Ok(host::apply(&file.text, edits));
     }
-    edits.extend(import_edits(file, &module, &compiled_spans));
+    edits.extend(crate::codegen::imports::edits(
+        file,
+        &module,
+        &crate::codegen::imports::Compiled {
+            functions: &compiled_spans,
+            regions: &regions,
+        },
+    )?);
     // The prelude goes after a docstring and `__future__` imports, and carries only the
     // helpers the generated code calls, so it is rendered last, from the finished text.
     let insert_at = prelude_offset(file, &module);
@@ -272,77 +283,6 @@ fn prelude_offset(file: &SourceFile, module: &[ast::Stmt]) -> usize {
     insert_at
 }
 
-/// The `numpy` / `appy` imports dropped when nothing outside the compiled functions uses them.
-fn import_edits(file: &SourceFile, module: &[ast::Stmt], compiled: &[Span]) -> Vec<Edit> {
-    let mut edits = vec![];
-    // Is a module alias used outside the compiled functions (which no longer need it)?
-    // One pass of the lexer collects every name token outside them and outside imports.
-    // Both lists are in source order and disjoint, so "inside one" is a binary search.
-    let imports: Vec<Span> = module
-        .iter()
-        .filter(|s| {
-            matches!(s, ast::Stmt::Import(_))
-                || matches!(s, ast::Stmt::ImportFrom(f) if f.module.as_deref() == Some("appyc_aot"))
-        })
-        .map(|s| s.range().into())
-        .collect();
-    let inside_any = |spans: &[Span], at: Span| {
-        let i = spans.partition_point(|s| s.start <= at.start);
-        i > 0 && at.end <= spans[i - 1].end
-    };
-    let names_outside: std::collections::HashSet<String> =
-        rustpython_parser::lexer::lex(&file.text, rustpython_parser::Mode::Module)
-            .flatten()
-            .filter_map(|(tok, range)| {
-                let span: Span = range.into();
-                match tok {
-                    rustpython_parser::Tok::Name { name }
-                        if !inside_any(compiled, span) && !inside_any(&imports, span) =>
-                    {
-                        Some(name)
-                    }
-                    _ => None,
-                }
-            })
-            .collect();
-    let used_outside = |alias: &str| names_outside.contains(alias);
-    for s in module {
-        // `from appyc_aot import nvshmem`: the reference module, replaced by the generated
-        // runtime in compiled functions.
-        if let ast::Stmt::ImportFrom(f) = s {
-            let reference = f.module.as_deref() == Some("appyc_aot")
-                && f.names.iter().all(|a| {
-                    a.name.as_str() == "nvshmem"
-                        && !used_outside(a.asname.as_ref().map_or("nvshmem", |n| n.as_str()))
-                });
-            if reference {
-                let line = file.line_of(Span::from(s.range()).start as usize);
-                edits.push(Edit {
-                    range: file.line_start(line)..file.line_end(line),
-                    text: String::new(),
-                });
-            }
-            continue;
-        }
-        let ast::Stmt::Import(imp) = s else { continue };
-        let drop = imp.names.iter().all(|alias| {
-            let bound = alias
-                .asname
-                .as_ref()
-                .map_or(alias.name.as_str(), |a| a.as_str());
-            matches!(alias.name.as_str(), "numpy" | "appy") && !used_outside(bound)
-        });
-        if drop {
-            let line = file.line_of(Span::from(s.range()).start as usize);
-            edits.push(Edit {
-                range: file.line_start(line)..file.line_end(line),
-                text: String::new(),
-            });
-        }
-    }
-    edits
-}
-
 /// One function through the pipeline, step by step as ARCHITECTURE.md's "Pipeline" numbers
 /// them (the paper's Algorithm 3): the front end, the passes over each region, then codegen.
 fn compile_function(
@@ -352,7 +292,7 @@ fn compile_function(
     opts: &Options,
     // Passes push warnings here (e.g. a race found by a dependence test).
     warnings: &mut Vec<Diagnostic>,
-) -> Result<Vec<Edit>> {
+) -> Result<(Vec<Edit>, Vec<Span>)> {
     let calls = crate::frontend::libcalls::find(f)?;
     // 1-4: the function as IR, its pragmas bound (3a: bare array assignments in time loops
     // become regions), its regions outlined as kernels.
@@ -361,10 +301,11 @@ fn compile_function(
     passes::attach_pragmas::run_with_warnings(&mut func, pragmas, file, warnings)?;
     passes::device_statements::run(&mut func, |at| file.line_of(at.start as usize));
     let mut kernels = passes::outline::run(&func)?;
-    // 4a-4c: each region as written (races, shared scalars, matrix tiles).
+    // 4a-4c: each region as written (races, shared and reduction scalars, matrix tiles).
+    passes::shared_scalars::check_reduction_placement(pragmas, &kernels)?;
     for k in kernels.iter_mut() {
         passes::races::run(k, file, warnings);
-        passes::shared_scalars::run(k)?;
+        passes::shared_scalars::run(k, pragmas)?;
         passes::tile_dot::run(k, warnings);
     }
     // 5-8: tensor statements become loop nests; barriers go in while each is one statement.
@@ -477,9 +418,9 @@ fn codegen(
     launches: &[Launch],
     symmetric: passes::comm::Symmetric,
     opts: &Options,
-) -> Result<Vec<Edit>> {
+) -> Result<(Vec<Edit>, Vec<Span>)> {
     let mut out = Spliced::default();
-    let def_line_start = drop_decorators(file, f, &mut out.edits);
+    let def_line_start = def_line_start(file, f);
     let device = host_device(func, kernels);
     let launch_cx = LaunchContext {
         file,
@@ -522,34 +463,23 @@ fn codegen(
     }
     let mut rewriter = HostRewriter {
         source: &file.text,
-        skip,
+        skip: skip.clone(),
         device,
         symmetric: symmetric.arrays,
         edits: vec![],
     };
     rewriter.stmts(&f.body)?;
     edits.extend(rewriter.edits);
-    Ok(edits)
+    Ok((edits, skip))
 }
 
-/// Drops `@appy.jit`-style decorators (the output is plain Python); returns where the line of
-/// the `def` (or of its first decorator) starts, where the generated code goes.
-fn drop_decorators(file: &SourceFile, f: &ast::StmtFunctionDef, edits: &mut Vec<Edit>) -> usize {
+/// Where the line of the `def` (or of its first decorator) starts: the generated code goes
+/// there (`codegen::imports` drops appy's decorators).
+fn def_line_start(file: &SourceFile, f: &ast::StmtFunctionDef) -> usize {
     let mut def_start: usize = Span::from(f.range).start as usize;
     for d in &f.decorator_list {
         let ds: Span = d.range().into();
-        let line = file.line_of(ds.start as usize);
-        def_start = def_start.min(file.line_start(line));
-        let name = match d {
-            ast::Expr::Call(c) => dotted_name(&c.func),
-            other => dotted_name(other),
-        };
-        if name.is_some_and(|n| n.starts_with("appy.") || n == "appy") {
-            edits.push(Edit {
-                range: file.line_start(line)..file.line_end(line),
-                text: String::new(),
-            });
-        }
+        def_start = def_start.min(file.line_start(file.line_of(ds.start as usize)));
     }
     file.line_start(file.line_of(def_start))
 }

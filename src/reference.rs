@@ -12,6 +12,7 @@ fn with_argument(name: &str, argument: Argument) -> String {
         Argument::Optional => format!("{name}[(N)]"),
         Argument::Required => format!("{name}(N)"),
         Argument::Names => format!("{name}(x, ...)"),
+        Argument::OpNames => format!("{name}(op:x, ...)"),
     }
 }
 
@@ -24,14 +25,20 @@ fn example(out: &mut String, code: &str) {
     let _ = writeln!(out, "```python\n{}\n```\n", code.trim_end());
 }
 
-fn facts(out: &mut String, aliases: &[String], rule: Option<&str>, extra: &[String]) {
+/// The list under a heading: `extra`, the other spellings, and the argument's rule (`N`, or
+/// the whole argument when it is not a number).
+fn facts(out: &mut String, aliases: &[String], rule: Option<(&str, Argument)>, extra: &[String]) {
     let mut lines: Vec<String> = extra.to_vec();
     if !aliases.is_empty() {
         let spelled: Vec<String> = aliases.iter().map(|a| format!("`{a}`")).collect();
         lines.push(format!("Also spelled: {}.", spelled.join(", ")));
     }
-    if let Some(rule) = rule {
-        lines.push(format!("`N`: {rule}."));
+    match rule {
+        Some((rule, Argument::Names | Argument::OpNames)) => {
+            lines.push(format!("Argument: {rule}."))
+        }
+        Some((rule, _)) => lines.push(format!("`N`: {rule}.")),
+        None => {}
     }
     for l in lines {
         let _ = writeln!(out, "- {l}");
@@ -60,7 +67,12 @@ fn directive(out: &mut String, d: &DirectiveSpec, clauses: &[ClauseSpec]) {
             .collect();
         extra.push(format!("Clauses: {}.", names.join(", ")));
     }
-    facts(out, &d.aliases, d.argument_rule.as_deref(), &extra);
+    facts(
+        out,
+        &d.aliases,
+        d.argument_rule.as_deref().map(|r| (r, d.argument)),
+        &extra,
+    );
     let _ = writeln!(out, "{}\n", paragraph(&d.meaning));
     example(out, &d.example);
 }
@@ -78,7 +90,12 @@ fn clause(out: &mut String, c: &ClauseSpec, directives: &[DirectiveSpec]) {
         .map(|d| format!("`{}`", d.name))
         .collect();
     let extra = vec![format!("On: {}.", on.join(", "))];
-    facts(out, &c.aliases, c.argument_rule.as_deref(), &extra);
+    facts(
+        out,
+        &c.aliases,
+        c.argument_rule.as_deref().map(|r| (r, c.argument)),
+        &extra,
+    );
     let _ = writeln!(out, "{}\n", paragraph(&c.meaning));
     example(out, &c.example);
 }
@@ -101,7 +118,7 @@ fn property(out: &mut String, p: &ClauseSpec) {
             extra.push(format!("Argument: {r}."));
         }
     }
-    facts(out, &p.aliases, rule, &extra);
+    facts(out, &p.aliases, rule.map(|r| (r, p.argument)), &extra);
     let _ = writeln!(out, "{}\n", paragraph(&p.meaning));
     example(out, &p.example);
 }

@@ -696,3 +696,52 @@ fn a_shared_reduction_read_inside_its_loop_is_an_error() {
     );
     has_caret_under(&e, "y[i] = s");
 }
+
+#[test]
+fn a_reduction_updated_by_another_operator_is_an_error_at_the_update() {
+    let e = expect_error(
+        "tests/bad/reduction_wrong_operator.py",
+        1,
+        "5:9",
+        "`m` is in `reduction(max:m)`, but this statement updates it by `+`",
+    );
+    has_caret_under(&e, "m += x[i]");
+    assert!(
+        e.contains("help: a `reduction(max:m)` variable takes"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_misspelt_reduction_clause_suggests_the_name() {
+    let e = expect_error(
+        "tests/bad/reduction_typo.py",
+        1,
+        "3:31",
+        "unknown clause `reductoin`",
+    );
+    assert!(e.contains("help: did you mean `reduction`?"), "{e}");
+}
+
+#[test]
+fn a_product_reduction_is_refused_with_the_reason() {
+    let e = expect_error(
+        "tests/bad/reduction_prod.py",
+        1,
+        "3:36",
+        "`reduction(*:...)`: appyc has no product reduction across workers",
+    );
+    assert!(e.contains("no atomic multiply"), "{e}");
+}
+
+#[test]
+fn a_use_of_appy_the_output_would_keep_is_an_error_at_the_use() {
+    let e = expect_error(
+        "tests/bad/appy_outside_region.py",
+        1,
+        "7:12",
+        "`appy` is used outside the code appyc compiles, and the output does not import appy",
+    );
+    has_caret_under(&e, "return appy.vidx(i0, appy.MVL, N)");
+    assert!(e.contains("help: appyc drops `import appy`"), "{e}");
+}

@@ -1,6 +1,6 @@
 //! Host code: the source text with edits. Untouched lines stay byte-identical; regions become
-//! launcher calls, NumPy allocation calls in compiled functions become torch calls on the
-//! arrays' device, and `numpy`/`appy` imports that nothing needs any more are dropped.
+//! launcher calls and NumPy allocation calls in compiled functions become torch calls on the
+//! arrays' device (`imports` drops the imports and decorators the output does without).
 
 use crate::diag::{Diagnostic, Result};
 use crate::frontend::lower::dotted_name;

@@ -1,5 +1,6 @@
 //! Back end: the Triton kernel printer, the Python ("assembly APPy") printer, launchers from
-//! templates, and host code spliced from the source text.
+//! templates, and host code spliced from the source text (`host`; `imports`: the imports and
+//! decorators the output drops).
 //!
 //! Files import downward only: launchers (`launch`) → the printers of each kernel form
 //! (`triton`, `tiles`, `blocked`) → `analysis` → the shared types (`kernel_code`, `hash`).
@@ -8,6 +9,7 @@ mod analysis;
 pub mod blocked;
 mod hash;
 pub mod host;
+pub mod imports;
 pub mod kernel_code;
 pub mod launch;
 pub mod python;

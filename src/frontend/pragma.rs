@@ -8,7 +8,7 @@ use crate::ir::Width;
 use rustpython_parser::lexer::lex;
 use rustpython_parser::{Mode, Tok};
 
-pub use crate::ir::pragma::{DimPragma, Directive, Pragma, VectorProp};
+pub use crate::ir::pragma::{DimPragma, Directive, Pragma, ReductionVar, VectorProp};
 
 impl Directive {
     pub fn applies_to(&self) -> AppliesTo {
@@ -209,12 +209,12 @@ impl<'a> Cursor<'a> {
         }
         Some(&self.text[start..self.pos])
     }
-    /// An argument word: `[A-Za-z0-9_+.-]+` (an integer, a name or a reduction operator).
+    /// An argument word: `[A-Za-z0-9_+.*-]+` (an integer, a name or a reduction operator).
     fn word(&mut self) -> bool {
         let start = self.pos;
         while self
             .peek()
-            .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '-' | '.'))
+            .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '-' | '.' | '*'))
         {
             self.bump();
         }
@@ -222,9 +222,9 @@ impl<'a> Cursor<'a> {
     }
 
     /// `item = name [ "(" ws* argument ws* ")" ]`, the argument's shape given by `shape` for
-    /// the name: a word, `op[:var]` (`reduce(sum:y)`) or a comma-separated list of words
-    /// (`shared(a, b)`). `what` says what was expected when no name is here (`a clause after
-    /// `,``).
+    /// the name: a word, `op[:var]` (`reduce(sum:y)`), a comma-separated list of words
+    /// (`shared(a, b)`) or `op:` and such a list (`reduction(+:s, t)`). `what` says what was
+    /// expected when no name is here (`a clause after `,``).
     fn item(&mut self, what: &str, shape: impl Fn(&str) -> ArgShape) -> Result<Item<'a>> {
         let start = self.pos;
         let Some(name) = self.name() else {
@@ -241,7 +241,13 @@ impl<'a> Cursor<'a> {
             let mut arg_end = self.pos;
             self.skip_ws();
             let shape = shape(name);
-            if shape == ArgShape::OpVar && self.peek() == Some(':') {
+            if shape == ArgShape::OpNames && self.peek() != Some(':') {
+                return Err(self
+                    .expected(&format!("`:` after the operator in `{name}(`"))
+                    .with_help(format!("write `{name}(op:x)`, e.g. `{name}(+:s)`")));
+            }
+            let colon = matches!(shape, ArgShape::OpVar | ArgShape::OpNames | ArgShape::Any);
+            if colon && self.peek() == Some(':') {
                 self.bump();
                 self.skip_ws();
                 if !self.word() {
@@ -250,7 +256,8 @@ impl<'a> Cursor<'a> {
                 arg_end = self.pos;
                 self.skip_ws();
             }
-            while shape == ArgShape::Names && self.peek() == Some(',') {
+            let list = matches!(shape, ArgShape::Names | ArgShape::OpNames | ArgShape::Any);
+            while list && self.peek() == Some(',') {
                 self.bump();
                 self.skip_ws();
                 if !self.word() {
@@ -285,12 +292,19 @@ enum ArgShape {
     Word,
     OpVar,
     Names,
+    /// `op:a, b` (`reduction`).
+    OpNames,
+    /// Whatever of the above is written: for a name the spec does not know, so that its error
+    /// is `unknown clause` with a suggestion, not a syntax error inside its argument.
+    Any,
 }
 
 /// The shape of a clause's or property's argument, from the spec.
 fn arg_shape(c: &super::spec::ClauseSpec) -> ArgShape {
     if c.argument == Argument::Names {
         ArgShape::Names
+    } else if c.argument == Argument::OpNames {
+        ArgShape::OpNames
     } else if takes_op_var(c) {
         ArgShape::OpVar
     } else {
@@ -318,7 +332,7 @@ fn directive_items<'a>(cur: &mut Cursor<'a>) -> Result<Vec<Item<'a>>> {
         let mut item = cur.item(what, |n| {
             spec()
                 .clause_by_spelling(n)
-                .map_or(ArgShape::Word, arg_shape)
+                .map_or(ArgShape::Any, arg_shape)
         })?;
         item.after_comma = after_comma;
         items.push(item);
@@ -345,7 +359,6 @@ fn parse_directive(body: &str, base: usize) -> Result<Directive> {
         )
         .with_help(format!("directives: {}", directive_names().join(", "))));
     };
-    let spec = spec();
     // Multi-word directives ("parallel for") are matched before single words ("parallel").
     let two = items
         .get(1)
@@ -384,74 +397,25 @@ fn parse_directive(body: &str, base: usize) -> Result<Directive> {
         &format!("directive `{}`", dspec.name),
     )?;
 
-    let mut simd_clause = None;
-    let mut num_warps = None;
-    let mut tf32 = None;
-    let mut shared: Option<Vec<(String, Span)>> = None;
+    let mut clauses = Clauses::default();
     for item in &items[used..] {
-        let Some(cspec) = spec.clause_by_spelling(item.name) else {
-            let mut d = Diagnostic::error(item.span, format!("unknown clause `{}`", item.name));
-            let allowed: Vec<&str> = spec
-                .clauses
-                .iter()
-                .filter(|c| dspec.clauses.contains(&c.name))
-                .flat_map(|c| c.spellings())
-                .collect();
-            if let Some(s) = closest(item.name, allowed.iter().copied()) {
-                d = d.with_help(format!("did you mean `{s}`?"));
-            } else if allowed.is_empty() {
-                d = d.with_help(format!("`{}` takes no clauses", dspec.name));
-            } else {
-                d = d.with_help(format!(
-                    "`{}` takes: {}",
-                    dspec.name,
-                    dspec.clauses.join(", ")
-                ));
-            }
-            return Err(d);
-        };
-        if !dspec.clauses.contains(&cspec.name) {
-            return Err(Diagnostic::error(
-                item.span,
-                format!("clause `{}` does not apply to `{}`", item.name, dspec.name),
-            ));
-        }
-        if cspec.argument == Argument::Names {
-            if shared.is_some() {
-                return Err(Diagnostic::error(
-                    item.span,
-                    format!("clause `{}` given twice", cspec.name),
-                ));
-            }
-            shared = Some(parse_names(item, &cspec.name)?);
-            continue;
-        }
-        let arg = check_argument(
-            cspec.argument,
-            cspec.argument_rule.as_deref(),
-            item,
-            &format!("clause `{}`", cspec.name),
-        )?;
-        let slot = match cspec.name.as_str() {
-            "simd" => &mut simd_clause,
-            "num_warps" => &mut num_warps,
-            "tf32" => &mut tf32,
-            other => unreachable!("spec clause `{other}` has no meaning in the compiler"),
-        };
-        if slot.is_some() {
-            return Err(Diagnostic::error(
-                item.span,
-                format!("clause `{}` given twice", cspec.name),
-            ));
-        }
-        *slot = Some(arg);
+        read_clause(&mut clauses, dspec, item)?;
     }
+    clauses.check_names()?;
+    let Clauses {
+        simd: simd_clause,
+        num_warps,
+        tf32,
+        shared,
+        reduction,
+    } = clauses;
     let width = |arg: Option<u32>| arg.map_or(Width::Mvl, Width::Fixed);
     Ok(match dspec.name.as_str() {
         "parallel for" => Directive::ParallelFor {
             simd: simd_clause.map(width),
             num_warps: num_warps.flatten(),
             shared: shared.unwrap_or_default(),
+            reduction,
             tf32: tf32.is_some(),
         },
         "simd" => Directive::Simd(width(directive_arg)),
@@ -462,6 +426,176 @@ fn parse_directive(body: &str, base: usize) -> Result<Directive> {
         "persistent for" => Directive::Persistent,
         other => unreachable!("spec directive `{other}` has no meaning in the compiler"),
     })
+}
+
+/// A directive's clauses as read so far (each `Some` once given).
+#[derive(Default)]
+struct Clauses {
+    simd: Option<Option<u32>>,
+    num_warps: Option<Option<u32>>,
+    tf32: Option<Option<u32>>,
+    shared: Option<Vec<(String, Span)>>,
+    /// Every `reduction(op:x, ...)` clause's variables, in order (the clause may repeat).
+    reduction: Vec<ReductionVar>,
+}
+
+impl Clauses {
+    /// A name appears once among the reduction variables, and not also in `shared`.
+    fn check_names(&self) -> Result<()> {
+        for (k, r) in self.reduction.iter().enumerate() {
+            if let Some(first) = self.reduction[..k].iter().find(|p| p.var == r.var) {
+                return Err(Diagnostic::error(
+                    r.span,
+                    format!("`{}` is named in two reductions", r.var),
+                )
+                .with_label(format!(
+                    "already in `reduction({}:...)`",
+                    reduction_spelling(first.op)
+                ))
+                .with_help("a variable is reduced by one operator"));
+            }
+            if self.shared.iter().flatten().any(|(n, _)| *n == r.var) {
+                return Err(Diagnostic::error(
+                    r.span,
+                    format!("`{}` is both `shared` and a `reduction` variable", r.var),
+                )
+                .with_help(format!(
+                    "name it in one clause: `reduction({}:{})` already says how the workers share it",
+                    reduction_spelling(r.op),
+                    r.var
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `unknown clause` with the closest spelling the directive takes.
+fn unknown_clause(dspec: &super::spec::DirectiveSpec, item: &Item) -> Diagnostic {
+    let spec = spec();
+    let mut d = Diagnostic::error(item.span, format!("unknown clause `{}`", item.name));
+    let allowed: Vec<&str> = spec
+        .clauses
+        .iter()
+        .filter(|c| dspec.clauses.contains(&c.name))
+        .flat_map(|c| c.spellings())
+        .collect();
+    if let Some(s) = closest(item.name, allowed.iter().copied()) {
+        d = d.with_help(format!("did you mean `{s}`?"));
+    } else if allowed.is_empty() {
+        d = d.with_help(format!("`{}` takes no clauses", dspec.name));
+    } else {
+        d = d.with_help(format!(
+            "`{}` takes: {}",
+            dspec.name,
+            dspec.clauses.join(", ")
+        ));
+    }
+    d
+}
+
+/// Reads one clause of the directive `dspec` into `clauses`; a clause given twice is an error
+/// (`reduction` may repeat: each names its own variables).
+fn read_clause(
+    clauses: &mut Clauses,
+    dspec: &super::spec::DirectiveSpec,
+    item: &Item,
+) -> Result<()> {
+    let Some(cspec) = spec().clause_by_spelling(item.name) else {
+        return Err(unknown_clause(dspec, item));
+    };
+    if !dspec.clauses.contains(&cspec.name) {
+        return Err(Diagnostic::error(
+            item.span,
+            format!("clause `{}` does not apply to `{}`", item.name, dspec.name),
+        ));
+    }
+    let twice = || Diagnostic::error(item.span, format!("clause `{}` given twice", cspec.name));
+    match cspec.argument {
+        Argument::Names => {
+            if clauses.shared.is_some() {
+                return Err(twice());
+            }
+            clauses.shared = Some(parse_names(item, &cspec.name)?);
+            return Ok(());
+        }
+        Argument::OpNames => {
+            clauses
+                .reduction
+                .extend(parse_reduction(item, &cspec.name)?);
+            return Ok(());
+        }
+        _ => {}
+    }
+    let arg = check_argument(
+        cspec.argument,
+        cspec.argument_rule.as_deref(),
+        item,
+        &format!("clause `{}`", cspec.name),
+    )?;
+    let slot = match cspec.name.as_str() {
+        "simd" => &mut clauses.simd,
+        "num_warps" => &mut clauses.num_warps,
+        "tf32" => &mut clauses.tf32,
+        other => unreachable!("spec clause `{other}` has no meaning in the compiler"),
+    };
+    if slot.is_some() {
+        return Err(twice());
+    }
+    *slot = Some(arg);
+    Ok(())
+}
+
+/// How a `reduction` clause spells the operator in messages (OpenMP's `+` for a sum).
+pub fn reduction_spelling(op: crate::ir::ReduceOp) -> &'static str {
+    match op {
+        crate::ir::ReduceOp::Sum => "+",
+        crate::ir::ReduceOp::Max => "max",
+        crate::ir::ReduceOp::Min => "min",
+    }
+}
+
+/// `reduction(op:a, b)`: the operator (`+`/`sum`, `max`, `min`) and distinct names, at least
+/// one. `*`/`prod` is refused with the reason: no atomic multiply combines the workers' parts.
+fn parse_reduction(item: &Item, clause: &str) -> Result<Vec<ReductionVar>> {
+    let Some((text, span)) = item.arg else {
+        return Err(Diagnostic::error(
+            item.span,
+            format!("clause `{clause}` needs an operator and variable names: `{clause}(+:x)`"),
+        ));
+    };
+    // The grammar took `op`, `:` and at least one name.
+    let colon = text.find(':').expect("the cursor read `op:`");
+    let op_text = text[..colon].trim_end();
+    let op_span = Span::new(span.start as usize, span.start as usize + op_text.len());
+    let op = match op_text {
+        "+" | "sum" => crate::ir::ReduceOp::Sum,
+        "max" => crate::ir::ReduceOp::Max,
+        "min" => crate::ir::ReduceOp::Min,
+        "*" | "prod" => {
+            return Err(Diagnostic::error(
+                op_span,
+                format!("`{clause}({op_text}:...)`: appyc has no product reduction across workers"),
+            )
+            .with_help(
+                "Triton has no atomic multiply to combine the workers' partial products; \
+                 multiply in a `sequential for` loop instead",
+            ))
+        }
+        other => {
+            return Err(
+                Diagnostic::error(op_span, format!("unknown reduction operator `{other}`"))
+                    .with_help(format!(
+                        "`{clause}(op:x)` takes `+` (or `sum`), `max` or `min`"
+                    )),
+            )
+        }
+    };
+    let names = names_in(&text[colon + 1..], span.start as usize + colon + 1, clause)?;
+    Ok(names
+        .into_iter()
+        .map(|(var, span)| ReductionVar { op, var, span })
+        .collect())
 }
 
 /// `dimension-pragma = ws* dimension { ws+ dimension } ws*`.
@@ -559,7 +693,7 @@ fn property_items<'a>(cur: &mut Cursor<'a>) -> Result<Vec<Item<'a>>> {
     let is_reduce = |name: &str| {
         spec()
             .property_by_spelling(name)
-            .map_or(ArgShape::Word, arg_shape)
+            .map_or(ArgShape::Any, arg_shape)
     };
     let mut items = vec![cur.item("a property after `=>`", is_reduce)?];
     while cur.peek() == Some(',') {
@@ -721,15 +855,19 @@ fn parse_names(item: &Item, clause: &str) -> Result<Vec<(String, Span)>> {
             format!("clause `{clause}` needs variable names: `{clause}(x)`"),
         ));
     };
-    // `text` is trimmed: find where it starts inside the parentheses for the spans.
-    let raw_start = span.start as usize;
+    names_in(text, span.start as usize, clause)
+}
+
+/// The comma-separated names of `text` (which starts at file offset `at`): Python names, each
+/// once.
+fn names_in(text: &str, at: usize, clause: &str) -> Result<Vec<(String, Span)>> {
     let mut names: Vec<(String, Span)> = vec![];
     let mut offset = 0;
     for part in text.split(',') {
         let lead = part.len() - part.trim_start().len();
         let name = part.trim();
-        let at = raw_start + offset + lead;
-        let name_span = Span::new(at, at + name.len().max(1));
+        let start = at + offset + lead;
+        let name_span = Span::new(start, start + name.len().max(1));
         let is_name = name
             .chars()
             .next()
@@ -866,6 +1004,7 @@ mod tests {
                 simd: None,
                 num_warps: None,
                 shared: vec![],
+                reduction: vec![],
                 tf32: false,
             }
         );
@@ -875,6 +1014,7 @@ mod tests {
                 simd: None,
                 num_warps: None,
                 shared: vec![],
+                reduction: vec![],
                 tf32: false,
             }
         );
@@ -884,6 +1024,7 @@ mod tests {
                 simd: Some(Width::Mvl),
                 num_warps: Some(8),
                 shared: vec![],
+                reduction: vec![],
                 tf32: false,
             }
         );
@@ -933,6 +1074,199 @@ mod tests {
             .message
             .contains("needs variable names"));
         assert!(parse(" simd shared(a)").is_err());
+    }
+
+    /// The `(op, var)` pairs of a `parallel for`'s reduction clauses.
+    fn reductions(body: &str) -> Vec<(crate::ir::ReduceOp, String)> {
+        let Directive::ParallelFor { reduction, .. } =
+            parse(body).unwrap_or_else(|e| panic!("{body}: {}", e.message))
+        else {
+            panic!("{body}: not a parallel for")
+        };
+        reduction.into_iter().map(|r| (r.op, r.var)).collect()
+    }
+
+    #[test]
+    fn reduction_takes_every_operator_spelling() {
+        use crate::ir::ReduceOp::{Max, Min, Sum};
+        for (body, op) in [
+            (" parallel for simd reduction(+:s)", Sum),
+            (" parallel for reduction(sum:s)", Sum),
+            (" parallel for reduction( + : s )", Sum),
+            (" parallel for reduction(max:s)", Max),
+            (" parallel for reduction(min:s)", Min),
+            (" parallel reduction(min :s), simd", Min),
+        ] {
+            assert_eq!(reductions(body), [(op, "s".to_string())], "{body}");
+        }
+    }
+
+    #[test]
+    fn reduction_takes_several_variables_and_clauses() {
+        use crate::ir::ReduceOp::{Max, Min, Sum};
+        assert_eq!(
+            reductions(
+                " parallel for simd reduction(+:s, t) reduction(max:m) reduction(min: lo ,hi)"
+            ),
+            [
+                (Sum, "s".to_string()),
+                (Sum, "t".to_string()),
+                (Max, "m".to_string()),
+                (Min, "lo".to_string()),
+                (Min, "hi".to_string()),
+            ]
+        );
+        assert_eq!(
+            reductions(" parallel for shared(step) reduction(+:s)"),
+            [(Sum, "s".to_string())]
+        );
+        // The name's span points at the name.
+        let Directive::ParallelFor { reduction, .. } =
+            parse(" parallel for reduction(+:s, tt)").unwrap()
+        else {
+            panic!()
+        };
+        let text = "#pragma parallel for reduction(+:s, tt)";
+        assert_eq!(
+            &text[reduction[1].span.start as usize..reduction[1].span.end as usize],
+            "tt"
+        );
+    }
+
+    #[test]
+    fn reduction_errors_say_what_is_wrong() {
+        let cases: &[(&str, &str, usize)] = &[
+            (
+                " parallel for reduction(s)",
+                "expected `:` after the operator in `reduction(`, found `)`",
+                32,
+            ),
+            (
+                " parallel for reduction(+ s)",
+                "expected `:` after the operator in `reduction(`, found `s`",
+                33,
+            ),
+            (
+                " parallel for reduction(+:)",
+                "expected a name after `:` in `reduction(`, found `)`",
+                33,
+            ),
+            (
+                " parallel for reduction(+: )",
+                "expected a name after `:` in `reduction(`, found `)`",
+                34,
+            ),
+            (
+                " parallel for reduction(+:s,)",
+                "expected a name after `,` in `reduction(`, found `)`",
+                35,
+            ),
+            (
+                " parallel for reduction(+:s,,t)",
+                "expected a name after `,` in `reduction(`, found `,`",
+                35,
+            ),
+            (
+                " parallel for reduction()",
+                "expected an argument in `reduction(`, found `)`",
+                31,
+            ),
+            (
+                " parallel for reduction",
+                "clause `reduction` needs an operator and variable names: `reduction(+:x)`",
+                21,
+            ),
+            (
+                " parallel for reduction(avg:s)",
+                "unknown reduction operator `avg`",
+                31,
+            ),
+            (
+                " parallel for reduction(-:s)",
+                "unknown reduction operator `-`",
+                31,
+            ),
+            (
+                " parallel for reduction(*:s)",
+                "`reduction(*:...)`: appyc has no product reduction across workers",
+                31,
+            ),
+            (
+                " parallel for reduction(prod:s)",
+                "`reduction(prod:...)`: appyc has no product reduction across workers",
+                31,
+            ),
+            (
+                " parallel for reduction(+:s, s)",
+                "`s` is named twice in `reduction`",
+                36,
+            ),
+            (
+                " parallel for reduction(+:s) reduction(max:s)",
+                "`s` is named in two reductions",
+                50,
+            ),
+            (
+                " parallel for shared(s) reduction(+:s)",
+                "`s` is both `shared` and a `reduction` variable",
+                43,
+            ),
+            (
+                " parallel for reduction(+:s[0])",
+                "expected `)` to close `reduction(`, found `[`",
+                34,
+            ),
+            (
+                " parallel for reduction(+:1x)",
+                "clause `reduction` takes variable names, not `1x`",
+                33,
+            ),
+            (
+                " simd reduction(+:s)",
+                "clause `reduction` does not apply to `simd`",
+                13,
+            ),
+            (
+                " sequential for reduction(+:s)",
+                "clause `reduction` does not apply to `sequential for`",
+                23,
+            ),
+        ];
+        let wrong: Vec<String> = cases
+            .iter()
+            .filter(|(body, message, col)| error_at(body) != (message.to_string(), *col))
+            .map(|(body, _, _)| format!("{body:?} => {:?}", error_at(body)))
+            .collect();
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+        let e = parse(" parallel for reduction(*:s)").unwrap_err();
+        assert!(e.help[0].contains("no atomic multiply"), "{:?}", e.help);
+        let e = parse(" parallel for reduction(avg:s)").unwrap_err();
+        assert_eq!(
+            e.help,
+            ["`reduction(op:x)` takes `+` (or `sum`), `max` or `min`"]
+        );
+    }
+
+    #[test]
+    fn a_misspelt_reduction_clause_gets_a_suggestion() {
+        for body in [
+            " parallel for reductoin(+:s)",
+            " parallel for reducton(+:s)",
+        ] {
+            let e = parse(body).unwrap_err();
+            assert!(
+                e.message.starts_with("unknown clause"),
+                "{body}: {}",
+                e.message
+            );
+            assert_eq!(e.help, vec!["did you mean `reduction`?"], "{body}");
+        }
+        let e = parse(" parallel for reduce(+:s)").unwrap_err();
+        assert_eq!(e.message, "unknown clause `reduce`");
+        assert!(e.help[0].contains("reduction"), "{:?}", e.help);
+        // An unknown property's argument is not parsed against a shape either.
+        let e = parse_dimensions(" :N=>reduc(sum:y)", 7).unwrap_err();
+        assert_eq!(e.help, vec!["did you mean `reduce`?"]);
     }
 
     #[test]
@@ -1156,6 +1490,8 @@ mod tests {
             "  parallel for  ",
             " parallel for simd shared(s)",
             " parallel for shared( s ,t,u )",
+            " parallel for simd reduction(+:s)",
+            " parallel for reduction(max:m, n) reduction(sum: s ), simd",
         ] {
             parse_directive(body, 7).unwrap_or_else(|e| panic!("{body}: {}", e.message));
         }

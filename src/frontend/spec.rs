@@ -32,6 +32,9 @@ pub enum Argument {
     Required,
     /// A comma-separated list of variable names (`shared(a, b)`).
     Names,
+    /// An operator, `:` and a comma-separated list of variable names (`reduction(+:s, t)`).
+    #[serde(rename = "op_names")]
+    OpNames,
 }
 
 #[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]

@@ -21,6 +21,9 @@ pub enum Directive {
         num_warps: Option<u32>,
         /// `shared(x, ...)`: host scalars the iterations share (see `passes::shared_scalars`).
         shared: Vec<(String, Span)>,
+        /// `reduction(op:x, ...)` clauses, one entry per variable in the order written
+        /// (OpenMP's meaning; lowered like a `shared` reduction, see `passes::shared_scalars`).
+        reduction: Vec<ReductionVar>,
         /// `tf32`: float32 `tl.dot` tiles may round operands to TF32.
         tf32: bool,
     },
@@ -33,6 +36,15 @@ pub enum Directive {
     Persistent,
     /// `lo:up=>props ...` on a tensor assignment.
     Dimensions(Vec<DimPragma>),
+}
+
+/// One variable of a `reduction(op:x, ...)` clause on `parallel for`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReductionVar {
+    pub op: ReduceOp,
+    pub var: String,
+    /// The name in the pragma.
+    pub span: Span,
 }
 
 /// One `lo:up=>props` item of a dimension pragma.

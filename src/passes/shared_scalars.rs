@@ -1,21 +1,60 @@
 //! shared_scalars: a `parallel for shared(x)` scalar that the loop updates becomes a one-element
 //! device buffer the workers update atomically (`x += v` → `_x_shared[0] += v`, atomic), which
 //! the launcher fills with x's value and reads back after the launch (APPy 0.3's `shared`).
+//! A `reduction(op:x)` variable (OpenMP's clause) is lowered the same way, after checking that
+//! the loop updates it only by `op` and reads it nowhere else, so the result is the sequential
+//! loop's.
 //! *After*: no statement of the kernel names a shared scalar it writes; every written one has a
-//! `SharedScalar` entry saying how (`Reduce(op)` or `Store`); read-only ones are `ReadOnly`.
+//! `SharedScalar` entry saying how (`Reduce(op)` or `Store`); read-only ones are `ReadOnly`;
+//! every `reduction(op:x)` variable of the region's pragma has an entry, `Reduce(op)` or, when
+//! the loop never mentions it, `ReadOnly`.
 
 use crate::diag::{Diagnostic, Result};
+use crate::frontend::pragma::reduction_spelling as spelling;
 use crate::frontend::source::Span;
+use crate::ir::pragma::{Directive, Pragma, ReductionVar};
 use crate::ir::*;
 
-pub fn run(k: &mut Kernel) -> Result<()> {
+/// What the pragma said of a scalar: `shared(x)` (one reduction, any operator, or plain
+/// stores) or `reduction(op:x)` (updates by `op` only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Declared {
+    Shared,
+    Reduction(ReduceOp),
+}
+
+impl Declared {
+    /// "`x` is ..." in messages.
+    fn what(self, var: &str) -> String {
+        match self {
+            Declared::Shared => "shared(...)".to_string(),
+            Declared::Reduction(op) => format!("in `reduction({}:{var})`", spelling(op)),
+        }
+    }
+}
+
+/// `pragmas`: the function's; the region's own (at `k.pragma_span`) may name `reduction`
+/// variables, which join `k.shared`.
+pub fn run(k: &mut Kernel, pragmas: &[Pragma]) -> Result<()> {
+    let mut declared = vec![Declared::Shared; k.shared.len()];
+    for r in reductions_of(k, pragmas) {
+        k.shared.push(SharedScalar {
+            var: r.var.clone(),
+            buffer: String::new(),
+            update: SharedUpdate::ReadOnly,
+            like: None,
+            span: r.span,
+        });
+        declared.push(Declared::Reduction(r.op));
+    }
     if k.shared.is_empty() {
         return Ok(());
     }
     let mut used = k.names();
     let mut shared = std::mem::take(&mut k.shared);
-    for s in shared.iter_mut() {
-        classify(k, s)?;
+    for (s, &d) in shared.iter_mut().zip(&declared) {
+        commute_sums(&mut k.body, &s.var);
+        classify(k, s, d)?;
         if s.update != SharedUpdate::ReadOnly {
             s.buffer = fresh_name(&format!("{}_shared", s.var), &mut used);
             s.like = first_array_read(k, &s.var);
@@ -34,11 +73,80 @@ pub fn run(k: &mut Kernel) -> Result<()> {
     Ok(())
 }
 
+/// The `reduction(op:x)` variables of the region's own pragma.
+fn reductions_of<'a>(k: &Kernel, pragmas: &'a [Pragma]) -> &'a [ReductionVar] {
+    pragmas
+        .iter()
+        .find(|p| p.span == k.pragma_span)
+        .and_then(|p| match &p.directive {
+            Directive::ParallelFor { reduction, .. } => Some(reduction.as_slice()),
+            _ => None,
+        })
+        .unwrap_or(&[])
+}
+
+/// A `reduction(...)` clause names scalars of the whole region: on a `parallel for` that is no
+/// region's outermost loop (a nested one), it would be ignored, so it is an error.
+pub fn check_reduction_placement(pragmas: &[Pragma], kernels: &[Kernel]) -> Result<()> {
+    for p in pragmas {
+        let Directive::ParallelFor { reduction, .. } = &p.directive else {
+            continue;
+        };
+        if !reduction.is_empty() && !kernels.iter().any(|k| k.pragma_span == p.span) {
+            return Err(Diagnostic::error(
+                p.span,
+                "`reduction(...)` on a nested `parallel for`: the variables are reduced over the whole region",
+            )
+            .with_help("name them in the outermost `parallel for` of the region"));
+        }
+    }
+    Ok(())
+}
+
+/// `x = v + x` as `x = x + v` (a sum is commutative; `v` not reading `x`), so that it reads as
+/// a reduction.
+fn commute_sums(body: &mut [Stmt], var: &str) {
+    let is_var = |e: &Expr| matches!(&e.kind, ExprKind::Name(n) if n == var);
+    for st in body.iter_mut() {
+        match &mut st.kind {
+            StmtKind::Assign { target, value, .. } if is_var(target) => {
+                if let ExprKind::Binary {
+                    op: BinOp::Add,
+                    left,
+                    right,
+                } = &mut value.kind
+                {
+                    if is_var(right) && !left.mentions(var) {
+                        std::mem::swap(left, right);
+                    }
+                }
+            }
+            StmtKind::For { body, .. } | StmtKind::HostBlock { body, .. } => {
+                commute_sums(body, var)
+            }
+            StmtKind::If { body, orelse, .. } => {
+                commute_sums(body, var);
+                commute_sums(orelse, var);
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Decides how the loop writes `s.var`: never, by one reduction operator, or by plain stores.
 /// Anything else (two operators, a read outside the updates) is an error: the value of a shared
-/// scalar in the middle of a parallel loop is not defined.
-fn classify(k: &Kernel, s: &mut SharedScalar) -> Result<()> {
+/// scalar in the middle of a parallel loop is not defined. A `reduction(op:x)` variable takes
+/// only updates by `op`, and no reads at all.
+fn classify(k: &Kernel, s: &mut SharedScalar, declared: Declared) -> Result<()> {
     let var = s.var.as_str();
+    let what = declared.what(var);
+    if let (Declared::Reduction(_), Some(at)) = (declared, array_use(k, var)) {
+        return Err(
+            Diagnostic::error(at, format!("`{var}` is {what}: a scalar, not an array")).with_help(
+                "`reduction(op:x)` names scalars; an array's elements reduce with `#pragma atomic`",
+            ),
+        );
+    }
     let is_var = |e: &Expr| matches!(&e.kind, ExprKind::Name(n) if n == var);
     let mut update = SharedUpdate::ReadOnly;
     let mut error: Option<Diagnostic> = None;
@@ -52,7 +160,7 @@ fn classify(k: &Kernel, s: &mut SharedScalar) -> Result<()> {
                 if v == var {
                     error = Some(Diagnostic::error(
                         st.span,
-                        format!("`{var}` is shared(...) and cannot be a loop variable"),
+                        format!("`{var}` is {what} and cannot be a loop variable"),
                     ));
                 }
             }
@@ -72,11 +180,9 @@ fn classify(k: &Kernel, s: &mut SharedScalar) -> Result<()> {
                             error = Some(
                                 Diagnostic::error(
                                     value.span,
-                                    format!("`{var}` is shared(...) and this update of it is not a reduction"),
+                                    format!("`{var}` is {what} and this update of it is not a reduction"),
                                 )
-                                .with_help(format!(
-                                    "a shared scalar takes `{var} += v`, `{var} -= v`, `{var} = max({var}, v)`, `{var} = min({var}, v)` or `{var} = v` with `v` not reading `{var}`"
-                                )),
+                                .with_help(updates_allowed(var, declared)),
                             );
                             return;
                         }
@@ -85,13 +191,19 @@ fn classify(k: &Kernel, s: &mut SharedScalar) -> Result<()> {
                 StmtKind::Assign { target, .. } if target.mentions(var) => {
                     error = Some(Diagnostic::error(
                         target.span,
-                        format!("`{var}` is shared(...): a scalar, not an array"),
+                        format!("`{var}` is {what}: a scalar, not an array"),
                     ));
                     return;
                 }
                 _ => None,
             };
             if let Some(this) = this {
+                if let Declared::Reduction(op) = declared {
+                    if this != SharedUpdate::Reduce(op) {
+                        error = Some(mismatch(st.span, var, op, this));
+                        return;
+                    }
+                }
                 if update != SharedUpdate::ReadOnly && update != this {
                     error = Some(
                         Diagnostic::error(
@@ -120,6 +232,16 @@ fn classify(k: &Kernel, s: &mut SharedScalar) -> Result<()> {
     if let Some(e) = error {
         return Err(e);
     }
+    if let (Some(span), Declared::Reduction(_)) = (reads_elsewhere, declared) {
+        return Err(Diagnostic::error(
+            span,
+            format!("`{var}` is {what}, so the loop cannot read it"),
+        )
+        .with_label("read here")
+        .with_help(format!(
+            "each worker combines its own updates of `{var}`; its value is known after the loop"
+        )));
+    }
     if let (Some(span), true) = (reads_elsewhere, update != SharedUpdate::ReadOnly) {
         return Err(Diagnostic::error(
             span,
@@ -132,6 +254,62 @@ fn classify(k: &Kernel, s: &mut SharedScalar) -> Result<()> {
     }
     s.update = update;
     Ok(())
+}
+
+/// Where the kernel indexes `var` as an array (or takes its shape).
+fn array_use(k: &Kernel, var: &str) -> Option<Span> {
+    let mut found = None;
+    for st in &k.body {
+        st.walk(&mut |st| {
+            for e in st.exprs() {
+                e.walk(&mut |x| {
+                    if let ExprKind::Subscript { array, .. } | ExprKind::Shape { array, .. } =
+                        &x.kind
+                    {
+                        if array == var {
+                            found = found.or(Some(x.span));
+                        }
+                    }
+                });
+            }
+        });
+    }
+    found
+}
+
+/// The updates a scalar may take, for the help of an error.
+fn updates_allowed(var: &str, declared: Declared) -> String {
+    let tail = format!("with `v` not reading `{var}`");
+    match declared {
+        Declared::Shared => format!(
+            "a shared scalar takes `{var} += v`, `{var} -= v`, `{var} = max({var}, v)`, `{var} = min({var}, v)` or `{var} = v` {tail}"
+        ),
+        Declared::Reduction(ReduceOp::Sum) => format!(
+            "a `reduction(+:{var})` variable takes `{var} += v`, `{var} -= v` or `{var} = {var} + v` {tail}"
+        ),
+        Declared::Reduction(op) => {
+            let f = op.name();
+            format!(
+                "a `reduction({f}:{var})` variable takes `{var} = {f}({var}, v)` or `{var} = np.{f}imum({var}, v)` {tail}"
+            )
+        }
+    }
+}
+
+/// An update of a `reduction(op:x)` variable by something else than `op`.
+fn mismatch(at: Span, var: &str, op: ReduceOp, this: SharedUpdate) -> Diagnostic {
+    let how = match this {
+        SharedUpdate::Reduce(other) => format!("by `{}`", spelling(other)),
+        _ => "by a plain store".to_string(),
+    };
+    Diagnostic::error(
+        at,
+        format!(
+            "`{var}` is in `reduction({}:{var})`, but this statement updates it {how}",
+            spelling(op)
+        ),
+    )
+    .with_help(updates_allowed(var, Declared::Reduction(op)))
 }
 
 /// The first array a statement that writes `var` reads: with `var`'s value it decides the
@@ -204,9 +382,165 @@ mod tests {
 
     fn shared_kernel(src: &str) -> Result<Kernel> {
         let f = attached(src)?;
-        let mut k = crate::passes::outline::run(&f)?.remove(0);
-        run(&mut k)?;
+        let pragmas = crate::frontend::pragma::collect_pragmas(
+            &crate::frontend::source::SourceFile::new("t.py", src),
+        )?;
+        let mut kernels = crate::passes::outline::run(&f)?;
+        check_reduction_placement(&pragmas, &kernels)?;
+        let mut k = kernels.remove(0);
+        run(&mut k, &pragmas)?;
         Ok(k)
+    }
+
+    /// `f(x)` with `init` before a `parallel for simd <clauses>` loop over `x` whose body is
+    /// `body` (lines at the loop body's indentation).
+    fn reduction_kernel(init: &str, clauses: &str, body: &[&str]) -> Result<Kernel> {
+        let body: String = body.iter().map(|l| format!("        {l}\n")).collect();
+        shared_kernel(&format!(
+            "def f(x, y):\n    {init}\n    #pragma parallel for simd {clauses}\n    for i in range(x.shape[0]):\n{body}"
+        ))
+    }
+
+    #[test]
+    fn reduction_variables_become_atomic_buffers_like_shared_ones() {
+        let k = reduction_kernel(
+            "s, t, m, lo = 0.0, 0.0, 0.0, 0.0",
+            "reduction(+:s, t) reduction(max:m) reduction(min:lo)",
+            &[
+                "s += x[i]",
+                "t = y[i] + t",
+                "m = np.maximum(m, x[i])",
+                "lo = min(x[i], lo)",
+            ],
+        )
+        .unwrap();
+        let got: Vec<(&str, SharedUpdate, &str)> = k
+            .shared
+            .iter()
+            .map(|s| (s.var.as_str(), s.update, s.buffer.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("s", SharedUpdate::Reduce(ReduceOp::Sum), "_s_shared"),
+                ("t", SharedUpdate::Reduce(ReduceOp::Sum), "_t_shared"),
+                ("m", SharedUpdate::Reduce(ReduceOp::Max), "_m_shared"),
+                ("lo", SharedUpdate::Reduce(ReduceOp::Min), "_lo_shared"),
+            ]
+        );
+        // `t = y[i] + t` reads as `t = t + y[i]`: its buffer's dtype follows `y`.
+        assert_eq!(k.shared[1].like.as_deref(), Some("y"));
+        for st in &k.body {
+            let StmtKind::Assign { target, atomic, .. } = &st.kind else {
+                panic!("{st:?}")
+            };
+            assert!(*atomic, "{st:?}");
+            assert!(matches!(&target.kind, ExprKind::Subscript { .. }), "{st:?}");
+        }
+        // `-=` and `s = s + v` are `+` updates too; a variable the loop never mentions stays.
+        let k = reduction_kernel(
+            "s, u = 0.0, 1.0",
+            "reduction(sum:s, u)",
+            &["s -= x[i]", "s = s + y[i]"],
+        )
+        .unwrap();
+        assert_eq!(k.shared[0].update, SharedUpdate::Reduce(ReduceOp::Sum));
+        assert_eq!(k.shared[1].update, SharedUpdate::ReadOnly);
+    }
+
+    #[test]
+    fn an_update_by_another_operator_than_the_clause_is_an_error() {
+        let cases: &[(&str, &str, &str)] = &[
+            (
+                "reduction(+:s)",
+                "s = max(s, x[i])",
+                "`s` is in `reduction(+:s)`, but this statement updates it by `max`",
+            ),
+            (
+                "reduction(max:s)",
+                "s += x[i]",
+                "`s` is in `reduction(max:s)`, but this statement updates it by `+`",
+            ),
+            (
+                "reduction(min:s)",
+                "s = np.maximum(s, x[i])",
+                "`s` is in `reduction(min:s)`, but this statement updates it by `max`",
+            ),
+            (
+                "reduction(+:s)",
+                "s = x[i]",
+                "`s` is in `reduction(+:s)`, but this statement updates it by a plain store",
+            ),
+            (
+                "reduction(+:s)",
+                "s = s * x[i]",
+                "`s` is in `reduction(+:s)` and this update of it is not a reduction",
+            ),
+            (
+                "reduction(+:s)",
+                "s = s + s * x[i]",
+                "`s` is in `reduction(+:s)` and this update of it is not a reduction",
+            ),
+        ];
+        for (clause, update, message) in cases {
+            let src = format!(
+                "def f(x, y):\n    s = 0.0\n    #pragma parallel for simd {clause}\n    for i in range(x.shape[0]):\n        y[i] = x[i]\n        {update}\n"
+            );
+            let e = shared_kernel(&src).unwrap_err();
+            assert_eq!(e.message, *message, "{clause} {update}");
+            // At the offending line (the sixth), with the updates the clause takes.
+            let line = src[..e.span.start as usize].matches('\n').count() + 1;
+            assert_eq!(line, 6, "{clause} {update}");
+            assert!(e.help[0].contains("variable takes"), "{:?}", e.help);
+        }
+        let e = shared_kernel(
+            "def f(x):\n    m = 0.0\n    #pragma parallel for reduction(max:m)\n    for i in range(x.shape[0]):\n        m += x[i]\n",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.help,
+            ["a `reduction(max:m)` variable takes `m = max(m, v)` or `m = np.maximum(m, v)` with `v` not reading `m`"]
+        );
+    }
+
+    #[test]
+    fn reading_a_reduction_variable_in_the_loop_is_an_error() {
+        // Also when the loop never updates it: each worker's copy is not the host's value.
+        for body in [&["s += x[i]", "y[i] = s"][..], &["y[i] = x[i] * s"][..]] {
+            let e = reduction_kernel("s = 0.0", "reduction(+:s)", body).unwrap_err();
+            assert_eq!(
+                e.message, "`s` is in `reduction(+:s)`, so the loop cannot read it",
+                "{body:?}"
+            );
+        }
+        let e = reduction_kernel("s = 0.0", "reduction(+:s)", &["if s > 0:", "    s += x[i]"])
+            .unwrap_err();
+        assert!(e.message.contains("cannot read it"), "{}", e.message);
+        let e = reduction_kernel("s = 0.0", "reduction(+:y)", &["y[i] += x[i]"]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "`y` is in `reduction(+:y)`: a scalar, not an array"
+        );
+    }
+
+    #[test]
+    fn a_reduction_on_a_nested_parallel_for_is_an_error() {
+        let e = shared_kernel(
+            "def f(A):\n    s = 0.0\n    #pragma parallel for\n    for i in range(A.shape[0]):\n        #pragma parallel for reduction(+:s)\n        for j in range(A.shape[1]):\n            s += A[i, j]\n    return s\n",
+        )
+        .unwrap_err();
+        assert!(
+            e.message.contains("on a nested `parallel for`"),
+            "{}",
+            e.message
+        );
+        // On the outermost loop, the whole grid reduces.
+        let k = shared_kernel(
+            "def f(A):\n    s = 0.0\n    #pragma parallel for reduction(+:s)\n    for i in range(A.shape[0]):\n        #pragma parallel for\n        for j in range(A.shape[1]):\n            s += A[i, j]\n    return s\n",
+        )
+        .unwrap();
+        assert_eq!(k.dims.len(), 2);
+        assert_eq!(k.shared[0].update, SharedUpdate::Reduce(ReduceOp::Sum));
     }
 
     #[test]

@@ -536,6 +536,34 @@ CASES = [
     Case("shared_scalars", "flag_index", lambda r, n: [normal(r, n), n // 3], SIZES_1D),
     Case("shared_scalars", "frobenius_squared", lambda r, s: [normal(r, s)], SIZES_2D,
          tol=SUM32),
+    # ---------------------------------------------------------------- appy_decorators
+    # Written for APPy (`import appy`, `@appy.jit`); the output runs without appy.
+    Case("appy_decorators", "scale", lambda r, n: [normal(r, n), np.zeros(n, F32), 1.5],
+         SIZES_1D),
+    Case("appy_decorators", "strips", lambda r, n: [normal(r, n, F64), np.zeros(n, F64), n],
+         SIZES_1D),
+    Case("appy_decorators", "total", lambda r, n: [normal(r, n, F64)], SIZES_1D),
+    Case("appy_decorators", "twice", lambda r, n: [normal(r, n), np.zeros(n, F32)], SIZES_1D,
+         expect_launch=False),
+    # ---------------------------------------------------------------- reduction_clause
+    # OpenMP's reduction(op:x): the values after the loop, in NumPy's dtype, fp32 and fp64.
+    Case("reduction_clause", "moments", lambda r, n: [normal(r, n), np.zeros(4, F32)], SIZES_1D,
+         tol=SUM32),
+    Case("reduction_clause", "moments", lambda r, n: [normal(r, n, F64), np.zeros(4, F64)],
+         SIZES_1D, variant="fp64"),
+    Case("reduction_clause", "spread", lambda r, n: [normal(r, n)], SIZES_1D),
+    Case("reduction_clause", "spread", lambda r, n: [normal(r, n, F64) + 3.0], SIZES_1D,
+         variant="fp64"),
+    Case("reduction_clause", "signed_total", lambda r, n: [normal(r, n), ints(r, 0, 2, n)],
+         SIZES_1D_SMALL, tol=SUM32),
+    Case("reduction_clause", "signed_total",
+         lambda r, n: [normal(r, n, F64), ints(r, 0, 2, n)], SIZES_1D_SMALL, variant="fp64"),
+    Case("reduction_clause", "grid_total", lambda r, s: [normal(r, s)], SIZES_2D, tol=SUM32),
+    Case("reduction_clause", "grid_total", lambda r, s: [normal(r, s, F64)], SIZES_2D,
+         variant="fp64"),
+    Case("reduction_clause", "total_from", lambda r, n: [normal(r, n, F64), 2.5, n], SIZES_1D),
+    Case("reduction_clause", "total_from", lambda r, n: [normal(r, n), 2.5, 0], (5, 7),
+         expect_launch=False, variant="empty"),
     # ---------------------------------------------------------------- tuple_assign
     Case("tuple_assign", "csr_rows",
          lambda r, s: (lambda p, i, d: [d, p, i, normal(r, s[1]), s[0], np.zeros(s[0], F32)])(

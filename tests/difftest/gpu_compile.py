@@ -42,7 +42,7 @@ from triton.compiler.compiler import ASTSource, make_backend  # noqa: E402
 from triton.runtime import jit as _jit  # noqa: E402
 
 from cases import CASES  # noqa: E402
-from test_samples import load_module, materialize, seed_for  # noqa: E402
+from test_samples import load_generated, materialize, seed_for, without_appy  # noqa: E402
 
 TARGET = GPUTarget("cuda", 90, 32)
 BACKEND = make_backend(TARGET)
@@ -162,8 +162,8 @@ def main(request_path, result_path):
         host_error = None
         try:
             if case.sample not in modules:
-                mod = load_module(Path(request["modules"][case.sample]),
-                                  f"appyc_gpu_{case.sample}")
+                mod = load_generated(Path(request["modules"][case.sample]),
+                                     f"appyc_gpu_{case.sample}")
                 if hasattr(mod, "_appyc_device"):
                     mod._appyc_device = _cpu_device(mod._appyc_device)
                 if hasattr(mod, "_AppycTuning"):
@@ -176,7 +176,8 @@ def main(request_path, result_path):
             size = case.sizes[0]
             args = case.make(np.random.default_rng(seed_for(case, size)), size)
             t_args, _ = materialize(args, "torch")
-            getattr(modules[case.sample], case.func)(*t_args)
+            with without_appy():
+                getattr(modules[case.sample], case.func)(*t_args)
         except Exception:  # noqa: BLE001 - reported by the test
             host_error = traceback.format_exc(limit=8)
         results[case_id] = {"host_error": host_error, "compiles": _records,

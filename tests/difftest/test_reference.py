@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from cases import default_tol
-from test_samples import REPO, appyc_bin, load_module
+from test_samples import REPO, appyc_bin, load_generated, load_module, without_appy
 
 SPEC = REPO / "pragma-spec" / "pragmas.yaml"
 REFERENCE = REPO / "docs" / "pragmas.md"
@@ -72,14 +72,15 @@ def test_reference_example(name, example, inputs, mvl, tmp_path, launch_counter,
     monkeypatch.setenv("APPYC_MVL", str(mvl))
     tag = name.replace(":", "_").replace(" ", "_")
     ref = load_module(src, f"appyc_refex_{tag}_{mvl}")
-    compiled = load_module(gen, f"appyc_genex_{tag}_{mvl}")
+    compiled = load_generated(gen, f"appyc_genex_{tag}_{mvl}")
 
     values = make_inputs(name, inputs)
     np_args = [v.copy() if isinstance(v, np.ndarray) else v for v in values]
     t_args = [torch.from_numpy(v.copy()) if isinstance(v, np.ndarray) else v for v in values]
     ref.example(*np_args)
     launch_counter.count = 0
-    compiled.example(*t_args)
+    with without_appy():
+        compiled.example(*t_args)
     assert launch_counter.count >= 1, f"{name}: no kernel launched"
 
     changed = False

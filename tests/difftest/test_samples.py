@@ -6,8 +6,14 @@ APPYC_MVL set, run the NumPy function on copies of the inputs and the compiled f
 tensors over other copies (views built the same way on both sides), then compare every array
 argument (whole base arrays for views) and the return value. At least one kernel must launch per
 call of a function that has pragmas.
+
+Only the NumPy reference sees the `appy` shim (appy.py beside this file): the generated modules
+are imported and called `without_appy()`, as on a machine without APPy, so an output that
+imports appy fails here.
 """
 import ast
+import contextlib
+import importlib.abc
 import importlib.util
 import inspect
 import os
@@ -42,6 +48,52 @@ def load_module(path: Path, name: str):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+SHIM_DIR = Path(__file__).resolve().parent  # holds the `appy` shim of the reference run
+
+
+class _NoAppy(importlib.abc.MetaPathFinder):
+    """Finds no `appy` (nor `appy.*`) anywhere, as on a machine where APPy is not installed."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "appy" or name.startswith("appy."):
+            raise ModuleNotFoundError(f"No module named {name!r} (appyc's output must not "
+                                      "import appy)", name=name)
+        return None
+
+
+def _is_appy(module_name: str) -> bool:
+    return module_name == "appy" or module_name.startswith("appy.")
+
+
+@contextlib.contextmanager
+def without_appy():
+    """The environment of generated code: no `appy` in sys.modules, the shim's directory off
+    sys.path, and a finder first on sys.meta_path that finds no `appy` (so neither an installed
+    APPy nor any other copy can stand in). Everything is restored afterwards, for the reference
+    run."""
+    saved_modules = {n: m for n, m in sys.modules.items() if _is_appy(n)}
+    for n in saved_modules:
+        del sys.modules[n]
+    saved_path = sys.path[:]
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != SHIM_DIR]
+    blocker = _NoAppy()
+    sys.meta_path.insert(0, blocker)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(blocker)
+        sys.path[:] = saved_path
+        for n in [n for n in sys.modules if _is_appy(n)]:
+            del sys.modules[n]
+        sys.modules.update(saved_modules)
+
+
+def load_generated(path: Path, name: str):
+    """Imports a module appyc generated, `without_appy()`."""
+    with without_appy():
+        return load_module(path, name)
 
 
 _ref_modules = {}
@@ -91,7 +143,7 @@ def generated_module(sample: str, mvl: int, gen_dir: Path):
     path = compile_sample(sample, gen_dir)
     key = (sample, mvl)
     if key not in _gen_modules:
-        _gen_modules[key] = load_module(path, f"appyc_gen_{sample}_mvl{mvl}")
+        _gen_modules[key] = load_generated(path, f"appyc_gen_{sample}_mvl{mvl}")
     return _gen_modules[key]
 
 
@@ -198,7 +250,8 @@ def test_sample(case: Case, size, mvl: int, gen_dir, launch_counter, monkeypatch
         # through Triton again (later ones in the call may still take the fast path).
         gen._APPYC_COMPILED.clear()
     launch_counter.count = 0
-    actual_ret = getattr(gen, case.func)(*t_args)
+    with without_appy():
+        actual_ret = getattr(gen, case.func)(*t_args)
 
     # Python floats reach GPU kernels as fp32 (the harness rounds them the same way, see
     # conftest._as_gpu_scalar); name them when an fp64 comparison then fails.
@@ -332,6 +385,30 @@ def test_reference_is_meaningful(case: Case):
             if arr.dtype.kind == "f":
                 assert np.isfinite(arr).all(), f"{case.id}: non-finite reference output"
             assert np.any(arr != 0), f"{case.id}: all-zero array"
+
+
+def test_generated_code_runs_without_appy(tmp_path):
+    """The harness's check itself: under `without_appy()` an import of appy fails, at module
+    level and inside a function, even with the shim's directory first on sys.path; the
+    reference run still gets the shim afterwards."""
+    import appy as shim  # the reference's, from the shim's directory
+
+    bad = tmp_path / "imports_appy.py"
+    bad.write_text("import appy\n")
+    with pytest.raises(ModuleNotFoundError, match="appy"):
+        load_generated(bad, "appyc_check_imports_appy")
+    late = tmp_path / "imports_appy_late.py"
+    late.write_text("def f():\n    from appy import jit\n    return jit\n")
+    mod = load_generated(late, "appyc_check_imports_appy_late")
+    with without_appy():
+        assert "appy" not in sys.modules
+        assert all(Path(p or ".").resolve() != SHIM_DIR for p in sys.path)
+        sys.path.insert(0, str(SHIM_DIR))  # the finder refuses the shim even so
+        with pytest.raises(ModuleNotFoundError, match="appy"):
+            mod.f()
+    import appy
+
+    assert appy is shim and mod.f() is shim.jit
 
 
 def test_fp64_check_is_sensitive():
