@@ -373,6 +373,41 @@ def _appyc_rows_a_program(mvl, extent):
     return max(1, mvl // (1 << (min(max(extent, 1), _APPYC_ROW_LANES_MAX) - 1).bit_length()))
 
 
+def _appyc_shared_scalar(value, like, device):
+    """The one-element buffer a `shared(x)` scalar lives in while a kernel updates it: x's value,
+    in the dtype NumPy gives `x + like[i]` (x's own type when no array decides)."""
+    if isinstance(value, torch.Tensor):
+        value = value.item()
+    if like is not None:
+        dtype = torch.result_type(like, value)
+    elif isinstance(value, bool):
+        dtype = torch.bool
+    else:
+        dtype = torch.int64 if isinstance(value, int) else torch.float64
+    return torch.full((1,), value, dtype=dtype, device=device)
+
+
+def _appyc_shared_slots(value, like, device, op):
+    """A shared scalar's buffer in a persistent loop: three slots an iteration cycles through and
+    the reduction's identity in a fourth, in the dtype `_appyc_shared_scalar` would give."""
+    dtype = _appyc_shared_scalar(value, like, device).dtype
+    if op == "sum":
+        identity = 0
+    elif dtype.is_floating_point:
+        identity = float("-inf") if op == "max" else float("inf")
+    else:
+        info = torch.iinfo(dtype)
+        identity = info.min if op == "max" else info.max
+    return torch.full((4,), identity, dtype=dtype, device=device)
+
+
+def _appyc_item_like(buffer, value):
+    """A reduced register's value as the Python type of its buffer's dtype."""
+    if buffer.dtype == torch.bool:
+        return bool(value)
+    return float(value) if buffer.dtype.is_floating_point else int(value)
+
+
 def _appyc_programs_per_sm(compiled, warps, props):
     """How many programs of a compiled kernel one SM holds at once (a cooperative launch of more
     fails): the driver's occupancy answer, or a count by threads, registers and shared memory
@@ -397,14 +432,19 @@ def _appyc_programs_per_sm(compiled, warps, props):
     return max(1, min(per_sm, shared))
 
 
+# A while loop's launch runs phases until its test fails, in the kernel.
+_APPYC_UNBOUNDED_PHASES = 1 << 40
+
+
 def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm, constants=None,
-                      state=None, kinds=""):
+                      state=None, kinds="", stop=None):
     """Runs `phases` phases of a persistent kernel (`constants`: its constexprs besides MVL).
 
     `state`: the first values of the kernel's registers (its time loop's host statements;
     `kinds`: `f` fp64, `i`/`b` integers), passed after the phase arguments together with a
     buffer the kernel stores their last values to; returns those values (None without
-    registers). A launch per phase passes each launch the values the last one stored.
+    registers). A launch per phase passes each launch the values the last one stored, and
+    ends when the register `stop` (a loop's running flag) clears.
 
     On the GPU, with `warps_per_sm` > 0: one cooperative launch with as many programs as the
     GPU holds at once, but no more than `warps_per_sm` warps of them an SM and no more than the
@@ -435,6 +475,8 @@ def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm, 
         for phase in range(phases):
             _appyc_launch(kernel, (programs,), (*args, phase, phase + 1, *tail(sync)), per_phase)
             read_back()
+            if stop is not None and not registers[stop]:
+                break
         return registers
     sync = torch.zeros(1, dtype=torch.int64, device=device)
     one_launch = dict(per_phase, GRID_SYNC=True)
@@ -445,6 +487,8 @@ def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm, 
             _appyc_launch(kernel, (max(programs, 1),), (*args, phase, phase + 1, *tail(sync)),
                           per_phase, num_warps=num_warps)
             read_back()
+            if stop is not None and not registers[stop]:
+                break
         return registers
     programs = min(_appyc_resident(kernel, args, phases, tail(sync), one_launch, num_warps, device),
                    max(1, warps_per_sm // num_warps) * _appyc_sm_count(device))
@@ -491,6 +535,17 @@ def _appyc_grid_barrier(counter, target):
     while tl.atomic_add(counter, 0, sem="acquire") < target:
         pass
     tl.debug_barrier()
+
+
+@triton.jit
+def _appyc_masked_max(v, mask):
+    # Masked-off lanes take the dtype's lowest value so they never win.
+    if v.dtype.is_floating():
+        return tl.max(tl.where(mask, v, float("-inf")), axis=0)
+    elif v.dtype.primitive_bitwidth == 64:
+        return tl.max(tl.where(mask, v, -9223372036854775808), axis=0)
+    else:
+        return tl.max(tl.where(mask, v, -2147483648), axis=0)
 
 
 
@@ -906,3 +961,169 @@ def counted_steps(A, N, T):
     steps = 0
     steps = _launch_counted_steps_persistent0(A, N, steps, T)
     return steps
+
+
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_which_B", "_which_A", "_which__swap", "_which__swap1", "diff", "it", "_running"])
+def _relax_to_tolerance_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter: "fp64", _diff_shared_stride0, B_stride0, A_stride0, _phase_lo, _phase_hi, _sync, _which_B, _which_A, _which__swap, _which__swap1, diff: "fp64", it, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/natural_loops.py:80: while diff > tol and it < max_iter:  (persistent: 1 phase(s) per iteration)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _arrived = tl.full((), 0, tl.int64)
+    it = it.to(tl.int64)
+    _running = _running != 0
+    if _phase_lo % 1 == 0:
+        _running = _running & ((diff > tol)) & (((it).to(tl.float64) < max_iter))
+    _phase = _phase_lo
+    while _running & (_phase < _phase_hi):
+        _iteration = _phase
+        diff = tl.full((), 0.0, tl.float64)
+        _diff_shared_now = _diff_shared + _iteration % 3
+        _diff_shared_now_stride0 = _diff_shared_stride0
+        if _which_A == 0:
+            _A_now = B
+            _A_now_stride0 = B_stride0
+        else:
+            _A_now = A
+            _A_now_stride0 = A_stride0
+        if _which_B == 0:
+            _B_now = B
+            _B_now_stride0 = B_stride0
+        else:
+            _B_now = A
+            _B_now_stride0 = A_stride0
+        # samples/natural_loops.py:82: #pragma parallel for simd shared(diff)
+        _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+        for _vp in range(_pid, _n0_0, _nprog):
+            i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:83
+            i_mask = i < (N - 1)
+            tl.store(_B_now + i * _B_now_stride0, 0.25 * tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + 0.5 * tl.load(_A_now + i * _A_now_stride0, mask=i_mask) + 0.25 * tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:84
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:85
+        if GRID_SYNC:
+            _arrived += _nprog
+            _appyc_grid_barrier(_sync, _arrived)
+        diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
+        if _pid == 0:
+            tl.store(_diff_shared + (_iteration + 2) % 3, tl.load(_diff_shared + 3))
+        _which__swap = _which_B
+        _which__swap1 = _which_A
+        _which_A = _which__swap
+        _which_B = _which__swap1
+        it = ((it + 1)).to(tl.int64)
+        _running = _running & ((diff > tol)) & (((it).to(tl.float64) < max_iter))
+        _phase += 1
+    if _pid == 0:
+        tl.store(_carried + 0, (_which_B).to(tl.float64))
+        tl.store(_carried + 1, (_which_A).to(tl.float64))
+        tl.store(_carried + 2, (_which__swap).to(tl.float64))
+        tl.store(_carried + 3, (_which__swap1).to(tl.float64))
+        tl.store(_carried + 4, (diff).to(tl.float64))
+        tl.store(_carried + 5, (it).to(tl.float64))
+        tl.store(_carried + 6, (_running).to(tl.float64))
+
+
+_relax_to_tolerance_persistent0_tuning = _AppycTuning("_relax_to_tolerance_persistent0", "759072c9d277f81e", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+
+
+def _launch_relax_to_tolerance_persistent0(N, B, A, diff, it, tol, max_iter, _appyc_config=None):
+    """Runs the loop at samples/natural_loops.py:80 on the GPU: one launch of the persistent kernel _relax_to_tolerance_persistent0."""
+    _diff_shared = _appyc_shared_slots(float(diff), B, B.device, "max")
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(N), B.dtype, A.dtype)
+        _appyc_config = _relax_to_tolerance_persistent0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _relax_to_tolerance_persistent0_tuning.tune(
+                _appyc_key, (_diff_shared, B, A), lambda config: _launch_relax_to_tolerance_persistent0(N, B, A, diff, it, tol, max_iter, config)
+            )
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
+    _appyc_state = _appyc_persistent(
+        _relax_to_tolerance_persistent0, _APPYC_UNBOUNDED_PHASES, (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl),
+        (_diff_shared, B, A, int(N), float(tol), float(max_iter), _diff_shared.stride(0), B.stride(0), A.stride(0)),
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+        state=(0, 1, 0, 0, float(diff), int(it), 1), kinds="iiiifib", stop=6,
+    )
+    return _appyc_item_like(_diff_shared, _appyc_state[4]), int(_appyc_state[5])
+
+
+def relax_to_tolerance(A, B, N, tol, max_iter):
+    # A convergence loop: iterate until the largest change is below `tol` (or `max_iter`), the
+    # change reduced on the device each iteration, the buffers swapped.
+    diff = tol + 1.0
+    it = 0
+    diff, it = _launch_relax_to_tolerance_persistent0(N, B, A, diff, it, tol, max_iter)
+    return it
+
+
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "diff", "_running"])
+def _relax_until_small_persistent0(B, A, _diff_shared, N, tol: "fp64", B_stride0, A_stride0, _diff_shared_stride0, _phase_lo, _phase_hi, _sync, diff: "fp64", _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/natural_loops.py:93: for it in range(max_iter):  (persistent: 2 phase(s) per iteration)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _arrived = tl.full((), 0, tl.int64)
+    _running = _running != 0
+    _phase = _phase_lo
+    while _running & (_phase < _phase_hi):
+        _iteration = _phase // 2
+        _region = _phase - _iteration * 2
+        it = _iteration
+        if _region == 0:
+            diff = tl.full((), 0.0, tl.float64)
+            _diff_shared_now = _diff_shared + _iteration % 3
+            _diff_shared_now_stride0 = _diff_shared_stride0
+            # samples/natural_loops.py:95: #pragma parallel for simd reduction(max:diff)
+            _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            for _vp in range(_pid, _n0_0, _nprog):
+                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:96
+                i_mask = i < (N - 1)
+                tl.store(B + i * B_stride0, 0.25 * tl.load(A + (i - 1) * A_stride0, mask=i_mask) + 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + 0.25 * tl.load(A + (i + 1) * A_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:97
+                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(B + i * B_stride0, mask=i_mask) - tl.load(A + i * A_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:98
+        if _region == 1:
+            diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
+            if _pid == 0:
+                tl.store(_diff_shared + (_iteration + 2) % 3, tl.load(_diff_shared + 3))
+            # samples/natural_loops.py:99: #pragma parallel for simd
+            _n1_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            for _vp1 in range(_pid, _n1_0, _nprog):
+                i = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:100
+                i_mask = i < (N - 1)
+                tl.store(A + i * A_stride0, tl.load(B + i * B_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:101
+        if GRID_SYNC:
+            _arrived += _nprog
+            _appyc_grid_barrier(_sync, _arrived)
+        if _region == 1:
+            _running = _running & ((diff < tol) == 0)
+        _phase += 1
+    if _pid == 0:
+        tl.store(_carried + 0, (diff).to(tl.float64))
+        tl.store(_carried + 1, (_running).to(tl.float64))
+
+
+_relax_until_small_persistent0_tuning = _AppycTuning("_relax_until_small_persistent0", "229b82700a15ab72", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+
+
+def _launch_relax_until_small_persistent0(B, A, N, tol, max_iter, _appyc_config=None):
+    """Runs the loop at samples/natural_loops.py:93 on the GPU: one launch of the persistent kernel _relax_until_small_persistent0."""
+    _diff_shared = _appyc_shared_slots(0.0, B, B.device, "max")
+    n_it = int(max_iter)
+    if n_it <= 0:
+        return None
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(N), B.dtype, A.dtype)
+        _appyc_config = _relax_until_small_persistent0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _relax_until_small_persistent0_tuning.tune(
+                _appyc_key, (B, _diff_shared, A), lambda config: _launch_relax_until_small_persistent0(B, A, N, tol, max_iter, config)
+            )
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
+    _appyc_state = _appyc_persistent(
+        _relax_until_small_persistent0, n_it * 2, (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl),
+        (B, A, _diff_shared, int(N), float(tol), B.stride(0), A.stride(0), _diff_shared.stride(0)),
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+        state=(0.0, 1), kinds="fb", stop=1,
+    )
+    return _appyc_item_like(_diff_shared, _appyc_state[0])
+
+
+def relax_until_small(A, B, N, tol, max_iter):
+    # The same with a bounded for loop that breaks, OpenMP's reduction clause and a copy back.
+    diff = _launch_relax_until_small_persistent0(B, A, N, tol, max_iter)
+    return diff

@@ -214,14 +214,19 @@ def _appyc_programs_per_sm(compiled, warps, props):
     return max(1, min(per_sm, shared))
 
 
+# A while loop's launch runs phases until its test fails, in the kernel.
+_APPYC_UNBOUNDED_PHASES = 1 << 40
+
+
 def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm, constants=None,
-                      state=None, kinds=""):
+                      state=None, kinds="", stop=None):
     """Runs `phases` phases of a persistent kernel (`constants`: its constexprs besides MVL).
 
     `state`: the first values of the kernel's registers (its time loop's host statements;
     `kinds`: `f` fp64, `i`/`b` integers), passed after the phase arguments together with a
     buffer the kernel stores their last values to; returns those values (None without
-    registers). A launch per phase passes each launch the values the last one stored.
+    registers). A launch per phase passes each launch the values the last one stored, and
+    ends when the register `stop` (a loop's running flag) clears.
 
     On the GPU, with `warps_per_sm` > 0: one cooperative launch with as many programs as the
     GPU holds at once, but no more than `warps_per_sm` warps of them an SM and no more than the
@@ -252,6 +257,8 @@ def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm, 
         for phase in range(phases):
             _appyc_launch(kernel, (programs,), (*args, phase, phase + 1, *tail(sync)), per_phase)
             read_back()
+            if stop is not None and not registers[stop]:
+                break
         return registers
     sync = torch.zeros(1, dtype=torch.int64, device=device)
     one_launch = dict(per_phase, GRID_SYNC=True)
@@ -262,6 +269,8 @@ def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm, 
             _appyc_launch(kernel, (max(programs, 1),), (*args, phase, phase + 1, *tail(sync)),
                           per_phase, num_warps=num_warps)
             read_back()
+            if stop is not None and not registers[stop]:
+                break
         return registers
     programs = min(_appyc_resident(kernel, args, phases, tail(sync), one_launch, num_warps, device),
                    max(1, warps_per_sm // num_warps) * _appyc_sm_count(device))

@@ -70,3 +70,35 @@ def counted_steps(A, N, T):
             A[i] = A[i] * (1.0 - w) + w * i
         steps += 1
     return steps
+
+
+def relax_to_tolerance(A, B, N, tol, max_iter):
+    # A convergence loop: iterate until the largest change is below `tol` (or `max_iter`), the
+    # change reduced on the device each iteration, the buffers swapped.
+    diff = tol + 1.0
+    it = 0
+    while diff > tol and it < max_iter:
+        diff = 0.0
+        #pragma parallel for simd shared(diff)
+        for i in range(1, N - 1):
+            B[i] = 0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1]
+            diff = max(diff, abs(B[i] - A[i]))
+        A, B = B, A
+        it += 1
+    return it
+
+
+def relax_until_small(A, B, N, tol, max_iter):
+    # The same with a bounded for loop that breaks, OpenMP's reduction clause and a copy back.
+    for it in range(max_iter):
+        diff = 0.0
+        #pragma parallel for simd reduction(max:diff)
+        for i in range(1, N - 1):
+            B[i] = 0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1]
+            diff = max(diff, abs(B[i] - A[i]))
+        #pragma parallel for simd
+        for i in range(1, N - 1):
+            A[i] = B[i]
+        if diff < tol:
+            break
+    return diff

@@ -11,6 +11,8 @@ use codespan_reporting::term::{self, Config};
 pub enum Severity {
     Error,
     Warning,
+    /// What a run did, said only when asked (`-v`): never fails a run.
+    Note,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -38,6 +40,13 @@ impl Diagnostic {
     pub fn warning(span: Span, message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Warning,
+            ..Diagnostic::error(span, message)
+        }
+    }
+
+    pub fn note(span: Span, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Note,
             ..Diagnostic::error(span, message)
         }
     }
@@ -96,6 +105,7 @@ impl Diagnostic {
         let severity = match self.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Note => "note",
         };
         let mut out = format!(
             "{}:{}:{}: {severity}: {}\n",
@@ -121,6 +131,7 @@ impl Diagnostic {
         let diag = match self.severity {
             Severity::Error => CsDiagnostic::error(),
             Severity::Warning => CsDiagnostic::warning(),
+            Severity::Note => CsDiagnostic::note(),
         };
         let diag = diag.with_labels(vec![label]).with_notes(
             self.help

@@ -590,6 +590,8 @@ fn persistent_launch(
             regions: regions.clone(),
             barrier_after: p.barrier_after.clone(),
             steps: &p.steps,
+            test: p.test.as_ref(),
+            break_test: p.break_test.as_ref(),
         },
         file,
     )?;

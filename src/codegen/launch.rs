@@ -778,9 +778,11 @@ pub fn persistent_launcher(
         // A launch per phase would read the registers back after every phase: never faster.
         tuning.candidates = format!("tuple(c for c in {} if c[2])", tuning.candidates);
     }
-    let phases = match regions.len() {
-        1 => trip.clone(),
-        n => format!("{trip} * {n}"),
+    let phases = match (regions.len(), &p.test) {
+        // A while loop runs until its test fails, in the kernel.
+        (_, Some(_)) => "_APPYC_UNBOUNDED_PHASES".to_string(),
+        (1, None) => trip.clone(),
+        (n, None) => format!("{trip} * {n}"),
     };
     // A loop with nvshmem calls: every PE must run the same configuration, the kernel can
     // run only once per call (its puts and waits cannot be repeated for timing), so no
@@ -788,7 +790,7 @@ pub fn persistent_launcher(
     let comm = regions.iter().any(|k| k.comm.is_some());
     let nvshmem = comm.then(|| nvshmem_setup(regions, opts, num_warps));
     let mut launch = persistent_launch(kernel, code, &phases, &work, &call, nvshmem);
-    let result = loop_outputs(code, p, &host_args, &mut launch);
+    let result = loop_outputs(code, p, regions, &host_args, &mut launch);
     let line = file.line_of(p.loop_span.start as usize);
     let l = Launcher {
         launcher: name,
@@ -798,11 +800,14 @@ pub fn persistent_launcher(
             file.name
         ),
         params: params(&host_args, true),
-        prologue: prologue(regions, &host_args, file),
-        trips: vec![Trip {
-            name: trip.clone(),
-            count: trip_expr(&p.range.start, &p.range.stop, &p.range.step),
-        }],
+        prologue: loop_prologue(code, regions, &host_args, file),
+        trips: match p.test {
+            Some(_) => vec![],
+            None => vec![Trip {
+                name: trip.clone(),
+                count: trip_expr(&p.range.start, &p.range.stop, &p.range.step),
+            }],
+        },
         empty_test: format!("{trip} <= 0"),
         fast_path: match (blocked, &p.stencil) {
             (Some(b), Some(st)) => blocked_launch(b, &trip, code, st),
@@ -815,12 +820,48 @@ pub fn persistent_launcher(
     (l.render().expect("launcher template renders"), host_args)
 }
 
+/// The regions' launch checks and buffers; a shared scalar a region reduces gets the three
+/// slots and the identity its persistent kernel cycles through (`loop_state`), typed from the
+/// register's first value.
+fn loop_prologue(
+    code: &KernelCode,
+    regions: &[&Kernel],
+    host_args: &[String],
+    file: &SourceFile,
+) -> Vec<String> {
+    let mut lines = prologue(regions, host_args, file);
+    for k in regions {
+        for s in &k.shared {
+            let SharedUpdate::Reduce(op) = s.update else {
+                continue;
+            };
+            let first = code
+                .state
+                .iter()
+                .find(|r| r.name == s.var)
+                .map_or(s.var.clone(), |r| r.initial.clone());
+            let head = format!("{} = _appyc_shared_scalar({}, ", s.buffer, s.var);
+            for l in lines.iter_mut().filter(|l| l.starts_with(&head)) {
+                let rest = &l[head.len()..l.len() - 1];
+                *l = format!(
+                    "{} = _appyc_shared_slots({first}, {rest}, \"{}\")",
+                    s.buffer,
+                    op.name()
+                );
+            }
+        }
+    }
+    lines
+}
+
 /// A loop with registers (`KernelCode::state`): the launch passes their first values and
 /// keeps their last, and the launcher returns the values of the loop's outputs from them: a
-/// scalar as Python's type, a rebound name as the array its index picks among its group's.
+/// scalar as Python's type (a reduced one as its buffer's), a rebound name as the array its
+/// index picks among its group's.
 fn loop_outputs(
     code: &KernelCode,
     p: &Persistent,
+    regions: &[&Kernel],
     host_args: &[String],
     launch: &mut [String],
 ) -> Option<SharedResult> {
@@ -835,7 +876,17 @@ fn loop_outputs(
         .expect("a loop with registers has no nvshmem calls");
     *call = "_appyc_state = _appyc_persistent(".into();
     let close = launch.iter().rposition(|l| l == ")").unwrap();
-    launch[close] = format!("    state=({}), kinds=\"{kinds}\",\n    )", tuple(&first));
+    // The running register (a loop with an exit test) is the last: a launch per phase stops
+    // when it clears.
+    let stop = if p.test.is_some() || p.break_test.is_some() {
+        format!(" stop={},", code.state.len() - 1)
+    } else {
+        String::new()
+    };
+    launch[close] = format!(
+        "    state=({}), kinds=\"{kinds}\",{stop}\n    )",
+        tuple(&first)
+    );
     if p.outputs.is_empty() {
         return None;
     }
@@ -857,6 +908,13 @@ fn loop_outputs(
         let r = index[o.as_str()];
         if let Some(g) = p.steps.groups.iter().find(|g| g.names.contains(o)) {
             return format!("({})[int(_appyc_state[{r}])]", tuple(&g.slots));
+        }
+        let reduced = regions
+            .iter()
+            .flat_map(|k| k.shared.iter())
+            .find(|s| s.var == *o && matches!(s.update, SharedUpdate::Reduce(_)));
+        if let Some(s) = reduced {
+            return format!("_appyc_item_like({}, _appyc_state[{r}])", s.buffer);
         }
         match code.state[r].kind {
             'f' => format!("float(_appyc_state[{r}])"),

@@ -30,6 +30,8 @@ pub struct PreludeUses {
     pub lowest_like: bool,
     pub highest_like: bool,
     pub shared_scalar: bool,
+    /// A persistent loop reduces a shared scalar (its buffer's slots).
+    pub shared_slots: bool,
     pub dot: bool,
     pub split_rows: bool,
     /// A row block's `ROW_BLOCK` (`passes::row_block`).
@@ -60,7 +62,8 @@ impl PreludeUses {
             masked_min: calls("_appyc_masked_min"),
             lowest_like: calls("_appyc_lowest_like"),
             highest_like: calls("_appyc_highest_like"),
-            shared_scalar: calls("_appyc_shared_scalar"),
+            shared_scalar: calls("_appyc_shared_scalar") || calls("_appyc_shared_slots"),
+            shared_slots: calls("_appyc_shared_slots"),
             dot: calls("_appyc_dot_ok"),
             split_rows: calls("_appyc_row_split"),
             row_block: calls("_appyc_rows_a_program"),

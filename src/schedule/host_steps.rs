@@ -26,6 +26,9 @@ pub enum StepKind {
     Scalar,
     /// `target = value` where `value` names an array: `target` is now bound to that array.
     Rebind,
+    /// After the region that reduces the shared scalar `target` into `buffer` (and its
+    /// barrier): `target = op(target, what the region reduced)`.
+    Reduced { buffer: String, op: ReduceOp },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -86,6 +89,10 @@ pub struct Context<'a> {
     pub region_reads: Vec<HashMap<String, ScalarType>>,
     /// The loop's own test (a while loop), read before every iteration.
     pub test: Option<&'a Expr>,
+    /// `if test: break` ending the body, read after every iteration's steps.
+    pub break_test: Option<&'a Expr>,
+    /// Shared scalars the regions reduce: `(phase, name, buffer, operator)`.
+    pub reductions: Vec<(usize, String, String, ReduceOp)>,
 }
 
 type Why = (String, Span);
@@ -93,9 +100,28 @@ type Why = (String, Span);
 /// The steps of a loop body's other statements (`(regions before it, statement)`), or why a
 /// statement needs the host.
 pub fn analyse(others: &[(usize, &Stmt)], cx: &Context) -> Result<HostSteps, Why> {
-    let mut steps = vec![];
+    let mut steps: Vec<Step> = vec![];
     for &(before, s) in others {
+        // A region's reduced value comes first in the phase after it.
+        for (phase, name, buffer, op) in &cx.reductions {
+            let here = phase + 1 == before;
+            if here && !steps.iter().any(|t| t.kind == reduced(buffer, *op)) {
+                steps.push(reduced_step(*phase, name, buffer, *op, s.span));
+            }
+        }
         steps.push(step(before, s, cx)?);
+    }
+    for (phase, name, buffer, op) in &cx.reductions {
+        if !steps.iter().any(|t| t.kind == reduced(buffer, *op)) {
+            let at = others.last().map_or(Span::DUMMY, |(_, s)| s.span);
+            steps.push(reduced_step(*phase, name, buffer, *op, at));
+        }
+    }
+    steps.sort_by_key(|s| s.before);
+    for test in cx.test.iter().chain(cx.break_test.iter()) {
+        if let Some(why) = not_device_scalar(test, cx) {
+            return Err((why, test.span));
+        }
     }
     let groups = groups(&steps, cx)?;
     let grouped: HashSet<&str> = groups
@@ -105,7 +131,7 @@ pub fn analyse(others: &[(usize, &Stmt)], cx: &Context) -> Result<HostSteps, Why
     let assigned: Vec<String> =
         steps
             .iter()
-            .filter(|s| s.kind == StepKind::Scalar)
+            .filter(|s| s.kind != StepKind::Rebind)
             .fold(vec![], |mut v, s| {
                 if !v.contains(&s.target) {
                     v.push(s.target.clone());
@@ -150,6 +176,23 @@ pub fn analyse(others: &[(usize, &Stmt)], cx: &Context) -> Result<HostSteps, Why
         groups,
         inputs,
     })
+}
+
+fn reduced(buffer: &str, op: ReduceOp) -> StepKind {
+    StepKind::Reduced {
+        buffer: buffer.to_string(),
+        op,
+    }
+}
+
+fn reduced_step(phase: usize, name: &str, buffer: &str, op: ReduceOp, span: Span) -> Step {
+    Step {
+        before: phase + 1,
+        target: name.to_string(),
+        value: Expr::name(name, span),
+        kind: reduced(buffer, op),
+        span,
+    }
 }
 
 fn step(before: usize, s: &Stmt, cx: &Context) -> Result<Step, Why> {
@@ -329,9 +372,14 @@ fn scalar_types(steps: &[Step], assigned: &[String], cx: &Context) -> HashMap<St
         .collect();
     loop {
         let mut changed = false;
-        for s in steps.iter().filter(|s| s.kind == StepKind::Scalar) {
+        for s in steps.iter().filter(|s| s.kind != StepKind::Rebind) {
             let env = |n: &str| env_type(n, &types, cx);
-            let t = type_of(&s.value, &env);
+            // A reduced value is held as an fp64 (the launcher gives it back in its buffer's
+            // type).
+            let t = match s.kind {
+                StepKind::Reduced { .. } => ScalarType::Float,
+                _ => type_of(&s.value, &env),
+            };
             let old = types[&s.target];
             let new = join(old, t);
             if new != old {
@@ -438,10 +486,14 @@ fn read_before_assigned(n: &str, steps: &[Step], cx: &Context) -> bool {
     }
     let Some(first) = steps
         .iter()
-        .position(|s| s.kind == StepKind::Scalar && s.target == n)
+        .position(|s| s.kind != StepKind::Rebind && s.target == n)
     else {
         return false;
     };
+    // A reduction combines with the value before it.
+    if matches!(steps[first].kind, StepKind::Reduced { .. }) {
+        return true;
+    }
     if steps[..=first].iter().any(|s| s.value.mentions(n)) {
         return true;
     }
@@ -476,7 +528,7 @@ fn inputs(
     for s in steps.iter().filter(|s| s.kind == StepKind::Scalar) {
         visit(&s.value);
     }
-    if let Some(t) = cx.test {
+    for t in cx.test.iter().chain(cx.break_test.iter()) {
         visit(t);
     }
     out
@@ -512,6 +564,8 @@ mod tests {
                 .map(|(n, t)| (n.to_string(), *t))
                 .collect()],
             test: None,
+            break_test: None,
+            reductions: vec![],
         };
         // The borrow of `f` ends here: clone what the caller keeps.
         analyse(&others, &cx)

@@ -52,6 +52,33 @@ pub struct Persistent {
     /// Names the loop assigns (scalars, rebound arrays) that the function reads after it: the
     /// launcher returns their values, in this order.
     pub outputs: Vec<String>,
+    /// A while loop's test, read before every iteration (`var` is then empty and `range`
+    /// unused: the loop runs until the test fails).
+    pub test: Option<Expr>,
+    /// `if test: break` at the end of the body, read after every iteration.
+    pub break_test: Option<Expr>,
+}
+
+/// A host loop's head.
+#[derive(Clone, Copy)]
+enum Head<'s> {
+    For { var: &'s str, range: &'s Range },
+    While { test: &'s Expr },
+}
+
+/// A host loop (a `for` over a range, a `while`): its head and body.
+fn host_loop(s: &Stmt) -> Option<(Head<'_>, &[Stmt])> {
+    match &s.kind {
+        StmtKind::For {
+            kind: LoopKind::Plain,
+            var,
+            range,
+            body,
+            ..
+        } => Some((Head::For { var, range }, body)),
+        StmtKind::While { test, body } => Some((Head::While { test }, body)),
+        _ => None,
+    }
 }
 
 pub fn run(
@@ -60,14 +87,28 @@ pub fn run(
     kernels: &[Kernel],
     automatic: bool,
 ) -> Result<Vec<Launch>> {
+    run_with_notes(file, func, kernels, automatic, &mut vec![])
+}
+
+/// `run`, with a note for every loop that holds regions but stays on the host, saying which
+/// statement keeps it there (`appyc -v` prints them).
+pub fn run_with_notes(
+    file: &SourceFile,
+    func: &Function,
+    kernels: &[Kernel],
+    automatic: bool,
+    notes: &mut Vec<Diagnostic>,
+) -> Result<Vec<Launch>> {
     let mut persistent = vec![];
     let cx = Cx {
         file,
         func,
         kernels,
         automatic,
+        notes: Default::default(),
     };
     cx.find_loops(&func.body, &mut persistent)?;
+    notes.append(&mut cx.notes.borrow_mut());
     let mut launches = vec![];
     for (i, _) in kernels.iter().enumerate() {
         match persistent.iter().find(|p| p.regions.contains(&i)) {
@@ -84,63 +125,35 @@ struct Cx<'a> {
     func: &'a Function,
     kernels: &'a [Kernel],
     automatic: bool,
+    /// Why loops that hold regions stay on the host (for `-v`).
+    notes: std::cell::RefCell<Vec<Diagnostic>>,
+}
+
+/// What an eligible loop runs: its regions in phase order, its other statements, its exit.
+struct Plan {
+    regions: Vec<usize>,
+    steps: HostSteps,
+    break_test: Option<Expr>,
 }
 
 impl Cx<'_> {
     fn find_loops(&self, stmts: &[Stmt], out: &mut Vec<Persistent>) -> Result<()> {
-        let (kernels, automatic) = (self.kernels, self.automatic);
         for s in stmts {
-            match &s.kind {
-                StmtKind::For {
-                    kind: LoopKind::Plain,
-                    var,
-                    range,
-                    body,
-                    ..
-                } => {
-                    let asked =
-                        matches!(&s.pragma, Some(p) if p.directive == Directive::Persistent);
-                    // A loop with nvshmem calls must be one cooperative kernel: its waits
-                    // would deadlock anywhere else.
-                    let comm = body
-                        .iter()
-                        .any(|b| kernels.iter().any(|k| k.comm.is_some() && k.span == b.span));
-                    let requested = asked || comm;
-                    if requested || automatic {
-                        match self.eligible(s, var, body) {
-                            Ok((regions, steps)) => {
-                                out.push(self.persistent(s, var, range, regions, steps));
-                                continue;
-                            }
-                            Err((why, at)) if comm => {
-                                return Err(Diagnostic::error(
-                                    at,
-                                    "this loop holds `nvshmem` calls, so it must run as one persistent cooperative kernel, but it cannot",
-                                )
-                                .with_label(why)
-                                .with_help("a SignalWait outside a persistent kernel can deadlock: keep only parallel regions and nvshmem calls in the loop"));
-                            }
-                            Err((why, at)) if requested => {
-                                return Err(Diagnostic::error(
-                                at,
-                                "`#pragma persistent for`: this loop cannot run as one persistent kernel",
-                            )
-                            .with_label(why)
-                            .with_help("remove the pragma to launch each region on its own"));
-                            }
-                            Err(_) => {}
-                        }
-                    }
+            if let Some((head, body)) = host_loop(s) {
+                if !self.try_loop(s, head, body, out)? {
                     self.find_loops(body, out)?;
                 }
+                continue;
+            }
+            match &s.kind {
                 // A region: its loops run inside the kernel, never on the host.
                 StmtKind::For {
                     kind: LoopKind::Parallel { .. } | LoopKind::Sequential,
                     ..
                 } => {}
-                StmtKind::For { body, .. }
-                | StmtKind::HostBlock { body, .. }
-                | StmtKind::While { body, .. } => self.find_loops(body, out)?,
+                StmtKind::For { body, .. } | StmtKind::HostBlock { body, .. } => {
+                    self.find_loops(body, out)?
+                }
                 StmtKind::If { body, orelse, .. } => {
                     self.find_loops(body, out)?;
                     self.find_loops(orelse, out)?;
@@ -151,25 +164,107 @@ impl Cx<'_> {
         Ok(())
     }
 
-    /// The persistent form of an eligible loop: its barriers (a name the loop rebinds counts
-    /// as every array of its group), and the blocked form of a 1-D stencil without steps.
-    fn persistent(
+    /// Whether the loop `s` runs as one persistent kernel (pushed to `out`); an error where it
+    /// must but cannot (nvshmem calls, `#pragma persistent for`).
+    fn try_loop(
         &self,
         s: &Stmt,
-        var: &str,
-        range: &Range,
-        regions: Vec<usize>,
-        steps: HostSteps,
-    ) -> Persistent {
+        head: Head,
+        body: &[Stmt],
+        out: &mut Vec<Persistent>,
+    ) -> Result<bool> {
+        let kernels = self.kernels;
+        let asked = matches!(&s.pragma, Some(p) if p.directive == Directive::Persistent);
+        // A loop with nvshmem calls must be one cooperative kernel: its waits would deadlock
+        // anywhere else.
+        let comm = body
+            .iter()
+            .any(|b| kernels.iter().any(|k| k.comm.is_some() && k.span == b.span));
+        let requested = asked || comm;
+        if !(requested || self.automatic) {
+            return Ok(false);
+        }
+        let (why, at) = match self.eligible(s, head, body) {
+            Ok(plan) => {
+                out.push(self.persistent(s, head, plan));
+                return Ok(true);
+            }
+            Err(why) => why,
+        };
+        if comm {
+            return Err(Diagnostic::error(
+                at,
+                "this loop holds `nvshmem` calls, so it must run as one persistent cooperative kernel, but it cannot",
+            )
+            .with_label(why)
+            .with_help("a SignalWait outside a persistent kernel can deadlock: keep only parallel regions and nvshmem calls in the loop"));
+        }
+        if requested {
+            return Err(Diagnostic::error(
+                at,
+                "`#pragma persistent for`: this loop cannot run as one persistent kernel",
+            )
+            .with_label(why)
+            .with_help("remove the pragma to launch each region on its own"));
+        }
+        if self.holds_region(body) {
+            self.notes.borrow_mut().push(
+                Diagnostic::note(
+                    at,
+                    "this loop stays on the host: it launches each region on its own, every iteration",
+                )
+                .with_label(why),
+            );
+        }
+        Ok(false)
+    }
+
+    fn holds_region(&self, body: &[Stmt]) -> bool {
+        body.iter().any(|b| {
+            self.kernels
+                .iter()
+                .any(|k| k.span.start <= b.span.start && b.span.end <= k.span.end)
+        })
+    }
+
+    /// The persistent form of an eligible loop: its barriers (a name the loop rebinds counts
+    /// as every array of its group; a region that reduces a shared scalar every program then
+    /// reads is always followed by one), and the blocked form of a 1-D stencil without steps.
+    fn persistent(&self, s: &Stmt, head: Head, plan: Plan) -> Persistent {
+        let Plan {
+            regions,
+            steps,
+            break_test,
+        } = plan;
+        let (var, range, test) = match head {
+            Head::For { var, range } => (var, range.clone(), None),
+            Head::While { test } => {
+                let zero = Expr::int(0, test.span);
+                let range = Range {
+                    start: zero.clone(),
+                    stop: zero,
+                    step: Expr::int(1, test.span),
+                };
+                ("", range, Some(test.clone()))
+            }
+        };
         let kernels: Vec<Kernel> = regions
             .iter()
             .map(|&r| canonical_arrays(&self.kernels[r], &steps))
             .collect();
         let mut varying: HashSet<String> = steps.carried.iter().map(|c| c.name.clone()).collect();
         varying.insert(var.to_string());
-        let barrier_after = barriers(&kernels, &varying);
+        let mut barrier_after = barriers(&kernels, &varying);
+        for (r, k) in kernels.iter().enumerate() {
+            if k.shared
+                .iter()
+                .any(|s| matches!(s.update, SharedUpdate::Reduce(_)))
+            {
+                barrier_after[r] = true;
+            }
+        }
         let phases: Vec<&Kernel> = regions.iter().map(|&r| &self.kernels[r]).collect();
-        let plain = steps.steps.is_empty();
+        let plain = steps.steps.is_empty() && test.is_none() && break_test.is_none();
         let stencil = temporal::stencil(var, &phases).filter(|_| plain);
         let mut outputs: Vec<String> = vec![];
         let assigned = steps
@@ -184,7 +279,7 @@ impl Cx<'_> {
         }
         Persistent {
             var: var.to_string(),
-            range: range.clone(),
+            range,
             span: s.pragma.as_ref().map_or(s.span, |p| p.span.to(s.span)),
             loop_span: s.span,
             regions,
@@ -192,6 +287,8 @@ impl Cx<'_> {
             stencil,
             steps,
             outputs,
+            test,
+            break_test,
         }
     }
 
@@ -200,10 +297,27 @@ impl Cx<'_> {
     fn eligible(
         &self,
         the_loop: &Stmt,
-        var: &str,
+        head: Head,
         body: &[Stmt],
-    ) -> std::result::Result<(Vec<usize>, HostSteps), (String, Span)> {
+    ) -> std::result::Result<Plan, (String, Span)> {
         let kernels = self.kernels;
+        let (var, test) = match head {
+            Head::For { var, .. } => (var, None),
+            Head::While { test } => ("", Some(test)),
+        };
+        // `if test: break` as the body's last statement ends the loop after an iteration.
+        let (body, break_test) = match body.split_last() {
+            Some((last, rest)) => match &last.kind {
+                StmtKind::If { test, body, orelse }
+                    if orelse.is_empty()
+                        && matches!(body.as_slice(), [b] if b.kind == StmtKind::Other("break statement")) =>
+                {
+                    (rest, Some(test))
+                }
+                _ => (body, None),
+            },
+            None => (body, None),
+        };
         let mut regions = vec![];
         let mut others: Vec<(usize, &Stmt)> = vec![];
         for s in body {
@@ -222,11 +336,28 @@ impl Cx<'_> {
             return Err(("its body holds no parallel region".into(), the_loop.span));
         }
         let arrays = self.arrays();
+        let reductions = regions
+            .iter()
+            .enumerate()
+            .flat_map(|(phase, &r)| {
+                kernels[r]
+                    .shared
+                    .iter()
+                    .filter_map(move |s| match s.update {
+                        SharedUpdate::Reduce(op) => {
+                            Some((phase, s.var.clone(), s.buffer.clone(), op))
+                        }
+                        _ => None,
+                    })
+            })
+            .collect();
         let cx = host_steps::Context {
             loop_var: var,
             arrays: &arrays,
             region_reads: regions.iter().map(|&r| scalar_reads(&kernels[r])).collect(),
-            test: None,
+            test,
+            break_test,
+            reductions,
         };
         let steps = host_steps::analyse(&others, &cx)?;
         let comm = regions.iter().any(|&r| kernels[r].comm.is_some());
@@ -239,7 +370,10 @@ impl Cx<'_> {
         }
         // The loop variable lives in the kernel: nothing after the loop may read its last value.
         // Host code is not all in the IR (`return t` is not), so the source's tokens decide.
-        if let Some(at) = self.name_outside(var, the_loop.span) {
+        if let Some(at) = self
+            .name_outside(var, the_loop.span)
+            .filter(|_| !var.is_empty())
+        {
             return Err((
                 format!("`{var}` is used outside the loop, where the kernel's value is not seen"),
                 at,
@@ -273,10 +407,10 @@ impl Cx<'_> {
                     k.pragma_span,
                 ));
             }
-            if let Some(s) = k.shared.iter().find(|s| s.update != SharedUpdate::ReadOnly) {
+            if let Some(s) = k.shared.iter().find(|s| s.update == SharedUpdate::Store) {
                 return Err((
                     format!(
-                        "the region's shared scalar `{}` goes back to the host after each launch",
+                        "the region stores the shared scalar `{}` (no reduction): the last store would need the host",
                         s.var
                     ),
                     s.span,
@@ -291,7 +425,11 @@ impl Cx<'_> {
                 }
             }
         }
-        Ok((regions, steps))
+        Ok(Plan {
+            regions,
+            steps,
+            break_test: break_test.cloned(),
+        })
     }
 
     /// Every name the function subscripts or takes a shape of: its arrays.

@@ -110,7 +110,7 @@ def tuning_tune(self, key, written, launch):
 
 
 def persistent_launch(kernel, phases, work, args, mvl, num_warps, warps_per_sm, constants=None,
-                      state=None, kinds=""):
+                      state=None, kinds="", stop=None):
     """Stands in for `_appyc_persistent`: the launch a GPU would make, one cooperative launch
     with grid barriers or the first of the launches per phase (the occupancy query needs a GPU;
     the grid size does not change the code). A loop's registers come back as they went in."""

@@ -13,6 +13,20 @@
 //!   printer knows about rebinding.
 //! - Parameters: the slots replace the group's names, the registers replace the carried
 //!   scalars, and the host scalars only steps read join the rest.
+//! - A shared scalar a region reduces (`shared(diff)`, `reduction(max:diff)`) goes through
+//!   three slots of its buffer, one an iteration (`iteration % 3`), each starting at the
+//!   reduction's identity (kept in a fourth): after the region's barrier every program reads
+//!   the iteration's slot into its register, and program 0 resets the slot of two iterations
+//!   on, which no program reads or updates until another barrier has passed.
+//! - A while loop (or a body ending in `if test: break`) keeps a `running` register: the test
+//!   is read where Python reads it, and the phase loop runs while it holds.
+//! - A shared scalar a region reduces (`shared(diff)`, `reduction(max:diff)`) goes through
+//!   three slots of its buffer, one an iteration (`iteration % 3`), each starting at the
+//!   reduction's identity (kept in a fourth): after the region's barrier every program reads
+//!   the iteration's slot into its register, and program 0 resets the slot of two iterations
+//!   on, which no program reads or updates until another barrier has passed.
+//! - A while loop (or a body ending in `if test: break`) keeps a `running` register: the test
+//!   is read where Python reads it, and the phase loop runs while it holds.
 
 use super::steps::StepPrinter;
 use crate::codegen::analysis::push_unique;
@@ -32,13 +46,29 @@ pub(super) struct LoopState<'a> {
     group_of: HashMap<String, usize>,
     /// Carried scalar → its type.
     types: HashMap<String, ScalarType>,
-    /// The registers in order: every group name's index, then the carried scalars.
+    /// Shared buffer → the local a phase points at the iteration's slot.
+    shared_locals: HashMap<String, String>,
+    /// The registers in order: every group name's index, then the carried scalars, then
+    /// `running` (loops with an exit test).
     pub registers: Vec<StateParam>,
     pub out: String,
+    /// Whether the loop runs while a test holds (a while loop, or `if test: break`).
+    pub running: Option<String>,
+}
+
+/// The names a step's printing refers to: the iteration, the program, the loop variable.
+pub(super) struct PhaseNames<'n> {
+    pub iteration: &'n str,
+    pub pid: &'n str,
+    pub loop_var: &'n str,
 }
 
 impl<'a> LoopState<'a> {
-    pub fn new(steps: &'a HostSteps, fresh: &mut dyn FnMut(&str) -> String) -> LoopState<'a> {
+    pub fn new(
+        steps: &'a HostSteps,
+        exits: bool,
+        fresh: &mut dyn FnMut(&str) -> String,
+    ) -> LoopState<'a> {
         let mut s = LoopState {
             steps,
             locals: HashMap::new(),
@@ -49,9 +79,17 @@ impl<'a> LoopState<'a> {
                 .iter()
                 .map(|c| (c.name.clone(), c.ty))
                 .collect(),
+            shared_locals: HashMap::new(),
             registers: vec![],
             out: fresh("carried"),
+            running: None,
         };
+        for step in &steps.steps {
+            if let StepKind::Reduced { buffer, .. } = &step.kind {
+                let local = fresh(&format!("{buffer}_now"));
+                s.shared_locals.insert(buffer.clone(), local);
+            }
+        }
         for (g, group) in steps.groups.iter().enumerate() {
             for name in &group.names {
                 let which = fresh(&format!("which_{name}"));
@@ -81,6 +119,15 @@ impl<'a> LoopState<'a> {
                 kind,
             });
         }
+        if exits {
+            let running = fresh("running");
+            s.registers.push(StateParam {
+                name: running.clone(),
+                initial: "1".into(),
+                kind: 'b',
+            });
+            s.running = Some(running);
+        }
         s
     }
 
@@ -88,10 +135,10 @@ impl<'a> LoopState<'a> {
         self.registers.is_empty()
     }
 
-    /// `k` with every group name spelled as its local.
+    /// `k` with every group name and shared buffer spelled as its local.
     pub fn renamed(&self, k: &Kernel) -> Kernel {
         let mut k = k.clone();
-        if self.locals.is_empty() {
+        if self.locals.is_empty() && self.shared_locals.is_empty() {
             return k;
         }
         let mut rename = |e: Expr| {
@@ -99,7 +146,8 @@ impl<'a> LoopState<'a> {
                 if let ExprKind::Subscript { array, .. } | ExprKind::Shape { array, .. } =
                     &mut x.kind
                 {
-                    if let Some(l) = self.locals.get(array.as_str()) {
+                    let local = self.locals.get(array.as_str());
+                    if let Some(l) = local.or_else(|| self.shared_locals.get(array.as_str())) {
                         *array = l.clone();
                     }
                 }
@@ -126,6 +174,22 @@ impl<'a> LoopState<'a> {
             .iter()
             .map(|(n, l)| (l.as_str(), self.group_of[n]))
             .collect();
+        let buffer_of: HashMap<&str, &str> = self
+            .shared_locals
+            .iter()
+            .map(|(b, l)| (l.as_str(), b.as_str()))
+            .collect();
+        // A shared buffer's local reads the buffer's own parameters.
+        for q in params.iter_mut() {
+            match q {
+                Param::Array(a) | Param::Stride(a, _) => {
+                    if let Some(b) = buffer_of.get(a.as_str()) {
+                        *a = b.to_string();
+                    }
+                }
+                _ => {}
+            }
+        }
         let mut slot_params: Vec<Param> = vec![];
         params.retain(|q| {
             let base = match q {
@@ -179,6 +243,13 @@ impl<'a> LoopState<'a> {
     /// The launcher's own arguments: group locals out, slots in; carried scalars only where the
     /// kernel starts from the host's value; the steps' host scalars.
     pub fn host_args(&self, host_args: &mut Vec<String>, written: &mut Vec<String>) {
+        for list in [&mut *host_args, &mut *written] {
+            for a in list.iter_mut() {
+                if let Some((b, _)) = self.shared_locals.iter().find(|(_, l)| *l == a) {
+                    *a = b.clone();
+                }
+            }
+        }
         let locals: HashSet<&str> = self.locals.values().map(String::as_str).collect();
         host_args.retain(|a| !locals.contains(a.as_str()) && !self.types.contains_key(a));
         let mut wrote_group = vec![];
@@ -230,12 +301,21 @@ impl<'a> LoopState<'a> {
                 ScalarType::Float => {}
             }
         }
+        if let Some(r) = &self.running {
+            w.line(format!("{r} = {r} != 0"));
+        }
+    }
+
+    /// `test` as a condition on the registers (a while loop's test, a break's).
+    pub fn condition(&self, test: &Expr, loop_var: &str) -> String {
+        let env = |n: &str| self.type_of_name(n, loop_var);
+        StepPrinter { env: &env }.value_as(test, ScalarType::Bool)
     }
 
     /// The steps that run before phase `before` (`before == regions` after the last).
-    pub fn steps_before(&self, w: &mut Writer, before: usize, loop_var: &str) {
+    pub fn steps_before(&self, w: &mut Writer, before: usize, at: &PhaseNames) {
         for s in self.steps.steps.iter().filter(|s| s.before == before) {
-            self.step(w, s, loop_var);
+            self.step(w, s, at);
         }
     }
 
@@ -243,8 +323,25 @@ impl<'a> LoopState<'a> {
         self.steps.steps.iter().any(|s| s.before == before)
     }
 
-    fn step(&self, w: &mut Writer, s: &Step, loop_var: &str) {
-        match s.kind {
+    fn step(&self, w: &mut Writer, s: &Step, at: &PhaseNames) {
+        let loop_var = at.loop_var;
+        match &s.kind {
+            StepKind::Reduced { buffer, op } => {
+                let (x, it, pid) = (&s.target, at.iteration, at.pid);
+                let slot =
+                    format!("tl.load({buffer} + {it} % 3, cache_modifier=\".cg\").to(tl.float64)");
+                w.line(match op {
+                    ReduceOp::Sum => format!("{x} = {x} + {slot}"),
+                    ReduceOp::Max => format!("{x} = tl.maximum({x}, {slot})"),
+                    ReduceOp::Min => format!("{x} = tl.minimum({x}, {slot})"),
+                });
+                w.line(format!("if {pid} == 0:"));
+                w.indent();
+                w.line(format!(
+                    "tl.store({buffer} + ({it} + 2) % 3, tl.load({buffer} + 3))"
+                ));
+                w.dedent();
+            }
             StepKind::Rebind => {
                 let ExprKind::Name(source) = &s.value.kind else {
                     unreachable!("a rebinding assigns a name")
@@ -277,24 +374,22 @@ impl<'a> LoopState<'a> {
             .map_or(ScalarType::Float, |(_, t)| *t)
     }
 
-    /// Picks the arrays of the group names region `k` (renamed) reads, by their registers.
-    pub fn pick_arrays(&self, w: &mut Writer, k: &Kernel, params: &[Param]) {
+    /// Picks the arrays of the group names region `k` (renamed) reads, by their registers, and
+    /// points its shared buffers at the iteration's slot.
+    pub fn pick_arrays(&self, w: &mut Writer, k: &Kernel, params: &[Param], iteration: &str) {
+        let mut shared: Vec<(&String, &String)> = self
+            .shared_locals
+            .iter()
+            .filter(|(_, l)| region_reads(k, l))
+            .collect();
+        shared.sort();
+        for (buffer, local) in shared {
+            w.line(format!("{local} = {buffer} + {iteration} % 3"));
+            w.line(format!("{local}_stride0 = {buffer}_stride0"));
+        }
         let mut used: Vec<&String> = vec![];
         for (name, local) in &self.locals {
-            let mentions = k.body.iter().any(|s| {
-                let mut found = false;
-                s.walk(&mut |st| {
-                    for e in st.exprs() {
-                        found |= e.any(&mut |x| matches!(&x.kind, ExprKind::Subscript { array, .. } | ExprKind::Shape { array, .. } if array == local));
-                    }
-                });
-                found
-            }) || k.dims.iter().any(|d| {
-                [&d.range.start, &d.range.stop].iter().any(|e| {
-                    e.any(&mut |x| matches!(&x.kind, ExprKind::Shape { array, .. } if array == local))
-                })
-            });
-            if mentions {
+            if region_reads(k, local) {
                 used.push(name);
             }
         }
@@ -357,4 +452,22 @@ impl<'a> LoopState<'a> {
         }
         w.dedent();
     }
+}
+
+/// Whether region `k` names the array `local` (an element, or a shape in a bound).
+fn region_reads(k: &Kernel, local: &str) -> bool {
+    let names = |x: &Expr| matches!(&x.kind, ExprKind::Subscript { array, .. } | ExprKind::Shape { array, .. } if array == local);
+    k.body.iter().any(|s| {
+        let mut found = false;
+        s.walk(&mut |st| {
+            for e in st.exprs() {
+                found |= e.any(&mut |x| names(x));
+            }
+        });
+        found
+    }) || k.dims.iter().any(|d| {
+        [&d.range.start, &d.range.stop]
+            .iter()
+            .any(|e| e.any(&mut |x| names(x)))
+    })
 }

@@ -11,7 +11,7 @@
 //! - The names the kernel makes up are fresh against the names of all its regions.
 
 use super::cx::{width_text, Cx};
-use super::loop_state::LoopState;
+use super::loop_state::{LoopState, PhaseNames};
 use super::strips::{ONE_STRIP_PARAM, ROW_BLOCK_PARAM};
 use crate::codegen::analysis::{analyse, push_unique, Analysis};
 use crate::codegen::kernel_code::{signature, KernelCode, Param};
@@ -37,6 +37,10 @@ pub struct PersistentLoop<'k> {
     pub barrier_after: Vec<bool>,
     /// The loop's host statements, computed by every program (`loop_state`).
     pub steps: &'k HostSteps,
+    /// A while loop's test (`var` is then empty), read before every iteration.
+    pub test: Option<&'k Expr>,
+    /// `if test: break` ending the body, read after every iteration.
+    pub break_test: Option<&'k Expr>,
 }
 
 /// The persistent kernel of a host time loop. Phases are numbered `iteration * R + region`; a
@@ -52,7 +56,8 @@ pub struct PersistentLoop<'k> {
 pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<KernelCode> {
     let mut used: HashSet<String> = p.regions.iter().flat_map(|k| k.names()).collect();
     used.extend(p.steps.carried.iter().map(|c| c.name.clone()));
-    let state = LoopState::new(p.steps, &mut |base| fresh_name(base, &mut used));
+    let exits = p.test.is_some() || p.break_test.is_some();
+    let state = LoopState::new(p.steps, exits, &mut |base| fresh_name(base, &mut used));
     let regions: Vec<Kernel> = p.regions.iter().map(|k| state.renamed(k)).collect();
     let analyses: Vec<Analysis> = regions.iter().map(analyse).collect();
     let put_targets = put_targets(p);
@@ -73,8 +78,8 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
             w.line(format!("if {} == {r}:", n.region));
             w.indent();
         }
-        state.steps_before(&mut w, r, &p.var);
-        state.pick_arrays(&mut w, k, &params);
+        state.steps_before(&mut w, r, &n.at(p));
+        state.pick_arrays(&mut w, k, &params, &n.iteration);
         let mut cx = Cx::new(file, k, analysis);
         cx.float_params = params
             .iter()
@@ -98,7 +103,7 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
         }
     }
     grid_barrier(&mut w, p, &n);
-    tail_steps(&mut w, p, &n, &state);
+    iteration_end(&mut w, p, &n, &state);
     w.dedent();
     if !state.is_empty() {
         state.store(&mut w, &n.pid);
@@ -147,19 +152,33 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
     })
 }
 
-/// The steps after the last phase of an iteration, past its barrier.
-fn tail_steps(w: &mut Writer, p: &PersistentLoop, n: &Names, state: &LoopState) {
+/// After the last phase of an iteration, past its barrier: the steps there, then the exit
+/// tests (a break's, then a while loop's for the next iteration); a loop with an exit counts
+/// its phases itself.
+fn iteration_end(w: &mut Writer, p: &PersistentLoop, n: &Names, state: &LoopState) {
     let last = p.regions.len();
-    if !state.has_steps_before(last) {
-        return;
+    let steps = state.has_steps_before(last);
+    if steps || state.running.is_some() {
+        if last > 1 {
+            w.line(format!("if {} == {}:", n.region, last - 1));
+            w.indent();
+        }
+        state.steps_before(w, last, &n.at(p));
+        if let Some(running) = &state.running {
+            for (test, holds) in [(p.break_test, false), (p.test, true)] {
+                if let Some(t) = test {
+                    let c = state.condition(t, &p.var);
+                    let c = if holds { c } else { format!("({c} == 0)") };
+                    w.line(format!("{running} = {running} & {c}"));
+                }
+            }
+        }
+        if last > 1 {
+            w.dedent();
+        }
     }
-    if last > 1 {
-        w.line(format!("if {} == {}:", n.region, last - 1));
-        w.indent();
-    }
-    state.steps_before(w, last, &p.var);
-    if last > 1 {
-        w.dedent();
+    if state.running.is_some() {
+        w.line(format!("{} += 1", n.phase));
     }
 }
 
@@ -284,6 +303,14 @@ impl Names {
     fn fresh(&mut self, base: &str) -> String {
         fresh_name(base, &mut self.used)
     }
+
+    fn at<'n>(&'n self, p: &'n PersistentLoop) -> PhaseNames<'n> {
+        PhaseNames {
+            iteration: &self.iteration,
+            pid: &self.pid,
+            loop_var: &p.var,
+        }
+    }
 }
 
 /// The kernel's head comment, the program's coordinates, and the loop over the launch's phases
@@ -302,10 +329,27 @@ fn phase_loop(w: &mut Writer, p: &PersistentLoop, n: &Names, state: &LoopState, 
     w.line(format!("{nprog} = tl.num_programs(0)"));
     w.line(format!("{} = tl.full((), 0, tl.int64)", n.arrived));
     state.start(w);
-    w.line(format!(
-        "for {phase} in range({}, {}):",
-        n.phase_lo, n.phase_hi
-    ));
+    match &state.running {
+        // The loop runs while its test holds: a while loop reads it before the first
+        // iteration too (a launch of one phase starts there only at an iteration's start).
+        Some(running) => {
+            if let Some(t) = p.test {
+                w.line(format!("if {} % {nregions} == 0:", n.phase_lo));
+                w.indented(|w| {
+                    w.line(format!(
+                        "{running} = {running} & {}",
+                        state.condition(t, &p.var)
+                    ))
+                });
+            }
+            w.line(format!("{phase} = {}", n.phase_lo));
+            w.line(format!("while {running} & ({phase} < {}):", n.phase_hi));
+        }
+        None => w.line(format!(
+            "for {phase} in range({}, {}):",
+            n.phase_lo, n.phase_hi
+        )),
+    }
     w.indent();
     if nregions == 1 {
         w.line(format!("{iter} = {phase}"));
@@ -317,10 +361,12 @@ fn phase_loop(w: &mut Writer, p: &PersistentLoop, n: &Names, state: &LoopState, 
         Some(s) => format!("{iter} * {s}"),
         None => iter.clone(),
     };
-    w.line(match &n.start {
-        Some(s) => format!("{} = {s} + {scaled}", p.var),
-        None => format!("{} = {scaled}", p.var),
-    });
+    if !p.var.is_empty() {
+        w.line(match &n.start {
+            Some(s) => format!("{} = {s} + {scaled}", p.var),
+            None => format!("{} = {scaled}", p.var),
+        });
+    }
 }
 
 /// Region `r` as one phase: a communication statement, a `sequential for` region run by one
