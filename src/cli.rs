@@ -208,7 +208,7 @@ fn run(cli: &Cli) -> Run<()> {
     let mut failed = false;
     let mut warned = skipped_warnings;
     for job in &jobs {
-        match compile_job(job, &opts) {
+        match compile_job(job, &opts, cli.verbose) {
             Ok((text, warnings)) => {
                 warned += warnings;
                 outputs.push(text)
@@ -610,16 +610,17 @@ fn has_pragma(path: &Path, shown: &Path, warned: &mut usize) -> bool {
 }
 
 /// Compiles one job: its output and how many warnings it printed. Diagnostics, warnings too,
-/// are printed against the source as the user named it.
-fn compile_job(job: &Job, opts: &Options) -> Run<(String, usize)> {
+/// are printed against the source as the user named it; notes only under `-v`.
+fn compile_job(job: &Job, opts: &Options, verbose: bool) -> Run<(String, usize)> {
     let text = read_input(job.src.as_deref(), &job.src_shown)?;
     let file = SourceFile::new(job.embedded.clone(), text);
     let shown = || SourceFile::new(job.src_shown.clone(), file.text.clone());
     match driver::compile(&file, opts) {
         Ok(out) => {
-            if !out.warnings.is_empty() {
+            let notes = if verbose { &out.notes[..] } else { &[] };
+            if !out.warnings.is_empty() || !notes.is_empty() {
                 let shown = shown();
-                for w in &out.warnings {
+                for w in out.warnings.iter().chain(notes) {
                     eprint!("{}", w.render(&shown));
                 }
             }

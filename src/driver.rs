@@ -63,6 +63,9 @@ pub struct Compiled {
     /// `compile_function` hands `&mut Vec<Diagnostic>` down; the command line prints them and
     /// fails only under `--deny-warnings`.
     pub warnings: Vec<Diagnostic>,
+    /// What the compile decided that a user may want to know (`Diagnostic::note`: a time loop
+    /// that stays on the host, and the statement that keeps it there); printed under `-v`.
+    pub notes: Vec<Diagnostic>,
 }
 
 impl Compiled {
@@ -84,7 +87,15 @@ pub fn compile(file: &SourceFile, opts: &Options) -> Result<Compiled> {
     let work = || {
         let mut warnings = vec![];
         let text = compile_text(file, opts, &mut warnings)?;
-        Ok(Compiled { text, warnings })
+        // Passes push notes into the same channel.
+        let (notes, warnings) = warnings
+            .into_iter()
+            .partition(|d| d.severity == crate::diag::Severity::Note);
+        Ok(Compiled {
+            text,
+            warnings,
+            notes,
+        })
     };
     std::thread::scope(|scope| {
         // Where the address space is limited, a smaller stack (or, last, this thread's own)
@@ -330,7 +341,7 @@ fn compile_function(
     }
     let symmetric = passes::comm::run(&func, &calls, &mut kernels)?;
     // 11-12.
-    let launches = schedule::run(file, &func, &kernels, opts.persistent)?;
+    let launches = schedule::run_with_notes(file, &func, &kernels, opts.persistent, warnings)?;
     codegen(file, f, &func, &kernels, &launches, symmetric, opts)
 }
 

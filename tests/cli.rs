@@ -745,3 +745,41 @@ fn a_use_of_appy_the_output_would_keep_is_an_error_at_the_use() {
     has_caret_under(&e, "return appy.vidx(i0, appy.MVL, N)");
     assert!(e.contains("help: appyc drops `import appy`"), "{e}");
 }
+
+#[test]
+fn verbose_says_which_statement_keeps_a_time_loop_on_the_host() {
+    let dir = scratch("host-loop-note");
+    let src = dir.join("loop.py");
+    std::fs::write(
+        &src,
+        "def f(A, N, T):\n    for t in range(T):\n        #pragma parallel for simd\n        for i in range(N):\n            A[i] = A[i] * 0.5\n        print(t)\n",
+    )
+    .unwrap();
+    let out = dir.join("out.py");
+    let args = [src.to_str().unwrap(), "-o", out.to_str().unwrap()];
+    let quiet = appyc(&args);
+    assert!(quiet.status.success());
+    assert!(!String::from_utf8_lossy(&quiet.stderr).contains("note:"));
+    let verbose = appyc(&[args[0], args[1], args[2], "-v"]);
+    assert!(verbose.status.success());
+    let stderr = String::from_utf8_lossy(&verbose.stderr);
+    assert!(
+        stderr.contains("loop.py:6:9: note: this loop stays on the host"),
+        "{stderr}"
+    );
+    has_caret_under(&stderr, "        print(t)");
+    assert!(
+        stderr.contains("a call needs the host between iterations"),
+        "{stderr}"
+    );
+    // A loop the device runs says nothing.
+    std::fs::write(
+        &src,
+        std::fs::read_to_string(&src)
+            .unwrap()
+            .replace("        print(t)\n", ""),
+    )
+    .unwrap();
+    let verbose = appyc(&[args[0], args[1], args[2], "-v"]);
+    assert!(!String::from_utf8_lossy(&verbose.stderr).contains("note:"));
+}
