@@ -3,7 +3,8 @@ clock that each launch advances by a scripted time. A slow stretch of the device
 (clocks rising from idle) must not make the tuner pick the slower configuration: candidates take
 turns, and each keeps its fastest run. The kernel's default runs in the same rounds and is kept
 unless beaten by more than 3 %; a cached choice that is no configuration of the kernel is tuned
-again, with a warning, never raised.
+again, with a warning, never raised. Tuning is spread over calls within a time budget, and its
+progress survives in the cache file.
 """
 import importlib.util
 import json
@@ -133,7 +134,7 @@ def test_a_cached_entry_that_is_no_configuration_is_tuned_again_with_a_warning(
     monkeypatch.setattr(mod, "_APPYC_TUNING_FILE", table)
     tuned = []
     monkeypatch.setattr(
-        mod, "_appyc_fastest", lambda *args: tuned.append(args) or (256, 4)
+        mod, "_appyc_tune_step", lambda *args: tuned.append(args) or ((256, 4), [])
     )
     with pytest.warns(UserWarning, match="ignoring the tuning cache's entry for k"):
         assert tuning.tune(key, [torch.ones(1)], None) == (256, 4)
@@ -148,3 +149,66 @@ def test_a_cached_entry_that_is_no_configuration_is_tuned_again_with_a_warning(
         assert tuning.tune(key, [torch.ones(1)], None) == (256, 4)
     assert len(tuned) == 1
 
+
+
+def tuning_with_clock(tmp_path, monkeypatch, candidates):
+    """A generated module's tuner on a fake GPU: every launch takes 0.4 s of a fake clock, and
+    each configuration's time is scripted (lower is better)."""
+    mod = generated(tmp_path)
+    monkeypatch.setattr(mod, "_APPYC_INTERPRET", False)
+    monkeypatch.setenv("APPYC_AUTOTUNE", "1")
+    monkeypatch.setenv("APPYC_TUNE_BUDGET", "1")
+    monkeypatch.setenv("APPYC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(mod, "_APPYC_TUNING_FILE", None)
+    clock = [0.0]
+    fake_time = types.SimpleNamespace(perf_counter=lambda: clock[0])
+    monkeypatch.setattr(mod, "time", fake_time)
+    fake_cuda = types.SimpleNamespace(get_device_name=lambda device: "GPU")
+    monkeypatch.setattr(mod, "torch", types.SimpleNamespace(cuda=fake_cuda))
+    speed = {c: 10.0 - i for i, c in enumerate(candidates)}  # the last is the fastest
+    launched = []
+
+    def launch(config):
+        launched.append(config)
+        clock[0] += 0.4
+
+    # Timing rounds: the scripted speeds, not the clock.
+    monkeypatch.setattr(mod, "_appyc_fastest",
+                        lambda kernel, fresh, best, written, launch: min([best] + fresh, key=speed.get))
+    return mod, launch, launched
+
+
+def test_tuning_is_spread_over_calls_within_the_budget_and_resumes_from_the_file(tmp_path, monkeypatch):
+    configs = [(1024, 4), (128, 4), (256, 4), (512, 4), (512, 8), (1024, 8)]
+    mod, launch, launched = tuning_with_clock(tmp_path, monkeypatch, configs)
+    tuning = mod._AppycTuning("k", "hash", (1024, 4), tuple(configs[1:]))
+    key = (1,)
+    written = [torch.ones(2)]
+    # First call: the default, then candidates while under 1 s: 0.4 s each, so two more.
+    assert tuning.tune(key, written, launch) == (256, 4)
+    assert launched == [(1024, 4), (128, 4), (256, 4)]
+    assert key not in tuning.chosen and key in tuning.pending
+    with open(tmp_path / "cache" / "tuning.json") as f:
+        progress = json.load(f)[f"k|hash|GPU|{key!r}"]
+    assert progress == {"best": [256, 4], "left": [[512, 4], [512, 8], [1024, 8]]}
+    # A new process resumes from the file: the next candidates, never the default again.
+    mod2, launch2, launched2 = tuning_with_clock(tmp_path, monkeypatch, configs)
+    tuning2 = mod2._AppycTuning("k", "hash", (1024, 4), tuple(configs[1:]))
+    # 0.4 s a launch: three fit under the budget (each starts before 1 s), and that settles it.
+    assert tuning2.tune(key, written, launch2) == (1024, 8)
+    assert launched2 == [(512, 4), (512, 8), (1024, 8)]
+    assert tuning2.chosen[key] == (1024, 8) and key not in tuning2.pending
+    with open(tmp_path / "cache" / "tuning.json") as f:
+        assert json.load(f)[f"k|hash|GPU|{key!r}"] == [1024, 8]
+
+
+def test_a_continuing_call_tries_one_candidate_even_past_its_budget(tmp_path, monkeypatch):
+    configs = [(1024, 4), (128, 4), (256, 4)]
+    mod, launch, launched = tuning_with_clock(tmp_path, monkeypatch, configs)
+    monkeypatch.setenv("APPYC_TUNE_BUDGET", "0")
+    tuning = mod._AppycTuning("k", "hash", (1024, 4), tuple(configs[1:]))
+    key = (2,)
+    assert tuning.tune(key, [torch.ones(1)], launch) == (1024, 4)  # the default alone
+    assert tuning.tune(key, [torch.ones(1)], launch) == (128, 4)
+    assert tuning.tune(key, [torch.ones(1)], launch) == (256, 4)
+    assert tuning.chosen[key] == (256, 4)
