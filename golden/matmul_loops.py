@@ -755,9 +755,7 @@ def _symm_lower_kernel0(A, B, C, M, N, beta: "fp64", alpha: "fp64", A_stride0, A
             k_mask = k < M
             _s_rows1 = _s_rows1 + tl.where(j_mask & k_mask[:, None], tl.load(A + k[:, None] * A_stride0 + i * A_stride1, mask=k_mask[:, None]) * tl.load(B + k[:, None] * B_stride0 + j * B_stride1, mask=j_mask & k_mask[:, None]), 0)  # samples/matmul_loops.py:67
         s = s + tl.sum(_s_rows1, axis=0)  # samples/matmul_loops.py:66
-        tl.debug_barrier()
         tl.store(C + i * C_stride0 + j * C_stride1, beta * tl.load(C + i * C_stride0 + j * C_stride1, mask=j_mask) + alpha * (tl.load(A + i * A_stride0 + i * A_stride1) * tl.load(B + i * B_stride0 + j * B_stride1, mask=j_mask) + s), mask=j_mask)  # samples/matmul_loops.py:68
-        tl.debug_barrier()
 
 
 @triton.jit
@@ -812,7 +810,7 @@ def _launch_symm_lower_kernel0_tiles(A, B, C, M, N, beta, alpha, _appyc_rows, _a
     )
 
 
-_symm_lower_kernel0_tuning = _AppycTuning("_symm_lower_kernel0", "ed3a0dba388ee82a", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_symm_lower_kernel0_tuning = _AppycTuning("_symm_lower_kernel0", "6979ca58ec9887cc", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_symm_lower_kernel0(A, B, C, M, N, beta, alpha, _appyc_config=None):

@@ -446,6 +446,43 @@ def _appyc_rows_a_program(mvl, extent):
     return max(1, mvl // (1 << (min(max(extent, 1), _APPYC_ROW_LANES_MAX) - 1).bit_length()))
 
 
+# Column reductions with their rows split over several programs (passes/split_rows.rs): about
+# this many programs a launch keeps enough loads in flight (8 per SM, gemver's A^T y on the H100,
+# bench/gaps_h100.log); a split walks at least this many rows. The interpreter runs programs
+# one by one, so there (and for arrays off the GPU) the numbers are small enough for tests'
+# sizes to split.
+_APPYC_SPLIT_PROGRAMS_PER_SM = 8
+_APPYC_SPLIT_MIN_ROWS = 32 if _APPYC_INTERPRET else 128
+_APPYC_SPLIT_STATE = {}
+
+
+def _appyc_row_split(blocks, rows, tile_rows, device):
+    """(splits, rows per split) for `rows` rows over `blocks` column blocks on `device`: whole
+    row tiles per split, no empty split."""
+    rows = max(int(rows), 1)
+    programs = _APPYC_SPLIT_STATE.get(("programs", device))
+    if programs is None:
+        cuda = device.type == "cuda" and not _APPYC_INTERPRET
+        sms = torch.cuda.get_device_properties(device).multi_processor_count if cuda else 2
+        programs = _APPYC_SPLIT_PROGRAMS_PER_SM * sms
+        _APPYC_SPLIT_STATE[("programs", device)] = programs
+    splits = max(1, min(-(-programs // max(blocks, 1)), rows // _APPYC_SPLIT_MIN_ROWS))
+    per_split = -(-(-(-rows // splits)) // tile_rows) * tile_rows
+    return -(-rows // per_split), per_split
+
+
+def _appyc_split_buffers(device, partials, blocks):
+    """Scratch for the splits' partial results (8 bytes each) and one arrival counter per column
+    block, kept per device: every launch leaves the counters at zero (the combining program
+    resets its own) and launches on one stream run one after another."""
+    held = _APPYC_SPLIT_STATE.get(device)
+    if held is None or held[0].numel() < partials or held[1].numel() < blocks:
+        held = (torch.empty(max(partials, 1), dtype=torch.float64, device=device),
+                torch.zeros(max(blocks, 1), dtype=torch.int32, device=device))
+        _APPYC_SPLIT_STATE[device] = held
+    return held
+
+
 def _appyc_shared_scalar(value, like, device):
     """The one-element buffer a `shared(x)` scalar lives in while a kernel updates it: x's value,
     in the dtype NumPy gives `x + like[i]` (x's own type when no array decides)."""
@@ -1200,3 +1237,106 @@ def relax_until_small(A, B, N, tol, max_iter):
     # The same with a bounded for loop that breaks, OpenMP's reduction clause and a copy back.
     diff = _launch_relax_until_small_persistent0(B, A, N, tol, max_iter)
     return diff
+
+
+@triton.jit
+def _gemver_loops_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta: "fp64", A_stride0, A_stride1, u1_stride0, v1_stride0, u2_stride0, v2_stride0, y_stride0, x_stride0, z_stride0, _appyc_partials, _appyc_arrivals, _appyc_split_rows, MVL: tl.constexpr):
+    # samples/natural_loops.py:116: #pragma parallel for simd
+    j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:117
+    j_mask = j < N
+    s = tl.full((MVL,), 0.0, y.dtype.element_ty)  # samples/natural_loops.py:118
+    _appyc_split = tl.program_id(1)
+    _appyc_rows_lo = 0 + _appyc_split * _appyc_split_rows
+    _appyc_rows_hi = tl.minimum(_appyc_rows_lo + _appyc_split_rows, N)
+    _s_rows = tl.zeros((32, MVL), (tl.zeros((), A.dtype.element_ty) + tl.zeros((), y.dtype.element_ty)).dtype)  # samples/natural_loops.py:119
+    for _i_base in range(_appyc_rows_lo, _appyc_rows_hi, 32):  # samples/natural_loops.py:119
+        i = _i_base + tl.arange(0, 32)
+        i_mask = i < _appyc_rows_hi
+        _A_ij = (tl.load(A + i[:, None] * A_stride0 + j * A_stride1, mask=i_mask[:, None] & j_mask) + tl.load(u1 + i[:, None] * u1_stride0, mask=i_mask[:, None]) * tl.load(v1 + j * v1_stride0, mask=j_mask) + tl.load(u2 + i[:, None] * u2_stride0, mask=i_mask[:, None]) * tl.load(v2 + j * v2_stride0, mask=j_mask)).to(A.dtype.element_ty)  # samples/natural_loops.py:119
+        tl.store(A + i[:, None] * A_stride0 + j * A_stride1, _A_ij, mask=i_mask[:, None] & j_mask)  # samples/natural_loops.py:119
+        _s_rows = _s_rows + tl.where(i_mask[:, None] & j_mask, _A_ij * tl.load(y + i[:, None] * y_stride0, mask=i_mask[:, None]), 0)  # samples/natural_loops.py:120
+    _appyc_part = _appyc_partials.to(tl.pointer_type(_s_rows.dtype)) + tl.program_id(0) * MVL + tl.arange(0, MVL)
+    _appyc_stride = tl.num_programs(0) * MVL
+    tl.store(_appyc_part + _appyc_split * _appyc_stride, tl.sum(_s_rows, axis=0))
+    tl.debug_barrier()
+    _appyc_arrived = tl.atomic_add(_appyc_arrivals + tl.program_id(0), 1, sem="acq_rel")
+    s = s.to((tl.zeros((), s.dtype) + tl.zeros((), _s_rows.dtype)).dtype)
+    if _appyc_arrived == tl.num_programs(1) - 1:
+        tl.debug_barrier()
+        _appyc_total = tl.load(_appyc_part, cache_modifier=".cg")
+        for _appyc_k in range(1, tl.num_programs(1)):
+            _appyc_total = _appyc_total + tl.load(_appyc_part + _appyc_k * _appyc_stride, cache_modifier=".cg")
+        tl.store(_appyc_arrivals + tl.program_id(0), 0)
+        s = s + _appyc_total  # samples/natural_loops.py:119
+        tl.store(x + j * x_stride0, tl.load(x + j * x_stride0, mask=j_mask) + beta * s, mask=j_mask)  # samples/natural_loops.py:121
+        tl.store(x + j * x_stride0, tl.load(x + j * x_stride0, mask=j_mask) + tl.load(z + j * z_stride0, mask=j_mask), mask=j_mask)  # samples/natural_loops.py:122
+
+
+_gemver_loops_kernel1_tuning = _AppycTuning("_gemver_loops_kernel1", "cfaf3151d37349e6", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+
+
+def _launch_gemver_loops_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta, _appyc_config=None):
+    """Launches _gemver_loops_kernel1 for the region at samples/natural_loops.py:116."""
+    n_j = int(N)
+    if n_j <= 0:
+        return
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(N), A.dtype, u1.dtype, v1.dtype, u2.dtype, v2.dtype, y.dtype, x.dtype, z.dtype)
+        _appyc_config = _gemver_loops_kernel1_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _gemver_loops_kernel1_tuning.tune(
+                _appyc_key, (A, x), lambda config: _launch_gemver_loops_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta, config)
+            )
+    _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_blocks = (n_j + _appyc_mvl - 1) // _appyc_mvl
+    _appyc_splits, _appyc_split_rows = _appyc_row_split(_appyc_blocks, int(N) - int(0), 32, A.device)
+    _appyc_partials, _appyc_arrivals = _appyc_split_buffers(A.device, _appyc_splits * _appyc_blocks * _appyc_mvl, _appyc_blocks)
+    _appyc_launch(
+        _gemver_loops_kernel1, (_appyc_blocks, _appyc_splits,),
+        (A, u1, v1, u2, v2, y, x, z, int(N), float(beta), A.stride(0), A.stride(1), u1.stride(0), v1.stride(0), u2.stride(0), v2.stride(0), y.stride(0), x.stride(0), z.stride(0), _appyc_partials, _appyc_arrivals, _appyc_split_rows,),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+    )
+
+
+@triton.jit
+def _gemver_loops_kernel2(A, x, w, N, alpha: "fp64", A_stride0, A_stride1, x_stride0, w_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
+    # samples/natural_loops.py:123: #pragma parallel for
+    i = tl.program_id(0)  # samples/natural_loops.py:124
+    s = tl.full((), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/natural_loops.py:125
+    for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/natural_loops.py:127
+        j = _j_base + tl.arange(0, MVL)
+        j_mask = j < N
+        s = s + tl.sum(tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * tl.load(x + j * x_stride0, mask=j_mask), 0), axis=0)  # samples/natural_loops.py:128
+    tl.store(w + i * w_stride0, tl.load(w + i * w_stride0) + alpha * s)  # samples/natural_loops.py:129
+
+
+_gemver_loops_kernel2_tuning = _AppycTuning("_gemver_loops_kernel2", "ad1f3fd67635214b", (256, 4), _APPYC_CANDIDATES)
+
+
+def _launch_gemver_loops_kernel2(A, x, w, N, alpha, _appyc_config=None):
+    """Launches _gemver_loops_kernel2 for the region at samples/natural_loops.py:123."""
+    n_i = int(N)
+    if n_i <= 0:
+        return
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(N), A.dtype, x.dtype, w.dtype)
+        _appyc_config = _gemver_loops_kernel2_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _gemver_loops_kernel2_tuning.tune(
+                _appyc_key, (w,), lambda config: _launch_gemver_loops_kernel2(A, x, w, N, alpha, config)
+            )
+    _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_launch(
+        _gemver_loops_kernel2, (n_i,),
+        (A, x, w, int(N), float(alpha), A.stride(0), A.stride(1), x.stride(0), w.stride(0),),
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
+    )
+
+
+def gemver_loops(alpha, beta, A, u1, v1, u2, v2, w, x, y, z):
+    # gemver in loop form: the update of A runs inside the column reduction that reads it
+    # (passes/fuse_into_reduction.rs), so A crosses memory once less.
+    N = A.shape[0]
+    # appyc: this region runs inside _launch_gemver_loops_kernel1 below
+    _launch_gemver_loops_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta)
+    _launch_gemver_loops_kernel2(A, x, w, N, alpha)

@@ -102,3 +102,28 @@ def relax_until_small(A, B, N, tol, max_iter):
         if diff < tol:
             break
     return diff
+
+
+def gemver_loops(alpha, beta, A, u1, v1, u2, v2, w, x, y, z):
+    # gemver in loop form: the update of A runs inside the column reduction that reads it
+    # (passes/fuse_into_reduction.rs), so A crosses memory once less.
+    N = A.shape[0]
+    #pragma parallel for
+    for i in range(N):
+        #pragma simd
+        for j in range(N):
+            A[i, j] = A[i, j] + u1[i] * v1[j] + u2[i] * v2[j]
+    #pragma parallel for simd
+    for j in range(N):
+        s = 0.0
+        for i in range(N):
+            s += A[i, j] * y[i]
+        x[j] = x[j] + beta * s
+        x[j] = x[j] + z[j]
+    #pragma parallel for
+    for i in range(N):
+        s = 0.0
+        #pragma simd
+        for j in range(N):
+            s += A[i, j] * x[j]
+        w[i] = w[i] + alpha * s

@@ -78,9 +78,7 @@ def symm_lower(alpha, beta, C, A, B):
             for _k_base1 in range(i + 1, M, 32):
                 k = appy.vidx(_k_base1, 32, M)
                 s = s + sum(A[k, i] * B[k, j], axis=0)
-            appy.syncthreads()
             C[i, j] = beta * C[i, j] + alpha * (A[i, i] * B[i, j] + s)
-            appy.syncthreads()
 
 
 def syr2k_diff(alpha, beta, C, A, B):

@@ -61,13 +61,13 @@ pub fn run(k: &mut Kernel) {
 
 /// Arrays that need no fence at all: every access (loads and stores) is the same subscript,
 /// in statements of one block (so after lowering all have one shape), and its indices are
-/// variables of the grid or of loops that nothing reassigns, one of them a `simd` grid variable
-/// (a lane). Each element is then touched only by the lane that owns it, through one pointer
+/// variables of the grid or of loops that nothing reassigns, one of them a lane (a `simd` grid
+/// variable or a `simd` loop's variable). Each element is then touched only by the lane that owns it, through one pointer
 /// expression, so Triton gives every access the same layout and the same thread loads, stores
 /// and loads again in program order, as it does for one statement's read-modify-write. (A
 /// scalar element is not enough: every thread loads it and one stores.)
 fn lane_aligned(k: &Kernel) -> Vec<String> {
-    let lanes: HashSet<&str> = k
+    let mut lanes: HashSet<&str> = k
         .dims
         .iter()
         .filter(|d| d.simd.is_some())
@@ -75,12 +75,22 @@ fn lane_aligned(k: &Kernel) -> Vec<String> {
         .collect();
     let mut assigned: HashSet<String> = HashSet::new();
     for s in &k.body {
-        s.walk(&mut |st| {
-            if let StmtKind::Assign { target, .. } = &st.kind {
+        s.walk(&mut |st| match &st.kind {
+            StmtKind::Assign { target, .. } => {
                 if let ExprKind::Name(n) = &target.kind {
                     assigned.insert(n.clone());
                 }
             }
+            // A `simd` loop's variable is a lane too once strip-mined: each strip's lanes own
+            // their elements (loop-form updates, `for j: A[i, j] = A[i, j] + ...`).
+            StmtKind::For {
+                var,
+                kind: LoopKind::Simd(_),
+                ..
+            } => {
+                lanes.insert(var);
+            }
+            _ => {}
         });
     }
     // Every subscript of each array: (block number, the subscript).

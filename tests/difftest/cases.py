@@ -437,6 +437,10 @@ CASES = [
     Case("natural_loops", "relax_until_small", variant="early",
          make=lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 0.3, 12], sizes=(1000,),
          fp64_strict=True, launches=("_relax_until_small_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "gemver_loops",   # the update fused into the column reduction
+         lambda r, n: [1.5, 1.2, normal(r, (n, n), F64)] + [normal(r, n, F64) for _ in range(8)],
+         (19, 150), fp64_strict=True, launches=("_gemver_loops_kernel1",),
+         no_launches=("_gemver_loops_kernel0",)),
     Case("natural_loops", "counted_steps",
          lambda r, n: [normal(r, n, F64), n, 3], SIZES_1D, fp64_strict=True,
          launches=("_counted_steps_persistent0",), no_launches=("_kernel",)),
