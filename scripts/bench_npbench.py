@@ -2,18 +2,38 @@
 """NPBench kernels: appyc against CuPy, JAX (jit), torch.compile and eager torch, checked against
 NumPy, and against the device's measured copy bandwidth and matmul throughput.
 
+Two sets of sources (--set ours, natural or both, the default, for both steps):
+  * ours: scripts/npbench/*.py, sixteen NPBench kernels annotated in the shapes appyc does best;
+  * natural: scripts/npbench_natural/*.py, written from the math the way APPy users write
+    them: loops with `#pragma parallel for` / `simd`, bare host statements and host scalars in
+    time loops, `A, B = B, A` swaps, no pragma APPy 0.3 would not need. fdtd_2d, jacobi_2d,
+    heat_3d and gemver (same signatures, sizes, inputs and peers as ours), and three of their
+    own: wave_decay (two loops and a decaying host dt per step), relax_tol (a `while` to a
+    tolerance with a max reduction and a swap) and smooth_swap (a 2-D swap loop).
+Their rows are labelled `fdtd_2d` and `fdtd_2d (natural)` (case names fdtd_2d and
+fdtd_2d.natural for --only), a section of the table and a panel of the chart each.
+
 Two steps, because the GPU machine has no Rust toolchain:
 
-  1. here, compile every annotated source in scripts/npbench/ twice (default, --mvl 256):
-       python3 scripts/bench_npbench.py --generate gen_npbench
+  1. here, compile every annotated source twice (default, --mvl 256), ours into DIR and the
+     natural set into DIR/natural/:
+       python3 scripts/bench_npbench.py --generate gen_npbench [--set both]
   2. on the GPU machine (repo checkout with that directory in it):
-       python3 scripts/bench_npbench.py --modules gen_npbench \
-           --out bench/npbench_results.md --png bench/npbench_results.png
+       python3 scripts/bench_npbench.py --modules gen_npbench --set natural \
+           --out bench/npbench_natural.md --png bench/npbench_natural.png
+     (a run stops starting cases after --deadline, 420 s: run the sets, or --only groups of
+     kernels, in separate calls and join their JSON files with
+       python3 scripts/bench_npbench.py --merge A.json,B.json --out ... --png ...)
 
 Per kernel (sizes: NPBench's `paper` preset, or `small` for a CPU smoke test):
   * inputs from a fixed seed, the NPBench dtypes (float64; softmax float32, floyd_warshall int32);
   * reference: the annotated source itself run on NumPy arrays (pragmas are comments), in a
-    pool of background processes while the GPU cases run;
+    pool of background processes while the GPU cases run. At `paper` size, where a loop source
+    would run for minutes to hours in plain Python, the reference is an independent whole-array
+    NumPy expression of the math (MATH, NATURAL_MATH), and a natural source whose kernel has an
+    ours source shares the ours reference (same inputs and outputs); at `small` size those
+    sources are their own references, checked against the math or the ours source (rtol 1e-10)
+    first;
   * each implementation in its own fresh process: appyc (default build; first call cold, with
     empty APPYC_CACHE_DIR and TRITON_CACHE_DIR), appyc again with the same cache directories
     (first call warm), appyc --mvl 256, CuPy, JAX (jax.jit, x64), torch.compile (a torch-op
@@ -22,7 +42,8 @@ Per kernel (sizes: NPBench's `paper` preset, or `small` for a CPU smoke test):
   * limits, measured first in a fresh process: copy bandwidth and fp64/fp32 matmul throughput;
     the second table puts each kernel's steady state against the limit that bounds it by its
     flops and minimum bytes (`cost`), for appyc and the fastest peer;
-  * correctness: every array the kernel writes and every value it returns, after the first
+  * correctness: every array the kernel writes and every value it returns (a swap loop's
+    result is the array it returns; both buffers are checked by name too), after the first
     call, against NumPy: np.allclose(rtol=1e-5, atol=1e-8) or relative L2 error < 1e-5
     (NPBench's rule);
   * first call: wall time of the first call in the fresh process (compilation, tuning and one
@@ -33,8 +54,16 @@ The processes run one at a time on the device; the next one starts (imports, inp
 current one runs, and starts its measured part only when the device is free. A process that
 fails or runs past --case-timeout is a row in the table, never a crash.
 
-`--device cpu --size small` runs the same flow on the CPU (appyc under TRITON_INTERPRET=1, peers
-on their CPU backends where installed): a check of the pipeline, not a benchmark.
+The markdown table has a section per set: the results, then steady-state speed-ups of appyc
+against each peer and against the best peer, with a geometric mean per set (the natural set
+also against appyc on the ours source of the same kernel); then the limits table for all rows.
+
+`--device cpu --size small` runs the same flow on the CPU (appyc under TRITON_INTERPRET=1, with
+float kernel arguments typed as a GPU launch types them; peers on their CPU backends where
+installed): a check of the pipeline, not a benchmark, e.g.
+    python3 scripts/bench_npbench.py --generate /tmp/gen_npb
+    python3 scripts/bench_npbench.py --modules /tmp/gen_npb --device cpu --size small \
+        --set natural --out /tmp/npb_small.md --png /tmp/npb_small.png
 """
 import argparse
 import json
@@ -53,6 +82,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCES = REPO / "scripts" / "npbench"
+# Two sets of sources: "ours" (scripts/npbench/, shaped for appyc) and "natural"
+# (scripts/npbench_natural/, written as APPy users write them). A natural kernel's case is named
+# "<kernel>.natural" (files, --case) and labelled "<kernel> (natural)" (tables, chart).
+SET_DIRS = {"ours": SOURCES, "natural": REPO / "scripts" / "npbench_natural"}
+SETS = list(SET_DIRS)
 SEED = 20261122
 IMPLS = ["appyc", "appyc_warm", "appyc_mvl256", "cupy", "jax", "torch_compile", "torch"]
 PEERS = ["appyc_mvl256", "cupy", "jax", "torch_compile", "torch"]  # compared with appyc in ratios
@@ -141,6 +175,40 @@ def _mk_go_fast(rng, N):
     return [("a", rng.random((N, N)))]
 
 
+def _mk_wave_decay(rng, T, N):
+    return [("T", T), ("u", rng.random(N)), ("v", rng.random(N) - 0.5), ("dt", 0.5),
+            ("decay", 0.999)]
+
+
+def _relax_sweep(a):
+    """One sweep of relax_tol from a (ends fixed): the new array and its largest change."""
+    import numpy as np
+    b = a.copy()
+    b[1:-1] = 0.25 * a[:-2] + 0.5 * a[1:-1] + 0.25 * a[2:]
+    return b, float(np.max(np.abs(b[1:-1] - a[1:-1])))
+
+
+def _mk_relax_tol(rng, N, iters):
+    """tol strictly between the largest changes of sweeps iters-1 and iters, so the loop stops
+    on the tolerance after exactly `iters` sweeps (max_iter = 2 * iters is only a cap). The
+    largest change never grows (each sweep averages the previous change with non-negative
+    weights), and the gap between two sweeps (about 1e-4 relative at 3000) is far above
+    rounding, so every correct implementation stops at the same sweep."""
+    import numpy as np
+    A = rng.random(N)
+    a, diffs = A, []
+    for _ in range(iters):
+        a, d = _relax_sweep(a)
+        diffs.append(d)
+    assert diffs[-2] > diffs[-1] > 0.0, diffs[-2:]
+    tol = float(np.sqrt(diffs[-2] * diffs[-1]))
+    return [("A", A), ("B", A.copy()), ("tol", tol), ("max_iter", 2 * iters)]
+
+
+def _mk_smooth_swap(rng, T, M, N):
+    return [("T", T), ("A", rng.random((M, N))), ("B", rng.random((M, N)))]
+
+
 # writes: arrays the kernel updates in place; nret: number of returned arrays (checked as ret0..)
 KERNELS = {
     "jacobi_1d": dict(make=_mk_jacobi_1d, writes=["A", "B"], nret=0,
@@ -173,17 +241,57 @@ KERNELS = {
     "softmax": dict(make=_mk_softmax, writes=[], nret=1,
                     paper=dict(N=64, H=16, SM=512), small=dict(N=2, H=3, SM=7)),
     "go_fast": dict(make=_mk_go_fast, writes=[], nret=1, paper=dict(N=12500), small=dict(N=33)),
+    # Only in the natural set. wave_decay returns its last dt, relax_tol its sweep count;
+    # smooth_swap returns the array `A` names after the swaps (its odd `small` T leaves it in
+    # the caller's B), and the caller's A and B are checked as well.
+    "wave_decay": dict(make=_mk_wave_decay, writes=["u", "v"], nret=1,
+                       paper=dict(T=1000, N=2 ** 20), small=dict(T=5, N=101)),
+    "relax_tol": dict(make=_mk_relax_tol, writes=["A", "B"], nret=1,
+                      paper=dict(N=2 ** 16, iters=3000), small=dict(N=67, iters=12)),
+    "smooth_swap": dict(make=_mk_smooth_swap, writes=["A", "B"], nret=1,
+                        paper=dict(T=200, M=4096, N=4096), small=dict(T=3, M=19, N=23)),
 }
+# The kernels of each set: those with a source in the set's directory, in KERNELS order.
+SET_KERNELS = {st: [k for k in KERNELS if (d / f"{k}.py").exists()] for st, d in SET_DIRS.items()}
+
+
+def case_name(st, k):
+    return k if st == "ours" else f"{k}.{st}"
+
+
+def split_case(case):
+    """(set, kernel) of a case name."""
+    k, _, st = case.partition(".")
+    return (st or "ours"), k
+
+
+def case_label(case):
+    st, k = split_case(case)
+    return k if st == "ours" else f"{k} ({st})"
+
+
+def all_cases(sets=SETS):
+    return [case_name(st, k) for st in sets for k in SET_KERNELS[st]]
 # Longest NumPy references first (and the large-output ones early), so that the reference
 # pool is done before the device cases need it.
-REF_ORDER = ["gemm", "jacobi_2d", "floyd_warshall", "softmax", "go_fast", "heat_3d", "covariance",
-             "symm", "syr2k", "trmm", "syrk", "gemver", "gesummv", "fdtd_2d", "jacobi_1d",
-             "gramschmidt"]
+REF_ORDER = ["gemm", "jacobi_2d", "smooth_swap", "floyd_warshall", "softmax", "go_fast", "heat_3d",
+             "covariance", "symm", "syr2k", "trmm", "syrk", "gemver", "wave_decay", "gesummv",
+             "fdtd_2d", "relax_tol", "jacobi_1d", "gramschmidt"]
 # Device order: kernels with large outputs first (their checks run in the background while the
 # others run); those whose appyc first call may run into the time cap last.
 RUN_ORDER = ["softmax", "go_fast", "gesummv", "gemver", "covariance", "syrk", "syr2k", "trmm",
-             "symm", "gemm", "jacobi_1d", "jacobi_2d", "heat_3d", "fdtd_2d", "floyd_warshall",
-             "gramschmidt"]
+             "symm", "gemm", "smooth_swap", "wave_decay", "relax_tol", "jacobi_1d", "jacobi_2d",
+             "heat_3d", "fdtd_2d", "floyd_warshall", "gramschmidt"]
+
+
+def ref_order(case):
+    st, k = split_case(case)
+    return REF_ORDER.index(k), SETS.index(st)
+
+
+def run_order(case):  # one set after the other
+    st, k = split_case(case)
+    return SETS.index(st), RUN_ORDER.index(k)
 
 
 # ================================================================== the math, in NumPy
@@ -226,6 +334,40 @@ def _math_covariance(M, float_n, data):
 
 MATH = {"gemm": _math_gemm, "syrk": _math_syrk, "syr2k": _math_syr2k, "trmm": _math_trmm,
         "symm": _math_symm, "covariance": _math_covariance}
+
+
+# The natural set's own kernels, likewise: their loop sources would run for minutes to hours in
+# plain Python at `paper` size, so there the reference is this math; at `small` the reference
+# is the source, checked against it.
+def _math_wave_decay(T, u, v, dt, decay):
+    for _ in range(T):
+        v[1:-1] = v[1:-1] + dt * (u[:-2] - 2.0 * u[1:-1] + u[2:])
+        u[:] = u + dt * v
+        dt = dt * decay
+    return dt
+
+
+def _math_relax_tol(A, B, tol, max_iter):
+    diff, it = tol + 1.0, 0
+    while diff > tol and it < max_iter:
+        B[1:-1] = 0.25 * A[:-2] + 0.5 * A[1:-1] + 0.25 * A[2:]
+        diff = abs(B[1:-1] - A[1:-1]).max()
+        A, B = B, A
+        it += 1
+    return it
+
+
+def _math_smooth_swap(T, A, B):
+    for _ in range(T):
+        B[1:-1, 1:-1] = _smooth5(A)
+        B[[0, -1], :] = A[[0, -1], :]
+        B[:, [0, -1]] = A[:, [0, -1]]
+        A, B = B, A
+    return A
+
+
+NATURAL_MATH = {"wave_decay": _math_wave_decay, "relax_tol": _math_relax_tol,
+                "smooth_swap": _math_smooth_swap}
 
 
 # ================================================================== cost model: flops, bytes
@@ -285,6 +427,13 @@ def cost(kernel, d):
     if kernel == "go_fast":
         N = d["N"]
         return N * N + 2 * N, 2 * N * N * w
+    if kernel == "wave_decay":  # u and v read and written per step
+        return (5 * (d["N"] - 2) + 2 * d["N"]) * d["T"], 4 * d["N"] * w * d["T"]
+    if kernel == "relax_tol":  # A read, B written per sweep; `iters` sweeps (see _mk_relax_tol)
+        return 7 * (d["N"] - 2) * d["iters"], 2 * d["N"] * w * d["iters"]
+    if kernel == "smooth_swap":  # A read, B written per step
+        n = d["M"] * d["N"]
+        return 5 * (d["M"] - 2) * (d["N"] - 2) * d["T"], 2 * n * w * d["T"]
     raise KeyError(kernel)
 
 
@@ -375,7 +524,49 @@ def cupy_impl(kernel):
     def go_fast(a):
         return a + cp.tanh(cp.diagonal(a)).sum()
 
+    def wave_decay(T, u, v, dt, decay):
+        for _ in range(T):
+            _wave_step(u, v, dt)
+            dt = dt * decay
+        return dt
+
+    def relax_tol(A, B, tol, max_iter):
+        diff, it = tol + 1.0, 0
+        while diff > tol and it < max_iter:
+            diff = float(_relax_step(A, B))  # the host reads the change every sweep
+            A, B = B, A
+            it += 1
+        return it
+
+    def smooth_swap(T, A, B):
+        for _ in range(T):
+            _smooth_step(A, B)
+            A, B = B, A
+        return A
+
     return locals()[kernel]
+
+
+def _wave_step(u, v, dt):  # shared by CuPy and torch
+    v[1:-1] += dt * (u[:-2] - 2.0 * u[1:-1] + u[2:])
+    u += dt * v
+
+
+def _relax_step(A, B):  # shared by CuPy and torch: the sweep and its largest change
+    B[1:-1] = 0.25 * A[:-2] + 0.5 * A[1:-1] + 0.25 * A[2:]
+    return abs(B[1:-1] - A[1:-1]).max()
+
+
+def _smooth5(A):  # shared by NumPy (math), CuPy, torch and JAX
+    return 0.2 * (A[1:-1, 1:-1] + A[:-2, 1:-1] + A[2:, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:])
+
+
+def _smooth_step(A, B):  # shared by CuPy and torch
+    B[1:-1, 1:-1] = _smooth5(A)
+    B[0, :] = A[0, :]
+    B[-1, :] = A[-1, :]
+    B[:, 0] = A[:, 0]
+    B[:, -1] = A[:, -1]
 
 
 def _heat(A):  # shared by CuPy and torch: plain slicing arithmetic
@@ -438,7 +629,8 @@ def torch_impl(kernel, compiled=True):
         A.sub_(torch.outer(q, r))
 
     steps = {"j1": tc(j1_step), "j2": tc(j2_step), "heat": tc(heat_step),
-             "fdtd": tc(fdtd_step), "fw": tc(fw_step), "gs": tc(gs_step)}
+             "fdtd": tc(fdtd_step), "fw": tc(fw_step), "gs": tc(gs_step),
+             "wave": tc(_wave_step), "relax": tc(_relax_step), "smooth": tc(_smooth_step)}
 
     def jacobi_1d(TSTEPS, A, B):
         for _ in range(TSTEPS):
@@ -520,6 +712,28 @@ def torch_impl(kernel, compiled=True):
     @tc
     def go_fast(a):
         return a + torch.tanh(torch.diagonal(a)).sum()
+
+    # The natural set's own kernels: one step compiled, the loop in Python (dt a Python float,
+    # which dynamo takes as a symbolic input rather than recompiling per value).
+    def wave_decay(T, u, v, dt, decay):
+        for _ in range(T):
+            steps["wave"](u, v, dt)
+            dt = dt * decay
+        return dt
+
+    def relax_tol(A, B, tol, max_iter):
+        diff, it = tol + 1.0, 0
+        while diff > tol and it < max_iter:
+            diff = steps["relax"](A, B).item()  # the host reads the change every sweep
+            A, B = B, A
+            it += 1
+        return it
+
+    def smooth_swap(T, A, B):
+        for _ in range(T):
+            steps["smooth"](A, B)
+            A, B = B, A
+        return A
 
     return locals()[kernel]
 
@@ -622,6 +836,36 @@ def jax_impl(kernel):
     def go_fast(a):
         return (a + jnp.tanh(jnp.diagonal(a)).sum(),)
 
+    def wave_decay(T, u, v, dt, decay):
+        def step(_, st):
+            u, v, dt = st
+            v = v.at[1:-1].add(dt * (u[:-2] - 2.0 * u[1:-1] + u[2:]))
+            return u + dt * v, v, dt * decay
+        return lax.fori_loop(0, T, step, (u, v, jnp.asarray(dt, jnp.float64)))
+
+    def relax_tol(A, B, tol, max_iter):
+        def cond(st):
+            return (st[2] > tol) & (st[3] < max_iter)
+
+        def body(st):
+            A, B, _, it = st
+            B = B.at[1:-1].set(0.25 * A[:-2] + 0.5 * A[1:-1] + 0.25 * A[2:])
+            return B, A, jnp.max(jnp.abs(B[1:-1] - A[1:-1])), it + 1
+        a, b, _, it = lax.while_loop(cond, body, (A, B, jnp.asarray(tol + 1.0, jnp.float64),
+                                                  jnp.asarray(0, jnp.int64)))
+        even = it % 2 == 0  # the caller's A is the carry's A after an even number of swaps
+        return jnp.where(even, a, b), jnp.where(even, b, a), it
+
+    def smooth_swap(T, A, B):
+        def step(_, AB):
+            A, B = AB
+            B = B.at[1:-1, 1:-1].set(_smooth5(A))
+            B = B.at[0, :].set(A[0, :]).at[-1, :].set(A[-1, :])
+            B = B.at[:, 0].set(A[:, 0]).at[:, -1].set(A[:, -1])
+            return B, A
+        a, b = lax.fori_loop(0, T, step, (A, B))
+        return (a, b, a) if T % 2 == 0 else (b, a, a)  # caller's A, caller's B, the result
+
     return jax, locals()[kernel]
 
 
@@ -652,6 +896,8 @@ class Backend:
 
     def down(self, a):
         import numpy as np
+        if isinstance(a, (int, float, np.ndarray, np.generic)):  # a host scalar (dt, a count)
+            return np.asarray(a)
         if self.impl == "cupy":
             return self.cp.asnumpy(a)
         if self.impl == "jax":
@@ -673,6 +919,58 @@ class Backend:
             dst.copy_(src)
 
 
+class _GpuFloat(float):
+    """A Python float kernel argument with the type a GPU launch gives it (fp64: bool)."""
+
+
+def interpret_floats_as_gpu():
+    """Under TRITON_INTERPRET=1 a Python float kernel argument reaches the kernel as a Python
+    float (a weak constant: `(x * y).to(...)` of two of them fails), where a GPU launch passes a
+    typed scalar: fp64 for a parameter annotated "fp64", fp32 otherwise. Give the interpreter
+    the GPU's types, as tests/difftest/conftest.py does (--device cpu, appyc cases only)."""
+    import inspect
+    import numpy as np
+    import triton.language as tl
+    from triton.runtime import interpreter
+    from triton.runtime.jit import _normalize_ty
+
+    def typed(v, ann):
+        if type(v) is not float or ann == "constexpr":
+            return v
+        out = _GpuFloat(v if ann == "fp64" else float(np.float32(v)))
+        out.fp64 = ann == "fp64"
+        return out
+
+    cvt = interpreter._implicit_cvt
+
+    def implicit_cvt(arg):
+        if isinstance(arg, _GpuFloat):
+            ty, dt = (tl.float64, np.float64) if arg.fp64 else (tl.float32, np.float32)
+            return tl.tensor(interpreter.TensorHandle(np.array([float(arg)], dtype=dt), ty), ty)
+        return cvt(arg)
+
+    def annotations(fn):
+        out = {}
+        for n, prm in inspect.signature(fn).parameters.items():
+            if prm.annotation is not inspect.Parameter.empty:
+                try:
+                    out[n] = _normalize_ty(prm.annotation)
+                except Exception:
+                    out[n] = str(prm.annotation)
+        return out
+
+    run = interpreter.InterpretedFunction.run
+
+    def typed_run(self, *args, **kwargs):
+        ann = annotations(self.fn)
+        args = tuple(typed(v, ann.get(n)) for n, v in zip(inspect.signature(self.fn).parameters,
+                                                          args))
+        return run(self, *args, **{k: typed(v, ann.get(k)) for k, v in kwargs.items()})
+
+    interpreter._implicit_cvt = implicit_cvt
+    interpreter.InterpretedFunction.run = typed_run
+
+
 def emit(tag, obj=None):
     print(f"@@{tag} {json.dumps(obj) if obj is not None else ''}", flush=True)
 
@@ -681,28 +979,31 @@ def run_case(a):
     """Measured part waits for GO on stdin, so the parent can overlap our start-up with the
     previous case while only one process at a time uses the device."""
     import numpy as np
-    spec = KERNELS[a.kernel]
+    st, kernel = split_case(a.kernel)
+    spec = KERNELS[kernel]
     impl = a.impl
     try:
         be = Backend(impl, a.device)
         if impl.startswith("appyc"):
             import importlib.util
-            stem = a.kernel + ("_mvl256" if impl == "appyc_mvl256" else "")
-            path = Path(a.modules) / f"{stem}.py"
-            mod_spec = importlib.util.spec_from_file_location(f"appyc_{stem}", path)
+            if a.device == "cpu":
+                interpret_floats_as_gpu()
+            stem = kernel + ("_mvl256" if impl == "appyc_mvl256" else "")
+            path = module_dir(a.modules, st) / f"{stem}.py"
+            mod_spec = importlib.util.spec_from_file_location(f"appyc_{st}_{stem}", path)
             mod = importlib.util.module_from_spec(mod_spec)
             mod_spec.loader.exec_module(mod)
-            fn = getattr(mod, a.kernel)
-        elif impl == "cupy":
-            fn = cupy_impl(a.kernel)
+            fn = getattr(mod, kernel)
+        elif impl == "cupy":  # peers: the same functions for both sets
+            fn = cupy_impl(kernel)
         elif impl in ("torch_compile", "torch"):
-            fn = torch_impl(a.kernel, compiled=impl == "torch_compile")
+            fn = torch_impl(kernel, compiled=impl == "torch_compile")
         else:
-            jax, jfn = jax_impl(a.kernel)
+            jax, jfn = jax_impl(kernel)
     except ImportError as exc:
         emit("RESULT", {"status": "not installed", "detail": str(exc)[:200]})
         return
-    args = make_inputs(a.kernel, a.size)
+    args = make_inputs(kernel, a.size)
     names = [n for n, _ in args]
     arr_names = [n for n, v in args if isinstance(v, np.ndarray)]
     if impl == "jax":
@@ -768,10 +1069,16 @@ def run_case(a):
     emit("RESULT", res)
 
 
-def load_source(kernel):
+def module_dir(modules, st):
+    """Where --generate puts a set's modules: ours at the top, the natural set in natural/."""
+    return Path(modules) if st == "ours" else Path(modules) / st
+
+
+def load_source(kernel, st="ours"):
     """The annotated source's function, to run on NumPy arrays (pragmas are comments)."""
     import importlib.util
-    mod_spec = importlib.util.spec_from_file_location(f"ref_{kernel}", SOURCES / f"{kernel}.py")
+    mod_spec = importlib.util.spec_from_file_location(f"ref_{st}_{kernel}",
+                                                      SET_DIRS[st] / f"{kernel}.py")
     mod = importlib.util.module_from_spec(mod_spec)
     mod_spec.loader.exec_module(mod)
     return getattr(mod, kernel)
@@ -791,31 +1098,50 @@ def reference_outputs(kernel, fn, args):
     return outs, elapsed
 
 
-def check_source_against_math(kernel, args):
-    """'' when the annotated source and MATH agree on these inputs, else what differs."""
+def check_source_against_math(kernel, args, st="ours"):
+    """'' when the annotated source and MATH agree on these inputs, else what differs. A
+    natural source is checked against the ours source of its kernel, or NATURAL_MATH."""
     import numpy as np
-    got, _ = reference_outputs(kernel, load_source(kernel), args)
-    want, _ = reference_outputs(kernel, MATH[kernel], args)
+    got, _ = reference_outputs(kernel, load_source(kernel, st), args)
+    if st == "ours":
+        other = MATH[kernel]
+    else:
+        other = load_source(kernel) if kernel in SET_KERNELS["ours"] else NATURAL_MATH[kernel]
+    want, _ = reference_outputs(kernel, other, args)
     bad = [n for n in want if got[n].shape != want[n].shape
            or not np.allclose(got[n], want[n], rtol=1e-10, atol=1e-12)]
     return "; ".join(f"{n}: max |diff| {np.max(np.abs(got[n] - want[n])):.2e}"
                      if got[n].shape == want[n].shape else f"{n}: shape" for n in bad)
 
 
+def ref_case(case, size):
+    """The reference a case is checked against: its own, except a natural kernel that has an
+    ours source at `paper` size, which shares the ours reference (same inputs, same outputs;
+    its loop source would run for minutes to hours in plain Python there)."""
+    st, k = split_case(case)
+    return k if st != "ours" and size != "small" and k in SET_KERNELS["ours"] else case
+
+
 def run_reference(a):
     """The annotated source on NumPy arrays: the reference outputs, saved for the checker.
     Kernels in MATH: at `small` sizes the source, checked against the math (a mismatch is an
-    error); at `paper` sizes the math itself (the scalar-loop source would take hours)."""
+    error); at `paper` sizes the math itself (the scalar-loop source would take hours).
+    Natural sources: at `small` sizes the source, checked against the ours source of the same
+    kernel or NATURAL_MATH; at `paper` sizes NATURAL_MATH (the others share the ours
+    reference: ref_case)."""
     import numpy as np
-    args = make_inputs(a.kernel, a.size)
-    by_math = a.kernel in MATH and a.size != "small"
-    if a.kernel in MATH and not by_math:
-        why = check_source_against_math(a.kernel, args)
+    st, kernel = split_case(a.kernel)
+    args = make_inputs(kernel, a.size)
+    math = MATH if st == "ours" else NATURAL_MATH
+    by_math = kernel in math and a.size != "small"
+    if (st != "ours" or kernel in MATH) and not by_math:
+        why = check_source_against_math(kernel, args, st)
         if why:
-            emit("RESULT", {"status": "error", "detail": f"source != math: {why}"[:300]})
+            other = "math" if kernel in math else "ours source"
+            emit("RESULT", {"status": "error", "detail": f"source != {other}: {why}"[:300]})
             return
-    fn = MATH[a.kernel] if by_math else load_source(a.kernel)
-    outs, elapsed = reference_outputs(a.kernel, fn, args)
+    fn = math[kernel] if by_math else load_source(kernel, st)
+    outs, elapsed = reference_outputs(kernel, fn, args)
     path = Path(a.work) / f"ref_{a.kernel}.npz"
     np.savez(path, **outs)
     emit("RESULT", {"status": "ok", "s": elapsed, "out": str(path), "by": "math" if by_math else
@@ -1004,10 +1330,16 @@ def compare(ref_path, out_path, writes_and_rets):
     return (not bad), worst, "; ".join(bad)
 
 
+def selected_cases(a):
+    """The cases of the sets run, in table order, narrowed by --only."""
+    return [c for c in all_cases(a.sets)
+            if not a.only or c in a.only or split_case(c)[1] in a.only]
+
+
 def run_all(a):
     import numpy as np  # noqa: F401  (fail early if the runner lacks NumPy)
     start = time.perf_counter()
-    kernels = [k for k in KERNELS if not a.only or k in a.only]
+    kernels = selected_cases(a)
     impls = [i for i in IMPLS if not a.impls or i in a.impls]
     if any(i.startswith("appyc") for i in impls) and not a.modules:
         sys.exit("--modules DIR is needed for the appyc rows (see --generate)")
@@ -1019,7 +1351,8 @@ def run_all(a):
         base_env["TRITON_INTERPRET"] = "1"
         base_env.setdefault("JAX_PLATFORMS", "cpu")
         base_env.setdefault("CUDA_VISIBLE_DEVICES", "")
-    print(f"npbench: {len(kernels)} kernels x {len(impls)} implementations, size {a.size}, "
+    print(f"npbench: {len(kernels)} kernels (sets: {', '.join(a.sets)}) x {len(impls)} "
+          f"implementations, size {a.size}, "
           f"device {a.device}, work dir {work}", flush=True)
 
     # NumPy references: background processes, longest first.
@@ -1054,7 +1387,10 @@ def run_all(a):
 
     stopping, ref_procs = threading.Event(), []
     ref_pool = ThreadPoolExecutor(max_workers=a.ref_jobs)
-    refs = {k: ref_pool.submit(reference, k) for k in sorted(kernels, key=REF_ORDER.index)}
+    # A natural kernel with an ours source shares its ours reference at `paper` (ref_case).
+    ref_names = sorted({ref_case(k, a.size) for k in kernels}, key=ref_order)
+    ref_futs = {r: ref_pool.submit(reference, r) for r in ref_names}
+    refs = {k: ref_futs[ref_case(k, a.size)] for k in kernels}
 
     # Checks: as soon as both the case output and the reference exist, off the main thread.
     check_pool = ThreadPoolExecutor(max_workers=1)
@@ -1063,7 +1399,8 @@ def run_all(a):
         ref = refs[k].result()
         if ref.get("status") != "ok":
             return {"correct": None, "check": f"no reference: {ref.get('status')}"}
-        names = KERNELS[k]["writes"] + [f"ret{i}" for i in range(KERNELS[k]["nret"])]
+        spec = KERNELS[split_case(k)[1]]
+        names = spec["writes"] + [f"ret{i}" for i in range(spec["nret"])]
         try:
             ok, err, why = compare(ref["out"], res["out"], names)
         except Exception as exc:  # a corrupt output file is a failed check, not a crash
@@ -1089,7 +1426,7 @@ def run_all(a):
         return env
 
     limits = measure_limits(a, base_env, start) if a.limits else {"status": "not measured"}
-    plan = [(k, i) for k in sorted(kernels, key=RUN_ORDER.index) for i in impls]
+    plan = [(k, i) for k in sorted(kernels, key=run_order) for i in impls]
     rows = {}
     pending = []
     nxt = None
@@ -1105,7 +1442,7 @@ def run_all(a):
                 nxt.kill()
             nxt = None
             rows[(k, impl)] = {"status": skip}
-            print(f"[{el:5.0f} s] {k:15s} {LABEL[impl]:20s} {skip}", flush=True)
+            print(f"[{el:5.0f} s] {case_label(k):22s} {LABEL[impl]:20s} {skip}", flush=True)
             continue
         # The warm appyc run must not start before the cold one has filled the caches.
         case = nxt if nxt is not None else Case(k, impl, a, env_for(k, impl))
@@ -1132,7 +1469,8 @@ def run_all(a):
         ms = f"{res['ms']:.4g} ms" if "ms" in res else "-"
         first = f"first {res['first_s']:.2f} s" if "first_s" in res else ""
         detail = f"  {res.get('detail', '')[:300]}" if res.get("status") != "ok" else ""
-        print(f"[{el:5.0f} s] {k:15s} {LABEL[impl]:20s} {res.get('status'):12s} {ms:>12s} "
+        print(f"[{el:5.0f} s] {case_label(k):22s} {LABEL[impl]:20s} {res.get('status'):12s} "
+              f"{ms:>12s} "
               f"{first}{detail}", flush=True)
 
     # Wait for the references and checks, but not past the hard end: a reference still running
@@ -1145,13 +1483,13 @@ def run_all(a):
         except Exception:
             res.update(correct=None, check="reference not ready in time")
         if res.get("correct") is False:
-            print(f"  WRONG {k} {LABEL[impl]}: {res['check']}", flush=True)
+            print(f"  WRONG {case_label(k)} {LABEL[impl]}: {res['check']}", flush=True)
     stopping.set()
     for p in ref_procs:
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
-    ref_results = {k: (f.result() if f.done() else {"status": "not finished in time"})
-                   for k, f in refs.items()}
+    ref_results = {k: dict(f.result() if f.done() else {"status": "not finished in time"},
+                           of=ref_case(k, a.size)) for k, f in refs.items()}
     ref_pool.shutdown(wait=False, cancel_futures=True)
     check_pool.shutdown(wait=False, cancel_futures=True)
     meta = run_meta(a, time.perf_counter() - start)
@@ -1220,7 +1558,7 @@ def merge(a):
             rows[(r["kernel"], r["impl"])] = r
         refs.update(d["refs"])
     meta = dict(metas[0], total_s=sum(m["total_s"] for m in metas), runs=len(metas))
-    report(a, meta, [k for k in KERNELS if k in kernels], [i for i in IMPLS if i in impls],
+    report(a, meta, [k for k in all_cases() if k in kernels], [i for i in IMPLS if i in impls],
            rows, refs)
     return 0
 
@@ -1240,12 +1578,35 @@ def _cells(r):
     return ms, first, ok
 
 
+SET_TITLE = {"ours": "Set `ours`: scripts/npbench/, sources shaped for appyc",
+             "natural": "Set `natural`: scripts/npbench_natural/, sources written as APPy users "
+                        "write them"}
+BEST_OF = ["cupy", "jax", "torch_compile", "torch"]  # the peers "best peer" picks from
+
+
+def best_peer(k, impls, rows):
+    """(ms, impl) of the fastest peer whose first call was not wrong, or None."""
+    timed = [(rows[(k, p)]["ms"], p) for p in BEST_OF if p in impls
+             and rows.get((k, p), {}).get("ms") and rows[(k, p)].get("correct") is not False]
+    return min(timed) if timed else None
+
+
+def geomean(vals):
+    import math
+    return math.exp(sum(math.log(v) for v in vals) / len(vals)) if vals else None
+
+
 def markdown(meta, kernels, impls, rows, refs):
     lines = ["# NPBench kernels: appyc against CuPy, JAX, torch.compile and torch\n"]
     info = [f"device: {meta['device']}", meta["versions"],
             f"size preset `{meta['size']}` (NPBench bench_info/*.json); time loops are timed "
             "whole; NumPy s: the reference run on the CPU, several at once beside the device "
             "cases"]
+    info.append("two sets of sources, a section each: `ours` (scripts/npbench/, shaped for "
+                "appyc) and `natural` (scripts/npbench_natural/, loops with `parallel for` / "
+                "`simd`, bare host lines and scalars in time loops, `A, B = B, A` swaps, as "
+                "APPy users write them; with three kernels of its own: wave_decay, relax_tol, "
+                "smooth_swap). Peers run the same functions for both sets")
     info.append("ms: steady state, median of repeated calls (wall time between device "
                 "synchronisations; written arrays restored before each call, untimed)")
     info.append("first s: wall time of the first call in a fresh process (compilation, tuning, "
@@ -1255,53 +1616,97 @@ def markdown(meta, kernels, impls, rows, refs):
     info.append("correct: every written array and returned value of the first call against "
                 "the NumPy run of the annotated source (allclose rtol 1e-5, atol 1e-8, or "
                 "relative L2 < 1e-5); `(math)`: the scalar-loop sources of "
-                + ", ".join(MATH) + " would run for hours in plain Python, so at this size the "
-                "reference is an independent whole-array NumPy expression of the math, which "
-                "the `small` runs and tests/difftest/test_npbench_math.py check against the "
-                "source")
+                + ", ".join(list(MATH) + list(NATURAL_MATH)) + " would run for minutes to "
+                "hours in plain Python, so at this size the reference is an independent "
+                "whole-array NumPy expression of the math, which the `small` runs (and "
+                "tests/difftest/test_npbench_math.py for the ours set) check against the "
+                "source; `(ours)`: a natural source whose kernel has an ours source shares "
+                "that reference at this size (the `small` runs check the two sources agree)")
     runs = f" in {meta['runs']} runs" if meta.get("runs", 1) > 1 else ""
     info.append(f"total wall time {meta['total_s']:.0f} s{runs}")
-    lines += [f"- {x}" for x in info] + [""]
-    head = ["kernel", "size", "NumPy s"]
-    for i in impls:
-        head += [f"{LABEL[i]} ms", "first s", "ok"] if i != "appyc_warm" else \
-            ["appyc first s (warm)", "ok"]
-    lines.append("| " + " | ".join(head) + " |")
-    lines.append("|" + "---|" * len(head))
-    for k in kernels:
-        ref = refs.get(k, {})
-        np_s = f"{ref['s']:.2f}" if ref.get("status") == "ok" else ref.get("status", "-")
-        if ref.get("by") == "math":
-            np_s += " (math)"
-        cells = [k, size_text(k, meta["size"]), np_s]
-        for i in impls:
-            ms, first, ok = _cells(rows.get((k, i), {}))
-            cells += [first, ok] if i == "appyc_warm" else [ms, first, ok]
-        lines.append("| " + " | ".join(cells) + " |")
-    peers = [p for p in PEERS if p in impls]
-    if "appyc" in impls and peers:
-        lines += ["", "Steady-state speed-up of appyc: peer ms / appyc ms (above 1: appyc "
-                  "faster). `appyc --mvl 256` is appyc's own fixed-MVL build (the default "
-                  "should never be slower).", ""]
-        head = ["kernel"] + [f"vs {LABEL[p]}" for p in peers]
-        lines.append("| " + " | ".join(head) + " |")
-        lines.append("|" + "---|" * len(head))
-        for k in kernels:
-            base = rows.get((k, "appyc"), {}).get("ms")
-            cells = [k]
-            for p in peers:
-                v = rows.get((k, p), {}).get("ms")
-                cells.append(f"{v / base:.3g}x" if base and v else "-")
-            lines.append("| " + " | ".join(cells) + " |")
+    lines += [f"- {x}" for x in info]
+    for st in SETS:
+        cases = [k for k in kernels if split_case(k)[0] == st]
+        if cases:
+            lines += ["", f"## {SET_TITLE[st]}", ""]
+            lines += results_table(meta, cases, impls, rows, refs)
+            lines += ratio_table(st, cases, impls, rows)
     lines += limits_table(meta, kernels, impls, rows)
     failed = [(k, i, r) for (k, i), r in rows.items()
               if r.get("status") not in ("ok", "not installed") and "detail" in r]
     if failed:
         lines += ["", "Failures:", ""]
         for k, i, r in failed:
-            lines.append(f"- {k} / {LABEL[i]}: {r.get('status')}: "
+            lines.append(f"- {case_label(k)} / {LABEL[i]}: {r.get('status')}: "
                          f"{r.get('detail', '')[:400].replace('|', '/')}")
     return "\n".join(lines) + "\n"
+
+
+def results_table(meta, cases, impls, rows, refs):
+    head = ["kernel", "size", "NumPy s"]
+    for i in impls:
+        head += [f"{LABEL[i]} ms", "first s", "ok"] if i != "appyc_warm" else \
+            ["appyc first s (warm)", "ok"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for k in cases:
+        ref = refs.get(k, {})
+        np_s = f"{ref['s']:.2f}" if ref.get("status") == "ok" else ref.get("status", "-")
+        if ref.get("by") == "math":
+            np_s += " (math)"
+        if ref.get("of", k) != k:
+            np_s += " (ours)"
+        cells = [case_label(k), size_text(split_case(k)[1], meta["size"]), np_s]
+        for i in impls:
+            ms, first, ok = _cells(rows.get((k, i), {}))
+            cells += [first, ok] if i == "appyc_warm" else [ms, first, ok]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def ratio_table(st, cases, impls, rows):
+    """Steady-state peer ms / appyc ms per peer, against the best peer, and (natural set)
+    against appyc on the ours source; a geometric mean per column."""
+    peers = [p for p in PEERS if p in impls]
+    if "appyc" not in impls or not peers:
+        return []
+    cols = [(f"vs {LABEL[p]}", p) for p in peers] + [("vs best peer", "best")]
+    if st != "ours":
+        cols.append(("vs appyc on the ours source", "ours"))
+    lines = ["", "Steady-state speed-up of appyc: peer ms / appyc ms (above 1: appyc "
+             "faster). `appyc --mvl 256` is appyc's own fixed-MVL build (the default should "
+             "never be slower); best peer: the fastest of " + ", ".join(LABEL[p] for p in BEST_OF)
+             + " whose result was not wrong"
+             + ("; ours source: appyc's time on scripts/npbench/'s source of the kernel over its "
+                "time on this one (below 1: this natural source runs slower)"
+                if st != "ours" else "") + ". geomean: over the kernels with a value.", ""]
+    head = ["kernel"] + [c for c, _ in cols]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "---|" * len(head))
+    per_col = {key: [] for _, key in cols}
+    for k in cases:
+        base = rows.get((k, "appyc"), {}).get("ms")
+        cells = [case_label(k)]
+        for _, key in cols:
+            note = ""
+            if key == "best":
+                best = best_peer(k, impls, rows)
+                v, note = (best[0], f" ({LABEL[best[1]]})") if best else (None, "")
+            elif key == "ours":
+                v = rows.get((split_case(k)[1], "appyc"), {}).get("ms")
+            else:
+                v = rows.get((k, key), {}).get("ms")
+            if base and v:
+                per_col[key].append(v / base)
+                cells.append(f"{v / base:.3g}x{note}")
+            else:
+                cells.append("-")
+        lines.append("| " + " | ".join(cells) + " |")
+    cells = ["geomean"]
+    for _, key in cols:
+        g = geomean(per_col[key])
+        cells.append(f"{g:.3g}x ({len(per_col[key])})" if g else "-")
+    lines.append("| " + " | ".join(cells) + " |")
+    return lines
 
 
 def fmt_count(x, unit):
@@ -1329,14 +1734,14 @@ def limits_table(meta, kernels, impls, rows):
              "softmax fp32; floyd_warshall int32: bandwidth); each % is the achieved GB/s or "
              "TFLOP/s of that bound over its limit, steady state. Above 100 %: the bytes model "
              "was beaten (arrays kept in cache across steps).", ""]
-    peers = [p for p in ("cupy", "jax", "torch_compile", "torch") if p in impls]
     head = ["kernel", "flops", "min bytes", "bound", "limit", "appyc", "appyc %",
             "best peer", "peer", "peer %"]
     lines.append("| " + " | ".join(head) + " |")
     lines.append("|" + "---|" * len(head))
     for k in kernels:
-        flops, nbytes = cost(k, KERNELS[k][meta["size"]])
-        peak_name = PEAK.get(k, "fp64")
+        kernel = split_case(k)[1]
+        flops, nbytes = cost(kernel, KERNELS[kernel][meta["size"]])
+        peak_name = PEAK.get(kernel, "fp64")
         peak = lim[f"{peak_name}_TFLOPs"] * 1e12 if peak_name else None
         by_flops = peak is not None and flops / peak > nbytes / bw
         if by_flops:
@@ -1351,58 +1756,67 @@ def limits_table(meta, kernels, impls, rows):
             text = f"{rate / 1e12:.3g} TFLOP/s" if by_flops else f"{rate / 1e9:.4g} GB/s"
             return text, f"{100 * rate / (peak if by_flops else bw):.3g} %"
         a_rate, a_pct = achieved(rows.get((k, "appyc"), {}).get("ms"))
-        timed = [(rows[(k, p)]["ms"], p) for p in peers if rows.get((k, p), {}).get("ms")
-                 and rows[(k, p)].get("correct") is not False]
-        best = min(timed) if timed else None
+        best = best_peer(k, impls, rows)
         p_rate, p_pct = achieved(best[0] if best else None)
         lines.append("| " + " | ".join([
-            k, fmt_count(flops, "FLOP"), fmt_count(nbytes, "B"), bound, limit, a_rate, a_pct,
-            LABEL[best[1]] if best else "-", p_rate, p_pct]) + " |")
+            case_label(k), fmt_count(flops, "FLOP"), fmt_count(nbytes, "B"), bound, limit,
+            a_rate, a_pct, LABEL[best[1]] if best else "-", p_rate, p_pct]) + " |")
     return lines
 
 
 def chart(size, kernels, rows, path):
+    """One panel per set: per kernel, a bar per peer from parity (1) to peer ms / appyc ms."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
-    peers = [p for p in PEERS if any((k, p) in rows for k in kernels)]
+    panels = [(st, [k for k in kernels if split_case(k)[0] == st]) for st in SETS]
+    panels = [(st, cases) for st, cases in panels if cases]
+    peers = [p for p in PEERS if any(rows.get((k, p), {}).get("ms") for k in kernels)]
     width = 0.8 / max(1, len(peers))
-    fig, ax = plt.subplots(figsize=(max(8, 1.1 * len(kernels)), 4.8))
-    x = np.arange(len(kernels))
-    for n, p in enumerate(peers):
-        vals = []
-        for k in kernels:
-            base, v = rows.get((k, "appyc"), {}).get("ms"), rows.get((k, p), {}).get("ms")
-            vals.append(v / base if base and v else np.nan)
-        vals = np.array(vals)
-        # Bars grow from 1 (parity): up where appyc is faster, down where it is slower.
-        ax.bar(x + (n - (len(peers) - 1) / 2) * width, vals - 1.0, width, bottom=1.0,
-               label=LABEL[p])
-    ax.set_yscale("log")
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    for n, k in enumerate(kernels):  # say why a group is empty rather than leave a gap
-        r = rows.get((k, "appyc"), {})
-        if "ms" not in r:
-            ax.text(n, 0.5, f"appyc: {r.get('status', 'not run')}"[:40], rotation=90,
-                    ha="center", va="center", fontsize=7, transform=ax.get_xaxis_transform())
-    ax.set_xlim(-0.6, len(kernels) - 0.4)
-    ax.set_xticks(x, kernels, rotation=30, ha="right")
-    ax.set_ylabel("speed-up of appyc (peer time / appyc time)")
-    ax.set_title(f"appyc on NPBench kernels ({size} sizes, steady state)")
-    ax.legend(fontsize=8, loc="best")
+    widest = max(len(cases) for _, cases in panels)
+    fig, axes = plt.subplots(len(panels), 1, squeeze=False,
+                             figsize=(max(8, 1.1 * widest), 4.8 * len(panels)))
+    for ax, (st, cases) in zip(axes[:, 0], panels):
+        x = np.arange(len(cases))
+        for n, p in enumerate(peers):
+            vals = []
+            for k in cases:
+                base, v = rows.get((k, "appyc"), {}).get("ms"), rows.get((k, p), {}).get("ms")
+                vals.append(v / base if base and v else np.nan)
+            vals = np.array(vals)
+            # Bars grow from 1 (parity): up where appyc is faster, down where it is slower.
+            ax.bar(x + (n - (len(peers) - 1) / 2) * width, vals - 1.0, width, bottom=1.0,
+                   label=LABEL[p], color=f"C{n}")
+        ax.set_yscale("log")
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        for n, k in enumerate(cases):  # say why a group is empty rather than leave a gap
+            r = rows.get((k, "appyc"), {})
+            if "ms" not in r:
+                ax.text(n, 0.5, f"appyc: {r.get('status', 'not run')}"[:40], rotation=90,
+                        ha="center", va="center", fontsize=7,
+                        transform=ax.get_xaxis_transform())
+        ax.set_xlim(-0.6, widest - 0.4)
+        ax.set_xticks(x, [split_case(k)[1] for k in cases], rotation=30, ha="right")
+        ax.set_ylabel("peer time / appyc time")
+        where = SET_DIRS[st].relative_to(REPO)
+        ax.set_title(f"{st} sources ({where}/): speed-up of appyc, {size} sizes, steady state")
+        ax.legend(fontsize=8, loc="best")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 
 
 # ================================================================== --generate (here: has appyc)
-def generate(out_dir, appyc):
-    out_dir.mkdir(parents=True, exist_ok=True)
+def generate(out_dir, appyc, sets=SETS):
+    """Each set's sources, twice (default, --mvl 256): ours into DIR, the natural set into
+    DIR/natural/ (module_dir)."""
     failed = 0
-    for k in KERNELS:
-        src = SOURCES / f"{k}.py"
+    for st, k in (split_case(c) for c in all_cases(sets)):
+        src = SET_DIRS[st] / f"{k}.py"
+        mod_dir = module_dir(out_dir, st)
+        mod_dir.mkdir(parents=True, exist_ok=True)
         for stem, extra in ((k, []), (f"{k}_mvl256", ["--mvl", "256"])):
-            out = out_dir / f"{stem}.py"
+            out = mod_dir / f"{stem}.py"
             proc = subprocess.run([str(appyc), str(src), "-o", str(out)] + extra,
                                   capture_output=True, text=True, timeout=120)
             ok = proc.returncode == 0 and out.exists()
@@ -1425,7 +1839,12 @@ def main():
                    help="write all results here (default: --out with .json)")
     p.add_argument("--merge", type=lambda s: s.split(","), metavar="A.json,B.json",
                    help="no run: one table and chart from the JSON files of several runs")
-    p.add_argument("--only", type=lambda s: s.split(","), help="comma-separated kernels")
+    p.add_argument("--set", dest="sets", choices=SETS + ["both"], default="both",
+                   help="which sources: ours (scripts/npbench/), natural "
+                        "(scripts/npbench_natural/) or both (default); for --generate too")
+    p.add_argument("--only", type=lambda s: s.split(","),
+                   help="comma-separated kernels: a name picks it in every set run "
+                        "(fdtd_2d), a case name one set's (fdtd_2d.natural)")
     p.add_argument("--impls", type=lambda s: s.split(","),
                    help="comma-separated subset of " + ",".join(IMPLS))
     p.add_argument("--size", choices=("paper", "small"), default=None,
@@ -1463,8 +1882,9 @@ def main():
         a.deadline = 420.0 if a.device == "cuda" else float("inf")
     if a.ref_jobs is None:
         a.ref_jobs = max(1, (os.cpu_count() or 2) // 4)
+    a.sets = SETS if a.sets == "both" else [a.sets]
     if a.generate:
-        sys.exit(generate(Path(a.generate), Path(a.appyc)))
+        sys.exit(generate(Path(a.generate), Path(a.appyc), a.sets))
     if a.probe_limits:
         probe_limits(a)
         return
@@ -1483,9 +1903,13 @@ def main():
         run_reference(a)
         return
     if a.only:
-        unknown = [k for k in a.only if k not in KERNELS]
+        known = set(KERNELS) | set(all_cases())
+        unknown = [k for k in a.only if k not in known]
         if unknown:
-            p.error(f"unknown kernels {unknown}; known: {', '.join(KERNELS)}")
+            p.error(f"unknown kernels {unknown}; known: {', '.join(KERNELS)} (natural set: "
+                    f"{', '.join(case_name('natural', k) for k in SET_KERNELS['natural'])})")
+        if not selected_cases(a):
+            p.error(f"--only {','.join(a.only)} picks no kernel of --set {'/'.join(a.sets)}")
     if not a.modules and not a.generate:
         p.error("give --generate DIR or --modules DIR")
     sys.exit(run_all(a))
