@@ -152,6 +152,13 @@ fn lower_stmt(s: &ast::Stmt) -> Vec<Stmt> {
                     return lower_tuple_assign(&t.elts, &v.elts, span);
                 }
             }
+            (ast::Expr::Tuple(t), ast::Expr::Attribute(a))
+                if a.attr.as_str() == "shape"
+                    && matches!(a.value.as_ref(), ast::Expr::Name(_))
+                    && t.elts.iter().all(|e| matches!(e, ast::Expr::Name(_))) =>
+            {
+                return lower_shape_unpack(&t.elts, a, span);
+            }
             (ast::Expr::Tuple(_), _) => {
                 StmtKind::Other("tuple assignment from a value that is not a tuple")
             }
@@ -520,6 +527,28 @@ fn lower_reduction_method(c: &ast::ExprCall, span: Span) -> Option<Expr> {
     })
 }
 
+/// `M, N = A.shape`: `M = A.shape[0]`, `N = A.shape[1]`, so later passes know the names hold
+/// extents (a bare `B[M - 1, :] = ...` in a time loop may then run on the device).
+fn lower_shape_unpack(targets: &[ast::Expr], shape: &ast::ExprAttribute, span: Span) -> Vec<Stmt> {
+    let ast::Expr::Name(array) = shape.value.as_ref() else {
+        unreachable!("matched a name")
+    };
+    targets
+        .iter()
+        .enumerate()
+        .map(|(dim, t)| {
+            let extent = Expr::new(
+                ExprKind::Shape {
+                    array: array.id.to_string(),
+                    dim,
+                },
+                span,
+            );
+            Stmt::assign(lower_expr(t), extent, span)
+        })
+        .collect()
+}
+
 fn lower_subscript(s: &ast::ExprSubscript, span: Span) -> Expr {
     // `A.shape[d]`
     if let ast::Expr::Attribute(a) = s.value.as_ref() {
@@ -661,7 +690,13 @@ mod tests {
 
     #[test]
     fn tuple_assignment_from_a_call_is_not_a_kernel_statement() {
-        let b = body("def f(A):\n    m, n = A.shape\n");
+        let b = body("def f(A):\n    m, n = A.size()\n");
         assert!(matches!(b[0].kind, StmtKind::Other(_)), "{:?}", b[0].kind);
+    }
+
+    #[test]
+    fn unpacking_a_shape_assigns_each_extent() {
+        let b = body("def f(A):\n    m, n = A.shape\n");
+        assert_eq!(assignments(&b), ["m = A.shape[0]", "n = A.shape[1]"]);
     }
 }

@@ -421,4 +421,15 @@ mod tests {
         // `C` is no parameter and no region's array: host code.
         assert!(body[2].pragma.is_none());
     }
+
+    #[test]
+    fn extents_unpacked_from_a_shape_are_scalars() {
+        let f = converted(
+            "def f(T, A, B):\n    M, N = A.shape\n    for t in range(T):\n        #pragma parallel for\n        for i in range(M):\n            B[i, 0] = A[i, 0]\n        B[M - 1, :] = A[M - 1, :]\n",
+        );
+        let StmtKind::For { body, .. } = &f.body[2].kind else {
+            panic!("{:?}", f.body[2])
+        };
+        assert!(body[1].pragma.is_some(), "{:?}", body[1]);
+    }
 }
