@@ -17,8 +17,8 @@ def smooth_swap(T, A, B):
             for j in range(1, N - 1):
                 B[i, j] = 0.2 * (A[i, j] + A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1])
         B[0, :] = A[0, :]
-        B[-1, :] = A[-1, :]
+        B[M - 1, :] = A[M - 1, :]
         B[:, 0] = A[:, 0]
-        B[:, -1] = A[:, -1]
+        B[:, N - 1] = A[:, N - 1]
         A, B = B, A
     return A
