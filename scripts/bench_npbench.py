@@ -982,6 +982,7 @@ def run_case(a):
     st, kernel = split_case(a.kernel)
     spec = KERNELS[kernel]
     impl = a.impl
+    mod = None  # appyc's generated module (its tuning tables)
     try:
         be = Backend(impl, a.device)
         if impl.startswith("appyc"):
@@ -1058,6 +1059,17 @@ def run_case(a):
             return time.perf_counter() - t
 
         warm = once()  # a second call: recompiles on new argument values happen here
+        # appyc spreads its tuning over calls (APPYC_TUNE_BUDGET a call): call on, untimed,
+        # until every tuning table of the module has settled, so the steady state is the
+        # tuned kernel's; how many calls that took is reported beside the first call.
+        tables = [] if mod is None else [
+            t for t in vars(mod).values() if type(t).__name__ == "_AppycTuning"]
+        settle_calls, settle_s = 0, time.perf_counter()
+        while any(t.pending for t in tables) and settle_calls < 200:
+            once()
+            settle_calls += 1
+        res.update(settle_calls=settle_calls, settle_s=time.perf_counter() - settle_s)
+        warm = once() if settle_calls else warm
         # Then --warmup seconds of calls, untimed: a device timed straight from idle runs its
         # first short kernels at lower clocks, which put whichever case ran first behind.
         until = time.perf_counter() + a.warmup
@@ -1571,6 +1583,9 @@ def _cells(r):
         return short, "-", "-"
     ms = f"{r['ms']:.4g}" if "ms" in r else "-"
     first = f"{r['first_s']:.2f}"
+    if r.get("settle_calls"):
+        # Tuning spread over calls: how many more calls (and seconds) until it settled.
+        first += f" (+{r['settle_calls']} calls, {r['settle_s']:.1f} s)"
     c = r.get("correct")
     ok = "yes" if c else ("no" if c is False else "?")
     if c is False and r.get("check"):
@@ -1612,7 +1627,9 @@ def markdown(meta, kernels, impls, rows, refs):
     info.append("first s: wall time of the first call in a fresh process (compilation, tuning, "
                 "one run; inputs already on the device). appyc: cold = empty APPYC_CACHE_DIR and "
                 "TRITON_CACHE_DIR; warm = a second process with the same directories. Peers "
-                "start with empty inductor/Triton/CuPy caches")
+                "start with empty inductor/Triton/CuPy caches. appyc tunes within a time budget a "
+                "call: `(+k calls, s)` is how many more calls (and how long) its tuning took to "
+                "settle, untimed, before the steady state was measured")
     info.append("correct: every written array and returned value of the first call against "
                 "the NumPy run of the annotated source (allclose rtol 1e-5, atol 1e-8, or "
                 "relative L2 < 1e-5); `(math)`: the scalar-loop sources of "
