@@ -280,6 +280,33 @@ impl Kernel {
         names
     }
 
+    /// The kernel with every array `rename` answers for (in subscripts and shapes, in its body
+    /// and its grid's bounds) spelled as the answer.
+    pub fn with_arrays_renamed(&self, rename: &dyn Fn(&str) -> Option<String>) -> Kernel {
+        let mut k = self.clone();
+        let mut one = |e: Expr| {
+            e.rewrite(&mut |mut x| {
+                if let ExprKind::Subscript { array, .. } | ExprKind::Shape { array, .. } =
+                    &mut x.kind
+                {
+                    if let Some(new) = rename(array) {
+                        *array = new;
+                    }
+                }
+                x
+            })
+        };
+        for s in k.body.iter_mut() {
+            s.rewrite_exprs(&mut one);
+        }
+        for d in k.dims.iter_mut() {
+            for e in [&mut d.range.start, &mut d.range.stop, &mut d.range.step] {
+                *e = one(std::mem::replace(e, Expr::int(0, e.span)));
+            }
+        }
+        k
+    }
+
     /// Every name the kernel uses (variables, arrays, loop variables), so that names the
     /// compiler makes up never collide with the user's.
     pub fn names(&self) -> std::collections::HashSet<String> {

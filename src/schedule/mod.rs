@@ -571,10 +571,6 @@ fn scalar_reads(k: &Kernel) -> std::collections::HashMap<String, ScalarType> {
 /// `k` with every name of a rebinding group spelled as the group's first array: for barriers,
 /// a name the loop rebinds may be any array of its group.
 fn canonical_arrays(k: &Kernel, steps: &HostSteps) -> Kernel {
-    let mut k = k.clone();
-    if steps.groups.is_empty() {
-        return k;
-    }
     let canonical: std::collections::HashMap<&str, &str> = steps
         .groups
         .iter()
@@ -584,20 +580,7 @@ fn canonical_arrays(k: &Kernel, steps: &HostSteps) -> Kernel {
                 .map(move |n| (n.as_str(), g.slots[0].as_str()))
         })
         .collect();
-    let mut rename = |e: Expr| {
-        e.rewrite(&mut |mut x| {
-            if let ExprKind::Subscript { array, .. } | ExprKind::Shape { array, .. } = &mut x.kind {
-                if let Some(c) = canonical.get(array.as_str()) {
-                    *array = c.to_string();
-                }
-            }
-            x
-        })
-    };
-    for s in k.body.iter_mut() {
-        s.rewrite_exprs(&mut rename);
-    }
-    k
+    k.with_arrays_renamed(&|a| canonical.get(a).map(|c| c.to_string()))
 }
 
 /// Where grid barriers go: before a phase that conflicts with any phase run since the last

@@ -137,32 +137,12 @@ impl<'a> LoopState<'a> {
 
     /// `k` with every group name and shared buffer spelled as its local.
     pub fn renamed(&self, k: &Kernel) -> Kernel {
-        let mut k = k.clone();
-        if self.locals.is_empty() && self.shared_locals.is_empty() {
-            return k;
-        }
-        let mut rename = |e: Expr| {
-            e.rewrite(&mut |mut x| {
-                if let ExprKind::Subscript { array, .. } | ExprKind::Shape { array, .. } =
-                    &mut x.kind
-                {
-                    let local = self.locals.get(array.as_str());
-                    if let Some(l) = local.or_else(|| self.shared_locals.get(array.as_str())) {
-                        *array = l.clone();
-                    }
-                }
-                x
-            })
-        };
-        for s in k.body.iter_mut() {
-            s.rewrite_exprs(&mut rename);
-        }
-        for d in k.dims.iter_mut() {
-            for e in [&mut d.range.start, &mut d.range.stop, &mut d.range.step] {
-                *e = rename(e.clone());
-            }
-        }
-        k
+        k.with_arrays_renamed(&|a| {
+            self.locals
+                .get(a)
+                .or_else(|| self.shared_locals.get(a))
+                .cloned()
+        })
     }
 
     /// The kernel's parameters with the state in place: a group local's pointer, strides and
