@@ -345,6 +345,17 @@ fn groups(steps: &[Step], cx: &Context) -> Result<Vec<Group>, Why> {
                 at,
             ));
         }
+        // A slot is an array the launcher passes: `A = x` with a host scalar `x` is no swap.
+        if let Some(s) = g.slots.iter().find(|s| !cx.arrays.contains(*s)) {
+            let at = rebinds
+                .iter()
+                .find(|r| r.target == *s || name_of(&r.value) == *s)
+                .map_or(rebinds[0].span, |r| r.span);
+            return Err((
+                format!("`{s}` is bound to an array in the loop but is no array before it"),
+                at,
+            ));
+        }
         let temps: Vec<String> = g
             .names
             .iter()
@@ -627,6 +638,11 @@ mod tests {
             let err = steps_of(&src, &[]).unwrap_err();
             assert!(err.0.contains(why), "{line}: {}", err.0);
         }
+        // An array's name given a host scalar is no swap.
+        let src =
+            format!("def f(A, B, T, dt, x):\n    for t in range(T):\n{REGION}        A = x\n");
+        let err = steps_of(&src, &[]).unwrap_err();
+        assert!(err.0.contains("`x` is bound to an array"), "{}", err.0);
         // A scalar a region indexes with cannot become a float.
         let src =
             format!("def f(A, B, T, dt, k):\n    for t in range(T):\n{REGION}        k = k / 2\n");
