@@ -1340,3 +1340,229 @@ def gemver_loops(alpha, beta, A, u1, v1, u2, v2, w, x, y, z):
     # appyc: this region runs inside _launch_gemver_loops_kernel1 below
     _launch_gemver_loops_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta)
     _launch_gemver_loops_kernel2(A, x, w, N, alpha)
+
+
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_which_B", "_which_A", "_which__swap", "_which__swap1"])
+def _smooth_2d_swap_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A_stride1, B_shape1, A_shape1, B_shape0, A_shape0, _phase_lo, _phase_hi, _sync, _which_B, _which_A, _which__swap, _which__swap1, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, ROW_BLOCK: tl.constexpr, ONE_STRIP: tl.constexpr = False):
+    # samples/natural_loops.py:136: for t in range(T):  (persistent: 5 phase(s) per iteration)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _arrived = tl.full((), 0, tl.int64)
+    for _phase in range(_phase_lo, _phase_hi):
+        _iteration = _phase // 5
+        _region = _phase - _iteration * 5
+        t = _iteration
+        if _region == 0:
+            if _which_A == 0:
+                _A_now = B
+                _A_now_stride0 = B_stride0
+                _A_now_stride1 = B_stride1
+                _A_now_shape1 = B_shape1
+                _A_now_shape0 = B_shape0
+            else:
+                _A_now = A
+                _A_now_stride0 = A_stride0
+                _A_now_stride1 = A_stride1
+                _A_now_shape1 = A_shape1
+                _A_now_shape0 = A_shape0
+            if _which_B == 0:
+                _B_now = B
+                _B_now_stride0 = B_stride0
+                _B_now_stride1 = B_stride1
+                _B_now_shape1 = B_shape1
+                _B_now_shape0 = B_shape0
+            else:
+                _B_now = A
+                _B_now_stride0 = A_stride0
+                _B_now_stride1 = A_stride1
+                _B_now_shape1 = A_shape1
+                _B_now_shape0 = A_shape0
+            # samples/natural_loops.py:137: #pragma parallel for
+            _n0_0 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
+            for _vp in range(_pid, _n0_0, _nprog):
+                i = 1 + _vp * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/natural_loops.py:138
+                i_mask = i < (M - 1)
+                for _j_base in range(1, 2 if ONE_STRIP else N - 1, MVL // ROW_BLOCK):  # samples/natural_loops.py:140
+                    j = _j_base + tl.arange(0, MVL // ROW_BLOCK)
+                    j_mask = j < N - 1
+                    tl.store(_B_now + i[:, None] * _B_now_stride0 + j[None, :] * _B_now_stride1, 0.25 * (tl.load(_A_now + (i[:, None] - 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + (i[:, None] + 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] - 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] + 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/natural_loops.py:141
+        if _region == 1:
+            if _which_A == 0:
+                _A_now = B
+                _A_now_stride0 = B_stride0
+                _A_now_stride1 = B_stride1
+                _A_now_shape1 = B_shape1
+                _A_now_shape0 = B_shape0
+            else:
+                _A_now = A
+                _A_now_stride0 = A_stride0
+                _A_now_stride1 = A_stride1
+                _A_now_shape1 = A_shape1
+                _A_now_shape0 = A_shape0
+            if _which_B == 0:
+                _B_now = B
+                _B_now_stride0 = B_stride0
+                _B_now_stride1 = B_stride1
+                _B_now_shape1 = B_shape1
+                _B_now_shape0 = B_shape0
+            else:
+                _B_now = A
+                _B_now_stride0 = A_stride0
+                _B_now_stride1 = A_stride1
+                _B_now_shape1 = A_shape1
+                _B_now_shape0 = A_shape0
+            # samples/natural_loops.py:142: B[0, :] = A[0, :]
+            _n1_0 = tl.maximum(tl.cdiv((_B_now_shape1) - (0), MVL), 0)
+            for _vp1 in range(_pid, _n1_0, _nprog):
+                _p0 = _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:142
+                _p0_mask = _p0 < _B_now_shape1
+                tl.store(_B_now + 0 * _B_now_stride0 + _p0 * _B_now_stride1, tl.load(_A_now + 0 * _A_now_stride0 + _p0 * _A_now_stride1, mask=_p0_mask), mask=_p0_mask)  # samples/natural_loops.py:142
+        if _region == 2:
+            if _which_A == 0:
+                _A_now = B
+                _A_now_stride0 = B_stride0
+                _A_now_stride1 = B_stride1
+                _A_now_shape1 = B_shape1
+                _A_now_shape0 = B_shape0
+            else:
+                _A_now = A
+                _A_now_stride0 = A_stride0
+                _A_now_stride1 = A_stride1
+                _A_now_shape1 = A_shape1
+                _A_now_shape0 = A_shape0
+            if _which_B == 0:
+                _B_now = B
+                _B_now_stride0 = B_stride0
+                _B_now_stride1 = B_stride1
+                _B_now_shape1 = B_shape1
+                _B_now_shape0 = B_shape0
+            else:
+                _B_now = A
+                _B_now_stride0 = A_stride0
+                _B_now_stride1 = A_stride1
+                _B_now_shape1 = A_shape1
+                _B_now_shape0 = A_shape0
+            # samples/natural_loops.py:143: B[M - 1, :] = A[M - 1, :]
+            _n2_0 = tl.maximum(tl.cdiv((_B_now_shape1) - (0), MVL), 0)
+            for _vp2 in range(_pid, _n2_0, _nprog):
+                _p0 = _vp2 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:143
+                _p0_mask = _p0 < _B_now_shape1
+                tl.store(_B_now + (M - 1) * _B_now_stride0 + _p0 * _B_now_stride1, tl.load(_A_now + (M - 1) * _A_now_stride0 + _p0 * _A_now_stride1, mask=_p0_mask), mask=_p0_mask)  # samples/natural_loops.py:143
+        if _region == 3:
+            if _which_A == 0:
+                _A_now = B
+                _A_now_stride0 = B_stride0
+                _A_now_stride1 = B_stride1
+                _A_now_shape1 = B_shape1
+                _A_now_shape0 = B_shape0
+            else:
+                _A_now = A
+                _A_now_stride0 = A_stride0
+                _A_now_stride1 = A_stride1
+                _A_now_shape1 = A_shape1
+                _A_now_shape0 = A_shape0
+            if _which_B == 0:
+                _B_now = B
+                _B_now_stride0 = B_stride0
+                _B_now_stride1 = B_stride1
+                _B_now_shape1 = B_shape1
+                _B_now_shape0 = B_shape0
+            else:
+                _B_now = A
+                _B_now_stride0 = A_stride0
+                _B_now_stride1 = A_stride1
+                _B_now_shape1 = A_shape1
+                _B_now_shape0 = A_shape0
+            # samples/natural_loops.py:144: B[:, 0] = A[:, 0]
+            _n3_0 = tl.maximum(tl.cdiv((_B_now_shape0) - (0), MVL), 0)
+            for _vp3 in range(_pid, _n3_0, _nprog):
+                _p0 = _vp3 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:144
+                _p0_mask = _p0 < _B_now_shape0
+                tl.store(_B_now + _p0 * _B_now_stride0 + 0 * _B_now_stride1, tl.load(_A_now + _p0 * _A_now_stride0 + 0 * _A_now_stride1, mask=_p0_mask), mask=_p0_mask)  # samples/natural_loops.py:144
+        if _region == 4:
+            if _which_A == 0:
+                _A_now = B
+                _A_now_stride0 = B_stride0
+                _A_now_stride1 = B_stride1
+                _A_now_shape1 = B_shape1
+                _A_now_shape0 = B_shape0
+            else:
+                _A_now = A
+                _A_now_stride0 = A_stride0
+                _A_now_stride1 = A_stride1
+                _A_now_shape1 = A_shape1
+                _A_now_shape0 = A_shape0
+            if _which_B == 0:
+                _B_now = B
+                _B_now_stride0 = B_stride0
+                _B_now_stride1 = B_stride1
+                _B_now_shape1 = B_shape1
+                _B_now_shape0 = B_shape0
+            else:
+                _B_now = A
+                _B_now_stride0 = A_stride0
+                _B_now_stride1 = A_stride1
+                _B_now_shape1 = A_shape1
+                _B_now_shape0 = A_shape0
+            # samples/natural_loops.py:145: B[:, N - 1] = A[:, N - 1]
+            _n4_0 = tl.maximum(tl.cdiv((_B_now_shape0) - (0), MVL), 0)
+            for _vp4 in range(_pid, _n4_0, _nprog):
+                _p0 = _vp4 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:145
+                _p0_mask = _p0 < _B_now_shape0
+                tl.store(_B_now + _p0 * _B_now_stride0 + (N - 1) * _B_now_stride1, tl.load(_A_now + _p0 * _A_now_stride0 + (N - 1) * _A_now_stride1, mask=_p0_mask), mask=_p0_mask)  # samples/natural_loops.py:145
+        if GRID_SYNC:
+            _arrived += _nprog
+            _appyc_grid_barrier(_sync, _arrived)
+        if _region == 4:
+            _which__swap = _which_B
+            _which__swap1 = _which_A
+            _which_A = _which__swap
+            _which_B = _which__swap1
+    if _pid == 0:
+        tl.store(_carried + 0, (_which_B).to(tl.float64))
+        tl.store(_carried + 1, (_which_A).to(tl.float64))
+        tl.store(_carried + 2, (_which__swap).to(tl.float64))
+        tl.store(_carried + 3, (_which__swap1).to(tl.float64))
+
+
+_smooth_2d_swap_persistent0_tuning = _AppycTuning("_smooth_2d_swap_persistent0", "f0801c1c612380ef", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+
+
+def _launch_smooth_2d_swap_persistent0(M, N, B, A, T, _appyc_config=None):
+    """Runs the loop at samples/natural_loops.py:136 on the GPU: one launch of the persistent kernel _smooth_2d_swap_persistent0."""
+    if B.shape[1] != A.shape[1]:
+        raise ValueError(f"samples/natural_loops.py:142: slices of lengths {B.shape[1]} and {A.shape[1]} do not broadcast")
+    if B.shape[1] != A.shape[1]:
+        raise ValueError(f"samples/natural_loops.py:143: slices of lengths {B.shape[1]} and {A.shape[1]} do not broadcast")
+    if B.shape[0] != A.shape[0]:
+        raise ValueError(f"samples/natural_loops.py:144: slices of lengths {B.shape[0]} and {A.shape[0]} do not broadcast")
+    if B.shape[0] != A.shape[0]:
+        raise ValueError(f"samples/natural_loops.py:145: slices of lengths {B.shape[0]} and {A.shape[0]} do not broadcast")
+    n_t = int(T)
+    if n_t <= 0:
+        return A
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(M), _appyc_size(N), _appyc_size(B.shape[1]), _appyc_size(A.shape[1]), _appyc_size(B.shape[0]), _appyc_size(A.shape[0]), B.dtype, A.dtype)
+        _appyc_config = _smooth_2d_swap_persistent0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _smooth_2d_swap_persistent0_tuning.tune(
+                _appyc_key, (B, A), lambda config: _launch_smooth_2d_swap_persistent0(M, N, B, A, T, config)
+            )
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
+    _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N - 1) - int(1))
+    _appyc_state = _appyc_persistent(
+        _smooth_2d_swap_persistent0, n_t * 5, max((((int(M - 1) - int(1)) + _appyc_row_block - 1) // _appyc_row_block), ((int(B.shape[1]) + _appyc_mvl - 1) // _appyc_mvl), ((int(B.shape[0]) + _appyc_mvl - 1) // _appyc_mvl)),
+        (B, A, int(M), int(N), B.stride(0), A.stride(0), B.stride(1), A.stride(1), B.shape[1], A.shape[1], B.shape[0], A.shape[0]),
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+        {"ROW_BLOCK": _appyc_row_block, "ONE_STRIP": 0 < int(N - 1) - int(1) <= _appyc_mvl // _appyc_row_block},
+        state=(0, 1, 0, 0), kinds="iiii",
+    )
+    return (B, A)[int(_appyc_state[1])]
+
+
+def smooth_2d_swap(A, B, T):
+    # A 2-D smoothing as users write it: extents unpacked from a shape, edge rows and columns
+    # copied by bare lines that use them, the buffers swapped.
+    M, N = A.shape
+    A = _launch_smooth_2d_swap_persistent0(M, N, B, A, T)
+    return A

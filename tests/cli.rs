@@ -783,3 +783,27 @@ fn verbose_says_which_statement_keeps_a_time_loop_on_the_host() {
     let verbose = appyc(&[args[0], args[1], args[2], "-v"]);
     assert!(!String::from_utf8_lossy(&verbose.stderr).contains("note:"));
 }
+
+#[test]
+fn a_parallel_for_pragma_on_a_while_loop_is_an_error_at_the_loop() {
+    let dir = scratch("while-pragma");
+    let src = dir.join("w.py");
+    std::fs::write(
+        &src,
+        "def f(A, n):\n    i = 0\n    #pragma parallel for\n    while i < n:\n        A[i] = 0.0\n        i += 1\n",
+    )
+    .unwrap();
+    let out = dir.join("out.py");
+    std::fs::write(&out, "untouched\n").unwrap();
+    let r = appyc(&[src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(r.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        stderr.contains(
+            "w.py:4:5: error: `#pragma parallel for` needs a `for ... in range(...)` loop"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("this is a while loop"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "untouched\n");
+}

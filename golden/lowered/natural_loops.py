@@ -190,3 +190,39 @@ def gemver_loops(alpha, beta, A, u1, v1, u2, v2, w, x, y, z):
             j = appy.vidx(_j_base, appy.MVL, N)
             s = s + sum(A[i, j] * x[j])
         w[i] = w[i] + alpha * s
+
+
+def smooth_2d_swap(A, B, T):
+    # A 2-D smoothing as users write it: extents unpacked from a shape, edge rows and columns
+    # copied by bare lines that use them, the buffers swapped.
+    M, N = A.shape
+    for t in range(T):
+        # _smooth_2d_swap_kernel0
+        #pragma parallel for simd
+        for i in range(1, M - 1, 1):
+            i = appy.vidx(i, appy.ROW_BLOCK, M - 1)
+            for _j_base in range(1, N - 1, appy.MVL // appy.ROW_BLOCK):
+                j = appy.vidx(_j_base, appy.MVL // appy.ROW_BLOCK, N - 1)
+                B[i, j] = 0.25 * (A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1])
+        # _smooth_2d_swap_kernel1
+        #pragma parallel for simd
+        for _p0 in range(0, B.shape[1], 1):
+            _p0 = appy.vidx(_p0, appy.MVL, B.shape[1])
+            B[0, _p0] = A[0, _p0]
+        # _smooth_2d_swap_kernel2
+        #pragma parallel for simd
+        for _p0 in range(0, B.shape[1], 1):
+            _p0 = appy.vidx(_p0, appy.MVL, B.shape[1])
+            B[M - 1, _p0] = A[M - 1, _p0]
+        # _smooth_2d_swap_kernel3
+        #pragma parallel for simd
+        for _p0 in range(0, B.shape[0], 1):
+            _p0 = appy.vidx(_p0, appy.MVL, B.shape[0])
+            B[_p0, 0] = A[_p0, 0]
+        # _smooth_2d_swap_kernel4
+        #pragma parallel for simd
+        for _p0 in range(0, B.shape[0], 1):
+            _p0 = appy.vidx(_p0, appy.MVL, B.shape[0])
+            B[_p0, N - 1] = A[_p0, N - 1]
+        A, B = B, A
+    return A

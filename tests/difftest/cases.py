@@ -441,6 +441,9 @@ CASES = [
          lambda r, n: [1.5, 1.2, normal(r, (n, n), F64)] + [normal(r, n, F64) for _ in range(8)],
          (19, 150), fp64_strict=True, launches=("_gemver_loops_kernel1",),
          no_launches=("_gemver_loops_kernel0",)),
+    Case("natural_loops", "smooth_2d_swap",   # odd steps: the result is in the caller's B
+         lambda r, s: [normal(r, s, F64), normal(r, s, F64), 3], SIZES_2D, fp64_strict=True,
+         launches=("_smooth_2d_swap_persistent0",), no_launches=("_kernel",)),
     Case("natural_loops", "counted_steps",
          lambda r, n: [normal(r, n, F64), n, 3], SIZES_1D, fp64_strict=True,
          launches=("_counted_steps_persistent0",), no_launches=("_kernel",)),
