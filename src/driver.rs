@@ -500,7 +500,7 @@ fn host_device(func: &Function, kernels: &[Kernel]) -> String {
     let array_params: Vec<String> = func
         .params
         .iter()
-        .filter(|p| kernels.iter().any(|k| kernel_uses_array(k, p)))
+        .filter(|p| kernels.iter().any(|k| k.names_array(p)))
         .cloned()
         .collect();
     if array_params.is_empty() {
@@ -634,18 +634,4 @@ fn persistent_launch(
     out.replace(file, p.span, p.loop_span.start, call);
     out.skip.push(p.span);
     Ok(())
-}
-
-fn kernel_uses_array(k: &Kernel, name: &str) -> bool {
-    let mut found = false;
-    for s in &k.body {
-        s.walk(&mut |st| {
-            for e in st.exprs() {
-                found |= e.any(&mut |x| {
-                    matches!(&x.kind, ExprKind::Subscript { array, .. } | ExprKind::Shape { array, .. } if array == name)
-                });
-            }
-        });
-    }
-    found
 }

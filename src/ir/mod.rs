@@ -280,6 +280,25 @@ impl Kernel {
         names
     }
 
+    /// Whether the kernel names the array `name`: an element of it, or its shape (in the body or
+    /// in a bound of its grid).
+    pub fn names_array(&self, name: &str) -> bool {
+        let names = |x: &Expr| matches!(&x.kind, ExprKind::Subscript { array, .. } | ExprKind::Shape { array, .. } if array == name);
+        let mut found = self.dims.iter().any(|d| {
+            [&d.range.start, &d.range.stop]
+                .iter()
+                .any(|e| e.any(&mut |x| names(x)))
+        });
+        for s in &self.body {
+            s.walk(&mut |st| {
+                for e in st.exprs() {
+                    found |= e.any(&mut |x| names(x));
+                }
+            });
+        }
+        found
+    }
+
     /// The kernel with every array `rename` answers for (in subscripts and shapes, in its body
     /// and its grid's bounds) spelled as the answer.
     pub fn with_arrays_renamed(&self, rename: &dyn Fn(&str) -> Option<String>) -> Kernel {

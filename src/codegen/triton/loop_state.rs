@@ -360,7 +360,7 @@ impl<'a> LoopState<'a> {
         let mut shared: Vec<(&String, &String)> = self
             .shared_locals
             .iter()
-            .filter(|(_, l)| region_reads(k, l))
+            .filter(|(_, l)| k.names_array(l))
             .collect();
         shared.sort();
         for (buffer, local) in shared {
@@ -369,7 +369,7 @@ impl<'a> LoopState<'a> {
         }
         let mut used: Vec<&String> = vec![];
         for (name, local) in &self.locals {
-            if region_reads(k, local) {
+            if k.names_array(local) {
                 used.push(name);
             }
         }
@@ -432,22 +432,4 @@ impl<'a> LoopState<'a> {
         }
         w.dedent();
     }
-}
-
-/// Whether region `k` names the array `local` (an element, or a shape in a bound).
-fn region_reads(k: &Kernel, local: &str) -> bool {
-    let names = |x: &Expr| matches!(&x.kind, ExprKind::Subscript { array, .. } | ExprKind::Shape { array, .. } if array == local);
-    k.body.iter().any(|s| {
-        let mut found = false;
-        s.walk(&mut |st| {
-            for e in st.exprs() {
-                found |= e.any(&mut |x| names(x));
-            }
-        });
-        found
-    }) || k.dims.iter().any(|d| {
-        [&d.range.start, &d.range.stop]
-            .iter()
-            .any(|e| e.any(&mut |x| names(x)))
-    })
 }
