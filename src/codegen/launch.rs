@@ -539,13 +539,24 @@ pub fn region_launcher(
     let host_args = region_host_args(code, k);
     let (trips, mut per_dim) = grid_trips(k);
     let prologue = prologue(&[k], &host_args, file);
-    let grid_checks = grid_axis_checks(k, &per_dim, file);
+    let grid_checks = if code.flat_grid {
+        vec![]
+    } else {
+        grid_axis_checks(k, &per_dim, file)
+    };
     let mut split_setup = vec![];
     if let (Some(split), [dim]) = (&k.split_rows, k.dims.as_slice()) {
         split_setup = split_rows_setup(k, split, dim, &per_dim[0], &host_args);
         per_dim = vec!["_appyc_splits".into(), "_appyc_blocks".into()];
     }
     per_dim.reverse(); // innermost loop on axis 0
+    if code.flat_grid {
+        per_dim = vec![per_dim
+            .iter()
+            .map(|n| format!("({n})"))
+            .collect::<Vec<_>>()
+            .join(" * ")];
+    }
     if per_dim.is_empty() {
         per_dim.push("1".into());
     }

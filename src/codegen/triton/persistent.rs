@@ -10,9 +10,10 @@
 //! - Loads stay plain (L1-cached) across phases (see `persistent_kernel` for why that is safe).
 //! - The names the kernel makes up are fresh against the names of all its regions.
 
-use super::cx::{width_text, Cx};
+use super::cx::Cx;
 use super::loop_state::{LoopState, PhaseNames};
 use super::strips::{ONE_STRIP_PARAM, ROW_BLOCK_PARAM};
+use super::virtual_grid::{program_counts, program_ids};
 use crate::codegen::analysis::{analyse, push_unique, Analysis};
 use crate::codegen::kernel_code::{signature, KernelCode, Param};
 use crate::codegen::writer::Writer;
@@ -149,6 +150,7 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
         one_strip,
         row_block,
         state: state.registers.clone(),
+        flat_grid: false,
     })
 }
 
@@ -406,7 +408,7 @@ fn region_phase(
 /// Programs per grid axis (axis 0 innermost), then a grid-stride loop over the virtual
 /// programs of region `r`, each split back into its coordinates.
 fn grid_stride(w: &mut Writer, cx: &mut Cx, k: &Kernel, r: usize, n: &mut Names) -> Result<()> {
-    let counts = program_counts(w, cx, k, r, n)?;
+    let counts = program_counts(w, cx, k, r, &mut |base| n.fresh(base))?;
     let vp = n.fresh("vp");
     w.line(format!(
         "for {vp} in range({}, {}, {}):",
@@ -415,78 +417,10 @@ fn grid_stride(w: &mut Writer, cx: &mut Cx, k: &Kernel, r: usize, n: &mut Names)
         n.nprog
     ));
     w.indent();
-    let ids = program_ids(w, &vp, &counts, r, n);
+    let ids = program_ids(w, &vp, &counts, r, &mut |base| n.fresh(base));
     cx.region(w, k, &ids)?;
     w.dedent();
     Ok(())
-}
-
-/// The number of programs on each grid axis of region `r` (an extent of a literal step, over
-/// the lanes' width for a `simd` dimension), named and indexed by axis.
-fn program_counts(
-    w: &mut Writer,
-    cx: &mut Cx,
-    k: &Kernel,
-    r: usize,
-    n: &mut Names,
-) -> Result<Vec<String>> {
-    let ndims = k.dims.len();
-    let mut counts = vec![String::new(); ndims];
-    for (d, dim) in k.dims.iter().enumerate() {
-        let axis = ndims - 1 - d;
-        let count = n.fresh(&format!("n{r}_{axis}"));
-        let ExprKind::Int(s) = dim.range.step.kind else {
-            unreachable!("schedule keeps regions with literal steps only")
-        };
-        let (from, to) = (cx.expr(&dim.range.start)?, cx.expr(&dim.range.stop)?);
-        let span = if s > 0 {
-            format!("({to}) - ({from})")
-        } else {
-            format!("({from}) - ({to})")
-        };
-        let trips = if s.abs() == 1 {
-            span
-        } else {
-            format!("tl.cdiv({span}, {})", s.abs())
-        };
-        let programs = match dim.simd {
-            None => trips,
-            Some(wd) => format!("tl.cdiv({trips}, {})", width_text(wd)),
-        };
-        w.line(format!("{count} = tl.maximum({programs}, 0)"));
-        counts[axis] = count;
-    }
-    Ok(counts)
-}
-
-/// The coordinates of virtual program `vp` on each axis (axis 0 varies fastest).
-fn program_ids(
-    w: &mut Writer,
-    vp: &str,
-    counts: &[String],
-    r: usize,
-    n: &mut Names,
-) -> Vec<String> {
-    let ndims = counts.len();
-    let mut ids = vec![String::new(); ndims];
-    if ndims == 1 {
-        ids[0] = vp.to_string();
-    } else {
-        let mut rest = vp.to_string();
-        for axis in 0..ndims {
-            let id = n.fresh(&format!("pid{r}_{axis}"));
-            if axis + 1 == ndims {
-                w.line(format!("{id} = {rest}"));
-            } else {
-                w.line(format!("{id} = {rest} % {}", counts[axis]));
-                let next = n.fresh(&format!("rest{r}_{axis}"));
-                w.line(format!("{next} = {rest} // {}", counts[axis]));
-                rest = next;
-            }
-            ids[axis] = id;
-        }
-    }
-    ids
 }
 
 /// After each phase that conflicts with the next (`barrier_after`), on the GPU only: a grid
