@@ -989,8 +989,9 @@ def _swap_smooth_persistent0(B, A, N, B_stride0, A_stride0, _phase_lo, _phase_hi
                 for _once1 in range(0, 1, 1):  # samples/natural_loops.py:57
                     tl.store(_B_now + (N - 1) * _B_now_stride0, tl.load(_A_now + (N - 1) * _A_now_stride0))  # samples/natural_loops.py:57
         if GRID_SYNC:
-            _arrived += _nprog
-            _appyc_grid_barrier(_sync, _arrived)
+            if (_region == 2):
+                _arrived += _nprog
+                _appyc_grid_barrier(_sync, _arrived)
         if _region == 2:
             _which__swap = _which_B
             _which__swap1 = _which_A
@@ -1003,7 +1004,7 @@ def _swap_smooth_persistent0(B, A, N, B_stride0, A_stride0, _phase_lo, _phase_hi
         tl.store(_carried + 3, (_which__swap1).to(tl.float64))
 
 
-_swap_smooth_persistent0_tuning = _AppycTuning("_swap_smooth_persistent0", "74bcd6de749b0063", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_swap_smooth_persistent0_tuning = _AppycTuning("_swap_smooth_persistent0", "8f413a1fb4e76150", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_swap_smooth_persistent0(N, B, A, T, _appyc_config=None):
@@ -1534,8 +1535,9 @@ def _smooth_2d_swap_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A_s
                 _p0_mask = _p0 < _B_now_shape0
                 tl.store(_B_now + _p0 * _B_now_stride0 + (N - 1) * _B_now_stride1, tl.load(_A_now + _p0 * _A_now_stride0 + (N - 1) * _A_now_stride1, mask=_p0_mask), mask=_p0_mask)  # samples/natural_loops.py:145
         if GRID_SYNC:
-            _arrived += _nprog
-            _appyc_grid_barrier(_sync, _arrived)
+            if (_region == 4):
+                _arrived += _nprog
+                _appyc_grid_barrier(_sync, _arrived)
         if _region == 4:
             _which__swap = _which_B
             _which__swap1 = _which_A
@@ -1548,7 +1550,7 @@ def _smooth_2d_swap_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A_s
         tl.store(_carried + 3, (_which__swap1).to(tl.float64))
 
 
-_smooth_2d_swap_persistent0_tuning = _AppycTuning("_smooth_2d_swap_persistent0", "662aeeb150df3775", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_smooth_2d_swap_persistent0_tuning = _AppycTuning("_smooth_2d_swap_persistent0", "64152d65eb81c650", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_smooth_2d_swap_persistent0(M, N, B, A, T, _appyc_config=None):
