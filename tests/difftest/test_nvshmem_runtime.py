@@ -95,7 +95,7 @@ class Clock:
     """A stubbed %globaltimer that advances `step` seconds at every read. It fails the test past
     `most` reads: a wait that never gives up would otherwise spin for ever."""
 
-    def __init__(self, step=1.0, most=10_000):
+    def __init__(self, step=1.0, most=100):
         self.now, self.step, self.most, self.reads = 0, int(step * 1e9), most, 0
 
     def __call__(self):
