@@ -433,8 +433,8 @@ def _appyc_nvshmem_put(dst, src, rows, n, dst_row_stride, dst_stride, src_row_st
 # limit in nanoseconds (written by the host).
 _APPYC_NVSHMEM_CONTROL = 16
 # A wait reads the clock and the abort word once every this many polls of a word that has not
-# arrived (a poll is an L2 round trip, about a microsecond), so a wait satisfied at its first
-# poll never reads them and a long one spends under 1 % of its polls on them.
+# arrived (each poll a round trip to L2), so a wait satisfied at its first poll never reads them
+# and a long one spends under 1 % of its polls on them.
 _APPYC_NVSHMEM_SPINS = tl.constexpr(128)
 # False compiles the bounds out (NVSHMEM's own wait and the plain grid barrier): set it on a
 # freshly loaded module, before its first launch, to measure what the bounds cost.
@@ -449,11 +449,17 @@ def _appyc_nvshmem_clock():
 
 
 @triton.jit
-def _appyc_nvshmem_acquire(addr):
-    # The 64-bit word at `addr` with acquire semantics at system scope: a peer GPU's put-with-
-    # signal (data, fence, flag) is then visible in full, and so is a grid barrier's release.
-    return tl.inline_asm_elementwise("ld.acquire.sys.global.u64 $0, [$1];", "=l,l", [addr], dtype=tl.int64,
-                                     is_pure=False, pack=1)
+def _appyc_nvshmem_acquire(addr, SYS: tl.constexpr):
+    # The 64-bit word at `addr` with acquire semantics: at system scope (SYS) a peer GPU's put-
+    # with-signal (data, fence, flag) is then visible in full; at GPU scope, as the plain grid
+    # barrier polls, the programs' releases before they arrived at a barrier.
+    if SYS:
+        word = tl.inline_asm_elementwise("ld.acquire.sys.global.u64 $0, [$1];", "=l,l", [addr], dtype=tl.int64,
+                                         is_pure=False, pack=1)
+    else:
+        word = tl.inline_asm_elementwise("ld.acquire.gpu.global.u64 $0, [$1];", "=l,l", [addr], dtype=tl.int64,
+                                         is_pure=False, pack=1)
+    return word
 
 
 @triton.jit
@@ -467,20 +473,20 @@ def _appyc_nvshmem_any(x):
 
 
 @triton.jit
-def _appyc_nvshmem_until(addr, value, control):
+def _appyc_nvshmem_until(addr, value, control, SYS: tl.constexpr):
     # Until the word at `addr` is >= value; whether the wait gave up instead, the same answer to
     # every thread. Thread 0 polls (as cooperative groups' grid sync does) and the barrier that
     # ends the wait releases the others: polling by every thread would put 4 warps' loads on
     # one word per program. Nothing in thread 0's branch may be a CTA-wide operation.
     gave_up = tl.zeros((), tl.int32)
     if _appyc_nvshmem_thread0():
-        seen = _appyc_nvshmem_acquire(addr.to(tl.int64))
+        seen = _appyc_nvshmem_acquire(addr.to(tl.int64), SYS)
         if seen < value:
             start = _appyc_nvshmem_clock()
             limit = tl.load(control + 15)
             spins = tl.zeros((), tl.int32)
             while (seen < value) & (gave_up == 0):
-                seen = _appyc_nvshmem_acquire(addr.to(tl.int64))
+                seen = _appyc_nvshmem_acquire(addr.to(tl.int64), SYS)
                 spins += 1
                 if spins % _APPYC_NVSHMEM_SPINS == 0:
                     late = _appyc_nvshmem_clock() - start > limit
@@ -506,7 +512,7 @@ def _appyc_nvshmem_wait(flag, value, control, step, index, line):
     # Every program waits until the flag (counting puts) has reached `value`: false when it gave
     # up instead (`index`, `step` and `line` say which wait, for the record).
     if _APPYC_NVSHMEM_BOUNDED:
-        failed = _appyc_nvshmem_until(flag, value, control)
+        failed = _appyc_nvshmem_until(flag, value, control, True)
         if failed:
             _appyc_nvshmem_give_up(control, index, value, tl.load(flag, volatile=True), step, line)
         ok = failed == 0
@@ -524,7 +530,7 @@ def _appyc_nvshmem_barrier(control, target, step, line):
     if _APPYC_NVSHMEM_BOUNDED:
         tl.debug_barrier()
         tl.atomic_add(control, 1, sem="release")
-        failed = _appyc_nvshmem_until(control, target, control)
+        failed = _appyc_nvshmem_until(control, target, control, False)
         if failed:
             _appyc_nvshmem_give_up(control, -1, target, tl.load(control, volatile=True), step, line)
         ok = failed == 0

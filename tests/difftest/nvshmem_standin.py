@@ -203,7 +203,7 @@ class Runtime:
             time.sleep(0.0005)
         return value
 
-    def acquire(self, addr):
+    def acquire(self, addr, system_scope=True):
         # A poll that finds the word not yet there is repeated: a short sleep keeps a PE that
         # waits from taking the CPU its peers need to get there.
         time.sleep(0.0002)

@@ -117,7 +117,7 @@ class StubPE(Runtime):
         self.clock, self.late, self.signal = clock, late, signal
         self.polls, self.stuck = 0, set()
 
-    def acquire(self, addr):
+    def acquire(self, addr, system_scope=True):
         self.polls += 1
         if self.polls <= self.late or _value(addr) in self.stuck:
             return _int64(0)
