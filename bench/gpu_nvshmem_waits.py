@@ -19,7 +19,7 @@ $OUT/waits.log, the numbers to $OUT/waits.json:
 * `cost`: Listing 8 (golden/) at --sizes per GPU, per iteration, with the bounded waits (the
   module as generated) and with the bounds compiled out (the same module loaded again with
   `_APPYC_NVSHMEM_BOUNDED` false: NVSHMEM's own wait and the plain grid barrier), and, given
-  --before, the module as generated before bounded waits (`git show 25237f9:golden/
+  --before, the module as generated before bounded waits (`git show 72f8f54^:golden/
   nvshmem_jacobi2d_l8.py`: no `live` register either), measured in turns, best of --reps; the
   bounds' cost in percent (target: under 1 % at 8192^2).
 """
