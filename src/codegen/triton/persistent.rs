@@ -9,7 +9,12 @@
 //! - The kernel takes the union of its regions' parameters; the loop variable is its own.
 //! - Loads stay plain (L1-cached) across phases (see `persistent_kernel` for why that is safe).
 //! - The names the kernel makes up are fresh against the names of all its regions.
+//! - A kernel that communicates (nvshmem phases) keeps a `live` register: its waits and grid
+//!   barriers are bounded (templates/nvshmem.py.jinja) and clear it when they give up, and the
+//!   phase loop ends with it, so no program waits on a barrier that one which left will never
+//!   reach. Its barriers sit in their phase's block, to record that phase's source line.
 
+use super::comm::CommSite;
 use super::cx::Cx;
 use super::loop_state::{LoopState, PhaseNames};
 use super::strips::{ONE_STRIP_PARAM, ROW_BLOCK_PARAM};
@@ -97,13 +102,18 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
             cx.host_ints.remove(c);
         }
         region_phase(&mut w, &mut cx, k, r, &mut n, &put_targets, file)?;
+        if n.live.is_some() && p.barrier_after[r] {
+            bounded_barrier(&mut w, &n, file.line_of(k.span.start as usize));
+        }
         one_strip.append(&mut cx.one_strip);
         row_block.append(&mut cx.row_block);
         if nregions > 1 {
             w.dedent();
         }
     }
-    grid_barrier(&mut w, p, &n);
+    if n.live.is_none() {
+        grid_barrier(&mut w, p, &n);
+    }
     iteration_end(&mut w, p, &n, &state);
     w.dedent();
     if !state.is_empty() {
@@ -179,7 +189,7 @@ fn iteration_end(w: &mut Writer, p: &PersistentLoop, n: &Names, state: &LoopStat
             w.dedent();
         }
     }
-    if state.running.is_some() {
+    if state.running.is_some() || n.live.is_some() {
         w.line(format!("{} += 1", n.phase));
     }
 }
@@ -264,7 +274,13 @@ struct Names {
     step: Option<String>,
     phase_lo: String,
     phase_hi: String,
+    /// The grid barrier's counter; in a kernel that communicates, the launch's control block.
     sync: String,
+    /// A kernel that communicates: true until one of its waits gives up.
+    live: Option<String>,
+    /// What a wait that gives up records as its step: the loop variable, or the iteration of
+    /// a loop without one.
+    step_value: String,
 }
 
 impl Names {
@@ -286,6 +302,16 @@ impl Names {
         let step = (!matches!(p.range.step.kind, ExprKind::Int(1)))
             .then(|| fresh(&format!("{}_step", p.var)));
         let (phase_lo, phase_hi, sync) = (fresh("phase_lo"), fresh("phase_hi"), fresh("sync"));
+        let live = p
+            .regions
+            .iter()
+            .any(|k| k.comm.is_some())
+            .then(|| fresh("live"));
+        let step_value = if p.var.is_empty() {
+            iteration.clone()
+        } else {
+            p.var.clone()
+        };
         Names {
             used,
             pid,
@@ -299,6 +325,8 @@ impl Names {
             phase_lo,
             phase_hi,
             sync,
+            live,
+            step_value,
         }
     }
 
@@ -331,26 +359,30 @@ fn phase_loop(w: &mut Writer, p: &PersistentLoop, n: &Names, state: &LoopState, 
     w.line(format!("{nprog} = tl.num_programs(0)"));
     w.line(format!("{} = tl.full((), 0, tl.int64)", n.arrived));
     state.start(w);
-    match &state.running {
-        // The loop runs while its test holds: a while loop reads it before the first
-        // iteration too (a launch of one phase starts there only at an iteration's start).
-        Some(running) => {
-            if let Some(t) = p.test {
-                w.line(format!("if {} % {nregions} == 0:", n.phase_lo));
-                w.indented(|w| {
-                    w.line(format!(
-                        "{running} = {running} & {}",
-                        state.condition(t, &p.var)
-                    ))
-                });
-            }
-            w.line(format!("{phase} = {}", n.phase_lo));
-            w.line(format!("while {running} & ({phase} < {}):", n.phase_hi));
-        }
-        None => w.line(format!(
+    if let Some(live) = &n.live {
+        w.line(format!("{live} = tl.full((), 1, tl.int1)"));
+    }
+    // The loop runs while its test holds: a while loop reads it before the first iteration
+    // too (a launch of one phase starts there only at an iteration's start).
+    if let (Some(running), Some(t)) = (&state.running, p.test) {
+        w.line(format!("if {} % {nregions} == 0:", n.phase_lo));
+        w.indented(|w| {
+            w.line(format!(
+                "{running} = {running} & {}",
+                state.condition(t, &p.var)
+            ))
+        });
+    }
+    let mut conditions: Vec<String> = state.running.iter().chain(&n.live).cloned().collect();
+    if conditions.is_empty() {
+        w.line(format!(
             "for {phase} in range({}, {}):",
             n.phase_lo, n.phase_hi
-        )),
+        ));
+    } else {
+        conditions.push(format!("({phase} < {})", n.phase_hi));
+        w.line(format!("{phase} = {}", n.phase_lo));
+        w.line(format!("while {}:", conditions.join(" & ")));
     }
     w.indent();
     if nregions == 1 {
@@ -389,7 +421,18 @@ fn region_phase(
             file.line_of(k.span.start as usize),
             file.line_text(file.line_of(k.span.start as usize)).trim()
         ));
-        cx.comm(w, c, &n.pid, &n.nprog)
+        let site = CommSite {
+            pid: &n.pid,
+            nprog: &n.nprog,
+            control: &n.sync,
+            step: &n.step_value,
+            live: n
+                .live
+                .as_deref()
+                .expect("a kernel with a comm phase has `live`"),
+            line: file.line_of(k.span.start as usize),
+        };
+        cx.comm(w, c, &site)
     } else if k.dims.is_empty() {
         cx.pragma_comment(w, k);
         // A `sequential for` region: one program runs it.
@@ -447,6 +490,23 @@ fn grid_barrier(w: &mut Writer, p: &PersistentLoop, n: &Names) {
         w.dedent();
     }
     w.dedent();
+}
+
+/// After phase `r` of a kernel that communicates, on the GPU only: the bounded grid barrier,
+/// skipped by a program whose wait in this phase gave up (it leaves the loop next).
+fn bounded_barrier(w: &mut Writer, n: &Names, line: usize) {
+    let live = n.live.as_deref().expect("only kernels that communicate");
+    w.line("if GRID_SYNC:");
+    w.indented(|w| {
+        w.line(format!("if {live}:"));
+        w.indented(|w| {
+            w.line(format!("{} += {}", n.arrived, n.nprog));
+            w.line(format!(
+                "{live} = _appyc_nvshmem_barrier({}, {}, {}, {line})",
+                n.sync, n.arrived, n.step_value
+            ));
+        });
+    });
 }
 
 #[cfg(test)]
