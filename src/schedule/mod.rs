@@ -500,58 +500,13 @@ fn assigns(k: &Kernel, var: &str) -> bool {
     found
 }
 
-/// The scalars a region reads (names it does not bind), each an integer when it reaches an
-/// index or a bound (directly or through the region's locals), else a float.
+/// The scalars a region reads (names it does not bind), each an integer when the region uses it
+/// as one (`Kernel::integer_names`, as its kernel's parameter is typed), else a float.
 fn scalar_reads(k: &Kernel) -> std::collections::HashMap<String, ScalarType> {
-    let mut locals: HashSet<String> = k.dims.iter().map(|d| d.var.clone()).collect();
-    let mut assigns: Vec<(String, &Expr)> = vec![];
-    let mut int_roots: Vec<&Expr> = k
-        .dims
-        .iter()
-        .flat_map(|d| [&d.range.start, &d.range.stop, &d.range.step])
-        .collect();
-    let mut exprs: Vec<&Expr> = int_roots.clone();
-    for s in &k.body {
-        s.walk(&mut |st| {
-            exprs.extend(st.exprs());
-            match &st.kind {
-                StmtKind::Assign { target, value, .. } => {
-                    if let ExprKind::Name(n) = &target.kind {
-                        locals.insert(n.clone());
-                        assigns.push((n.clone(), value));
-                    }
-                }
-                StmtKind::For { var, range, .. } => {
-                    locals.insert(var.clone());
-                    int_roots.extend([&range.start, &range.stop, &range.step]);
-                }
-                _ => {}
-            }
-            for e in st.exprs() {
-                e.walk(&mut |x| {
-                    if let ExprKind::Subscript { indices, .. } = &x.kind {
-                        for i in indices {
-                            if let Index::At(ix) = i {
-                                int_roots.push(ix);
-                            }
-                        }
-                    }
-                });
-            }
-        });
-    }
-    let mut ints: HashSet<String> = HashSet::new();
-    while let Some(e) = int_roots.pop() {
-        e.walk(&mut |x| {
-            if let ExprKind::Name(n) = &x.kind {
-                if ints.insert(n.clone()) {
-                    int_roots.extend(assigns.iter().filter(|(m, _)| m == n).map(|(_, v)| *v));
-                }
-            }
-        });
-    }
+    let locals = k.bound_names();
+    let ints = k.integer_names();
     let mut out = std::collections::HashMap::new();
-    for e in exprs {
+    let mut read = |e: &Expr| {
         e.walk(&mut |x| {
             if let ExprKind::Name(n) = &x.kind {
                 if !locals.contains(n) {
@@ -563,7 +518,15 @@ fn scalar_reads(k: &Kernel) -> std::collections::HashMap<String, ScalarType> {
                     out.insert(n.clone(), t);
                 }
             }
-        });
+        })
+    };
+    for d in &k.dims {
+        [&d.range.start, &d.range.stop, &d.range.step]
+            .into_iter()
+            .for_each(&mut read);
+    }
+    for s in &k.body {
+        s.walk(&mut |st| st.exprs().into_iter().for_each(&mut read));
     }
     out
 }
@@ -815,6 +778,30 @@ mod tests {
         assert_eq!(p.outputs, ["s"]);
         // `s` differs between iterations: the region may meet its own last iteration.
         assert_eq!(p.barrier_after, [true]);
+    }
+
+    #[test]
+    fn a_region_s_scalars_are_typed_as_its_kernel_takes_them() {
+        // `k` reaches an index through a local, `n` an integer operator: both are integer
+        // parameters of the printed kernel, and the steps must see them so.
+        let src = "def f(A, N, T, k, n, x):
+    for t in range(T):
+        #pragma parallel for
+        for i in range(N):
+            j = k + i
+            A[j] = n // 2 + x
+";
+        let (kernels, _) = schedule(src, true).unwrap();
+        let reads = scalar_reads(&kernels[0]);
+        for (name, ty) in [
+            ("N", ScalarType::Int),
+            ("k", ScalarType::Int),
+            ("n", ScalarType::Int),
+            ("x", ScalarType::Float),
+        ] {
+            assert_eq!(reads.get(name), Some(&ty), "{name}: {reads:?}");
+        }
+        assert!(!reads.contains_key("j") && !reads.contains_key("i"));
     }
 
     #[test]
