@@ -870,11 +870,11 @@ def _decaying_wave_persistent0(v, u, N, decay: "fp64", v_stride0, u_stride0, _ph
             _appyc_grid_barrier(_sync, _arrived)
         if _region == 1:
             dt = (dt * decay)
-    if _pid == 0:
+    if _pid == _nprog - 1:
         tl.store(_carried + 0, (dt).to(tl.float64))
 
 
-_decaying_wave_persistent0_tuning = _AppycTuning("_decaying_wave_persistent0", "86add91e45858f92", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_decaying_wave_persistent0_tuning = _AppycTuning("_decaying_wave_persistent0", "a6f536f7050301f7", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_decaying_wave_persistent0(v, u, N, dt, decay, T, _appyc_config=None):
@@ -976,14 +976,14 @@ def _swap_smooth_persistent0(B, A, N, B_stride0, A_stride0, _phase_lo, _phase_hi
             _which__swap1 = _which_A
             _which_A = _which__swap
             _which_B = _which__swap1
-    if _pid == 0:
+    if _pid == _nprog - 1:
         tl.store(_carried + 0, (_which_B).to(tl.float64))
         tl.store(_carried + 1, (_which_A).to(tl.float64))
         tl.store(_carried + 2, (_which__swap).to(tl.float64))
         tl.store(_carried + 3, (_which__swap1).to(tl.float64))
 
 
-_swap_smooth_persistent0_tuning = _AppycTuning("_swap_smooth_persistent0", "74bcd6de749b0063", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_swap_smooth_persistent0_tuning = _AppycTuning("_swap_smooth_persistent0", "2332e48f2fc5c360", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_swap_smooth_persistent0(N, B, A, T, _appyc_config=None):
@@ -1035,12 +1035,12 @@ def _counted_steps_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, w: 
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
         steps = ((steps + 1)).to(tl.int64)
-    if _pid == 0:
+    if _pid == _nprog - 1:
         tl.store(_carried + 0, (w).to(tl.float64))
         tl.store(_carried + 1, (steps).to(tl.float64))
 
 
-_counted_steps_persistent0_tuning = _AppycTuning("_counted_steps_persistent0", "ffea936f0f7e8d7e", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_counted_steps_persistent0_tuning = _AppycTuning("_counted_steps_persistent0", "deae746039954b77", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_counted_steps_persistent0(A, N, steps, T, _appyc_config=None):
@@ -1121,7 +1121,7 @@ def _relax_to_tolerance_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter
         it = ((it + 1)).to(tl.int64)
         _running = _running & ((diff > tol)) & (((it).to(tl.float64) < max_iter))
         _phase += 1
-    if _pid == 0:
+    if _pid == _nprog - 1:
         tl.store(_carried + 0, (_which_B).to(tl.float64))
         tl.store(_carried + 1, (_which_A).to(tl.float64))
         tl.store(_carried + 2, (_which__swap).to(tl.float64))
@@ -1131,7 +1131,7 @@ def _relax_to_tolerance_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter
         tl.store(_carried + 6, (_running).to(tl.float64))
 
 
-_relax_to_tolerance_persistent0_tuning = _AppycTuning("_relax_to_tolerance_persistent0", "759072c9d277f81e", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_relax_to_tolerance_persistent0_tuning = _AppycTuning("_relax_to_tolerance_persistent0", "74d7e88a29b8e92f", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_relax_to_tolerance_persistent0(N, B, A, diff, it, tol, max_iter, _appyc_config=None):
@@ -1202,12 +1202,12 @@ def _relax_until_small_persistent0(B, A, _diff_shared, N, tol: "fp64", B_stride0
         if _region == 1:
             _running = _running & ((diff < tol) == 0)
         _phase += 1
-    if _pid == 0:
+    if _pid == _nprog - 1:
         tl.store(_carried + 0, (diff).to(tl.float64))
         tl.store(_carried + 1, (_running).to(tl.float64))
 
 
-_relax_until_small_persistent0_tuning = _AppycTuning("_relax_until_small_persistent0", "229b82700a15ab72", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_relax_until_small_persistent0_tuning = _AppycTuning("_relax_until_small_persistent0", "10b02719538b695d", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_relax_until_small_persistent0(B, A, N, tol, max_iter, _appyc_config=None):
@@ -1518,14 +1518,14 @@ def _smooth_2d_swap_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A_s
             _which__swap1 = _which_A
             _which_A = _which__swap
             _which_B = _which__swap1
-    if _pid == 0:
+    if _pid == _nprog - 1:
         tl.store(_carried + 0, (_which_B).to(tl.float64))
         tl.store(_carried + 1, (_which_A).to(tl.float64))
         tl.store(_carried + 2, (_which__swap).to(tl.float64))
         tl.store(_carried + 3, (_which__swap1).to(tl.float64))
 
 
-_smooth_2d_swap_persistent0_tuning = _AppycTuning("_smooth_2d_swap_persistent0", "f0801c1c612380ef", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_smooth_2d_swap_persistent0_tuning = _AppycTuning("_smooth_2d_swap_persistent0", "6721c7c32a4310cc", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_smooth_2d_swap_persistent0(M, N, B, A, T, _appyc_config=None):

@@ -3,7 +3,7 @@
 //!
 //! Design decisions:
 //! - The registers are kernel parameters (their values when the launch starts) and, at the end,
-//!   stored by program 0 into `_carried` (fp64 slots: which-indices and int64 values up to
+//!   stored by the last program into `_carried` (fp64 slots: which-indices and int64 values up to
 //!   2^53 are exact). A launch per phase (the interpreter) passes each launch the last one's
 //!   values, so both forms run the same code.
 //! - A name that the loop rebinds among arrays (a swap) is a register holding the index of its
@@ -13,13 +13,6 @@
 //!   printer knows about rebinding.
 //! - Parameters: the slots replace the group's names, the registers replace the carried
 //!   scalars, and the host scalars only steps read join the rest.
-//! - A shared scalar a region reduces (`shared(diff)`, `reduction(max:diff)`) goes through
-//!   three slots of its buffer, one an iteration (`iteration % 3`), each starting at the
-//!   reduction's identity (kept in a fourth): after the region's barrier every program reads
-//!   the iteration's slot into its register, and program 0 resets the slot of two iterations
-//!   on, which no program reads or updates until another barrier has passed.
-//! - A while loop (or a body ending in `if test: break`) keeps a `running` register: the test
-//!   is read where Python reads it, and the phase loop runs while it holds.
 //! - A shared scalar a region reduces (`shared(diff)`, `reduction(max:diff)`) goes through
 //!   three slots of its buffer, one an iteration (`iteration % 3`), each starting at the
 //!   reduction's identity (kept in a fourth): after the region's barrier every program reads
@@ -420,9 +413,12 @@ impl<'a> LoopState<'a> {
         }
     }
 
-    /// After the phase loop: program 0 stores every register.
-    pub fn store(&self, w: &mut Writer, pid: &str) {
-        w.line(format!("if {pid} == 0:"));
+    /// After the phase loop: the last program stores every register. On the GPU every program
+    /// holds the same values past the barriers; under the interpreter, which runs a launch's
+    /// programs one after another, only the last has seen every program's share of a reduction
+    /// that a step reads after the launch's last phase (program 0 would read its own share).
+    pub fn store(&self, w: &mut Writer, pid: &str, nprog: &str) {
+        w.line(format!("if {pid} == {nprog} - 1:"));
         w.indent();
         for (k, r) in self.registers.iter().enumerate() {
             w.line(format!(

@@ -106,7 +106,7 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
     iteration_end(&mut w, p, &n, &state);
     w.dedent();
     if !state.is_empty() {
-        state.store(&mut w, &n.pid);
+        state.store(&mut w, &n.pid, &n.nprog);
     }
     let mut sig = signature(&params);
     sig.extend(n.start.iter().chain(n.step.iter()).cloned());
