@@ -41,9 +41,12 @@ pub(super) struct LoopState<'a> {
     types: HashMap<String, ScalarType>,
     /// Shared buffer → the local a phase points at the iteration's slot.
     shared_locals: HashMap<String, String>,
-    /// The registers in order: every group name's index, then the carried scalars, then
-    /// `running` (loops with an exit test).
+    /// The registers in order: every group name's index, then the carried scalars, then the
+    /// loop variable (a loop that breaks and whose variable is read after it), then `running`
+    /// (loops with an exit test).
     pub registers: Vec<StateParam>,
+    /// The loop variable, when it is a register.
+    pub var: Option<String>,
     pub out: String,
     /// Whether the loop runs while a test holds (a while loop, or `if test: break`).
     pub running: Option<String>,
@@ -60,6 +63,7 @@ impl<'a> LoopState<'a> {
     pub fn new(
         steps: &'a HostSteps,
         exits: bool,
+        var: Option<&str>,
         fresh: &mut dyn FnMut(&str) -> String,
     ) -> LoopState<'a> {
         let mut s = LoopState {
@@ -76,6 +80,7 @@ impl<'a> LoopState<'a> {
             registers: vec![],
             out: fresh("carried"),
             running: None,
+            var: var.map(String::from),
         };
         for step in &steps.steps {
             if let StepKind::Reduced { buffer, .. } = &step.kind {
@@ -100,6 +105,10 @@ impl<'a> LoopState<'a> {
         for c in &steps.carried {
             let (initial, kind) = match (c.ty, c.needs_initial) {
                 (ScalarType::Float, true) => (format!("float({})", c.name), 'f'),
+                // Of a type the compiler cannot see: checked at the launch (`_appyc_int_start`).
+                (ScalarType::Int, true) if c.start.is_none() => {
+                    (format!("_appyc_int_start({})", c.name), 'i')
+                }
                 (ScalarType::Int, true) => (format!("int({})", c.name), 'i'),
                 (ScalarType::Bool, true) => (format!("int(bool({}))", c.name), 'b'),
                 (ScalarType::Float, false) => ("0.0".into(), 'f'),
@@ -110,6 +119,14 @@ impl<'a> LoopState<'a> {
                 name: c.name.clone(),
                 initial,
                 kind,
+            });
+        }
+        if let Some(v) = var {
+            // Every iteration assigns it before anything reads it: its first value is unused.
+            s.registers.push(StateParam {
+                name: v.to_string(),
+                initial: "0".into(),
+                kind: 'i',
             });
         }
         if exits {
@@ -273,6 +290,9 @@ impl<'a> LoopState<'a> {
                 ScalarType::Bool => w.line(format!("{0} = {0} != 0", c.name)),
                 ScalarType::Float => {}
             }
+        }
+        if let Some(v) = &self.var {
+            w.line(format!("{v} = {v}.to(tl.int64)"));
         }
         if let Some(r) = &self.running {
             w.line(format!("{r} = {r} != 0"));
