@@ -526,6 +526,23 @@ def _appyc_item_like(buffer, value):
     return float(value) if buffer.dtype.is_floating_point else int(value)
 
 
+def _appyc_int_start(value):
+    """The first value of a persistent loop's integer register, from a host value of a type the
+    compiler could not see (a parameter): an integer, or a float holding one (Python's `it += 1`
+    on it is exact in int64, and `_appyc_int_like` gives a float back). A float with a fraction
+    would need the loop's float arithmetic, which the kernel does not have: an error, never a
+    truncation."""
+    if isinstance(value, float) and not value.is_integer():
+        raise TypeError(f"appyc: this loop keeps the scalar as an integer, but it starts as "
+                        f"{value!r}; start it from an integer, or from a float literal")
+    return int(value)
+
+
+def _appyc_int_like(start, value):
+    """An integer register's last value as Python's type: a float when it started as one."""
+    return float(value) if isinstance(start, float) else int(value)
+
+
 def _appyc_programs_per_sm(compiled, warps, props):
     """How many programs of a compiled kernel one SM holds at once (a cooperative launch of more
     fails): the driver's occupancy answer, or a count by threads, registers and shared memory
@@ -1918,3 +1935,59 @@ def or_defaults(A, N, T, scale):
     # a default, and the first step adds nothing.
     for s, k, m in _launch_or_defaults_persistent0(A, N, scale, T): pass
     return s, k, m
+
+
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "k"])
+def _counted_from_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, k, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/natural_loops.py:228: for t in range(T):  (persistent: 1 phase(s) per iteration)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _arrived = tl.full((), 0, tl.int64)
+    k = k.to(tl.int64)
+    for _phase in range(_phase_lo, _phase_hi):
+        _iteration = _phase
+        t = _iteration
+        k = ((k + 1)).to(tl.int64)
+        # samples/natural_loops.py:230: #pragma parallel for simd
+        _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
+        for _vp in range(_pid, _n0_0, _nprog):
+            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:231
+            i_mask = i < N
+            tl.store(A + i * A_stride0, 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + k, mask=i_mask)  # samples/natural_loops.py:232
+        if GRID_SYNC:
+            _arrived += _nprog
+            _appyc_grid_barrier(_sync, _arrived)
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (k).to(tl.float64))
+
+
+_counted_from_persistent0_tuning = _AppycTuning("_counted_from_persistent0", "165667f5e724f108", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+
+
+def _launch_counted_from_persistent0(A, N, k, T, _appyc_config=None):
+    """Runs the loop at samples/natural_loops.py:228 on the GPU: one launch of the persistent kernel _counted_from_persistent0."""
+    n_t = int(T)
+    if n_t <= 0:
+        return k
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(N), A.dtype)
+        _appyc_config = _counted_from_persistent0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _counted_from_persistent0_tuning.tune(
+                _appyc_key, (A,), lambda config: _launch_counted_from_persistent0(A, N, k, T, config)
+            )
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
+    _appyc_state = _appyc_persistent(
+        _counted_from_persistent0, n_t, ((int(N) + _appyc_mvl - 1) // _appyc_mvl),
+        (A, int(N), A.stride(0)),
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+        state=(_appyc_int_start(k),), kinds="i",
+    )
+    return _appyc_int_like(k, _appyc_state[0])
+
+
+def counted_from(A, N, T, k):
+    # A counter started from a parameter: its type is the caller's (an int stays an int, a
+    # float holding an integer stays a float).
+    k = _launch_counted_from_persistent0(A, N, k, T)
+    return k

@@ -220,3 +220,14 @@ def or_defaults(A, N, T, scale):
         for i in range(N):
             A[i] = A[i] * s + k + m
     return s, k, m
+
+
+def counted_from(A, N, T, k):
+    # A counter started from a parameter: its type is the caller's (an int stays an int, a
+    # float holding an integer stays a float).
+    for t in range(T):
+        k += 1
+        #pragma parallel for simd
+        for i in range(N):
+            A[i] = 0.5 * A[i] + k
+    return k

@@ -315,3 +315,16 @@ def or_defaults(A, N, T, scale):
             i = appy.vidx(i, appy.MVL, N)
             A[i] = A[i] * s + k + m
     return s, k, m
+
+
+def counted_from(A, N, T, k):
+    # A counter started from a parameter: its type is the caller's (an int stays an int, a
+    # float holding an integer stays a float).
+    for t in range(T):
+        k += 1
+        # _counted_from_kernel0
+        #pragma parallel for simd
+        for i in range(0, N, 1):
+            i = appy.vidx(i, appy.MVL, N)
+            A[i] = 0.5 * A[i] + k
+    return k

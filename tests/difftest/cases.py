@@ -480,6 +480,12 @@ CASES = [
     Case("natural_loops", "or_defaults", variant="zero-scale",   # s = 0.5; one step: k = 0, m = -1
          make=lambda r, n: [normal(r, n, F64), n, 1, 0.0], sizes=(37,), fp64_strict=True,
          launches=("_or_defaults_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "counted_from",   # an int start: an int back
+         lambda r, n: [normal(r, n, F64), n, 3, 2], SIZES_1D, fp64_strict=True,
+         launches=("_counted_from_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "counted_from", variant="float-start",   # 2.0: a float back
+         make=lambda r, n: [normal(r, n, F64), n, 3, 2.0], sizes=(37,), fp64_strict=True,
+         launches=("_counted_from_persistent0",), no_launches=("_kernel",)),
     # ---------------------------------------------------------------- square_slices
     # One slice naming two dimensions must not collapse them into the diagonal.
     Case("square_slices", "square_scale", lambda r, n: [normal(r, (n, n)), normal(r, (n, n)), n],
