@@ -1991,3 +1991,58 @@ def counted_from(A, N, T, k):
     # float holding an integer stays a float).
     k = _launch_counted_from_persistent0(A, N, k, T)
     return k
+
+
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "c"])
+def _offset_counter_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, c: "fp64", _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/natural_loops.py:239: for t in range(T):  (persistent: 1 phase(s) per iteration)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _arrived = tl.full((), 0, tl.int64)
+    for _phase in range(_phase_lo, _phase_hi):
+        _iteration = _phase
+        t = _iteration
+        c = (c + tl.full((), 1, tl.float64))
+        # samples/natural_loops.py:241: #pragma parallel for simd
+        _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
+        for _vp in range(_pid, _n0_0, _nprog):
+            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:242
+            i_mask = i < N
+            tl.store(A + i * A_stride0, 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + c, mask=i_mask)  # samples/natural_loops.py:243
+        if GRID_SYNC:
+            _arrived += _nprog
+            _appyc_grid_barrier(_sync, _arrived)
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (c).to(tl.float64))
+
+
+_offset_counter_persistent0_tuning = _AppycTuning("_offset_counter_persistent0", "3f1f17d8cbb44f6c", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+
+
+def _launch_offset_counter_persistent0(A, N, c, T, _appyc_config=None):
+    """Runs the loop at samples/natural_loops.py:239 on the GPU: one launch of the persistent kernel _offset_counter_persistent0."""
+    n_t = int(T)
+    if n_t <= 0:
+        return c
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(N), A.dtype)
+        _appyc_config = _offset_counter_persistent0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _offset_counter_persistent0_tuning.tune(
+                _appyc_key, (A,), lambda config: _launch_offset_counter_persistent0(A, N, c, T, config)
+            )
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
+    _appyc_state = _appyc_persistent(
+        _offset_counter_persistent0, n_t, ((int(N) + _appyc_mvl - 1) // _appyc_mvl),
+        (A, int(N), A.stride(0)),
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+        state=(float(c),), kinds="f",
+    )
+    return float(_appyc_state[0])
+
+
+def offset_counter(A, N, T):
+    # A counter started from a float with a fraction: it counts in floats, as Python does.
+    c = 0.5
+    c = _launch_offset_counter_persistent0(A, N, c, T)
+    return c

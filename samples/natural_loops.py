@@ -231,3 +231,14 @@ def counted_from(A, N, T, k):
         for i in range(N):
             A[i] = 0.5 * A[i] + k
     return k
+
+
+def offset_counter(A, N, T):
+    # A counter started from a float with a fraction: it counts in floats, as Python does.
+    c = 0.5
+    for t in range(T):
+        c += 1
+        #pragma parallel for simd
+        for i in range(N):
+            A[i] = 0.5 * A[i] + c
+    return c

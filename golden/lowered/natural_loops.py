@@ -328,3 +328,16 @@ def counted_from(A, N, T, k):
             i = appy.vidx(i, appy.MVL, N)
             A[i] = 0.5 * A[i] + k
     return k
+
+
+def offset_counter(A, N, T):
+    # A counter started from a float with a fraction: it counts in floats, as Python does.
+    c = 0.5
+    for t in range(T):
+        c += 1
+        # _offset_counter_kernel0
+        #pragma parallel for simd
+        for i in range(0, N, 1):
+            i = appy.vidx(i, appy.MVL, N)
+            A[i] = 0.5 * A[i] + c
+    return c

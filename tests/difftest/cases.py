@@ -486,6 +486,9 @@ CASES = [
     Case("natural_loops", "counted_from", variant="float-start",   # 2.0: a float back
          make=lambda r, n: [normal(r, n, F64), n, 3, 2.0], sizes=(37,), fp64_strict=True,
          launches=("_counted_from_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "offset_counter",   # c = 0.5 + T: a float register
+         lambda r, n: [normal(r, n, F64), n, 3], SIZES_1D, fp64_strict=True,
+         launches=("_offset_counter_persistent0",), no_launches=("_kernel",)),
     # ---------------------------------------------------------------- square_slices
     # One slice naming two dimensions must not collapse them into the diagonal.
     Case("square_slices", "square_scale", lambda r, n: [normal(r, (n, n)), normal(r, (n, n)), n],
