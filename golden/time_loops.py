@@ -1267,11 +1267,11 @@ def _host_code_in_loop_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync,
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
-    if _pid == 0:
+    if _pid == _nprog - 1:
         tl.store(_carried + 0, (scale).to(tl.float64))
 
 
-_host_code_in_loop_persistent0_tuning = _AppycTuning("_host_code_in_loop_persistent0", "cfaf566823be5f39", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_host_code_in_loop_persistent0_tuning = _AppycTuning("_host_code_in_loop_persistent0", "4453c9cbbe008014", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_host_code_in_loop_persistent0(A, N, T, _appyc_config=None):

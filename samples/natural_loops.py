@@ -5,7 +5,10 @@ element assignments (boundary copies), which become regions of their own
 (passes/device_statements.rs) so the loop stays on the device; host scalars updated every step
 (a decaying time step, a counter, a value only one step uses) and buffers swapped with
 `A, B = B, A`, which every program of the persistent kernel computes alike
-(schedule/host_steps.rs), with the values the function reads after the loop returned.
+(schedule/host_steps.rs), with the values the function reads after the loop returned: the
+loop variable's last value (also where a loop breaks), counters in the type Python gives them
+(a float counter stays a float), `a or b` as the operand Python picks, and nothing the loop
+leaves unbound or unchanged when it runs no iteration.
 """
 import numpy as np
 
@@ -145,3 +148,97 @@ def smooth_2d_swap(A, B, T):
         B[:, N - 1] = A[:, N - 1]
         A, B = B, A
     return A
+
+
+def last_step(A, N, T):
+    # The loop variable read after the loop: its last value, or the value it had before when
+    # the loop runs no iteration.
+    t = -1
+    for t in range(T):
+        #pragma parallel for simd
+        for i in range(N):
+            A[i] = 0.5 * A[i] + t
+    return t
+
+
+def strided_last_step(A, N, T):
+    # The same over a strided range, the variable unbound before the loop (reading it after a
+    # loop of no iteration is Python's UnboundLocalError, compiled or not).
+    for t in range(1, T, 3):
+        #pragma parallel for simd
+        for i in range(N):
+            A[i] = 0.5 * A[i] + t
+    return t
+
+
+def steps_until_small(A, B, N, tol, max_iter):
+    # A bounded convergence loop that breaks: the loop variable after it is the step it broke
+    # at, or the last one.
+    for it in range(max_iter):
+        diff = 0.0
+        #pragma parallel for simd reduction(max:diff)
+        for i in range(1, N - 1):
+            B[i] = 0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1]
+            diff = max(diff, abs(B[i] - A[i]))
+        #pragma parallel for simd
+        for i in range(1, N - 1):
+            A[i] = B[i]
+        if diff < tol:
+            break
+    return it
+
+
+def counters_until_small(A, B, N, tol, max_iter):
+    # Counters as users write them: a float one stays a float and an int one an int (Python's
+    # types), a flag is a bool, and a while loop that breaks.
+    sweeps = 0.0
+    pairs = 0
+    diff = tol + 1.0
+    while sweeps < max_iter:
+        diff = 0.0
+        #pragma parallel for simd shared(diff)
+        for i in range(1, N - 1):
+            B[i] = 0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1]
+            diff = max(diff, abs(B[i] - A[i]))
+        A, B = B, A
+        sweeps += 1
+        pairs = pairs + 2
+        small = diff < tol
+        if small:
+            break
+    return sweeps, pairs, small
+
+
+def or_defaults(A, N, T, scale):
+    # `a or b` and `a and b` on numbers give an operand, as Python's: a zero scale falls back to
+    # a default, and the first step adds nothing.
+    for t in range(T):
+        s = scale or 0.5
+        k = t and t + 2
+        m = t or -1
+        #pragma parallel for simd
+        for i in range(N):
+            A[i] = A[i] * s + k + m
+    return s, k, m
+
+
+def counted_from(A, N, T, k):
+    # A counter started from a parameter: its type is the caller's (an int stays an int, a
+    # float holding an integer stays a float).
+    for t in range(T):
+        k += 1
+        #pragma parallel for simd
+        for i in range(N):
+            A[i] = 0.5 * A[i] + k
+    return k
+
+
+def offset_counter(A, N, T):
+    # A counter started from a float with a fraction: it counts in floats, as Python does.
+    c = 0.5
+    for t in range(T):
+        c += 1
+        #pragma parallel for simd
+        for i in range(N):
+            A[i] = 0.5 * A[i] + c
+    return c

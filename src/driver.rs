@@ -603,6 +603,7 @@ fn persistent_launch(
             steps: &p.steps,
             test: p.test.as_ref(),
             break_test: p.break_test.as_ref(),
+            var_register: p.var_register(),
         },
         file,
     )?;
@@ -626,10 +627,14 @@ fn persistent_launch(
         out.generate(text, "\n\n");
     }
     out.generate(&launcher, "\n\n\n");
-    // The names the loop assigns and the function reads after it take the launcher's values.
-    let call = match p.outputs.len() {
-        0 => format!("{name}({})", args.join(", ")),
-        _ => format!("{} = {name}({})", p.outputs.join(", "), args.join(", ")),
+    // The names the loop assigns and the function reads after it take the launcher's values;
+    // where one may be unbound before the loop, only when an iteration ran (one row of values
+    // or none), as Python binds them.
+    let (outputs, args) = (p.outputs.join(", "), args.join(", "));
+    let call = match (p.outputs.len(), p.bind_if_ran) {
+        (0, _) => format!("{name}({args})"),
+        (_, false) => format!("{outputs} = {name}({args})"),
+        (_, true) => format!("for {outputs} in {name}({args}): pass"),
     };
     out.replace(file, p.span, p.loop_span.start, call);
     out.skip.push(p.span);

@@ -32,7 +32,7 @@ pub(super) fn push_unique(v: &mut Vec<String>, s: &str) {
 pub(super) fn analyse(k: &Kernel) -> Analysis {
     let mut uses = collect_uses(k);
     let free = free_names(&mut uses);
-    let int_names = names_used_as_integers(uses.int_roots, &uses.assigns);
+    let int_names = k.integer_names();
     Analysis {
         params: params(&free, &int_names),
         host_args: host_args(&free),
@@ -51,30 +51,24 @@ struct Uses<'k> {
     locals: HashSet<String>,
     /// Arrays stored to, in order of first store.
     written: Vec<String>,
-    /// Expressions used as integers (bounds, indices, integer operands): every name they
-    /// reach is an integer.
-    int_roots: Vec<&'k Expr>,
     uses_mvl: bool,
     /// `name = value` assignments, in order.
     assigns: Vec<(&'k str, &'k Expr)>,
 }
 
-/// Walks the grid and the statements: locals, written arrays, loop bounds as integer roots,
-/// assignments to names, MVL-wide grids and strips.
+/// Walks the grid and the statements: locals, written arrays, assignments to names, MVL-wide
+/// grids and strips.
 fn collect_uses(k: &Kernel) -> Uses<'_> {
     let mut u = Uses {
         exprs: vec![],
         locals: HashSet::new(),
         written: vec![],
-        int_roots: vec![],
         uses_mvl: false,
         assigns: vec![],
     };
     for d in &k.dims {
         u.locals.insert(d.var.clone());
         u.exprs
-            .extend([&d.range.start, &d.range.stop, &d.range.step]);
-        u.int_roots
             .extend([&d.range.start, &d.range.stop, &d.range.step]);
         u.uses_mvl |= matches!(d.simd, Some(Width::Mvl | Width::RowBlockLanes));
     }
@@ -91,17 +85,12 @@ fn collect_uses(k: &Kernel) -> Uses<'_> {
                     _ => {}
                 },
                 StmtKind::For {
-                    var,
-                    range,
-                    vector,
-                    kind,
-                    ..
+                    var, vector, kind, ..
                 } => {
                     u.locals.insert(var.clone());
                     if let Some(v) = vector {
                         u.locals.insert(v.clone());
                     }
-                    u.int_roots.extend([&range.start, &range.stop, &range.step]);
                     u.uses_mvl |= matches!(
                         kind,
                         LoopKind::StripMined {
@@ -128,32 +117,19 @@ struct FreeNames {
     scalars: Vec<String>,
 }
 
-/// Arrays, ranks, shapes and host scalars of the expressions; also adds the integer roots
-/// found inside them (indices, nvshmem arguments, vidx bounds, integer operators) and MVL use.
+/// Arrays, ranks, shapes and host scalars of the expressions; also notes MVL use.
 fn free_names(u: &mut Uses) -> FreeNames {
     let mut arrays: Vec<String> = vec![];
     let mut ranks: HashMap<String, usize> = HashMap::new();
     let mut shapes: Vec<(String, usize)> = vec![];
     let mut scalars: Vec<String> = vec![];
-    let (int_roots, uses_mvl, locals) = (&mut u.int_roots, &mut u.uses_mvl, &u.locals);
+    let (uses_mvl, locals) = (&mut u.uses_mvl, &u.locals);
     for e in &u.exprs {
         e.walk(&mut |x| match &x.kind {
             ExprKind::Subscript { array, indices } => {
                 push_unique(&mut arrays, array);
                 let r = ranks.entry(array.clone()).or_default();
                 *r = (*r).max(indices.len());
-                for ix in indices {
-                    match ix {
-                        Index::At(i) => int_roots.push(i),
-                        // Only views of nvshmem calls keep slices this late.
-                        Index::Slice { lo, hi, .. } => int_roots.extend(lo.iter().chain(hi.iter())),
-                        Index::NewAxis => {}
-                    }
-                }
-            }
-            // PE numbers and signals are integers.
-            ExprKind::Call { func, args } if func.starts_with("nvshmem.") => {
-                int_roots.extend(args.iter())
             }
             ExprKind::Shape { array, dim } if !shapes.contains(&(array.clone(), *dim)) => {
                 shapes.push((array.clone(), *dim));
@@ -162,35 +138,7 @@ fn free_names(u: &mut Uses) -> FreeNames {
             // A constexpr of the launcher's (`passes::row_block`), not a host scalar.
             ExprKind::Name(n) if n == ROW_BLOCK_NAME => {}
             ExprKind::Name(n) if !locals.contains(n) => push_unique(&mut scalars, n),
-            ExprKind::Vidx {
-                start,
-                width,
-                bound,
-            } => {
-                int_roots.push(start);
-                int_roots.push(bound);
-                *uses_mvl |= *width == Width::Mvl;
-            }
-            ExprKind::Binary {
-                op:
-                    BinOp::FloorDiv
-                    | BinOp::Mod
-                    | BinOp::BitAnd
-                    | BinOp::BitOr
-                    | BinOp::BitXor
-                    | BinOp::LShift
-                    | BinOp::RShift,
-                left,
-                right,
-            } => {
-                // `(lo <= x) & (x < hi)` combines booleans: its comparisons say nothing of
-                // whether `lo` and `hi` are integers.
-                for side in [left, right] {
-                    if !is_boolean(side) {
-                        int_roots.push(side);
-                    }
-                }
-            }
+            ExprKind::Vidx { width, .. } => *uses_mvl |= *width == Width::Mvl,
             _ => {}
         });
     }
@@ -201,27 +149,6 @@ fn free_names(u: &mut Uses) -> FreeNames {
         shapes,
         scalars,
     }
-}
-
-/// The names the integer roots reach, directly or through the locals assigned from them.
-fn names_used_as_integers(int_roots: Vec<&Expr>, assigns: &[(&str, &Expr)]) -> HashSet<String> {
-    // A scalar is an integer if it reaches an index or a bound, directly or through locals.
-    let mut int_names: HashSet<String> = HashSet::new();
-    let mut frontier: Vec<&Expr> = int_roots;
-    while let Some(e) = frontier.pop() {
-        e.walk(&mut |x| {
-            if let ExprKind::Name(n) = &x.kind {
-                if int_names.insert(n.clone()) {
-                    for (name, value) in assigns {
-                        if name == n {
-                            frontier.push(value);
-                        }
-                    }
-                }
-            }
-        });
-    }
-    int_names
 }
 
 /// The kernel's parameters: arrays, scalars (integer or fp64), every array's strides, shapes.
@@ -326,23 +253,6 @@ fn mentions_outside_reductions(e: &Expr, names: &HashSet<String>) -> bool {
     }
 }
 
-/// A comparison or a logical combination of them: a boolean whatever its operands are.
-fn is_boolean(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Compare { .. } | ExprKind::BoolOp { .. } => true,
-        ExprKind::Unary {
-            op: UnaryOp::Not, ..
-        } => true,
-        ExprKind::Binary {
-            op: BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor,
-            left,
-            right,
-        } => is_boolean(left) && is_boolean(right),
-        _ => false,
-    }
-}
-
-#[cfg(test)]
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -431,7 +341,7 @@ mod tests {
         assert_eq!(free.scalars, ["N", "x"]);
         assert_eq!(free.shapes, [("C".to_string(), 0)]);
         assert_eq!(free.ranks["A"], 1);
-        let ints = names_used_as_integers(u.int_roots, &u.assigns);
+        let ints = k.integer_names();
         assert_eq!(
             params(&free, &ints),
             [
@@ -466,9 +376,7 @@ mod tests {
             ],
             false,
         );
-        let mut u = collect_uses(&k);
-        free_names(&mut u);
-        let ints = names_used_as_integers(u.int_roots, &u.assigns);
+        let ints = k.integer_names();
         for n in ["i", "j", "k", "N", "n"] {
             assert!(ints.contains(n), "{n} in {ints:?}");
         }

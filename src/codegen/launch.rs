@@ -814,15 +814,29 @@ pub fn persistent_launcher(
             format!("    sites={},", comm_sites(file, var, regions)),
         );
     }
-    let result = loop_outputs(code, p, regions, &host_args, &mut launch);
+    let result = loop_outputs(code, p, regions, &trip, &mut launch);
     let line = file.line_of(p.loop_span.start as usize);
+    let mut doc = format!(
+        "Runs the loop at {}:{line} on the GPU: one launch of the persistent kernel {kernel}.",
+        file.name
+    );
+    if p.bind_if_ran {
+        doc.push_str(&format!(
+            " Returns one row of the values of {} after the loop, or none when no iteration runs.",
+            p.outputs.join(", ")
+        ));
+    }
+    let mut fast_path = match (blocked, &p.stencil) {
+        (Some(b), Some(st)) => blocked_launch(b, &trip, code, st),
+        _ => vec![],
+    };
+    if let (Some(r), Some(ret)) = (&result, fast_path.last_mut()) {
+        *ret = format!("    return {}", r.value);
+    }
     let l = Launcher {
         launcher: name,
         kernel,
-        doc: format!(
-            "Runs the loop at {}:{line} on the GPU: one launch of the persistent kernel {kernel}.",
-            file.name
-        ),
+        doc,
         params: params(&host_args, true),
         prologue: loop_prologue(code, regions, &host_args, file),
         trips: match p.test {
@@ -832,11 +846,13 @@ pub fn persistent_launcher(
                 count: trip_expr(&p.range.start, &p.range.stop, &p.range.step),
             }],
         },
-        empty_test: format!("{trip} <= 0"),
-        fast_path: match (blocked, &p.stencil) {
-            (Some(b), Some(st)) => blocked_launch(b, &trip, code, st),
-            _ => vec![],
+        // A while loop whose test fails at once runs no iteration: Python's test on the
+        // host's values, as the kernel would read it first.
+        empty_test: match &p.test {
+            Some(t) => format!("not ({})", python::expr(t)),
+            None => format!("{trip} <= 0"),
         },
+        fast_path,
         tuning: (!comm).then_some(tuning),
         launch,
         result,
@@ -879,19 +895,81 @@ fn loop_prologue(
 }
 
 /// A loop with registers (`KernelCode::state`): the launch passes their first values and
-/// keeps their last, and the launcher returns the values of the loop's outputs from them: a
-/// scalar as Python's type (a reduced one as its buffer's), a rebound name as the array its
-/// index picks among its group's.
+/// keeps their last. The launcher returns the values of the loop's outputs: a scalar as
+/// Python's type (a reduced one as its buffer's, an integer started from a value of unknown
+/// type as that value's), a rebound name as the array its index picks among its group's, the
+/// loop variable as its register or, without a break, the range's last value. Where the call
+/// site binds them only when an iteration ran (`Persistent::bind_if_ran`), one row of them.
 fn loop_outputs(
     code: &KernelCode,
     p: &Persistent,
     regions: &[&Kernel],
-    host_args: &[String],
+    trip: &str,
     launch: &mut [String],
 ) -> Option<SharedResult> {
-    if code.state.is_empty() {
+    if !code.state.is_empty() {
+        pass_registers(code, p, launch);
+    }
+    if p.outputs.is_empty() {
         return None;
     }
+    // Register order: every group name's index (each group's names, slots first), then the
+    // carried scalars, then the loop variable (as `LoopState` lays them out).
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let names = p.steps.groups.iter().flat_map(|g| g.names.iter());
+    let names = names.chain(p.steps.carried.iter().map(|c| &c.name));
+    let var = p.var_register().then_some(&p.var);
+    for (k, n) in names.chain(var).enumerate() {
+        index.insert(n, k);
+    }
+    let value = |o: &String| {
+        if *o == p.var && var.is_none() {
+            return last_of_range(&p.range, trip);
+        }
+        let r = index[o.as_str()];
+        if let Some(g) = p.steps.groups.iter().find(|g| g.names.contains(o)) {
+            return format!("({})[int(_appyc_state[{r}])]", tuple(&g.slots));
+        }
+        let reduced = regions
+            .iter()
+            .flat_map(|k| k.shared.iter())
+            .find(|s| s.var == *o && matches!(s.update, SharedUpdate::Reduce(_)));
+        if let Some(s) = reduced {
+            return format!("_appyc_item_like({}, _appyc_state[{r}])", s.buffer);
+        }
+        let unknown_start = p
+            .steps
+            .carried
+            .iter()
+            .any(|c| c.name == *o && c.needs_initial && c.start.is_none());
+        match code.state[r].kind {
+            'f' => format!("float(_appyc_state[{r}])"),
+            'b' => format!("bool(_appyc_state[{r}])"),
+            _ if unknown_start => format!("_appyc_int_like({o}, _appyc_state[{r}])"),
+            _ => format!("int(_appyc_state[{r}])"),
+        }
+    };
+    let values: Vec<String> = p.outputs.iter().map(value).collect();
+    Some(if p.bind_if_ran {
+        let row = match values.as_slice() {
+            [one] => one.clone(),
+            _ => format!("({})", values.join(", ")),
+        };
+        SharedResult {
+            value: format!("({row},)"),
+            unchanged: "()".into(),
+        }
+    } else {
+        SharedResult {
+            value: values.join(", "),
+            unchanged: p.outputs.join(", "),
+        }
+    })
+}
+
+/// The launch passes the registers' first values (and, for a loop with an exit test, which
+/// register stops a launch per phase) and keeps their last in `_appyc_state`.
+fn pass_registers(code: &KernelCode, p: &Persistent, launch: &mut [String]) {
     let first: Vec<String> = code.state.iter().map(|r| r.initial.clone()).collect();
     let kinds: String = code.state.iter().map(|r| r.kind).collect();
     let call = launch
@@ -911,57 +989,16 @@ fn loop_outputs(
         "    state=({}), kinds=\"{kinds}\",{stop}\n    )",
         tuple(&first)
     );
-    if p.outputs.is_empty() {
-        return None;
+}
+
+/// The last value of a range's variable after `trip` (> 0) iterations, as Python's int.
+fn last_of_range(range: &Range, trip: &str) -> String {
+    let [start, step] = [&range.start, &range.step].map(python::expr);
+    match (&range.start.kind, &range.step.kind) {
+        (ExprKind::Int(0), ExprKind::Int(1)) => format!("{trip} - 1"),
+        (_, ExprKind::Int(1)) => format!("int({start}) + {trip} - 1"),
+        _ => format!("int({start}) + ({trip} - 1) * int({step})"),
     }
-    // Register order: every group name's index (each group's names, slots first), then the
-    // carried scalars (as `LoopState` lays them out).
-    let mut index: HashMap<&str, usize> = HashMap::new();
-    let mut k = 0;
-    for g in &p.steps.groups {
-        for n in &g.names {
-            index.insert(n, k);
-            k += 1;
-        }
-    }
-    for c in &p.steps.carried {
-        index.insert(&c.name, k);
-        k += 1;
-    }
-    let value = |o: &String| {
-        let r = index[o.as_str()];
-        if let Some(g) = p.steps.groups.iter().find(|g| g.names.contains(o)) {
-            return format!("({})[int(_appyc_state[{r}])]", tuple(&g.slots));
-        }
-        let reduced = regions
-            .iter()
-            .flat_map(|k| k.shared.iter())
-            .find(|s| s.var == *o && matches!(s.update, SharedUpdate::Reduce(_)));
-        if let Some(s) = reduced {
-            return format!("_appyc_item_like({}, _appyc_state[{r}])", s.buffer);
-        }
-        match code.state[r].kind {
-            'f' => format!("float(_appyc_state[{r}])"),
-            'b' => format!("bool(_appyc_state[{r}])"),
-            _ => format!("int(_appyc_state[{r}])"),
-        }
-    };
-    let values: Vec<String> = p.outputs.iter().map(value).collect();
-    let unchanged: Vec<String> = p
-        .outputs
-        .iter()
-        .map(|o| {
-            if host_args.contains(o) {
-                o.clone()
-            } else {
-                "None".to_string()
-            }
-        })
-        .collect();
-    Some(SharedResult {
-        value: values.join(", "),
-        unchanged: unchanged.join(", "),
-    })
 }
 
 /// A persistent launcher's own parameters: the kernel's host arguments less its temporaries,
@@ -969,13 +1006,23 @@ fn loop_outputs(
 /// the loop.
 fn persistent_host_args(code: &KernelCode, p: &Persistent, regions: &[&Kernel]) -> Vec<String> {
     let mut host_args = without_temps(code, regions);
-    for e in [&p.range.start, &p.range.stop, &p.range.step] {
+    let test = p.test.iter();
+    for e in [&p.range.start, &p.range.stop, &p.range.step]
+        .into_iter()
+        .chain(test)
+    {
         e.walk(&mut |x| match &x.kind {
             ExprKind::Name(n) | ExprKind::Shape { array: n, .. } if !host_args.contains(n) => {
                 host_args.push(n.clone())
             }
             _ => {}
         });
+    }
+    // Outputs surely bound before the loop come back unchanged when no iteration runs.
+    if !p.bind_if_ran {
+        for o in &p.outputs {
+            push_unique(&mut host_args, o);
+        }
     }
     host_args
 }

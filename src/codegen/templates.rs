@@ -32,6 +32,9 @@ pub struct PreludeUses {
     pub shared_scalar: bool,
     /// A persistent loop reduces a shared scalar (its buffer's slots).
     pub shared_slots: bool,
+    /// A persistent loop keeps an integer register that starts from a host value of a type the
+    /// compiler does not know (`_appyc_int_start`, `_appyc_int_like`).
+    pub int_start: bool,
     pub dot: bool,
     pub split_rows: bool,
     /// A row block's `ROW_BLOCK` (`passes::row_block`).
@@ -64,6 +67,7 @@ impl PreludeUses {
             highest_like: calls("_appyc_highest_like"),
             shared_scalar: calls("_appyc_shared_scalar") || calls("_appyc_shared_slots"),
             shared_slots: calls("_appyc_shared_slots"),
+            int_start: calls("_appyc_int_start"),
             dot: calls("_appyc_dot_ok"),
             split_rows: calls("_appyc_row_split"),
             row_block: calls("_appyc_rows_a_program"),
@@ -108,7 +112,8 @@ pub struct Launcher<'a> {
     /// Checks and temporary allocations before the launch.
     pub prologue: Vec<String>,
     pub trips: Vec<Trip>,
-    /// `n_i <= 0 or n_j <= 0`: an empty iteration space launches nothing.
+    /// `n_i <= 0 or n_j <= 0` (a while loop's: `not (test)`): an empty iteration space
+    /// launches nothing. Empty: no test.
     pub empty_test: String,
     /// Lines that launch another kernel and return when it applies (the tiled form).
     pub fast_path: Vec<String>,
@@ -123,7 +128,8 @@ pub struct Launcher<'a> {
 pub struct SharedResult {
     /// `_s_shared.item(), ...`
     pub value: String,
-    /// The arguments themselves: an empty loop changes nothing.
+    /// The arguments themselves (an empty loop changes nothing), or `()`: no row of values,
+    /// where the call site binds them only when an iteration ran.
     pub unchanged: String,
 }
 

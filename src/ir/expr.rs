@@ -360,4 +360,20 @@ impl Expr {
     pub fn mentions(&self, name: &str) -> bool {
         self.any(&mut |e| matches!(&e.kind, ExprKind::Name(n) if n == name))
     }
+
+    /// A comparison or a logical combination of them: a boolean whatever its operands are.
+    pub fn is_boolean(&self) -> bool {
+        match &self.kind {
+            ExprKind::Compare { .. } | ExprKind::BoolOp { .. } => true,
+            ExprKind::Unary {
+                op: UnaryOp::Not, ..
+            } => true,
+            ExprKind::Binary {
+                op: BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor,
+                left,
+                right,
+            } => left.is_boolean() && right.is_boolean(),
+            _ => false,
+        }
+    }
 }

@@ -352,6 +352,88 @@ impl Kernel {
         }
         used
     }
+
+    /// The names the kernel uses as integers: every name an integer root reaches (a bound of
+    /// its grid or of a loop, an index, a slice bound, an nvshmem argument, a vector index's
+    /// start and bound, an operand of `//`, `%` or a bitwise operator that is no boolean),
+    /// directly or through the locals assigned from them. The printer makes such host scalars
+    /// integer parameters, and the schedule types them alike.
+    pub fn integer_names(&self) -> std::collections::HashSet<String> {
+        let mut roots: Vec<&Expr> = vec![];
+        let mut assigns: Vec<(&str, &Expr)> = vec![];
+        for d in &self.dims {
+            roots.extend([&d.range.start, &d.range.stop, &d.range.step]);
+        }
+        for s in &self.body {
+            s.walk(&mut |st| {
+                match &st.kind {
+                    StmtKind::Assign { target, value, .. } => {
+                        if let ExprKind::Name(n) = &target.kind {
+                            assigns.push((n, value));
+                        }
+                    }
+                    StmtKind::For { range, .. } => {
+                        roots.extend([&range.start, &range.stop, &range.step])
+                    }
+                    _ => {}
+                }
+                for e in st.exprs() {
+                    e.walk(&mut |x| integer_operands(x, &mut roots));
+                }
+            });
+        }
+        let mut ints: std::collections::HashSet<String> = Default::default();
+        while let Some(e) = roots.pop() {
+            e.walk(&mut |x| {
+                if let ExprKind::Name(n) = &x.kind {
+                    if ints.insert(n.clone()) {
+                        roots.extend(assigns.iter().filter(|(m, _)| m == n).map(|(_, v)| *v));
+                    }
+                }
+            });
+        }
+        ints
+    }
+}
+
+/// The operands of `x` that are used as integers (`Kernel::integer_names`' roots).
+fn integer_operands<'e>(x: &'e Expr, roots: &mut Vec<&'e Expr>) {
+    match &x.kind {
+        ExprKind::Subscript { indices, .. } => {
+            for ix in indices {
+                match ix {
+                    Index::At(i) => roots.push(i),
+                    // Only views of nvshmem calls keep slices this late.
+                    Index::Slice { lo, hi, .. } => roots.extend(lo.iter().chain(hi.iter())),
+                    Index::NewAxis => {}
+                }
+            }
+        }
+        // PE numbers and signals are integers.
+        ExprKind::Call { func, args } if func.starts_with("nvshmem.") => roots.extend(args.iter()),
+        ExprKind::Vidx { start, bound, .. } => roots.extend([&**start, &**bound]),
+        ExprKind::Binary {
+            op:
+                BinOp::FloorDiv
+                | BinOp::Mod
+                | BinOp::BitAnd
+                | BinOp::BitOr
+                | BinOp::BitXor
+                | BinOp::LShift
+                | BinOp::RShift,
+            left,
+            right,
+        } => {
+            // `(lo <= x) & (x < hi)` combines booleans: its comparisons say nothing of whether
+            // `lo` and `hi` are integers.
+            for side in [left, right] {
+                if !side.is_boolean() {
+                    roots.push(side);
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// A name for a compiler-made variable: `_base`, then `_base1`, `_base2`, ... whichever is not

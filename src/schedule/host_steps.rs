@@ -59,6 +59,11 @@ pub struct Carried {
     pub ty: ScalarType,
     /// Read before it is assigned in an iteration: the kernel starts from the host's value.
     pub needs_initial: bool,
+    /// The Python type of the host's value the kernel starts from, where the compiler knows it
+    /// (`schedule::before`); `None` when unknown or not needed. An integer register started
+    /// from a value of unknown type comes back as that value's type (an integral float stays
+    /// a float, as Python's `it += 1` keeps it).
+    pub start: Option<ScalarType>,
 }
 
 /// Names that the loop rebinds among arrays.
@@ -93,6 +98,10 @@ pub struct Context<'a> {
     pub break_test: Option<&'a Expr>,
     /// Shared scalars the regions reduce: `(phase, name, buffer, operator)`.
     pub reductions: Vec<(usize, String, String, ReduceOp)>,
+    /// The host's names when the loop starts, with their Python types where known
+    /// (`schedule::before`): a register read before it is assigned starts from that value, so
+    /// it has that type too (`it = 0.0` before `it += 1` makes `it` a float).
+    pub starts: &'a HashMap<String, Option<ScalarType>>,
 }
 
 type Why = (String, Span);
@@ -146,7 +155,16 @@ pub fn analyse(others: &[(usize, &Stmt)], cx: &Context) -> Result<HostSteps, Why
             .unwrap();
         return Err((format!("`{n}` holds an array and a scalar in turn"), at));
     }
-    let types = scalar_types(&steps, &assigned, cx);
+    let needs: HashMap<&str, bool> = assigned
+        .iter()
+        .map(|n| (n.as_str(), read_before_assigned(n, &steps, cx)))
+        .collect();
+    let start = |n: &str| {
+        needs[n]
+            .then(|| cx.starts.get(n).copied().flatten())
+            .flatten()
+    };
+    let types = scalar_types(&steps, &assigned, &start, cx);
     let mut carried = vec![];
     for n in &assigned {
         let ty = types[n];
@@ -166,7 +184,8 @@ pub fn analyse(others: &[(usize, &Stmt)], cx: &Context) -> Result<HostSteps, Why
         carried.push(Carried {
             name: n.clone(),
             ty,
-            needs_initial: read_before_assigned(n, &steps, cx),
+            needs_initial: needs[n.as_str()],
+            start: start(n),
         });
     }
     let inputs = inputs(&steps, &assigned, &grouped, cx);
@@ -374,12 +393,18 @@ fn name_of(e: &Expr) -> String {
     }
 }
 
-/// The type each assigned scalar has in every iteration: an integer unless some assignment
-/// makes it a float (or a bool), decided to a fixed point.
-fn scalar_types(steps: &[Step], assigned: &[String], cx: &Context) -> HashMap<String, ScalarType> {
+/// The type each assigned scalar has in every iteration: the join of what its assignments give
+/// and of the host's value it starts from (`start`), from a bool (the join's bottom: a name
+/// only ever given comparisons is a bool, as Python's), decided to a fixed point.
+fn scalar_types(
+    steps: &[Step],
+    assigned: &[String],
+    start: &dyn Fn(&str) -> Option<ScalarType>,
+    cx: &Context,
+) -> HashMap<String, ScalarType> {
     let mut types: HashMap<String, ScalarType> = assigned
         .iter()
-        .map(|n| (n.clone(), ScalarType::Int))
+        .map(|n| (n.clone(), start(n).unwrap_or(ScalarType::Bool)))
         .collect();
     loop {
         let mut changed = false;
@@ -429,7 +454,9 @@ fn region_type(n: &str, cx: &Context) -> Option<ScalarType> {
     found
 }
 
-fn join(a: ScalarType, b: ScalarType) -> ScalarType {
+/// The type of a value that may be of either type (Python's promotion: a float wins, then an
+/// integer).
+pub fn join(a: ScalarType, b: ScalarType) -> ScalarType {
     use ScalarType::*;
     match (a, b) {
         (Float, _) | (_, Float) => Float,
@@ -465,7 +492,7 @@ pub fn type_of(e: &Expr, env: &dyn Fn(&str) -> ScalarType) -> ScalarType {
         ExprKind::IfExp { body, orelse, .. } => join(type_of(body, env), type_of(orelse, env)),
         ExprKind::Call { func, args } => match short_call(func) {
             "float" | "float64" => Float,
-            "int" | "int64" => Int,
+            "int" | "int64" | "len" => Int,
             "bool" => Bool,
             "abs" | "absolute" | "min" | "max" | "minimum" | "maximum" => args
                 .iter()
@@ -475,6 +502,42 @@ pub fn type_of(e: &Expr, env: &dyn Fn(&str) -> ScalarType) -> ScalarType {
             _ => Float,
         },
         _ => Float,
+    }
+}
+
+/// The Python type of a value the host computes before a loop, where the compiler can tell
+/// (`env`: the types of names, `None` where unknown): literals, extents, arithmetic of known
+/// values, comparisons, and the conversions and `len`; a parameter, an element or another call
+/// is unknown.
+pub fn start_type(e: &Expr, env: &dyn Fn(&str) -> Option<ScalarType>) -> Option<ScalarType> {
+    use ScalarType::*;
+    let known = |x: &Expr| start_type(x, env).is_some();
+    let typed = || Some(type_of(e, &|n| env(n).unwrap_or(Float)));
+    match &e.kind {
+        ExprKind::Compare { .. }
+        | ExprKind::Unary {
+            op: UnaryOp::Not, ..
+        } => Some(Bool),
+        ExprKind::Int(_)
+        | ExprKind::Float(_)
+        | ExprKind::FloatSpecial(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Shape { .. } => typed(),
+        ExprKind::Name(n) => env(n),
+        ExprKind::Binary { left, right, .. } if known(left) && known(right) => typed(),
+        ExprKind::Unary { operand, .. } if known(operand) => typed(),
+        ExprKind::BoolOp { values, .. } if values.iter().all(known) => typed(),
+        ExprKind::IfExp { body, orelse, .. } if known(body) && known(orelse) => typed(),
+        ExprKind::Call { func, args } => match short_call(func) {
+            "float" | "float64" | "int" | "int64" | "len" | "bool" => typed(),
+            "abs" | "absolute" | "min" | "max" | "minimum" | "maximum"
+                if args.iter().all(known) =>
+            {
+                typed()
+            }
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -554,7 +617,12 @@ mod tests {
     /// region (before the statements listed after `#region`) reads `regions_read`.
     fn steps_of(src: &str, regions_read: &[(&str, ScalarType)]) -> Result<HostSteps, Why> {
         let f = attached(src).unwrap();
-        let StmtKind::For { body, var, .. } = &f.body[0].kind else {
+        let at = f
+            .body
+            .iter()
+            .position(|s| matches!(s.kind, StmtKind::For { .. }))
+            .unwrap();
+        let StmtKind::For { body, var, .. } = &f.body[at].kind else {
             panic!()
         };
         let mut before = 0;
@@ -567,6 +635,7 @@ mod tests {
             }
         }
         let arrays: HashSet<String> = ["A", "B", "C"].map(String::from).into();
+        let before = super::super::before::before(&f, f.body[at].span);
         let cx = Context {
             loop_var: var,
             arrays: &arrays,
@@ -577,6 +646,7 @@ mod tests {
             test: None,
             break_test: None,
             reductions: vec![],
+            starts: &before.types,
         };
         // The borrow of `f` ends here: clone what the caller keeps.
         analyse(&others, &cx)
@@ -607,6 +677,32 @@ mod tests {
         );
         assert!(h.steps.iter().all(|s| s.before == 1));
         assert_eq!(h.inputs, [("decay".to_string(), ScalarType::Float)]);
+    }
+
+    #[test]
+    fn a_register_read_before_it_is_assigned_has_the_type_of_the_host_s_value() {
+        let src = format!(
+            "def f(A, B, T, dt, k):\n    it = 0.0\n    n = 0\n    done = False\n    for t in range(T):\n{REGION}        it += 1\n        n += 1\n        k += 1\n        done = it > 3\n        c = k > 2\n"
+        );
+        let h = steps_of(&src, &[]).unwrap();
+        let kinds: Vec<(&str, ScalarType, Option<ScalarType>)> = h
+            .carried
+            .iter()
+            .map(|c| (c.name.as_str(), c.ty, c.start))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                // A float counter stays a float, an int one an int.
+                ("it", ScalarType::Float, Some(ScalarType::Float)),
+                ("n", ScalarType::Int, Some(ScalarType::Int)),
+                // A parameter's type is unknown: an integer, given back in the start's type.
+                ("k", ScalarType::Int, None),
+                // Comparisons only: a bool (assigned before read, the start does not count).
+                ("done", ScalarType::Bool, None),
+                ("c", ScalarType::Bool, None),
+            ]
+        );
     }
 
     #[test]

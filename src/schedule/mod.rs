@@ -17,6 +17,7 @@ use rustpython_parser::lexer::lex;
 use rustpython_parser::{Mode, Tok};
 use std::collections::HashSet;
 
+mod before;
 mod bindings;
 mod footprint;
 pub mod host_steps;
@@ -50,14 +51,27 @@ pub struct Persistent {
     pub stencil: Option<temporal::Stencil>,
     /// The loop's statements other than regions, run by every program alike (`host_steps`).
     pub steps: HostSteps,
-    /// Names the loop assigns (scalars, rebound arrays) that the function reads after it: the
-    /// launcher returns their values, in this order.
+    /// Names the loop assigns (the loop variable, scalars, rebound arrays) that the function
+    /// reads after it: the launcher returns their values, in this order.
     pub outputs: Vec<String>,
+    /// Some output may be unbound when the loop starts (a `for` loop's variable, usually): the
+    /// call site binds the outputs only when an iteration ran, as Python does (`for t, x in
+    /// launch(...): pass` over one row of values or none). Otherwise every output is surely
+    /// bound, the launcher takes it, and returns it unchanged when no iteration runs.
+    pub bind_if_ran: bool,
     /// A while loop's test, read before every iteration (`var` is then empty and `range`
     /// unused: the loop runs until the test fails).
     pub test: Option<Expr>,
     /// `if test: break` at the end of the body, read after every iteration.
     pub break_test: Option<Expr>,
+}
+
+impl Persistent {
+    /// The loop variable is a kernel register: the loop breaks, and the function reads the
+    /// variable after it (without a break, its last value is the range's last).
+    pub fn var_register(&self) -> bool {
+        self.break_test.is_some() && !self.var.is_empty() && self.outputs.contains(&self.var)
+    }
 }
 
 /// A host loop's head.
@@ -107,6 +121,7 @@ pub fn run_with_notes(
         kernels,
         automatic,
         notes: Default::default(),
+        enclosing: Default::default(),
     };
     cx.find_loops(&func.body, &mut persistent)?;
     notes.append(&mut cx.notes.borrow_mut());
@@ -128,6 +143,9 @@ struct Cx<'a> {
     automatic: bool,
     /// Why loops that hold regions stay on the host (for `-v`).
     notes: std::cell::RefCell<Vec<Diagnostic>>,
+    /// The host loops around the statements `find_loops` walks: what they hold runs again
+    /// after a loop inside them.
+    enclosing: std::cell::RefCell<Vec<Span>>,
 }
 
 /// What an eligible loop runs: its regions in phase order, its other statements, its exit.
@@ -135,6 +153,8 @@ struct Plan {
     regions: Vec<usize>,
     steps: HostSteps,
     break_test: Option<Expr>,
+    /// What the host has bound when the loop starts.
+    before: before::Before,
 }
 
 impl Cx<'_> {
@@ -142,7 +162,7 @@ impl Cx<'_> {
         for s in stmts {
             if let Some((head, body)) = host_loop(s) {
                 if !self.try_loop(s, head, body, out)? {
-                    self.find_loops(body, out)?;
+                    self.find_loops_in(s, body, out)?;
                 }
                 continue;
             }
@@ -153,7 +173,7 @@ impl Cx<'_> {
                     ..
                 } => {}
                 StmtKind::For { body, .. } | StmtKind::HostBlock { body, .. } => {
-                    self.find_loops(body, out)?
+                    self.find_loops_in(s, body, out)?
                 }
                 StmtKind::If { body, orelse, .. } => {
                     self.find_loops(body, out)?;
@@ -163,6 +183,19 @@ impl Cx<'_> {
             }
         }
         Ok(())
+    }
+
+    /// `find_loops` in the body of `s`, a host loop or block.
+    fn find_loops_in(&self, s: &Stmt, body: &[Stmt], out: &mut Vec<Persistent>) -> Result<()> {
+        let repeats = before::repeats(s);
+        if repeats {
+            self.enclosing.borrow_mut().push(s.span);
+        }
+        let found = self.find_loops(body, out);
+        if repeats {
+            self.enclosing.borrow_mut().pop();
+        }
+        found
     }
 
     /// Whether the loop `s` runs as one persistent kernel (pushed to `out`); an error where it
@@ -236,6 +269,7 @@ impl Cx<'_> {
             regions,
             steps,
             break_test,
+            before,
         } = plan;
         let (var, range, test) = match head {
             Head::For { var, range } => (var, range.clone(), None),
@@ -264,16 +298,21 @@ impl Cx<'_> {
         let plain = steps.steps.is_empty() && test.is_none() && break_test.is_none();
         let stencil = temporal::stencil(var, &phases).filter(|_| plain);
         let mut outputs: Vec<String> = vec![];
-        let assigned = steps
-            .carried
-            .iter()
-            .map(|c| &c.name)
-            .chain(steps.groups.iter().flat_map(|g| g.names.iter()));
+        let assigned = std::iter::once(var)
+            .filter(|v| !v.is_empty())
+            .chain(steps.carried.iter().map(|c| c.name.as_str()))
+            .chain(
+                steps
+                    .groups
+                    .iter()
+                    .flat_map(|g| g.names.iter().map(String::as_str)),
+            );
         for n in assigned {
-            if !outputs.contains(n) && self.read_outside(n, s.span) {
-                outputs.push(n.clone());
+            if !outputs.iter().any(|o| o == n) && self.read_after(n, s.span) {
+                outputs.push(n.to_string());
             }
         }
+        let bind_if_ran = outputs.iter().any(|o| !before.bound.contains(o));
         Persistent {
             var: var.to_string(),
             range,
@@ -284,6 +323,7 @@ impl Cx<'_> {
             stencil,
             steps,
             outputs,
+            bind_if_ran,
             test,
             break_test,
         }
@@ -348,6 +388,7 @@ impl Cx<'_> {
                     })
             })
             .collect();
+        let before = before::before(self.func, the_loop.span);
         let cx = host_steps::Context {
             loop_var: var,
             arrays: &arrays,
@@ -355,6 +396,7 @@ impl Cx<'_> {
             test,
             break_test,
             reductions,
+            starts: &before.types,
         };
         let steps = host_steps::analyse(&others, &cx)?;
         let comm = regions.iter().any(|&r| kernels[r].comm.is_some());
@@ -365,15 +407,12 @@ impl Cx<'_> {
                 s.span,
             ));
         }
-        // The loop variable lives in the kernel: nothing after the loop may read its last value.
-        // Host code is not all in the IR (`return t` is not), so the source's tokens decide.
-        if let Some(at) = self
-            .name_outside(var, the_loop.span)
-            .filter(|_| !var.is_empty())
-        {
+        // A loop that breaks leaves its variable where it broke, which only the kernel knows:
+        // a register, which the NVSHMEM runner cannot read back.
+        if comm && break_test.is_some() && !var.is_empty() && self.read_after(var, the_loop.span) {
             return Err((
-                format!("`{var}` is used outside the loop, where the kernel's value is not seen"),
-                at,
+                format!("`{var}` is read after a loop that breaks beside nvshmem calls, which needs the host"),
+                the_loop.span,
             ));
         }
         let mut temps: HashSet<&str> = HashSet::new();
@@ -426,6 +465,7 @@ impl Cx<'_> {
             regions,
             steps,
             break_test: break_test.cloned(),
+            before,
         })
     }
 
@@ -447,12 +487,16 @@ impl Cx<'_> {
         out
     }
 
-    /// Whether the function's body names `name` outside `span` (its parameters do not count:
-    /// a swapped array the function never reads again is no output).
-    fn read_outside(&self, name: &str, span: Span) -> bool {
-        let body_start = self.func.body.first().map_or(span.start, |s| s.span.start);
-        self.name_tokens(name)
-            .any(|at| at.start >= body_start && !(span.start <= at.start && at.end <= span.end))
+    /// Whether the function may read `name` after the loop at `span` ends: a token naming it
+    /// after the loop, or around it in a host loop that holds it (which runs again).
+    /// Host code is not all in the IR (`return t` is not), so the source's tokens decide; a
+    /// token that assigns counts too (a few names too many come back, never one too few).
+    fn read_after(&self, name: &str, span: Span) -> bool {
+        let enclosing = self.enclosing.borrow();
+        let inside = |outer: &Span, at: Span| outer.start <= at.start && at.end <= outer.end;
+        self.name_tokens(name).any(|at| {
+            !inside(&span, at) && (at.start >= span.end || enclosing.iter().any(|e| inside(e, at)))
+        })
     }
 
     /// Every token naming `name` in the function.
@@ -466,18 +510,6 @@ impl Cx<'_> {
                 let at = Span::from(range).shifted(base);
                 matches!(tok, Tok::Name { name: n } if n == name).then_some(at)
             })
-    }
-
-    /// The first token naming `name` in the function but outside `span`.
-    fn name_outside(&self, name: &str, span: Span) -> Option<Span> {
-        let (start, end) = (self.func.span.start as usize, self.func.span.end as usize);
-        let base = self.file.line_start(self.file.line_of(start));
-        let text = &self.file.text[base..end];
-        lex(text, Mode::Module).flatten().find_map(|(tok, range)| {
-            let at = Span::from(range).shifted(base);
-            let inside = span.start <= at.start && at.end <= span.end;
-            matches!(tok, Tok::Name { name: n } if n == name && !inside).then_some(at)
-        })
     }
 }
 
@@ -497,58 +529,13 @@ fn assigns(k: &Kernel, var: &str) -> bool {
     found
 }
 
-/// The scalars a region reads (names it does not bind), each an integer when it reaches an
-/// index or a bound (directly or through the region's locals), else a float.
+/// The scalars a region reads (names it does not bind), each an integer when the region uses it
+/// as one (`Kernel::integer_names`, as its kernel's parameter is typed), else a float.
 fn scalar_reads(k: &Kernel) -> std::collections::HashMap<String, ScalarType> {
-    let mut locals: HashSet<String> = k.dims.iter().map(|d| d.var.clone()).collect();
-    let mut assigns: Vec<(String, &Expr)> = vec![];
-    let mut int_roots: Vec<&Expr> = k
-        .dims
-        .iter()
-        .flat_map(|d| [&d.range.start, &d.range.stop, &d.range.step])
-        .collect();
-    let mut exprs: Vec<&Expr> = int_roots.clone();
-    for s in &k.body {
-        s.walk(&mut |st| {
-            exprs.extend(st.exprs());
-            match &st.kind {
-                StmtKind::Assign { target, value, .. } => {
-                    if let ExprKind::Name(n) = &target.kind {
-                        locals.insert(n.clone());
-                        assigns.push((n.clone(), value));
-                    }
-                }
-                StmtKind::For { var, range, .. } => {
-                    locals.insert(var.clone());
-                    int_roots.extend([&range.start, &range.stop, &range.step]);
-                }
-                _ => {}
-            }
-            for e in st.exprs() {
-                e.walk(&mut |x| {
-                    if let ExprKind::Subscript { indices, .. } = &x.kind {
-                        for i in indices {
-                            if let Index::At(ix) = i {
-                                int_roots.push(ix);
-                            }
-                        }
-                    }
-                });
-            }
-        });
-    }
-    let mut ints: HashSet<String> = HashSet::new();
-    while let Some(e) = int_roots.pop() {
-        e.walk(&mut |x| {
-            if let ExprKind::Name(n) = &x.kind {
-                if ints.insert(n.clone()) {
-                    int_roots.extend(assigns.iter().filter(|(m, _)| m == n).map(|(_, v)| *v));
-                }
-            }
-        });
-    }
+    let locals = k.bound_names();
+    let ints = k.integer_names();
     let mut out = std::collections::HashMap::new();
-    for e in exprs {
+    let mut read = |e: &Expr| {
         e.walk(&mut |x| {
             if let ExprKind::Name(n) = &x.kind {
                 if !locals.contains(n) {
@@ -560,7 +547,15 @@ fn scalar_reads(k: &Kernel) -> std::collections::HashMap<String, ScalarType> {
                     out.insert(n.clone(), t);
                 }
             }
-        });
+        })
+    };
+    for d in &k.dims {
+        [&d.range.start, &d.range.stop, &d.range.step]
+            .into_iter()
+            .for_each(&mut read);
+    }
+    for s in &k.body {
+        s.walk(&mut |st| st.exprs().into_iter().for_each(&mut read));
     }
     out
 }
@@ -880,6 +875,30 @@ mod tests {
     }
 
     #[test]
+    fn a_region_s_scalars_are_typed_as_its_kernel_takes_them() {
+        // `k` reaches an index through a local, `n` an integer operator: both are integer
+        // parameters of the printed kernel, and the steps must see them so.
+        let src = "def f(A, N, T, k, n, x):
+    for t in range(T):
+        #pragma parallel for
+        for i in range(N):
+            j = k + i
+            A[j] = n // 2 + x
+";
+        let (kernels, _) = schedule(src, true).unwrap();
+        let reads = scalar_reads(&kernels[0]);
+        for (name, ty) in [
+            ("N", ScalarType::Int),
+            ("k", ScalarType::Int),
+            ("n", ScalarType::Int),
+            ("x", ScalarType::Float),
+        ] {
+            assert_eq!(reads.get(name), Some(&ty), "{name}: {reads:?}");
+        }
+        assert!(!reads.contains_key("j") && !reads.contains_key("i"));
+    }
+
+    #[test]
     fn a_loop_inside_a_region_is_never_a_host_loop() {
         // After strip-mining the row loop binds only a vector `i` (a row tile): it is the
         // kernel's own loop all the same.
@@ -900,7 +919,7 @@ mod tests {
     }
 
     #[test]
-    fn the_loop_variable_read_after_the_loop_keeps_separate_launches() {
+    fn the_loop_variable_read_after_the_loop_is_an_output() {
         let src = "def f(A, N, T):
     for t in range(T):
         #pragma parallel for
@@ -909,7 +928,52 @@ mod tests {
     return t
 ";
         let (_, launches) = schedule(src, true).unwrap();
-        assert_eq!(launches, vec![Launch::Region(0)]);
+        let p = persistent(&launches[0]);
+        assert_eq!(p.outputs, ["t"]);
+        // Unbound before the loop: bound only when an iteration runs.
+        assert!(p.bind_if_ran);
+        assert!(
+            !p.var_register(),
+            "without a break the host knows the last value"
+        );
+        let bound = src.replace("    for t", "    t = 0\n    for t");
+        let (_, launches) = schedule(&bound, true).unwrap();
+        assert!(!persistent(&launches[0]).bind_if_ran);
+        // A loop that breaks keeps the variable in a register.
+        let breaks = src.replace(
+            "    return t",
+            "        if T > 2:\n            break\n    return t",
+        );
+        let (_, launches) = schedule(&breaks, true).unwrap();
+        assert!(persistent(&launches[0]).var_register());
+    }
+
+    #[test]
+    fn only_names_read_after_the_loop_come_back() {
+        // `s` and `c` are assigned before the loop and never read after it; `d` is read after;
+        // in an outer loop, `e` is read before the inner loop, which its next turn runs after.
+        let src = "def f(A, N, T):
+    s = 0
+    c = 1.0
+    d = 0
+    e = 0
+    for r in range(3):
+        A[0] = e
+        for t in range(T):
+            s = s + 1
+            c = c * 0.5
+            d = d + t
+            e = e + 1
+            #pragma parallel for
+            for i in range(N):
+                A[i] = A[i] + s * c + d + e
+    return d
+";
+        let (_, launches) = schedule(src, true).unwrap();
+        let p = persistent(&launches[0]);
+        assert_eq!(p.var, "t");
+        assert_eq!(p.outputs, ["d", "e"]);
+        assert!(!p.bind_if_ran);
     }
 
     #[test]

@@ -447,6 +447,48 @@ CASES = [
     Case("natural_loops", "counted_steps",
          lambda r, n: [normal(r, n, F64), n, 3], SIZES_1D, fp64_strict=True,
          launches=("_counted_steps_persistent0",), no_launches=("_kernel",)),
+    # What the loop leaves after it (Python's values and types), each loop one persistent
+    # launch: the loop variable (bound before or not, a strided range, a loop that breaks),
+    # counters (a float one stays a float), a flag, `a or b` / `a and b` on numbers.
+    Case("natural_loops", "last_step",
+         lambda r, n: [normal(r, n, F64), n, 3], SIZES_1D, fp64_strict=True,
+         launches=("_last_step_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "last_step", variant="empty",   # no iteration: t keeps its -1
+         make=lambda r, n: [normal(r, n, F64), n, 0], sizes=(37,), mvls=(128,),
+         expect_launch=False),
+    Case("natural_loops", "strided_last_step",   # range(1, 11, 3): t = 10
+         lambda r, n: [normal(r, n, F64), n, 11], SIZES_1D, fp64_strict=True,
+         launches=("_strided_last_step_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "strided_last_step", variant="one",   # range(1, 3, 3): t = 1
+         make=lambda r, n: [normal(r, n, F64), n, 3], sizes=(37,), fp64_strict=True,
+         launches=("_strided_last_step_persistent0",), no_launches=("_kernel",)),
+    # Breaks at step 19 (n = 37) and 21 (n = 1000); the other runs to the range's end.
+    Case("natural_loops", "steps_until_small",
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 0.02, 40], SIZES_1D,
+         fp64_strict=True, launches=("_steps_until_small_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "steps_until_small", variant="to-the-end",
+         make=lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 1e-9, 5], sizes=(37,),
+         fp64_strict=True, launches=("_steps_until_small_persistent0",), no_launches=("_kernel",)),
+    # n = 37 ends by the while test (12.0, 24, False), n = 1000 breaks at 6 (6.0, 12, True).
+    Case("natural_loops", "counters_until_small",
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 0.1, 12], SIZES_1D,
+         fp64_strict=True, launches=("_counters_until_small_persistent0",),
+         no_launches=("_kernel",)),
+    Case("natural_loops", "or_defaults",
+         lambda r, n: [normal(r, n, F64), n, 3, 1.5], SIZES_1D, fp64_strict=True,
+         launches=("_or_defaults_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "or_defaults", variant="zero-scale",   # s = 0.5; one step: k = 0, m = -1
+         make=lambda r, n: [normal(r, n, F64), n, 1, 0.0], sizes=(37,), fp64_strict=True,
+         launches=("_or_defaults_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "counted_from",   # an int start: an int back
+         lambda r, n: [normal(r, n, F64), n, 3, 2], SIZES_1D, fp64_strict=True,
+         launches=("_counted_from_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "counted_from", variant="float-start",   # 2.0: a float back
+         make=lambda r, n: [normal(r, n, F64), n, 3, 2.0], sizes=(37,), fp64_strict=True,
+         launches=("_counted_from_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "offset_counter",   # c = 0.5 + T: a float register
+         lambda r, n: [normal(r, n, F64), n, 3], SIZES_1D, fp64_strict=True,
+         launches=("_offset_counter_persistent0",), no_launches=("_kernel",)),
     # ---------------------------------------------------------------- square_slices
     # One slice naming two dimensions must not collapse them into the diagonal.
     Case("square_slices", "square_scale", lambda r, n: [normal(r, (n, n)), normal(r, (n, n)), n],

@@ -275,24 +275,41 @@ def test_sample(case: Case, size, mvl: int, gen_dir, launch_counter, monkeypatch
         label = args[k].label if isinstance(args[k], View) else names[k]
         assert_same(e, a, f"argument {names[k]} ({label})", case, fp32_note)
 
-    if expected_ret is None:
-        assert actual_ret is None, f"expected no return value, got {type(actual_ret)}"
-    elif isinstance(expected_ret, (np.generic, int, float)):
-        # A scalar result (a shared(x) reduction): a Python number on the torch side, equal to
-        # NumPy's value at the tolerance of NumPy's dtype.
-        assert isinstance(actual_ret, (int, float)) and not isinstance(actual_ret, bool), \
-            f"return value is {type(actual_ret).__name__}, expected a Python number"
-        expected = np.asarray(expected_ret)
-        assert_same(expected, np.asarray(actual_ret, dtype=expected.dtype), "return value",
-                    case, fp32_note)
-        if expected.dtype.kind in "iu":
-            assert isinstance(actual_ret, int), "an integer reduction came back as a float"
+    assert_same_return(expected_ret, actual_ret, "return value", case, fp32_note)
+
+
+def assert_same_return(expected, actual, what: str, case: Case, note: str):
+    """A return value: None, a tuple of them, a Python number of Python's own type (a float stays
+    a float, an int an int, a bool a bool: a loop's counters and flags come back as Python
+    leaves them), a NumPy scalar as a number of its kind, or an array as a torch tensor."""
+    if expected is None:
+        assert actual is None, f"{what}: expected None, got {type(actual)}"
+    elif isinstance(expected, tuple):
+        assert isinstance(actual, tuple) and len(actual) == len(expected), \
+            f"{what}: expected a tuple of {len(expected)}, got {actual!r}"
+        for k, (e, a) in enumerate(zip(expected, actual)):
+            assert_same_return(e, a, f"{what}[{k}]", case, note)
+    elif isinstance(expected, (bool, np.bool_)):
+        assert isinstance(actual, bool), f"{what} is {type(actual).__name__}, expected a bool"
+        assert actual == expected, f"{what}: {actual} != {expected}"
+    elif isinstance(expected, (np.generic, int, float)):
+        # A scalar result (a shared(x) reduction, a loop's counter): a Python number on the
+        # torch side, equal to NumPy's value at the tolerance of NumPy's dtype.
+        assert isinstance(actual, (int, float)) and not isinstance(actual, bool), \
+            f"{what} is {type(actual).__name__}, expected a Python number"
+        if type(expected) in (int, float):
+            assert type(actual) is type(expected), \
+                f"{what} is {type(actual).__name__}, Python gives {type(expected).__name__}"
+        expected_arr = np.asarray(expected)
+        assert_same(expected_arr, np.asarray(actual, dtype=expected_arr.dtype), what, case, note)
+        if expected_arr.dtype.kind in "iu":
+            assert isinstance(actual, int), f"{what}: an integer came back as a float"
     else:
         import torch
 
-        assert isinstance(actual_ret, torch.Tensor), \
-            f"return value is {type(actual_ret).__name__}, expected a torch tensor"
-        assert_same(expected_ret, actual_ret, "return value", case, fp32_note)
+        assert isinstance(actual, torch.Tensor), \
+            f"{what} is {type(actual).__name__}, expected a torch tensor"
+        assert_same(expected, actual, what, case, note)
 
 
 @pytest.mark.parametrize("sample", SAMPLE_NAMES)
@@ -423,3 +440,31 @@ def test_fp64_check_is_sensitive():
     err = np.max(np.abs(y64 - y32) / (np.abs(y64) + FP64_STRICT_TOL[1]))
     assert err > 1e3 * FP64_STRICT_TOL[0], err
     assert any(c.fp64_strict for c in CASES if c.sample == "fp64_axpby")
+
+
+# A loop that runs no iteration binds nothing: a name it would bind and the function reads after
+# it stays unbound (Python's UnboundLocalError), compiled or not, and nothing is launched.
+UNBOUND_AFTER_NO_ITERATION = [
+    ("strided_last_step", lambda a, b, n: [a, n, 1]),          # range(1, 1, 3): t unbound
+    ("steps_until_small", lambda a, b, n: [a, b, n, 0.1, 0]),  # range(0): it unbound
+    ("counters_until_small", lambda a, b, n: [a, b, n, 0.1, 0]),  # while test false: no flag
+]
+
+
+@pytest.mark.parametrize("func,make", UNBOUND_AFTER_NO_ITERATION,
+                         ids=[f for f, _ in UNBOUND_AFTER_NO_ITERATION])
+def test_a_loop_of_no_iteration_leaves_its_names_unbound(func, make, gen_dir, launch_counter,
+                                                         monkeypatch):
+    import torch
+
+    monkeypatch.setenv("APPYC_MVL", "128")
+    gen = generated_module("natural_loops", 128, gen_dir)
+    ref = reference_module("natural_loops")
+    rng = np.random.default_rng(7)
+    a, b, n = rng.standard_normal(37), rng.standard_normal(37), 37
+    with pytest.raises(UnboundLocalError):
+        getattr(ref, func)(*make(a.copy(), b.copy(), n))
+    launch_counter.count = 0
+    with without_appy(), pytest.raises(UnboundLocalError):
+        getattr(gen, func)(*make(torch.from_numpy(a.copy()), torch.from_numpy(b.copy()), n))
+    assert launch_counter.count == 0, f"unexpected launches: {launch_counter.kernels}"

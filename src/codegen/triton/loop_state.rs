@@ -3,7 +3,7 @@
 //!
 //! Design decisions:
 //! - The registers are kernel parameters (their values when the launch starts) and, at the end,
-//!   stored by program 0 into `_carried` (fp64 slots: which-indices and int64 values up to
+//!   stored by the last program into `_carried` (fp64 slots: which-indices and int64 values up to
 //!   2^53 are exact). A launch per phase (the interpreter) passes each launch the last one's
 //!   values, so both forms run the same code.
 //! - A name that the loop rebinds among arrays (a swap) is a register holding the index of its
@@ -13,13 +13,6 @@
 //!   printer knows about rebinding.
 //! - Parameters: the slots replace the group's names, the registers replace the carried
 //!   scalars, and the host scalars only steps read join the rest.
-//! - A shared scalar a region reduces (`shared(diff)`, `reduction(max:diff)`) goes through
-//!   three slots of its buffer, one an iteration (`iteration % 3`), each starting at the
-//!   reduction's identity (kept in a fourth): after the region's barrier every program reads
-//!   the iteration's slot into its register, and program 0 resets the slot of two iterations
-//!   on, which no program reads or updates until another barrier has passed.
-//! - A while loop (or a body ending in `if test: break`) keeps a `running` register: the test
-//!   is read where Python reads it, and the phase loop runs while it holds.
 //! - A shared scalar a region reduces (`shared(diff)`, `reduction(max:diff)`) goes through
 //!   three slots of its buffer, one an iteration (`iteration % 3`), each starting at the
 //!   reduction's identity (kept in a fourth): after the region's barrier every program reads
@@ -48,9 +41,12 @@ pub(super) struct LoopState<'a> {
     types: HashMap<String, ScalarType>,
     /// Shared buffer → the local a phase points at the iteration's slot.
     shared_locals: HashMap<String, String>,
-    /// The registers in order: every group name's index, then the carried scalars, then
-    /// `running` (loops with an exit test).
+    /// The registers in order: every group name's index, then the carried scalars, then the
+    /// loop variable (a loop that breaks and whose variable is read after it), then `running`
+    /// (loops with an exit test).
     pub registers: Vec<StateParam>,
+    /// The loop variable, when it is a register.
+    pub var: Option<String>,
     pub out: String,
     /// Whether the loop runs while a test holds (a while loop, or `if test: break`).
     pub running: Option<String>,
@@ -67,6 +63,7 @@ impl<'a> LoopState<'a> {
     pub fn new(
         steps: &'a HostSteps,
         exits: bool,
+        var: Option<&str>,
         fresh: &mut dyn FnMut(&str) -> String,
     ) -> LoopState<'a> {
         let mut s = LoopState {
@@ -83,6 +80,7 @@ impl<'a> LoopState<'a> {
             registers: vec![],
             out: fresh("carried"),
             running: None,
+            var: var.map(String::from),
         };
         for step in &steps.steps {
             if let StepKind::Reduced { buffer, .. } = &step.kind {
@@ -107,6 +105,10 @@ impl<'a> LoopState<'a> {
         for c in &steps.carried {
             let (initial, kind) = match (c.ty, c.needs_initial) {
                 (ScalarType::Float, true) => (format!("float({})", c.name), 'f'),
+                // Of a type the compiler cannot see: checked at the launch (`_appyc_int_start`).
+                (ScalarType::Int, true) if c.start.is_none() => {
+                    (format!("_appyc_int_start({})", c.name), 'i')
+                }
                 (ScalarType::Int, true) => (format!("int({})", c.name), 'i'),
                 (ScalarType::Bool, true) => (format!("int(bool({}))", c.name), 'b'),
                 (ScalarType::Float, false) => ("0.0".into(), 'f'),
@@ -117,6 +119,14 @@ impl<'a> LoopState<'a> {
                 name: c.name.clone(),
                 initial,
                 kind,
+            });
+        }
+        if let Some(v) = var {
+            // Every iteration assigns it before anything reads it: its first value is unused.
+            s.registers.push(StateParam {
+                name: v.to_string(),
+                initial: "0".into(),
+                kind: 'i',
             });
         }
         if exits {
@@ -281,6 +291,9 @@ impl<'a> LoopState<'a> {
                 ScalarType::Float => {}
             }
         }
+        if let Some(v) = &self.var {
+            w.line(format!("{v} = {v}.to(tl.int64)"));
+        }
         if let Some(r) = &self.running {
             w.line(format!("{r} = {r} != 0"));
         }
@@ -420,9 +433,12 @@ impl<'a> LoopState<'a> {
         }
     }
 
-    /// After the phase loop: program 0 stores every register.
-    pub fn store(&self, w: &mut Writer, pid: &str) {
-        w.line(format!("if {pid} == 0:"));
+    /// After the phase loop: the last program stores every register. On the GPU every program
+    /// holds the same values past the barriers; under the interpreter, which runs a launch's
+    /// programs one after another, only the last has seen every program's share of a reduction
+    /// that a step reads after the launch's last phase (program 0 would read its own share).
+    pub fn store(&self, w: &mut Writer, pid: &str, nprog: &str) {
+        w.line(format!("if {pid} == {nprog} - 1:"));
         w.indent();
         for (k, r) in self.registers.iter().enumerate() {
             w.line(format!(

@@ -47,6 +47,10 @@ pub struct PersistentLoop<'k> {
     pub test: Option<&'k Expr>,
     /// `if test: break` ending the body, read after every iteration.
     pub break_test: Option<&'k Expr>,
+    /// The loop variable is a register, stored at the end for the launcher: a loop that breaks
+    /// and whose variable the function reads after it (without a break the launcher knows the
+    /// last value).
+    pub var_register: bool,
 }
 
 /// The persistent kernel of a host time loop. Phases are numbered `iteration * R + region`; a
@@ -63,7 +67,8 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
     let mut used: HashSet<String> = p.regions.iter().flat_map(|k| k.names()).collect();
     used.extend(p.steps.carried.iter().map(|c| c.name.clone()));
     let exits = p.test.is_some() || p.break_test.is_some();
-    let state = LoopState::new(p.steps, exits, &mut |base| fresh_name(base, &mut used));
+    let var = p.var_register.then_some(p.var.as_str());
+    let state = LoopState::new(p.steps, exits, var, &mut |base| fresh_name(base, &mut used));
     let regions: Vec<Kernel> = p.regions.iter().map(|k| state.renamed(k)).collect();
     let analyses: Vec<Analysis> = regions.iter().map(analyse).collect();
     let put_targets = put_targets(p);
@@ -117,7 +122,7 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
     iteration_end(&mut w, p, &n, &state);
     w.dedent();
     if !state.is_empty() {
-        state.store(&mut w, &n.pid);
+        state.store(&mut w, &n.pid, &n.nprog);
     }
     let mut sig = signature(&params);
     sig.extend(n.start.iter().chain(n.step.iter()).cloned());
@@ -396,9 +401,14 @@ fn phase_loop(w: &mut Writer, p: &PersistentLoop, n: &Names, state: &LoopState, 
         None => iter.clone(),
     };
     if !p.var.is_empty() {
-        w.line(match &n.start {
-            Some(s) => format!("{} = {s} + {scaled}", p.var),
-            None => format!("{} = {scaled}", p.var),
+        let value = match &n.start {
+            Some(s) => format!("{s} + {scaled}"),
+            None => scaled,
+        };
+        // A register keeps one dtype across the phase loop.
+        w.line(match &state.var {
+            Some(_) => format!("{} = ({value}).to(tl.int64)", p.var),
+            None => format!("{} = {value}", p.var),
         });
     }
 }

@@ -14,6 +14,7 @@ use crate::schedule::host_steps::{short_call, ScalarType};
 
 /// A printed scalar: its text, its type, and whether it is a bare Python literal (which has no
 /// `.to`).
+#[derive(Clone)]
 struct Scalar {
     text: String,
     ty: ScalarType,
@@ -89,17 +90,7 @@ impl StepPrinter<'_> {
                 let (l, r) = self.promoted(left, right);
                 tensor(format!("({} {} {})", l.text, op.python(), r.text), Bool)
             }
-            ExprKind::BoolOp { op, values } => {
-                let sym = match op {
-                    BoolOp::And => " & ",
-                    BoolOp::Or => " | ",
-                };
-                let parts: Vec<String> = values
-                    .iter()
-                    .map(|v| format!("({})", convert(self.scalar(v), Bool)))
-                    .collect();
-                tensor(parts.join(sym), Bool)
-            }
+            ExprKind::BoolOp { op, values } => self.bool_op(*op, values),
             ExprKind::IfExp { test, body, orelse } => {
                 let c = convert(self.scalar(test), Bool);
                 let (a, b) = self.promoted(body, orelse);
@@ -108,6 +99,39 @@ impl StepPrinter<'_> {
             ExprKind::Call { func, args } => self.call(func, args),
             _ => unreachable!("schedule::host_steps admits scalar expressions only"),
         }
+    }
+
+    /// `a or b`, `a and b`: Python's operand, not a bool. Of bools, a bool (`&`, `|`); else the
+    /// operands at their common type, chosen right to left by truth (`a or b` is `a` when `a`
+    /// is true, `a and b` is `a` when `a` is false). Both sides are computed (scalars, no side
+    /// effects); the one Python skips is not chosen.
+    fn bool_op(&self, op: BoolOp, values: &[Expr]) -> Scalar {
+        use ScalarType::*;
+        let parts: Vec<Scalar> = values.iter().map(|v| self.scalar(v)).collect();
+        if parts.iter().all(|p| p.ty == Bool) {
+            let sym = match op {
+                BoolOp::And => " & ",
+                BoolOp::Or => " | ",
+            };
+            let texts: Vec<String> = parts.into_iter().map(|p| format!("({})", p.text)).collect();
+            return tensor(texts.join(sym), Bool);
+        }
+        let ty = if parts.iter().any(|p| p.ty == Float) {
+            Float
+        } else {
+            Int
+        };
+        let mut parts = parts.into_iter().rev();
+        let mut acc = convert(parts.next().expect("a BoolOp has operands"), ty);
+        for p in parts {
+            let truth = format!("({})", convert(p.clone(), Bool));
+            let own = convert(p, ty);
+            acc = match op {
+                BoolOp::Or => format!("tl.where({truth}, {own}, {acc})"),
+                BoolOp::And => format!("tl.where({truth}, {acc}, {own})"),
+            };
+        }
+        tensor(acc, ty)
     }
 
     /// Both operands at their common type (a float if either is one).
@@ -316,6 +340,47 @@ mod tests {
             p.value_as(&int(0), ScalarType::Int),
             "(tl.full((), 0, tl.int64)).to(tl.int64)"
         );
+    }
+
+    #[test]
+    fn or_and_and_of_numbers_give_python_s_operand() {
+        let p = StepPrinter { env: &env };
+        let op = |op, a, b| {
+            Expr::new(
+                ExprKind::BoolOp {
+                    op,
+                    values: vec![a, b],
+                },
+                Span::DUMMY,
+            )
+        };
+        let dt_or = op(
+            BoolOp::Or,
+            n("dt"),
+            Expr::new(ExprKind::Float(0.5), Span::DUMMY),
+        );
+        assert_eq!(
+            p.value_as(&dt_or, ScalarType::Float),
+            "tl.where(((dt != 0)), dt, tl.full((), 0.5, tl.float64))"
+        );
+        let t_and = op(BoolOp::And, n("t"), int(3));
+        assert_eq!(
+            p.value_as(&t_and, ScalarType::Int),
+            "(tl.where(((t != 0)), (tl.full((), 3, tl.int64)).to(tl.int64), (t).to(tl.int64))).to(tl.int64)"
+        );
+        // Of bools, a bool.
+        let lt = |a: Expr, b: Expr| {
+            Expr::new(
+                ExprKind::Compare {
+                    op: CmpOp::Lt,
+                    left: Box::new(a),
+                    right: Box::new(b),
+                },
+                Span::DUMMY,
+            )
+        };
+        let both = op(BoolOp::And, lt(n("a"), n("b")), lt(n("b"), n("c")));
+        assert_eq!(p.value_as(&both, ScalarType::Bool), "((a < b)) & ((b < c))");
     }
 
     #[test]
