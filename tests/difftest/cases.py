@@ -361,6 +361,10 @@ CASES = [
     # ---------------------------------------------------------------- jacobi_2d
     Case("jacobi_2d", "jacobi_2d",
          lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], 3], SIZES_2D),
+    # #pragma distribute: in one process (no PEs) the loop runs as the single-GPU kernel; the
+    # PEs' runs are in test_distribute.py, on the stand-in.
+    Case("distribute_jacobi2d", "jacobi_2d",
+         lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], 3], SIZES_2D),
     # ---------------------------------------------------------------- time_loops (persistent)
     # Host time loops become one persistent kernel; under the interpreter it runs one launch
     # per phase with 3 programs, so every grid-stride loop takes several turns.

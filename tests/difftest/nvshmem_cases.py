@@ -156,3 +156,38 @@ CASES = {
     "jacobi2d_grid": Jacobi2DGrid(),
     "jacobi3d_grid": Jacobi3DGrid(),
 }
+
+
+class Distributed:
+    """A `#pragma distribute` sample: every PE calls `function` with the same global arrays
+    (plain tensors, not symmetric) and must get the sequential NumPy result back in all of them.
+    `make_args(pe, n_pes)` gives them; `expected()` is the unchanged source run by NumPy on one
+    copy (the program's meaning, whatever the PE count)."""
+
+    symmetric_args = False
+
+    def __init__(self, module, function, shape, T, seed, extra=()):
+        self.module, self.function = module, function
+        self.shape, self.T, self.seed, self.extra = tuple(shape), T, seed, tuple(extra)
+
+    def make_args(self, pe, n_pes, dtype=np.float64):
+        rng = np.random.default_rng(self.seed)
+        A = rng.standard_normal(self.shape).astype(dtype)
+        return (A, A.copy() + 0.5, *self.shape, *self.extra, self.T)
+
+    def expected(self):
+        import importlib
+
+        fn = getattr(importlib.import_module(self.module), self.function)
+        args = self.make_args(0, 1)
+        args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+        fn(*args)
+        return [a for a in args if isinstance(a, np.ndarray)]
+
+
+# Odd sizes, and row counts that 2, 3 and 4 PEs do not divide evenly (19 = 10 + 9 = 7 + 6 + 6
+# = 5 + 5 + 5 + 4).
+DIST_CASES = {
+    "distribute_jacobi2d": Distributed("distribute_jacobi2d", "jacobi_2d", (19, 13), T=3, seed=29),
+    "distribute_jacobi2d_tall": Distributed("distribute_jacobi2d", "jacobi_2d", (23, 7), T=4, seed=31),
+}

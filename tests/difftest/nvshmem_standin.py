@@ -118,6 +118,25 @@ class Runtime:
                     f"({self.arrivals.value} of {self.barriers * self.n} arrivals)")
             time.sleep(0.0005)
 
+    def distributed(self):
+        return True
+
+    def gather(self, t):
+        """Every PE's copy of the symmetric tensor `t` (same offset on every heap), stacked in PE
+        order; collective, like NCCL's all-gather on the GPU: every PE has finished writing its
+        copy (its kernel returned) before any reads, and every PE has read before any goes on."""
+        self._barrier()
+        off = self._offset(t.data_ptr())
+        if off is None or not t.is_contiguous():
+            raise RuntimeError(f"PE {self.pe}: gather of a tensor that is not a contiguous symmetric one")
+        nbytes = t.numel() * t.element_size()
+        parts = []
+        for pe in range(self.n):
+            raw = bytes(self.maps[pe][off:off + nbytes])
+            parts.append(torch.frombuffer(bytearray(raw), dtype=t.dtype).view(tuple(t.shape)))
+        self._barrier()
+        return torch.stack(parts)
+
     def check_symmetric(self, *arrays):
         for a in arrays:
             if self._offset(a.data_ptr()) is None:
@@ -215,15 +234,22 @@ def main(argv):
     # peer put there meanwhile. Skip it.
     _interp.GridExecutor._restore_args_dev = lambda self, *a, **k: None
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from nvshmem_cases import CASES
+    from nvshmem_cases import CASES, DIST_CASES
 
-    case = CASES[case_name]
+    case = {**CASES, **DIST_CASES}[case_name]
     mod = _load(module_path, f"appyc_nvshmem_gen_{pe}")
     rt = Runtime(directory, pe, n_pes, timeout)
     mod._appyc_nvshmem_use(rt)
     args = []
+    # A `#pragma distribute` case takes the global arrays (plain tensors): the module cuts its
+    # blocks onto the heap itself.
+    symmetric = getattr(case, "symmetric_args", True)
     for a in case.make_args(pe, n_pes):
-        args.append(rt.symmetric(torch.from_numpy(np.ascontiguousarray(a))) if isinstance(a, np.ndarray) else a)
+        if isinstance(a, np.ndarray):
+            a = torch.from_numpy(np.ascontiguousarray(a).copy())
+            args.append(rt.symmetric(a) if symmetric else a)
+        else:
+            args.append(a)
     getattr(mod, function)(*args)
     out = {f"a{i}": a.numpy().copy() for i, a in enumerate(args) if isinstance(a, torch.Tensor)}
     np.savez(Path(directory) / f"out{pe}.npz", **out)

@@ -1,0 +1,776 @@
+//! distribute: the regions of a host loop under `#pragma distribute(A, B)` become SPMD code on
+//! one PE's block of rows of the named arrays (row indices stay global and are shifted onto the
+//! block, row loops clipped to the owned rows) with halo exchanges (NVSHMEM puts with flags and
+//! waits, as communication phases) before each region that reads rows a neighbour owns.
+//!
+//! *After* (on the returned copy of the kernels; the originals stay the single-GPU program):
+//! every access of a distributed array indexes its row as `v + c - _appyc_o` where `v` is the
+//! region's row loop variable, and that loop runs only over the rows the PE owns
+//! ([`R0`, `R1`) for the written rows); `X.shape[0]` reads the global row count ([`ROWS`]);
+//! every region that reads a row `v + c` with `c` not its written offset is preceded, since the
+//! array was last written, by an exchange of that array's `halo` edge rows with both
+//! neighbours whose flags count iterations (monotone, one put per flag an iteration), and no
+//! PE can put into a neighbour's halo before that neighbour has read it (`race_free`). Accesses
+//! a row split cannot serve are errors at the access.
+
+use crate::diag::{Diagnostic, Result};
+use crate::frontend::source::Span;
+use crate::ir::pragma::Directive;
+use crate::ir::*;
+use crate::passes::affine::Affine;
+
+/// The first global row this PE owns.
+pub const R0: &str = "_appyc_r0";
+/// One past the last global row this PE owns.
+pub const R1: &str = "_appyc_r1";
+/// Global row `g` is row `g - _appyc_o` of the block (`R0 - halo`).
+pub const OFFSET: &str = "_appyc_o";
+/// The global row count (`X.shape[0]` of the global arrays).
+pub const ROWS: &str = "_appyc_rows";
+/// The neighbour above (owning the rows before `R0`), and the one below; they wrap around the
+/// PEs, so an edge PE's puts land in halo rows outside the global array, which no region reads.
+pub const UP: &str = "_appyc_up";
+pub const DOWN: &str = "_appyc_down";
+/// Where the halo below the block starts on the neighbour above: `halo + its row count`.
+pub const UP_HALO: &str = "_appyc_up_halo";
+/// This PE's row count: its last `halo` owned rows start at block row `OWN`.
+pub const OWN: &str = "_appyc_own";
+/// The flag words, two an exchange (the halo above, the halo below), on the symmetric heap.
+pub const FLAGS: &str = "_appyc_flags";
+
+/// What the host side of a distributed loop needs (`codegen`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// The `for` statement.
+    pub loop_span: Span,
+    /// The named arrays, in the pragma's order.
+    pub arrays: Vec<String>,
+    /// Halo rows on each side of a block.
+    pub halo: i64,
+    /// Flag words (two an exchange).
+    pub flags: usize,
+}
+
+/// The loop's plan and the function's kernels with the loop's regions distributed and its
+/// exchanges inserted (each exchange phase shares the span of the region it precedes and
+/// stands before it, so the schedule runs them in that order).
+#[derive(Debug, Clone)]
+pub struct Distributed {
+    pub plan: Plan,
+    pub kernels: Vec<Kernel>,
+}
+
+/// The distributed form of the function's `#pragma distribute` loop, if it has one.
+pub fn run(func: &Function, kernels: &[Kernel]) -> Result<Option<Distributed>> {
+    let mut loops = vec![];
+    for s in &func.body {
+        s.walk(&mut |st| {
+            if let Some(Directive::Distribute { arrays, .. }) =
+                st.pragma.as_ref().map(|p| &p.directive)
+            {
+                loops.push((st, arrays.clone()));
+            }
+        });
+    }
+    let Some((the_loop, arrays)) = loops.first().cloned() else {
+        return Ok(None);
+    };
+    if let Some((second, _)) = loops.get(1) {
+        return Err(Diagnostic::error(
+            second.pragma.as_ref().map_or(second.span, |p| p.span),
+            "a second `#pragma distribute` loop in one function",
+        )
+        .with_help("distribute one time loop per function; call a second function for another"));
+    }
+    let StmtKind::For { var, range, .. } = &the_loop.kind else {
+        unreachable!("attach_pragmas puts `distribute` on plain for loops")
+    };
+    let names: Vec<String> = arrays.iter().map(|(n, _)| n.clone()).collect();
+    let at = the_loop.pragma.as_ref().map_or(the_loop.span, |p| p.span);
+    for (n, span) in &arrays {
+        let used = kernels
+            .iter()
+            .filter(|k| the_loop.span.start <= k.span.start && k.span.end <= the_loop.span.end)
+            .any(|k| k.names_array(n));
+        if !used {
+            return Err(Diagnostic::error(
+                *span,
+                format!("`{n}` is named in `distribute` but no region of the loop indexes it"),
+            ));
+        }
+    }
+    let inside: Vec<usize> = (0..kernels.len())
+        .filter(|&i| {
+            let k = &kernels[i];
+            the_loop.span.start <= k.span.start && k.span.end <= the_loop.span.end
+        })
+        .collect();
+    if inside.is_empty() {
+        return Err(Diagnostic::error(
+            at,
+            "a `distribute` loop without parallel regions",
+        ));
+    }
+    let mut regions = vec![];
+    for &i in &inside {
+        regions.push(region(&kernels[i], &names)?);
+    }
+    let halo = regions
+        .iter()
+        .flat_map(|r| r.reads.iter().map(move |(_, c)| (c - r.written).abs()))
+        .max()
+        .unwrap_or(0);
+    let exchanges = exchanges(&regions);
+    race_free(&regions, &exchanges, at)?;
+    let signal = iteration(var, range, at);
+    let mut out: Vec<Kernel> = vec![];
+    let mut count = 0;
+    for (i, k) in kernels.iter().enumerate() {
+        let Some(r) = inside.iter().position(|&j| j == i) else {
+            out.push(k.clone());
+            continue;
+        };
+        for (e, x) in exchanges.iter().enumerate().filter(|(_, x)| x.before == r) {
+            let rank = regions[r].rank(&x.array).unwrap_or(1);
+            let phases = exchange(&x.array, rank, e, halo, &signal, k, at)?;
+            for (mut p, slot) in phases {
+                p.name = format!("_dist{count}");
+                count += 1;
+                if let Some(Comm::Put { slot: s, .. }) = &mut p.comm {
+                    *s = slot;
+                }
+                out.push(p);
+            }
+        }
+        out.push(regions[r].kernel.clone());
+    }
+    Ok(Some(Distributed {
+        plan: Plan {
+            loop_span: the_loop.span,
+            arrays: names,
+            halo,
+            flags: 2 * exchanges.len(),
+        },
+        kernels: out,
+    }))
+}
+
+/// One region of the loop, distributed, and what it reads.
+#[derive(Debug)]
+struct Region {
+    kernel: Kernel,
+    /// The row offset of its writes (`B[i + c] = ...`).
+    written: i64,
+    /// Distributed arrays it writes.
+    writes: Vec<String>,
+    /// (array, row offset) of each distributed read.
+    reads: Vec<(String, i64)>,
+    /// (array, rank) of every distributed array it indexes.
+    ranks: Vec<(String, usize)>,
+}
+
+impl Region {
+    /// Arrays read at a row another PE may own.
+    fn needs(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = vec![];
+        for (a, c) in &self.reads {
+            if *c != self.written && !out.contains(&a.as_str()) {
+                out.push(a);
+            }
+        }
+        out
+    }
+    fn rank(&self, array: &str) -> Option<usize> {
+        self.ranks.iter().find(|(a, _)| a == array).map(|(_, r)| *r)
+    }
+}
+
+/// One access of a distributed array: its row index, whether it is a write, the whole access.
+struct Access<'a> {
+    array: &'a str,
+    row: Option<&'a Expr>,
+    rank: usize,
+    write: bool,
+    at: Span,
+}
+
+/// The accesses of distributed arrays in `k` (and writes of other arrays, as errors).
+fn accesses<'k>(k: &'k Kernel, arrays: &[String]) -> Result<Vec<Access<'k>>> {
+    let mut out = vec![];
+    let mut bad: Option<Diagnostic> = None;
+    let read = |e: &'k Expr, out: &mut Vec<Access<'k>>| {
+        e.walk(&mut |x| {
+            if let ExprKind::Subscript { array, indices } = &x.kind {
+                if arrays.contains(array) {
+                    out.push(access(array, indices, false, x.span));
+                }
+            }
+        })
+    };
+    for d in &k.dims {
+        for e in [&d.range.start, &d.range.stop, &d.range.step] {
+            read(e, &mut out);
+        }
+    }
+    for s in &k.body {
+        s.walk(&mut |st| match &st.kind {
+            StmtKind::Assign { target, value, .. } => {
+                if let ExprKind::Subscript { array, indices } = &target.kind {
+                    if arrays.contains(array) {
+                        out.push(access(array, indices, true, target.span));
+                    } else if bad.is_none() {
+                        bad = Some(
+                            Diagnostic::error(
+                                target.span,
+                                format!("a region of a `distribute` loop writes `{array}`, which is not distributed"),
+                            )
+                            .with_help(format!(
+                                "name it in `#pragma distribute(...)`, so that each PE writes its own rows of `{array}`"
+                            )),
+                        );
+                    }
+                    for ix in indices {
+                        if let Index::At(e) = ix {
+                            read(e, &mut out);
+                        }
+                    }
+                }
+                read(value, &mut out);
+            }
+            _ => st.exprs().into_iter().for_each(|e| read(e, &mut out)),
+        });
+    }
+    match bad {
+        Some(d) => Err(d),
+        None => Ok(out),
+    }
+}
+
+fn access<'a>(array: &'a str, indices: &'a [Index], write: bool, at: Span) -> Access<'a> {
+    let row = match indices.first() {
+        Some(Index::At(e)) => Some(e),
+        _ => None,
+    };
+    Access {
+        array,
+        row,
+        rank: indices
+            .iter()
+            .filter(|i| !matches!(i, Index::NewAxis))
+            .count(),
+        write,
+        at,
+    }
+}
+
+/// The loop variables of a region: its grid dimensions' and its loops' (and their vectors).
+fn loop_vars(k: &Kernel) -> Vec<String> {
+    let mut out: Vec<String> = k.dims.iter().map(|d| d.var.clone()).collect();
+    for s in &k.body {
+        s.walk(&mut |st| {
+            if let StmtKind::For { var, vector, .. } = &st.kind {
+                out.push(var.clone());
+                out.extend(vector.clone());
+            }
+        });
+    }
+    out
+}
+
+/// `v + c` of a row index: the loop variable and the constant; `None` for anything else.
+fn row_form(e: &Expr, vars: &[String]) -> Option<(String, i64)> {
+    let a = Affine::of(e);
+    match a.terms().iter().collect::<Vec<_>>().as_slice() {
+        [(v, 1)] if vars.contains(v) => Some(((*v).clone(), a.constant())),
+        _ => None,
+    }
+}
+
+fn unservable(a: &Access, why: &str) -> Diagnostic {
+    Diagnostic::error(
+        a.at,
+        format!("`{}` is split by rows among the PEs, but {why}", a.array),
+    )
+    .with_label("a row split cannot serve this access")
+    .with_help(format!(
+        "a region of a `distribute` loop may read `{}[i + c, ...]` (its written row `i` plus a constant) \
+         and write `{}[i, ...]`; leave the array out of `distribute` if the loop only reads it",
+        a.array, a.array
+    ))
+}
+
+/// Checks one region and distributes it: `X.shape[0]` of a distributed array becomes the
+/// global row count, its row loop is clipped to the owned rows, its row indices shifted.
+fn region(k: &Kernel, arrays: &[String]) -> Result<Region> {
+    let mut k = k.clone();
+    let span = k.span;
+    if let Some(s) = k.shared.first() {
+        return Err(Diagnostic::error(
+            s.span,
+            format!(
+                "a region of a `distribute` loop reduces the scalar `{}`",
+                s.var
+            ),
+        )
+        .with_help(
+            "each PE would hold a partial result: reductions across PEs are not distributed yet",
+        ));
+    }
+    if let Some((t, _)) = k.temps.first() {
+        return Err(Diagnostic::error(
+            span,
+            format!("a region of a `distribute` loop needs a temporary array (`{t}`)"),
+        )
+        .with_help(
+            "write the result into another distributed array instead of reading the target",
+        ));
+    }
+    let global_rows = |e: Expr| match &e.kind {
+        ExprKind::Shape { array, dim: 0 } if arrays.contains(array) => Expr::name(ROWS, e.span),
+        _ => e,
+    };
+    for d in k.dims.iter_mut() {
+        for e in [&mut d.range.start, &mut d.range.stop, &mut d.range.step] {
+            *e = std::mem::replace(e, Expr::int(0, span)).rewrite(&mut |x| global_rows(x));
+        }
+    }
+    for s in k.body.iter_mut() {
+        s.rewrite_exprs(&mut |x| x.rewrite(&mut |y| global_rows(y)));
+    }
+    let vars = loop_vars(&k);
+    let list = accesses(&k, arrays)?;
+    let mut row_var: Option<(String, i64)> = None;
+    let mut reads = vec![];
+    let mut writes: Vec<String> = vec![];
+    let mut ranks: Vec<(String, usize)> = vec![];
+    // The written rows first: they decide the region's row variable.
+    for a in list
+        .iter()
+        .filter(|a| a.write)
+        .chain(list.iter().filter(|a| !a.write))
+    {
+        match ranks.iter().find(|(n, _)| n == a.array) {
+            Some((_, r)) if *r != a.rank => {
+                return Err(unservable(
+                    a,
+                    "it is indexed with different numbers of indices",
+                ))
+            }
+            Some(_) => {}
+            None => ranks.push((a.array.to_string(), a.rank)),
+        }
+        let Some(row) = a.row else {
+            return Err(unservable(
+                a,
+                "this access takes a slice or all of its rows",
+            ));
+        };
+        let Some((v, c)) = row_form(row, &vars) else {
+            return Err(unservable(
+                a,
+                &format!(
+                    "this access reads row `{}`, which is not a loop variable plus a constant",
+                    crate::ir::python::expr(row)
+                ),
+            ));
+        };
+        match &row_var {
+            None if a.write => row_var = Some((v, c)),
+            None => return Err(unservable(a, "the region writes no distributed array")),
+            Some((w, _)) if *w != v => return Err(unservable(
+                a,
+                &format!(
+                    "this access's row follows `{v}`, while the region writes the rows of `{w}`"
+                ),
+            )),
+            Some((_, cw)) if a.write && *cw != c => {
+                return Err(unservable(
+                    a,
+                    "the region writes rows at two different offsets",
+                ))
+            }
+            Some(_) => {}
+        }
+        if a.write {
+            if !writes.iter().any(|w| w == a.array) {
+                writes.push(a.array.to_string());
+            }
+        } else {
+            reads.push((a.array.to_string(), c));
+        }
+    }
+    let Some((var, written)) = row_var else {
+        return Err(Diagnostic::error(
+            span,
+            "a region of a `distribute` loop that writes no distributed array",
+        )
+        .with_help("every region of the loop must write rows of an array named in `distribute`"));
+    };
+    clip(&mut k, &var, written)?;
+    shift(&mut k, arrays);
+    Ok(Region {
+        kernel: k,
+        written,
+        writes,
+        reads,
+        ranks,
+    })
+}
+
+/// The loop of `var` (a grid dimension or a loop of the body) runs over the rows the PE owns:
+/// `range(max(start, R0 - c), min(stop, R1 - c))` for writes at offset `c`.
+fn clip(k: &mut Kernel, var: &str, written: i64) -> Result<()> {
+    let bound = |name: &str, span: Span| {
+        let e = Expr::name(name, span);
+        match written {
+            0 => e,
+            c => Expr::binary(BinOp::Sub, e, Expr::int(c, span)),
+        }
+    };
+    let clip_range = |r: &mut Range, span: Span| -> Result<()> {
+        if !matches!(r.step.kind, ExprKind::Int(1)) {
+            return Err(Diagnostic::error(
+                span,
+                "the row loop of a region in a `distribute` loop must have step 1",
+            ));
+        }
+        let call = |f: &str, a: Expr, b: Expr| {
+            Expr::new(
+                ExprKind::Call {
+                    func: f.into(),
+                    args: vec![a, b],
+                },
+                span,
+            )
+        };
+        let start = std::mem::replace(&mut r.start, Expr::int(0, span));
+        r.start = call("max", start, bound(R0, span));
+        let stop = std::mem::replace(&mut r.stop, Expr::int(0, span));
+        r.stop = call("min", stop, bound(R1, span));
+        Ok(())
+    };
+    if let Some(d) = k.dims.iter_mut().find(|d| d.var == var) {
+        return clip_range(&mut d.range, d.span);
+    }
+    let mut result = Ok(());
+    let mut found = false;
+    for s in k.body.iter_mut() {
+        clip_in(s, var, &mut |r, span| {
+            found = true;
+            result = clip_range(r, span);
+        });
+    }
+    debug_assert!(found, "the row variable is a loop variable");
+    result
+}
+
+/// Calls `f` on the range of the loop binding `var` (as its variable or its vector).
+fn clip_in(s: &mut Stmt, var: &str, f: &mut dyn FnMut(&mut Range, Span)) {
+    let span = s.span;
+    match &mut s.kind {
+        StmtKind::For {
+            var: v,
+            vector,
+            range,
+            body,
+            ..
+        } => {
+            if v == var || vector.as_deref() == Some(var) {
+                f(range, span);
+            }
+            body.iter_mut().for_each(|b| clip_in(b, var, f));
+        }
+        StmtKind::If { body, orelse, .. } => {
+            body.iter_mut()
+                .chain(orelse.iter_mut())
+                .for_each(|b| clip_in(b, var, f));
+        }
+        _ => {}
+    }
+}
+
+/// Every row index of a distributed array, `g`, becomes `g - OFFSET`: the block's row.
+fn shift(k: &mut Kernel, arrays: &[String]) {
+    let mut f = |e: Expr| match e.kind {
+        ExprKind::Subscript { array, mut indices } if arrays.contains(&array) => {
+            if let Some(Index::At(row)) = indices.first_mut() {
+                let g = std::mem::replace(row, Expr::int(0, e.span));
+                *row = Expr::binary(BinOp::Sub, g, Expr::name(OFFSET, e.span));
+            }
+            Expr::new(ExprKind::Subscript { array, indices }, e.span)
+        }
+        kind => Expr::new(kind, e.span),
+    };
+    for s in k.body.iter_mut() {
+        s.rewrite_exprs(&mut |x| x.rewrite(&mut f));
+    }
+}
+
+/// An exchange of `array`'s edge rows before region `before`.
+#[derive(Debug, Clone, PartialEq)]
+struct Exchange {
+    array: String,
+    before: usize,
+}
+
+/// Where the exchanges go: an array is exchanged before a region that reads a neighbour's rows
+/// of it when some region wrote it since the region before that read it (cyclically, so the
+/// writes of the previous iteration count). An array the loop never writes keeps the halos
+/// the block was given at the start.
+fn exchanges(regions: &[Region]) -> Vec<Exchange> {
+    let n = regions.len();
+    let mut out = vec![];
+    for j in 0..n {
+        for x in regions[j].needs() {
+            // The previous reader, or this region itself a whole iteration back.
+            let prev = (1..=n)
+                .map(|d| (j + n - d) % n)
+                .find(|&i| regions[i].needs().contains(&x))
+                .expect("j reads x");
+            let span = if prev == j { n } else { (j + n - prev) % n };
+            let dirty = (0..span)
+                .map(|d| (prev + d) % n)
+                .any(|i| regions[i].writes.iter().any(|w| w == x));
+            if dirty {
+                out.push(Exchange {
+                    array: x.to_string(),
+                    before: j,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// One phase of an iteration, for the race check.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Step {
+    Exchange(usize),
+    Region(usize),
+}
+
+fn steps(regions: &[Region], exchanges: &[Exchange]) -> Vec<Step> {
+    let mut out = vec![];
+    for r in 0..regions.len() {
+        for (e, _) in exchanges.iter().enumerate().filter(|(_, x)| x.before == r) {
+            out.push(Step::Exchange(e));
+        }
+        out.push(Step::Region(r));
+    }
+    out
+}
+
+/// No PE puts into a neighbour's halo of `X` before that neighbour has read the halo's
+/// previous contents. A neighbour reads them in the regions between the exchange that brought
+/// them and the next exchange of `X` (`last`: the last of those). The sender reaches that next
+/// exchange only after waiting for an exchange of some `Y` that the neighbour made after a
+/// region (`last` or later) wrote `Y`: the schedule puts a grid barrier between a write of `Y`
+/// and the put that reads it, so the neighbour had finished `last`. Without such an exchange a
+/// fast PE could overwrite a halo its neighbour still reads: an error, for now.
+fn race_free(regions: &[Region], exchanges: &[Exchange], at: Span) -> Result<()> {
+    let steps = steps(regions, exchanges);
+    let len = steps.len();
+    let get = |p: usize| steps[p % len];
+    for (e, x) in exchanges.iter().enumerate() {
+        let p = steps.iter().position(|s| *s == Step::Exchange(e)).unwrap();
+        let next = (p + 1..=p + len)
+            .find(|&q| matches!(get(q), Step::Exchange(f) if exchanges[f].array == x.array))
+            .unwrap();
+        let last = (p + 1..next)
+            .filter(|&q| matches!(get(q), Step::Region(r) if regions[r].needs().contains(&x.array.as_str())))
+            .max()
+            .expect("an exchange has readers");
+        let ordered = (last..next).any(|w| {
+            let Step::Region(r) = get(w) else {
+                return false;
+            };
+            (w + 1..next).any(|q| {
+                matches!(get(q), Step::Exchange(f) if exchanges[f].array != x.array
+                    && regions[r].writes.contains(&exchanges[f].array))
+            })
+        });
+        if !ordered {
+            let reader = match get(last) {
+                Step::Region(r) => regions[r].kernel.span,
+                Step::Exchange(_) => at,
+            };
+            return Err(Diagnostic::error(
+                at,
+                format!(
+                    "`distribute`: a PE could put the next rows of `{}` into a neighbour's halo while the neighbour still reads it",
+                    x.array
+                ),
+            )
+            .with_help(format!(
+                "the region at byte {} reads the halo of `{}`, and no exchange of another array orders the neighbours after it; \
+                 alternate two arrays (`B = f(A)`, then `A = f(B)`) as Listing 8 does",
+                reader.start, x.array
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The iteration number (from 1) of the loop `for var in range`: the value every flag reaches
+/// in that iteration, one put a flag an iteration.
+fn iteration(var: &str, range: &Range, at: Span) -> Expr {
+    let v = Expr::name(var, at);
+    let from_start = match range.start.kind {
+        ExprKind::Int(0) => v,
+        _ => Expr::binary(BinOp::Sub, v, range.start.clone()),
+    };
+    let count = match range.step.kind {
+        ExprKind::Int(1) => from_start,
+        _ => Expr::binary(BinOp::FloorDiv, from_start, range.step.clone()),
+    };
+    Expr::binary(BinOp::Add, count, Expr::int(1, at))
+}
+
+/// The phases of exchange `e` of `array` (before `region`): puts of the first `halo` owned rows
+/// into the halo below the block of the PE above and of the last ones into the halo above the
+/// block of the PE below, each counted on the receiver's flag, then waits for both of this
+/// PE's flags. A row of a 3-D array is a plane: one put each. With each put, its slot in the
+/// run of puts.
+fn exchange(
+    array: &str,
+    rank: usize,
+    e: usize,
+    halo: i64,
+    signal: &Expr,
+    region: &Kernel,
+    at: Span,
+) -> Result<Vec<(Kernel, usize)>> {
+    let span = region.span;
+    let name = |n: &str| Expr::name(n, span);
+    let int = |v: i64| Expr::int(v, span);
+    let plus = |a: Expr, c: i64| {
+        if c == 0 {
+            a
+        } else {
+            Expr::binary(BinOp::Add, a, int(c))
+        }
+    };
+    let flag = |k: usize| {
+        Expr::new(
+            ExprKind::Subscript {
+                array: FLAGS.into(),
+                indices: vec![Index::At(int(k as i64))],
+            },
+            span,
+        )
+    };
+    let cols = |first: usize| -> Vec<Index> {
+        (first..rank)
+            .map(|d| Index::Slice {
+                lo: Some(int(0)),
+                hi: Some(Expr::new(
+                    ExprKind::Shape {
+                        array: array.into(),
+                        dim: d,
+                    },
+                    span,
+                )),
+                span,
+            })
+            .collect()
+    };
+    // (rows from, how many): one view of `halo` rows, or one a plane.
+    let view = |from: Expr, plane: Option<i64>| -> Expr {
+        let mut indices = match plane {
+            None => vec![Index::Slice {
+                lo: Some(from.clone()),
+                hi: Some(plus(from, halo)),
+                span,
+            }],
+            Some(p) => vec![Index::At(plus(from, p))],
+        };
+        indices.extend(cols(1));
+        Expr::new(
+            ExprKind::Subscript {
+                array: array.into(),
+                indices,
+            },
+            span,
+        )
+    };
+    let planes: Vec<Option<i64>> = match rank {
+        1 | 2 => vec![None],
+        3 => (0..halo).map(Some).collect(),
+        _ => {
+            return Err(Diagnostic::error(
+                at,
+                format!("`distribute` splits arrays of 1 to 3 dimensions; `{array}` has {rank}"),
+            ))
+        }
+    };
+    let per_flag = planes.len() as i64;
+    let value = if per_flag == 1 {
+        signal.clone()
+    } else {
+        Expr::binary(BinOp::Mul, signal.clone(), int(per_flag))
+    };
+    let mut out = vec![];
+    let mut slot = 0;
+    // Up: my first rows (block rows halo..) into the halo below the block above.
+    // Down: my last rows (block rows OWN..) into the halo above the block below (rows 0..).
+    for (pe, dest_from, src_from, f) in [
+        (UP, name(UP_HALO), int(halo), 2 * e + 1),
+        (DOWN, int(0), name(OWN), 2 * e),
+    ] {
+        for &p in &planes {
+            let dest = view(dest_from.clone(), p);
+            let src = view(src_from.clone(), p);
+            let comm = Comm::Put {
+                dest: dest.clone(),
+                src: src.clone(),
+                pe: name(pe),
+                flag: Some(flag(f)),
+                blocking: true,
+                slot,
+            };
+            let args = vec![dest, src, name(pe), flag(f), value.clone()];
+            out.push((phase(region, "nvshmem.Putmem", args, comm), slot));
+            slot += 1;
+        }
+    }
+    for f in [2 * e, 2 * e + 1] {
+        let comm = Comm::Wait {
+            flag: flag(f),
+            signal: value.clone(),
+            targets: vec![array.to_string()],
+        };
+        let args = vec![flag(f), value.clone()];
+        out.push((phase(region, "nvshmem.SignalWait", args, comm), 0));
+    }
+    Ok(out)
+}
+
+/// A communication phase standing before `region` (its span), its call in the body for the
+/// analyses (names, arrays, scalars).
+fn phase(region: &Kernel, func: &str, args: Vec<Expr>, comm: Comm) -> Kernel {
+    let span = region.span;
+    let call = Expr::new(
+        ExprKind::Call {
+            func: func.into(),
+            args,
+        },
+        span,
+    );
+    Kernel {
+        name: String::new(),
+        dims: vec![],
+        body: vec![Stmt::new(StmtKind::Expr(call), span)],
+        num_warps: None,
+        span,
+        pragma_span: span,
+        bound: vec![],
+        temps: vec![],
+        checks: vec![],
+        comm: Some(comm),
+        shared: vec![],
+        tiles: None,
+        tf32: false,
+        split_rows: None,
+        absorbed: vec![],
+    }
+}
