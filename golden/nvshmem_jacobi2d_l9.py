@@ -332,7 +332,7 @@ _APPYC_NVSHMEM_CMP_GE = 5       # NVSHMEM_CMP_GE
 _APPYC_NVSHMEM_SHIM = (
     "putmem_block", "putmem_nbi_block", "putmem_signal_block", "putmem_signal_nbi_block",
     "iput32_block", "iput64_block", "signal_op", "signal_wait_until", "fence", "quiet", "thread0",
-    "my_pe", "n_pes", "symmetric", "check_symmetric", "persistent",
+    "my_pe", "n_pes", "symmetric", "check_symmetric", "persistent", "distributed", "gather",
 )
 
 
@@ -551,6 +551,75 @@ def _appyc_nvshmem_persistent(kernel, phases, work, args, mvl, num_warps, consta
     if work is not None:
         programs = max(1, min(programs, work))
     kernel[(programs,)](*args, 0, phases, sync, **options)
+
+
+def _appyc_nvshmem_distributed():
+    """Whether a `#pragma distribute` loop runs on PEs: under torchrun (or with a process group
+    already set up); in one plain process it runs as the single-GPU persistent kernel."""
+    if "WORLD_SIZE" in os.environ:
+        return True
+    import torch.distributed as dist
+
+    return dist.is_available() and dist.is_initialized()
+
+
+def _appyc_nvshmem_gather(t):
+    """Every PE's copy of the symmetric tensor `t`, stacked in PE order (collective)."""
+    import torch.distributed as dist
+
+    out = torch.empty((dist.get_world_size(), *t.shape), dtype=t.dtype, device=t.device)
+    dist.all_gather_into_tensor(out, t.contiguous())
+    return out
+
+
+def _appyc_dist_split(rows, n_pes, pe):
+    """The rows [r0, r1) of PE `pe` when `rows` rows are split as evenly as they go (the first
+    rows % n_pes PEs take one more)."""
+    base, extra = divmod(rows, n_pes)
+    r0 = pe * base + min(pe, extra)
+    return r0, r0 + base + (1 if pe < extra else 0)
+
+
+def _appyc_dist_rows(arrays, halo):
+    """This PE's part of a `#pragma distribute` loop over the global `arrays` with `halo` halo
+    rows: (r0, r1, r0 - halo, global rows, PE above, PE below, where the halo below the block of
+    the PE above starts, this PE's row count). Neighbours wrap around: an edge PE's puts land in
+    halo rows outside the global array, which no region reads."""
+    rows = arrays[0].shape[0]
+    for a in arrays:
+        if a.shape[0] != rows:
+            raise ValueError(f"#pragma distribute: the arrays have {rows} and {a.shape[0]} rows; "
+                             "the split arrays must have the same number of rows")
+    pe, n = _appyc_nvshmem_my_pe(), _appyc_nvshmem_n_pes()
+    fewest = _appyc_dist_split(rows, n, n - 1)
+    if fewest[1] - fewest[0] < max(halo, 1):
+        raise ValueError(f"#pragma distribute: {rows} rows over {n} PEs leave a PE "
+                         f"{fewest[1] - fewest[0]} row(s), fewer than the halo of {max(halo, 1)}: use fewer PEs")
+    r0, r1 = _appyc_dist_split(rows, n, pe)
+    up, down = (pe + n - 1) % n, (pe + 1) % n
+    u0, u1 = _appyc_dist_split(rows, n, up)
+    return r0, r1, r0 - halo, rows, up, down, halo + (u1 - u0), r1 - r0
+
+
+def _appyc_dist_block(a, halo, r0, r1):
+    """This PE's block of the global array `a` on the symmetric heap: rows [r0 - halo, r1 +
+    halo) (those inside `a`), every PE's block as tall as the tallest (collective)."""
+    n = _appyc_nvshmem_n_pes()
+    tallest = -(-a.shape[0] // n)
+    block = torch.zeros((tallest + 2 * halo, *a.shape[1:]), dtype=a.dtype, device=a.device)
+    lo, hi = max(r0 - halo, 0), min(r1 + halo, a.shape[0])
+    block[lo - (r0 - halo):hi - (r0 - halo)] = a[lo:hi]
+    return _appyc_nvshmem_symmetric(block)
+
+
+def _appyc_dist_gather(a, block, halo):
+    """Every PE's rows of `block` written into the global array `a`, on every rank; returns `a`."""
+    n = _appyc_nvshmem_n_pes()
+    parts = _appyc_nvshmem_gather(block[halo:block.shape[0] - halo])
+    for pe in range(n):
+        r0, r1 = _appyc_dist_split(a.shape[0], n, pe)
+        a[r0:r1] = parts[pe][:r1 - r0].to(a.device)
+    return a
 
 
 def _appyc_nvshmem_use(runtime):

@@ -377,12 +377,14 @@ fn region(k: &Kernel, arrays: &[String]) -> Result<Region> {
         match &row_var {
             None if a.write => row_var = Some((v, c)),
             None => return Err(unservable(a, "the region writes no distributed array")),
-            Some((w, _)) if *w != v => return Err(unservable(
-                a,
-                &format!(
+            Some((w, _)) if *w != v => {
+                return Err(unservable(
+                    a,
+                    &format!(
                     "this access's row follows `{v}`, while the region writes the rows of `{w}`"
                 ),
-            )),
+                ))
+            }
             Some((_, cw)) if a.write && *cw != c => {
                 return Err(unservable(
                     a,
@@ -772,5 +774,356 @@ fn phase(region: &Kernel, func: &str, args: Vec<Expr>, comm: Comm) -> Kernel {
         tf32: false,
         split_rows: None,
         absorbed: vec![],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frontend::lower::lower_function;
+    use crate::frontend::pragma::collect_pragmas;
+    use crate::frontend::source::SourceFile;
+    use rustpython_parser::Parse;
+
+    /// The source's first function through the passes before this one (lowered, vectorised
+    /// and strip-mined as the driver does when `simd` is written), then this pass.
+    fn run_src(src: &str) -> Result<Distributed> {
+        let file = SourceFile::new("t.py", src);
+        let module = rustpython_ast::Suite::parse(src, "t.py").unwrap();
+        let rustpython_ast::Stmt::FunctionDef(f) = &module[0] else {
+            panic!()
+        };
+        let mut func = lower_function(f);
+        crate::passes::normalize::run(&mut func);
+        let pragmas = collect_pragmas(&file)?;
+        crate::passes::attach_pragmas::run(&mut func, &pragmas, &file)?;
+        let mut kernels = crate::passes::outline::run(&func)?;
+        let opts = crate::passes::lower_tensor::Options { auto_simd: true };
+        for k in kernels.iter_mut() {
+            crate::passes::shared_scalars::run(k, &pragmas)?;
+            crate::passes::promote_updates::run(k);
+            crate::passes::lower_tensor::split(k)?;
+            crate::passes::insert_sync::run(k);
+            crate::passes::lower_tensor::lower(k, &opts)?;
+            crate::passes::strip_mine::run(k)?;
+        }
+        Ok(run(&func, &kernels)?.expect("a distribute loop"))
+    }
+
+    fn error(src: &str) -> String {
+        run_src(src).unwrap_err().message
+    }
+
+    /// A 2-D loop of two sweeps, `B` from `A` then `A` from `B`, each `X[i, j]` from `reads`
+    /// (`{X}` stands for the array read).
+    fn two_sweeps(reads: &str) -> String {
+        let sweep = |dst: &str, src: &str| {
+            format!(
+                "        #pragma parallel for\n        for i in range(2, M - 2):\n            #pragma simd\n            for j in range(2, N - 2):\n                {dst}[i, j] = {}\n",
+                reads.replace("{X}", src)
+            )
+        };
+        format!(
+            "def f(A, B, M, N, T):\n    #pragma distribute(A, B)\n    for t in range(T):\n{}{}",
+            sweep("B", "A"),
+            sweep("A", "B")
+        )
+    }
+
+    #[test]
+    fn halo_of_a_five_point_stencil_is_one_row_exchanged_before_each_sweep() {
+        let d = run_src(&two_sweeps(
+            "0.2 * ({X}[i, j] + {X}[i - 1, j] + {X}[i + 1, j] + {X}[i, j - 1] + {X}[i, j + 1])",
+        ))
+        .unwrap();
+        assert_eq!(d.plan.halo, 1);
+        assert_eq!(d.plan.arrays, ["A", "B"]);
+        // Two exchanges (A before the first sweep, B before the second), two flags each.
+        assert_eq!(d.plan.flags, 4);
+        let order: Vec<String> = d
+            .kernels
+            .iter()
+            .map(|k| match &k.comm {
+                Some(Comm::Put { dest, .. }) => format!("put {}", crate::ir::python::expr(dest)),
+                Some(Comm::Wait { flag, .. }) => format!("wait {}", crate::ir::python::expr(flag)),
+                None => "region".into(),
+            })
+            .collect();
+        assert_eq!(
+            order,
+            [
+                "put A[_appyc_up_halo:_appyc_up_halo + 1, 0:A.shape[1]]",
+                "put A[0:0 + 1, 0:A.shape[1]]",
+                "wait _appyc_flags[0]",
+                "wait _appyc_flags[1]",
+                "region",
+                "put B[_appyc_up_halo:_appyc_up_halo + 1, 0:B.shape[1]]",
+                "put B[0:0 + 1, 0:B.shape[1]]",
+                "wait _appyc_flags[2]",
+                "wait _appyc_flags[3]",
+                "region",
+            ]
+        );
+    }
+
+    #[test]
+    fn halo_of_a_nine_point_stencil_is_one_row_and_of_a_radius_two_star_two() {
+        let box9 =
+            "({X}[i - 1, j - 1] + {X}[i - 1, j] + {X}[i - 1, j + 1] + {X}[i, j - 1] + {X}[i, j] \
+                    + {X}[i, j + 1] + {X}[i + 1, j - 1] + {X}[i + 1, j] + {X}[i + 1, j + 1]) / 9.0";
+        assert_eq!(run_src(&two_sweeps(box9)).unwrap().plan.halo, 1);
+        let star = "({X}[i - 2, j] + {X}[i - 1, j] + {X}[i, j] + {X}[i + 1, j] + {X}[i + 2, j] \
+                    + {X}[i, j - 2] + {X}[i, j + 2]) / 7.0";
+        assert_eq!(run_src(&two_sweeps(star)).unwrap().plan.halo, 2);
+    }
+
+    #[test]
+    fn halo_of_one_sided_stencils_is_their_reach_on_their_side() {
+        assert_eq!(
+            run_src(&two_sweeps("{X}[i, j] - 0.5 * {X}[i - 1, j]"))
+                .unwrap()
+                .plan
+                .halo,
+            1
+        );
+        assert_eq!(
+            run_src(&two_sweeps("{X}[i + 2, j] - {X}[i, j]"))
+                .unwrap()
+                .plan
+                .halo,
+            2
+        );
+        // Reading only the row it writes: nothing to exchange.
+        let d = run_src(&two_sweeps("2.0 * {X}[i, j - 1]")).unwrap();
+        assert_eq!((d.plan.halo, d.plan.flags), (0, 0));
+        assert!(d.kernels.iter().all(|k| k.comm.is_none()));
+    }
+
+    #[test]
+    fn a_tensor_statement_stencil_has_the_halo_of_its_shifted_slices() {
+        let src = "def f(A, B, M, N, T):
+    #pragma distribute(A, B)
+    for t in range(T):
+        #pragma 2:M-2=>parallel 1:N-1=>parallel
+        B[2:M-2, 1:N-1] = A[4:M, 1:N-1] + A[0:M-4, 1:N-1] + A[2:M-2, :N-2]
+        #pragma 1:M-1=>parallel 1:N-1=>parallel
+        A[1:M-1, 1:N-1] = B[1:M-1, 1:N-1]
+";
+        // B = f(A) reads two rows away; A = B reads nothing of a neighbour's: only A is
+        // exchanged, and the copy back orders nothing, so a fast PE could overwrite a halo
+        // its neighbour still reads.
+        let e = error(src);
+        assert!(
+            e.contains("could put the next rows of `A` into a neighbour's halo"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_array_the_loop_only_reads_keeps_the_halo_it_was_given() {
+        let src = "def f(A, B, C, M, N, T):
+    #pragma distribute(A, B, C)
+    for t in range(T):
+        #pragma parallel for
+        for i in range(1, M - 1):
+            for j in range(N):
+                B[i, j] = A[i - 1, j] + C[i + 1, j]
+        #pragma parallel for
+        for i in range(1, M - 1):
+            for j in range(N):
+                A[i, j] = B[i + 1, j] * C[i - 1, j]
+";
+        let d = run_src(src).unwrap();
+        assert_eq!((d.plan.halo, d.plan.flags), (1, 4));
+        let targets: Vec<&str> = d
+            .kernels
+            .iter()
+            .filter_map(|k| match &k.comm {
+                Some(Comm::Wait { targets, .. }) => Some(targets[0].as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(targets, ["A", "A", "B", "B"]);
+    }
+
+    #[test]
+    fn regions_are_clipped_to_the_owned_rows_and_shifted_onto_the_block() {
+        let d = run_src(&two_sweeps("{X}[i - 1, j]")).unwrap();
+        let region = d.kernels.iter().find(|k| k.comm.is_none()).unwrap();
+        let r = &region.dims[0].range;
+        assert_eq!(crate::ir::python::expr(&r.start), "max(2, _appyc_r0)");
+        assert_eq!(crate::ir::python::expr(&r.stop), "min(M - 2, _appyc_r1)");
+        let mut rows = vec![];
+        for s in &region.body {
+            s.walk(&mut |st| {
+                for e in st.exprs() {
+                    e.walk(&mut |x| {
+                        if let ExprKind::Subscript { array, indices } = &x.kind {
+                            if let Some(Index::At(row)) = indices.first() {
+                                rows.push(format!("{array}[{}]", crate::ir::python::expr(row)));
+                            }
+                        }
+                    })
+                }
+            })
+        }
+        assert!(rows.contains(&"B[i - _appyc_o]".to_string()), "{rows:?}");
+        assert!(
+            rows.contains(&"A[i - 1 - _appyc_o]".to_string()),
+            "{rows:?}"
+        );
+    }
+
+    #[test]
+    fn a_region_writing_a_row_ahead_owns_the_rows_it_writes() {
+        let src = "def f(A, B, N, T):
+    #pragma distribute(A, B)
+    for t in range(T):
+        #pragma parallel for simd
+        for i in range(N - 1):
+            B[i + 1] = A[i] + A[i + 1]
+        #pragma parallel for simd
+        for i in range(1, N):
+            A[i] = B[i] - B[i - 1]
+";
+        let d = run_src(src).unwrap();
+        assert_eq!(d.plan.halo, 1);
+        let first = d.kernels.iter().find(|k| k.comm.is_none()).unwrap();
+        let r = &first.dims[0].range;
+        assert_eq!(crate::ir::python::expr(&r.start), "max(0, _appyc_r0 - 1)");
+        assert_eq!(
+            crate::ir::python::expr(&r.stop),
+            "min(N - 1, _appyc_r1 - 1)"
+        );
+    }
+
+    #[test]
+    fn accesses_a_row_split_cannot_serve_are_refused() {
+        let loop_of = |body: &str| {
+            format!(
+                "def f(A, B, idx, M, N, T):\n    #pragma distribute(A, B)\n    for t in range(T):\n        #pragma parallel for\n        for i in range(M):\n            for j in range(N):\n{body}\n        #pragma parallel for\n        for i in range(M):\n            for j in range(N):\n                A[i, j] = B[i, j]\n"
+            )
+        };
+        let cases = [
+            ("                B[i, j] = A[j, i]", "follows `j`"),
+            (
+                "                B[i, j] = A[M - 1 - i, j]",
+                "row `M - 1 - i`",
+            ),
+            ("                B[i, j] = A[idx[i], j]", "row `idx[i]`"),
+            ("                B[i, j] = A[0, j]", "row `0`"),
+            (
+                "                B[i, j] = A[i, j] + A[i - 1]",
+                "different numbers of indices",
+            ),
+        ];
+        for (body, why) in cases {
+            let e = error(&loop_of(body));
+            assert!(
+                e.contains("`A` is split by rows among the PEs") && e.contains(why),
+                "{body}: {e}"
+            );
+        }
+        let column = "def f(A, B, M, N, T):
+    #pragma distribute(A, B)
+    for t in range(T):
+        #pragma parallel for
+        for i in range(M):
+            s = 0.0
+            for k in range(M):
+                s += A[k, 0]
+            B[i, 0] = s
+";
+        let e = error(column);
+        assert!(
+            e.contains("`A` is split by rows") && e.contains("follows `k`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn writes_outside_the_named_arrays_and_reductions_are_refused() {
+        let src = "def f(A, C, N, T):
+    #pragma distribute(A)
+    for t in range(T):
+        #pragma parallel for simd
+        for i in range(1, N - 1):
+            C[i] = A[i - 1]
+";
+        assert!(error(src).contains("writes `C`, which is not distributed"));
+        let src = "def f(A, B, N, T):
+    s = 0.0
+    #pragma distribute(A, B)
+    for t in range(T):
+        #pragma parallel for reduction(+:s)
+        for i in range(1, N - 1):
+            B[i] = A[i - 1]
+            s += A[i]
+";
+        assert!(error(src).contains("reduces the scalar `s`"));
+    }
+
+    #[test]
+    fn arrays_are_named_once_used_by_the_loop_and_the_axis_is_zero() {
+        let src = "def f(A, B, N, T):
+    #pragma distribute(A, B)
+    for t in range(T):
+        #pragma parallel for simd
+        for i in range(1, N - 1):
+            A[i] = 2.0 * A[i]
+";
+        assert!(error(src).contains("`B` is named in `distribute` but no region"));
+        let src = "def f(A, N, T):
+    #pragma distribute(A) axis(1)
+    for t in range(T):
+        #pragma parallel for simd
+        for i in range(1, N - 1):
+            A[i] = 2.0 * A[i]
+";
+        assert!(error(src).contains("splits axis 0 (rows) only for now, not axis 1"));
+    }
+
+    #[test]
+    fn a_flag_reaches_the_iteration_number_from_one() {
+        let at = Span::DUMMY;
+        let r = |start: i64, step: i64| Range {
+            start: Expr::int(start, at),
+            stop: Expr::name("T", at),
+            step: Expr::int(step, at),
+        };
+        let show = |e: Expr| crate::ir::python::expr(&e);
+        assert_eq!(show(iteration("t", &r(0, 1), at)), "t + 1");
+        assert_eq!(show(iteration("t", &r(1, 1), at)), "t - 1 + 1");
+        assert_eq!(show(iteration("t", &r(3, 2), at)), "(t - 3) // 2 + 1");
+    }
+
+    #[test]
+    fn a_three_dimensional_array_puts_a_plane_per_halo_row() {
+        let src = "def f(A, B, L, M, N, T):
+    #pragma distribute(A, B)
+    for t in range(T):
+        #pragma 2:L-2=>parallel 1:M-1=>parallel 1:N-1=>parallel
+        B[2:L-2, 1:M-1, 1:N-1] = A[:L-4, 1:M-1, 1:N-1] + A[4:, 1:M-1, 1:N-1] + A[2:L-2, :M-2, 1:N-1]
+        #pragma 2:L-2=>parallel 1:M-1=>parallel 1:N-1=>parallel
+        A[2:L-2, 1:M-1, 1:N-1] = B[3:L-1, 1:M-1, 1:N-1] - B[1:L-3, 1:M-1, 1:N-1]
+";
+        let d = run_src(src).unwrap();
+        assert_eq!(d.plan.halo, 2);
+        let puts = d
+            .kernels
+            .iter()
+            .filter(|k| matches!(k.comm, Some(Comm::Put { .. })))
+            .count();
+        // Two planes up and two down, for each of the two exchanges.
+        assert_eq!(puts, 8);
+        let waits: Vec<String> = d
+            .kernels
+            .iter()
+            .filter_map(|k| match &k.comm {
+                Some(Comm::Wait { signal, .. }) => Some(crate::ir::python::expr(signal)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(waits[0], "(t + 1) * 2");
     }
 }
