@@ -587,8 +587,8 @@ def _appyc_dist_split(rows, n_pes, pe):
 def _appyc_dist_rows(arrays, halo):
     """This PE's part of a `#pragma distribute` loop over the global `arrays` with `halo` halo
     rows: (r0, r1, r0 - halo, global rows, PE above, PE below, where the halo below the block of
-    the PE above starts, this PE's row count). Neighbours wrap around: an edge PE's puts land in
-    halo rows outside the global array, which no region reads."""
+    the PE above starts, this PE's row count, the block's scratch row). Neighbours wrap around:
+    an edge PE's puts land in halo rows outside the global array, which no region reads."""
     rows = arrays[0].shape[0]
     for a in arrays:
         if a.shape[0] != rows:
@@ -602,15 +602,17 @@ def _appyc_dist_rows(arrays, halo):
     r0, r1 = _appyc_dist_split(rows, n, pe)
     up, down = (pe + n - 1) % n, (pe + 1) % n
     u0, u1 = _appyc_dist_split(rows, n, up)
-    return r0, r1, r0 - halo, rows, up, down, halo + (u1 - u0), r1 - r0
+    tallest = -(-rows // n)
+    return r0, r1, r0 - halo, rows, up, down, halo + (u1 - u0), r1 - r0, tallest + 2 * halo
 
 
 def _appyc_dist_block(a, halo, r0, r1):
     """This PE's block of the global array `a` on the symmetric heap: rows [r0 - halo, r1 +
-    halo) (those inside `a`), every PE's block as tall as the tallest (collective)."""
+    halo) (those inside `a`), every PE's block as tall as the tallest, and a last scratch row
+    that acknowledgements are put into and nothing reads (collective)."""
     n = _appyc_nvshmem_n_pes()
     tallest = -(-a.shape[0] // n)
-    block = torch.zeros((tallest + 2 * halo, *a.shape[1:]), dtype=a.dtype, device=a.device)
+    block = torch.zeros((tallest + 2 * halo + 1, *a.shape[1:]), dtype=a.dtype, device=a.device)
     lo, hi = max(r0 - halo, 0), min(r1 + halo, a.shape[0])
     block[lo - (r0 - halo):hi - (r0 - halo)] = a[lo:hi]
     return _appyc_nvshmem_symmetric(block)
@@ -619,7 +621,7 @@ def _appyc_dist_block(a, halo, r0, r1):
 def _appyc_dist_gather(a, block, halo):
     """Every PE's rows of `block` written into the global array `a`, on every rank; returns `a`."""
     n = _appyc_nvshmem_n_pes()
-    parts = _appyc_nvshmem_gather(block[halo:block.shape[0] - halo])
+    parts = _appyc_nvshmem_gather(block[halo:halo - (-a.shape[0] // n)])
     for pe in range(n):
         r0, r1 = _appyc_dist_split(a.shape[0], n, pe)
         a[r0:r1] = parts[pe][:r1 - r0].to(a.device)

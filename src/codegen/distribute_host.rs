@@ -20,7 +20,7 @@ pub fn call(plan: &Plan, spmd: &str, single: &str, indent: &str) -> String {
         ),
         format!("    _appyc_global = ({arrays},)"),
         format!(
-            "    {}, {}, {}, {}, {}, {}, {}, {} = _appyc_dist_rows(_appyc_global, {halo})",
+            "    {}, {}, {}, {}, {}, {}, {}, {}, {} = _appyc_dist_rows(_appyc_global, {halo})",
             d::R0,
             d::R1,
             d::OFFSET,
@@ -28,7 +28,8 @@ pub fn call(plan: &Plan, spmd: &str, single: &str, indent: &str) -> String {
             d::UP,
             d::DOWN,
             d::UP_HALO,
-            d::OWN
+            d::OWN,
+            d::SCRATCH
         ),
     ];
     for a in &plan.arrays {

@@ -10,8 +10,9 @@
 //! every region that reads a row `v + c` with `c` not its written offset is preceded, since the
 //! array was last written, by an exchange of that array's `halo` edge rows with both
 //! neighbours whose flags count iterations (monotone, one put per flag an iteration), and no
-//! PE can put into a neighbour's halo before that neighbour has read it (`race_free`). Accesses
-//! a row split cannot serve are errors at the access.
+//! PE can put into a neighbour's halo before that neighbour has read it (another exchange
+//! orders them, or an acknowledgement on a second flag set: `acks`). Accesses a row split
+//! cannot serve are errors at the access.
 
 use crate::diag::{Diagnostic, Result};
 use crate::frontend::source::Span;
@@ -35,8 +36,11 @@ pub const DOWN: &str = "_appyc_down";
 pub const UP_HALO: &str = "_appyc_up_halo";
 /// This PE's row count: its last `halo` owned rows start at block row `OWN`.
 pub const OWN: &str = "_appyc_own";
-/// The flag words, two an exchange (the halo above, the halo below), on the symmetric heap.
+/// The flag words, two an exchange (the halo above, the halo below) then two an
+/// acknowledgement, on the symmetric heap.
 pub const FLAGS: &str = "_appyc_flags";
+/// A block row no region reads (after the halo below): acknowledgements put into it.
+pub const SCRATCH: &str = "_appyc_scratch";
 
 /// What the host side of a distributed loop needs (`codegen`).
 #[derive(Debug, Clone, PartialEq)]
@@ -121,35 +125,47 @@ pub fn run(func: &Function, kernels: &[Kernel]) -> Result<Option<Distributed>> {
         .max()
         .unwrap_or(0);
     let exchanges = exchanges(&regions);
-    race_free(&regions, &exchanges, at)?;
+    let acks = acks(&regions, &exchanges);
     let signal = iteration(var, range, at);
     let mut out: Vec<Kernel> = vec![];
     let mut count = 0;
+    let mut push = |mut p: Kernel, out: &mut Vec<Kernel>| {
+        p.name = format!("_dist{count}");
+        count += 1;
+        out.push(p);
+    };
+    // Flags: two an exchange, then two an acknowledgement.
+    let ack_flag = |a: usize| 2 * (exchanges.len() + a);
     for (i, k) in kernels.iter().enumerate() {
         let Some(r) = inside.iter().position(|&j| j == i) else {
             out.push(k.clone());
             continue;
         };
         for (e, x) in exchanges.iter().enumerate().filter(|(_, x)| x.before == r) {
-            let rank = regions[r].rank(&x.array).unwrap_or(1);
-            let phases = exchange(&x.array, rank, e, halo, &signal, k, at)?;
-            for (mut p, slot) in phases {
-                p.name = format!("_dist{count}");
-                count += 1;
-                if let Some(Comm::Put { slot: s, .. }) = &mut p.comm {
-                    *s = slot;
+            for (a, ack) in acks.iter().enumerate().filter(|(_, a)| a.before == e) {
+                for p in ack_waits(ack_flag(a), ack.lag, &signal, k) {
+                    push(p, &mut out);
                 }
-                out.push(p);
+            }
+            let rank = regions[r].rank(&x.array).unwrap_or(1);
+            for p in exchange(&x.array, rank, e, halo, &signal, k, at)? {
+                push(p, &mut out);
             }
         }
         out.push(regions[r].kernel.clone());
+        for (a, ack) in acks.iter().enumerate().filter(|(_, a)| a.after == r) {
+            let rank = regions[r].rank(&ack.array).unwrap_or(1);
+            for p in ack_puts(&ack.array, rank, ack_flag(a), halo, &signal, k) {
+                push(p, &mut out);
+            }
+        }
     }
     Ok(Some(Distributed {
         plan: Plan {
             loop_span: the_loop.span,
             arrays: names,
             halo,
-            flags: 2 * exchanges.len(),
+            flags: 2 * (exchanges.len() + acks.len()),
         },
         kernels: out,
     }))
@@ -336,6 +352,23 @@ fn region(k: &Kernel, arrays: &[String]) -> Result<Region> {
     }
     for s in k.body.iter_mut() {
         s.rewrite_exprs(&mut |x| x.rewrite(&mut |y| global_rows(y)));
+    }
+    // The launcher's checks compare global extents too (`A[2:]` against `1:L-1`).
+    let global = |e: &mut Expr| {
+        *e = std::mem::replace(e, Expr::int(0, span)).rewrite(&mut |x| global_rows(x));
+    };
+    for c in k.checks.iter_mut() {
+        match c {
+            LaunchCheck::AtMost(e, _, _) => global(e),
+            LaunchCheck::Equal(a, b, _) => {
+                global(a);
+                global(b);
+            }
+        }
+    }
+    for (_, lo, hi) in k.bound.iter_mut() {
+        global(lo);
+        global(hi);
     }
     let vars = loop_vars(&k);
     let list = accesses(&k, arrays)?;
@@ -562,17 +595,31 @@ fn steps(regions: &[Region], exchanges: &[Exchange]) -> Vec<Step> {
     out
 }
 
-/// No PE puts into a neighbour's halo of `X` before that neighbour has read the halo's
-/// previous contents. A neighbour reads them in the regions between the exchange that brought
-/// them and the next exchange of `X` (`last`: the last of those). The sender reaches that next
-/// exchange only after waiting for an exchange of some `Y` that the neighbour made after a
-/// region (`last` or later) wrote `Y`: the schedule puts a grid barrier between a write of `Y`
-/// and the put that reads it, so the neighbour had finished `last`. Without such an exchange a
-/// fast PE could overwrite a halo its neighbour still reads: an error, for now.
-fn race_free(regions: &[Region], exchanges: &[Exchange], at: Span) -> Result<()> {
+/// An acknowledgement: after region `after` (the last to read the halo of an exchange's array)
+/// every PE tells both neighbours, with a one-element put of `array` (which that region
+/// writes, so the schedule puts a grid barrier between the region and the put) counted on
+/// the second flag set; exchange `before` (the next of that array) first waits for both
+/// neighbours' acknowledgements, of its own iteration less `lag`.
+#[derive(Debug, Clone, PartialEq)]
+struct Ack {
+    after: usize,
+    array: String,
+    before: usize,
+    lag: i64,
+}
+
+/// What keeps a PE from putting into a neighbour's halo of `X` before that neighbour has read
+/// the halo's previous contents. A neighbour reads them in the regions between the exchange
+/// that brought them and the next exchange of `X` (`last`: the last of those). When some region
+/// from `last` on writes an array `Y` that is exchanged before that next exchange, the sender
+/// reaches it only after waiting for the neighbour's puts of `Y`, which the neighbour made
+/// after a grid barrier that followed `last` (the schedule separates a write of `Y` from the
+/// put that reads it): Listing 8's order, nothing to add. Otherwise an [`Ack`].
+fn acks(regions: &[Region], exchanges: &[Exchange]) -> Vec<Ack> {
     let steps = steps(regions, exchanges);
     let len = steps.len();
     let get = |p: usize| steps[p % len];
+    let mut out = vec![];
     for (e, x) in exchanges.iter().enumerate() {
         let p = steps.iter().position(|s| *s == Step::Exchange(e)).unwrap();
         let next = (p + 1..=p + len)
@@ -591,26 +638,20 @@ fn race_free(regions: &[Region], exchanges: &[Exchange], at: Span) -> Result<()>
                     && regions[r].writes.contains(&exchanges[f].array))
             })
         });
-        if !ordered {
-            let reader = match get(last) {
-                Step::Region(r) => regions[r].kernel.span,
-                Step::Exchange(_) => at,
-            };
-            return Err(Diagnostic::error(
-                at,
-                format!(
-                    "`distribute`: a PE could put the next rows of `{}` into a neighbour's halo while the neighbour still reads it",
-                    x.array
-                ),
-            )
-            .with_help(format!(
-                "the region at byte {} reads the halo of `{}`, and no exchange of another array orders the neighbours after it; \
-                 alternate two arrays (`B = f(A)`, then `A = f(B)`) as Listing 8 does",
-                reader.start, x.array
-            )));
+        if ordered {
+            continue;
         }
+        let (Step::Region(after), Step::Exchange(before)) = (get(last), get(next)) else {
+            unreachable!("found as a region and an exchange")
+        };
+        out.push(Ack {
+            after,
+            array: regions[after].writes[0].clone(),
+            before,
+            lag: (next / len) as i64 - (last / len) as i64,
+        });
     }
-    Ok(())
+    out
 }
 
 /// The iteration number (from 1) of the loop `for var in range`: the value every flag reaches
@@ -631,8 +672,7 @@ fn iteration(var: &str, range: &Range, at: Span) -> Expr {
 /// The phases of exchange `e` of `array` (before `region`): puts of the first `halo` owned rows
 /// into the halo below the block of the PE above and of the last ones into the halo above the
 /// block of the PE below, each counted on the receiver's flag, then waits for both of this
-/// PE's flags. A row of a 3-D array is a plane: one put each. With each put, its slot in the
-/// run of puts.
+/// PE's flags. A row of a 3-D array is a plane: one put each.
 fn exchange(
     array: &str,
     rank: usize,
@@ -641,7 +681,7 @@ fn exchange(
     signal: &Expr,
     region: &Kernel,
     at: Span,
-) -> Result<Vec<(Kernel, usize)>> {
+) -> Result<Vec<Kernel>> {
     let span = region.span;
     let name = |n: &str| Expr::name(n, span);
     let int = |v: i64| Expr::int(v, span);
@@ -652,15 +692,7 @@ fn exchange(
             Expr::binary(BinOp::Add, a, int(c))
         }
     };
-    let flag = |k: usize| {
-        Expr::new(
-            ExprKind::Subscript {
-                array: FLAGS.into(),
-                indices: vec![Index::At(int(k as i64))],
-            },
-            span,
-        )
-    };
+    let flag = |k: usize| flag_elem(k, span);
     let cols = |first: usize| -> Vec<Index> {
         (first..rank)
             .map(|d| Index::Slice {
@@ -731,7 +763,7 @@ fn exchange(
                 slot,
             };
             let args = vec![dest, src, name(pe), flag(f), value.clone()];
-            out.push((phase(region, "nvshmem.Putmem", args, comm), slot));
+            out.push(phase(region, "nvshmem.Putmem", args, comm));
             slot += 1;
         }
     }
@@ -742,9 +774,109 @@ fn exchange(
             targets: vec![array.to_string()],
         };
         let args = vec![flag(f), value.clone()];
-        out.push((phase(region, "nvshmem.SignalWait", args, comm), 0));
+        out.push(phase(region, "nvshmem.SignalWait", args, comm));
     }
     Ok(out)
+}
+
+/// The waits of an acknowledgement (flags `flag` and `flag + 1`, from both neighbours), for
+/// the iteration `lag` before this one (0 before the first: no wait).
+fn ack_waits(flag: usize, lag: i64, signal: &Expr, region: &Kernel) -> Vec<Kernel> {
+    let span = region.span;
+    let value = match lag {
+        0 => signal.clone(),
+        l => Expr::binary(BinOp::Sub, signal.clone(), Expr::int(l, span)),
+    };
+    (flag..flag + 2)
+        .map(|f| {
+            let flag = flag_elem(f, span);
+            let comm = Comm::Wait {
+                flag: flag.clone(),
+                signal: value.clone(),
+                targets: vec![],
+            };
+            phase(
+                region,
+                "nvshmem.SignalWait",
+                vec![flag, value.clone()],
+                comm,
+            )
+        })
+        .collect()
+}
+
+/// The puts of an acknowledgement after `region`: one element of `array` (its first owned
+/// row's first element, which `region` writes: a grid barrier comes first) into the scratch
+/// row of each neighbour's block ([`SCRATCH`], never read), counted on the neighbour's flag
+/// (`flag + 1` on the PE above: from below; `flag` on the PE below: from above).
+fn ack_puts(
+    array: &str,
+    rank: usize,
+    flag: usize,
+    halo: i64,
+    signal: &Expr,
+    region: &Kernel,
+) -> Vec<Kernel> {
+    let span = region.span;
+    let one = |row: Expr| -> Expr {
+        let mut indices = vec![];
+        if rank == 1 {
+            indices.push(Index::Slice {
+                lo: Some(row.clone()),
+                hi: Some(Expr::binary(BinOp::Add, row, Expr::int(1, span))),
+                span,
+            });
+        } else {
+            indices.push(Index::At(row));
+            indices.extend((1..rank - 1).map(|_| Index::At(Expr::int(0, span))));
+            indices.push(Index::Slice {
+                lo: Some(Expr::int(0, span)),
+                hi: Some(Expr::int(1, span)),
+                span,
+            });
+        }
+        Expr::new(
+            ExprKind::Subscript {
+                array: array.into(),
+                indices,
+            },
+            span,
+        )
+    };
+    [(UP, flag + 1, 0), (DOWN, flag, 1)]
+        .into_iter()
+        .map(|(pe, f, slot)| {
+            let dest = one(Expr::name(SCRATCH, span));
+            let src = one(Expr::int(halo, span));
+            let comm = Comm::Put {
+                dest: dest.clone(),
+                src: src.clone(),
+                pe: Expr::name(pe, span),
+                flag: Some(flag_elem(f, span)),
+                blocking: true,
+                slot,
+            };
+            let args = vec![
+                dest,
+                src,
+                Expr::name(pe, span),
+                flag_elem(f, span),
+                signal.clone(),
+            ];
+            phase(region, "nvshmem.Putmem", args, comm)
+        })
+        .collect()
+}
+
+/// `_appyc_flags[k]`.
+fn flag_elem(k: usize, span: Span) -> Expr {
+    Expr::new(
+        ExprKind::Subscript {
+            array: FLAGS.into(),
+            indices: vec![Index::At(Expr::int(k as i64, span))],
+        },
+        span,
+    )
 }
 
 /// A communication phase standing before `region` (its span), its call in the body for the
@@ -910,13 +1042,73 @@ mod tests {
         A[1:M-1, 1:N-1] = B[1:M-1, 1:N-1]
 ";
         // B = f(A) reads two rows away; A = B reads nothing of a neighbour's: only A is
-        // exchanged, and the copy back orders nothing, so a fast PE could overwrite a halo
-        // its neighbour still reads.
-        let e = error(src);
-        assert!(
-            e.contains("could put the next rows of `A` into a neighbour's halo"),
-            "{e}"
+        // exchanged, and the copy back orders nothing, so the first sweep acknowledges
+        // (putting an element of B, which it writes) and the next exchange of A waits for
+        // that acknowledgement of the iteration before.
+        let d = run_src(src).unwrap();
+        assert_eq!((d.plan.halo, d.plan.flags), (2, 4));
+        let order: Vec<String> = d
+            .kernels
+            .iter()
+            .map(|k| match &k.comm {
+                Some(Comm::Put { dest, src, .. }) => format!(
+                    "put {} <- {}",
+                    crate::ir::python::expr(dest),
+                    crate::ir::python::expr(src)
+                ),
+                Some(Comm::Wait { flag, signal, .. }) => format!(
+                    "wait {} >= {}",
+                    crate::ir::python::expr(flag),
+                    crate::ir::python::expr(signal)
+                ),
+                None => "region".into(),
+            })
+            .collect();
+        assert_eq!(
+            order,
+            [
+                "wait _appyc_flags[2] >= t + 1 - 1",
+                "wait _appyc_flags[3] >= t + 1 - 1",
+                "put A[_appyc_up_halo:_appyc_up_halo + 2, 0:A.shape[1]] <- A[2:2 + 2, 0:A.shape[1]]",
+                "put A[0:0 + 2, 0:A.shape[1]] <- A[_appyc_own:_appyc_own + 2, 0:A.shape[1]]",
+                "wait _appyc_flags[0] >= t + 1",
+                "wait _appyc_flags[1] >= t + 1",
+                "region",
+                "put B[_appyc_scratch, 0:1] <- B[2, 0:1]",
+                "put B[_appyc_scratch, 0:1] <- B[2, 0:1]",
+                "region",
+            ]
         );
+    }
+
+    #[test]
+    fn listing_8_order_needs_no_acknowledgement_but_a_copied_back_result_does() {
+        // Two sweeps that alternate arrays order each other; one sweep whose result is
+        // copied back needs the second flag set.
+        let d = run_src(&two_sweeps("{X}[i - 1, j]")).unwrap();
+        assert_eq!(d.plan.flags, 4);
+        let src = "def f(A, B, N, T):
+    #pragma distribute(A, B)
+    for t in range(T):
+        #pragma parallel for simd
+        for i in range(1, N - 1):
+            B[i] = A[i - 1] + A[i + 1]
+        #pragma parallel for simd
+        for i in range(1, N - 1):
+            A[i] = B[i]
+";
+        let d = run_src(src).unwrap();
+        assert_eq!(d.plan.flags, 4);
+        let scratch: Vec<String> = d
+            .kernels
+            .iter()
+            .filter_map(|k| match &k.comm {
+                Some(Comm::Put { dest, .. }) => Some(crate::ir::python::expr(dest)),
+                _ => None,
+            })
+            .filter(|d| d.contains("_appyc_scratch"))
+            .collect();
+        assert_eq!(scratch, ["B[_appyc_scratch:_appyc_scratch + 1]"; 2]);
     }
 
     #[test]

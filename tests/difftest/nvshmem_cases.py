@@ -190,4 +190,8 @@ class Distributed:
 DIST_CASES = {
     "distribute_jacobi2d": Distributed("distribute_jacobi2d", "jacobi_2d", (19, 13), T=3, seed=29),
     "distribute_jacobi2d_tall": Distributed("distribute_jacobi2d", "jacobi_2d", (23, 7), T=4, seed=31),
+    # Halo 2, acknowledgements: 21 rows leave 5 for the fourth of 4 PEs (>= the halo).
+    "distribute_copy_back": Distributed("distribute_stencils", "smooth_copy_back", (21, 11), T=3, seed=37),
+    "distribute_jacobi1d": Distributed("distribute_stencils", "jacobi_1d", (29,), T=4, seed=41),
+    "distribute_heat3d": Distributed("distribute_stencils", "heat_3d", (11, 6, 5), T=2, seed=43),
 }
