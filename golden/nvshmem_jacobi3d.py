@@ -328,7 +328,7 @@ _APPYC_NVSHMEM_CMP_GE = 5       # NVSHMEM_CMP_GE
 _APPYC_NVSHMEM_SHIM = (
     "putmem_block", "putmem_nbi_block", "putmem_signal_block", "putmem_signal_nbi_block",
     "iput32_block", "iput64_block", "signal_op", "signal_wait_until", "fence", "quiet", "thread0",
-    "my_pe", "n_pes", "symmetric", "check_symmetric", "persistent", "distributed", "gather",
+    "my_pe", "n_pes", "symmetric", "check_symmetric", "persistent", "distributed", "gather", "barrier",
 )
 
 
@@ -568,6 +568,33 @@ def _appyc_nvshmem_gather(t):
     return out
 
 
+def _appyc_nvshmem_barrier():
+    """Every rank's queued work is done and every rank has come here (collective)."""
+    import torch.distributed as dist
+
+    if dist.get_world_size() > 1:
+        torch.cuda.synchronize()
+        dist.barrier()
+
+
+# The symmetric tensors of `#pragma distribute` loops by call site: a later call with the same
+# shapes reuses them (symmetric memory is never freed: see _appyc_nvshmem_symmetric).
+_APPYC_DIST_POOL = {}
+
+
+def _appyc_dist_symmetric(t, key):
+    """A symmetric tensor holding `t`: the one the last call made at `key` when it has t's shape
+    and dtype, else a new one (collective: every rank makes the same choice, since every rank
+    passes the same global shapes). Every rank's copy has landed before any rank goes on."""
+    old = _APPYC_DIST_POOL.get(key)
+    if old is None or old.shape != t.shape or old.dtype != t.dtype:
+        _APPYC_DIST_POOL[key] = _appyc_nvshmem_symmetric(t)
+        return _APPYC_DIST_POOL[key]
+    old.copy_(t)
+    _appyc_nvshmem_barrier()
+    return old
+
+
 def _appyc_dist_split(rows, n_pes, pe):
     """The rows [r0, r1) of PE `pe` when `rows` rows are split as evenly as they go (the first
     rows % n_pes PEs take one more)."""
@@ -598,16 +625,17 @@ def _appyc_dist_rows(arrays, halo):
     return r0, r1, r0 - halo, rows, up, down, halo + (u1 - u0), r1 - r0, tallest + 2 * halo
 
 
-def _appyc_dist_block(a, halo, r0, r1):
+def _appyc_dist_block(a, halo, r0, r1, key):
     """This PE's block of the global array `a` on the symmetric heap: rows [r0 - halo, r1 +
     halo) (those inside `a`), every PE's block as tall as the tallest, and a last scratch row
-    that acknowledgements are put into and nothing reads (collective)."""
+    that acknowledgements are put into and nothing reads (collective; reused by the next call
+    at `key`)."""
     n = _appyc_nvshmem_n_pes()
     tallest = -(-a.shape[0] // n)
     block = torch.zeros((tallest + 2 * halo + 1, *a.shape[1:]), dtype=a.dtype, device=a.device)
     lo, hi = max(r0 - halo, 0), min(r1 + halo, a.shape[0])
     block[lo - (r0 - halo):hi - (r0 - halo)] = a[lo:hi]
-    return _appyc_nvshmem_symmetric(block)
+    return _appyc_dist_symmetric(block, key)
 
 
 def _appyc_dist_gather(a, block, halo):

@@ -485,7 +485,8 @@ fn codegen(
                             let spmd =
                                 persistent_launch(&launch_cx, kernel, dp, &d.kernels, &mut out)?;
                             let indent = indentation(file, p.loop_span.start);
-                            call = distribute_host::call(&d.plan, &spmd, &call, &indent);
+                            call =
+                                distribute_host::call(&d.plan, &func.name, &spmd, &call, &indent);
                         }
                         out.replace(file, p.span, p.loop_span.start, call);
                         out.skip.push(p.span);

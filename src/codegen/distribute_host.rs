@@ -9,7 +9,8 @@ use crate::passes::distribute::{self as d, Plan};
 /// The statement that takes the loop's place: `spmd` (the distributed launch) between the
 /// block set-up and the gather, or `single` (the single-GPU launch) without PEs. Its lines
 /// after the first are indented by `indent`, the loop's own.
-pub fn call(plan: &Plan, spmd: &str, single: &str, indent: &str) -> String {
+/// `site` names the loop for the reuse of its symmetric blocks by later calls (the function).
+pub fn call(plan: &Plan, site: &str, spmd: &str, single: &str, indent: &str) -> String {
     let halo = plan.halo;
     let arrays = plan.arrays.join(", ");
     let first = &plan.arrays[0];
@@ -34,13 +35,13 @@ pub fn call(plan: &Plan, spmd: &str, single: &str, indent: &str) -> String {
     ];
     for a in &plan.arrays {
         lines.push(format!(
-            "    {a} = _appyc_dist_block({a}, {halo}, {}, {})",
+            "    {a} = _appyc_dist_block({a}, {halo}, {}, {}, \"{site}.{a}\")",
             d::R0,
             d::R1
         ));
     }
     lines.push(format!(
-        "    {} = _appyc_nvshmem_symmetric(torch.zeros({}, dtype=torch.int64, device={first}.device))",
+        "    {} = _appyc_dist_symmetric(torch.zeros({}, dtype=torch.int64, device={first}.device), \"{site}.flags\")",
         d::FLAGS,
         plan.flags.max(1)
     ));
@@ -68,11 +69,12 @@ mod tests {
             halo: 1,
             flags: 4,
         };
-        let text = call(&plan, "_launch_d(A, B)", "_launch_s(A, B)", "  ");
+        let text = call(&plan, "f", "_launch_d(A, B)", "_launch_s(A, B)", "  ");
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "if _appyc_nvshmem_distributed():");
         let at = |s: &str| lines.iter().position(|l| l.contains(s)).unwrap();
         assert!(at("_appyc_dist_rows(_appyc_global, 1)") < at("A = _appyc_dist_block(A, 1"));
+        assert!(lines.iter().any(|l| l.ends_with("_appyc_r1, \"f.B\")")));
         assert!(at("B = _appyc_dist_block") < at("torch.zeros(4"));
         assert!(at("torch.zeros(4") < at("_launch_d(A, B)"));
         assert!(at("_launch_d(A, B)") < at("A = _appyc_dist_gather(_appyc_global[0], A, 1)"));
