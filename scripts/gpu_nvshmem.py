@@ -26,7 +26,12 @@ Per world size W it writes $OUT/nvshmem_w{W}.json with:
   on a slab and on a 3-D grid block, and the NCCL exchange of halo planes of a slab). Timing
   arrays are random per rank (the values do not change the time), not cut from a global grid;
 * put bandwidth: each GPU puts a large buffer into its neighbour with nvshmemx_putmem_block
-  from 32 programs (both directions at once, as the halo exchange does).
+  from 32 programs (both directions at once, as the halo exchange does);
+* `#pragma distribute` (samples/distribute_jacobi2d.py, the single-GPU jacobi_2d with the one
+  pragma): correctness of the global result on every rank against the unchanged source run by
+  NumPy (odd sizes, rows not divisible by W), and its time per iteration in the 2-D table
+  (`distribute`: global arrays of n*W x n, so each GPU owns n rows as the L8 slab does), with
+  its ratio to Listing 8 among the targets (issue 24: within 10 % at 8192^2 per GPU).
 A case that runs longer than --case-cap seconds ends the larger sizes of its kind.
 """
 import argparse
@@ -75,15 +80,15 @@ def report(out):
             lines.append(f"| {name} | {w} | {c.get('error', 'n/a')} | {c['ok']} |")
     lines += ["", "## Time per iteration (two sweeps), microseconds, per-GPU domain n x n", "",
               "| n | GPUs | appyc+NVSHMEM L8 | appyc+NVSHMEM L9 | appyc+NVSHMEM 2-D grid | NCCL host-driven "
-              "| appyc 1-GPU persistent |",
-              "|---|---|---|---|---|---|---|"]
+              "| appyc 1-GPU persistent | appyc #pragma distribute |",
+              "|---|---|---|---|---|---|---|---|"]
     sizes = sorted({int(n) for r in runs.values() for n in r["timing"]})
     for n in sizes:
         for w, r in sorted(runs.items()):
             t = r["timing"].get(str(n), {})
             cell = lambda k: f"{t[k]:.1f}" if isinstance(t.get(k), (int, float)) else str(t.get(k, "-"))
             lines.append(f"| {n} | {w} | {cell('nvshmem_l8')} | {cell('nvshmem_l9')} | {cell('nvshmem_grid')} | "
-                         f"{cell('nccl')} | {cell('appyc_single')} |")
+                         f"{cell('nccl')} | {cell('appyc_single')} | {cell('distribute')} |")
     lines += ["", "## Jacobi-3D: time per iteration (two sweeps), microseconds, per-GPU domain n^3", "",
               "| n | GPUs | appyc+NVSHMEM | appyc+NVSHMEM 3-D grid | NCCL host-driven |", "|---|---|---|---|---|"]
     sizes3 = sorted({int(n) for r in runs.values() for n in r.get("timing3d", {})})
@@ -93,6 +98,12 @@ def report(out):
             cell = lambda k: f"{t[k]:.1f}" if isinstance(t.get(k), (int, float)) else str(t.get(k, "-"))
             lines.append(f"| {n} | {w} | {cell('nvshmem')} | {cell('nvshmem_grid')} | {cell('nccl')} |")
     lines += ["", "## Targets", ""]
+    for w, r in sorted(runs.items()):
+        for n, t in sorted(r.get("timing", {}).items(), key=lambda kv: int(kv[0])):
+            a, b = t.get("distribute"), t.get("nvshmem_l8")
+            if isinstance(a, float) and isinstance(b, float):
+                lines.append(f"- #pragma distribute / hand-written Listing 8, n = {n} per GPU on {w} GPU(s): "
+                             f"{a / b:.3f} (target <= 1.10 at 8192 on 2 GPUs)")
     w1 = runs.get(1)
     for w, r in sorted(runs.items()):
         if w == 1:
@@ -128,7 +139,7 @@ def report(out):
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     panels = ((axes[0], "timing", "Jacobi-2D, n x n per GPU",
                (("nvshmem_l8", "-o"), ("nvshmem_l9", "-s"), ("nvshmem_grid", "-d"), ("nccl", "--^"),
-                ("appyc_single", ":x"))),
+                ("appyc_single", ":x"), ("distribute", "-v"))),
               (axes[1], "timing3d", "Jacobi-3D, n^3 per GPU",
                (("nvshmem", "-o"), ("nvshmem_grid", "-d"), ("nccl", "--^"))))
     for ax, table, title, keys in panels:
@@ -189,6 +200,7 @@ def main(args):
     golden = Path(args.modules)
     mods = {name: load(golden / f"{CASES[name].module}.py", f"gen_{name}") for name in CASES}
     single = load(golden / "jacobi_2d.py", "gen_jacobi_2d")
+    distributed = load(golden / "distribute_jacobi2d.py", "gen_distribute_jacobi2d")
     any_mod = next(iter(mods.values()))
     result = {"world": world, "device": torch.cuda.get_device_name(device), "torch": torch.__version__,
               "triton": triton.__version__, "correct": {}, "timing": {}, "bandwidth": {}}
@@ -232,6 +244,31 @@ def main(args):
             sized = JacobiGrid(case.module, case.function, block, T=2 if args.smoke else 5, seed=case.seed)
         try:
             r = run_case(name, sized, mods[name])
+        except Exception as e:  # noqa: BLE001 - recorded
+            r = {"ok": False, "error": f"{type(e).__name__}: {e}"[:500]}
+        if rank == 0:
+            result["correct"][name] = r
+            log("correct", name, r)
+
+    # -- #pragma distribute: the global result on every rank -----------------------------------
+    # Each rank passes the same global arrays; rows not divisible by W, odd columns.
+    for rows, cols, T in ((67, 45, 3), (1001, 257, 5)) if args.smoke else ((67, 45, 3), (4099, 1001, 20)):
+        name = f"distribute_jacobi2d {rows}x{cols} T={T}"
+        try:
+            G = np.random.default_rng(53).standard_normal((rows, cols))
+            A = torch.from_numpy(G).to(device)
+            B = torch.from_numpy(G + 0.5).to(device)
+            distributed.jacobi_2d(A, B, rows, cols, T)
+            torch.cuda.synchronize()
+            sys.path.insert(0, str(ROOT / "samples"))
+            import distribute_jacobi2d as source  # the unchanged source: NumPy on one copy
+
+            RA, RB = G.copy(), G + 0.5
+            source.jacobi_2d(RA, RB, rows, cols, T)
+            err = max(float(np.abs(A.cpu().numpy() - RA).max()), float(np.abs(B.cpu().numpy() - RB).max()))
+            worst = torch.tensor([err], device=device)
+            dist.all_reduce(worst, op=dist.ReduceOp.MAX)  # every rank holds the global result
+            r = {"error": float(worst.item()), "ok": bool(worst.item() < 1e-9)}
         except Exception as e:  # noqa: BLE001 - recorded
             r = {"ok": False, "error": f"{type(e).__name__}: {e}"[:500]}
         if rank == 0:
@@ -325,6 +362,22 @@ def main(args):
                 del A, B
                 if time.monotonic() - s > args.case_cap:
                     capped.add((dims, "nccl"))
+            if dims == "2d" and (dims, "distribute") not in capped:
+                # The single-GPU source with #pragma distribute: every rank passes global
+                # arrays of n*W x n and owns n rows of them; per call the blocks are cut and
+                # gathered, which the difference of two runs cancels.
+                s = time.monotonic()
+                try:
+                    G = torch.from_numpy(np.random.default_rng(0).standard_normal((n * world, n))).to(device)
+                    A, B = G.clone(), G.clone()
+                    del G
+                    row["distribute"] = per_iteration(
+                        lambda t: distributed.jacobi_2d(A, B, n * world, n, t), t1, t2)
+                    del A, B
+                except Exception as e:  # noqa: BLE001 - recorded
+                    row["distribute"] = f"{type(e).__name__}: {e}"[:300]
+                if time.monotonic() - s > args.case_cap:
+                    capped.add((dims, "distribute"))
             if dims == "2d" and world == 1 and (dims, "appyc_single") not in capped:
                 s = time.monotonic()
                 A = torch.from_numpy(timing_array(slab)).to(device)

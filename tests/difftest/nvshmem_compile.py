@@ -21,7 +21,7 @@ import gpu_compile as gc  # unsets TRITON_INTERPRET before triton is imported
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from nvshmem_cases import CASES  # noqa: E402
+from nvshmem_cases import CASES, DIST_CASES  # noqa: E402
 from test_samples import load_module  # noqa: E402
 
 
@@ -42,6 +42,19 @@ class Host:
 
     @staticmethod
     def check_symmetric(*arrays):
+        pass
+
+    # `#pragma distribute`: PEs are on, a gather stacks this PE's rows twice.
+    @staticmethod
+    def distributed():
+        return True
+
+    @staticmethod
+    def gather(t):
+        return torch.stack([t, t])
+
+    @staticmethod
+    def barrier():
         pass
 
 
@@ -66,7 +79,7 @@ def main(library, request_path, result_path):
             mod._appyc_nvshmem_use(Host)
             maxnreg = mod._APPYC_NVSHMEM_MAXNREG
             mod._appyc_nvshmem_persistent = persistent
-            case = CASES[name]
+            case = {**CASES, **DIST_CASES}[name]
             for mvl in (128, 512):   # the interpreter's vector length and the nvshmem default
                 mod._appyc_nvshmem_config = lambda _m, w, mvl=mvl: (mvl, w)
                 args = [torch.from_numpy(np.ascontiguousarray(a)) if isinstance(a, np.ndarray) else a
