@@ -595,6 +595,24 @@ def _appyc_dist_symmetric(t, key):
     return old
 
 
+class appyc_block:
+    """This rank's block of a global array, for a function with a `#pragma distribute` loop
+    called with blocks instead of global arrays: `block` holds the global rows
+    appyc_rows(rows) gives this rank, of a global array of `rows` rows. The loop reads the
+    neighbours' rows it needs from them and writes its result back into `block`."""
+
+    def __init__(self, block, rows):
+        self.block, self.rows = block, int(rows)
+        self.shape = (self.rows, *block.shape[1:])
+        self.dtype, self.device = block.dtype, block.device
+
+
+def appyc_rows(rows):
+    """(r0, r1): the global rows [r0, r1) of `rows` that this rank (PE) owns in a
+    `#pragma distribute` loop: the rows of its `appyc_block`."""
+    return _appyc_dist_split(int(rows), _appyc_nvshmem_n_pes(), _appyc_nvshmem_my_pe())
+
+
 def _appyc_dist_split(rows, n_pes, pe):
     """The rows [r0, r1) of PE `pe` when `rows` rows are split as evenly as they go (the first
     rows % n_pes PEs take one more)."""
@@ -633,14 +651,44 @@ def _appyc_dist_block(a, halo, r0, r1, key):
     n = _appyc_nvshmem_n_pes()
     tallest = -(-a.shape[0] // n)
     block = torch.zeros((tallest + 2 * halo + 1, *a.shape[1:]), dtype=a.dtype, device=a.device)
+    if isinstance(a, appyc_block):
+        if a.block.shape[0] != r1 - r0:
+            raise ValueError(f"#pragma distribute: this rank's block has {a.block.shape[0]} rows, but it owns "
+                             f"rows {r0}..{r1 - 1} of {a.rows}: cut it with appyc_rows({a.rows})")
+        block[halo:halo + r1 - r0] = a.block
+        block = _appyc_dist_symmetric(block, key)
+        _appyc_dist_halos(block, halo, r0, r1, a.rows, key)
+        return block
     lo, hi = max(r0 - halo, 0), min(r1 + halo, a.shape[0])
     block[lo - (r0 - halo):hi - (r0 - halo)] = a[lo:hi]
     return _appyc_dist_symmetric(block, key)
 
 
+def _appyc_dist_halos(block, halo, r0, r1, rows, key):
+    """The halos of a block made from an appyc_block: the edge rows of every PE gathered
+    (`halo` rows each side, collective), the neighbours' copied in where they are global rows."""
+    if halo == 0:
+        return
+    n, pe = _appyc_nvshmem_n_pes(), _appyc_nvshmem_my_pe()
+    own = r1 - r0
+    edges = torch.cat([block[halo:2 * halo], block[own:own + halo]])
+    parts = _appyc_nvshmem_gather(_appyc_dist_symmetric(edges, key + ".edges"))
+    if pe > 0:  # the rows above are the last of the PE above
+        block[:halo] = parts[pe - 1][halo:].to(block.device)
+    if pe < n - 1 and r1 < rows:
+        block[halo + own:2 * halo + own] = parts[pe + 1][:halo].to(block.device)
+    _appyc_nvshmem_barrier()
+
+
 def _appyc_dist_gather(a, block, halo):
-    """Every PE's rows of `block` written into the global array `a`, on every rank; returns `a`."""
+    """Every PE's rows of `block` written into the global array `a`, on every rank; returns `a`
+    (for an appyc_block: this PE's rows written back into it; returns the block's tensor)."""
     n = _appyc_nvshmem_n_pes()
+    if isinstance(a, appyc_block):
+        r0, r1 = _appyc_dist_split(a.rows, n, _appyc_nvshmem_my_pe())
+        a.block.copy_(block[halo:halo + r1 - r0])
+        _appyc_nvshmem_barrier()
+        return a.block
     parts = _appyc_nvshmem_gather(block[halo:halo - (-a.shape[0] // n)])
     for pe in range(n):
         r0, r1 = _appyc_dist_split(a.shape[0], n, pe)

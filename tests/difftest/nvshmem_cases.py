@@ -166,11 +166,13 @@ class Distributed:
 
     symmetric_args = False
 
-    def __init__(self, module, function, shape, T, seed, extra=(), calls=1):
+    def __init__(self, module, function, shape, T, seed, extra=(), calls=1, blocks=False):
         self.module, self.function = module, function
         self.shape, self.T, self.seed, self.extra = tuple(shape), T, seed, tuple(extra)
         # Calls of the function in a row on the same arrays (the second reuses the blocks).
         self.calls = calls
+        # Each PE passes its block of rows (`appyc_block`) instead of the global arrays.
+        self.blocks = blocks
 
     def make_args(self, pe, n_pes, dtype=np.float64):
         rng = np.random.default_rng(self.seed)
@@ -194,6 +196,7 @@ DIST_CASES = {
     "distribute_jacobi2d": Distributed("distribute_jacobi2d", "jacobi_2d", (19, 13), T=3, seed=29),
     "distribute_jacobi2d_tall": Distributed("distribute_jacobi2d", "jacobi_2d", (23, 7), T=4, seed=31),
     "distribute_jacobi2d_twice": Distributed("distribute_jacobi2d", "jacobi_2d", (17, 9), T=2, seed=47, calls=2),
+    "distribute_blocks": Distributed("distribute_stencils", "smooth_copy_back", (19, 10), T=3, seed=59, blocks=True),
     # Halo 2, acknowledgements: 21 rows leave 5 for the fourth of 4 PEs (>= the halo).
     "distribute_copy_back": Distributed("distribute_stencils", "smooth_copy_back", (21, 11), T=3, seed=37),
     "distribute_jacobi1d": Distributed("distribute_stencils", "jacobi_1d", (29,), T=4, seed=41),

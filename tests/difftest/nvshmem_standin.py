@@ -250,11 +250,16 @@ def main(argv):
     for a in case.make_args(pe, n_pes):
         if isinstance(a, np.ndarray):
             a = torch.from_numpy(np.ascontiguousarray(a).copy())
+            if getattr(case, "blocks", False):
+                # Called with this PE's block of each global array (the module's helpers).
+                r0, r1 = mod.appyc_rows(a.shape[0])
+                a = mod.appyc_block(a[r0:r1].clone(), a.shape[0])
             args.append(rt.symmetric(a) if symmetric else a)
         else:
             args.append(a)
     for _ in range(getattr(case, "calls", 1)):
         getattr(mod, function)(*args)
+    args = [a.block if hasattr(a, "block") else a for a in args]
     out = {f"a{i}": a.numpy().copy() for i, a in enumerate(args) if isinstance(a, torch.Tensor)}
     np.savez(Path(directory) / f"out{pe}.npz", **out)
 
