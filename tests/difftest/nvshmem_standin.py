@@ -78,6 +78,10 @@ class Runtime:
         self.arrivals = ctypes.c_int64.from_buffer(mmap.mmap(self.lock_file.fileno(), 8))
         self.barriers = 0
         self.next = 0
+        # APPYC_STANDIN_SLOW="PE:SECONDS": that PE sleeps before each put and after each wait,
+        # so its neighbours run ahead of it (a missing wait or acknowledgement then shows).
+        slow = os.environ.get("APPYC_STANDIN_SLOW", "")
+        self.slow = float(slow.split(":")[1]) if slow and int(slow.split(":")[0]) == pe else 0.0
 
     # --- host -------------------------------------------------------------------------------
     def my_pe(self):
@@ -172,6 +176,7 @@ class Runtime:
             fcntl.flock(self.lock_file, fcntl.LOCK_UN)
 
     def putmem_block(self, d, s, nbytes, pe):
+        time.sleep(self.slow)
         ctypes.memmove(self._remote(_value(d), _value(pe)), _value(s), _value(nbytes))
 
     putmem_nbi_block = putmem_block
@@ -183,6 +188,7 @@ class Runtime:
     putmem_signal_nbi_block = putmem_signal_block
 
     def _iput(self, d, s, ds, ss, n, pe, size):
+        time.sleep(self.slow)
         d, s, ds, ss, n, pe = map(_value, (d, s, ds, ss, n, pe))
         remote = self._remote(d, pe)
         for i in range(n):
@@ -211,6 +217,7 @@ class Runtime:
                     f"PE {self.pe}: signal_wait_until(heap+{self._offset(sig)}, >= {value}) waited "
                     f"{self.timeout:g} s; the flag is {word.value} (deadlock)")
             time.sleep(0.0005)
+        time.sleep(self.slow)
         return value
 
     def fence(self):

@@ -58,3 +58,19 @@ def test_one_process_without_pes_runs_the_single_gpu_kernel(name, tmp_path_facto
     got = [a.numpy() for a in args if isinstance(a, torch.Tensor)]
     for g, want in zip(got, case.expected()):
         np.testing.assert_array_equal(g, want)
+
+
+@pytest.mark.parametrize("name", ["distribute_copy_back", "distribute_jacobi2d"])
+def test_a_slow_pe_is_never_overtaken(name, tmp_path_factory):
+    """PE 1 sleeps before each put and after each wait, so PE 0 runs ahead as far as the flags
+    let it: without a wait it reads a halo before its put lands, without an acknowledgement
+    (the copied-back result) it puts the next rows into a halo PE 1 still reads."""
+    case = DIST_CASES[name]
+    module = generated(tmp_path_factory, case.module)
+    try:
+        per_pe = run_pes(module, case.function, name, 2, env={"APPYC_STANDIN_SLOW": "1:0.4"})
+    except PEFailure as e:
+        pytest.fail(str(e), pytrace=False)
+    for pe, arrays in enumerate(per_pe):
+        for i, want in enumerate(case.expected()):
+            np.testing.assert_array_equal(arrays[f"a{i}"], want, err_msg=f"PE {pe}, array {i}")

@@ -41,14 +41,15 @@ class PEFailure(AssertionError):
     pass
 
 
-def run_pes(module: Path, function: str, case: str, n_pes: int, timeout=WAIT_TIMEOUT):
-    """Runs the generated `function` on `n_pes` stand-in PEs; returns each PE's arrays."""
+def run_pes(module: Path, function: str, case: str, n_pes: int, timeout=WAIT_TIMEOUT, env=None):
+    """Runs the generated `function` on `n_pes` stand-in PEs; returns each PE's arrays. `env`:
+    more environment variables for the PEs (nvshmem_standin.py's APPYC_STANDIN_SLOW)."""
     sys.path.insert(0, str(HERE))
     from nvshmem_standin import create_heaps
 
     with tempfile.TemporaryDirectory(prefix="appyc-nvshmem-") as d:
         create_heaps(d, n_pes)
-        env = dict(os.environ, TRITON_INTERPRET="1")
+        env = dict(os.environ, TRITON_INTERPRET="1", **(env or {}))
         procs = [subprocess.Popen(
             [sys.executable, str(HERE / "nvshmem_standin.py"), str(module), function, case, str(pe),
              str(n_pes), d, str(timeout)],
