@@ -411,12 +411,15 @@ fn region(k: &Kernel, arrays: &[String]) -> Result<Region> {
             None if a.write => row_var = Some((v, c)),
             None => return Err(unservable(a, "the region writes no distributed array")),
             Some((w, _)) if *w != v => {
-                return Err(unservable(
-                    a,
-                    &format!(
-                    "this access's row follows `{v}`, while the region writes the rows of `{w}`"
-                ),
-                ))
+                // Names the compiler made (slices, reductions) mean nothing to the user.
+                let why = if v.starts_with('_') || w.starts_with('_') {
+                    "this access's rows run along another axis of the region than the rows it writes \
+                     (a transposed or whole-column read)"
+                        .to_string()
+                } else {
+                    format!("this access's row follows `{v}`, while the region writes the rows of `{w}`")
+                };
+                return Err(unservable(a, &why));
             }
             Some((_, cw)) if a.write && *cw != c => {
                 return Err(unservable(
@@ -1229,6 +1232,18 @@ mod tests {
         let e = error(column);
         assert!(
             e.contains("`A` is split by rows") && e.contains("follows `k`"),
+            "{e}"
+        );
+        let sum = "def f(A, B, M, N, T):
+    #pragma distribute(A, B)
+    for t in range(T):
+        #pragma parallel for
+        for i in range(M):
+            B[i, 0] = np.sum(A[:, i])
+";
+        let e = error(sum);
+        assert!(
+            e.contains("another axis of the region") && e.contains("whole-column"),
             "{e}"
         );
     }
