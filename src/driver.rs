@@ -352,7 +352,16 @@ fn compile_function(
                 Launch::Persistent(p) if p.loop_span == d.plan.loop_span => Some(p),
                 _ => None,
             });
-            Some((d, p.expect("a distribute loop is always persistent")))
+            // The loop asks to be persistent; it is not one of its own only inside another
+            // host loop that runs on the device as a whole.
+            let p = p.ok_or_else(|| {
+                Diagnostic::error(
+                    d.plan.loop_span,
+                    "a `#pragma distribute` loop must be the outermost host loop around its regions",
+                )
+                .with_help("the PEs exchange halos inside this loop's persistent kernel: move the loop out of the loop around it")
+            })?;
+            Some((d, p))
         }
         None => None,
     };
