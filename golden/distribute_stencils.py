@@ -1594,3 +1594,211 @@ def heat_3d(A, B, L, M, N, T):
         B = _appyc_dist_gather(_appyc_global[1], B, 1)
     else:
         _launch_heat_3d_persistent0(B, A, L, M, N, T)
+
+
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
+def _three_sweeps_persistent0(B, A, C, N, B_stride0, A_stride0, C_stride0, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/distribute_stencils.py:48: for t in range(T):  (persistent: 3 phase(s) per iteration)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _arrived = tl.full((), 0, tl.int64)
+    for _phase in range(_phase_lo, _phase_hi):
+        _iteration = _phase // 3
+        _region = _phase - _iteration * 3
+        t = _iteration
+        if _region == 0:
+            # samples/distribute_stencils.py:49: #pragma parallel for simd
+            _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            for _vp in range(_pid, _n0_0, _nprog):
+                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:50
+                i_mask = i < (N - 1)
+                tl.store(B + i * B_stride0, 0.5 * (tl.load(A + (i - 1) * A_stride0, mask=i_mask) + tl.load(A + (i + 1) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:51
+        if _region == 1:
+            # samples/distribute_stencils.py:52: #pragma parallel for simd
+            _n1_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            for _vp1 in range(_pid, _n1_0, _nprog):
+                i = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:53
+                i_mask = i < (N - 1)
+                tl.store(A + i * A_stride0, 0.75 * tl.load(B + i * B_stride0, mask=i_mask) + 0.25 * tl.load(C + i * C_stride0, mask=i_mask), mask=i_mask)  # samples/distribute_stencils.py:54
+        if _region == 2:
+            # samples/distribute_stencils.py:55: #pragma parallel for simd
+            _n2_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            for _vp2 in range(_pid, _n2_0, _nprog):
+                i = 1 + _vp2 * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:56
+                i_mask = i < (N - 1)
+                tl.store(C + i * C_stride0, tl.load(A + (i + 1) * A_stride0, mask=i_mask) - 0.5 * tl.load(C + i * C_stride0, mask=i_mask), mask=i_mask)  # samples/distribute_stencils.py:57
+        if GRID_SYNC:
+            if (_region == 0) | (_region == 1):
+                _arrived += _nprog
+                _appyc_grid_barrier(_sync, _arrived)
+
+
+@triton.jit(do_not_specialize=["_group_lo", "_group_hi"])
+def _three_sweeps_persistent0_blocked(B, A, C, _scratch_B, _scratch_A, _scratch_C, N, _n, _steps, _chunk, _group_lo, _group_hi, _sync, G: tl.constexpr, W: tl.constexpr, HALO: tl.constexpr, COMPUTE: tl.constexpr, WRITE: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/distribute_stencils.py:48: for t in range(T):  (temporally blocked: G iterations between grid barriers)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _x = tl.arange(0, W)
+    _lo = _pid * _chunk
+    _gi = _lo - HALO + _x
+    _inside = (_gi >= 0) & (_gi < _n)
+    _owned = (_gi >= _lo) & (_gi < tl.minimum(_lo + _chunk, _n))
+    _arrived = tl.full((), 0, tl.int64)
+    _s_B = _scratch_B + _pid * W
+    _s_A = _scratch_A + _pid * W
+    _s_C = _scratch_C + _pid * W
+    for _group in range(_group_lo, _group_hi):
+        if COMPUTE:
+            tl.store(_s_B + _x, tl.load(B + _gi, mask=_inside, other=0))
+            tl.store(_s_A + _x, tl.load(A + _gi, mask=_inside, other=0))
+            tl.store(_s_C + _x, tl.load(C + _gi, mask=_inside, other=0))
+            if GRID_SYNC:
+                _arrived += _nprog
+                _appyc_grid_barrier(_sync, _arrived)
+            else:
+                tl.debug_barrier()
+            for _step in range(tl.minimum(G, _steps - _group * G)):
+                _ok = _inside & (_x >= 1) & (_x < W - 1) & (_gi >= 1) & (_gi < (N - 1))
+                _v = (0.5 * (tl.load(_s_A + (_x - 1), mask=_ok, other=0) + tl.load(_s_A + (_x + 1), mask=_ok, other=0)))
+                tl.store(_s_B + _x, _v, mask=_ok)
+                tl.debug_barrier()
+                _ok = _inside & (_x >= 1) & (_x < W - 1) & (_gi >= 1) & (_gi < (N - 1))
+                _v = ((0.75 * tl.load(_s_B + _x, mask=_ok, other=0)) + (0.25 * tl.load(_s_C + _x, mask=_ok, other=0)))
+                tl.store(_s_A + _x, _v, mask=_ok)
+                tl.debug_barrier()
+                _ok = _inside & (_x >= 1) & (_x < W - 1) & (_gi >= 1) & (_gi < (N - 1))
+                _v = (tl.load(_s_A + (_x + 1), mask=_ok, other=0) - (0.5 * tl.load(_s_C + _x, mask=_ok, other=0)))
+                tl.store(_s_C + _x, _v, mask=_ok)
+                tl.debug_barrier()
+        if WRITE:
+            tl.store(B + _gi, tl.load(_s_B + _x), mask=_owned)
+            tl.store(A + _gi, tl.load(_s_A + _x), mask=_owned)
+            tl.store(C + _gi, tl.load(_s_C + _x), mask=_owned)
+            if GRID_SYNC:
+                _arrived += _nprog
+                _appyc_grid_barrier(_sync, _arrived)
+            else:
+                tl.debug_barrier()
+
+
+_three_sweeps_persistent0_tuning = _AppycTuning("_three_sweeps_persistent0", "5c9fc59da9185878", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+
+
+def _launch_three_sweeps_persistent0(B, A, N, C, T, _appyc_config=None):
+    """Runs the loop at samples/distribute_stencils.py:48 on the GPU: one launch of the persistent kernel _three_sweeps_persistent0."""
+    n_t = int(T)
+    if n_t <= 0:
+        return
+    if _appyc_blocked(_three_sweeps_persistent0_blocked, n_t, (B, A, C), (int(N),), 3):
+        return
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(N), B.dtype, A.dtype, C.dtype)
+        _appyc_config = _three_sweeps_persistent0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _three_sweeps_persistent0_tuning.tune(
+                _appyc_key, (B, A, C), lambda config: _launch_three_sweeps_persistent0(B, A, N, C, T, config)
+            )
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
+    _appyc_persistent(
+        _three_sweeps_persistent0, n_t * 3, (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl),
+        (B, A, C, int(N), B.stride(0), A.stride(0), C.stride(0)),
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+    )
+
+
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
+def _three_sweeps_distributed(B, A, _appyc_flags, C, _appyc_r0, N, _appyc_r1, _appyc_o, _appyc_scratch, _appyc_up, _appyc_down, _appyc_up_halo, _appyc_own, B_stride0, A_stride0, _appyc_flags_stride0, C_stride0, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/distribute_stencils.py:48: for t in range(T):  (persistent: 11 phase(s) per iteration)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _arrived = tl.full((), 0, tl.int64)
+    for _phase in range(_phase_lo, _phase_hi):
+        _iteration = _phase // 11
+        _region = _phase - _iteration * 11
+        t = _iteration
+        if _region == 0:
+            # samples/distribute_stencils.py:49: #pragma parallel for simd
+            _n0_0 = tl.maximum(tl.cdiv((tl.minimum(N - 1, _appyc_r1)) - (tl.maximum(1, _appyc_r0)), MVL), 0)
+            for _vp in range(_pid, _n0_0, _nprog):
+                i = tl.maximum(1, _appyc_r0) + _vp * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:50
+                i_mask = i < tl.minimum(N - 1, _appyc_r1)
+                tl.store(B + (i - _appyc_o) * B_stride0, 0.5 * (tl.load(A + (i - 1 - _appyc_o) * A_stride0, mask=i_mask, cache_modifier=".cg") + tl.load(A + (i + 1 - _appyc_o) * A_stride0, mask=i_mask, cache_modifier=".cg")), mask=i_mask)  # samples/distribute_stencils.py:51
+        if _region == 1:
+            # samples/distribute_stencils.py:49: #pragma parallel for simd
+            if _pid == 0 % _nprog:
+                _appyc_nvshmem_put(B + _appyc_scratch * B_stride0, B + 1 * B_stride0, 1, (_appyc_scratch + 1) - (_appyc_scratch), 0, B_stride0, 0, B_stride0, _appyc_flags + 3 * _appyc_flags_stride0, _appyc_up, SIGNAL=True, BLOCKING=True)
+        if _region == 2:
+            # samples/distribute_stencils.py:49: #pragma parallel for simd
+            if _pid == 1 % _nprog:
+                _appyc_nvshmem_put(B + _appyc_scratch * B_stride0, B + 1 * B_stride0, 1, (_appyc_scratch + 1) - (_appyc_scratch), 0, B_stride0, 0, B_stride0, _appyc_flags + 2 * _appyc_flags_stride0, _appyc_down, SIGNAL=True, BLOCKING=True)
+        if _region == 3:
+            # samples/distribute_stencils.py:52: #pragma parallel for simd
+            _n3_0 = tl.maximum(tl.cdiv((tl.minimum(N - 1, _appyc_r1)) - (tl.maximum(1, _appyc_r0)), MVL), 0)
+            for _vp1 in range(_pid, _n3_0, _nprog):
+                i = tl.maximum(1, _appyc_r0) + _vp1 * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:53
+                i_mask = i < tl.minimum(N - 1, _appyc_r1)
+                tl.store(A + (i - _appyc_o) * A_stride0, 0.75 * tl.load(B + (i - _appyc_o) * B_stride0, mask=i_mask, cache_modifier=".cg") + 0.25 * tl.load(C + (i - _appyc_o) * C_stride0, mask=i_mask), mask=i_mask)  # samples/distribute_stencils.py:54
+        if _region == 4:
+            # samples/distribute_stencils.py:55: #pragma parallel for simd
+            _appyc_nvshmem_wait(_appyc_flags + 2 * _appyc_flags_stride0, t + 1)
+        if _region == 5:
+            # samples/distribute_stencils.py:55: #pragma parallel for simd
+            _appyc_nvshmem_wait(_appyc_flags + 3 * _appyc_flags_stride0, t + 1)
+        if _region == 6:
+            # samples/distribute_stencils.py:55: #pragma parallel for simd
+            if _pid == 0 % _nprog:
+                _appyc_nvshmem_put(A + _appyc_up_halo * A_stride0, A + 1 * A_stride0, 1, (_appyc_up_halo + 1) - (_appyc_up_halo), 0, A_stride0, 0, A_stride0, _appyc_flags + 1 * _appyc_flags_stride0, _appyc_up, SIGNAL=True, BLOCKING=True)
+        if _region == 7:
+            # samples/distribute_stencils.py:55: #pragma parallel for simd
+            if _pid == 1 % _nprog:
+                _appyc_nvshmem_put(A, A + _appyc_own * A_stride0, 1, 0 + 1, 0, A_stride0, 0, A_stride0, _appyc_flags, _appyc_down, SIGNAL=True, BLOCKING=True)
+        if _region == 8:
+            # samples/distribute_stencils.py:55: #pragma parallel for simd
+            _appyc_nvshmem_wait(_appyc_flags, t + 1)
+        if _region == 9:
+            # samples/distribute_stencils.py:55: #pragma parallel for simd
+            _appyc_nvshmem_wait(_appyc_flags + 1 * _appyc_flags_stride0, t + 1)
+        if _region == 10:
+            # samples/distribute_stencils.py:55: #pragma parallel for simd
+            _n10_0 = tl.maximum(tl.cdiv((tl.minimum(N - 1, _appyc_r1)) - (tl.maximum(1, _appyc_r0)), MVL), 0)
+            for _vp2 in range(_pid, _n10_0, _nprog):
+                i = tl.maximum(1, _appyc_r0) + _vp2 * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:56
+                i_mask = i < tl.minimum(N - 1, _appyc_r1)
+                tl.store(C + (i - _appyc_o) * C_stride0, tl.load(A + (i + 1 - _appyc_o) * A_stride0, mask=i_mask, cache_modifier=".cg") - 0.5 * tl.load(C + (i - _appyc_o) * C_stride0, mask=i_mask), mask=i_mask)  # samples/distribute_stencils.py:57
+        if GRID_SYNC:
+            if (_region == 0) | (_region == 5) | (_region == 9):
+                _arrived += _nprog
+                _appyc_grid_barrier(_sync, _arrived)
+
+
+def _launch_three_sweeps_distributed(B, A, _appyc_r0, N, _appyc_r1, _appyc_o, _appyc_flags, _appyc_scratch, _appyc_up, _appyc_down, C, _appyc_up_halo, _appyc_own, T, _appyc_config=None):
+    """Runs the loop at samples/distribute_stencils.py:48 on the GPU: one launch of the persistent kernel _three_sweeps_distributed."""
+    n_t = int(T)
+    if n_t <= 0:
+        return
+    _appyc_nvshmem_check_symmetric(B, _appyc_flags, A)
+    _appyc_mvl, _appyc_warps = _appyc_nvshmem_config(512, 4)
+    _appyc_nvshmem_persistent(
+        _three_sweeps_distributed, n_t * 11, max((((int(min(N - 1, _appyc_r1)) - int(max(1, _appyc_r0))) + _appyc_mvl - 1) // _appyc_mvl), 1),
+        (B, A, _appyc_flags, C, int(_appyc_r0), int(N), int(_appyc_r1), int(_appyc_o), int(_appyc_scratch), int(_appyc_up), int(_appyc_down), int(_appyc_up_halo), int(_appyc_own), B.stride(0), A.stride(0), _appyc_flags.stride(0), C.stride(0)),
+        _appyc_mvl, _appyc_warps,
+    )
+
+
+def three_sweeps(A, B, C, N, T):
+    # A is read by the first and third sweeps and written by the second: it is exchanged once,
+    # before the third, and the next iteration's first sweep acknowledges reading its halo.
+    if _appyc_nvshmem_distributed():
+        # #pragma distribute(A, B, C): this PE's rows and 1 halo row(s) each side
+        _appyc_global = (A, B, C,)
+        _appyc_r0, _appyc_r1, _appyc_o, _appyc_rows, _appyc_up, _appyc_down, _appyc_up_halo, _appyc_own, _appyc_scratch = _appyc_dist_rows(_appyc_global, 1)
+        A = _appyc_dist_block(A, 1, _appyc_r0, _appyc_r1, "three_sweeps.A")
+        B = _appyc_dist_block(B, 1, _appyc_r0, _appyc_r1, "three_sweeps.B")
+        C = _appyc_dist_block(C, 1, _appyc_r0, _appyc_r1, "three_sweeps.C")
+        _appyc_flags = _appyc_dist_symmetric(torch.zeros(4, dtype=torch.int64, device=A.device), "three_sweeps.flags")
+        _launch_three_sweeps_distributed(B, A, _appyc_r0, N, _appyc_r1, _appyc_o, _appyc_flags, _appyc_scratch, _appyc_up, _appyc_down, C, _appyc_up_halo, _appyc_own, T)
+        A = _appyc_dist_gather(_appyc_global[0], A, 1)
+        B = _appyc_dist_gather(_appyc_global[1], B, 1)
+        C = _appyc_dist_gather(_appyc_global[2], C, 1)
+    else:
+        _launch_three_sweeps_persistent0(B, A, N, C, T)

@@ -39,3 +39,19 @@ def heat_3d(A, B, L, M, N, T):
         A[1:L-1, 1:M-1, 1:N-1] = (0.125 * (B[2:, 1:M-1, 1:N-1] - 2.0 * B[1:L-1, 1:M-1, 1:N-1] + B[:L-2, 1:M-1, 1:N-1])
                                   + 0.125 * (B[1:L-1, 2:, 1:N-1] - 2.0 * B[1:L-1, 1:M-1, 1:N-1] + B[1:L-1, :M-2, 1:N-1])
                                   + B[1:L-1, 1:M-1, 1:N-1])
+
+
+def three_sweeps(A, B, C, N, T):
+    # A is read by the first and third sweeps and written by the second: it is exchanged once,
+    # before the third, and the next iteration's first sweep acknowledges reading its halo.
+    #pragma distribute(A, B, C)
+    for t in range(T):
+        #pragma parallel for simd
+        for i in range(1, N - 1):
+            B[i] = 0.5 * (A[i - 1] + A[i + 1])
+        #pragma parallel for simd
+        for i in range(1, N - 1):
+            A[i] = 0.75 * B[i] + 0.25 * C[i]
+        #pragma parallel for simd
+        for i in range(1, N - 1):
+            C[i] = A[i + 1] - 0.5 * C[i]

@@ -68,3 +68,25 @@ def heat_3d(A, B, L, M, N, T):
                 for _p2 in range(1, N - 1, 1):
                     _p2 = appy.vidx(_p2, appy.MVL // appy.ROW_BLOCK, N - 1)
                     A[_p0, _p1, _p2] = 0.125 * (B[_p0 + 1, _p1, _p2] - 2.0 * B[_p0, _p1, _p2] + B[_p0 - 1, _p1, _p2]) + 0.125 * (B[_p0, _p1 + 1, _p2] - 2.0 * B[_p0, _p1, _p2] + B[_p0, _p1 - 1, _p2]) + B[_p0, _p1, _p2]
+
+
+def three_sweeps(A, B, C, N, T):
+    # A is read by the first and third sweeps and written by the second: it is exchanged once,
+    # before the third, and the next iteration's first sweep acknowledges reading its halo.
+    #pragma distribute(A, B, C)
+    for t in range(T):
+        # _three_sweeps_kernel0
+        #pragma parallel for simd
+        for i in range(1, N - 1, 1):
+            i = appy.vidx(i, appy.MVL, N - 1)
+            B[i] = 0.5 * (A[i - 1] + A[i + 1])
+        # _three_sweeps_kernel1
+        #pragma parallel for simd
+        for i in range(1, N - 1, 1):
+            i = appy.vidx(i, appy.MVL, N - 1)
+            A[i] = 0.75 * B[i] + 0.25 * C[i]
+        # _three_sweeps_kernel2
+        #pragma parallel for simd
+        for i in range(1, N - 1, 1):
+            i = appy.vidx(i, appy.MVL, N - 1)
+            C[i] = A[i + 1] - 0.5 * C[i]

@@ -1142,6 +1142,66 @@ mod tests {
     }
 
     #[test]
+    fn an_array_is_exchanged_only_where_it_changed_since_its_last_reader() {
+        // A is read by the first and third sweeps and written by the second: one exchange,
+        // before the third; the first sweep of the next iteration reads the halo it brought,
+        // and nothing exchanged after that sweep orders the neighbours' next puts of A, so it
+        // acknowledges (with an element of B, which it writes) and the exchange waits for it.
+        let src = "def f(A, B, C, N, T):
+    #pragma distribute(A, B, C)
+    for t in range(T):
+        #pragma parallel for simd
+        for i in range(1, N - 1):
+            B[i] = A[i - 1] + A[i + 1]
+        #pragma parallel for simd
+        for i in range(1, N - 1):
+            A[i] = 0.5 * B[i]
+        #pragma parallel for simd
+        for i in range(1, N - 1):
+            C[i] = A[i + 1] - C[i]
+";
+        let d = run_src(src).unwrap();
+        let order: Vec<&str> = d
+            .kernels
+            .iter()
+            .map(|k| match &k.comm {
+                Some(Comm::Put { .. }) => "put",
+                Some(Comm::Wait { .. }) => "wait",
+                None => "region",
+            })
+            .collect();
+        assert_eq!(
+            order,
+            [
+                "region", "put", "put", "region", "wait", "wait", "put", "put", "wait", "wait",
+                "region"
+            ]
+        );
+        assert_eq!(d.plan.flags, 4);
+        let acks: Vec<String> = d
+            .kernels
+            .iter()
+            .filter_map(|k| match &k.comm {
+                Some(Comm::Wait {
+                    flag,
+                    signal,
+                    targets,
+                }) if targets.is_empty() => Some(format!(
+                    "{} >= {}",
+                    crate::ir::python::expr(flag),
+                    crate::ir::python::expr(signal)
+                )),
+                _ => None,
+            })
+            .collect();
+        // The acknowledgement of this iteration's first sweep: no lag.
+        assert_eq!(
+            acks,
+            ["_appyc_flags[2] >= t + 1", "_appyc_flags[3] >= t + 1"]
+        );
+    }
+
+    #[test]
     fn regions_are_clipped_to_the_owned_rows_and_shifted_onto_the_block() {
         let d = run_src(&two_sweeps("{X}[i - 1, j]")).unwrap();
         let region = d.kernels.iter().find(|k| k.comm.is_none()).unwrap();

@@ -369,6 +369,8 @@ CASES = [
          lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], 3], SIZES_2D),
     Case("distribute_stencils", "jacobi_1d",
          lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 4], SIZES_1D, fp64_strict=True),
+    Case("distribute_stencils", "three_sweeps",
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), normal(r, n, F64), n, 4], SIZES_1D, fp64_strict=True),
     Case("distribute_stencils", "heat_3d",
          lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], s[2], 2], ((9, 6, 5), (5, 4, 37))),
     # ---------------------------------------------------------------- time_loops (persistent)

@@ -166,18 +166,20 @@ class Distributed:
 
     symmetric_args = False
 
-    def __init__(self, module, function, shape, T, seed, extra=(), calls=1, blocks=False):
+    def __init__(self, module, function, shape, T, seed, extra=(), calls=1, blocks=False, arrays=2):
         self.module, self.function = module, function
         self.shape, self.T, self.seed, self.extra = tuple(shape), T, seed, tuple(extra)
         # Calls of the function in a row on the same arrays (the second reuses the blocks).
         self.calls = calls
         # Each PE passes its block of rows (`appyc_block`) instead of the global arrays.
         self.blocks = blocks
+        self.arrays = arrays
 
     def make_args(self, pe, n_pes, dtype=np.float64):
         rng = np.random.default_rng(self.seed)
         A = rng.standard_normal(self.shape).astype(dtype)
-        return (A, A.copy() + 0.5, *self.shape, *self.extra, self.T)
+        arrays = [A, A + 0.5, A - 0.25][:self.arrays]
+        return (*arrays, *self.shape, *self.extra, self.T)
 
     def expected(self):
         import importlib
@@ -201,4 +203,5 @@ DIST_CASES = {
     "distribute_copy_back": Distributed("distribute_stencils", "smooth_copy_back", (21, 11), T=3, seed=37),
     "distribute_jacobi1d": Distributed("distribute_stencils", "jacobi_1d", (29,), T=4, seed=41),
     "distribute_heat3d": Distributed("distribute_stencils", "heat_3d", (11, 6, 5), T=2, seed=43),
+    "distribute_three_sweeps": Distributed("distribute_stencils", "three_sweeps", (27,), T=4, seed=61, arrays=3),
 }

@@ -60,7 +60,7 @@ def test_one_process_without_pes_runs_the_single_gpu_kernel(name, tmp_path_facto
         np.testing.assert_array_equal(g, want)
 
 
-@pytest.mark.parametrize("name", ["distribute_copy_back", "distribute_jacobi2d"])
+@pytest.mark.parametrize("name", ["distribute_copy_back", "distribute_jacobi2d", "distribute_three_sweeps"])
 def test_a_slow_pe_is_never_overtaken(name, tmp_path_factory):
     """PE 1 sleeps before each put and after each wait, so PE 0 runs ahead as far as the flags
     let it: without a wait it reads a halo before its put lands, without an acknowledgement
