@@ -322,13 +322,22 @@ def _appyc_grid_barrier(counter, target):
 # name starts with `_appyc_nvshmem_` and is listed in _APPYC_NVSHMEM_SHIM can be replaced by
 # `_appyc_nvshmem_use(runtime)`: the CPU stand-in of the tests does that under the interpreter,
 # where extern calls and inline assembly do not run.
+#
+# Waits are bounded: NVSHMEM's signal_wait_until has no timeout, so a peer that sends one signal
+# fewer than this PE waits for (or fails before its launch) would leave the GPU spinning until
+# the process is killed. Every wait of a kernel that communicates (a SignalWait, a grid barrier)
+# is a poll instead (_appyc_nvshmem_until) that gives up after APPYC_NVSHMEM_TIMEOUT seconds
+# (default 60, read at each launch; 0 or inf: never) and records why; every program then leaves
+# and the host raises _AppycNvshmemTimeout on that rank. Its peers, left waiting, do the same
+# within the same bound.
 _APPYC_NVSHMEM_SIGNAL_SET = 9   # NVSHMEM_SIGNAL_SET (unused: flags count puts with ADD)
 _APPYC_NVSHMEM_SIGNAL_ADD = 10  # NVSHMEM_SIGNAL_ADD
 _APPYC_NVSHMEM_CMP_GE = 5       # NVSHMEM_CMP_GE
 _APPYC_NVSHMEM_SHIM = (
     "putmem_block", "putmem_nbi_block", "putmem_signal_block", "putmem_signal_nbi_block",
     "iput32_block", "iput64_block", "signal_op", "signal_wait_until", "fence", "quiet", "thread0",
-    "my_pe", "n_pes", "symmetric", "check_symmetric", "persistent", "distributed", "gather", "barrier",
+    "clock", "acquire", "any", "my_pe", "n_pes", "symmetric", "check_symmetric", "persistent",
+    "distributed", "gather", "barrier",
 )
 
 
@@ -414,11 +423,157 @@ def _appyc_nvshmem_put(dst, src, rows, n, dst_row_stride, dst_stride, src_row_st
             tl.debug_barrier()
 
 
+# The control block of a launch, int64 words: [0] the grid barrier's counter; [8:16] the record
+# of a wait that gave up, on its own 64 bytes so that polling it never contends with the
+# counter's atomics: [8] state (0, or 1 once a program gave up: every poll reads it as the
+# launch's abort word), [9] PE (written by the host), [10] flag element (-1: a grid barrier),
+# [11] expected and [12] observed value, [13] the loop variable, [14] source line, [15] the
+# limit in nanoseconds (written by the host).
+_APPYC_NVSHMEM_CONTROL = 16
+# A wait reads the clock and the abort word once every this many polls of a word that has not
+# arrived (each poll a round trip to L2), so a wait satisfied at its first poll never reads them
+# and a long one spends under 1 % of its polls on them.
+_APPYC_NVSHMEM_SPINS = tl.constexpr(128)
+# False compiles the bounds out (NVSHMEM's own wait and the plain grid barrier): set it on a
+# freshly loaded module, before its first launch, to measure what the bounds cost.
+_APPYC_NVSHMEM_BOUNDED = tl.constexpr(True)
+_APPYC_NVSHMEM_NO_LIMIT = 1 << 62
+
+
 @triton.jit
-def _appyc_nvshmem_wait(flag, value):
-    # Every thread waits until the flag (counting puts) has reached `value`.
-    _appyc_nvshmem_signal_wait_until(flag.to(tl.int64), tl.full((), 5, tl.int32), tl.zeros((), tl.int64) + value)
-    tl.debug_barrier()
+def _appyc_nvshmem_clock():
+    # Nanoseconds, the same on every SM; not pure, so never hoisted out of a polling loop.
+    return tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l", [], dtype=tl.int64, is_pure=False, pack=1)
+
+
+@triton.jit
+def _appyc_nvshmem_acquire(addr, SYS: tl.constexpr):
+    # The 64-bit word at `addr` with acquire semantics: at system scope (SYS) a peer GPU's put-
+    # with-signal (data, fence, flag) is then visible in full; at GPU scope, as the plain grid
+    # barrier polls, the programs' releases before they arrived at a barrier.
+    if SYS:
+        word = tl.inline_asm_elementwise("ld.acquire.sys.global.u64 $0, [$1];", "=l,l", [addr], dtype=tl.int64,
+                                         is_pure=False, pack=1)
+    else:
+        word = tl.inline_asm_elementwise("ld.acquire.gpu.global.u64 $0, [$1];", "=l,l", [addr], dtype=tl.int64,
+                                         is_pure=False, pack=1)
+    return word
+
+
+@triton.jit
+def _appyc_nvshmem_any(x):
+    # A CTA barrier that hands every thread the OR of `x` over the program's threads (CUDA's
+    # __syncthreads_or); the non-aligned form, as threads arrive from a branch of thread 0's.
+    return tl.inline_asm_elementwise(
+        "{ .reg .pred %appyc_in, %appyc_out; setp.ne.s32 %appyc_in, $1, 0; "
+        "barrier.red.or.pred %appyc_out, 0, %appyc_in; selp.s32 $0, 1, 0, %appyc_out; }",
+        "=r,r", [x], dtype=tl.int32, is_pure=False, pack=1)
+
+
+@triton.jit
+def _appyc_nvshmem_until(addr, value, control, SYS: tl.constexpr):
+    # Until the word at `addr` is >= value; whether the wait gave up instead, the same answer to
+    # every thread. Thread 0 polls (as cooperative groups' grid sync does) and the barrier that
+    # ends the wait releases the others: polling by every thread would put 4 warps' loads on
+    # one word per program. Nothing in thread 0's branch may be a CTA-wide operation.
+    gave_up = tl.zeros((), tl.int32)
+    if _appyc_nvshmem_thread0():
+        seen = _appyc_nvshmem_acquire(addr.to(tl.int64), SYS)
+        if seen < value:
+            start = _appyc_nvshmem_clock()
+            limit = tl.load(control + 15)
+            spins = tl.zeros((), tl.int32)
+            while (seen < value) & (gave_up == 0):
+                seen = _appyc_nvshmem_acquire(addr.to(tl.int64), SYS)
+                spins += 1
+                if spins % _APPYC_NVSHMEM_SPINS == 0:
+                    late = _appyc_nvshmem_clock() - start > limit
+                    aborted = tl.load(control + 8, volatile=True) != 0
+                    gave_up = ((late | aborted) & (seen < value)).to(tl.int32)
+    return _appyc_nvshmem_any(gave_up) != 0
+
+
+@triton.jit
+def _appyc_nvshmem_give_up(control, flag, expected, observed, step, line):
+    # The first program of the launch to give up records why; setting the state word also tells
+    # every other program's polls to give up (they find the record taken and leave it).
+    if tl.atomic_cas(control + 8, tl.zeros((), tl.int64), tl.full((), 1, tl.int64)) == 0:
+        tl.store(control + 10, flag)
+        tl.store(control + 11, expected)
+        tl.store(control + 12, observed)
+        tl.store(control + 13, step)
+        tl.store(control + 14, line)
+
+
+@triton.jit
+def _appyc_nvshmem_wait(flag, value, control, step, index, line):
+    # Every program waits until the flag (counting puts) has reached `value`: false when it gave
+    # up instead (`index`, `step` and `line` say which wait, for the record).
+    if _APPYC_NVSHMEM_BOUNDED:
+        failed = _appyc_nvshmem_until(flag, value, control, True)
+        if failed:
+            _appyc_nvshmem_give_up(control, index, value, tl.load(flag, volatile=True), step, line)
+        ok = failed == 0
+    else:
+        _appyc_nvshmem_signal_wait_until(flag.to(tl.int64), tl.full((), 5, tl.int32), tl.zeros((), tl.int64) + value)
+        tl.debug_barrier()
+        ok = tl.full((), 1, tl.int1)
+    return ok
+
+
+@triton.jit
+def _appyc_nvshmem_barrier(control, target, step, line):
+    # The grid barrier of a kernel that communicates (_appyc_grid_barrier's counting), bounded:
+    # false when it gave up (`line`: the phase it follows).
+    if _APPYC_NVSHMEM_BOUNDED:
+        tl.debug_barrier()
+        tl.atomic_add(control, 1, sem="release")
+        failed = _appyc_nvshmem_until(control, target, control, False)
+        if failed:
+            _appyc_nvshmem_give_up(control, -1, target, tl.load(control, volatile=True), step, line)
+        ok = failed == 0
+    else:
+        _appyc_grid_barrier(control, target)
+        ok = tl.full((), 1, tl.int1)
+    return ok
+
+
+class _AppycNvshmemTimeout(RuntimeError):
+    """A wait of a kernel that communicates gave up (APPYC_NVSHMEM_TIMEOUT)."""
+
+
+def _appyc_nvshmem_control(device):
+    """A launch's control block (see _APPYC_NVSHMEM_CONTROL): zeros, with this PE and the limit
+    from APPYC_NVSHMEM_TIMEOUT (seconds; 0 or inf: no limit)."""
+    text = os.environ.get("APPYC_NVSHMEM_TIMEOUT", "60")
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise ValueError(f"APPYC_NVSHMEM_TIMEOUT={text!r}: expected seconds (0 or inf: no limit)") from None
+    limit = _APPYC_NVSHMEM_NO_LIMIT if seconds <= 0 or seconds == float("inf") else int(seconds * 1e9)
+    words = [0] * _APPYC_NVSHMEM_CONTROL
+    words[9], words[15] = _appyc_nvshmem_my_pe(), limit
+    return torch.tensor(words, dtype=torch.int64, device=device)
+
+
+def _appyc_nvshmem_check(control, sites):
+    """Raises _AppycNvshmemTimeout with the record of `control` if a wait gave up. `sites`:
+    (source file, loop variable, {line: text}) of the launch's waits and barriers."""
+    state, pe, flag, expected, observed, step, line, limit = control[8:16].tolist()
+    if state == 0:
+        return
+    source, var, lines = sites or ("?", "step", {})
+    text = lines.get(line, "")
+    if flag < 0:
+        what = f"the grid barrier after {source}:{line} ({text})"
+        why = (f"its counter is {observed} of the {expected} arrivals it waits for: a program of "
+               "this launch is stuck in a wait or left")
+    else:
+        what = f"{source}:{line}: {text}"
+        why = (f"flag element {flag} is {observed}, the wait needs >= {expected}: a peer sent fewer "
+               "signals than this PE waits for, or stopped (deadlock)")
+    raise _AppycNvshmemTimeout(f"PE {pe}: {what}: gave up after {limit / 1e9:g} s (APPYC_NVSHMEM_TIMEOUT) "
+                               f"at {var} = {step}; {why}")
 
 
 _APPYC_NVSHMEM_STATE = {"ready": False, "heap": [], "programs": {}, "lib": None}
@@ -512,27 +667,29 @@ def _appyc_nvshmem_config(mvl, num_warps):
 _APPYC_NVSHMEM_MAXNREG = 80
 
 
-def _appyc_nvshmem_persistent(kernel, phases, work, args, mvl, num_warps, constants=None):
+def _appyc_nvshmem_persistent(kernel, phases, work, args, mvl, num_warps, constants=None, sites=None):
     """Runs `phases` phases of a persistent kernel with nvshmem calls (`constants`: its
     constexprs besides MVL): one cooperative launch
     (its waits need every program resident). Every compiled specialisation of the kernel is
     loaded with NVSHMEM's module init before its first launch: Triton compiles a new one when an
     argument's specialisation changes (a size divisible by 16, a stride of 1), and a module
-    without init faults on its first nvshmem call. Under the interpreter: one launch per phase."""
+    without init faults on its first nvshmem call. Under the interpreter: one launch per phase.
+    Then, if a wait gave up, raises with its record (`sites`: see _appyc_nvshmem_check): waiting
+    for the kernel here is what makes a deadlock an error on this rank rather than a hang."""
+    device = next(a.device for a in args if isinstance(a, torch.Tensor))
+    control = _appyc_nvshmem_control(device)
     if _APPYC_INTERPRET:
         programs = 3 if work is None else max(1, min(work, 3))
-        sync = torch.zeros(1, dtype=torch.int64)
         for phase in range(phases):
-            kernel[(programs,)](*args, phase, phase + 1, sync, MVL=mvl, GRID_SYNC=False,
+            kernel[(programs,)](*args, phase, phase + 1, control, MVL=mvl, GRID_SYNC=False,
                                 **(constants or {}))
+            _appyc_nvshmem_check(control, sites)
         return
-    device = next(a.device for a in args if isinstance(a, torch.Tensor))
-    sync = torch.zeros(1, dtype=torch.int64, device=device)
     options = dict(MVL=mvl, GRID_SYNC=True, num_warps=num_warps, launch_cooperative_grid=True,
                    maxnreg=_APPYC_NVSHMEM_MAXNREG, extern_libs=_appyc_nvshmem_lib(),
                    **(constants or {}))
     # warmup() returns the specialisation that the launch below will find in Triton's cache.
-    compiled = kernel.warmup(*args, 0, phases, sync, grid=(1,), **options)
+    compiled = kernel.warmup(*args, 0, phases, control, grid=(1,), **options)
     loaded = _APPYC_NVSHMEM_STATE["programs"].get(id(compiled))
     if loaded is None:
         from torch._C._distributed_c10d import _nvshmemx_cumodule_init
@@ -546,7 +703,8 @@ def _appyc_nvshmem_persistent(kernel, phases, work, args, mvl, num_warps, consta
     programs = loaded[1]
     if work is not None:
         programs = max(1, min(programs, work))
-    kernel[(programs,)](*args, 0, phases, sync, **options)
+    kernel[(programs,)](*args, 0, phases, control, **options)
+    _appyc_nvshmem_check(control, sites)
 
 
 def _appyc_nvshmem_distributed():
@@ -715,7 +873,9 @@ def _jacobi_3d_persistent0(A, flags, B, L, up, down, M, N, A_stride0, A_stride1,
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
-    for _phase in range(_phase_lo, _phase_hi):
+    _live = tl.full((), 1, tl.int1)
+    _phase = _phase_lo
+    while _live & (_phase < _phase_hi):
         _iteration = _phase // 10
         _region = _phase - _iteration * 10
         t = _t_start + _iteration
@@ -729,10 +889,14 @@ def _jacobi_3d_persistent0(A, flags, B, L, up, down, M, N, A_stride0, A_stride1,
                 _appyc_nvshmem_put(A, A + (L - 2) * A_stride0, A_shape1, A_shape2, A_stride1, A_stride2, A_stride1, A_stride2, flags + 1 * flags_stride0, down, SIGNAL=True, BLOCKING=True)
         if _region == 2:
             # samples/nvshmem_jacobi3d.py:24: nvshmem.SignalWait(flags[0], t)
-            _appyc_nvshmem_wait(flags, t)
+            _live = _appyc_nvshmem_wait(flags, t, _sync, t, 0, 24)
         if _region == 3:
             # samples/nvshmem_jacobi3d.py:25: nvshmem.SignalWait(flags[1], t)
-            _appyc_nvshmem_wait(flags + 1 * flags_stride0, t)
+            _live = _appyc_nvshmem_wait(flags + 1 * flags_stride0, t, _sync, t, 1 * flags_stride0, 25)
+            if GRID_SYNC:
+                if _live:
+                    _arrived += _nprog
+                    _live = _appyc_nvshmem_barrier(_sync, _arrived, t, 25)
         if _region == 4:
             # samples/nvshmem_jacobi3d.py:26: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
             _n4_2 = tl.maximum((L - 1) - (1), 0)
@@ -750,6 +914,10 @@ def _jacobi_3d_persistent0(A, flags, B, L, up, down, M, N, A_stride0, A_stride1,
                 _p2 = 1 + _pid4_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/nvshmem_jacobi3d.py:26
                 _p2_mask = _p2 < (N - 1)
                 tl.store(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, (tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(A + (_p0 - 1) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(A + (_p0 + 1) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(A + _p0 * A_stride0 + (_p1[:, None] - 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(A + _p0 * A_stride0 + (_p1[:, None] + 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_p2[None, :] - 1) * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_p2[None, :] + 1) * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg")) / 7.0, mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/nvshmem_jacobi3d.py:27
+            if GRID_SYNC:
+                if _live:
+                    _arrived += _nprog
+                    _live = _appyc_nvshmem_barrier(_sync, _arrived, t, 26)
         if _region == 5:
             # samples/nvshmem_jacobi3d.py:30: nvshmem.Putmem(B[L - 1, :, :], B[1, :, :], up, flags[2], t)
             if _pid == 0 % _nprog:
@@ -760,10 +928,14 @@ def _jacobi_3d_persistent0(A, flags, B, L, up, down, M, N, A_stride0, A_stride1,
                 _appyc_nvshmem_put(B, B + (L - 2) * B_stride0, B_shape1, B_shape2, B_stride1, B_stride2, B_stride1, B_stride2, flags + 3 * flags_stride0, down, SIGNAL=True, BLOCKING=True)
         if _region == 7:
             # samples/nvshmem_jacobi3d.py:32: nvshmem.SignalWait(flags[2], t)
-            _appyc_nvshmem_wait(flags + 2 * flags_stride0, t)
+            _live = _appyc_nvshmem_wait(flags + 2 * flags_stride0, t, _sync, t, 2 * flags_stride0, 32)
         if _region == 8:
             # samples/nvshmem_jacobi3d.py:33: nvshmem.SignalWait(flags[3], t)
-            _appyc_nvshmem_wait(flags + 3 * flags_stride0, t)
+            _live = _appyc_nvshmem_wait(flags + 3 * flags_stride0, t, _sync, t, 3 * flags_stride0, 33)
+            if GRID_SYNC:
+                if _live:
+                    _arrived += _nprog
+                    _live = _appyc_nvshmem_barrier(_sync, _arrived, t, 33)
         if _region == 9:
             # samples/nvshmem_jacobi3d.py:34: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
             _n9_2 = tl.maximum((L - 1) - (1), 0)
@@ -781,10 +953,11 @@ def _jacobi_3d_persistent0(A, flags, B, L, up, down, M, N, A_stride0, A_stride1,
                 _p2 = 1 + _pid9_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/nvshmem_jacobi3d.py:34
                 _p2_mask = _p2 < (N - 1)
                 tl.store(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, (tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(B + (_p0 - 1) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(B + (_p0 + 1) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(B + _p0 * B_stride0 + (_p1[:, None] - 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(B + _p0 * B_stride0 + (_p1[:, None] + 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + (_p2[None, :] - 1) * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + (_p2[None, :] + 1) * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg")) / 7.0, mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/nvshmem_jacobi3d.py:35
-        if GRID_SYNC:
-            if (_region == 3) | (_region == 4) | (_region == 8) | (_region == 9):
-                _arrived += _nprog
-                _appyc_grid_barrier(_sync, _arrived)
+            if GRID_SYNC:
+                if _live:
+                    _arrived += _nprog
+                    _live = _appyc_nvshmem_barrier(_sync, _arrived, t, 34)
+        _phase += 1
 
 
 def _launch_jacobi_3d_persistent0(A, flags, L, up, down, B, M, N, T, _appyc_config=None):
@@ -800,6 +973,7 @@ def _launch_jacobi_3d_persistent0(A, flags, L, up, down, B, M, N, T, _appyc_conf
         (A, flags, B, int(L), int(up), int(down), int(M), int(N), A.stride(0), A.stride(1), A.stride(2), flags.stride(0), B.stride(0), B.stride(1), B.stride(2), A.shape[1], A.shape[2], B.shape[1], B.shape[2], 1),
         _appyc_mvl, _appyc_warps,
         {"ROW_BLOCK": _appyc_row_block},
+        sites=("samples/nvshmem_jacobi3d.py", "t", {22: "nvshmem.Putmem(A[L - 1, :, :], A[1, :, :], up, flags[0], t)", 23: "nvshmem.Putmem(A[0, :, :], A[L - 2, :, :], down, flags[1], t)", 24: "nvshmem.SignalWait(flags[0], t)", 25: "nvshmem.SignalWait(flags[1], t)", 26: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 30: "nvshmem.Putmem(B[L - 1, :, :], B[1, :, :], up, flags[2], t)", 31: "nvshmem.Putmem(B[0, :, :], B[L - 2, :, :], down, flags[3], t)", 32: "nvshmem.SignalWait(flags[2], t)", 33: "nvshmem.SignalWait(flags[3], t)", 34: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel"}),
     )
 
 

@@ -88,9 +88,13 @@ SOURCES = REPO / "scripts" / "npbench"
 SET_DIRS = {"ours": SOURCES, "natural": REPO / "scripts" / "npbench_natural"}
 SETS = list(SET_DIRS)
 SEED = 20261122
-IMPLS = ["appyc", "appyc_warm", "appyc_mvl256", "cupy", "jax", "torch_compile", "torch"]
-PEERS = ["appyc_mvl256", "cupy", "jax", "torch_compile", "torch"]  # compared with appyc in ratios
+# appyc_default: appyc's module with APPYC_AUTOTUNE=0 (each kernel's default configuration);
+# with appyc_mvl256 it is what the tuned build must never lose to.
+IMPLS = ["appyc", "appyc_warm", "appyc_mvl256", "appyc_default", "cupy", "jax", "torch_compile",
+         "torch"]
+PEERS = ["appyc_mvl256", "appyc_default", "cupy", "jax", "torch_compile", "torch"]  # ratios
 LABEL = {"appyc": "appyc", "appyc_warm": "appyc (warm cache)", "appyc_mvl256": "appyc --mvl 256",
+         "appyc_default": "appyc untuned",
          "cupy": "CuPy", "jax": "JAX jit", "torch_compile": "torch.compile",
          "torch": "torch (eager)"}
 RTOL, ATOL, L2TOL = 1e-5, 1e-8, 1e-5
@@ -1429,6 +1433,8 @@ def run_all(a):
         cache = work / "cache" / f"{k}_{group}"
         if impl != "appyc_warm":
             shutil.rmtree(cache, ignore_errors=True)
+        if impl == "appyc_default":
+            env["APPYC_AUTOTUNE"] = "0"
         cache.mkdir(parents=True, exist_ok=True)
         env["TRITON_CACHE_DIR"] = str(cache / "triton")
         env["APPYC_CACHE_DIR"] = str(cache / "appyc")

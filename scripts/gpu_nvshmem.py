@@ -8,7 +8,8 @@ Rust: only this checkout and the GPU image's Python (torch 2.11, Triton 3.6, nvi
     # one process per GPU, once per world size (1, 2, 4, 8: no other change), then the report
     torchrun --standalone --nproc-per-node 1 scripts/gpu_nvshmem.py --out $OUT
     torchrun --standalone --nproc-per-node 2 scripts/gpu_nvshmem.py --out $OUT
-    python scripts/gpu_nvshmem.py --report $OUT      # markdown, PNG; every nvshmem_w*.json in $OUT
+    python scripts/gpu_nvshmem.py --jax --out $OUT   # the JAX peer: one process, every GPU it sees
+    python scripts/gpu_nvshmem.py --report $OUT      # markdown, PNG; nvshmem_w*.json and jax.json
     # --smoke: small sizes only (correctness and one timing), about a minute
 
 Per world size W it writes $OUT/nvshmem_w{W}.json with:
@@ -33,6 +34,14 @@ Per world size W it writes $OUT/nvshmem_w{W}.json with:
   (`distribute`: global arrays of n*W x n, so each GPU owns n rows as the L8 slab does), with
   its ratio to Listing 8 among the targets (issue 24: within 10 % at 8192^2 per GPU).
 A case that runs longer than --case-cap seconds ends the larger sizes of its kind.
+
+--jax (without torchrun; JAX 0.11 with CUDA) writes $OUT/jax.json: the peer a JAX user would
+write for the same split, for 1 GPU and for every GPU the process sees (--jax-gpus): the global
+grid split by rows over a 1-D mesh, `jax.shard_map` over it, each sweep exchanging the edge rows
+with `jax.lax.ppermute` (periodic in rows, as Listing 8), inside a jitted `lax.fori_loop` of two
+sweeps an iteration; fp64; each PE's n x n block of the same per-GPU sizes, timed the same way;
+its result checked against the single-array NumPy run. The report takes JAX / appyc+NVSHMEM as
+the headline ratio and the host-driven NCCL exchange as the second column.
 """
 import argparse
 import importlib.util
@@ -78,17 +87,36 @@ def report(out):
     for w, r in sorted(runs.items()):
         for name, c in r["correct"].items():
             lines.append(f"| {name} | {w} | {c.get('error', 'n/a')} | {c['ok']} |")
+    jax = json.loads((out / "jax.json").read_text()) if (out / "jax.json").exists() else {}
+    for w, r in sorted(runs.items()):
+        for n, us in jax.get("timing", {}).get(str(w), {}).items():
+            r["timing"].setdefault(n, {})["jax"] = us
+    if jax:
+        lines.append(f"JAX peer: {jax['jax']} on {jax['device']} (one process for all GPUs).")
+        for w, c in sorted(jax.get("correct", {}).items()):
+            lines.append(f"JAX peer on {w} GPU(s) against the single-array NumPy run: max abs error "
+                         f"{c.get('error')}, ok {c.get('ok')}.")
+    # The headline: the row program (Listing 8) against JAX on the most GPUs measured.
+    top = max(runs, default=None)
+    ratios = []
+    for n, t in sorted(runs[top]["timing"].items() if top else [], key=lambda kv: int(kv[0])):
+        if isinstance(t.get("jax"), float) and isinstance(t.get("nvshmem_l8"), float):
+            ratios.append(f"{n}^2: {t['jax'] / t['nvshmem_l8']:.2f}x")
+    if ratios:
+        lines += ["", f"**Headline, {top} GPU(s)**: JAX shard_map / appyc+NVSHMEM (Listing 8) per iteration at "
+                  f"n x n per GPU: {', '.join(ratios)} (target >= 3x); the host-driven NCCL exchange is "
+                  "the second comparison below."]
     lines += ["", "## Time per iteration (two sweeps), microseconds, per-GPU domain n x n", "",
-              "| n | GPUs | appyc+NVSHMEM L8 | appyc+NVSHMEM L9 | appyc+NVSHMEM 2-D grid | NCCL host-driven "
-              "| appyc 1-GPU persistent | appyc #pragma distribute |",
-              "|---|---|---|---|---|---|---|---|"]
+              "| n | GPUs | appyc+NVSHMEM L8 | appyc+NVSHMEM L9 | appyc+NVSHMEM 2-D grid | JAX shard_map "
+              "| NCCL host-driven | appyc 1-GPU persistent | appyc #pragma distribute |",
+              "|---|---|---|---|---|---|---|---|---|"]
     sizes = sorted({int(n) for r in runs.values() for n in r["timing"]})
     for n in sizes:
         for w, r in sorted(runs.items()):
             t = r["timing"].get(str(n), {})
             cell = lambda k: f"{t[k]:.1f}" if isinstance(t.get(k), (int, float)) else str(t.get(k, "-"))
             lines.append(f"| {n} | {w} | {cell('nvshmem_l8')} | {cell('nvshmem_l9')} | {cell('nvshmem_grid')} | "
-                         f"{cell('nccl')} | {cell('appyc_single')} | {cell('distribute')} |")
+                         f"{cell('jax')} | {cell('nccl')} | {cell('appyc_single')} | {cell('distribute')} |")
     lines += ["", "## Jacobi-3D: time per iteration (two sweeps), microseconds, per-GPU domain n^3", "",
               "| n | GPUs | appyc+NVSHMEM | appyc+NVSHMEM 3-D grid | NCCL host-driven |", "|---|---|---|---|---|"]
     sizes3 = sorted({int(n) for r in runs.values() for n in r.get("timing3d", {})})
@@ -98,6 +126,12 @@ def report(out):
             cell = lambda k: f"{t[k]:.1f}" if isinstance(t.get(k), (int, float)) else str(t.get(k, "-"))
             lines.append(f"| {n} | {w} | {cell('nvshmem')} | {cell('nvshmem_grid')} | {cell('nccl')} |")
     lines += ["", "## Targets", ""]
+    # The headline: the row program (Listing 8) against JAX on the same split and sizes.
+    for w, r in sorted(runs.items(), key=lambda kv: -kv[0]):
+        for n, t in sorted(r.get("timing", {}).items(), key=lambda kv: int(kv[0])):
+            if isinstance(t.get("jax"), float) and isinstance(t.get("nvshmem_l8"), float):
+                lines.append(f"- n = {n} per GPU on {w} GPU(s): JAX shard_map / appyc+NVSHMEM L8 = "
+                             f"{t['jax'] / t['nvshmem_l8']:.2f}x (target >= 3x)")
     for w, r in sorted(runs.items()):
         for n, t in sorted(r.get("timing", {}).items(), key=lambda kv: int(kv[0])):
             a, b = t.get("distribute"), t.get("nvshmem_l8")
@@ -138,8 +172,8 @@ def report(out):
         return
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     panels = ((axes[0], "timing", "Jacobi-2D, n x n per GPU",
-               (("nvshmem_l8", "-o"), ("nvshmem_l9", "-s"), ("nvshmem_grid", "-d"), ("nccl", "--^"),
-                ("appyc_single", ":x"), ("distribute", "-v"))),
+               (("nvshmem_l8", "-o"), ("nvshmem_l9", "-s"), ("nvshmem_grid", "-d"), ("jax", "--v"),
+                ("nccl", "--^"), ("appyc_single", ":x"), ("distribute", "-v"))),
               (axes[1], "timing3d", "Jacobi-3D, n^3 per GPU",
                (("nvshmem", "-o"), ("nvshmem_grid", "-d"), ("nccl", "--^"))))
     for ax, table, title, keys in panels:
@@ -410,6 +444,87 @@ def main(args):
     dist.destroy_process_group()
 
 
+# ------------------------------------------------------------------------------------------
+# the JAX peer (one process, every GPU; not under torchrun)
+
+def jax_peer(args):
+    """Times and checks the JAX program of the same split as Listing 8 (see the docstring);
+    writes OUT/jax.json: {"timing": {W: {n: us}}, "correct": {W: {...}}}."""
+    import numpy as np
+    import jax
+    import jax.numpy as jnp
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+
+    from nvshmem_cases import Jacobi2D
+
+    jax.config.update("jax_enable_x64", True)
+    devices = jax.devices()
+    gpus = [int(w) for w in args.jax_gpus.split(",")] if args.jax_gpus else sorted({1, len(devices)})
+    result = {"jax": jax.__version__, "device": f"{devices[0].device_kind} x {len(devices)}",
+              "timing": {}, "correct": {}}
+    started = time.monotonic()
+
+    def log(*a):
+        print(f"[{time.monotonic() - started:6.1f}s]", *a, flush=True)
+
+    def program(w):
+        """The jitted run of T iterations on a (w * n, N) grid sharded by rows over w GPUs."""
+        mesh = Mesh(np.array(devices[:w]), ("x",))
+        # The row above my first one is my predecessor's last, the row below my last one my
+        # successor's first; ring order, so the rows are periodic as in Listing 8.
+        to_next = [(i, (i + 1) % w) for i in range(w)]
+        to_prev = [(i, (i - 1) % w) for i in range(w)]
+
+        def sweep(a):
+            above = jax.lax.ppermute(a[-1:], "x", perm=to_next)
+            below = jax.lax.ppermute(a[:1], "x", perm=to_prev)
+            x = jnp.concatenate([above, a, below])
+            inner = 0.2 * (x[1:-1, 1:-1] + x[1:-1, :-2] + x[1:-1, 2:] + x[2:, 1:-1] + x[:-2, 1:-1])
+            return a.at[:, 1:-1].set(inner)  # the first and last columns stay fixed
+
+        def block(a, t):
+            return jax.lax.fori_loop(0, t, lambda _, b: sweep(sweep(b)), a)
+
+        split = P("x", None)
+        run = jax.jit(jax.shard_map(block, mesh=mesh, in_specs=(split, P()), out_specs=split))
+        return run, NamedSharding(mesh, split)
+
+    for w in gpus:
+        run, sharding = program(w)
+        # Correctness: Listing 8's case (periodic rows, fixed end columns) on w PEs' rows.
+        case = Jacobi2D("nvshmem_jacobi2d_l8", rows=64 if args.smoke else 500,
+                        cols=257 if args.smoke else 1001, T=3 if args.smoke else 20)
+        G = jax.device_put(case.global_grid(w), sharding)
+        got = np.asarray(run(G, case.T))
+        err = float(np.abs(got - case.expected(w)).max())
+        result["correct"][str(w)] = {"error": err, "ok": bool(err < 1e-9)}
+        log("jax correct", w, "GPU(s):", result["correct"][str(w)])
+        table = result["timing"][str(w)] = {}
+        t1, t2 = (5, 25) if args.smoke else (20, 220)
+        sizes = [1024, 8192] if args.smoke else [1024, 2048, 4096, 8192]  # as the NVSHMEM timing
+        for n in [int(n) for n in args.jax_sizes.split(",")] if args.jax_sizes else sizes:
+            s = time.monotonic()
+            A = jax.device_put(np.random.default_rng(0).standard_normal((w * n, n)), sharding)
+            run(A, t1).block_until_ready()  # compiles (t is traced: one compile for every t)
+            best = {}
+            for t in (t1, t2):
+                best[t] = float("inf")
+                for _ in range(args.reps):
+                    s0 = time.perf_counter()
+                    run(A, t).block_until_ready()
+                    best[t] = min(best[t], time.perf_counter() - s0)
+            table[str(n)] = 1e6 * (best[t2] - best[t1]) / (t2 - t1)
+            del A
+            log("jax timing", w, "GPU(s), n =", n, f"{table[str(n)]:.1f} us per iteration")
+            if time.monotonic() - s > args.case_cap:
+                log(f"jax: n = {n} took over {args.case_cap:g} s; larger sizes skipped")
+                break
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "jax.json").write_text(json.dumps(result, indent=1))
+    log("wrote", out / "jax.json")
+
+
 _BW_KERNEL = None
 
 
@@ -470,8 +585,13 @@ if __name__ == "__main__":
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--case-cap", type=float, default=60.0, help="seconds; a slower case skips its larger sizes")
     ap.add_argument("--report", metavar="DIR", help="only merge DIR/nvshmem_w*.json into a table and PNG")
+    ap.add_argument("--jax", action="store_true", help="time the JAX peer instead (one process, no torchrun)")
+    ap.add_argument("--jax-gpus", default="", help="world sizes for --jax, e.g. 1,2 (default: 1 and all)")
+    ap.add_argument("--jax-sizes", default="", help="per-GPU n for --jax, e.g. 64,128 (default: the timing sizes)")
     a = ap.parse_args()
     if a.report:
         report(a.report)
+    elif a.jax:
+        jax_peer(a)
     else:
         main(a)

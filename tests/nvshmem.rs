@@ -79,7 +79,15 @@ fn samples_lower_puts_and_waits_to_nvshmem() {
         "\"nvshmem_signal_wait_until\"",
         "_APPYC_NVSHMEM_SIGNAL_ADD = 10",
         "_APPYC_NVSHMEM_CMP_GE = 5",
-        "_appyc_nvshmem_wait(flags, t)",
+        // Waits are bounded: each records its flag's element, the loop variable and its line
+        // if it gives up, and clears `_live`, which ends the phase loop.
+        "_live = _appyc_nvshmem_wait(flags, t, _sync, t, 0, 27)",
+        "_live = _appyc_nvshmem_wait(flags + 1 * flags_stride0, t, _sync, t, 1 * flags_stride0, 28)",
+        "    while _live & (_phase < _phase_hi):\n",
+        "_live = _appyc_nvshmem_barrier(_sync, _arrived, t, 28)",
+        "mov.u64 $0, %globaltimer;",
+        "os.environ.get(\"APPYC_NVSHMEM_TIMEOUT\", \"60\")",
+        "sites=(\"samples/nvshmem_jacobi2d_l8.py\", \"t\", {25: \"nvshmem.Putmem(",
         "cache_modifier=\".cg\"",
         "launch_cooperative_grid=True",
         "os.environ[\"NVSHMEM_DISABLE_NVLS\"] = \"1\"",

@@ -188,8 +188,9 @@ def rank1_shifted_sums(A, u, v, out, M, N):
     #pragma parallel for simd
     for i in range(0, M, 1):
         i = appy.vidx(i, appy.ROW_BLOCK, M)
-        for _i_base in range(0, N, appy.MVL // appy.ROW_BLOCK):
-            _i = appy.vidx(_i_base, appy.MVL // appy.ROW_BLOCK, N)
+        #pragma parallel for simd
+        for _i in range(0, N, 1):
+            _i = appy.vidx(_i, appy.MVL // appy.ROW_BLOCK, N)
             A[i, _i] = A[i, _i] * 0.5 + u[i] * v[_i]
     # _rank1_shifted_sums_kernel1
     #pragma parallel for simd

@@ -14,8 +14,9 @@ def heat_3d(A, B, L, M, N):
         #pragma parallel for simd
         for _p1 in range(1, M - 1, 1):
             _p1 = appy.vidx(_p1, appy.ROW_BLOCK, M - 1)
-            for _i_base in range(1, N - 1, appy.MVL // appy.ROW_BLOCK):
-                _i = appy.vidx(_i_base, appy.MVL // appy.ROW_BLOCK, N - 1)
+            #pragma parallel for simd
+            for _i in range(1, N - 1, 1):
+                _i = appy.vidx(_i, appy.MVL // appy.ROW_BLOCK, N - 1)
                 B[_p0, _p1, _i] = 0.125 * (A[_p0 + 1, _p1, _i] - 2.0 * A[_p0, _p1, _i] + A[_p0 - 1, _p1, _i]) + 0.125 * (A[_p0, _p1 + 1, _i] - 2.0 * A[_p0, _p1, _i] + A[_p0, _p1 - 1, _i]) + 0.125 * (A[_p0, _p1, _i + 1] - 2.0 * A[_p0, _p1, _i] + A[_p0, _p1, _i - 1]) + A[_p0, _p1, _i]
 
 
@@ -24,8 +25,9 @@ def laplace_open_bounds(A, B):
     #pragma parallel for simd
     for _p0 in range(1, B.shape[0] - 1, 1):
         _p0 = appy.vidx(_p0, appy.ROW_BLOCK, B.shape[0] - 1)
-        for _i_base in range(1, B.shape[1] - 1, appy.MVL // appy.ROW_BLOCK):
-            _i = appy.vidx(_i_base, appy.MVL // appy.ROW_BLOCK, B.shape[1] - 1)
+        #pragma parallel for simd
+        for _i in range(1, B.shape[1] - 1, 1):
+            _i = appy.vidx(_i, appy.MVL // appy.ROW_BLOCK, B.shape[1] - 1)
             B[_p0, _i] = A[_p0 - 1, _i] + A[_p0 + 1, _i] + A[_p0, _i - 1] + A[_p0, _i + 1] - 4.0 * A[_p0, _i]
 
 

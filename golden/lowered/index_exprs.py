@@ -13,8 +13,9 @@ def affine_2d(A, B, M, N):
     #pragma parallel for simd
     for i in range(0, M, 1):
         i = appy.vidx(i, appy.ROW_BLOCK, M)
-        for _j_base in range(1, N, appy.MVL // appy.ROW_BLOCK):
-            j = appy.vidx(_j_base, appy.MVL // appy.ROW_BLOCK, N)
+        #pragma parallel for simd
+        for j in range(1, N, 1):
+            j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N)
             B[i, j] = A[2 * i + 1, j - 1] - A[2 * i, j]
 
 

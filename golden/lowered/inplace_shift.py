@@ -38,8 +38,9 @@ def scale_in_place(A, M, N, s):
     #pragma parallel for simd
     for _p0 in range(0, M, 1):
         _p0 = appy.vidx(_p0, appy.ROW_BLOCK, M)
-        for _i_base in range(0, N, appy.MVL // appy.ROW_BLOCK):
-            _i = appy.vidx(_i_base, appy.MVL // appy.ROW_BLOCK, N)
+        #pragma parallel for simd
+        for _i in range(0, N, 1):
+            _i = appy.vidx(_i, appy.MVL // appy.ROW_BLOCK, N)
             A[_p0, _i] = A[_p0, _i] * s + 1.0
 
 

@@ -22,7 +22,8 @@ def jacobi_2d(A, B, M, N, T):
         #pragma parallel for simd
         for _p0 in range(1, M - 1, 1):
             _p0 = appy.vidx(_p0, appy.ROW_BLOCK, M - 1)
-            for _i_base in range(1, N - 1, appy.MVL // appy.ROW_BLOCK):
-                _i = appy.vidx(_i_base, appy.MVL // appy.ROW_BLOCK, N - 1)
+            #pragma parallel for simd
+            for _i in range(1, N - 1, 1):
+                _i = appy.vidx(_i, appy.MVL // appy.ROW_BLOCK, N - 1)
                 A[_p0, _i] = 0.2 * (B[_p0, _i] + B[_p0, _i - 1] + B[_p0, _i + 1] + B[_p0 + 1, _i] + B[_p0 - 1, _i])
 

@@ -201,8 +201,9 @@ def smooth_2d_swap(A, B, T):
         #pragma parallel for simd
         for i in range(1, M - 1, 1):
             i = appy.vidx(i, appy.ROW_BLOCK, M - 1)
-            for _j_base in range(1, N - 1, appy.MVL // appy.ROW_BLOCK):
-                j = appy.vidx(_j_base, appy.MVL // appy.ROW_BLOCK, N - 1)
+            #pragma parallel for simd
+            for j in range(1, N - 1, 1):
+                j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N - 1)
                 B[i, j] = 0.25 * (A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1])
         # _smooth_2d_swap_kernel1
         #pragma parallel for simd

@@ -11,8 +11,9 @@ def outer(x, y, C, M, N):
     #pragma parallel for simd
     for _p0 in range(0, M, 1):
         _p0 = appy.vidx(_p0, appy.ROW_BLOCK, M)
-        for _i_base in range(0, N, appy.MVL // appy.ROW_BLOCK):
-            _i = appy.vidx(_i_base, appy.MVL // appy.ROW_BLOCK, N)
+        #pragma parallel for simd
+        for _i in range(0, N, 1):
+            _i = appy.vidx(_i, appy.MVL // appy.ROW_BLOCK, N)
             C[_p0, _i] = x[_p0] * y[_i]
 
 
@@ -21,8 +22,9 @@ def rank1_update(alpha, x, y, C, M, N):
     #pragma parallel for simd
     for _p0 in range(0, M, 1):
         _p0 = appy.vidx(_p0, appy.ROW_BLOCK, M)
-        for _i_base in range(0, N, appy.MVL // appy.ROW_BLOCK):
-            _i = appy.vidx(_i_base, appy.MVL // appy.ROW_BLOCK, N)
+        #pragma parallel for simd
+        for _i in range(0, N, 1):
+            _i = appy.vidx(_i, appy.MVL // appy.ROW_BLOCK, N)
             C[_p0, _i] = C[_p0, _i] + alpha * x[_p0] * y[_i]
 
 

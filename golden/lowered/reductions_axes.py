@@ -90,6 +90,7 @@ def add_full(A, B):
     #pragma parallel for simd
     for _p0 in range(0, B.shape[0], 1):
         _p0 = appy.vidx(_p0, appy.ROW_BLOCK, B.shape[0])
-        for _i_base in range(0, B.shape[1], appy.MVL // appy.ROW_BLOCK):
-            _i = appy.vidx(_i_base, appy.MVL // appy.ROW_BLOCK, B.shape[1])
+        #pragma parallel for simd
+        for _i in range(0, B.shape[1], 1):
+            _i = appy.vidx(_i, appy.MVL // appy.ROW_BLOCK, B.shape[1])
             B[_p0, _i] = A[_p0, _i] + 1.0

@@ -12,8 +12,9 @@ def axpy_rows(A, B, C, M, N, alpha):
     #pragma parallel for simd
     for i in range(0, M, 1):
         i = appy.vidx(i, appy.ROW_BLOCK, M)
-        for _i_base in range(0, N, appy.MVL // appy.ROW_BLOCK):
-            _i = appy.vidx(_i_base, appy.MVL // appy.ROW_BLOCK, N)
+        #pragma parallel for simd
+        for _i in range(0, N, 1):
+            _i = appy.vidx(_i, appy.MVL // appy.ROW_BLOCK, N)
             C[i, _i] = A[i, _i] * alpha + B[i, _i]
 
 
@@ -22,8 +23,9 @@ def tanh_rows_inplace(A, M, N):
     #pragma parallel for simd
     for i in range(0, M, 1):
         i = appy.vidx(i, appy.ROW_BLOCK, M)
-        for _i_base in range(0, N, appy.MVL // appy.ROW_BLOCK):
-            _i = appy.vidx(_i_base, appy.MVL // appy.ROW_BLOCK, N)
+        #pragma parallel for simd
+        for _i in range(0, N, 1):
+            _i = appy.vidx(_i, appy.MVL // appy.ROW_BLOCK, N)
             A[i, _i] = np.tanh(A[i, _i]) * 0.5
 
 
@@ -32,6 +34,7 @@ def shift_rows(A, B, M, N):
     #pragma parallel for simd
     for i in range(0, M, 1):
         i = appy.vidx(i, appy.ROW_BLOCK, M)
-        for _i_base in range(1, N, appy.MVL // appy.ROW_BLOCK):
-            _i = appy.vidx(_i_base, appy.MVL // appy.ROW_BLOCK, N)
+        #pragma parallel for simd
+        for _i in range(1, N, 1):
+            _i = appy.vidx(_i, appy.MVL // appy.ROW_BLOCK, N)
             B[i, _i] = A[i, _i - 1] * 2.0

@@ -14,8 +14,9 @@ def square_scale(A, B, N):
     #pragma parallel for simd
     for _p0 in range(0, N, 1):
         _p0 = appy.vidx(_p0, appy.ROW_BLOCK, N)
-        for _i_base in range(0, N, appy.MVL // appy.ROW_BLOCK):
-            _i = appy.vidx(_i_base, appy.MVL // appy.ROW_BLOCK, N)
+        #pragma parallel for simd
+        for _i in range(0, N, 1):
+            _i = appy.vidx(_i, appy.MVL // appy.ROW_BLOCK, N)
             B[_p0, _i] = 2.0 * A[_p0, _i] + 1.0
 
 

@@ -62,6 +62,9 @@ pub struct KernelCode {
     /// phase parameters, then the pointer `_carried` they are stored to at the end. Empty for
     /// every other kernel.
     pub state: Vec<StateParam>,
+    /// The kernel numbers its programs on grid axis 0 alone (`triton::grid::flat_grid`): the
+    /// launcher's grid is the product of its dimensions' program counts.
+    pub flat_grid: bool,
 }
 
 /// One register of a persistent kernel: its parameter's name, the launcher's first value for

@@ -539,13 +539,24 @@ pub fn region_launcher(
     let host_args = region_host_args(code, k);
     let (trips, mut per_dim) = grid_trips(k);
     let prologue = prologue(&[k], &host_args, file);
-    let grid_checks = grid_axis_checks(k, &per_dim, file);
+    let grid_checks = if code.flat_grid {
+        vec![]
+    } else {
+        grid_axis_checks(k, &per_dim, file)
+    };
     let mut split_setup = vec![];
     if let (Some(split), [dim]) = (&k.split_rows, k.dims.as_slice()) {
         split_setup = split_rows_setup(k, split, dim, &per_dim[0], &host_args);
         per_dim = vec!["_appyc_splits".into(), "_appyc_blocks".into()];
     }
     per_dim.reverse(); // innermost loop on axis 0
+    if code.flat_grid {
+        per_dim = vec![per_dim
+            .iter()
+            .map(|n| format!("({n})"))
+            .collect::<Vec<_>>()
+            .join(" * ")];
+    }
     if per_dim.is_empty() {
         per_dim.push("1".into());
     }
@@ -790,6 +801,19 @@ pub fn persistent_launcher(
     let comm = regions.iter().any(|k| k.comm.is_some());
     let nvshmem = comm.then(|| nvshmem_setup(regions, opts, num_warps));
     let mut launch = persistent_launch(kernel, code, &phases, &work, &call, nvshmem);
+    if comm {
+        // What a wait that gives up names in its error: each phase's source line.
+        let close = launch.len() - 1;
+        let var = if p.var.is_empty() {
+            "iteration"
+        } else {
+            &p.var
+        };
+        launch.insert(
+            close,
+            format!("    sites={},", comm_sites(file, var, regions)),
+        );
+    }
     let result = loop_outputs(code, p, regions, &host_args, &mut launch);
     let line = file.line_of(p.loop_span.start as usize);
     let l = Launcher {
@@ -1043,6 +1067,29 @@ fn nvshmem_setup(regions: &[&Kernel], opts: LaunchOptions, num_warps: Option<u32
         format!("_appyc_nvshmem_check_symmetric({})", tuple(&symmetric)),
         format!("_appyc_mvl, _appyc_warps = _appyc_nvshmem_config({mvl}, {warps})"),
     ]
+}
+
+/// `(source, loop variable, {line: text})` of a loop's phases, as `_appyc_nvshmem_check`
+/// takes them.
+fn comm_sites(file: &SourceFile, var: &str, regions: &[&Kernel]) -> String {
+    let lines: Vec<String> = regions
+        .iter()
+        .map(|k| {
+            let line = file.line_of(k.span.start as usize);
+            format!("{line}: {}", py_string(file.line_text(line).trim()))
+        })
+        .collect();
+    format!(
+        "({}, {}, {{{}}})",
+        py_string(&file.name),
+        py_string(var),
+        lines.join(", ")
+    )
+}
+
+/// `s` as a Python string literal.
+fn py_string(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
 /// The launch lines of a persistent kernel: `_appyc_persistent` with the tuned configuration,

@@ -1,6 +1,9 @@
 //! row_block: a region whose innermost `parallel for` holds nothing but one element-wise
 //! `simd` loop over host bounds runs `ROW_BLOCK` of its rows per program, as axis 0 of a 2-D
-//! tile whose axis 1 is that loop's strip of `MVL // ROW_BLOCK` lanes. Likewise a region of
+//! tile whose axis 1 is that loop's strip of `MVL // ROW_BLOCK` lanes. When no lane touches
+//! another lane's element of an array the loop writes, the strip loop itself becomes the
+//! innermost grid dimension (each program one tile, as the tensor form `:M=>parallel
+//! :N=>parallel` has it); otherwise it stays a loop whose strips run in order. Likewise a region of
 //! element statements whose innermost `parallel for` runs MVL iterations a program
 //! (`vectorize_parallel`) inside another `parallel for`: `ROW_BLOCK` iterations of the outer
 //! loop by `MVL // ROW_BLOCK` of the inner one.
@@ -14,7 +17,9 @@
 //! program ran at 95 % of copy bandwidth against 79 % for one row, and a hand-written fdtd_2d
 //! with 4 rows of 256 lanes 8.3 against 9.1 ms for one row of 1024
 //! (bench/layout_probe_h100.log, heat_blocks and fdtd_shapes): rows read their neighbours
-//! within one program.
+//! within one program. A strip loop inside each program, where the tensor form has a grid
+//! dimension, left APPy's loop-form jacobi_2d at 0.87x the tensor form on the H200 (whole
+//! rows of 11 strips are too coarse to balance over the programs; bench/npbench_natural.md).
 //!
 //! Semantics: iterations of a `parallel for` are independent by contract, so running several
 //! of them as lanes of one tile keeps the result, as `vectorize_parallel` does for bodies
@@ -54,10 +59,12 @@ pub fn run(k: &mut Kernel) -> bool {
         kind:
             StmtKind::For {
                 kind: kind @ LoopKind::Simd(Width::Mvl),
+                var,
                 range,
                 body,
                 ..
             },
+        span,
         ..
     }] = k.body.as_mut_slice()
     else {
@@ -71,9 +78,58 @@ pub fn run(k: &mut Kernel) -> bool {
     {
         return false;
     }
-    *kind = LoopKind::Simd(Width::RowBlockLanes);
     k.dims[n - 1].simd = Some(Width::RowBlock);
+    if !lanes_independent(var, body) {
+        *kind = LoopKind::Simd(Width::RowBlockLanes);
+        return true;
+    }
+    // Every strip of the row is its own work item: the strip loop becomes a grid dimension,
+    // so a row's strips spread over programs as the tensor form's columns do.
+    let lanes = ParallelDim {
+        var: var.clone(),
+        range: range.clone(),
+        simd: Some(Width::RowBlockLanes),
+        span: *span,
+    };
+    k.body = std::mem::take(body);
+    k.dims.push(lanes);
     true
+}
+
+/// Whether the strips of an element-wise `simd` loop over `var` may run in any order, on any
+/// programs: every array the body writes is written and read at one element only, whose
+/// indices include `var` itself, so no lane touches another lane's element. (In a strip loop
+/// a later strip would see an earlier strip's stores; spread over programs it would not.)
+fn lanes_independent(var: &str, body: &[Stmt]) -> bool {
+    let mut written: Vec<(String, Expr)> = vec![];
+    for s in body {
+        if let StmtKind::Assign { target, .. } = &s.kind {
+            if let ExprKind::Subscript { array, indices } = &target.kind {
+                let own_lane = indices
+                    .iter()
+                    .any(|ix| matches!(ix, Index::At(e) if matches!(&e.kind, ExprKind::Name(v) if v == var)));
+                if !own_lane {
+                    return false;
+                }
+                written.push((array.clone(), target.clone()));
+            }
+        }
+    }
+    body.iter().all(|s| {
+        let StmtKind::Assign { target, value, .. } = &s.kind else {
+            return false;
+        };
+        [target, value].iter().all(|e| {
+            !e.any(&mut |x| {
+                let ExprKind::Subscript { array, .. } = &x.kind else {
+                    return false;
+                };
+                written
+                    .iter()
+                    .any(|(w, place)| w == array && !same_place(place, x))
+            })
+        })
+    })
 }
 
 fn positive_literal_step(step: &Expr) -> bool {
@@ -145,15 +201,39 @@ mod tests {
 
     #[test]
     fn one_element_wise_strip_over_host_bounds_takes_a_block_of_rows() {
-        let body = "            #pragma simd\n            for k in range(1, N - 1):\n                t = A[i, j, k - 1] + A[i, j, k + 1]\n                B[i, j, k] = 0.5 * t\n";
+        // Lanes that touch only their own element of what they write: the strip loop becomes
+        // the innermost grid dimension, the rows' block the one outside it.
+        let body = "            #pragma simd\n            for k in range(1, N - 1):\n                t = A[i, j, k - 1] + A[i, j, k + 1]\n                B[i, j, k] = 0.5 * t\n                C[i, j, k] = B[i, j, k] * t\n";
+        let f = attached(&format!("{GRID}{body}")).unwrap();
+        let mut k = crate::passes::outline::run(&f).unwrap().remove(0);
+        assert!(super::run(&mut k));
+        let grid: Vec<_> = k.dims.iter().map(|d| (d.var.as_str(), d.simd)).collect();
         assert_eq!(
-            blocked(&format!("{GRID}{body}")),
-            (
-                true,
-                Some(Width::RowBlock),
-                vec![LoopKind::Simd(Width::RowBlockLanes)]
-            )
+            grid,
+            [
+                ("i", None),
+                ("j", Some(Width::RowBlock)),
+                ("k", Some(Width::RowBlockLanes))
+            ]
         );
+        assert_eq!(k.body.len(), 3);
+        // A lane that reads or writes another lane's element of a written array keeps the
+        // strip loop, whose strips run in order in one program.
+        for body in [
+            "            #pragma simd\n            for k in range(1, N - 1):\n                B[i, j, k] = B[i, j, k - 1] + A[i, j, k]\n",
+            "            #pragma simd\n            for k in range(1, N - 1):\n                B[i, j, k + 1] = A[i, j, k]\n",
+            "            #pragma simd\n            for k in range(1, N - 1):\n                B[i, j, k] = A[i, j, k]\n                C[i, j, k] = B[i, j + 1, k]\n",
+        ] {
+            assert_eq!(
+                blocked(&format!("{GRID}{body}")),
+                (
+                    true,
+                    Some(Width::RowBlock),
+                    vec![LoopKind::Simd(Width::RowBlockLanes)]
+                ),
+                "{body}"
+            );
+        }
         // A parameter and an extent are host values too; so is a 1-D grid.
         let src = "def f(A, B, M, lo):\n    #pragma parallel for\n    for j in range(M):\n        #pragma simd\n        for k in range(lo, A.shape[1]):\n            B[j, k] = A[j, k]\n";
         assert!(blocked(src).0);

@@ -23,6 +23,11 @@ type Access = Vec<Interval>;
 pub struct Footprint {
     reads: HashMap<String, Vec<Access>>,
     writes: HashMap<String, Vec<Access>>,
+    /// Writes that copy another array's element at the same index (`B[i, 0] = A[i, 0]`), with
+    /// that array: two of them from one array store the same value wherever they meet, so
+    /// their order does not matter while neither phase writes the array they copy
+    /// (smooth_swap's four edge copies overlap at the corners).
+    copies: HashMap<String, Vec<(Access, String)>>,
 }
 
 /// How deep loop bounds may refer to other loops' variables before an index counts as unknown.
@@ -71,12 +76,25 @@ impl Footprint {
         }
         for s in &k.body {
             s.walk(&mut |st| {
-                if let StmtKind::Assign { target, value, .. } = &st.kind {
+                if let StmtKind::Assign {
+                    target,
+                    value,
+                    atomic,
+                } = &st.kind
+                {
                     if let ExprKind::Subscript { array, indices } = &target.kind {
-                        fp.writes
-                            .entry(array.clone())
-                            .or_default()
-                            .push(cx.access(indices));
+                        match copied_array(target, value).filter(|_| !*atomic) {
+                            Some(from) => fp
+                                .copies
+                                .entry(array.clone())
+                                .or_default()
+                                .push((cx.access(indices), from)),
+                            None => fp
+                                .writes
+                                .entry(array.clone())
+                                .or_default()
+                                .push(cx.access(indices)),
+                        }
                         for ix in indices {
                             if let Index::At(e) = ix {
                                 read(e, &mut fp);
@@ -97,7 +115,8 @@ impl Footprint {
         fp
     }
 
-    /// Whether a write of one may meet a read or write of the other at some element.
+    /// Whether a write of one may meet a read or write of the other at some element (two
+    /// copies from one array aside, while neither writes that array).
     pub fn conflicts(&self, other: &Footprint) -> bool {
         let meets = |writes: &HashMap<String, Vec<Access>>,
                      touched: &HashMap<String, Vec<Access>>| {
@@ -107,10 +126,68 @@ impl Footprint {
                     .is_some_and(|ts| ws.iter().any(|w| ts.iter().any(|t| !disjoint(w, t))))
             })
         };
-        meets(&self.writes, &other.reads)
-            || meets(&self.writes, &other.writes)
-            || meets(&other.writes, &self.reads)
+        let (mine, theirs) = (self.all_writes(), other.all_writes());
+        let copies_meet = self.copies.iter().any(|(array, cs)| {
+            other.copies.get(array).is_some_and(|os| {
+                cs.iter().any(|(c, from)| {
+                    os.iter().any(|(o, other_from)| {
+                        let same_value = from == other_from
+                            && !mine.contains_key(from)
+                            && !theirs.contains_key(from);
+                        !same_value && !disjoint(c, o)
+                    })
+                })
+            })
+        });
+        meets(&mine, &other.reads)
+            || meets(&self.writes, &theirs)
+            || meets(&theirs, &self.reads)
+            || meets(&other.writes, &mine)
+            || copies_meet
     }
+
+    /// Every write, copies included.
+    fn all_writes(&self) -> HashMap<String, Vec<Access>> {
+        let mut all = self.writes.clone();
+        for (array, cs) in &self.copies {
+            all.entry(array.clone())
+                .or_default()
+                .extend(cs.iter().map(|(a, _)| a.clone()));
+        }
+        all
+    }
+}
+
+/// The array `value` copies when it is that array's element at `target`'s very indices
+/// (another array than `target`'s).
+fn copied_array(target: &Expr, value: &Expr) -> Option<String> {
+    let (
+        ExprKind::Subscript { array, indices },
+        ExprKind::Subscript {
+            array: from,
+            indices: from_indices,
+        },
+    ) = (&target.kind, &value.kind)
+    else {
+        return None;
+    };
+    let same_indices = same_place(
+        &Expr::new(
+            ExprKind::Subscript {
+                array: from.clone(),
+                indices: indices.clone(),
+            },
+            target.span,
+        ),
+        &Expr::new(
+            ExprKind::Subscript {
+                array: from.clone(),
+                indices: from_indices.clone(),
+            },
+            value.span,
+        ),
+    );
+    (from != array && same_indices).then(|| from.clone())
 }
 
 /// Some dimension's intervals provably do not meet.

@@ -17,6 +17,7 @@ use rustpython_parser::lexer::lex;
 use rustpython_parser::{Mode, Tok};
 use std::collections::HashSet;
 
+mod bindings;
 mod footprint;
 pub mod host_steps;
 pub mod temporal;
@@ -258,14 +259,11 @@ impl Cx<'_> {
                 ("", range, Some(test.clone()))
             }
         };
-        let kernels: Vec<Kernel> = regions
-            .iter()
-            .map(|&r| canonical_arrays(&self.kernels[r], &steps))
-            .collect();
+        let phases: Vec<&Kernel> = regions.iter().map(|&r| &self.kernels[r]).collect();
         let mut varying: HashSet<String> = steps.carried.iter().map(|c| c.name.clone()).collect();
         varying.insert(var.to_string());
-        let mut barrier_after = barriers(&kernels, &varying);
-        for (r, k) in kernels.iter().enumerate() {
+        let mut barrier_after = barriers(&phases, &steps, &varying);
+        for (r, k) in phases.iter().enumerate() {
             if k.shared
                 .iter()
                 .any(|s| matches!(s.update, SharedUpdate::Reduce(_)))
@@ -273,7 +271,6 @@ impl Cx<'_> {
                 barrier_after[r] = true;
             }
         }
-        let phases: Vec<&Kernel> = regions.iter().map(|&r| &self.kernels[r]).collect();
         let plain = steps.steps.is_empty() && test.is_none() && break_test.is_none();
         let stencil = temporal::stencil(var, &phases).filter(|_| plain);
         let mut outputs: Vec<String> = vec![];
@@ -582,49 +579,48 @@ fn scalar_reads(k: &Kernel) -> std::collections::HashMap<String, ScalarType> {
     out
 }
 
-/// `k` with every name of a rebinding group spelled as the group's first array: for barriers,
-/// a name the loop rebinds may be any array of its group.
-fn canonical_arrays(k: &Kernel, steps: &HostSteps) -> Kernel {
-    let canonical: std::collections::HashMap<&str, &str> = steps
-        .groups
-        .iter()
-        .flat_map(|g| {
-            g.names
-                .iter()
-                .map(move |n| (n.as_str(), g.slots[0].as_str()))
-        })
-        .collect();
-    k.with_arrays_renamed(&|a| canonical.get(a).map(|c| c.to_string()))
-}
-
 /// Where grid barriers go: before a phase that conflicts with any phase run since the last
 /// barrier (a write of one may meet a read or write of the other at some element: see
 /// `footprint`; the `varying` names, the loop's variable and the scalars it assigns, differ
 /// between iterations), following the loop around until nothing changes. A region also
-/// conflicts with its own next iteration.
-fn barriers(kernels: &[Kernel], varying: &HashSet<String>) -> Vec<bool> {
-    let touched: Vec<_> = kernels.iter().map(|k| Footprint::of(k, varying)).collect();
-    let comm: Vec<bool> = kernels.iter().map(|k| k.comm.is_some()).collect();
-    let conflict = |a: usize, b: usize| {
+/// conflicts with its own next iteration. Names the loop rebinds are compared as the arrays
+/// they hold at each phase, in every iteration that can differ (`bindings`).
+fn barriers(phases: &[&Kernel], steps: &HostSteps, varying: &HashSet<String>) -> Vec<bool> {
+    let n = phases.len();
+    let bindings = bindings::Bindings::of(steps, n).unwrap_or_else(|| conservative(steps, n));
+    // touched[k][r]: what phase r touches in iteration state k.
+    let touched: Vec<Vec<Footprint>> = bindings
+        .phases
+        .iter()
+        .map(|at| {
+            phases
+                .iter()
+                .zip(at)
+                .map(|(k, held)| Footprint::of(&bindings::bound_arrays(k, held), varying))
+                .collect()
+        })
+        .collect();
+    let comm: Vec<bool> = phases.iter().map(|k| k.comm.is_some()).collect();
+    // Phase `a` of lap `la` against phase `b` of lap `lb >= la`, in every iteration state.
+    let conflict = |(la, a): (usize, usize), (lb, b): (usize, usize)| {
         if comm[a] && comm[b] {
             // Puts and waits touch memory only through NVSHMEM, which orders them itself.
             return false;
         }
-        touched[a].conflicts(&touched[b])
+        (0..touched.len()).any(|k| touched[k][a].conflicts(&touched[bindings.after(k, lb - la)][b]))
     };
-    let n = kernels.len();
     let mut after = vec![false; n];
     loop {
         let before = after.clone();
         // Three laps reach the steady state of the pending set whatever the flags are.
-        let mut pending: Vec<usize> = vec![];
+        let mut pending: Vec<(usize, usize)> = vec![];
         for step in 0..3 * n {
-            let r = step % n;
-            if pending.iter().any(|&m| conflict(m, r)) {
+            let (lap, r) = (step / n, step % n);
+            if pending.iter().any(|&m| conflict(m, (lap, r))) {
                 after[(r + n - 1) % n] = true;
                 pending.clear();
             }
-            pending.push(r);
+            pending.push((lap, r));
             if after[r] {
                 pending.clear();
             }
@@ -632,6 +628,24 @@ fn barriers(kernels: &[Kernel], varying: &HashSet<String>) -> Vec<bool> {
         if after == before {
             return after;
         }
+    }
+}
+
+/// Every name of a rebinding group spelled as the group's first array, in one iteration
+/// state: any name may be any array of its group.
+fn conservative(steps: &HostSteps, n: usize) -> bindings::Bindings {
+    let canonical: std::collections::HashMap<String, String> = steps
+        .groups
+        .iter()
+        .flat_map(|g| {
+            g.names
+                .iter()
+                .map(move |name| (name.clone(), g.slots[0].clone()))
+        })
+        .collect();
+    bindings::Bindings {
+        phases: vec![vec![canonical; n]],
+        next: vec![0],
     }
 }
 
@@ -653,6 +667,7 @@ mod tests {
         crate::passes::normalize::run(&mut func);
         let pragmas = collect_pragmas(&file)?;
         crate::passes::attach_pragmas::run(&mut func, &pragmas, &file)?;
+        crate::passes::device_statements::run(&mut func, |at| file.line_of(at.start as usize));
         let kernels = crate::passes::outline::run(&func)?;
         let launches = run(&file, &func, &kernels, automatic)?;
         Ok((kernels, launches))
@@ -780,6 +795,53 @@ mod tests {
         assert_eq!(
             persistent(&launches[0]).barrier_after,
             vec![false, true, true]
+        );
+    }
+
+    #[test]
+    fn swapped_buffers_are_the_arrays_they_hold_and_edge_copies_commute() {
+        // smooth_swap: the interior and four edge copies write B from A, then the buffers
+        // swap. Within a step they touch two different buffers and the copies meet only
+        // where they store the same element of A: one barrier, where the swap makes the next
+        // step read what this one wrote.
+        let src = "def f(A, B, T):
+    M, N = A.shape
+    for t in range(T):
+        #pragma parallel for
+        for i in range(1, M - 1):
+            #pragma simd
+            for j in range(1, N - 1):
+                B[i, j] = 0.25 * (A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1])
+        #pragma parallel for
+        for j in range(N):
+            B[0, j] = A[0, j]
+        #pragma parallel for
+        for j in range(N):
+            B[M - 1, j] = A[M - 1, j]
+        #pragma parallel for
+        for i in range(M):
+            B[i, 0] = A[i, 0]
+        #pragma parallel for
+        for i in range(M):
+            B[i, N - 1] = A[i, N - 1]
+        A, B = B, A
+    return A
+";
+        let barriers = |src: &str| {
+            let (_, launches) = schedule(src, true).unwrap();
+            persistent(&launches[0]).barrier_after.clone()
+        };
+        assert_eq!(barriers(src), [false, false, false, false, true]);
+        // Edges that store different values where they may meet (rows 0 and M - 1 when
+        // M = 1, columns 0 and N - 1 when N = 1) keep their order.
+        assert_eq!(
+            barriers(&src.replace("B[i, 0] = A[i, 0]", "B[i, 0] = 2.0 * A[i, 0]")),
+            [false, false, true, true, true]
+        );
+        // So do copies from an array that one of them writes.
+        assert_eq!(
+            barriers(&src.replace("B[M - 1, j] = A[M - 1, j]", "A[M - 1, j] = B[M - 1, j]")),
+            [false, true, true, false, true]
         );
     }
 

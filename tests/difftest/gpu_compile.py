@@ -82,7 +82,8 @@ def compiling_run(self, *args, grid, warmup, **kwargs):
         if callable(grid):  # the launch would evaluate the grid with the bound arguments
             grid = grid(bound_args)
         record["grid"] = list(grid)
-        key = (name, repr(sorted(signature.items())), repr(sorted(constexprs.items())),
+        # The function's cache key too: two loads of one module may differ in their globals.
+        key = (name, self.cache_key, repr(sorted(signature.items())), repr(sorted(constexprs.items())),
                repr(sorted(attrs.items())), repr(sorted(options.__dict__.items())))
         if key not in _compiled:
             try:

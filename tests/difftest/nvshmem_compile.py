@@ -5,7 +5,9 @@ Run by test_nvshmem_compile.py in a subprocess without TRITON_INTERPRET (gpu_com
 launch interception: Triton's own binder for sm_90, then `triton.compile` with the launch's
 options, here with `extern_libs` naming the device library). The host runtime is replaced by a
 stand-in (PE 0 of 2, symmetric allocation is the identity) and `_appyc_nvshmem_persistent` by the
-one cooperative launch the GPU would make.
+one cooperative launch the GPU would make. Each module is linked with its waits bounded (the
+default) and, at MVL 512, with the bounds compiled out (`_APPYC_NVSHMEM_BOUNDED` false, loaded
+afresh), the form bench/gpu_nvshmem_waits.py measures against.
 
 Usage: python nvshmem_compile.py LIBRARY REQUEST.json RESULT.json
 REQUEST: {"cases": {case name: path of the generated module}}
@@ -20,6 +22,7 @@ import gpu_compile as gc  # unsets TRITON_INTERPRET before triton is imported
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+import triton.language as tl  # noqa: E402
 
 from nvshmem_cases import CASES, DIST_CASES  # noqa: E402
 from test_samples import load_module  # noqa: E402
@@ -63,10 +66,10 @@ def main(library, request_path, result_path):
     gc._jit.JITFunction.run = gc.compiling_run
     libs = {"libnvshmem_device": library}
 
-    def persistent(kernel, phases, work, args, mvl, num_warps, constants=None):
-        sync = torch.zeros(1, dtype=torch.int64)
+    def persistent(kernel, phases, work, args, mvl, num_warps, constants=None, sites=None):
+        control = torch.zeros(16, dtype=torch.int64)
         # The register cap of the real runtime: ptxas must fit the kernel under it.
-        kernel[(1,)](*args, 0, phases, sync, MVL=mvl, GRID_SYNC=True, **(constants or {}),
+        kernel[(1,)](*args, 0, phases, control, MVL=mvl, GRID_SYNC=True, **(constants or {}),
                      num_warps=num_warps, launch_cooperative_grid=True, extern_libs=libs,
                      maxnreg=maxnreg)
 
@@ -75,12 +78,14 @@ def main(library, request_path, result_path):
         gc._records = []
         host_error = None
         try:
-            mod = load_module(Path(path), f"appyc_nvshmem_sm90_{name}")
-            mod._appyc_nvshmem_use(Host)
-            maxnreg = mod._APPYC_NVSHMEM_MAXNREG
-            mod._appyc_nvshmem_persistent = persistent
             case = {**CASES, **DIST_CASES}[name]
-            for mvl in (128, 512):   # the interpreter's vector length and the nvshmem default
+            # The interpreter's vector length and the nvshmem default; the bounds compiled out.
+            for mvl, bounded in ((128, True), (512, True), (512, False)):
+                mod = load_module(Path(path), f"appyc_nvshmem_sm90_{name}_{bounded}")
+                mod._APPYC_NVSHMEM_BOUNDED = tl.constexpr(bounded)
+                mod._appyc_nvshmem_use(Host)
+                maxnreg = mod._APPYC_NVSHMEM_MAXNREG
+                mod._appyc_nvshmem_persistent = persistent
                 mod._appyc_nvshmem_config = lambda _m, w, mvl=mvl: (mvl, w)
                 args = [torch.from_numpy(np.ascontiguousarray(a)) if isinstance(a, np.ndarray) else a
                         for a in case.make_args(0, 2)]

@@ -9,8 +9,13 @@ Python functions that the interpreted kernels call with interpreter tensors:
 
 * puts copy bytes to the same offset of the target PE's heap (ctypes.memmove); strided puts
   copy element by element; the flag is then increased under a lock shared by the processes;
-* `signal_wait_until` polls the local flag word and raises `StandInDeadlock` after `timeout`
-  seconds, naming the flag and its value, so a deadlock fails the test instead of hanging it;
+* the generated module's bounded wait runs as written, on the stand-in's primitives: `acquire`
+  reads the word (after a short sleep, so a spinning PE leaves the CPU to its peers), `clock` is
+  the host's monotonic clock in ns and `any` (the program's barrier-OR) returns its argument;
+  a deadlock then fails with the module's own error, after APPYC_NVSHMEM_TIMEOUT seconds;
+* `signal_wait_until`, which the module calls when its bounds are compiled out (`--unbounded`:
+  `_APPYC_NVSHMEM_BOUNDED` false), polls the local flag word and raises `StandInDeadlock` after
+  `timeout` seconds, naming the flag and its value, so a deadlock fails instead of hanging;
 * fence/quiet do nothing (copies are complete when the call returns); the thread-0 guard is
   true (the interpreter runs a program as one thread).
 
@@ -18,7 +23,7 @@ Under the interpreter a persistent kernel runs one launch per phase (the generat
 that), so a program never waits for another program of its own launch; PEs run concurrently.
 
 Usage (by test_nvshmem.py): python nvshmem_standin.py MODULE FUNCTION CASE PE N_PES DIR TIMEOUT
-writes DIR/out{PE}.npz with the function's array arguments after the call.
+[--unbounded] writes DIR/out{PE}.npz with the function's array arguments after the call.
 """
 import ctypes
 import fcntl
@@ -52,6 +57,13 @@ def create_heaps(directory, n_pes):
             f.truncate(HEAP_BYTES)
     # The lock file also holds the barrier's counter (8 bytes).
     (Path(directory) / "lock").write_bytes(bytes(8))
+
+
+def _int64(v):
+    """An int64 scalar of the interpreter, as the device primitives return on the GPU."""
+    import triton.language as tl
+
+    return tl.core.tensor(_interp.TensorHandle(np.array([v], dtype=np.int64), tl.int64), tl.int64)
 
 
 def _value(x):
@@ -220,6 +232,18 @@ class Runtime:
         time.sleep(self.slow)
         return value
 
+    def acquire(self, addr, system_scope=True):
+        # A poll that finds the word not yet there is repeated: a short sleep keeps a PE that
+        # waits from taking the CPU its peers need to get there.
+        time.sleep(0.0002)
+        return _int64(ctypes.c_int64.from_address(_value(addr)).value)
+
+    def clock(self):
+        return _int64(time.monotonic_ns())
+
+    def any(self, x):
+        return x
+
     def fence(self):
         return 0
 
@@ -237,6 +261,8 @@ def _load(path, name):
 
 
 def main(argv):
+    unbounded = "--unbounded" in argv
+    argv = [a for a in argv if a != "--unbounded"]
     module_path, function, case_name, pe, n_pes, directory, timeout = argv
     pe, n_pes, timeout = int(pe), int(n_pes), float(timeout)
     # The interpreter copies each argument's storage back after a launch; for CPU tensors that
@@ -248,6 +274,10 @@ def main(argv):
 
     case = {**CASES, **DIST_CASES}[case_name]
     mod = _load(module_path, f"appyc_nvshmem_gen_{pe}")
+    if unbounded:
+        import triton.language as tl
+
+        mod._APPYC_NVSHMEM_BOUNDED = tl.constexpr(False)
     rt = Runtime(directory, pe, n_pes, timeout)
     mod._appyc_nvshmem_use(rt)
     args = []

@@ -115,13 +115,15 @@ def test_one_strip_is_switched_on_exactly_when_the_row_fits_one_strip(gen_dir, m
     straight code): on for a row within MVL, off for a longer one and for an empty one, in a
     kernel of its own and in a persistent loop. The difftests check the results either way; this
     checks that the switch is taken at all, which results alone cannot show."""
-    gen = generated_module("heat_3d", 16, gen_dir)
+    gen = generated_module("fp64_axpby", 16, gen_dir)
     seen = recorded_launches(gen, monkeypatch, lambda grid, constants: constants.get("ONE_STRIP"))
-    for n, on in ((17, True), (18, True), (19, False), (40, False), (2, False)):
+    for n, on in ((15, True), (16, True), (17, False), (40, False), (0, False)):
         seen.clear()
-        a = torch.randn(4, 5, n, dtype=torch.float64)
-        gen.heat_3d(a, torch.zeros_like(a), 4, 5, n)
-        assert seen == [on], (n, seen)  # N - 2 interior elements against 16 lanes
+        a, x, y = torch.randn(5, n, dtype=torch.float64), torch.randn(n, dtype=torch.float64), torch.randn(5, dtype=torch.float64)
+        want = 0.5 * y.numpy() + a.numpy() @ x.numpy()
+        gen.gemv_fp64(a, x, y, 5, n, 0.5)
+        assert seen == [on], (n, seen)  # a row's reduction strip of N elements against 16 lanes
+        assert np.allclose(y.numpy(), want), n
 
     loops = generated_module("time_loops", 16, gen_dir)
     monkeypatch.setattr(loops, "_appyc_persistent", lambda *a: seen.append(a[7]))
@@ -145,7 +147,10 @@ def test_row_block_takes_as_many_rows_as_share_mvl_lanes(gen_dir, monkeypatch):
         b = torch.zeros_like(a)
         gen.heat_3d(a, b, L, M, n)
         # M - 2 = 5 rows of each plane: the last block is partly past the rows.
-        assert seen == [(rows, (-(-(M - 2) // rows), L - 2))], (n, seen)
+        # One grid axis (codegen::triton::virtual_grid): strips of each block's rows, blocks of
+        # each plane's rows, planes.
+        strips = -(-(n - 2) // (16 // rows))
+        assert seen == [(rows, (strips * -(-(M - 2) // rows) * (L - 2),))], (n, seen)
         x = a.numpy()
         ref = np.zeros_like(x)
         ref[1:-1, 1:-1, 1:-1] = (0.125 * (x[2:, 1:-1, 1:-1] - 2.0 * x[1:-1, 1:-1, 1:-1] + x[:-2, 1:-1, 1:-1])
@@ -159,7 +164,7 @@ def test_row_block_of_vectorised_lanes_blocks_the_loop_outside(gen_dir, monkeypa
     """The second shape of a row block: a `parallel for` vectorised as lanes inside another
     `parallel for` takes ROW_BLOCK iterations of the outer loop as rows of one tile, its lanes
     the inner extent rounded up to a power of two (at most 256); the grid counts blocks of rows
-    on axis 1 and strips of lanes on axis 0. Results at each block size against NumPy."""
+    times strips of lanes, numbered on one axis. Results at each block size against NumPy."""
     gen = generated_module("nested_parallel_2d", 16, gen_dir)
     seen = recorded_launches(gen, monkeypatch, lambda grid, constants: (constants["ROW_BLOCK"], grid))
     M = 7
@@ -169,5 +174,5 @@ def test_row_block_of_vectorised_lanes_blocks_the_loop_outside(gen_dir, monkeypa
         c = torch.zeros(M, n, dtype=torch.float64)
         gen.add_transpose(a, b, c, M, n, 1.5)
         lanes = 16 // rows
-        assert seen == [(rows, (-(-n // lanes), -(-M // rows)))], (n, seen)
+        assert seen == [(rows, (-(-n // lanes) * -(-M // rows),))], (n, seen)  # on one axis
         np.testing.assert_allclose(c.numpy(), 1.5 * a.numpy() + b.numpy().T, rtol=1e-12, atol=1e-12)

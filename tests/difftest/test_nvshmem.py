@@ -1,8 +1,8 @@
 """Multi-GPU samples without a GPU: the generated modules run under Triton's interpreter on a CPU
 stand-in for NVSHMEM (nvshmem_standin.py: one process per PE, symmetric heaps in shared files),
 for 2 and 4 PEs, against the reference module's run of the unchanged source (appyc_aot.nvshmem)
-and a global single-array NumPy run. A deadlock fails within a timeout with the stand-in's
-message; nothing hangs."""
+and a global single-array NumPy run. A deadlock fails on every PE it stops within the bound of
+the generated module's waits (or, with those compiled out, the stand-in's); nothing hangs."""
 import importlib
 import os
 import subprocess
@@ -38,21 +38,25 @@ WAIT_TIMEOUT = float(os.environ.get("APPYC_NVSHMEM_TIMEOUT", "180"))
 
 
 class PEFailure(AssertionError):
-    pass
+    def __init__(self, message, outputs=()):
+        super().__init__(message)
+        self.outputs = outputs  # every PE's output, None for a PE that did not finish
 
 
-def run_pes(module: Path, function: str, case: str, n_pes: int, timeout=WAIT_TIMEOUT, env=None):
-    """Runs the generated `function` on `n_pes` stand-in PEs; returns each PE's arrays. `env`:
-    more environment variables for the PEs (nvshmem_standin.py's APPYC_STANDIN_SLOW)."""
+def run_pes(module: Path, function: str, case: str, n_pes: int, timeout=WAIT_TIMEOUT, options=(),
+            env=None):
+    """Runs the generated `function` on `n_pes` stand-in PEs; returns each PE's arrays. Waits
+    give up after `timeout` seconds, the module's (APPYC_NVSHMEM_TIMEOUT) and the stand-in's.
+    `env`: more environment variables for the PEs (nvshmem_standin.py's APPYC_STANDIN_SLOW)."""
     sys.path.insert(0, str(HERE))
     from nvshmem_standin import create_heaps
 
     with tempfile.TemporaryDirectory(prefix="appyc-nvshmem-") as d:
         create_heaps(d, n_pes)
-        env = dict(os.environ, TRITON_INTERPRET="1", **(env or {}))
+        env = dict(os.environ, TRITON_INTERPRET="1", APPYC_NVSHMEM_TIMEOUT=str(timeout), **(env or {}))
         procs = [subprocess.Popen(
             [sys.executable, str(HERE / "nvshmem_standin.py"), str(module), function, case, str(pe),
-             str(n_pes), d, str(timeout)],
+             str(n_pes), d, str(timeout), *options],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env) for pe in range(n_pes)]
         deadline = time.monotonic() + timeout * 2 + 60
         outputs = [None] * n_pes
@@ -62,7 +66,8 @@ def run_pes(module: Path, function: str, case: str, n_pes: int, timeout=WAIT_TIM
                 try:
                     outputs[pe] = p.communicate(timeout=left)[0].decode(errors="replace")
                 except subprocess.TimeoutExpired:
-                    raise PEFailure(f"PE {pe} did not finish within {timeout * 2 + 60:g} s (deadlock?)")
+                    raise PEFailure(f"PE {pe} did not finish within {timeout * 2 + 60:g} s (deadlock?)",
+                                    outputs)
         finally:
             for p in procs:
                 if p.poll() is None:
@@ -71,10 +76,11 @@ def run_pes(module: Path, function: str, case: str, n_pes: int, timeout=WAIT_TIM
         failed = [(pe, p.returncode) for pe, p in enumerate(procs) if p.returncode != 0]
         if failed:
             # The root cause first: a PE that failed otherwise than by waiting for the others.
-            failed.sort(key=lambda f: "StandInDeadlock" in outputs[f[0]])
+            waited = ("StandInDeadlock", "_AppycNvshmemTimeout")
+            failed.sort(key=lambda f: any(w in outputs[f[0]] for w in waited))
             pe, rc = failed[0]
             tail = "\n".join(outputs[pe].strip().splitlines()[-12:])
-            raise PEFailure(f"PE {pe} exited with {rc}:\n{tail}")
+            raise PEFailure(f"PE {pe} exited with {rc}:\n{tail}", outputs)
         return [dict(np.load(Path(d) / f"out{pe}.npz")) for pe in range(n_pes)]
 
 
@@ -96,27 +102,36 @@ def test_generated_module_matches_reference_on_stand_in(name, n_pes, tmp_path_fa
     np.testing.assert_allclose(got, case.expected(n_pes), rtol=1e-10, atol=1e-10)
 
 
-DEADLOCK = '''
-import numpy as np
-from appyc_aot import nvshmem
+DEADLOCK = HERE / "nvshmem_deadlock.py"
 
 
-def jacobi_2d(A, B, M, N, T):
-    flags = np.zeros(4, dtype=np.int64)
-    for t in range(1, T + 1):
-        # Waits for a put nobody makes.
-        nvshmem.SignalWait(flags[0], t)
-        #pragma 1:M-1=>parallel 1:N-1=>parallel
-        B[1:M-1, 1:N-1] = A[1:M-1, 1:N-1]
-'''
+@pytest.fixture(scope="module")
+def deadlock_module(tmp_path_factory):
+    out = tmp_path_factory.mktemp("nvshmem_deadlock") / "nvshmem_deadlock_gen.py"
+    subprocess.run([str(appyc_bin()), str(DEADLOCK), "-o", str(out)], check=True, timeout=120)
+    return out
 
 
-def test_a_deadlock_fails_with_a_message_instead_of_hanging(tmp_path):
-    src = tmp_path / "deadlock.py"
-    src.write_text(DEADLOCK)
-    out = tmp_path / "deadlock_gen.py"
-    subprocess.run([str(appyc_bin()), str(src), "-o", str(out)], check=True)
+def test_a_deadlock_fails_on_every_pe_with_the_record_of_its_wait(deadlock_module):
+    # Every PE waits for one signal more than its peer sends: on 2 PEs each stops at t = 1.
+    lines = DEADLOCK.read_text().splitlines()
+    line = next(i for i, l in enumerate(lines, 1) if "SignalWait(flags[0], t + 1)" in l)
     start = time.monotonic()
-    with pytest.raises(PEFailure, match="deadlock"):
-        run_pes(out, "jacobi_2d", "jacobi2d_l8", 2, timeout=2)
+    with pytest.raises(PEFailure) as e:
+        run_pes(deadlock_module, "overwait", "jacobi2d_l8", 2, timeout=3)
+    assert time.monotonic() - start < 60
+    for pe, out in enumerate(e.value.outputs):
+        assert out is not None, f"PE {pe} did not finish"
+        error = next((l for l in out.splitlines() if "._AppycNvshmemTimeout: " in l), out)
+        assert error.split("._AppycNvshmemTimeout: ")[-1] == (
+            f"PE {pe}: tests/difftest/nvshmem_deadlock.py:{line}: "
+            "nvshmem.SignalWait(flags[0], t + 1): gave up after 3 s (APPYC_NVSHMEM_TIMEOUT) at t = 1; "
+            "flag element 0 is 1, the wait needs >= 2: a peer sent fewer signals than this PE waits "
+            "for, or stopped (deadlock)"), out
+
+
+def test_with_the_bounds_compiled_out_the_stand_in_reports_the_deadlock(deadlock_module):
+    start = time.monotonic()
+    with pytest.raises(PEFailure, match=r"StandInDeadlock\('PE \d: signal_wait_until\(.*\) waited 2 s"):
+        run_pes(deadlock_module, "unsent", "jacobi2d_l8", 2, timeout=2, options=["--unbounded"])
     assert time.monotonic() - start < 60

@@ -43,6 +43,7 @@ def test_every_new_specialisation_is_initialised_once(tmp_path, monkeypatch):
     monkeypatch.setattr(mod, "_APPYC_INTERPRET", False)
     monkeypatch.setattr(mod, "_appyc_programs_per_sm", lambda compiled, warps, props: 2)
     monkeypatch.setattr(mod, "_appyc_nvshmem_lib", lambda: {})
+    monkeypatch.setattr(mod, "_appyc_nvshmem_my_pe", lambda: 0)
     monkeypatch.setattr(torch.cuda, "get_device_properties",
                         lambda device: types.SimpleNamespace(multi_processor_count=3))
     inits = []
@@ -62,3 +63,188 @@ def test_every_new_specialisation_is_initialised_once(tmp_path, monkeypatch):
     # The kernel's other constexprs (a strip loop's ONE_STRIP switch) reach the launch.
     mod._appyc_nvshmem_persistent(kernel, 4, None, (flag, 5), 128, 4, {"ONE_STRIP": True})
     assert kernel.options["ONE_STRIP"] is True and kernel.options["MVL"] == 128
+
+
+
+# --- bounded waits -------------------------------------------------------------------------------
+# The generated wait (templates/nvshmem.py.jinja: _appyc_nvshmem_until and its callers) runs under
+# the interpreter as written, on one stand-in PE in this process, with its device primitives
+# stubbed: `acquire` (the poll), `clock` (%globaltimer) and `any` (the program's barrier-OR).
+
+import subprocess  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from nvshmem_cases import CASES  # noqa: E402
+from nvshmem_standin import Runtime, _int64, _value, create_heaps  # noqa: E402
+from test_samples import appyc_bin, load_module  # noqa: E402
+
+DEADLOCK = Path(__file__).resolve().parent / "nvshmem_deadlock.py"
+
+
+def _line(text, after):
+    """The number of the first line of nvshmem_deadlock.py holding `text` after one holding `after`."""
+    lines = DEADLOCK.read_text().splitlines()
+    start = next(i for i, l in enumerate(lines) if after in l)
+    return next(i for i, l in enumerate(lines) if i > start and text in l) + 1
+
+
+class Clock:
+    """A stubbed %globaltimer that advances `step` seconds at every read. It fails the test past
+    `most` reads: a wait that never gives up would otherwise spin for ever."""
+
+    def __init__(self, step=1.0, most=100):
+        self.now, self.step, self.most, self.reads = 0, int(step * 1e9), most, 0
+
+    def __call__(self):
+        self.reads += 1
+        if self.reads > self.most:
+            raise AssertionError(f"the wait read the clock {self.reads} times without giving up")
+        self.now += self.step
+        return _int64(self.now)
+
+
+class StubPE(Runtime):
+    """PE 0 of 1 on the stand-in's heap with a stubbed clock; counts its polls. `late` polls
+    return 0 first, then `signal` if given (a signal that arrives late); polls of an address in
+    `stuck` always return 0 (a program that never arrives at a barrier)."""
+
+    def __init__(self, directory, clock, late=0, signal=None):
+        create_heaps(directory, 1)
+        super().__init__(directory, 0, 1, timeout=30)
+        self.clock, self.late, self.signal = clock, late, signal
+        self.polls, self.stuck = 0, set()
+
+    def acquire(self, addr, system_scope=True):
+        self.polls += 1
+        if self.polls <= self.late or _value(addr) in self.stuck:
+            return _int64(0)
+        return _int64(self.signal) if self.signal is not None else super().acquire(addr)
+
+
+def _generated(src, tmp_path, name):
+    out = tmp_path / f"{name}.py"
+    subprocess.run([str(appyc_bin()), str(src), "-o", str(out)], check=True, timeout=120)
+    return load_module(out, f"{name}_{tmp_path.name}")
+
+
+def _prepare(mod, pe, case="jacobi2d_l8"):
+    """What the stand-in's main does, in this process: the module on `pe`, and PE 0's arrays of
+    `case` on its heap (with copies of their first values)."""
+    mod._appyc_nvshmem_use(pe)
+    args = [pe.symmetric(torch.from_numpy(np.ascontiguousarray(a))) if isinstance(a, np.ndarray) else a
+            for a in CASES[case].make_args(0, 1)]
+    return args, [a.clone() for a in args if isinstance(a, torch.Tensor)]
+
+
+def test_a_wait_never_signalled_gives_up_with_its_record(tmp_path, monkeypatch):
+    monkeypatch.setenv("APPYC_NVSHMEM_TIMEOUT", "5")
+    monkeypatch.setenv("APPYC_MVL", "16")  # a row a program: the interpreter runs 3 programs
+    mod = _generated(DEADLOCK, tmp_path, "deadlock")
+    clock = Clock(step=1.0)
+    pe = StubPE(tmp_path, clock)
+    args, before = _prepare(mod, pe)
+    with pytest.raises(mod._AppycNvshmemTimeout) as e:
+        mod.unsent(*args)
+    msg = str(e.value)
+    line = _line("nvshmem.SignalWait(flags[1], t)", after="def unsent")
+    for part in (f"PE 0: tests/difftest/nvshmem_deadlock.py:{line}: nvshmem.SignalWait(flags[1], t): ",
+                 "gave up after 5 s (APPYC_NVSHMEM_TIMEOUT) at t = 1; ",
+                 "flag element 1 is 0, the wait needs >= 1"):
+        assert part in msg, msg
+    # Program 0 read the clock when its first poll failed, then once every SPINS polls until
+    # more than 5 s had passed (6 more reads); the interpreter's two other programs found the
+    # abort word at their first check and left (2 reads each).
+    spins = mod._APPYC_NVSHMEM_SPINS
+    assert (clock.reads, pe.polls) == (7 + 2 * 2, 1 + 6 * spins + 2 * (1 + spins))
+    # Nothing after the wait ran.
+    assert torch.equal(args[1], before[1])
+
+
+def test_a_wait_satisfied_at_its_first_poll_never_reads_the_clock(tmp_path, monkeypatch):
+    monkeypatch.setenv("APPYC_NVSHMEM_TIMEOUT", "5")
+    mod = load_module(compile_sample("nvshmem_jacobi2d_l8", tmp_path), f"l8_{tmp_path.name}")
+    clock = Clock(most=0)  # any read fails the test
+    pe = StubPE(tmp_path, clock)
+    args, _ = _prepare(mod, pe)
+    mod.jacobi_2d(*args)  # PE 0 of 1 is its own neighbour: every put lands before its wait
+    case = CASES["jacobi2d_l8"]
+    np.testing.assert_allclose(case.gather([(args[0].numpy(),)]), case.expected(1), rtol=1e-12, atol=1e-12)
+    assert clock.reads == 0 and pe.polls > 0
+
+
+@pytest.mark.parametrize("timeout", ["60", "1"])
+def test_a_late_signal_is_waited_for_within_the_limit_only(tmp_path, monkeypatch, timeout):
+    monkeypatch.setenv("APPYC_NVSHMEM_TIMEOUT", timeout)
+    mod = _generated(DEADLOCK, tmp_path, "deadlock")
+    # The signal arrives after 300 polls: 2 clock checks, 3 s of the stubbed clock.
+    pe = StubPE(tmp_path, Clock(step=1.0), late=300, signal=1 << 40)
+    args, _ = _prepare(mod, pe)
+    if timeout == "1":
+        with pytest.raises(mod._AppycNvshmemTimeout, match=r"gave up after 1 s \(APPYC_NVSHMEM_TIMEOUT\) at t = 1"):
+            mod.unsent(*args)
+    else:
+        mod.unsent(*args)
+        interior = (slice(1, -1), slice(1, -1))
+        assert torch.equal(args[1][interior], args[0][interior])
+
+
+def _one_launch(mod, launched):
+    """_appyc_nvshmem_persistent's GPU form on the interpreter: one launch of every phase with
+    its grid barriers on, by one program (the interpreter runs programs one after another), then
+    the same check of the record. The device calls it makes on the GPU are left out."""
+
+    def persistent(kernel, phases, work, args, mvl, num_warps, constants=None, sites=None):
+        control = mod._appyc_nvshmem_control(torch.device("cpu"))
+        launched.append(control)
+        kernel[(1,)](*args, 0, phases, control, MVL=mvl, GRID_SYNC=True, **(constants or {}))
+        mod._appyc_nvshmem_check(control, sites)
+
+    return persistent
+
+
+def test_a_grid_barrier_never_reached_gives_up_and_the_program_leaves(tmp_path, monkeypatch):
+    monkeypatch.setenv("APPYC_NVSHMEM_TIMEOUT", "3")
+    mod = load_module(compile_sample("nvshmem_jacobi2d_l8", tmp_path), f"l8b_{tmp_path.name}")
+    pe = StubPE(tmp_path, Clock(step=1.0))
+    args, before = _prepare(mod, pe)
+    launched = []
+    mod._appyc_nvshmem_persistent = _one_launch(mod, launched)
+    # Polls of the launch's barrier counter never see the arrivals (a program that never comes).
+    control = mod._appyc_nvshmem_control
+
+    def stuck_control(device):
+        c = control(device)
+        pe.stuck.add(c.data_ptr())
+        return c
+
+    mod._appyc_nvshmem_control = stuck_control
+    with pytest.raises(mod._AppycNvshmemTimeout) as e:
+        mod.jacobi_2d(*args)
+    msg = str(e.value)
+    # The loop's first barrier follows its second wait (line 28), at t = 1.
+    assert msg.startswith("PE 0: the grid barrier after samples/nvshmem_jacobi2d_l8.py:28 "
+                          "(nvshmem.SignalWait(flags[1], t)): gave up after 3 s (APPYC_NVSHMEM_TIMEOUT) "
+                          "at t = 1; its counter is 1 of the 1 arrivals it waits for"), msg
+    # state, PE, flag (-1: a barrier), expected, observed, step, line
+    assert launched[0][8:15].tolist() == [1, 0, -1, 1, 1, 1, 28]
+    # The program left its phase loop: the sweep after the barrier never ran.
+    assert torch.equal(args[1], before[1])
+
+
+def test_the_limit_is_read_from_the_environment_at_each_launch(tmp_path, monkeypatch):
+    mod = _generated(DEADLOCK, tmp_path, "deadlock")
+    assert "APPYC_NVSHMEM_TIMEOUT" in Path(mod.__file__).read_text()  # the module names it
+    mod._appyc_nvshmem_my_pe = lambda: 3
+    monkeypatch.delenv("APPYC_NVSHMEM_TIMEOUT", raising=False)
+    assert mod._appyc_nvshmem_control(torch.device("cpu")).tolist()[8:] == [0, 3, 0, 0, 0, 0, 0, 60 * 10**9]
+    monkeypatch.setenv("APPYC_NVSHMEM_TIMEOUT", "0.25")
+    assert mod._appyc_nvshmem_control(torch.device("cpu"))[15] == 250_000_000
+    for never in ("0", "inf"):
+        monkeypatch.setenv("APPYC_NVSHMEM_TIMEOUT", never)
+        assert mod._appyc_nvshmem_control(torch.device("cpu"))[15] == mod._APPYC_NVSHMEM_NO_LIMIT
+    monkeypatch.setenv("APPYC_NVSHMEM_TIMEOUT", "soon")
+    with pytest.raises(ValueError, match="APPYC_NVSHMEM_TIMEOUT='soon'"):
+        mod._appyc_nvshmem_control(torch.device("cpu"))

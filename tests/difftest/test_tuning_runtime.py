@@ -184,19 +184,25 @@ def test_tuning_is_spread_over_calls_within_the_budget_and_resumes_from_the_file
     tuning = mod._AppycTuning("k", "hash", (1024, 4), tuple(configs[1:]))
     key = (1,)
     written = [torch.ones(2)]
-    # First call: the default, then candidates while under 1 s: 0.4 s each, so two more.
-    assert tuning.tune(key, written, launch) == (256, 4)
-    assert launched == [(1024, 4), (128, 4), (256, 4)]
+    # First call: the default alone (a cold call costs its compile, no more).
+    assert tuning.tune(key, written, launch) == (1024, 4)
+    assert launched == [(1024, 4)]
+    # The next call, a while later: candidates while under 1 s, 0.4 s each, so three.
+    for _ in range(3):
+        launch(None)
+    launched.clear()
+    assert tuning.tune(key, written, launch) == (512, 4)
+    assert launched == [(128, 4), (256, 4), (512, 4)]
     assert key not in tuning.chosen and key in tuning.pending
     with open(tmp_path / "cache" / "tuning.json") as f:
         progress = json.load(f)[f"k|hash|GPU|{key!r}"]
-    assert progress == {"best": [256, 4], "left": [[512, 4], [512, 8], [1024, 8]]}
+    assert progress == {"best": [512, 4], "left": [[512, 8], [1024, 8]]}
     # A new process resumes from the file: the next candidates, never the default again.
     mod2, launch2, launched2 = tuning_with_clock(tmp_path, monkeypatch, configs)
     tuning2 = mod2._AppycTuning("k", "hash", (1024, 4), tuple(configs[1:]))
-    # 0.4 s a launch: three fit under the budget (each starts before 1 s), and that settles it.
+    # 0.4 s a launch: both fit under the budget, and that settles it.
     assert tuning2.tune(key, written, launch2) == (1024, 8)
-    assert launched2 == [(512, 4), (512, 8), (1024, 8)]
+    assert launched2 == [(512, 8), (1024, 8)]
     assert tuning2.chosen[key] == (1024, 8) and key not in tuning2.pending
     with open(tmp_path / "cache" / "tuning.json") as f:
         assert json.load(f)[f"k|hash|GPU|{key!r}"] == [1024, 8]
@@ -212,3 +218,31 @@ def test_a_continuing_call_tries_one_candidate_even_past_its_budget(tmp_path, mo
     assert tuning.tune(key, [torch.ones(1)], launch) == (128, 4)
     assert tuning.tune(key, [torch.ones(1)], launch) == (256, 4)
     assert tuning.chosen[key] == (256, 4)
+
+
+def test_the_kernels_of_one_call_share_its_budget(tmp_path, monkeypatch):
+    """A cold first call of a function of several kernels compiles each default, but only one
+    budget of candidates in all: a kernel whose tuning starts right after another's (the same
+    call of the user's function) gets what is left of the same window; a later call (after a
+    gap) opens a new one."""
+    configs = [(1024, 4), (128, 4), (256, 4), (512, 4)]
+    mod, launch, launched = tuning_with_clock(tmp_path, monkeypatch, configs)
+    first = mod._AppycTuning("first", "hash", (1024, 4), tuple(configs[1:]))
+    second = mod._AppycTuning("second", "hash", (1024, 4), tuple(configs[1:]))
+    written = [torch.ones(2)]
+    for tuning in (first, second):  # cold: the defaults alone, 0.8 s
+        tuning.tune((1,), written, launch)
+    for _ in range(3):
+        launch(None)  # the user's program runs on for 1.2 s without tuning
+    launched.clear()
+    first.tune((1,), written, launch)
+    assert launched == [(128, 4), (256, 4), (512, 4)]  # 0.0 .. 1.2 s: the window is spent
+    launched.clear()
+    second.tune((1,), written, launch)
+    assert launched == [(128, 4)]  # the one candidate owed, no more
+    # The next call, a while later: a window of its own, so more than the one candidate owed.
+    for _ in range(3):
+        launch(None)  # the user's program runs on for 1.2 s without tuning
+    launched.clear()
+    second.tune((1,), written, launch)
+    assert launched == [(256, 4), (512, 4)]

@@ -6,6 +6,9 @@
 //!   from different programs at once; a wait is made by every program.
 //! - A view is passed as the pointer to its first element and the (length, stride) of each
 //!   sliced dimension, one or two: what `_appyc_nvshmem_put` (templates/nvshmem.py.jinja) takes.
+//! - A wait is bounded (the template says how): it is passed what it records if it gives up
+//!   (the flag's element offset, the loop variable, its source line) and clears the kernel's
+//!   `live` register then.
 
 use super::cx::Cx;
 use crate::codegen::writer::Writer;
@@ -13,11 +16,25 @@ use crate::diag::Result;
 use crate::ir::python::binop_prec;
 use crate::ir::*;
 
+/// The persistent kernel's names a communication phase uses, and its source line.
+pub(super) struct CommSite<'a> {
+    pub pid: &'a str,
+    pub nprog: &'a str,
+    /// The launch's control block (the grid barrier's counter and a wait's record).
+    pub control: &'a str,
+    /// The loop variable, recorded by a wait that gives up.
+    pub step: &'a str,
+    /// The register a wait clears when it gives up.
+    pub live: &'a str,
+    pub line: usize,
+}
+
 impl Cx<'_> {
     /// A communication phase (see pragma-spec/library-calls.yaml for the lowering): a put is
     /// issued by one program (`slot` of a run of puts, so consecutive puts go out from
     /// different programs at once), a wait is made by every program.
-    pub(super) fn comm(&mut self, w: &mut Writer, c: &Comm, pid: &str, nprog: &str) -> Result<()> {
+    pub(super) fn comm(&mut self, w: &mut Writer, c: &Comm, site: &CommSite) -> Result<()> {
+        let (pid, nprog) = (site.pid, site.nprog);
         match c {
             Comm::Put {
                 dest,
@@ -64,8 +81,18 @@ impl Cx<'_> {
             }
             Comm::Wait { flag, signal, .. } => {
                 let (ptr, _) = self.view(flag)?;
+                let index = self.offset(flag)?;
                 let signal = self.expr(signal)?;
-                w.line(format!("_appyc_nvshmem_wait({ptr}, {signal})"));
+                let CommSite {
+                    control,
+                    step,
+                    live,
+                    line,
+                    ..
+                } = site;
+                w.line(format!(
+                    "{live} = _appyc_nvshmem_wait({ptr}, {signal}, {control}, {step}, {index}, {line})"
+                ));
             }
         }
         Ok(())
@@ -73,10 +100,29 @@ impl Cx<'_> {
 
     /// A view's first element as a pointer, and (length, stride) of each sliced dimension.
     fn view(&mut self, e: &Expr) -> Result<(String, Vec<(String, String)>)> {
+        let (array, offsets, sliced) = self.view_parts(e)?;
+        let ptr = std::iter::once(array).chain(offsets).collect::<Vec<_>>();
+        Ok((ptr.join(" + "), sliced))
+    }
+
+    /// A view's first element as an offset in elements from its array's start.
+    fn offset(&mut self, e: &Expr) -> Result<String> {
+        let (_, offsets, _) = self.view_parts(e)?;
+        Ok(if offsets.is_empty() {
+            "0".into()
+        } else {
+            offsets.join(" + ")
+        })
+    }
+
+    /// A view's array, the terms of its first element's offset (index times stride), and
+    /// (length, stride) of each sliced dimension.
+    #[allow(clippy::type_complexity)]
+    fn view_parts(&mut self, e: &Expr) -> Result<(String, Vec<String>, Vec<(String, String)>)> {
         let ExprKind::Subscript { array, indices } = &e.kind else {
             unreachable!("comm makes views subscripts")
         };
-        let mut parts = vec![array.clone()];
+        let mut parts = vec![];
         let mut sliced = vec![];
         for (d, ix) in indices.iter().enumerate() {
             let stride = format!("{array}_stride{d}");
@@ -106,6 +152,6 @@ impl Cx<'_> {
                 _ => unreachable!("comm resolves every bound"),
             }
         }
-        Ok((parts.join(" + "), sliced))
+        Ok((array.clone(), parts, sliced))
     }
 }

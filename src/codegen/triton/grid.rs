@@ -6,11 +6,16 @@
 //!   (`MVL`, `ROW_BLOCK`, `ONE_STRIP`); its launcher passes the same ones, by name.
 //! - A region with split rows (`passes::split_rows`) takes grid axis 1 for the splits and
 //!   `SPLIT_PARAMS` after its own parameters.
+//! - A grid of two or more dimensions with literal steps is flat (`flat_grid`): its programs
+//!   are numbered on axis 0 and split into coordinates (`virtual_grid`), so no dimension
+//!   meets Triton's 65535-program cap on axes 1 and 2 (a block of rows whose strip is a grid
+//!   dimension, `passes::row_block`, has as many row blocks as a tall array has).
 
 use super::cx::Cx;
 use super::strips::{ONE_STRIP_PARAM, ROW_BLOCK_PARAM};
+use super::virtual_grid::{program_counts, program_ids};
 use crate::codegen::analysis::analyse;
-use crate::codegen::kernel_code::{signature, KernelCode, SPLIT_PARAMS};
+use crate::codegen::kernel_code::{signature, KernelCode, Param, SPLIT_PARAMS};
 use crate::codegen::writer::Writer;
 use crate::diag::Result;
 use crate::frontend::source::SourceFile;
@@ -23,9 +28,17 @@ pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
     let mut body = Writer::new(1);
     let mut cx = Cx::new(file, k, &analysis);
     cx.pragma_comment(&mut body, k);
-    let grid: Vec<String> = (0..k.dims.len())
-        .map(|axis| format!("tl.program_id({axis})"))
-        .collect();
+    let grid: Vec<String> = if flat_grid(k) {
+        let mut used = k.names();
+        used.extend(analysis.params.iter().map(Param::kernel_name));
+        let fresh = &mut |base: &str| fresh_name(base, &mut used);
+        let counts = program_counts(&mut body, &mut cx, k, 0, fresh)?;
+        program_ids(&mut body, "tl.program_id(0)", &counts, 0, fresh)
+    } else {
+        (0..k.dims.len())
+            .map(|axis| format!("tl.program_id({axis})"))
+            .collect()
+    };
     match &k.split_rows {
         Some(split) => {
             cx.dims(&mut body, k, &grid)?;
@@ -58,13 +71,23 @@ pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
         one_strip: cx.one_strip,
         row_block: cx.row_block,
         state: vec![],
+        flat_grid: flat_grid(k),
     })
+}
+
+/// Whether the kernel numbers its programs on one axis: two or more dimensions, every step a
+/// literal (the kernel counts each axis's programs itself), no split rows (which take axis 1).
+pub fn flat_grid(k: &Kernel) -> bool {
+    k.split_rows.is_none()
+        && k.dims.len() >= 2
+        && k.dims
+            .iter()
+            .all(|d| matches!(d.range.step.kind, ExprKind::Int(s) if s != 0))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codegen::kernel_code::Param;
 
     #[test]
     fn barriers_and_empty_bodies_print_as_such() {
@@ -89,5 +112,43 @@ mod tests {
         assert_eq!(lines[4], "    if c:  # t.py:1");
         assert_eq!(lines[5], "        pass");
         assert_eq!(code.params, [Param::FloatScalar("c".into())]);
+    }
+
+    #[test]
+    fn a_grid_of_literal_steps_is_numbered_on_one_axis() {
+        use crate::codegen::test_support::{function, generated, has_line};
+        // Rows in blocks by strips of lanes, both grid dimensions: a tall array has more row
+        // blocks than grid axis 1 takes, so the programs are numbered on axis 0 and split.
+        let module = generated(
+            "def f(A, B, M, N):\n    #pragma parallel for\n    for i in range(1, M):\n        #pragma simd\n        for j in range(N):\n            B[i, j] = A[i - 1, j] + 1.0\n",
+        );
+        let k = function(&module, "_f_kernel0");
+        for line in [
+            "_n0_1 = tl.maximum(tl.cdiv((M) - (1), ROW_BLOCK), 0)",
+            "_n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL // ROW_BLOCK), 0)",
+            "_pid0_0 = tl.program_id(0) % _n0_0",
+            "_rest0_0 = tl.program_id(0) // _n0_0",
+            "_pid0_1 = _rest0_0",
+            "i = 1 + _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)",
+            "j = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)",
+        ] {
+            assert!(has_line(k, line), "{line}\n{k}");
+        }
+        let launcher = function(&module, "_launch_f_kernel0");
+        assert!(!launcher.contains("65535"), "{launcher}");
+        assert!(
+            has_line(
+                launcher,
+                "_f_kernel0, (((n_j + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)) * ((n_i + _appyc_row_block - 1) // _appyc_row_block),),"
+            ),
+            "{launcher}"
+        );
+        // A step known only at run time keeps an axis a dimension, and its cap's check.
+        let module = generated(
+            "def f(A, M, N, s):\n    #pragma parallel for\n    for i in range(0, M, s):\n        #pragma parallel for\n        for j in range(N):\n            A[i, j] = 1.0\n",
+        );
+        let k = function(&module, "_f_kernel0");
+        assert!(k.contains("tl.program_id(1)"), "{k}");
+        assert!(function(&module, "_launch_f_kernel0").contains("65535"));
     }
 }

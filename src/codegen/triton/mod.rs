@@ -29,6 +29,7 @@ mod persistent;
 mod rows;
 mod steps;
 mod strips;
+mod virtual_grid;
 
 pub use grid::kernel;
 pub use persistent::{persistent_kernel, PersistentLoop};

@@ -9,10 +9,16 @@
 //! - The kernel takes the union of its regions' parameters; the loop variable is its own.
 //! - Loads stay plain (L1-cached) across phases (see `persistent_kernel` for why that is safe).
 //! - The names the kernel makes up are fresh against the names of all its regions.
+//! - A kernel that communicates (nvshmem phases) keeps a `live` register: its waits and grid
+//!   barriers are bounded (templates/nvshmem.py.jinja) and clear it when they give up, and the
+//!   phase loop ends with it, so no program waits on a barrier that one which left will never
+//!   reach. Its barriers sit in their phase's block, to record that phase's source line.
 
-use super::cx::{width_text, Cx};
+use super::comm::CommSite;
+use super::cx::Cx;
 use super::loop_state::{LoopState, PhaseNames};
 use super::strips::{ONE_STRIP_PARAM, ROW_BLOCK_PARAM};
+use super::virtual_grid::{program_counts, program_ids};
 use crate::codegen::analysis::{analyse, push_unique, Analysis};
 use crate::codegen::kernel_code::{signature, KernelCode, Param};
 use crate::codegen::writer::Writer;
@@ -96,13 +102,18 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
             cx.host_ints.remove(c);
         }
         region_phase(&mut w, &mut cx, k, r, &mut n, &put_targets, file)?;
+        if n.live.is_some() && p.barrier_after[r] {
+            bounded_barrier(&mut w, &n, file.line_of(k.span.start as usize));
+        }
         one_strip.append(&mut cx.one_strip);
         row_block.append(&mut cx.row_block);
         if nregions > 1 {
             w.dedent();
         }
     }
-    grid_barrier(&mut w, p, &n);
+    if n.live.is_none() {
+        grid_barrier(&mut w, p, &n);
+    }
     iteration_end(&mut w, p, &n, &state);
     w.dedent();
     if !state.is_empty() {
@@ -149,6 +160,7 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
         one_strip,
         row_block,
         state: state.registers.clone(),
+        flat_grid: false,
     })
 }
 
@@ -177,7 +189,7 @@ fn iteration_end(w: &mut Writer, p: &PersistentLoop, n: &Names, state: &LoopStat
             w.dedent();
         }
     }
-    if state.running.is_some() {
+    if state.running.is_some() || n.live.is_some() {
         w.line(format!("{} += 1", n.phase));
     }
 }
@@ -262,7 +274,13 @@ struct Names {
     step: Option<String>,
     phase_lo: String,
     phase_hi: String,
+    /// The grid barrier's counter; in a kernel that communicates, the launch's control block.
     sync: String,
+    /// A kernel that communicates: true until one of its waits gives up.
+    live: Option<String>,
+    /// What a wait that gives up records as its step: the loop variable, or the iteration of
+    /// a loop without one.
+    step_value: String,
 }
 
 impl Names {
@@ -284,6 +302,16 @@ impl Names {
         let step = (!matches!(p.range.step.kind, ExprKind::Int(1)))
             .then(|| fresh(&format!("{}_step", p.var)));
         let (phase_lo, phase_hi, sync) = (fresh("phase_lo"), fresh("phase_hi"), fresh("sync"));
+        let live = p
+            .regions
+            .iter()
+            .any(|k| k.comm.is_some())
+            .then(|| fresh("live"));
+        let step_value = if p.var.is_empty() {
+            iteration.clone()
+        } else {
+            p.var.clone()
+        };
         Names {
             used,
             pid,
@@ -297,6 +325,8 @@ impl Names {
             phase_lo,
             phase_hi,
             sync,
+            live,
+            step_value,
         }
     }
 
@@ -329,26 +359,30 @@ fn phase_loop(w: &mut Writer, p: &PersistentLoop, n: &Names, state: &LoopState, 
     w.line(format!("{nprog} = tl.num_programs(0)"));
     w.line(format!("{} = tl.full((), 0, tl.int64)", n.arrived));
     state.start(w);
-    match &state.running {
-        // The loop runs while its test holds: a while loop reads it before the first
-        // iteration too (a launch of one phase starts there only at an iteration's start).
-        Some(running) => {
-            if let Some(t) = p.test {
-                w.line(format!("if {} % {nregions} == 0:", n.phase_lo));
-                w.indented(|w| {
-                    w.line(format!(
-                        "{running} = {running} & {}",
-                        state.condition(t, &p.var)
-                    ))
-                });
-            }
-            w.line(format!("{phase} = {}", n.phase_lo));
-            w.line(format!("while {running} & ({phase} < {}):", n.phase_hi));
-        }
-        None => w.line(format!(
+    if let Some(live) = &n.live {
+        w.line(format!("{live} = tl.full((), 1, tl.int1)"));
+    }
+    // The loop runs while its test holds: a while loop reads it before the first iteration
+    // too (a launch of one phase starts there only at an iteration's start).
+    if let (Some(running), Some(t)) = (&state.running, p.test) {
+        w.line(format!("if {} % {nregions} == 0:", n.phase_lo));
+        w.indented(|w| {
+            w.line(format!(
+                "{running} = {running} & {}",
+                state.condition(t, &p.var)
+            ))
+        });
+    }
+    let mut conditions: Vec<String> = state.running.iter().chain(&n.live).cloned().collect();
+    if conditions.is_empty() {
+        w.line(format!(
             "for {phase} in range({}, {}):",
             n.phase_lo, n.phase_hi
-        )),
+        ));
+    } else {
+        conditions.push(format!("({phase} < {})", n.phase_hi));
+        w.line(format!("{phase} = {}", n.phase_lo));
+        w.line(format!("while {}:", conditions.join(" & ")));
     }
     w.indent();
     if nregions == 1 {
@@ -387,7 +421,18 @@ fn region_phase(
             file.line_of(k.span.start as usize),
             file.line_text(file.line_of(k.span.start as usize)).trim()
         ));
-        cx.comm(w, c, &n.pid, &n.nprog)
+        let site = CommSite {
+            pid: &n.pid,
+            nprog: &n.nprog,
+            control: &n.sync,
+            step: &n.step_value,
+            live: n
+                .live
+                .as_deref()
+                .expect("a kernel with a comm phase has `live`"),
+            line: file.line_of(k.span.start as usize),
+        };
+        cx.comm(w, c, &site)
     } else if k.dims.is_empty() {
         cx.pragma_comment(w, k);
         // A `sequential for` region: one program runs it.
@@ -406,7 +451,7 @@ fn region_phase(
 /// Programs per grid axis (axis 0 innermost), then a grid-stride loop over the virtual
 /// programs of region `r`, each split back into its coordinates.
 fn grid_stride(w: &mut Writer, cx: &mut Cx, k: &Kernel, r: usize, n: &mut Names) -> Result<()> {
-    let counts = program_counts(w, cx, k, r, n)?;
+    let counts = program_counts(w, cx, k, r, &mut |base| n.fresh(base))?;
     let vp = n.fresh("vp");
     w.line(format!(
         "for {vp} in range({}, {}, {}):",
@@ -415,78 +460,10 @@ fn grid_stride(w: &mut Writer, cx: &mut Cx, k: &Kernel, r: usize, n: &mut Names)
         n.nprog
     ));
     w.indent();
-    let ids = program_ids(w, &vp, &counts, r, n);
+    let ids = program_ids(w, &vp, &counts, r, &mut |base| n.fresh(base));
     cx.region(w, k, &ids)?;
     w.dedent();
     Ok(())
-}
-
-/// The number of programs on each grid axis of region `r` (an extent of a literal step, over
-/// the lanes' width for a `simd` dimension), named and indexed by axis.
-fn program_counts(
-    w: &mut Writer,
-    cx: &mut Cx,
-    k: &Kernel,
-    r: usize,
-    n: &mut Names,
-) -> Result<Vec<String>> {
-    let ndims = k.dims.len();
-    let mut counts = vec![String::new(); ndims];
-    for (d, dim) in k.dims.iter().enumerate() {
-        let axis = ndims - 1 - d;
-        let count = n.fresh(&format!("n{r}_{axis}"));
-        let ExprKind::Int(s) = dim.range.step.kind else {
-            unreachable!("schedule keeps regions with literal steps only")
-        };
-        let (from, to) = (cx.expr(&dim.range.start)?, cx.expr(&dim.range.stop)?);
-        let span = if s > 0 {
-            format!("({to}) - ({from})")
-        } else {
-            format!("({from}) - ({to})")
-        };
-        let trips = if s.abs() == 1 {
-            span
-        } else {
-            format!("tl.cdiv({span}, {})", s.abs())
-        };
-        let programs = match dim.simd {
-            None => trips,
-            Some(wd) => format!("tl.cdiv({trips}, {})", width_text(wd)),
-        };
-        w.line(format!("{count} = tl.maximum({programs}, 0)"));
-        counts[axis] = count;
-    }
-    Ok(counts)
-}
-
-/// The coordinates of virtual program `vp` on each axis (axis 0 varies fastest).
-fn program_ids(
-    w: &mut Writer,
-    vp: &str,
-    counts: &[String],
-    r: usize,
-    n: &mut Names,
-) -> Vec<String> {
-    let ndims = counts.len();
-    let mut ids = vec![String::new(); ndims];
-    if ndims == 1 {
-        ids[0] = vp.to_string();
-    } else {
-        let mut rest = vp.to_string();
-        for axis in 0..ndims {
-            let id = n.fresh(&format!("pid{r}_{axis}"));
-            if axis + 1 == ndims {
-                w.line(format!("{id} = {rest}"));
-            } else {
-                w.line(format!("{id} = {rest} % {}", counts[axis]));
-                let next = n.fresh(&format!("rest{r}_{axis}"));
-                w.line(format!("{next} = {rest} // {}", counts[axis]));
-                rest = next;
-            }
-            ids[axis] = id;
-        }
-    }
-    ids
 }
 
 /// After each phase that conflicts with the next (`barrier_after`), on the GPU only: a grid
@@ -513,6 +490,23 @@ fn grid_barrier(w: &mut Writer, p: &PersistentLoop, n: &Names) {
         w.dedent();
     }
     w.dedent();
+}
+
+/// After phase `r` of a kernel that communicates, on the GPU only: the bounded grid barrier,
+/// skipped by a program whose wait in this phase gave up (it leaves the loop next).
+fn bounded_barrier(w: &mut Writer, n: &Names, line: usize) {
+    let live = n.live.as_deref().expect("only kernels that communicate");
+    w.line("if GRID_SYNC:");
+    w.indented(|w| {
+        w.line(format!("if {live}:"));
+        w.indented(|w| {
+            w.line(format!("{} += {}", n.arrived, n.nprog));
+            w.line(format!(
+                "{live} = _appyc_nvshmem_barrier({}, {}, {}, {line})",
+                n.sync, n.arrived, n.step_value
+            ));
+        });
+    });
 }
 
 #[cfg(test)]

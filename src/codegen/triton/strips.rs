@@ -165,7 +165,8 @@ mod tests {
     #[test]
     fn a_row_block_is_a_tile_of_rows_by_strip_lanes_sized_by_the_launcher() {
         let module = generated(
-            "def f(A, B, M, N, lo):\n    #pragma parallel for\n    for i in range(1, M):\n        #pragma simd\n        for j in range(lo, N - 1):\n            B[i, j] = A[i - 1, j] + 1.0\n",
+            // (A store one lane over: strips must stay in order, see `row_block`.)
+            "def f(A, B, M, N, lo):\n    #pragma parallel for\n    for i in range(1, M):\n        #pragma simd\n        for j in range(lo, N - 1):\n            B[i, j + 1] = A[i - 1, j] + 1.0\n",
         );
         let k = function(&module, "_f_kernel0");
         assert!(
@@ -180,7 +181,7 @@ mod tests {
             "i_mask = i < M",
             "for _j_base in range(lo, lo + 1 if ONE_STRIP else N - 1, MVL // ROW_BLOCK):  # t.py:5",
             "j = _j_base + tl.arange(0, MVL // ROW_BLOCK)",
-            "tl.store(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, tl.load(A + (i[:, None] - 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + 1.0, mask=i_mask[:, None] & j_mask[None, :])  # t.py:6",
+            "tl.store(B + i[:, None] * B_stride0 + (j[None, :] + 1) * B_stride1, tl.load(A + (i[:, None] - 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + 1.0, mask=i_mask[:, None] & j_mask[None, :])  # t.py:6",
         ] {
             assert!(has_line(k, line), "{line}\n{k}");
         }
@@ -200,7 +201,7 @@ mod tests {
         );
         let k = function(&module, "_f_persistent0");
         assert!(
-            has_line(k, "_n0_0 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)"),
+            has_line(k, "_n0_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)"),
             "{k}"
         );
         let launcher = function(&module, "_launch_f_persistent0");
@@ -228,8 +229,12 @@ mod tests {
             "def f(A, B, M, N, T):\n    for t in range(T):\n        #pragma parallel for\n        for i in range(M):\n            #pragma simd\n            for j in range(t, N):\n                B[i, j] = A[i, j] + 1.0\n",
         );
         let k = function(&module, "_f_persistent0");
+        // (Its lanes are a grid dimension here, whose extent the kernel computes each step.)
         assert!(
-            has_line(k, "for _j_base in range(t, N, MVL // ROW_BLOCK):"),
+            has_line(
+                k,
+                "j = t + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # t.py:6"
+            ),
             "{k}"
         );
         assert!(!k.contains("ONE_STRIP"), "{k}");
