@@ -11,6 +11,9 @@ Rust: only this checkout and the GPU image's Python (torch 2.11, Triton 3.6, nvi
     python scripts/gpu_nvshmem.py --jax --out $OUT   # the JAX peer: one process, every GPU it sees
     python scripts/gpu_nvshmem.py --report $OUT      # markdown, PNG; nvshmem_w*.json and jax.json
     # --smoke: small sizes only (correctness and one timing), about a minute
+    # #pragma distribute against Listing 8 alone (issue 24's target, 8192^2 per GPU):
+    torchrun --standalone --nproc-per-node 2 scripts/gpu_nvshmem.py --out $OUT \
+        --only nvshmem_l8,distribute --sizes 8192
 
 Per world size W it writes $OUT/nvshmem_w{W}.json with:
 * correctness: every case of tests/difftest/nvshmem_cases.py (Listing 8 and 9 Jacobi-2D and
@@ -333,8 +336,15 @@ def main(args):
                                  + src[1:-1, 1:-1, :-2] + src[1:-1, 1:-1, 2:]) / 7.0
 
     # (stencil, per-GPU sizes, the appyc+NVSHMEM variants: key -> (sample, sweeps per call of T=1))
+    only = {k for k in args.only.split(",") if k}
+
+    def wanted(key):
+        """--only names the timing rows to run (all without it)."""
+        return not only or key in only
+
+    sizes2d = [int(n) for n in args.sizes.split(",") if n] if args.sizes else None
     stencils = [
-        ("2d", [1024, 8192] if args.smoke else [1024, 2048, 4096, 8192],
+        ("2d", sizes2d or ([1024, 8192] if args.smoke else [1024, 2048, 4096, 8192]),
          {"nvshmem_l8": ("jacobi2d_l8", 2), "nvshmem_l9": ("jacobi2d_l9", 1),
           "nvshmem_grid": ("jacobi2d_grid", 2)}),
         ("3d", [128] if args.smoke else [128, 256, 512],
@@ -358,11 +368,15 @@ def main(args):
     capped = set()
     up, down = (rank + world - 1) % world, (rank + 1) % world
     for dims, sizes, variants in stencils:
+        if dims == "3d" and not wanted("3d"):
+            continue
         result["timing" if dims == "2d" else "timing3d"] = table = {}
         for n in sizes:
             row = {}
             sweep = sweep2d if dims == "2d" else sweep3d
             for key, (name, k) in variants.items():
+                if dims == "2d" and not wanted(key):
+                    continue
                 if (dims, key) in capped:
                     row[key] = "skipped (cap)"
                     continue
@@ -381,7 +395,7 @@ def main(args):
                 if time.monotonic() - s > args.case_cap:
                     capped.add((dims, key))
             slab = timing_shape("jacobi2d_l8" if dims == "2d" else "jacobi3d", n)
-            if (dims, "nccl") not in capped:
+            if (dims, "nccl") not in capped and (dims == "3d" or wanted("nccl")):
                 s = time.monotonic()
                 A = torch.from_numpy(timing_array(slab)).to(device)
                 B = A.clone()
@@ -396,7 +410,7 @@ def main(args):
                 del A, B
                 if time.monotonic() - s > args.case_cap:
                     capped.add((dims, "nccl"))
-            if dims == "2d" and (dims, "distribute") not in capped:
+            if dims == "2d" and wanted("distribute") and (dims, "distribute") not in capped:
                 # The single-GPU source with #pragma distribute: every rank passes global
                 # arrays of n*W x n and owns n rows of them; per call the blocks are cut and
                 # gathered, which the difference of two runs cancels.
@@ -412,7 +426,7 @@ def main(args):
                     row["distribute"] = f"{type(e).__name__}: {e}"[:300]
                 if time.monotonic() - s > args.case_cap:
                     capped.add((dims, "distribute"))
-            if dims == "2d" and world == 1 and (dims, "appyc_single") not in capped:
+            if dims == "2d" and world == 1 and wanted("appyc_single") and (dims, "appyc_single") not in capped:
                 s = time.monotonic()
                 A = torch.from_numpy(timing_array(slab)).to(device)
                 B = A.clone()
@@ -427,7 +441,7 @@ def main(args):
                 log("timing", dims, n, row)
 
     # -- put bandwidth -------------------------------------------------------------------------
-    if world > 1:
+    if world > 1 and wanted("bandwidth"):
         try:
             result["bandwidth"] = bandwidth(any_mod, torch, dist, tl, triton, device, rank, world,
                                             64 << 20 if args.smoke else 256 << 20)
@@ -584,6 +598,9 @@ if __name__ == "__main__":
     ap.add_argument("--smoke", action="store_true", help="small sizes only")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--case-cap", type=float, default=60.0, help="seconds; a slower case skips its larger sizes")
+    ap.add_argument("--only", default="", help="timing rows to run, e.g. nvshmem_l8,distribute (also nccl, "
+                    "nvshmem_l9, nvshmem_grid, appyc_single, 3d, bandwidth); default all")
+    ap.add_argument("--sizes", default="", help="2-D per-GPU sizes n, e.g. 8192 (default: 1024 to 8192)")
     ap.add_argument("--report", metavar="DIR", help="only merge DIR/nvshmem_w*.json into a table and PNG")
     ap.add_argument("--jax", action="store_true", help="time the JAX peer instead (one process, no torchrun)")
     ap.add_argument("--jax-gpus", default="", help="world sizes for --jax, e.g. 1,2 (default: 1 and all)")
