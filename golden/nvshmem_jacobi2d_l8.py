@@ -339,7 +339,7 @@ _APPYC_NVSHMEM_SHIM = (
     "putmem_block", "putmem_nbi_block", "putmem_signal_block", "putmem_signal_nbi_block",
     "iput32_block", "iput64_block", "signal_op", "signal_wait_until", "fence", "quiet", "thread0",
     "clock", "acquire", "any", "my_pe", "n_pes", "symmetric", "check_symmetric", "persistent",
-    "distributed", "gather", "barrier",
+    "distributed", "gather", "host_barrier",
 )
 
 
@@ -728,8 +728,9 @@ def _appyc_nvshmem_gather(t):
     return out
 
 
-def _appyc_nvshmem_barrier():
-    """Every rank's queued work is done and every rank has come here (collective)."""
+def _appyc_nvshmem_host_barrier():
+    """Every rank's queued work is done and every rank has come here (collective; on the host,
+    unlike the kernels' _appyc_nvshmem_barrier)."""
     import torch.distributed as dist
 
     if dist.get_world_size() > 1:
@@ -751,7 +752,7 @@ def _appyc_dist_symmetric(t, key):
         _APPYC_DIST_POOL[key] = _appyc_nvshmem_symmetric(t)
         return _APPYC_DIST_POOL[key]
     old.copy_(t)
-    _appyc_nvshmem_barrier()
+    _appyc_nvshmem_host_barrier()
     return old
 
 
@@ -837,7 +838,7 @@ def _appyc_dist_halos(block, halo, r0, r1, rows, key):
         block[:halo] = parts[pe - 1][halo:].to(block.device)
     if pe < n - 1 and r1 < rows:
         block[halo + own:2 * halo + own] = parts[pe + 1][:halo].to(block.device)
-    _appyc_nvshmem_barrier()
+    _appyc_nvshmem_host_barrier()
 
 
 def _appyc_dist_gather(a, block, halo):
@@ -847,7 +848,7 @@ def _appyc_dist_gather(a, block, halo):
     if isinstance(a, appyc_block):
         r0, r1 = _appyc_dist_split(a.rows, n, _appyc_nvshmem_my_pe())
         a.block.copy_(block[halo:halo + r1 - r0])
-        _appyc_nvshmem_barrier()
+        _appyc_nvshmem_host_barrier()
         return a.block
     parts = _appyc_nvshmem_gather(block[halo:halo - (-a.shape[0] // n)])
     for pe in range(n):

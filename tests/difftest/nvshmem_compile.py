@@ -57,7 +57,7 @@ class Host:
         return torch.stack([t, t])
 
     @staticmethod
-    def barrier():
+    def host_barrier():
         pass
 
 

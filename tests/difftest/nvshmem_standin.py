@@ -137,7 +137,7 @@ class Runtime:
     def distributed(self):
         return True
 
-    def barrier(self):
+    def host_barrier(self):
         self._barrier()
 
     def gather(self, t):
