@@ -339,6 +339,7 @@ _APPYC_NVSHMEM_SHIM = (
     "putmem_block", "putmem_nbi_block", "putmem_signal_block", "putmem_signal_nbi_block",
     "iput32_block", "iput64_block", "signal_op", "signal_wait_until", "fence", "quiet", "thread0",
     "clock", "acquire", "any", "my_pe", "n_pes", "symmetric", "check_symmetric", "persistent",
+    "distributed", "gather", "host_barrier",
 )
 
 
@@ -706,6 +707,154 @@ def _appyc_nvshmem_persistent(kernel, phases, work, args, mvl, num_warps, consta
         programs = max(1, min(programs, work))
     kernel[(programs,)](*args, 0, phases, control, **options)
     _appyc_nvshmem_check(control, sites)
+
+
+def _appyc_nvshmem_distributed():
+    """Whether a `#pragma distribute` loop runs on PEs: under torchrun (or with a process group
+    already set up); in one plain process it runs as the single-GPU persistent kernel."""
+    if "WORLD_SIZE" in os.environ:
+        return True
+    import torch.distributed as dist
+
+    return dist.is_available() and dist.is_initialized()
+
+
+def _appyc_nvshmem_gather(t):
+    """Every PE's copy of the symmetric tensor `t`, stacked in PE order (collective)."""
+    import torch.distributed as dist
+
+    out = torch.empty((dist.get_world_size(), *t.shape), dtype=t.dtype, device=t.device)
+    dist.all_gather_into_tensor(out, t.contiguous())
+    return out
+
+
+def _appyc_nvshmem_host_barrier():
+    """Every rank's queued work is done and every rank has come here (collective; on the host,
+    unlike the kernels' _appyc_nvshmem_barrier)."""
+    import torch.distributed as dist
+
+    if dist.get_world_size() > 1:
+        torch.cuda.synchronize()
+        dist.barrier()
+
+
+# The symmetric tensors of `#pragma distribute` loops by call site: a later call with the same
+# shapes reuses them (symmetric memory is never freed: see _appyc_nvshmem_symmetric).
+_APPYC_DIST_POOL = {}
+
+
+def _appyc_dist_symmetric(t, key):
+    """A symmetric tensor holding `t`: the one the last call made at `key` when it has t's shape
+    and dtype, else a new one (collective: every rank makes the same choice, since every rank
+    passes the same global shapes). Every rank's copy has landed before any rank goes on."""
+    old = _APPYC_DIST_POOL.get(key)
+    if old is None or old.shape != t.shape or old.dtype != t.dtype:
+        _APPYC_DIST_POOL[key] = _appyc_nvshmem_symmetric(t)
+        return _APPYC_DIST_POOL[key]
+    old.copy_(t)
+    _appyc_nvshmem_host_barrier()
+    return old
+
+
+class appyc_block:
+    """This rank's block of a global array, for a function with a `#pragma distribute` loop
+    called with blocks instead of global arrays: `block` holds the global rows
+    appyc_rows(rows) gives this rank, of a global array of `rows` rows. The loop reads the
+    neighbours' rows it needs from them and writes its result back into `block`."""
+
+    def __init__(self, block, rows):
+        self.block, self.rows = block, int(rows)
+        self.shape = (self.rows, *block.shape[1:])
+        self.dtype, self.device = block.dtype, block.device
+
+
+def appyc_rows(rows):
+    """(r0, r1): the global rows [r0, r1) of `rows` that this rank (PE) owns in a
+    `#pragma distribute` loop: the rows of its `appyc_block`."""
+    return _appyc_dist_split(int(rows), _appyc_nvshmem_n_pes(), _appyc_nvshmem_my_pe())
+
+
+def _appyc_dist_split(rows, n_pes, pe):
+    """The rows [r0, r1) of PE `pe` when `rows` rows are split as evenly as they go (the first
+    rows % n_pes PEs take one more)."""
+    base, extra = divmod(rows, n_pes)
+    r0 = pe * base + min(pe, extra)
+    return r0, r0 + base + (1 if pe < extra else 0)
+
+
+def _appyc_dist_rows(arrays, halo):
+    """This PE's part of a `#pragma distribute` loop over the global `arrays` with `halo` halo
+    rows: (r0, r1, r0 - halo, global rows, PE above, PE below, where the halo below the block of
+    the PE above starts, this PE's row count, the block's scratch row). Neighbours wrap around:
+    an edge PE's puts land in halo rows outside the global array, which no region reads."""
+    rows = arrays[0].shape[0]
+    for a in arrays:
+        if a.shape[0] != rows:
+            raise ValueError(f"#pragma distribute: the arrays have {rows} and {a.shape[0]} rows; "
+                             "the split arrays must have the same number of rows")
+    pe, n = _appyc_nvshmem_my_pe(), _appyc_nvshmem_n_pes()
+    fewest = _appyc_dist_split(rows, n, n - 1)
+    if fewest[1] - fewest[0] < max(halo, 1):
+        raise ValueError(f"#pragma distribute: {rows} rows over {n} PEs leave a PE "
+                         f"{fewest[1] - fewest[0]} row(s), fewer than the halo of {max(halo, 1)}: use fewer PEs")
+    r0, r1 = _appyc_dist_split(rows, n, pe)
+    up, down = (pe + n - 1) % n, (pe + 1) % n
+    u0, u1 = _appyc_dist_split(rows, n, up)
+    tallest = -(-rows // n)
+    return r0, r1, r0 - halo, rows, up, down, halo + (u1 - u0), r1 - r0, tallest + 2 * halo
+
+
+def _appyc_dist_block(a, halo, r0, r1, key):
+    """This PE's block of the global array `a` on the symmetric heap: rows [r0 - halo, r1 +
+    halo) (those inside `a`), every PE's block as tall as the tallest, and a last scratch row
+    that acknowledgements are put into and nothing reads (collective; reused by the next call
+    at `key`)."""
+    n = _appyc_nvshmem_n_pes()
+    tallest = -(-a.shape[0] // n)
+    block = torch.zeros((tallest + 2 * halo + 1, *a.shape[1:]), dtype=a.dtype, device=a.device)
+    if isinstance(a, appyc_block):
+        if a.block.shape[0] != r1 - r0:
+            raise ValueError(f"#pragma distribute: this rank's block has {a.block.shape[0]} rows, but it owns "
+                             f"rows {r0}..{r1 - 1} of {a.rows}: cut it with appyc_rows({a.rows})")
+        block[halo:halo + r1 - r0] = a.block
+        block = _appyc_dist_symmetric(block, key)
+        _appyc_dist_halos(block, halo, r0, r1, a.rows, key)
+        return block
+    lo, hi = max(r0 - halo, 0), min(r1 + halo, a.shape[0])
+    block[lo - (r0 - halo):hi - (r0 - halo)] = a[lo:hi]
+    return _appyc_dist_symmetric(block, key)
+
+
+def _appyc_dist_halos(block, halo, r0, r1, rows, key):
+    """The halos of a block made from an appyc_block: the edge rows of every PE gathered
+    (`halo` rows each side, collective), the neighbours' copied in where they are global rows."""
+    if halo == 0:
+        return
+    n, pe = _appyc_nvshmem_n_pes(), _appyc_nvshmem_my_pe()
+    own = r1 - r0
+    edges = torch.cat([block[halo:2 * halo], block[own:own + halo]])
+    parts = _appyc_nvshmem_gather(_appyc_dist_symmetric(edges, key + ".edges"))
+    if pe > 0:  # the rows above are the last of the PE above
+        block[:halo] = parts[pe - 1][halo:].to(block.device)
+    if pe < n - 1 and r1 < rows:
+        block[halo + own:2 * halo + own] = parts[pe + 1][:halo].to(block.device)
+    _appyc_nvshmem_host_barrier()
+
+
+def _appyc_dist_gather(a, block, halo):
+    """Every PE's rows of `block` written into the global array `a`, on every rank; returns `a`
+    (for an appyc_block: this PE's rows written back into it; returns the block's tensor)."""
+    n = _appyc_nvshmem_n_pes()
+    if isinstance(a, appyc_block):
+        r0, r1 = _appyc_dist_split(a.rows, n, _appyc_nvshmem_my_pe())
+        a.block.copy_(block[halo:halo + r1 - r0])
+        _appyc_nvshmem_host_barrier()
+        return a.block
+    parts = _appyc_nvshmem_gather(block[halo:halo - (-a.shape[0] // n)])
+    for pe in range(n):
+        r0, r1 = _appyc_dist_split(a.shape[0], n, pe)
+        a[r0:r1] = parts[pe][:r1 - r0].to(a.device)
+    return a
 
 
 def _appyc_nvshmem_use(runtime):

@@ -11,6 +11,9 @@ Rust: only this checkout and the GPU image's Python (torch 2.11, Triton 3.6, nvi
     python scripts/gpu_nvshmem.py --jax --out $OUT   # the JAX peer: one process, every GPU it sees
     python scripts/gpu_nvshmem.py --report $OUT      # markdown, PNG; nvshmem_w*.json and jax.json
     # --smoke: small sizes only (correctness and one timing), about a minute
+    # #pragma distribute against Listing 8 alone (issue 24's target, 8192^2 per GPU):
+    torchrun --standalone --nproc-per-node 2 scripts/gpu_nvshmem.py --out $OUT \
+        --only nvshmem_l8,distribute --sizes 8192
 
 Per world size W it writes $OUT/nvshmem_w{W}.json with:
 * correctness: every case of tests/difftest/nvshmem_cases.py (Listing 8 and 9 Jacobi-2D and
@@ -27,7 +30,12 @@ Per world size W it writes $OUT/nvshmem_w{W}.json with:
   on a slab and on a 3-D grid block, and the NCCL exchange of halo planes of a slab). Timing
   arrays are random per rank (the values do not change the time), not cut from a global grid;
 * put bandwidth: each GPU puts a large buffer into its neighbour with nvshmemx_putmem_block
-  from 32 programs (both directions at once, as the halo exchange does).
+  from 32 programs (both directions at once, as the halo exchange does);
+* `#pragma distribute` (samples/distribute_jacobi2d.py, the single-GPU jacobi_2d with the one
+  pragma): correctness of the global result on every rank against the unchanged source run by
+  NumPy (odd sizes, rows not divisible by W), and its time per iteration in the 2-D table
+  (`distribute`: global arrays of n*W x n, so each GPU owns n rows as the L8 slab does), with
+  its ratio to Listing 8 among the targets (issue 24: within 10 % at 8192^2 per GPU).
 A case that runs longer than --case-cap seconds ends the larger sizes of its kind.
 
 --jax (without torchrun; JAX 0.11 with CUDA) writes $OUT/jax.json: the peer a JAX user would
@@ -103,15 +111,15 @@ def report(out):
                   "the second comparison below."]
     lines += ["", "## Time per iteration (two sweeps), microseconds, per-GPU domain n x n", "",
               "| n | GPUs | appyc+NVSHMEM L8 | appyc+NVSHMEM L9 | appyc+NVSHMEM 2-D grid | JAX shard_map "
-              "| NCCL host-driven | appyc 1-GPU persistent |",
-              "|---|---|---|---|---|---|---|---|"]
+              "| NCCL host-driven | appyc 1-GPU persistent | appyc #pragma distribute |",
+              "|---|---|---|---|---|---|---|---|---|"]
     sizes = sorted({int(n) for r in runs.values() for n in r["timing"]})
     for n in sizes:
         for w, r in sorted(runs.items()):
             t = r["timing"].get(str(n), {})
             cell = lambda k: f"{t[k]:.1f}" if isinstance(t.get(k), (int, float)) else str(t.get(k, "-"))
             lines.append(f"| {n} | {w} | {cell('nvshmem_l8')} | {cell('nvshmem_l9')} | {cell('nvshmem_grid')} | "
-                         f"{cell('jax')} | {cell('nccl')} | {cell('appyc_single')} |")
+                         f"{cell('jax')} | {cell('nccl')} | {cell('appyc_single')} | {cell('distribute')} |")
     lines += ["", "## Jacobi-3D: time per iteration (two sweeps), microseconds, per-GPU domain n^3", "",
               "| n | GPUs | appyc+NVSHMEM | appyc+NVSHMEM 3-D grid | NCCL host-driven |", "|---|---|---|---|---|"]
     sizes3 = sorted({int(n) for r in runs.values() for n in r.get("timing3d", {})})
@@ -127,6 +135,12 @@ def report(out):
             if isinstance(t.get("jax"), float) and isinstance(t.get("nvshmem_l8"), float):
                 lines.append(f"- n = {n} per GPU on {w} GPU(s): JAX shard_map / appyc+NVSHMEM L8 = "
                              f"{t['jax'] / t['nvshmem_l8']:.2f}x (target >= 3x)")
+    for w, r in sorted(runs.items()):
+        for n, t in sorted(r.get("timing", {}).items(), key=lambda kv: int(kv[0])):
+            a, b = t.get("distribute"), t.get("nvshmem_l8")
+            if isinstance(a, float) and isinstance(b, float):
+                lines.append(f"- #pragma distribute / hand-written Listing 8, n = {n} per GPU on {w} GPU(s): "
+                             f"{a / b:.3f} (target <= 1.10 at 8192 on 2 GPUs)")
     w1 = runs.get(1)
     for w, r in sorted(runs.items()):
         if w == 1:
@@ -162,7 +176,7 @@ def report(out):
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     panels = ((axes[0], "timing", "Jacobi-2D, n x n per GPU",
                (("nvshmem_l8", "-o"), ("nvshmem_l9", "-s"), ("nvshmem_grid", "-d"), ("jax", "--v"),
-                ("nccl", "--^"), ("appyc_single", ":x"))),
+                ("nccl", "--^"), ("appyc_single", ":x"), ("distribute", "-v"))),
               (axes[1], "timing3d", "Jacobi-3D, n^3 per GPU",
                (("nvshmem", "-o"), ("nvshmem_grid", "-d"), ("nccl", "--^"))))
     for ax, table, title, keys in panels:
@@ -223,6 +237,7 @@ def main(args):
     golden = Path(args.modules)
     mods = {name: load(golden / f"{CASES[name].module}.py", f"gen_{name}") for name in CASES}
     single = load(golden / "jacobi_2d.py", "gen_jacobi_2d")
+    distributed = load(golden / "distribute_jacobi2d.py", "gen_distribute_jacobi2d")
     any_mod = next(iter(mods.values()))
     result = {"world": world, "device": torch.cuda.get_device_name(device), "torch": torch.__version__,
               "triton": triton.__version__, "correct": {}, "timing": {}, "bandwidth": {}}
@@ -272,6 +287,31 @@ def main(args):
             result["correct"][name] = r
             log("correct", name, r)
 
+    # -- #pragma distribute: the global result on every rank -----------------------------------
+    # Each rank passes the same global arrays; rows not divisible by W, odd columns.
+    for rows, cols, T in ((67, 45, 3), (1001, 257, 5)) if args.smoke else ((67, 45, 3), (4099, 1001, 20)):
+        name = f"distribute_jacobi2d {rows}x{cols} T={T}"
+        try:
+            G = np.random.default_rng(53).standard_normal((rows, cols))
+            A = torch.from_numpy(G).to(device)
+            B = torch.from_numpy(G + 0.5).to(device)
+            distributed.jacobi_2d(A, B, rows, cols, T)
+            torch.cuda.synchronize()
+            sys.path.insert(0, str(ROOT / "samples"))
+            import distribute_jacobi2d as source  # the unchanged source: NumPy on one copy
+
+            RA, RB = G.copy(), G + 0.5
+            source.jacobi_2d(RA, RB, rows, cols, T)
+            err = max(float(np.abs(A.cpu().numpy() - RA).max()), float(np.abs(B.cpu().numpy() - RB).max()))
+            worst = torch.tensor([err], device=device)
+            dist.all_reduce(worst, op=dist.ReduceOp.MAX)  # every rank holds the global result
+            r = {"error": float(worst.item()), "ok": bool(worst.item() < 1e-9)}
+        except Exception as e:  # noqa: BLE001 - recorded
+            r = {"ok": False, "error": f"{type(e).__name__}: {e}"[:500]}
+        if rank == 0:
+            result["correct"][name] = r
+            log("correct", name, r)
+
     # -- timing --------------------------------------------------------------------------------
     def per_iteration(run, t1, t2):
         return microseconds_per_iteration(run, t1, t2, args.reps)
@@ -296,8 +336,15 @@ def main(args):
                                  + src[1:-1, 1:-1, :-2] + src[1:-1, 1:-1, 2:]) / 7.0
 
     # (stencil, per-GPU sizes, the appyc+NVSHMEM variants: key -> (sample, sweeps per call of T=1))
+    only = {k for k in args.only.split(",") if k}
+
+    def wanted(key):
+        """--only names the timing rows to run (all without it)."""
+        return not only or key in only
+
+    sizes2d = [int(n) for n in args.sizes.split(",") if n] if args.sizes else None
     stencils = [
-        ("2d", [1024, 8192] if args.smoke else [1024, 2048, 4096, 8192],
+        ("2d", sizes2d or ([1024, 8192] if args.smoke else [1024, 2048, 4096, 8192]),
          {"nvshmem_l8": ("jacobi2d_l8", 2), "nvshmem_l9": ("jacobi2d_l9", 1),
           "nvshmem_grid": ("jacobi2d_grid", 2)}),
         ("3d", [128] if args.smoke else [128, 256, 512],
@@ -321,11 +368,15 @@ def main(args):
     capped = set()
     up, down = (rank + world - 1) % world, (rank + 1) % world
     for dims, sizes, variants in stencils:
+        if dims == "3d" and not wanted("3d"):
+            continue
         result["timing" if dims == "2d" else "timing3d"] = table = {}
         for n in sizes:
             row = {}
             sweep = sweep2d if dims == "2d" else sweep3d
             for key, (name, k) in variants.items():
+                if dims == "2d" and not wanted(key):
+                    continue
                 if (dims, key) in capped:
                     row[key] = "skipped (cap)"
                     continue
@@ -344,7 +395,7 @@ def main(args):
                 if time.monotonic() - s > args.case_cap:
                     capped.add((dims, key))
             slab = timing_shape("jacobi2d_l8" if dims == "2d" else "jacobi3d", n)
-            if (dims, "nccl") not in capped:
+            if (dims, "nccl") not in capped and (dims == "3d" or wanted("nccl")):
                 s = time.monotonic()
                 A = torch.from_numpy(timing_array(slab)).to(device)
                 B = A.clone()
@@ -359,7 +410,23 @@ def main(args):
                 del A, B
                 if time.monotonic() - s > args.case_cap:
                     capped.add((dims, "nccl"))
-            if dims == "2d" and world == 1 and (dims, "appyc_single") not in capped:
+            if dims == "2d" and wanted("distribute") and (dims, "distribute") not in capped:
+                # The single-GPU source with #pragma distribute: every rank passes global
+                # arrays of n*W x n and owns n rows of them; per call the blocks are cut and
+                # gathered, which the difference of two runs cancels.
+                s = time.monotonic()
+                try:
+                    G = torch.from_numpy(np.random.default_rng(0).standard_normal((n * world, n))).to(device)
+                    A, B = G.clone(), G.clone()
+                    del G
+                    row["distribute"] = per_iteration(
+                        lambda t: distributed.jacobi_2d(A, B, n * world, n, t), t1, t2)
+                    del A, B
+                except Exception as e:  # noqa: BLE001 - recorded
+                    row["distribute"] = f"{type(e).__name__}: {e}"[:300]
+                if time.monotonic() - s > args.case_cap:
+                    capped.add((dims, "distribute"))
+            if dims == "2d" and world == 1 and wanted("appyc_single") and (dims, "appyc_single") not in capped:
                 s = time.monotonic()
                 A = torch.from_numpy(timing_array(slab)).to(device)
                 B = A.clone()
@@ -374,7 +441,7 @@ def main(args):
                 log("timing", dims, n, row)
 
     # -- put bandwidth -------------------------------------------------------------------------
-    if world > 1:
+    if world > 1 and wanted("bandwidth"):
         try:
             result["bandwidth"] = bandwidth(any_mod, torch, dist, tl, triton, device, rank, world,
                                             64 << 20 if args.smoke else 256 << 20)
@@ -531,6 +598,9 @@ if __name__ == "__main__":
     ap.add_argument("--smoke", action="store_true", help="small sizes only")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--case-cap", type=float, default=60.0, help="seconds; a slower case skips its larger sizes")
+    ap.add_argument("--only", default="", help="timing rows to run, e.g. nvshmem_l8,distribute (also nccl, "
+                    "nvshmem_l9, nvshmem_grid, appyc_single, 3d, bandwidth); default all")
+    ap.add_argument("--sizes", default="", help="2-D per-GPU sizes n, e.g. 8192 (default: 1024 to 8192)")
     ap.add_argument("--report", metavar="DIR", help="only merge DIR/nvshmem_w*.json into a table and PNG")
     ap.add_argument("--jax", action="store_true", help="time the JAX peer instead (one process, no torchrun)")
     ap.add_argument("--jax-gpus", default="", help="world sizes for --jax, e.g. 1,2 (default: 1 and all)")

@@ -3,7 +3,7 @@
 use crate::codegen::host::{self, Edit, HostRewriter};
 use crate::codegen::launch::{self, LaunchContext, LaunchOptions, SizeNames};
 use crate::codegen::templates::{Prelude, PreludeUses};
-use crate::codegen::{blocked, python, tiles, triton, writer::Writer};
+use crate::codegen::{blocked, distribute_host, python, tiles, triton, writer::Writer};
 use crate::diag::{Diagnostic, Result};
 use crate::frontend::lower::lower_function;
 use crate::frontend::pragma::{scan_pragmas, Pragma};
@@ -340,9 +340,40 @@ fn compile_function(
         passes::split_rows::run(k);
     }
     let symmetric = passes::comm::run(&func, &calls, &mut kernels)?;
+    // 10c: a `#pragma distribute` loop, as a copy of the kernels: the originals stay the
+    // single-GPU program that one process without PEs runs.
+    let distributed = passes::distribute::run(&func, &kernels)?;
     // 11-12.
     let launches = schedule::run_with_notes(file, &func, &kernels, opts.persistent, warnings)?;
-    codegen(file, f, &func, &kernels, &launches, symmetric, opts)
+    let distributed = match distributed {
+        Some(d) => {
+            let launches = schedule::run(file, &func, &d.kernels, opts.persistent)?;
+            let p = launches.into_iter().find_map(|l| match l {
+                Launch::Persistent(p) if p.loop_span == d.plan.loop_span => Some(p),
+                _ => None,
+            });
+            // The loop asks to be persistent; it is not one of its own only inside another
+            // host loop that runs on the device as a whole.
+            let p = p.ok_or_else(|| {
+                Diagnostic::error(
+                    d.plan.loop_span,
+                    "a `#pragma distribute` loop must be the outermost host loop around its regions",
+                )
+                .with_help("the PEs exchange halos inside this loop's persistent kernel: move the loop out of the loop around it")
+            })?;
+            Some((d, p))
+        }
+        None => None,
+    };
+    codegen(
+        file,
+        f,
+        &func,
+        (&kernels, &launches),
+        distributed.as_ref().map(|(d, p)| (d, p.as_ref())),
+        symmetric,
+        opts,
+    )
 }
 
 /// Steps 9, 9a and 10: with auto-simd, the innermost parallel loop vectorised (its iterations
@@ -425,8 +456,8 @@ fn codegen(
     file: &SourceFile,
     f: &ast::StmtFunctionDef,
     func: &Function,
-    kernels: &[Kernel],
-    launches: &[Launch],
+    (kernels, launches): (&[Kernel], &[Launch]),
+    distributed: Option<(&passes::distribute::Distributed, &schedule::Persistent)>,
     symmetric: passes::comm::Symmetric,
     opts: &Options,
 ) -> Result<(Vec<Edit>, Vec<Span>)> {
@@ -455,7 +486,19 @@ fn codegen(
                     Launch::Persistent(p) => {
                         let kernel = format!("_{}_persistent{persistent_count}", func.name);
                         persistent_count += 1;
-                        persistent_launch(&launch_cx, kernel, p, kernels, &mut out)?;
+                        let mut call = persistent_launch(&launch_cx, kernel, p, kernels, &mut out)?;
+                        if let Some((d, dp)) =
+                            distributed.filter(|(d, _)| d.plan.loop_span == p.loop_span)
+                        {
+                            let kernel = format!("_{}_distributed", func.name);
+                            let spmd =
+                                persistent_launch(&launch_cx, kernel, dp, &d.kernels, &mut out)?;
+                            let indent = indentation(file, p.loop_span.start);
+                            call =
+                                distribute_host::call(&d.plan, &func.name, &spmd, &call, &indent);
+                        }
+                        out.replace(file, p.span, p.loop_span.start, call);
+                        out.skip.push(p.span);
                     }
                 }
             }
@@ -581,14 +624,14 @@ fn region_launch(cx: &LaunchContext, k: &Kernel, out: &mut Spliced) -> Result<()
 }
 
 /// A host loop as one persistent kernel named `kernel` (and its temporally blocked variant
-/// for a stencil), its launcher, and the launch in the loop's place.
+/// for a stencil) and its launcher; the launch that takes the loop's place.
 fn persistent_launch(
     cx: &LaunchContext,
     kernel: String,
     p: &schedule::Persistent,
     kernels: &[Kernel],
     out: &mut Spliced,
-) -> Result<()> {
+) -> Result<String> {
     let file = cx.file;
     let line = file.line_of(p.loop_span.start as usize);
     let regions: Vec<&Kernel> = p.regions.iter().map(|&i| &kernels[i]).collect();
@@ -631,12 +674,9 @@ fn persistent_launch(
     // where one may be unbound before the loop, only when an iteration ran (one row of values
     // or none), as Python binds them.
     let (outputs, args) = (p.outputs.join(", "), args.join(", "));
-    let call = match (p.outputs.len(), p.bind_if_ran) {
+    Ok(match (p.outputs.len(), p.bind_if_ran) {
         (0, _) => format!("{name}({args})"),
         (_, false) => format!("{outputs} = {name}({args})"),
         (_, true) => format!("for {outputs} in {name}({args}): pass"),
-    };
-    out.replace(file, p.span, p.loop_span.start, call);
-    out.skip.push(p.span);
-    Ok(())
+    })
 }

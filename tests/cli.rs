@@ -807,3 +807,21 @@ fn a_parallel_for_pragma_on_a_while_loop_is_an_error_at_the_loop() {
     assert!(stderr.contains("this is a while loop"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "untouched\n");
 }
+
+#[test]
+fn distribute_refuses_accesses_a_row_split_cannot_serve_and_other_axes() {
+    let e = expect_error(
+        "tests/bad/distribute_transposed.py",
+        1,
+        "8:27",
+        "`A` is split by rows among the PEs, but this access's row follows `j`, while the region writes the rows of `i`",
+    );
+    has_caret_under(&e, "B[i, j] = A[j, i]");
+    let e = expect_error(
+        "tests/bad/distribute_axis.py",
+        1,
+        "2:35",
+        "`distribute` splits axis 0 (rows) only for now, not axis 1",
+    );
+    has_caret_under(&e, "#pragma distribute(A, B) axis(1)");
+}

@@ -7,6 +7,7 @@
 
 mod analysis;
 pub mod blocked;
+pub mod distribute_host;
 mod hash;
 pub mod host;
 pub mod imports;

@@ -25,6 +25,7 @@ impl Directive {
             Directive::SequentialFor { .. } => "sequential for",
             Directive::Atomic => "atomic",
             Directive::Persistent => "persistent for",
+            Directive::Distribute { .. } => "distribute",
         }
     }
 }
@@ -390,6 +391,9 @@ fn parse_directive(body: &str, base: usize) -> Result<Directive> {
         }
     };
     let head = &items[used - 1];
+    if dspec.argument == Argument::Names {
+        return distribute(dspec, head, &items[used..]);
+    }
     let directive_arg = check_argument(
         dspec.argument,
         dspec.argument_rule.as_deref(),
@@ -425,6 +429,69 @@ fn parse_directive(body: &str, base: usize) -> Result<Directive> {
         "atomic" => Directive::Atomic,
         "persistent for" => Directive::Persistent,
         other => unreachable!("spec directive `{other}` has no meaning in the compiler"),
+    })
+}
+
+/// `distribute(A, B) [axis(N)]`: the array names (at least one, each once) and the axis,
+/// 0 unless given; only axis 0 is split for now.
+fn distribute(
+    dspec: &super::spec::DirectiveSpec,
+    head: &Item,
+    clauses: &[Item],
+) -> Result<Directive> {
+    let Some((text, span)) = head.arg else {
+        return Err(Diagnostic::error(
+            head.span,
+            format!(
+                "`{}` needs the arrays to split: `{}(A, B)`",
+                dspec.name, dspec.name
+            ),
+        ));
+    };
+    let arrays = names_in(text, span.start as usize, &dspec.name)?;
+    let mut axis: Option<u32> = None;
+    for item in clauses {
+        let Some(cspec) = spec().clause_by_spelling(item.name) else {
+            return Err(unknown_clause(dspec, item));
+        };
+        if !dspec.clauses.contains(&cspec.name) {
+            return Err(Diagnostic::error(
+                item.span,
+                format!("clause `{}` does not apply to `{}`", item.name, dspec.name),
+            ));
+        }
+        if axis.is_some() {
+            return Err(Diagnostic::error(
+                item.span,
+                format!("clause `{}` given twice", cspec.name),
+            ));
+        }
+        let Some((text, at)) = item.arg else {
+            return Err(Diagnostic::error(
+                item.span,
+                "clause `axis` needs an argument: `axis(0)`",
+            ));
+        };
+        let n: u32 = text.parse().map_err(|_| {
+            Diagnostic::error(
+                at,
+                format!("clause `axis` needs an integer constant, not `{text}`"),
+            )
+        })?;
+        if n != 0 {
+            return Err(Diagnostic::error(
+                at,
+                format!("`distribute` splits axis 0 (rows) only for now, not axis {n}"),
+            )
+            .with_help(
+                "lay the arrays out so that the split axis comes first, or drop the clause",
+            ));
+        }
+        axis = Some(n);
+    }
+    Ok(Directive::Distribute {
+        arrays,
+        axis: axis.unwrap_or(0),
     })
 }
 

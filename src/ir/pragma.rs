@@ -34,6 +34,12 @@ pub enum Directive {
     Atomic,
     /// `persistent for` on a host loop: run it as one persistent kernel (see `schedule`).
     Persistent,
+    /// `distribute(A, B) axis(0)` on a host loop: the loop runs SPMD on every PE, each holding a
+    /// block of the named arrays along `axis` (see `passes::distribute`).
+    Distribute {
+        arrays: Vec<(String, Span)>,
+        axis: u32,
+    },
     /// `lo:up=>props ...` on a tensor assignment.
     Dimensions(Vec<DimPragma>),
 }

@@ -182,6 +182,14 @@ fn apply(s: &mut Stmt, p: &Pragma) -> Result<()> {
                 Directive::Simd(w) => LoopKind::Simd(*w),
                 // A host loop stays a host loop; `schedule` reads the pragma.
                 Directive::Persistent => *kind,
+                Directive::Distribute { .. } if *kind == LoopKind::Plain => *kind,
+                Directive::Distribute { .. } => {
+                    return Err(Diagnostic::error(
+                        p.span,
+                        "`#pragma distribute` annotates a host time loop, not a parallel loop",
+                    )
+                    .with_help("put it on the `for t in range(...)` loop around the regions"))
+                }
                 Directive::Atomic | Directive::Dimensions(_) => {
                     return Err(Diagnostic::error(
                         p.span,
@@ -198,7 +206,8 @@ fn apply(s: &mut Stmt, p: &Pragma) -> Result<()> {
             Directive::ParallelFor { .. }
             | Directive::SequentialFor { .. }
             | Directive::Simd(_)
-            | Directive::Persistent,
+            | Directive::Persistent
+            | Directive::Distribute { .. },
         ) => {
             return Err(Diagnostic::error(
                 s.span,
@@ -209,6 +218,14 @@ fn apply(s: &mut Stmt, p: &Pragma) -> Result<()> {
         }
         // `schedule` reads it: the loop runs on the device or the pragma is an error there.
         (StmtKind::While { .. }, Directive::Persistent) => {}
+        (StmtKind::While { .. }, Directive::Distribute { .. }) => {
+            return Err(Diagnostic::error(
+                s.span,
+                "`#pragma distribute` needs a `for ... in range(...)` loop",
+            )
+            .with_label("this is a while loop")
+            .with_help("the PEs exchange halos once an iteration, counted by the loop variable"));
+        }
         (
             StmtKind::While { .. },
             Directive::ParallelFor { .. } | Directive::SequentialFor { .. } | Directive::Simd(_),

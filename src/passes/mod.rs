@@ -4,6 +4,7 @@ pub mod affine;
 pub mod attach_pragmas;
 pub mod comm;
 pub mod device_statements;
+pub mod distribute;
 pub mod fuse_into_reduction;
 pub mod insert_sync;
 pub mod lower_tensor;

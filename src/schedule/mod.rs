@@ -208,7 +208,9 @@ impl Cx<'_> {
         out: &mut Vec<Persistent>,
     ) -> Result<bool> {
         let kernels = self.kernels;
-        let asked = matches!(&s.pragma, Some(p) if p.directive == Directive::Persistent);
+        // `distribute` runs the loop on every PE with halo exchanges inside: in its single-GPU
+        // form too, one persistent kernel, so that both forms replace the same loop.
+        let asked = matches!(&s.pragma, Some(p) if matches!(p.directive, Directive::Persistent | Directive::Distribute { .. }));
         // A loop with nvshmem calls must be one cooperative kernel: its waits would deadlock
         // anywhere else.
         let comm = body
@@ -232,6 +234,14 @@ impl Cx<'_> {
             )
             .with_label(why)
             .with_help("a SignalWait outside a persistent kernel can deadlock: keep only parallel regions and nvshmem calls in the loop"));
+        }
+        if matches!(&s.pragma, Some(p) if matches!(p.directive, Directive::Distribute { .. })) {
+            return Err(Diagnostic::error(
+                at,
+                "`#pragma distribute`: this loop must run as one persistent kernel on every PE, but it cannot",
+            )
+            .with_label(why)
+            .with_help("keep only parallel regions (and bare array assignments) in the loop"));
         }
         if requested {
             return Err(Diagnostic::error(
@@ -361,13 +371,17 @@ impl Cx<'_> {
             if matches!(s.kind, StmtKind::Pass) {
                 continue;
             }
-            match kernels
-                .iter()
-                .position(|k| k.span.start <= s.span.start && s.span.end <= k.span.end)
-            {
-                Some(k) => regions.push(k),
-                None => others.push((regions.len(), s)),
+            // Every kernel holding the statement, in order: a region, or the phases
+            // `passes::distribute` puts before it with its span, then the region.
+            let holding: Vec<usize> = (0..kernels.len())
+                .filter(|&k| {
+                    kernels[k].span.start <= s.span.start && s.span.end <= kernels[k].span.end
+                })
+                .collect();
+            if holding.is_empty() {
+                others.push((regions.len(), s));
             }
+            regions.extend(holding);
         }
         if regions.is_empty() {
             return Err(("its body holds no parallel region".into(), the_loop.span));

@@ -361,6 +361,18 @@ CASES = [
     # ---------------------------------------------------------------- jacobi_2d
     Case("jacobi_2d", "jacobi_2d",
          lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], 3], SIZES_2D),
+    # #pragma distribute: in one process (no PEs) the loop runs as the single-GPU kernel; the
+    # PEs' runs are in test_distribute.py, on the stand-in.
+    Case("distribute_jacobi2d", "jacobi_2d",
+         lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], 3], SIZES_2D),
+    Case("distribute_stencils", "smooth_copy_back",
+         lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], 3], SIZES_2D),
+    Case("distribute_stencils", "jacobi_1d",
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 4], SIZES_1D, fp64_strict=True),
+    Case("distribute_stencils", "three_sweeps",
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), normal(r, n, F64), n, 4], SIZES_1D, fp64_strict=True),
+    Case("distribute_stencils", "heat_3d",
+         lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], s[2], 2], ((9, 6, 5), (5, 4, 37))),
     # ---------------------------------------------------------------- time_loops (persistent)
     # Host time loops become one persistent kernel; under the interpreter it runs one launch
     # per phase with 3 programs, so every grid-stride loop takes several turns.

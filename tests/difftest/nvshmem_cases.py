@@ -156,3 +156,52 @@ CASES = {
     "jacobi2d_grid": Jacobi2DGrid(),
     "jacobi3d_grid": Jacobi3DGrid(),
 }
+
+
+class Distributed:
+    """A `#pragma distribute` sample: every PE calls `function` with the same global arrays
+    (plain tensors, not symmetric) and must get the sequential NumPy result back in all of them.
+    `make_args(pe, n_pes)` gives them; `expected()` is the unchanged source run by NumPy on one
+    copy (the program's meaning, whatever the PE count)."""
+
+    symmetric_args = False
+
+    def __init__(self, module, function, shape, T, seed, extra=(), calls=1, blocks=False, arrays=2):
+        self.module, self.function = module, function
+        self.shape, self.T, self.seed, self.extra = tuple(shape), T, seed, tuple(extra)
+        # Calls of the function in a row on the same arrays (the second reuses the blocks).
+        self.calls = calls
+        # Each PE passes its block of rows (`appyc_block`) instead of the global arrays.
+        self.blocks = blocks
+        self.arrays = arrays
+
+    def make_args(self, pe, n_pes, dtype=np.float64):
+        rng = np.random.default_rng(self.seed)
+        A = rng.standard_normal(self.shape).astype(dtype)
+        arrays = [A, A + 0.5, A - 0.25][:self.arrays]
+        return (*arrays, *self.shape, *self.extra, self.T)
+
+    def expected(self):
+        import importlib
+
+        fn = getattr(importlib.import_module(self.module), self.function)
+        args = self.make_args(0, 1)
+        args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+        for _ in range(self.calls):
+            fn(*args)
+        return [a for a in args if isinstance(a, np.ndarray)]
+
+
+# Odd sizes, and row counts that 2, 3 and 4 PEs do not divide evenly (19 = 10 + 9 = 7 + 6 + 6
+# = 5 + 5 + 5 + 4).
+DIST_CASES = {
+    "distribute_jacobi2d": Distributed("distribute_jacobi2d", "jacobi_2d", (19, 13), T=3, seed=29),
+    "distribute_jacobi2d_tall": Distributed("distribute_jacobi2d", "jacobi_2d", (23, 7), T=4, seed=31),
+    "distribute_jacobi2d_twice": Distributed("distribute_jacobi2d", "jacobi_2d", (17, 9), T=2, seed=47, calls=2),
+    "distribute_blocks": Distributed("distribute_stencils", "smooth_copy_back", (19, 10), T=3, seed=59, blocks=True),
+    # Halo 2, acknowledgements: 21 rows leave 5 for the fourth of 4 PEs (>= the halo).
+    "distribute_copy_back": Distributed("distribute_stencils", "smooth_copy_back", (21, 11), T=3, seed=37),
+    "distribute_jacobi1d": Distributed("distribute_stencils", "jacobi_1d", (29,), T=4, seed=41),
+    "distribute_heat3d": Distributed("distribute_stencils", "heat_3d", (11, 6, 5), T=2, seed=43),
+    "distribute_three_sweeps": Distributed("distribute_stencils", "three_sweeps", (27,), T=4, seed=61, arrays=3),
+}

@@ -24,7 +24,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import triton.language as tl  # noqa: E402
 
-from nvshmem_cases import CASES  # noqa: E402
+from nvshmem_cases import CASES, DIST_CASES  # noqa: E402
 from test_samples import load_module  # noqa: E402
 
 
@@ -47,6 +47,19 @@ class Host:
     def check_symmetric(*arrays):
         pass
 
+    # `#pragma distribute`: PEs are on, a gather stacks this PE's rows twice.
+    @staticmethod
+    def distributed():
+        return True
+
+    @staticmethod
+    def gather(t):
+        return torch.stack([t, t])
+
+    @staticmethod
+    def host_barrier():
+        pass
+
 
 def main(library, request_path, result_path):
     request = json.loads(Path(request_path).read_text())
@@ -65,7 +78,7 @@ def main(library, request_path, result_path):
         gc._records = []
         host_error = None
         try:
-            case = CASES[name]
+            case = {**CASES, **DIST_CASES}[name]
             # The interpreter's vector length and the nvshmem default; the bounds compiled out.
             for mvl, bounded in ((128, True), (512, True), (512, False)):
                 mod = load_module(Path(path), f"appyc_nvshmem_sm90_{name}_{bounded}")

@@ -90,6 +90,10 @@ class Runtime:
         self.arrivals = ctypes.c_int64.from_buffer(mmap.mmap(self.lock_file.fileno(), 8))
         self.barriers = 0
         self.next = 0
+        # APPYC_STANDIN_SLOW="PE:SECONDS": that PE sleeps before each put and after each wait,
+        # so its neighbours run ahead of it (a missing wait or acknowledgement then shows).
+        slow = os.environ.get("APPYC_STANDIN_SLOW", "")
+        self.slow = float(slow.split(":")[1]) if slow and int(slow.split(":")[0]) == pe else 0.0
 
     # --- host -------------------------------------------------------------------------------
     def my_pe(self):
@@ -130,6 +134,28 @@ class Runtime:
                     f"({self.arrivals.value} of {self.barriers * self.n} arrivals)")
             time.sleep(0.0005)
 
+    def distributed(self):
+        return True
+
+    def host_barrier(self):
+        self._barrier()
+
+    def gather(self, t):
+        """Every PE's copy of the symmetric tensor `t` (same offset on every heap), stacked in PE
+        order; collective, like NCCL's all-gather on the GPU: every PE has finished writing its
+        copy (its kernel returned) before any reads, and every PE has read before any goes on."""
+        self._barrier()
+        off = self._offset(t.data_ptr())
+        if off is None or not t.is_contiguous():
+            raise RuntimeError(f"PE {self.pe}: gather of a tensor that is not a contiguous symmetric one")
+        nbytes = t.numel() * t.element_size()
+        parts = []
+        for pe in range(self.n):
+            raw = bytes(self.maps[pe][off:off + nbytes])
+            parts.append(torch.frombuffer(bytearray(raw), dtype=t.dtype).view(tuple(t.shape)))
+        self._barrier()
+        return torch.stack(parts)
+
     def check_symmetric(self, *arrays):
         for a in arrays:
             if self._offset(a.data_ptr()) is None:
@@ -162,6 +188,7 @@ class Runtime:
             fcntl.flock(self.lock_file, fcntl.LOCK_UN)
 
     def putmem_block(self, d, s, nbytes, pe):
+        time.sleep(self.slow)
         ctypes.memmove(self._remote(_value(d), _value(pe)), _value(s), _value(nbytes))
 
     putmem_nbi_block = putmem_block
@@ -173,6 +200,7 @@ class Runtime:
     putmem_signal_nbi_block = putmem_signal_block
 
     def _iput(self, d, s, ds, ss, n, pe, size):
+        time.sleep(self.slow)
         d, s, ds, ss, n, pe = map(_value, (d, s, ds, ss, n, pe))
         remote = self._remote(d, pe)
         for i in range(n):
@@ -201,6 +229,7 @@ class Runtime:
                     f"PE {self.pe}: signal_wait_until(heap+{self._offset(sig)}, >= {value}) waited "
                     f"{self.timeout:g} s; the flag is {word.value} (deadlock)")
             time.sleep(0.0005)
+        time.sleep(self.slow)
         return value
 
     def acquire(self, addr, system_scope=True):
@@ -241,9 +270,9 @@ def main(argv):
     # peer put there meanwhile. Skip it.
     _interp.GridExecutor._restore_args_dev = lambda self, *a, **k: None
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from nvshmem_cases import CASES
+    from nvshmem_cases import CASES, DIST_CASES
 
-    case = CASES[case_name]
+    case = {**CASES, **DIST_CASES}[case_name]
     mod = _load(module_path, f"appyc_nvshmem_gen_{pe}")
     if unbounded:
         import triton.language as tl
@@ -252,9 +281,22 @@ def main(argv):
     rt = Runtime(directory, pe, n_pes, timeout)
     mod._appyc_nvshmem_use(rt)
     args = []
+    # A `#pragma distribute` case takes the global arrays (plain tensors): the module cuts its
+    # blocks onto the heap itself.
+    symmetric = getattr(case, "symmetric_args", True)
     for a in case.make_args(pe, n_pes):
-        args.append(rt.symmetric(torch.from_numpy(np.ascontiguousarray(a))) if isinstance(a, np.ndarray) else a)
-    getattr(mod, function)(*args)
+        if isinstance(a, np.ndarray):
+            a = torch.from_numpy(np.ascontiguousarray(a).copy())
+            if getattr(case, "blocks", False):
+                # Called with this PE's block of each global array (the module's helpers).
+                r0, r1 = mod.appyc_rows(a.shape[0])
+                a = mod.appyc_block(a[r0:r1].clone(), a.shape[0])
+            args.append(rt.symmetric(a) if symmetric else a)
+        else:
+            args.append(a)
+    for _ in range(getattr(case, "calls", 1)):
+        getattr(mod, function)(*args)
+    args = [a.block if hasattr(a, "block") else a for a in args]
     out = {f"a{i}": a.numpy().copy() for i, a in enumerate(args) if isinstance(a, torch.Tensor)}
     np.savez(Path(directory) / f"out{pe}.npz", **out)
 

@@ -43,15 +43,17 @@ class PEFailure(AssertionError):
         self.outputs = outputs  # every PE's output, None for a PE that did not finish
 
 
-def run_pes(module: Path, function: str, case: str, n_pes: int, timeout=WAIT_TIMEOUT, options=()):
+def run_pes(module: Path, function: str, case: str, n_pes: int, timeout=WAIT_TIMEOUT, options=(),
+            env=None):
     """Runs the generated `function` on `n_pes` stand-in PEs; returns each PE's arrays. Waits
-    give up after `timeout` seconds, the module's (APPYC_NVSHMEM_TIMEOUT) and the stand-in's."""
+    give up after `timeout` seconds, the module's (APPYC_NVSHMEM_TIMEOUT) and the stand-in's.
+    `env`: more environment variables for the PEs (nvshmem_standin.py's APPYC_STANDIN_SLOW)."""
     sys.path.insert(0, str(HERE))
     from nvshmem_standin import create_heaps
 
     with tempfile.TemporaryDirectory(prefix="appyc-nvshmem-") as d:
         create_heaps(d, n_pes)
-        env = dict(os.environ, TRITON_INTERPRET="1", APPYC_NVSHMEM_TIMEOUT=str(timeout))
+        env = dict(os.environ, TRITON_INTERPRET="1", APPYC_NVSHMEM_TIMEOUT=str(timeout), **(env or {}))
         procs = [subprocess.Popen(
             [sys.executable, str(HERE / "nvshmem_standin.py"), str(module), function, case, str(pe),
              str(n_pes), d, str(timeout), *options],
