@@ -915,23 +915,15 @@ fn phase(region: &Kernel, func: &str, args: Vec<Expr>, comm: Comm) -> Kernel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frontend::lower::lower_function;
     use crate::frontend::pragma::collect_pragmas;
     use crate::frontend::source::SourceFile;
-    use rustpython_parser::Parse;
 
     /// The source's first function through the passes before this one (lowered, vectorised
     /// and strip-mined as the driver does when `simd` is written), then this pass.
     fn run_src(src: &str) -> Result<Distributed> {
         let file = SourceFile::new("t.py", src);
-        let module = rustpython_ast::Suite::parse(src, "t.py").unwrap();
-        let rustpython_ast::Stmt::FunctionDef(f) = &module[0] else {
-            panic!()
-        };
-        let mut func = lower_function(f);
-        crate::passes::normalize::run(&mut func);
+        let func = crate::passes::attach_pragmas::tests::attached(src)?;
         let pragmas = collect_pragmas(&file)?;
-        crate::passes::attach_pragmas::run(&mut func, &pragmas, &file)?;
         let mut kernels = crate::passes::outline::run(&func)?;
         let opts = crate::passes::lower_tensor::Options { auto_simd: true };
         for k in kernels.iter_mut() {

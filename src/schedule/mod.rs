@@ -647,21 +647,11 @@ fn conservative(steps: &HostSteps, n: usize) -> bindings::Bindings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frontend::lower::lower_function;
-    use crate::frontend::pragma::collect_pragmas;
     use crate::frontend::source::SourceFile;
-    use rustpython_parser::Parse;
 
     fn schedule(src: &str, automatic: bool) -> Result<(Vec<Kernel>, Vec<Launch>)> {
         let file = SourceFile::new("t.py", src);
-        let module = rustpython_ast::Suite::parse(src, "t.py").unwrap();
-        let rustpython_ast::Stmt::FunctionDef(f) = &module[0] else {
-            panic!()
-        };
-        let mut func = lower_function(f);
-        crate::passes::normalize::run(&mut func);
-        let pragmas = collect_pragmas(&file)?;
-        crate::passes::attach_pragmas::run(&mut func, &pragmas, &file)?;
+        let mut func = crate::passes::attach_pragmas::tests::attached(src)?;
         crate::passes::device_statements::run(&mut func, |at| file.line_of(at.start as usize));
         let kernels = crate::passes::outline::run(&func)?;
         let launches = run(&file, &func, &kernels, automatic)?;
