@@ -655,6 +655,77 @@ def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm, 
     return registers
 
 
+def _appyc_blocked(kernel, steps, arrays, scalars, reach, state=None, kinds=""):
+    """Runs a 1-D stencil loop temporally blocked (codegen/triton/blocked.rs) when its arrays
+    allow it (1-D, one length, contiguous, floating) and the programs fit on the GPU at once;
+    returns None otherwise, and the plain persistent kernel runs. `reach`: how far one iteration
+    reads (radius x phases). `state`, `kinds`: the loop's registers, as `_appyc_persistent`
+    takes them; returns their last values (an empty list without registers).
+
+    A program owns a chunk of `width - 2 * halo` elements and runs `group` iterations between
+    grid barriers (32 on the GPU, 0.39 us a phase for jacobi_1d against 1.2 for a grid barrier
+    a phase: bench/gaps_h100.log, temporal); the narrowest width of 512-4096 whose programs fit
+    at once (2^20 points need 1024). Under the interpreter small chunks and groups, so tests
+    cross chunk and group boundaries. APPYC_TEMPORAL=0 turns it off.
+    """
+    if os.environ.get("APPYC_TEMPORAL") == "0":
+        return None
+    n = arrays[0].shape[0]
+    if any(a.dim() != 1 or a.shape[0] != n or a.stride(0) != 1 or not a.is_floating_point()
+           for a in arrays):
+        return None
+    device = arrays[0].device
+    registers = [] if state is None else list(state)
+    out = None if state is None else torch.empty(max(len(state), 1), dtype=torch.float64,
+                                                 device=device)
+    sync = torch.zeros(1, dtype=torch.int64, device=device)
+
+    def tail():
+        return (sync,) if state is None else (sync, *registers, out)
+
+    def read_back():
+        if state is not None:
+            for i, (value, kind) in enumerate(zip(out.tolist(), kinds)):
+                registers[i] = float(value) if kind == "f" else int(value)
+
+    for width in ((32,) if _APPYC_INTERPRET else (512, 1024, 2048, 4096)):
+        group = 2 if _APPYC_INTERPRET else 32
+        while group > 1 and 4 * reach * group > width:
+            group //= 2
+        halo = reach * group
+        chunk = width - 2 * halo
+        if chunk < width // 4:
+            continue  # the halo would be most of the work
+        programs = -(-n // chunk)
+        groups = -(-steps // group)
+        scratch = [torch.empty(programs * width, dtype=a.dtype, device=device) for a in arrays]
+        args = (*arrays, *scratch, *scalars, n, steps, chunk)
+        constants = {"G": group, "W": width, "HALO": halo}
+        if _APPYC_INTERPRET:
+            for g in range(groups):
+                for compute in (True, False):
+                    kernel[(programs,)](*args, g, g + 1, *tail(), **constants, COMPUTE=compute,
+                                        WRITE=not compute, GRID_SYNC=False)
+                    read_back()
+            return registers
+        constants.update(COMPUTE=True, WRITE=True, GRID_SYNC=True)
+        key = (id(kernel), device, width, group, tuple(a.dtype for a in arrays))  # registers differ
+        if key not in _APPYC_RESIDENT:
+            compiled = kernel.warmup(*args, 0, groups, *tail(), grid=(1,), **constants,
+                                     num_warps=4, launch_cooperative_grid=True)
+            compiled._init_handles()
+            props = torch.cuda.get_device_properties(device)
+            _APPYC_RESIDENT[key] = (_appyc_programs_per_sm(compiled, 4, props)
+                                    * props.multi_processor_count)
+        if programs > _APPYC_RESIDENT[key]:
+            continue
+        _appyc_launch(kernel, (programs,), (*args, 0, groups, *tail()), constants, num_warps=4,
+                      launch_cooperative_grid=True)
+        read_back()
+        return registers
+    return None
+
+
 _APPYC_RESIDENT = {}
 _APPYC_SMS = {}
 
@@ -919,6 +990,50 @@ def _decaying_wave_persistent0(v, u, N, decay: "fp64", v_stride0, u_stride0, _ph
         tl.store(_carried + 0, (dt).to(tl.float64))
 
 
+@triton.jit(do_not_specialize=["_group_lo", "_group_hi"])
+def _decaying_wave_persistent0_blocked(v, u, _scratch_v, _scratch_u, N, decay: "fp64", _n, _steps, _chunk, _group_lo, _group_hi, _sync, dt: "fp64", _carried, G: tl.constexpr, W: tl.constexpr, HALO: tl.constexpr, COMPUTE: tl.constexpr, WRITE: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/natural_loops.py:42: for t in range(T):  (temporally blocked: G iterations between grid barriers)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _x = tl.arange(0, W)
+    _lo = _pid * _chunk
+    _gi = _lo - HALO + _x
+    _inside = (_gi >= 0) & (_gi < _n)
+    _owned = (_gi >= _lo) & (_gi < tl.minimum(_lo + _chunk, _n))
+    _arrived = tl.full((), 0, tl.int64)
+    _s_v = _scratch_v + _pid * W
+    _s_u = _scratch_u + _pid * W
+    for _group in range(_group_lo, _group_hi):
+        if COMPUTE:
+            tl.store(_s_v + _x, tl.load(v + _gi, mask=_inside, other=0))
+            tl.store(_s_u + _x, tl.load(u + _gi, mask=_inside, other=0))
+            if GRID_SYNC:
+                _arrived += _nprog
+                _appyc_grid_barrier(_sync, _arrived)
+            else:
+                tl.debug_barrier()
+            for _step in range(tl.minimum(G, _steps - _group * G)):
+                _ok = _inside & (_x >= 1) & (_x < W - 1) & (_gi >= 1) & (_gi < (N - 1))
+                _v = (tl.load(_s_v + _x, mask=_ok, other=0) + (dt * ((tl.load(_s_u + (_x - 1), mask=_ok, other=0) - (2.0 * tl.load(_s_u + _x, mask=_ok, other=0))) + tl.load(_s_u + (_x + 1), mask=_ok, other=0))))
+                tl.store(_s_v + _x, _v, mask=_ok)
+                tl.debug_barrier()
+                _ok = _inside & (_x >= 1) & (_x < W - 1) & (_gi >= 0) & (_gi < N)
+                _v = (tl.load(_s_u + _x, mask=_ok, other=0) + (dt * tl.load(_s_v + _x, mask=_ok, other=0)))
+                tl.store(_s_u + _x, _v, mask=_ok)
+                tl.debug_barrier()
+                dt = (dt * decay)
+        if WRITE:
+            tl.store(v + _gi, tl.load(_s_v + _x), mask=_owned)
+            tl.store(u + _gi, tl.load(_s_u + _x), mask=_owned)
+            if GRID_SYNC:
+                _arrived += _nprog
+                _appyc_grid_barrier(_sync, _arrived)
+            else:
+                tl.debug_barrier()
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (dt).to(tl.float64))
+
+
 _decaying_wave_persistent0_tuning = _AppycTuning("_decaying_wave_persistent0", "a8f8b716df59b08b", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
@@ -927,6 +1042,9 @@ def _launch_decaying_wave_persistent0(v, u, N, dt, decay, T, _appyc_config=None)
     n_t = int(T)
     if n_t <= 0:
         return dt
+    _appyc_state = _appyc_blocked(_decaying_wave_persistent0_blocked, n_t, (v, u), (int(N), float(decay)), 2, state=(float(dt),), kinds="f")
+    if _appyc_state is not None:
+        return float(_appyc_state[0])
     if _appyc_config is None:
         _appyc_key = (_appyc_size(N), v.dtype, u.dtype)
         _appyc_config = _decaying_wave_persistent0_tuning.chosen.get(_appyc_key)
@@ -950,9 +1068,74 @@ def decaying_wave(u, v, N, T, dt, decay):
     return dt
 
 
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "dt"])
+def _wave_with_clock_persistent0(v, u, N, v_stride0, u_stride0, _phase_lo, _phase_hi, _sync, dt: "fp64", _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/natural_loops.py:56: for t in range(T):  (persistent: 2 phase(s) per iteration)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _arrived = tl.full((), 0, tl.int64)
+    for _phase in range(_phase_lo, _phase_hi):
+        _iteration = _phase // 2
+        _region = _phase - _iteration * 2
+        t = _iteration
+        if _region == 0:
+            # samples/natural_loops.py:57: #pragma parallel for simd
+            _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            for _vp in range(_pid, _n0_0, _nprog):
+                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:58
+                i_mask = i < (N - 1)
+                tl.store(v + i * v_stride0, tl.load(v + i * v_stride0, mask=i_mask) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * tl.load(u + i * u_stride0, mask=i_mask) + tl.load(u + (i + 1) * u_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:59
+        if _region == 1:
+            # samples/natural_loops.py:60: #pragma parallel for simd
+            _n1_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
+            for _vp1 in range(_pid, _n1_0, _nprog):
+                i = _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:61
+                i_mask = i < N
+                tl.store(u + i * u_stride0, tl.load(u + i * u_stride0, mask=i_mask) + dt * tl.load(v + i * v_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:62
+        if GRID_SYNC:
+            _arrived += _nprog
+            _appyc_grid_barrier(_sync, _arrived)
+        if _region == 1:
+            dt = (tl.full((), 0.1, tl.float64) / ((t + 2)).to(tl.float64))
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (dt).to(tl.float64))
+
+
+_wave_with_clock_persistent0_tuning = _AppycTuning("_wave_with_clock_persistent0", "4d9c5f2cea9491a2", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+
+
+def _launch_wave_with_clock_persistent0(v, u, N, dt, T, _appyc_config=None):
+    """Runs the loop at samples/natural_loops.py:56 on the GPU: one launch of the persistent kernel _wave_with_clock_persistent0."""
+    n_t = int(T)
+    if n_t <= 0:
+        return dt
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(N), v.dtype, u.dtype)
+        _appyc_config = _wave_with_clock_persistent0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _wave_with_clock_persistent0_tuning.tune(
+                _appyc_key, (v, u), lambda config: _launch_wave_with_clock_persistent0(v, u, N, dt, T, config)
+            )
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
+    _appyc_state = _appyc_persistent(
+        _wave_with_clock_persistent0, n_t * 2, max((((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl), ((int(N) + _appyc_mvl - 1) // _appyc_mvl)),
+        (v, u, int(N), v.stride(0), u.stride(0)),
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+        state=(float(dt),), kinds="f",
+    )
+    return float(_appyc_state[0])
+
+
+def wave_with_clock(u, v, N, T, dt):
+    # The step size follows the loop variable, which the blocked kernel does not count: the
+    # loop stays one plain persistent kernel.
+    dt = _launch_wave_with_clock_persistent0(v, u, N, dt, T)
+    return dt
+
+
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_which_B", "_which_A", "_which__swap", "_which__swap1"])
 def _swap_smooth_persistent0(B, A, N, B_stride0, A_stride0, _phase_lo, _phase_hi, _sync, _which_B, _which_A, _which__swap, _which__swap1, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:55: for t in range(T):  (persistent: 3 phase(s) per iteration)
+    # samples/natural_loops.py:69: for t in range(T):  (persistent: 3 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -973,12 +1156,12 @@ def _swap_smooth_persistent0(B, A, N, B_stride0, A_stride0, _phase_lo, _phase_hi
             else:
                 _B_now = A
                 _B_now_stride0 = A_stride0
-            # samples/natural_loops.py:56: #pragma parallel for simd
+            # samples/natural_loops.py:70: #pragma parallel for simd
             _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp in range(_pid, _n0_0, _nprog):
-                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:57
+                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:71
                 i_mask = i < (N - 1)
-                tl.store(_B_now + i * _B_now_stride0, (tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + tl.load(_A_now + i * _A_now_stride0, mask=i_mask) + tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)) / 3.0, mask=i_mask)  # samples/natural_loops.py:58
+                tl.store(_B_now + i * _B_now_stride0, (tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + tl.load(_A_now + i * _A_now_stride0, mask=i_mask) + tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)) / 3.0, mask=i_mask)  # samples/natural_loops.py:72
         if _region == 1:
             if _which_A == 0:
                 _A_now = B
@@ -992,10 +1175,10 @@ def _swap_smooth_persistent0(B, A, N, B_stride0, A_stride0, _phase_lo, _phase_hi
             else:
                 _B_now = A
                 _B_now_stride0 = A_stride0
-            # samples/natural_loops.py:59: B[0] = A[0]
+            # samples/natural_loops.py:73: B[0] = A[0]
             if _pid == 0:
-                for _once in range(0, 1, 1):  # samples/natural_loops.py:59
-                    tl.store(_B_now + 0 * _B_now_stride0, tl.load(_A_now + 0 * _A_now_stride0))  # samples/natural_loops.py:59
+                for _once in range(0, 1, 1):  # samples/natural_loops.py:73
+                    tl.store(_B_now + 0 * _B_now_stride0, tl.load(_A_now + 0 * _A_now_stride0))  # samples/natural_loops.py:73
         if _region == 2:
             if _which_A == 0:
                 _A_now = B
@@ -1009,10 +1192,10 @@ def _swap_smooth_persistent0(B, A, N, B_stride0, A_stride0, _phase_lo, _phase_hi
             else:
                 _B_now = A
                 _B_now_stride0 = A_stride0
-            # samples/natural_loops.py:60: B[N - 1] = A[N - 1]
+            # samples/natural_loops.py:74: B[N - 1] = A[N - 1]
             if _pid == 0:
-                for _once1 in range(0, 1, 1):  # samples/natural_loops.py:60
-                    tl.store(_B_now + (N - 1) * _B_now_stride0, tl.load(_A_now + (N - 1) * _A_now_stride0))  # samples/natural_loops.py:60
+                for _once1 in range(0, 1, 1):  # samples/natural_loops.py:74
+                    tl.store(_B_now + (N - 1) * _B_now_stride0, tl.load(_A_now + (N - 1) * _A_now_stride0))  # samples/natural_loops.py:74
         if GRID_SYNC:
             if (_region == 2):
                 _arrived += _nprog
@@ -1029,11 +1212,11 @@ def _swap_smooth_persistent0(B, A, N, B_stride0, A_stride0, _phase_lo, _phase_hi
         tl.store(_carried + 3, (_which__swap1).to(tl.float64))
 
 
-_swap_smooth_persistent0_tuning = _AppycTuning("_swap_smooth_persistent0", "a2de736689ca313a", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_swap_smooth_persistent0_tuning = _AppycTuning("_swap_smooth_persistent0", "48823ba52251c862", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_swap_smooth_persistent0(N, B, A, T, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:55 on the GPU: one launch of the persistent kernel _swap_smooth_persistent0."""
+    """Runs the loop at samples/natural_loops.py:69 on the GPU: one launch of the persistent kernel _swap_smooth_persistent0."""
     n_t = int(T)
     if n_t <= 0:
         return A
@@ -1062,7 +1245,7 @@ def swap_smooth(A, B, N, T):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "w", "steps"])
 def _counted_steps_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, w: "fp64", steps, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:69: for t in range(T):  (persistent: 1 phase(s) per iteration)
+    # samples/natural_loops.py:83: for t in range(T):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -1071,12 +1254,12 @@ def _counted_steps_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, w: 
         _iteration = _phase
         t = _iteration
         w = (tl.full((), 1.0, tl.float64) / (((t + 1) + steps)).to(tl.float64))
-        # samples/natural_loops.py:71: #pragma parallel for simd
+        # samples/natural_loops.py:85: #pragma parallel for simd
         _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:72
+            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:86
             i_mask = i < N
-            tl.store(A + i * A_stride0, tl.load(A + i * A_stride0, mask=i_mask) * (1.0 - w) + w * i, mask=i_mask)  # samples/natural_loops.py:73
+            tl.store(A + i * A_stride0, tl.load(A + i * A_stride0, mask=i_mask) * (1.0 - w) + w * i, mask=i_mask)  # samples/natural_loops.py:87
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1086,11 +1269,11 @@ def _counted_steps_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, w: 
         tl.store(_carried + 1, (steps).to(tl.float64))
 
 
-_counted_steps_persistent0_tuning = _AppycTuning("_counted_steps_persistent0", "f2623ca462281377", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_counted_steps_persistent0_tuning = _AppycTuning("_counted_steps_persistent0", "a7034348777010aa", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_counted_steps_persistent0(A, N, steps, T, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:69 on the GPU: one launch of the persistent kernel _counted_steps_persistent0."""
+    """Runs the loop at samples/natural_loops.py:83 on the GPU: one launch of the persistent kernel _counted_steps_persistent0."""
     n_t = int(T)
     if n_t <= 0:
         return steps
@@ -1121,7 +1304,7 @@ def counted_steps(A, N, T):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_which_B", "_which_A", "_which__swap", "_which__swap1", "diff", "it", "_running"])
 def _relax_to_tolerance_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter: "fp64", _diff_shared_stride0, B_stride0, A_stride0, _phase_lo, _phase_hi, _sync, _which_B, _which_A, _which__swap, _which__swap1, diff: "fp64", it, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:83: while diff > tol and it < max_iter:  (persistent: 1 phase(s) per iteration)
+    # samples/natural_loops.py:97: while diff > tol and it < max_iter:  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -1147,13 +1330,13 @@ def _relax_to_tolerance_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter
         else:
             _B_now = A
             _B_now_stride0 = A_stride0
-        # samples/natural_loops.py:85: #pragma parallel for simd shared(diff)
+        # samples/natural_loops.py:99: #pragma parallel for simd shared(diff)
         _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:86
+            i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:100
             i_mask = i < (N - 1)
-            tl.store(_B_now + i * _B_now_stride0, 0.25 * tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + 0.5 * tl.load(_A_now + i * _A_now_stride0, mask=i_mask) + 0.25 * tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:87
-            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:88
+            tl.store(_B_now + i * _B_now_stride0, 0.25 * tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + 0.5 * tl.load(_A_now + i * _A_now_stride0, mask=i_mask) + 0.25 * tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:101
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:102
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1177,11 +1360,11 @@ def _relax_to_tolerance_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter
         tl.store(_carried + 6, (_running).to(tl.float64))
 
 
-_relax_to_tolerance_persistent0_tuning = _AppycTuning("_relax_to_tolerance_persistent0", "626fcd56d54923c4", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_relax_to_tolerance_persistent0_tuning = _AppycTuning("_relax_to_tolerance_persistent0", "be3f1b20babe1259", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_relax_to_tolerance_persistent0(N, B, A, diff, it, tol, max_iter, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:83 on the GPU: one launch of the persistent kernel _relax_to_tolerance_persistent0."""
+    """Runs the loop at samples/natural_loops.py:97 on the GPU: one launch of the persistent kernel _relax_to_tolerance_persistent0."""
     _diff_shared = _appyc_shared_slots(float(diff), B, B.device, "max")
     if not (diff > tol and it < max_iter):
         return it
@@ -1213,7 +1396,7 @@ def relax_to_tolerance(A, B, N, tol, max_iter):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "diff", "_running"])
 def _relax_until_small_persistent0(B, A, _diff_shared, N, tol: "fp64", B_stride0, A_stride0, _diff_shared_stride0, _phase_lo, _phase_hi, _sync, diff: "fp64", _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:96: for it in range(max_iter):  (persistent: 2 phase(s) per iteration)
+    # samples/natural_loops.py:110: for it in range(max_iter):  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -1227,23 +1410,23 @@ def _relax_until_small_persistent0(B, A, _diff_shared, N, tol: "fp64", B_stride0
             diff = tl.full((), 0.0, tl.float64)
             _diff_shared_now = _diff_shared + _iteration % 3
             _diff_shared_now_stride0 = _diff_shared_stride0
-            # samples/natural_loops.py:98: #pragma parallel for simd reduction(max:diff)
+            # samples/natural_loops.py:112: #pragma parallel for simd reduction(max:diff)
             _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp in range(_pid, _n0_0, _nprog):
-                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:99
+                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:113
                 i_mask = i < (N - 1)
-                tl.store(B + i * B_stride0, 0.25 * tl.load(A + (i - 1) * A_stride0, mask=i_mask) + 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + 0.25 * tl.load(A + (i + 1) * A_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:100
-                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(B + i * B_stride0, mask=i_mask) - tl.load(A + i * A_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:101
+                tl.store(B + i * B_stride0, 0.25 * tl.load(A + (i - 1) * A_stride0, mask=i_mask) + 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + 0.25 * tl.load(A + (i + 1) * A_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:114
+                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(B + i * B_stride0, mask=i_mask) - tl.load(A + i * A_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:115
         if _region == 1:
             diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
             if _pid == 0:
                 tl.store(_diff_shared + (_iteration + 2) % 3, tl.load(_diff_shared + 3))
-            # samples/natural_loops.py:102: #pragma parallel for simd
+            # samples/natural_loops.py:116: #pragma parallel for simd
             _n1_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
-                i = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:103
+                i = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:117
                 i_mask = i < (N - 1)
-                tl.store(A + i * A_stride0, tl.load(B + i * B_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:104
+                tl.store(A + i * A_stride0, tl.load(B + i * B_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:118
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1255,11 +1438,11 @@ def _relax_until_small_persistent0(B, A, _diff_shared, N, tol: "fp64", B_stride0
         tl.store(_carried + 1, (_running).to(tl.float64))
 
 
-_relax_until_small_persistent0_tuning = _AppycTuning("_relax_until_small_persistent0", "34ebbe050e52654f", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_relax_until_small_persistent0_tuning = _AppycTuning("_relax_until_small_persistent0", "c95c960dc29af2b3", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_relax_until_small_persistent0(B, A, N, tol, max_iter, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:96 on the GPU: one launch of the persistent kernel _relax_until_small_persistent0. Returns one row of the values of diff after the loop, or none when no iteration runs."""
+    """Runs the loop at samples/natural_loops.py:110 on the GPU: one launch of the persistent kernel _relax_until_small_persistent0. Returns one row of the values of diff after the loop, or none when no iteration runs."""
     _diff_shared = _appyc_shared_slots(0.0, B, B.device, "max")
     n_it = int(max_iter)
     if n_it <= 0:
@@ -1289,20 +1472,20 @@ def relax_until_small(A, B, N, tol, max_iter):
 
 @triton.jit
 def _gemver_loops_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta: "fp64", A_stride0, A_stride1, u1_stride0, v1_stride0, u2_stride0, v2_stride0, y_stride0, x_stride0, z_stride0, _appyc_partials, _appyc_arrivals, _appyc_split_rows, MVL: tl.constexpr):
-    # samples/natural_loops.py:119: #pragma parallel for simd
-    j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:120
+    # samples/natural_loops.py:133: #pragma parallel for simd
+    j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:134
     j_mask = j < N
-    s = tl.full((MVL,), 0.0, y.dtype.element_ty)  # samples/natural_loops.py:121
+    s = tl.full((MVL,), 0.0, y.dtype.element_ty)  # samples/natural_loops.py:135
     _appyc_split = tl.program_id(1)
     _appyc_rows_lo = 0 + _appyc_split * _appyc_split_rows
     _appyc_rows_hi = tl.minimum(_appyc_rows_lo + _appyc_split_rows, N)
-    _s_rows = tl.zeros((32, MVL), (tl.zeros((), A.dtype.element_ty) + tl.zeros((), y.dtype.element_ty)).dtype)  # samples/natural_loops.py:122
-    for _i_base in range(_appyc_rows_lo, _appyc_rows_hi, 32):  # samples/natural_loops.py:122
+    _s_rows = tl.zeros((32, MVL), (tl.zeros((), A.dtype.element_ty) + tl.zeros((), y.dtype.element_ty)).dtype)  # samples/natural_loops.py:136
+    for _i_base in range(_appyc_rows_lo, _appyc_rows_hi, 32):  # samples/natural_loops.py:136
         i = _i_base + tl.arange(0, 32)
         i_mask = i < _appyc_rows_hi
-        _A_ij = (tl.load(A + i[:, None] * A_stride0 + j * A_stride1, mask=i_mask[:, None] & j_mask) + tl.load(u1 + i[:, None] * u1_stride0, mask=i_mask[:, None]) * tl.load(v1 + j * v1_stride0, mask=j_mask) + tl.load(u2 + i[:, None] * u2_stride0, mask=i_mask[:, None]) * tl.load(v2 + j * v2_stride0, mask=j_mask)).to(A.dtype.element_ty)  # samples/natural_loops.py:122
-        tl.store(A + i[:, None] * A_stride0 + j * A_stride1, _A_ij, mask=i_mask[:, None] & j_mask)  # samples/natural_loops.py:122
-        _s_rows = _s_rows + tl.where(i_mask[:, None] & j_mask, _A_ij * tl.load(y + i[:, None] * y_stride0, mask=i_mask[:, None]), 0)  # samples/natural_loops.py:123
+        _A_ij = (tl.load(A + i[:, None] * A_stride0 + j * A_stride1, mask=i_mask[:, None] & j_mask) + tl.load(u1 + i[:, None] * u1_stride0, mask=i_mask[:, None]) * tl.load(v1 + j * v1_stride0, mask=j_mask) + tl.load(u2 + i[:, None] * u2_stride0, mask=i_mask[:, None]) * tl.load(v2 + j * v2_stride0, mask=j_mask)).to(A.dtype.element_ty)  # samples/natural_loops.py:136
+        tl.store(A + i[:, None] * A_stride0 + j * A_stride1, _A_ij, mask=i_mask[:, None] & j_mask)  # samples/natural_loops.py:136
+        _s_rows = _s_rows + tl.where(i_mask[:, None] & j_mask, _A_ij * tl.load(y + i[:, None] * y_stride0, mask=i_mask[:, None]), 0)  # samples/natural_loops.py:137
     _appyc_part = _appyc_partials.to(tl.pointer_type(_s_rows.dtype)) + tl.program_id(0) * MVL + tl.arange(0, MVL)
     _appyc_stride = tl.num_programs(0) * MVL
     tl.store(_appyc_part + _appyc_split * _appyc_stride, tl.sum(_s_rows, axis=0))
@@ -1315,16 +1498,16 @@ def _gemver_loops_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta: "fp64", A_stride0
         for _appyc_k in range(1, tl.num_programs(1)):
             _appyc_total = _appyc_total + tl.load(_appyc_part + _appyc_k * _appyc_stride, cache_modifier=".cg")
         tl.store(_appyc_arrivals + tl.program_id(0), 0)
-        s = s + _appyc_total  # samples/natural_loops.py:122
-        tl.store(x + j * x_stride0, tl.load(x + j * x_stride0, mask=j_mask) + beta * s, mask=j_mask)  # samples/natural_loops.py:124
-        tl.store(x + j * x_stride0, tl.load(x + j * x_stride0, mask=j_mask) + tl.load(z + j * z_stride0, mask=j_mask), mask=j_mask)  # samples/natural_loops.py:125
+        s = s + _appyc_total  # samples/natural_loops.py:136
+        tl.store(x + j * x_stride0, tl.load(x + j * x_stride0, mask=j_mask) + beta * s, mask=j_mask)  # samples/natural_loops.py:138
+        tl.store(x + j * x_stride0, tl.load(x + j * x_stride0, mask=j_mask) + tl.load(z + j * z_stride0, mask=j_mask), mask=j_mask)  # samples/natural_loops.py:139
 
 
-_gemver_loops_kernel1_tuning = _AppycTuning("_gemver_loops_kernel1", "c119d8eda078c84a", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_gemver_loops_kernel1_tuning = _AppycTuning("_gemver_loops_kernel1", "2106fe51ba1b7f48", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_gemver_loops_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta, _appyc_config=None):
-    """Launches _gemver_loops_kernel1 for the region at samples/natural_loops.py:119."""
+    """Launches _gemver_loops_kernel1 for the region at samples/natural_loops.py:133."""
     n_j = int(N)
     if n_j <= 0:
         return
@@ -1348,21 +1531,21 @@ def _launch_gemver_loops_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta, _appyc_con
 
 @triton.jit
 def _gemver_loops_kernel2(A, x, w, N, alpha: "fp64", A_stride0, A_stride1, x_stride0, w_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
-    # samples/natural_loops.py:126: #pragma parallel for
-    i = tl.program_id(0)  # samples/natural_loops.py:127
-    s = tl.full((), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/natural_loops.py:128
-    for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/natural_loops.py:130
+    # samples/natural_loops.py:140: #pragma parallel for
+    i = tl.program_id(0)  # samples/natural_loops.py:141
+    s = tl.full((), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/natural_loops.py:142
+    for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/natural_loops.py:144
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
-        s = s + tl.sum(tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * tl.load(x + j * x_stride0, mask=j_mask), 0), axis=0)  # samples/natural_loops.py:131
-    tl.store(w + i * w_stride0, tl.load(w + i * w_stride0) + alpha * s)  # samples/natural_loops.py:132
+        s = s + tl.sum(tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * tl.load(x + j * x_stride0, mask=j_mask), 0), axis=0)  # samples/natural_loops.py:145
+    tl.store(w + i * w_stride0, tl.load(w + i * w_stride0) + alpha * s)  # samples/natural_loops.py:146
 
 
-_gemver_loops_kernel2_tuning = _AppycTuning("_gemver_loops_kernel2", "e477f686347f4cb4", (256, 4), _APPYC_CANDIDATES)
+_gemver_loops_kernel2_tuning = _AppycTuning("_gemver_loops_kernel2", "9123799a11ea4fcb", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_gemver_loops_kernel2(A, x, w, N, alpha, _appyc_config=None):
-    """Launches _gemver_loops_kernel2 for the region at samples/natural_loops.py:126."""
+    """Launches _gemver_loops_kernel2 for the region at samples/natural_loops.py:140."""
     n_i = int(N)
     if n_i <= 0:
         return
@@ -1392,7 +1575,7 @@ def gemver_loops(alpha, beta, A, u1, v1, u2, v2, w, x, y, z):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_which_B", "_which_A", "_which__swap", "_which__swap1"])
 def _smooth_2d_swap_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A_stride1, B_shape1, A_shape1, B_shape0, A_shape0, _phase_lo, _phase_hi, _sync, _which_B, _which_A, _which__swap, _which__swap1, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, ROW_BLOCK: tl.constexpr):
-    # samples/natural_loops.py:139: for t in range(T):  (persistent: 5 phase(s) per iteration)
+    # samples/natural_loops.py:153: for t in range(T):  (persistent: 5 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -1425,18 +1608,18 @@ def _smooth_2d_swap_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A_s
                 _B_now_stride1 = A_stride1
                 _B_now_shape1 = A_shape1
                 _B_now_shape0 = A_shape0
-            # samples/natural_loops.py:140: #pragma parallel for
+            # samples/natural_loops.py:154: #pragma parallel for
             _n0_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
             _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL // ROW_BLOCK), 0)
             for _vp in range(_pid, _n0_0 * _n0_1, _nprog):
                 _pid0_0 = _vp % _n0_0
                 _rest0_0 = _vp // _n0_0
                 _pid0_1 = _rest0_0
-                i = 1 + _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/natural_loops.py:141
+                i = 1 + _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/natural_loops.py:155
                 i_mask = i < (M - 1)
-                j = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/natural_loops.py:143
+                j = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/natural_loops.py:157
                 j_mask = j < (N - 1)
-                tl.store(_B_now + i[:, None] * _B_now_stride0 + j[None, :] * _B_now_stride1, 0.25 * (tl.load(_A_now + (i[:, None] - 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + (i[:, None] + 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] - 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] + 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/natural_loops.py:144
+                tl.store(_B_now + i[:, None] * _B_now_stride0 + j[None, :] * _B_now_stride1, 0.25 * (tl.load(_A_now + (i[:, None] - 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + (i[:, None] + 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] - 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] + 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/natural_loops.py:158
         if _region == 1:
             if _which_A == 0:
                 _A_now = B
@@ -1462,12 +1645,12 @@ def _smooth_2d_swap_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A_s
                 _B_now_stride1 = A_stride1
                 _B_now_shape1 = A_shape1
                 _B_now_shape0 = A_shape0
-            # samples/natural_loops.py:145: B[0, :] = A[0, :]
+            # samples/natural_loops.py:159: B[0, :] = A[0, :]
             _n1_0 = tl.maximum(tl.cdiv((_B_now_shape1) - (0), MVL), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
-                _p0 = _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:145
+                _p0 = _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:159
                 _p0_mask = _p0 < _B_now_shape1
-                tl.store(_B_now + 0 * _B_now_stride0 + _p0 * _B_now_stride1, tl.load(_A_now + 0 * _A_now_stride0 + _p0 * _A_now_stride1, mask=_p0_mask), mask=_p0_mask)  # samples/natural_loops.py:145
+                tl.store(_B_now + 0 * _B_now_stride0 + _p0 * _B_now_stride1, tl.load(_A_now + 0 * _A_now_stride0 + _p0 * _A_now_stride1, mask=_p0_mask), mask=_p0_mask)  # samples/natural_loops.py:159
         if _region == 2:
             if _which_A == 0:
                 _A_now = B
@@ -1493,12 +1676,12 @@ def _smooth_2d_swap_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A_s
                 _B_now_stride1 = A_stride1
                 _B_now_shape1 = A_shape1
                 _B_now_shape0 = A_shape0
-            # samples/natural_loops.py:146: B[M - 1, :] = A[M - 1, :]
+            # samples/natural_loops.py:160: B[M - 1, :] = A[M - 1, :]
             _n2_0 = tl.maximum(tl.cdiv((_B_now_shape1) - (0), MVL), 0)
             for _vp2 in range(_pid, _n2_0, _nprog):
-                _p0 = _vp2 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:146
+                _p0 = _vp2 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:160
                 _p0_mask = _p0 < _B_now_shape1
-                tl.store(_B_now + (M - 1) * _B_now_stride0 + _p0 * _B_now_stride1, tl.load(_A_now + (M - 1) * _A_now_stride0 + _p0 * _A_now_stride1, mask=_p0_mask), mask=_p0_mask)  # samples/natural_loops.py:146
+                tl.store(_B_now + (M - 1) * _B_now_stride0 + _p0 * _B_now_stride1, tl.load(_A_now + (M - 1) * _A_now_stride0 + _p0 * _A_now_stride1, mask=_p0_mask), mask=_p0_mask)  # samples/natural_loops.py:160
         if _region == 3:
             if _which_A == 0:
                 _A_now = B
@@ -1524,12 +1707,12 @@ def _smooth_2d_swap_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A_s
                 _B_now_stride1 = A_stride1
                 _B_now_shape1 = A_shape1
                 _B_now_shape0 = A_shape0
-            # samples/natural_loops.py:147: B[:, 0] = A[:, 0]
+            # samples/natural_loops.py:161: B[:, 0] = A[:, 0]
             _n3_0 = tl.maximum(tl.cdiv((_B_now_shape0) - (0), MVL), 0)
             for _vp3 in range(_pid, _n3_0, _nprog):
-                _p0 = _vp3 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:147
+                _p0 = _vp3 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:161
                 _p0_mask = _p0 < _B_now_shape0
-                tl.store(_B_now + _p0 * _B_now_stride0 + 0 * _B_now_stride1, tl.load(_A_now + _p0 * _A_now_stride0 + 0 * _A_now_stride1, mask=_p0_mask), mask=_p0_mask)  # samples/natural_loops.py:147
+                tl.store(_B_now + _p0 * _B_now_stride0 + 0 * _B_now_stride1, tl.load(_A_now + _p0 * _A_now_stride0 + 0 * _A_now_stride1, mask=_p0_mask), mask=_p0_mask)  # samples/natural_loops.py:161
         if _region == 4:
             if _which_A == 0:
                 _A_now = B
@@ -1555,12 +1738,12 @@ def _smooth_2d_swap_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A_s
                 _B_now_stride1 = A_stride1
                 _B_now_shape1 = A_shape1
                 _B_now_shape0 = A_shape0
-            # samples/natural_loops.py:148: B[:, N - 1] = A[:, N - 1]
+            # samples/natural_loops.py:162: B[:, N - 1] = A[:, N - 1]
             _n4_0 = tl.maximum(tl.cdiv((_B_now_shape0) - (0), MVL), 0)
             for _vp4 in range(_pid, _n4_0, _nprog):
-                _p0 = _vp4 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:148
+                _p0 = _vp4 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:162
                 _p0_mask = _p0 < _B_now_shape0
-                tl.store(_B_now + _p0 * _B_now_stride0 + (N - 1) * _B_now_stride1, tl.load(_A_now + _p0 * _A_now_stride0 + (N - 1) * _A_now_stride1, mask=_p0_mask), mask=_p0_mask)  # samples/natural_loops.py:148
+                tl.store(_B_now + _p0 * _B_now_stride0 + (N - 1) * _B_now_stride1, tl.load(_A_now + _p0 * _A_now_stride0 + (N - 1) * _A_now_stride1, mask=_p0_mask), mask=_p0_mask)  # samples/natural_loops.py:162
         if GRID_SYNC:
             if (_region == 4):
                 _arrived += _nprog
@@ -1577,19 +1760,19 @@ def _smooth_2d_swap_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A_s
         tl.store(_carried + 3, (_which__swap1).to(tl.float64))
 
 
-_smooth_2d_swap_persistent0_tuning = _AppycTuning("_smooth_2d_swap_persistent0", "a8d77511e2ce781c", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_smooth_2d_swap_persistent0_tuning = _AppycTuning("_smooth_2d_swap_persistent0", "d35871331391d0c3", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_smooth_2d_swap_persistent0(M, N, B, A, T, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:139 on the GPU: one launch of the persistent kernel _smooth_2d_swap_persistent0."""
+    """Runs the loop at samples/natural_loops.py:153 on the GPU: one launch of the persistent kernel _smooth_2d_swap_persistent0."""
     if B.shape[1] != A.shape[1]:
-        raise ValueError(f"samples/natural_loops.py:145: slices of lengths {B.shape[1]} and {A.shape[1]} do not broadcast")
+        raise ValueError(f"samples/natural_loops.py:159: slices of lengths {B.shape[1]} and {A.shape[1]} do not broadcast")
     if B.shape[1] != A.shape[1]:
-        raise ValueError(f"samples/natural_loops.py:146: slices of lengths {B.shape[1]} and {A.shape[1]} do not broadcast")
+        raise ValueError(f"samples/natural_loops.py:160: slices of lengths {B.shape[1]} and {A.shape[1]} do not broadcast")
     if B.shape[0] != A.shape[0]:
-        raise ValueError(f"samples/natural_loops.py:147: slices of lengths {B.shape[0]} and {A.shape[0]} do not broadcast")
+        raise ValueError(f"samples/natural_loops.py:161: slices of lengths {B.shape[0]} and {A.shape[0]} do not broadcast")
     if B.shape[0] != A.shape[0]:
-        raise ValueError(f"samples/natural_loops.py:148: slices of lengths {B.shape[0]} and {A.shape[0]} do not broadcast")
+        raise ValueError(f"samples/natural_loops.py:162: slices of lengths {B.shape[0]} and {A.shape[0]} do not broadcast")
     n_t = int(T)
     if n_t <= 0:
         return A
@@ -1622,29 +1805,29 @@ def smooth_2d_swap(A, B, T):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
 def _last_step_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:157: for t in range(T):  (persistent: 1 phase(s) per iteration)
+    # samples/natural_loops.py:171: for t in range(T):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
     for _phase in range(_phase_lo, _phase_hi):
         _iteration = _phase
         t = _iteration
-        # samples/natural_loops.py:158: #pragma parallel for simd
+        # samples/natural_loops.py:172: #pragma parallel for simd
         _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:159
+            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:173
             i_mask = i < N
-            tl.store(A + i * A_stride0, 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + t, mask=i_mask)  # samples/natural_loops.py:160
+            tl.store(A + i * A_stride0, 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + t, mask=i_mask)  # samples/natural_loops.py:174
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_last_step_persistent0_tuning = _AppycTuning("_last_step_persistent0", "c5def8560de029c5", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_last_step_persistent0_tuning = _AppycTuning("_last_step_persistent0", "2b7475fe2711a5de", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_last_step_persistent0(A, N, T, t, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:157 on the GPU: one launch of the persistent kernel _last_step_persistent0."""
+    """Runs the loop at samples/natural_loops.py:171 on the GPU: one launch of the persistent kernel _last_step_persistent0."""
     n_t = int(T)
     if n_t <= 0:
         return t
@@ -1674,29 +1857,29 @@ def last_step(A, N, T):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
 def _strided_last_step_persistent0(A, N, A_stride0, _t_start, _t_step, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:167: for t in range(1, T, 3):  (persistent: 1 phase(s) per iteration)
+    # samples/natural_loops.py:181: for t in range(1, T, 3):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
     for _phase in range(_phase_lo, _phase_hi):
         _iteration = _phase
         t = _t_start + _iteration * _t_step
-        # samples/natural_loops.py:168: #pragma parallel for simd
+        # samples/natural_loops.py:182: #pragma parallel for simd
         _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:169
+            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:183
             i_mask = i < N
-            tl.store(A + i * A_stride0, 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + t, mask=i_mask)  # samples/natural_loops.py:170
+            tl.store(A + i * A_stride0, 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + t, mask=i_mask)  # samples/natural_loops.py:184
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_strided_last_step_persistent0_tuning = _AppycTuning("_strided_last_step_persistent0", "9a0158876ab48b7e", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_strided_last_step_persistent0_tuning = _AppycTuning("_strided_last_step_persistent0", "8962fe0e8a45c3b3", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_strided_last_step_persistent0(A, N, T, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:167 on the GPU: one launch of the persistent kernel _strided_last_step_persistent0. Returns one row of the values of t after the loop, or none when no iteration runs."""
+    """Runs the loop at samples/natural_loops.py:181 on the GPU: one launch of the persistent kernel _strided_last_step_persistent0. Returns one row of the values of t after the loop, or none when no iteration runs."""
     n_t = _appyc_trip(1, T, 3)
     if n_t <= 0:
         return ()
@@ -1725,7 +1908,7 @@ def strided_last_step(A, N, T):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "diff", "it", "_running"])
 def _steps_until_small_persistent0(B, A, _diff_shared, N, tol: "fp64", B_stride0, A_stride0, _diff_shared_stride0, _phase_lo, _phase_hi, _sync, diff: "fp64", it, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:177: for it in range(max_iter):  (persistent: 2 phase(s) per iteration)
+    # samples/natural_loops.py:191: for it in range(max_iter):  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -1740,23 +1923,23 @@ def _steps_until_small_persistent0(B, A, _diff_shared, N, tol: "fp64", B_stride0
             diff = tl.full((), 0.0, tl.float64)
             _diff_shared_now = _diff_shared + _iteration % 3
             _diff_shared_now_stride0 = _diff_shared_stride0
-            # samples/natural_loops.py:179: #pragma parallel for simd reduction(max:diff)
+            # samples/natural_loops.py:193: #pragma parallel for simd reduction(max:diff)
             _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp in range(_pid, _n0_0, _nprog):
-                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:180
+                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:194
                 i_mask = i < (N - 1)
-                tl.store(B + i * B_stride0, 0.25 * tl.load(A + (i - 1) * A_stride0, mask=i_mask) + 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + 0.25 * tl.load(A + (i + 1) * A_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:181
-                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(B + i * B_stride0, mask=i_mask) - tl.load(A + i * A_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:182
+                tl.store(B + i * B_stride0, 0.25 * tl.load(A + (i - 1) * A_stride0, mask=i_mask) + 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + 0.25 * tl.load(A + (i + 1) * A_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:195
+                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(B + i * B_stride0, mask=i_mask) - tl.load(A + i * A_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:196
         if _region == 1:
             diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
             if _pid == 0:
                 tl.store(_diff_shared + (_iteration + 2) % 3, tl.load(_diff_shared + 3))
-            # samples/natural_loops.py:183: #pragma parallel for simd
+            # samples/natural_loops.py:197: #pragma parallel for simd
             _n1_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
-                i = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:184
+                i = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:198
                 i_mask = i < (N - 1)
-                tl.store(A + i * A_stride0, tl.load(B + i * B_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:185
+                tl.store(A + i * A_stride0, tl.load(B + i * B_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:199
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1769,11 +1952,11 @@ def _steps_until_small_persistent0(B, A, _diff_shared, N, tol: "fp64", B_stride0
         tl.store(_carried + 2, (_running).to(tl.float64))
 
 
-_steps_until_small_persistent0_tuning = _AppycTuning("_steps_until_small_persistent0", "4b24d00ad0c0eda8", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_steps_until_small_persistent0_tuning = _AppycTuning("_steps_until_small_persistent0", "d487d6f5192bd8e8", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_steps_until_small_persistent0(B, A, N, tol, max_iter, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:177 on the GPU: one launch of the persistent kernel _steps_until_small_persistent0. Returns one row of the values of it after the loop, or none when no iteration runs."""
+    """Runs the loop at samples/natural_loops.py:191 on the GPU: one launch of the persistent kernel _steps_until_small_persistent0. Returns one row of the values of it after the loop, or none when no iteration runs."""
     _diff_shared = _appyc_shared_slots(0.0, B, B.device, "max")
     n_it = int(max_iter)
     if n_it <= 0:
@@ -1804,7 +1987,7 @@ def steps_until_small(A, B, N, tol, max_iter):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_which_B", "_which_A", "_which__swap", "_which__swap1", "diff", "sweeps", "pairs", "small", "_running"])
 def _counters_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter: "fp64", _diff_shared_stride0, B_stride0, A_stride0, _phase_lo, _phase_hi, _sync, _which_B, _which_A, _which__swap, _which__swap1, diff: "fp64", sweeps: "fp64", pairs, small, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:197: while sweeps < max_iter:  (persistent: 1 phase(s) per iteration)
+    # samples/natural_loops.py:211: while sweeps < max_iter:  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -1831,13 +2014,13 @@ def _counters_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", max_it
         else:
             _B_now = A
             _B_now_stride0 = A_stride0
-        # samples/natural_loops.py:199: #pragma parallel for simd shared(diff)
+        # samples/natural_loops.py:213: #pragma parallel for simd shared(diff)
         _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:200
+            i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:214
             i_mask = i < (N - 1)
-            tl.store(_B_now + i * _B_now_stride0, 0.25 * tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + 0.5 * tl.load(_A_now + i * _A_now_stride0, mask=i_mask) + 0.25 * tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:201
-            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:202
+            tl.store(_B_now + i * _B_now_stride0, 0.25 * tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + 0.5 * tl.load(_A_now + i * _A_now_stride0, mask=i_mask) + 0.25 * tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:215
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:216
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1866,11 +2049,11 @@ def _counters_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", max_it
         tl.store(_carried + 8, (_running).to(tl.float64))
 
 
-_counters_until_small_persistent0_tuning = _AppycTuning("_counters_until_small_persistent0", "19b0007724a67553", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_counters_until_small_persistent0_tuning = _AppycTuning("_counters_until_small_persistent0", "b8ead71306397402", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_counters_until_small_persistent0(N, B, A, sweeps, pairs, tol, max_iter, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:197 on the GPU: one launch of the persistent kernel _counters_until_small_persistent0. Returns one row of the values of sweeps, pairs, small after the loop, or none when no iteration runs."""
+    """Runs the loop at samples/natural_loops.py:211 on the GPU: one launch of the persistent kernel _counters_until_small_persistent0. Returns one row of the values of sweeps, pairs, small after the loop, or none when no iteration runs."""
     _diff_shared = _appyc_shared_slots(0.0, B, B.device, "max")
     if not (sweeps < max_iter):
         return ()
@@ -1903,7 +2086,7 @@ def counters_until_small(A, B, N, tol, max_iter):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "s", "k", "m"])
 def _or_defaults_persistent0(A, N, scale: "fp64", A_stride0, _phase_lo, _phase_hi, _sync, s: "fp64", k, m, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:215: for t in range(T):  (persistent: 1 phase(s) per iteration)
+    # samples/natural_loops.py:229: for t in range(T):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -1915,12 +2098,12 @@ def _or_defaults_persistent0(A, N, scale: "fp64", A_stride0, _phase_lo, _phase_h
         s = tl.where(((scale != 0)), scale, tl.full((), 0.5, tl.float64))
         k = (tl.where(((t != 0)), ((t + 2)).to(tl.int64), (t).to(tl.int64))).to(tl.int64)
         m = (tl.where(((t != 0)), (t).to(tl.int64), (tl.full((), (-1), tl.int64)).to(tl.int64))).to(tl.int64)
-        # samples/natural_loops.py:219: #pragma parallel for simd
+        # samples/natural_loops.py:233: #pragma parallel for simd
         _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:220
+            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:234
             i_mask = i < N
-            tl.store(A + i * A_stride0, tl.load(A + i * A_stride0, mask=i_mask) * s + k + m, mask=i_mask)  # samples/natural_loops.py:221
+            tl.store(A + i * A_stride0, tl.load(A + i * A_stride0, mask=i_mask) * s + k + m, mask=i_mask)  # samples/natural_loops.py:235
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1930,11 +2113,11 @@ def _or_defaults_persistent0(A, N, scale: "fp64", A_stride0, _phase_lo, _phase_h
         tl.store(_carried + 2, (m).to(tl.float64))
 
 
-_or_defaults_persistent0_tuning = _AppycTuning("_or_defaults_persistent0", "fe579202479b1204", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_or_defaults_persistent0_tuning = _AppycTuning("_or_defaults_persistent0", "95ce0d052d75a405", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_or_defaults_persistent0(A, N, scale, T, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:215 on the GPU: one launch of the persistent kernel _or_defaults_persistent0. Returns one row of the values of s, k, m after the loop, or none when no iteration runs."""
+    """Runs the loop at samples/natural_loops.py:229 on the GPU: one launch of the persistent kernel _or_defaults_persistent0. Returns one row of the values of s, k, m after the loop, or none when no iteration runs."""
     n_t = int(T)
     if n_t <= 0:
         return ()
@@ -1964,7 +2147,7 @@ def or_defaults(A, N, T, scale):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "k"])
 def _counted_from_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, k, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:228: for t in range(T):  (persistent: 1 phase(s) per iteration)
+    # samples/natural_loops.py:242: for t in range(T):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -1973,12 +2156,12 @@ def _counted_from_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, k, _
         _iteration = _phase
         t = _iteration
         k = ((k + 1)).to(tl.int64)
-        # samples/natural_loops.py:230: #pragma parallel for simd
+        # samples/natural_loops.py:244: #pragma parallel for simd
         _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:231
+            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:245
             i_mask = i < N
-            tl.store(A + i * A_stride0, 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + k, mask=i_mask)  # samples/natural_loops.py:232
+            tl.store(A + i * A_stride0, 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + k, mask=i_mask)  # samples/natural_loops.py:246
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1986,14 +2169,55 @@ def _counted_from_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, k, _
         tl.store(_carried + 0, (k).to(tl.float64))
 
 
-_counted_from_persistent0_tuning = _AppycTuning("_counted_from_persistent0", "165667f5e724f108", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+@triton.jit(do_not_specialize=["_group_lo", "_group_hi"])
+def _counted_from_persistent0_blocked(A, _scratch_A, N, _n, _steps, _chunk, _group_lo, _group_hi, _sync, k, _carried, G: tl.constexpr, W: tl.constexpr, HALO: tl.constexpr, COMPUTE: tl.constexpr, WRITE: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/natural_loops.py:242: for t in range(T):  (temporally blocked: G iterations between grid barriers)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _x = tl.arange(0, W)
+    _lo = _pid * _chunk
+    _gi = _lo - HALO + _x
+    _inside = (_gi >= 0) & (_gi < _n)
+    _owned = (_gi >= _lo) & (_gi < tl.minimum(_lo + _chunk, _n))
+    _arrived = tl.full((), 0, tl.int64)
+    _s_A = _scratch_A + _pid * W
+    k = k.to(tl.int64)
+    for _group in range(_group_lo, _group_hi):
+        if COMPUTE:
+            tl.store(_s_A + _x, tl.load(A + _gi, mask=_inside, other=0))
+            if GRID_SYNC:
+                _arrived += _nprog
+                _appyc_grid_barrier(_sync, _arrived)
+            else:
+                tl.debug_barrier()
+            for _step in range(tl.minimum(G, _steps - _group * G)):
+                k = ((k + 1)).to(tl.int64)
+                _ok = _inside & (_x >= 0) & (_x < W - 0) & (_gi >= 0) & (_gi < N)
+                _v = ((0.5 * tl.load(_s_A + _x, mask=_ok, other=0)) + k)
+                tl.store(_s_A + _x, _v, mask=_ok)
+                tl.debug_barrier()
+        if WRITE:
+            tl.store(A + _gi, tl.load(_s_A + _x), mask=_owned)
+            if GRID_SYNC:
+                _arrived += _nprog
+                _appyc_grid_barrier(_sync, _arrived)
+            else:
+                tl.debug_barrier()
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (k).to(tl.float64))
+
+
+_counted_from_persistent0_tuning = _AppycTuning("_counted_from_persistent0", "44b84cf295364daf", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_counted_from_persistent0(A, N, k, T, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:228 on the GPU: one launch of the persistent kernel _counted_from_persistent0."""
+    """Runs the loop at samples/natural_loops.py:242 on the GPU: one launch of the persistent kernel _counted_from_persistent0."""
     n_t = int(T)
     if n_t <= 0:
         return k
+    _appyc_state = _appyc_blocked(_counted_from_persistent0_blocked, n_t, (A,), (int(N),), 0, state=(_appyc_int_start(k),), kinds="i")
+    if _appyc_state is not None:
+        return _appyc_int_like(k, _appyc_state[0])
     if _appyc_config is None:
         _appyc_key = (_appyc_size(N), A.dtype)
         _appyc_config = _counted_from_persistent0_tuning.chosen.get(_appyc_key)
@@ -2020,7 +2244,7 @@ def counted_from(A, N, T, k):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "c"])
 def _offset_counter_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, c: "fp64", _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:239: for t in range(T):  (persistent: 1 phase(s) per iteration)
+    # samples/natural_loops.py:253: for t in range(T):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -2028,12 +2252,12 @@ def _offset_counter_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, c:
         _iteration = _phase
         t = _iteration
         c = (c + tl.full((), 1, tl.float64))
-        # samples/natural_loops.py:241: #pragma parallel for simd
+        # samples/natural_loops.py:255: #pragma parallel for simd
         _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:242
+            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:256
             i_mask = i < N
-            tl.store(A + i * A_stride0, 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + c, mask=i_mask)  # samples/natural_loops.py:243
+            tl.store(A + i * A_stride0, 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + c, mask=i_mask)  # samples/natural_loops.py:257
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -2041,14 +2265,54 @@ def _offset_counter_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, c:
         tl.store(_carried + 0, (c).to(tl.float64))
 
 
-_offset_counter_persistent0_tuning = _AppycTuning("_offset_counter_persistent0", "3f1f17d8cbb44f6c", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+@triton.jit(do_not_specialize=["_group_lo", "_group_hi"])
+def _offset_counter_persistent0_blocked(A, _scratch_A, N, _n, _steps, _chunk, _group_lo, _group_hi, _sync, c: "fp64", _carried, G: tl.constexpr, W: tl.constexpr, HALO: tl.constexpr, COMPUTE: tl.constexpr, WRITE: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/natural_loops.py:253: for t in range(T):  (temporally blocked: G iterations between grid barriers)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _x = tl.arange(0, W)
+    _lo = _pid * _chunk
+    _gi = _lo - HALO + _x
+    _inside = (_gi >= 0) & (_gi < _n)
+    _owned = (_gi >= _lo) & (_gi < tl.minimum(_lo + _chunk, _n))
+    _arrived = tl.full((), 0, tl.int64)
+    _s_A = _scratch_A + _pid * W
+    for _group in range(_group_lo, _group_hi):
+        if COMPUTE:
+            tl.store(_s_A + _x, tl.load(A + _gi, mask=_inside, other=0))
+            if GRID_SYNC:
+                _arrived += _nprog
+                _appyc_grid_barrier(_sync, _arrived)
+            else:
+                tl.debug_barrier()
+            for _step in range(tl.minimum(G, _steps - _group * G)):
+                c = (c + tl.full((), 1, tl.float64))
+                _ok = _inside & (_x >= 0) & (_x < W - 0) & (_gi >= 0) & (_gi < N)
+                _v = ((0.5 * tl.load(_s_A + _x, mask=_ok, other=0)) + c)
+                tl.store(_s_A + _x, _v, mask=_ok)
+                tl.debug_barrier()
+        if WRITE:
+            tl.store(A + _gi, tl.load(_s_A + _x), mask=_owned)
+            if GRID_SYNC:
+                _arrived += _nprog
+                _appyc_grid_barrier(_sync, _arrived)
+            else:
+                tl.debug_barrier()
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (c).to(tl.float64))
+
+
+_offset_counter_persistent0_tuning = _AppycTuning("_offset_counter_persistent0", "1a3d8ef302efd2b5", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_offset_counter_persistent0(A, N, c, T, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:239 on the GPU: one launch of the persistent kernel _offset_counter_persistent0."""
+    """Runs the loop at samples/natural_loops.py:253 on the GPU: one launch of the persistent kernel _offset_counter_persistent0."""
     n_t = int(T)
     if n_t <= 0:
         return c
+    _appyc_state = _appyc_blocked(_offset_counter_persistent0_blocked, n_t, (A,), (int(N),), 0, state=(float(c),), kinds="f")
+    if _appyc_state is not None:
+        return float(_appyc_state[0])
     if _appyc_config is None:
         _appyc_key = (_appyc_size(N), A.dtype)
         _appyc_config = _offset_counter_persistent0_tuning.chosen.get(_appyc_key)

@@ -566,54 +566,75 @@ def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm, 
     return registers
 
 
-def _appyc_blocked(kernel, steps, arrays, scalars, reach):
-    """Runs a 1-D stencil loop temporally blocked (codegen/blocked.rs) when its arrays allow it
-    (1-D, one length, contiguous, floating) and the programs fit on the GPU at once; returns
-    False otherwise, and the plain persistent kernel runs. `reach`: how far one iteration reads
-    (radius x phases). A program owns a chunk of `width - 2 * halo` elements and runs `group`
-    iterations between grid barriers (32 on the GPU, 0.39 us a phase for jacobi_1d against 1.2
-    for a grid barrier a phase: bench/gaps_h100.log, temporal); under the interpreter small
-    chunks and groups, so tests cross chunk and group boundaries. APPYC_TEMPORAL=0 turns it off.
+def _appyc_blocked(kernel, steps, arrays, scalars, reach, state=None, kinds=""):
+    """Runs a 1-D stencil loop temporally blocked (codegen/triton/blocked.rs) when its arrays
+    allow it (1-D, one length, contiguous, floating) and the programs fit on the GPU at once;
+    returns None otherwise, and the plain persistent kernel runs. `reach`: how far one iteration
+    reads (radius x phases). `state`, `kinds`: the loop's registers, as `_appyc_persistent`
+    takes them; returns their last values (an empty list without registers).
+
+    A program owns a chunk of `width - 2 * halo` elements and runs `group` iterations between
+    grid barriers (32 on the GPU, 0.39 us a phase for jacobi_1d against 1.2 for a grid barrier
+    a phase: bench/gaps_h100.log, temporal); the narrowest width of 512-4096 whose programs fit
+    at once (2^20 points need 1024). Under the interpreter small chunks and groups, so tests
+    cross chunk and group boundaries. APPYC_TEMPORAL=0 turns it off.
     """
     if os.environ.get("APPYC_TEMPORAL") == "0":
-        return False
+        return None
     n = arrays[0].shape[0]
     if any(a.dim() != 1 or a.shape[0] != n or a.stride(0) != 1 or not a.is_floating_point()
            for a in arrays):
-        return False
-    width, group = (32, 2) if _APPYC_INTERPRET else (512, 32)
-    while group > 1 and 4 * reach * group > width:
-        group //= 2
-    halo = reach * group
-    chunk = width - 2 * halo
-    if chunk < width // 4:
-        return False  # the halo would be most of the work
-    programs = -(-n // chunk)
-    groups = -(-steps // group)
+        return None
     device = arrays[0].device
-    scratch = [torch.empty(programs * width, dtype=a.dtype, device=device) for a in arrays]
+    registers = [] if state is None else list(state)
+    out = None if state is None else torch.empty(max(len(state), 1), dtype=torch.float64,
+                                                 device=device)
     sync = torch.zeros(1, dtype=torch.int64, device=device)
-    args = (*arrays, *scratch, *scalars, n, steps, chunk)
-    constants = {"G": group, "W": width, "HALO": halo}
-    if _APPYC_INTERPRET:
-        for g in range(groups):
-            for compute in (True, False):
-                kernel[(programs,)](*args, g, g + 1, sync, **constants, COMPUTE=compute,
-                                    WRITE=not compute, GRID_SYNC=False)
-        return True
-    constants.update(COMPUTE=True, WRITE=True, GRID_SYNC=True)
-    key = (id(kernel), device, width, group, tuple(a.dtype for a in arrays))  # registers differ
-    if key not in _APPYC_RESIDENT:
-        compiled = kernel.warmup(*args, 0, groups, sync, grid=(1,), **constants, num_warps=4,
-                                 launch_cooperative_grid=True)
-        compiled._init_handles()
-        props = torch.cuda.get_device_properties(device)
-        _APPYC_RESIDENT[key] = _appyc_programs_per_sm(compiled, 4, props) * props.multi_processor_count
-    if programs > _APPYC_RESIDENT[key]:
-        return False
-    _appyc_launch(kernel, (programs,), (*args, 0, groups, sync), constants, num_warps=4,
-                  launch_cooperative_grid=True)
-    return True
+
+    def tail():
+        return (sync,) if state is None else (sync, *registers, out)
+
+    def read_back():
+        if state is not None:
+            for i, (value, kind) in enumerate(zip(out.tolist(), kinds)):
+                registers[i] = float(value) if kind == "f" else int(value)
+
+    for width in ((32,) if _APPYC_INTERPRET else (512, 1024, 2048, 4096)):
+        group = 2 if _APPYC_INTERPRET else 32
+        while group > 1 and 4 * reach * group > width:
+            group //= 2
+        halo = reach * group
+        chunk = width - 2 * halo
+        if chunk < width // 4:
+            continue  # the halo would be most of the work
+        programs = -(-n // chunk)
+        groups = -(-steps // group)
+        scratch = [torch.empty(programs * width, dtype=a.dtype, device=device) for a in arrays]
+        args = (*arrays, *scratch, *scalars, n, steps, chunk)
+        constants = {"G": group, "W": width, "HALO": halo}
+        if _APPYC_INTERPRET:
+            for g in range(groups):
+                for compute in (True, False):
+                    kernel[(programs,)](*args, g, g + 1, *tail(), **constants, COMPUTE=compute,
+                                        WRITE=not compute, GRID_SYNC=False)
+                    read_back()
+            return registers
+        constants.update(COMPUTE=True, WRITE=True, GRID_SYNC=True)
+        key = (id(kernel), device, width, group, tuple(a.dtype for a in arrays))  # registers differ
+        if key not in _APPYC_RESIDENT:
+            compiled = kernel.warmup(*args, 0, groups, *tail(), grid=(1,), **constants,
+                                     num_warps=4, launch_cooperative_grid=True)
+            compiled._init_handles()
+            props = torch.cuda.get_device_properties(device)
+            _APPYC_RESIDENT[key] = (_appyc_programs_per_sm(compiled, 4, props)
+                                    * props.multi_processor_count)
+        if programs > _APPYC_RESIDENT[key]:
+            continue
+        _appyc_launch(kernel, (programs,), (*args, 0, groups, *tail()), constants, num_warps=4,
+                      launch_cooperative_grid=True)
+        read_back()
+        return registers
+    return None
 
 
 _APPYC_RESIDENT = {}
@@ -732,7 +753,7 @@ def _launch_jacobi_1d_persistent0(B, A, N, TSTEPS, _appyc_config=None):
     n_t = int(TSTEPS)
     if n_t <= 0:
         return
-    if _appyc_blocked(_jacobi_1d_persistent0_blocked, n_t, (B, A), (int(N),), 2):
+    if _appyc_blocked(_jacobi_1d_persistent0_blocked, n_t, (B, A), (int(N),), 2) is not None:
         return
     if _appyc_config is None:
         _appyc_key = (_appyc_size(N), B.dtype, A.dtype)
@@ -831,7 +852,7 @@ def _launch_smooth_1d_slices_persistent0(B, A, N, alpha, T, _appyc_config=None):
     n_t = int(T)
     if n_t <= 0:
         return
-    if _appyc_blocked(_smooth_1d_slices_persistent0_blocked, n_t, (B, A), (int(N), float(alpha)), 4):
+    if _appyc_blocked(_smooth_1d_slices_persistent0_blocked, n_t, (B, A), (int(N), float(alpha)), 4) is not None:
         return
     if _appyc_config is None:
         _appyc_key = (_appyc_size(N), B.dtype, A.dtype)

@@ -3,7 +3,7 @@
 use crate::codegen::host::{self, Edit, HostRewriter};
 use crate::codegen::launch::{self, LaunchContext, LaunchOptions, SizeNames};
 use crate::codegen::templates::{Prelude, PreludeUses};
-use crate::codegen::{blocked, distribute_host, python, tiles, triton, writer::Writer};
+use crate::codegen::{distribute_host, python, tiles, triton, writer::Writer};
 use crate::diag::{Diagnostic, Result};
 use crate::frontend::lower::lower_function;
 use crate::frontend::pragma::{scan_pragmas, Pragma};
@@ -655,7 +655,7 @@ fn persistent_launch(
     let blocked = p
         .stencil
         .as_ref()
-        .map(|st| blocked::blocked_kernel(&blocked_name, st, &code, file, line));
+        .map(|st| triton::blocked_kernel(&blocked_name, st, &code, &p.steps, file, line));
     let (launcher, args) = launch::persistent_launcher(
         cx,
         &name,

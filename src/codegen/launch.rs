@@ -1196,12 +1196,23 @@ fn blocked_launch(
         .map(Param::host_value)
         .collect();
     let reach = stencil.radius * stencil.phases.len() as i64;
+    let call = format!(
+        "_appyc_blocked({blocked}, {trip}, ({}), ({}), {reach}",
+        tuple(&arrays),
+        tuple(&scalars)
+    );
+    if code.state.is_empty() {
+        return vec![format!("if {call}) is not None:"), "    return".into()];
+    }
+    // The registers as the plain launch passes them; the loop's outputs read `_appyc_state`.
+    let first: Vec<String> = code.state.iter().map(|r| r.initial.clone()).collect();
+    let kinds: String = code.state.iter().map(|r| r.kind).collect();
     vec![
         format!(
-            "if _appyc_blocked({blocked}, {trip}, ({}), ({}), {reach}):",
-            tuple(&arrays),
-            tuple(&scalars)
+            "_appyc_state = {call}, state=({}), kinds=\"{kinds}\")",
+            tuple(&first)
         ),
+        "if _appyc_state is not None:".into(),
         "    return".into(),
     ]
 }

@@ -6,7 +6,6 @@
 //! (`triton`, `tiles`, `blocked`) → `analysis` → the shared types (`kernel_code`, `hash`).
 
 mod analysis;
-pub mod blocked;
 pub mod distribute_host;
 mod hash;
 pub mod host;

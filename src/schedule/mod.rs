@@ -96,6 +96,21 @@ fn host_loop(s: &Stmt) -> Option<(Head<'_>, &[Stmt])> {
     }
 }
 
+/// Whether a stencil loop's host statements can run in its temporally blocked kernel: scalar
+/// registers only (`dt = dt * decay`), which every program steps alike there too, reading
+/// neither the loop variable (the blocked kernel counts steps, not the range) nor a shape.
+fn blockable_steps(steps: &HostSteps, var: &str) -> bool {
+    steps.groups.is_empty()
+        && steps.steps.iter().all(|s| {
+            s.kind == host_steps::StepKind::Scalar
+                && !s.value.any(&mut |x| match &x.kind {
+                    ExprKind::Name(n) => n == var,
+                    ExprKind::Shape { .. } => true,
+                    _ => false,
+                })
+        })
+}
+
 pub fn run(
     file: &SourceFile,
     func: &Function,
@@ -305,7 +320,7 @@ impl Cx<'_> {
                 barrier_after[r] = true;
             }
         }
-        let plain = steps.steps.is_empty() && test.is_none() && break_test.is_none();
+        let plain = test.is_none() && break_test.is_none() && blockable_steps(&steps, var);
         let stencil = temporal::stencil(var, &phases).filter(|_| plain);
         let mut outputs: Vec<String> = vec![];
         let assigned = std::iter::once(var)
@@ -1041,6 +1056,25 @@ mod tests {
         // Host scalars, the index itself, a float division, a farther offset.
         let wider = JACOBI.replace("A[i - 1] + A[i + 1]", "alpha * A[i - 3] / 2.0 + i");
         assert_eq!(stencil_of(&wider).expect("still a stencil").radius, 3);
+    }
+
+    #[test]
+    fn a_stencil_with_scalar_registers_is_blocked_unless_a_step_reads_the_loop() {
+        let decaying = "def f(A, B, N, T, dt, decay):\n    for t in range(T):\n        #pragma parallel for\n        for i in range(1, N - 1):\n            B[i] = A[i] + dt * (A[i - 1] + A[i + 1])\n        #pragma parallel for\n        for i in range(1, N - 1):\n            A[i] = B[i]\n        dt = dt * decay\n    return dt\n";
+        let st = stencil_of(decaying).expect("a register stepped alike by every program");
+        assert_eq!(st.phases.len(), 2);
+        for (from, to) in [
+            // The blocked kernel counts steps, not the range: no loop variable in a step.
+            ("dt = dt * decay", "dt = dt * t"),
+            // A shape in a step.
+            ("dt = dt * decay", "dt = dt * A.shape[0]"),
+            // A swap is a rebinding, not a scalar.
+            ("dt = dt * decay", "A, B = B, A"),
+        ] {
+            let src = decaying.replacen(from, to, 1);
+            assert_ne!(src, decaying, "{from}");
+            assert!(stencil_of(&src).is_none(), "{src}");
+        }
     }
 
     #[test]

@@ -423,12 +423,24 @@ CASES = [
     Case("natural_loops", "reflecting_ends",
          lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 3], SIZES_1D, fp64_strict=True,
          launches=("_reflecting_ends_persistent0",), no_launches=("_kernel",)),
+    # A 1-D stencil with a scalar register (`dt = dt * decay`) is temporally blocked too: every
+    # program steps `dt` alike; an odd step count leaves a short last group.
     Case("natural_loops", "decaying_wave",
          lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 4, 0.1, 0.9], SIZES_1D,
-         fp64_strict=True, launches=("_decaying_wave_persistent0",), no_launches=("_kernel",)),
+         fp64_strict=True, launches=("_decaying_wave_persistent0_blocked",), no_launches=("_kernel",)),
+    Case("natural_loops", "decaying_wave", variant="odd-steps",
+         make=lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 5, 0.1, 0.9], sizes=(25, 301),
+         fp64_strict=True, launches=("_decaying_wave_persistent0_blocked",), no_launches=("_kernel",)),
+    Case("natural_loops", "decaying_wave", variant="unblocked",
+         make=lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 4, 0.1, 0.9], sizes=SIZES_1D,
+         fp64_strict=True, env={"APPYC_TEMPORAL": "0"}, launches=("_decaying_wave_persistent0",),
+         no_launches=("_blocked", "_kernel")),
     Case("natural_loops", "decaying_wave", variant="fp32",
          make=lambda r, n: [normal(r, n), normal(r, n), n, 3, 0.1, 0.9], sizes=(37,),
-         launches=("_decaying_wave_persistent0",), no_launches=("_kernel",)),
+         launches=("_decaying_wave_persistent0_blocked",), no_launches=("_kernel",)),
+    Case("natural_loops", "wave_with_clock",   # a step reads the loop variable: not blocked
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 5, 0.1], SIZES_1D,
+         fp64_strict=True, launches=("_wave_with_clock_persistent0",), no_launches=("_blocked", "_kernel")),
     Case("natural_loops", "swap_smooth",   # an odd and an even number of swaps
          lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 3], SIZES_1D, fp64_strict=True,
          launches=("_swap_smooth_persistent0",), no_launches=("_kernel",)),

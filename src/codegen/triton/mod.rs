@@ -20,6 +20,7 @@
 //! - A form prints its body before its head: whether its signature takes `ROW_BLOCK` and
 //!   `ONE_STRIP` depends on the strip loops printed in the body.
 
+mod blocked;
 mod comm;
 pub(super) mod cx;
 mod expr;
@@ -31,5 +32,6 @@ mod steps;
 mod strips;
 mod virtual_grid;
 
+pub use blocked::blocked_kernel;
 pub use grid::kernel;
 pub use persistent::{persistent_kernel, PersistentLoop};

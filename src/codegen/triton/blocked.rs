@@ -8,19 +8,29 @@
 //! the loads (no one overwrites what a neighbour still loads) and after the writes; under the
 //! interpreter, which runs programs one after another, each group is two launches (`COMPUTE`
 //! then `WRITE`), whose boundary orders them the same way.
+//!
+//! The loop's scalar statements (`dt = dt * decay`) are registers, as in the plain persistent
+//! kernel (`loop_state`): every program steps them alike, in the loop's order, once per
+//! iteration it runs, and the last program stores them for the launcher. Under the
+//! interpreter each launch starts from the values the last one stored.
 
-use super::kernel_code::{signature, KernelCode, Param};
-use super::writer::Writer;
+use super::loop_state::{LoopState, PhaseNames};
+use crate::codegen::kernel_code::{signature, KernelCode, Param};
+use crate::codegen::writer::Writer;
 use crate::frontend::source::SourceFile;
 use crate::ir::*;
+use crate::schedule::host_steps::HostSteps;
 use crate::schedule::temporal::Stencil;
+use std::collections::HashSet;
 
-/// The kernel's text; `plain` is the loop's persistent kernel, whose arrays and scalars it
-/// takes (in the same order; strides and shapes aside).
+/// The kernel's text; `plain` is the loop's persistent kernel, whose arrays, scalars and
+/// registers it takes (in the same order; strides and shapes aside); `steps` the loop's
+/// statements besides its phases (scalar ones only: `schedule` checks).
 pub fn blocked_kernel(
     name: &str,
     stencil: &Stencil,
     plain: &KernelCode,
+    steps: &HostSteps,
     file: &SourceFile,
     line: usize,
 ) -> String {
@@ -51,6 +61,21 @@ pub fn blocked_kernel(
             .iter()
             .map(|s| s.to_string()),
     );
+    let mut used: HashSet<String> = plain.params.iter().map(|p| p.kernel_name()).collect();
+    used.extend(steps.carried.iter().map(|c| c.name.clone()));
+    let state = LoopState::new(steps, false, None, &mut |base| fresh_name(base, &mut used));
+    if !state.is_empty() {
+        // Float registers are fp64 parameters; integer ones are widened by `state.start`.
+        let floats: HashSet<&String> = state.float_registers().collect();
+        sig.extend(state.registers.iter().map(|r| {
+            if floats.contains(&r.name) {
+                format!("{}: \"fp64\"", r.name)
+            } else {
+                r.name.clone()
+            }
+        }));
+        sig.push(state.out.clone());
+    }
     sig.extend(
         ["G", "W", "HALO", "COMPUTE", "WRITE", "GRID_SYNC"]
             .iter()
@@ -80,6 +105,13 @@ pub fn blocked_kernel(
     for a in &arrays {
         w.line(format!("_s_{a} = _scratch_{a} + _pid * W"));
     }
+    state.start(&mut w);
+    // Steps read no loop variable or iteration here (`schedule::blockable_steps`).
+    let at = PhaseNames {
+        iteration: "_step",
+        pid: "_pid",
+        loop_var: "",
+    };
     w.line("for _group in range(_group_lo, _group_hi):");
     w.indent();
     w.line("if COMPUTE:");
@@ -93,7 +125,8 @@ pub fn blocked_kernel(
     w.line("for _step in range(tl.minimum(G, _steps - _group * G)):");
     w.indent();
     let r = stencil.radius;
-    for p in &stencil.phases {
+    for (phase, p) in stencil.phases.iter().enumerate() {
+        state.steps_before(&mut w, phase, &at);
         let lo = bound(&p.lo);
         let hi = bound(&p.hi);
         w.line(format!(
@@ -106,6 +139,7 @@ pub fn blocked_kernel(
         w.line(format!("tl.store(_s_{} + _x, _v, mask=_ok)", p.target));
         w.line("tl.debug_barrier()");
     }
+    state.steps_before(&mut w, stencil.phases.len(), &at);
     w.dedent();
     w.dedent();
     w.line("if WRITE:");
@@ -118,6 +152,9 @@ pub fn blocked_kernel(
     grid_sync(&mut w);
     w.dedent();
     w.dedent();
+    if !state.is_empty() {
+        state.store(&mut w, "_pid", "_nprog");
+    }
     w.dedent();
     w.finish()
 }
