@@ -159,9 +159,10 @@ def main():
     else:
         import torch
         gpus = a.gpus or list(range(torch.cuda.device_count()))
-    # Units dealt round-robin so each GPU gets a mix; every trial of a kernel on its own process.
+    # Units dealt round-robin, a kernel's trials side by side on different GPUs, so a deadline
+    # leaves whole kernels out rather than last trials.
     queues = {g: queue.Queue() for g in gpus}
-    units = [(t, c) for t in range(1, a.trials + 1) for c in cases]
+    units = [(t, c) for c in cases for t in range(1, a.trials + 1)]
     for n, u in enumerate(units):
         queues[gpus[n % len(gpus)]].put(u)
     start = time.perf_counter()
