@@ -568,16 +568,18 @@ def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm, 
 
 def _appyc_blocked(kernel, steps, arrays, scalars, reach, state=None, kinds=""):
     """Runs a 1-D stencil loop temporally blocked (codegen/triton/blocked.rs) when its arrays
-    allow it (1-D, one length, contiguous, floating) and the programs fit on the GPU at once;
-    returns None otherwise, and the plain persistent kernel runs. `reach`: how far one iteration
-    reads (radius x phases). `state`, `kinds`: the loop's registers, as `_appyc_persistent`
-    takes them; returns their last values (an empty list without registers).
+    allow it (1-D, one length, contiguous, floating); returns None otherwise, and the plain
+    persistent kernel runs. `reach`: how far one iteration reads (radius x phases). `state`,
+    `kinds`: the loop's registers, as `_appyc_persistent` takes them; returns their last values
+    (an empty list without registers).
 
-    A program owns a chunk of `width - 2 * halo` elements and runs `group` iterations between
-    grid barriers (32 on the GPU, 0.39 us a phase for jacobi_1d against 1.2 for a grid barrier
-    a phase: bench/gaps_h100.log, temporal); the narrowest width of 512-4096 whose programs fit
-    at once (2^20 points need 1024). Under the interpreter small chunks and groups, so tests
-    cross chunk and group boundaries. APPYC_TEMPORAL=0 turns it off.
+    A chunk is `width - 2 * halo` elements, and a group `group` iterations between grid
+    barriers (32 on the GPU, 0.39 us a phase for jacobi_1d against 1.2 for a grid barrier a
+    phase: bench/gaps_h100.log, temporal). Width 512, or 1024 past 2^16 elements, where the
+    halo's recomputation is half as large a share; as many programs as the GPU holds, up to one
+    a chunk, each taking every `programs`-th chunk. Under the interpreter width 32, group 2
+    and at most 3 programs, so tests cross chunk and group boundaries and programs own several
+    chunks. APPYC_TEMPORAL=0 turns it off.
     """
     if os.environ.get("APPYC_TEMPORAL") == "0":
         return None
@@ -585,6 +587,15 @@ def _appyc_blocked(kernel, steps, arrays, scalars, reach, state=None, kinds=""):
     if any(a.dim() != 1 or a.shape[0] != n or a.stride(0) != 1 or not a.is_floating_point()
            for a in arrays):
         return None
+    width, group = (32, 2) if _APPYC_INTERPRET else (512 if n <= 1 << 16 else 1024, 32)
+    while group > 1 and 4 * reach * group > width:
+        group //= 2
+    halo = reach * group
+    chunk = width - 2 * halo
+    if chunk < width // 4:
+        return None  # the halo would be most of the work
+    chunks = -(-n // chunk)
+    groups = -(-steps // group)
     device = arrays[0].device
     registers = [] if state is None else list(state)
     out = None if state is None else torch.empty(max(len(state), 1), dtype=torch.float64,
@@ -599,42 +610,28 @@ def _appyc_blocked(kernel, steps, arrays, scalars, reach, state=None, kinds=""):
             for i, (value, kind) in enumerate(zip(out.tolist(), kinds)):
                 registers[i] = float(value) if kind == "f" else int(value)
 
-    for width in ((32,) if _APPYC_INTERPRET else (512, 1024, 2048, 4096)):
-        group = 2 if _APPYC_INTERPRET else 32
-        while group > 1 and 4 * reach * group > width:
-            group //= 2
-        halo = reach * group
-        chunk = width - 2 * halo
-        if chunk < width // 4:
-            continue  # the halo would be most of the work
-        programs = -(-n // chunk)
-        groups = -(-steps // group)
-        scratch = [torch.empty(programs * width, dtype=a.dtype, device=device) for a in arrays]
-        args = (*arrays, *scratch, *scalars, n, steps, chunk)
-        constants = {"G": group, "W": width, "HALO": halo}
-        if _APPYC_INTERPRET:
-            for g in range(groups):
-                for compute in (True, False):
-                    kernel[(programs,)](*args, g, g + 1, *tail(), **constants, COMPUTE=compute,
-                                        WRITE=not compute, GRID_SYNC=False)
-                    read_back()
-            return registers
-        constants.update(COMPUTE=True, WRITE=True, GRID_SYNC=True)
-        key = (id(kernel), device, width, group, tuple(a.dtype for a in arrays))  # registers differ
-        if key not in _APPYC_RESIDENT:
-            compiled = kernel.warmup(*args, 0, groups, *tail(), grid=(1,), **constants,
-                                     num_warps=4, launch_cooperative_grid=True)
-            compiled._init_handles()
-            props = torch.cuda.get_device_properties(device)
-            _APPYC_RESIDENT[key] = (_appyc_programs_per_sm(compiled, 4, props)
-                                    * props.multi_processor_count)
-        if programs > _APPYC_RESIDENT[key]:
-            continue
-        _appyc_launch(kernel, (programs,), (*args, 0, groups, *tail()), constants, num_warps=4,
-                      launch_cooperative_grid=True)
-        read_back()
+    scratch = [torch.empty(chunks * width, dtype=a.dtype, device=device) for a in arrays]
+    args = (*arrays, *scratch, *scalars, n, steps, chunk, chunks)
+    constants = {"G": group, "W": width, "HALO": halo}
+    if _APPYC_INTERPRET:
+        for g in range(groups):
+            for compute in (True, False):
+                kernel[(min(chunks, 3),)](*args, g, g + 1, *tail(), **constants,
+                                          COMPUTE=compute, WRITE=not compute, GRID_SYNC=False)
+                read_back()
         return registers
-    return None
+    constants.update(COMPUTE=True, WRITE=True, GRID_SYNC=True)
+    key = (id(kernel), device, width, group, tuple(a.dtype for a in arrays))  # registers differ
+    if key not in _APPYC_RESIDENT:
+        compiled = kernel.warmup(*args, 0, groups, *tail(), grid=(1,), **constants, num_warps=4,
+                                 launch_cooperative_grid=True)
+        compiled._init_handles()
+        props = torch.cuda.get_device_properties(device)
+        _APPYC_RESIDENT[key] = _appyc_programs_per_sm(compiled, 4, props) * props.multi_processor_count
+    _appyc_launch(kernel, (min(chunks, _APPYC_RESIDENT[key]),), (*args, 0, groups, *tail()),
+                  constants, num_warps=4, launch_cooperative_grid=True)
+    read_back()
+    return registers
 
 
 _APPYC_RESIDENT = {}
@@ -705,39 +702,49 @@ def _jacobi_1d_persistent0(B, A, N, B_stride0, A_stride0, _phase_lo, _phase_hi, 
 
 
 @triton.jit(do_not_specialize=["_group_lo", "_group_hi"])
-def _jacobi_1d_persistent0_blocked(B, A, _scratch_B, _scratch_A, N, _n, _steps, _chunk, _group_lo, _group_hi, _sync, G: tl.constexpr, W: tl.constexpr, HALO: tl.constexpr, COMPUTE: tl.constexpr, WRITE: tl.constexpr, GRID_SYNC: tl.constexpr):
+def _jacobi_1d_persistent0_blocked(B, A, _scratch_B, _scratch_A, N, _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, G: tl.constexpr, W: tl.constexpr, HALO: tl.constexpr, COMPUTE: tl.constexpr, WRITE: tl.constexpr, GRID_SYNC: tl.constexpr):
     # samples/time_loops.py:17: for t in range(TSTEPS):  (temporally blocked: G iterations between grid barriers)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _x = tl.arange(0, W)
-    _lo = _pid * _chunk
-    _gi = _lo - HALO + _x
-    _inside = (_gi >= 0) & (_gi < _n)
-    _owned = (_gi >= _lo) & (_gi < tl.minimum(_lo + _chunk, _n))
     _arrived = tl.full((), 0, tl.int64)
-    _s_B = _scratch_B + _pid * W
-    _s_A = _scratch_A + _pid * W
     for _group in range(_group_lo, _group_hi):
+        _count = tl.minimum(G, _steps - _group * G)
         if COMPUTE:
-            tl.store(_s_B + _x, tl.load(B + _gi, mask=_inside, other=0))
-            tl.store(_s_A + _x, tl.load(A + _gi, mask=_inside, other=0))
+            for _c in range(_pid, _chunks, _nprog):
+                _lo = _c * _chunk
+                _gi = _lo - HALO + _x
+                _inside = (_gi >= 0) & (_gi < _n)
+                _owned = (_gi >= _lo) & (_gi < tl.minimum(_lo + _chunk, _n))
+                _s_B = _scratch_B + _c * W
+                _s_A = _scratch_A + _c * W
+                tl.store(_s_B + _x, tl.load(B + _gi, mask=_inside, other=0))
+                tl.store(_s_A + _x, tl.load(A + _gi, mask=_inside, other=0))
+                tl.debug_barrier()
+                for _step in range(_count):
+                    _ok = _inside & (_x >= 1) & (_x < W - 1) & (_gi >= 1) & (_gi < (N - 1))
+                    _v = (0.33333 * ((tl.load(_s_A + (_x - 1), mask=_ok, other=0) + tl.load(_s_A + _x, mask=_ok, other=0)) + tl.load(_s_A + (_x + 1), mask=_ok, other=0)))
+                    tl.store(_s_B + _x, _v, mask=_ok)
+                    tl.debug_barrier()
+                    _ok = _inside & (_x >= 1) & (_x < W - 1) & (_gi >= 1) & (_gi < (N - 1))
+                    _v = (0.33333 * ((tl.load(_s_B + (_x - 1), mask=_ok, other=0) + tl.load(_s_B + _x, mask=_ok, other=0)) + tl.load(_s_B + (_x + 1), mask=_ok, other=0)))
+                    tl.store(_s_A + _x, _v, mask=_ok)
+                    tl.debug_barrier()
             if GRID_SYNC:
                 _arrived += _nprog
                 _appyc_grid_barrier(_sync, _arrived)
             else:
                 tl.debug_barrier()
-            for _step in range(tl.minimum(G, _steps - _group * G)):
-                _ok = _inside & (_x >= 1) & (_x < W - 1) & (_gi >= 1) & (_gi < (N - 1))
-                _v = (0.33333 * ((tl.load(_s_A + (_x - 1), mask=_ok, other=0) + tl.load(_s_A + _x, mask=_ok, other=0)) + tl.load(_s_A + (_x + 1), mask=_ok, other=0)))
-                tl.store(_s_B + _x, _v, mask=_ok)
-                tl.debug_barrier()
-                _ok = _inside & (_x >= 1) & (_x < W - 1) & (_gi >= 1) & (_gi < (N - 1))
-                _v = (0.33333 * ((tl.load(_s_B + (_x - 1), mask=_ok, other=0) + tl.load(_s_B + _x, mask=_ok, other=0)) + tl.load(_s_B + (_x + 1), mask=_ok, other=0)))
-                tl.store(_s_A + _x, _v, mask=_ok)
-                tl.debug_barrier()
         if WRITE:
-            tl.store(B + _gi, tl.load(_s_B + _x), mask=_owned)
-            tl.store(A + _gi, tl.load(_s_A + _x), mask=_owned)
+            for _c in range(_pid, _chunks, _nprog):
+                _lo = _c * _chunk
+                _gi = _lo - HALO + _x
+                _inside = (_gi >= 0) & (_gi < _n)
+                _owned = (_gi >= _lo) & (_gi < tl.minimum(_lo + _chunk, _n))
+                _s_B = _scratch_B + _c * W
+                _s_A = _scratch_A + _c * W
+                tl.store(B + _gi, tl.load(_s_B + _x), mask=_owned)
+                tl.store(A + _gi, tl.load(_s_A + _x), mask=_owned)
             if GRID_SYNC:
                 _arrived += _nprog
                 _appyc_grid_barrier(_sync, _arrived)
@@ -804,39 +811,49 @@ def _smooth_1d_slices_persistent0(B, A, N, alpha: "fp64", B_stride0, A_stride0, 
 
 
 @triton.jit(do_not_specialize=["_group_lo", "_group_hi"])
-def _smooth_1d_slices_persistent0_blocked(B, A, _scratch_B, _scratch_A, N, alpha: "fp64", _n, _steps, _chunk, _group_lo, _group_hi, _sync, G: tl.constexpr, W: tl.constexpr, HALO: tl.constexpr, COMPUTE: tl.constexpr, WRITE: tl.constexpr, GRID_SYNC: tl.constexpr):
+def _smooth_1d_slices_persistent0_blocked(B, A, _scratch_B, _scratch_A, N, alpha: "fp64", _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, G: tl.constexpr, W: tl.constexpr, HALO: tl.constexpr, COMPUTE: tl.constexpr, WRITE: tl.constexpr, GRID_SYNC: tl.constexpr):
     # samples/time_loops.py:29: for t in range(T):  (temporally blocked: G iterations between grid barriers)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _x = tl.arange(0, W)
-    _lo = _pid * _chunk
-    _gi = _lo - HALO + _x
-    _inside = (_gi >= 0) & (_gi < _n)
-    _owned = (_gi >= _lo) & (_gi < tl.minimum(_lo + _chunk, _n))
     _arrived = tl.full((), 0, tl.int64)
-    _s_B = _scratch_B + _pid * W
-    _s_A = _scratch_A + _pid * W
     for _group in range(_group_lo, _group_hi):
+        _count = tl.minimum(G, _steps - _group * G)
         if COMPUTE:
-            tl.store(_s_B + _x, tl.load(B + _gi, mask=_inside, other=0))
-            tl.store(_s_A + _x, tl.load(A + _gi, mask=_inside, other=0))
+            for _c in range(_pid, _chunks, _nprog):
+                _lo = _c * _chunk
+                _gi = _lo - HALO + _x
+                _inside = (_gi >= 0) & (_gi < _n)
+                _owned = (_gi >= _lo) & (_gi < tl.minimum(_lo + _chunk, _n))
+                _s_B = _scratch_B + _c * W
+                _s_A = _scratch_A + _c * W
+                tl.store(_s_B + _x, tl.load(B + _gi, mask=_inside, other=0))
+                tl.store(_s_A + _x, tl.load(A + _gi, mask=_inside, other=0))
+                tl.debug_barrier()
+                for _step in range(_count):
+                    _ok = _inside & (_x >= 2) & (_x < W - 2) & (_gi >= 2) & (_gi < (N - 2))
+                    _v = ((alpha * (tl.load(_s_A + (_x - 2), mask=_ok, other=0) + tl.load(_s_A + (_x + 2), mask=_ok, other=0))) + (((1.0 - (2.0 * alpha)) * tl.load(_s_A + _x, mask=_ok, other=0)) / 1.5))
+                    tl.store(_s_B + _x, _v, mask=_ok)
+                    tl.debug_barrier()
+                    _ok = _inside & (_x >= 2) & (_x < W - 2) & (_gi >= 1) & (_gi < (N - 1))
+                    _v = ((0.5 * (tl.load(_s_B + (_x - 1), mask=_ok, other=0) - tl.load(_s_B + (_x + 1), mask=_ok, other=0))) + tl.load(_s_B + _x, mask=_ok, other=0))
+                    tl.store(_s_A + _x, _v, mask=_ok)
+                    tl.debug_barrier()
             if GRID_SYNC:
                 _arrived += _nprog
                 _appyc_grid_barrier(_sync, _arrived)
             else:
                 tl.debug_barrier()
-            for _step in range(tl.minimum(G, _steps - _group * G)):
-                _ok = _inside & (_x >= 2) & (_x < W - 2) & (_gi >= 2) & (_gi < (N - 2))
-                _v = ((alpha * (tl.load(_s_A + (_x - 2), mask=_ok, other=0) + tl.load(_s_A + (_x + 2), mask=_ok, other=0))) + (((1.0 - (2.0 * alpha)) * tl.load(_s_A + _x, mask=_ok, other=0)) / 1.5))
-                tl.store(_s_B + _x, _v, mask=_ok)
-                tl.debug_barrier()
-                _ok = _inside & (_x >= 2) & (_x < W - 2) & (_gi >= 1) & (_gi < (N - 1))
-                _v = ((0.5 * (tl.load(_s_B + (_x - 1), mask=_ok, other=0) - tl.load(_s_B + (_x + 1), mask=_ok, other=0))) + tl.load(_s_B + _x, mask=_ok, other=0))
-                tl.store(_s_A + _x, _v, mask=_ok)
-                tl.debug_barrier()
         if WRITE:
-            tl.store(B + _gi, tl.load(_s_B + _x), mask=_owned)
-            tl.store(A + _gi, tl.load(_s_A + _x), mask=_owned)
+            for _c in range(_pid, _chunks, _nprog):
+                _lo = _c * _chunk
+                _gi = _lo - HALO + _x
+                _inside = (_gi >= 0) & (_gi < _n)
+                _owned = (_gi >= _lo) & (_gi < tl.minimum(_lo + _chunk, _n))
+                _s_B = _scratch_B + _c * W
+                _s_A = _scratch_A + _c * W
+                tl.store(B + _gi, tl.load(_s_B + _x), mask=_owned)
+                tl.store(A + _gi, tl.load(_s_A + _x), mask=_owned)
             if GRID_SYNC:
                 _arrived += _nprog
                 _appyc_grid_barrier(_sync, _arrived)

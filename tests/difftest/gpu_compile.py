@@ -128,18 +128,18 @@ def persistent_launch(kernel, phases, work, args, mvl, num_warps, warps_per_sm, 
 
 def blocked_launch(kernel, steps, arrays, scalars, reach, state=None, kinds=""):
     """Stands in for `_appyc_blocked`: the blocked kernel compiled as a GPU launches it (one
-    cooperative launch with grid barriers, the GPU's group) at the narrowest and the widest
-    width the GPU may pick, then None, so that the plain persistent kernel is compiled too."""
+    cooperative launch with grid barriers, the GPU's group) at both widths the GPU may pick,
+    then None, so that the plain persistent kernel is compiled too."""
     tail = () if state is None else (*state, torch.empty(max(len(state), 1), dtype=torch.float64))
-    for width in (512, 4096):
+    for width in (512, 1024):
         group = 32
         while group > 1 and 4 * reach * group > width:
             group //= 2
         halo = reach * group
         scratch = [torch.empty(width, dtype=a.dtype) for a in arrays]
         sync = torch.zeros(1, dtype=torch.int64)
-        kernel[(1,)](*arrays, *scratch, *scalars, arrays[0].shape[0], steps, width - 2 * halo, 0, 1,
-                     sync, *tail, G=group, W=width, HALO=halo, COMPUTE=True, WRITE=True,
+        kernel[(1,)](*arrays, *scratch, *scalars, arrays[0].shape[0], steps, width - 2 * halo, 1,
+                     0, 1, sync, *tail, G=group, W=width, HALO=halo, COMPUTE=True, WRITE=True,
                      GRID_SYNC=True, num_warps=4, launch_cooperative_grid=True)
     return None
 

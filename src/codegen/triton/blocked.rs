@@ -1,13 +1,14 @@
 //! The temporally blocked form of a 1-D stencil loop (`schedule::temporal`): one kernel whose
-//! programs each own `_chunk` elements of the arrays' index space. Per group of `G` iterations
-//! a program loads its chunk and a halo of `HALO` elements on each side from every array into
-//! its own scratch, runs the group's phases there (each phase computes wherever its inputs are
-//! still valid, one radius less per phase; a block barrier after each phase, and one between
-//! loads and stores when a phase reads its own target), then writes its chunk of every written
-//! array back. On the GPU one cooperative launch runs every group, with a grid barrier after
-//! the loads (no one overwrites what a neighbour still loads) and after the writes; under the
-//! interpreter, which runs programs one after another, each group is two launches (`COMPUTE`
-//! then `WRITE`), whose boundary orders them the same way.
+//! programs each own chunks of `_chunk` elements of the arrays' index space (chunk `_c` goes to
+//! program `_c % programs`, so the GPU needs not hold a program a chunk). Per group of `G`
+//! iterations a program loads each of its chunks and a halo of `HALO` elements on each side
+//! from every array into the chunk's scratch, runs the group's phases there (each phase
+//! computes wherever its inputs are still valid, one radius less per phase; a block barrier
+//! after each phase, and one between loads and stores when a phase reads its own target), and
+//! after a grid barrier (no one overwrites what another program still loads) writes its chunks
+//! of every written array back, then another grid barrier. Under the interpreter, which runs
+//! programs one after another, each group is two launches (`COMPUTE` then `WRITE`), whose
+//! boundary orders them the same way.
 //!
 //! The loop's scalar statements (`dt = dt * decay`) are registers, as in the plain persistent
 //! kernel (`loop_state`): every program steps them alike, in the loop's order, once per
@@ -57,9 +58,17 @@ pub fn blocked_kernel(
     sig.extend(arrays.iter().map(|a| format!("_scratch_{a}")));
     sig.extend(signature(&scalars));
     sig.extend(
-        ["_n", "_steps", "_chunk", "_group_lo", "_group_hi", "_sync"]
-            .iter()
-            .map(|s| s.to_string()),
+        [
+            "_n",
+            "_steps",
+            "_chunk",
+            "_chunks",
+            "_group_lo",
+            "_group_hi",
+            "_sync",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
     );
     let mut used: HashSet<String> = plain.params.iter().map(|p| p.kernel_name()).collect();
     used.extend(steps.carried.iter().map(|c| c.name.clone()));
@@ -94,16 +103,9 @@ pub fn blocked_kernel(
         "_pid = tl.program_id(0)",
         "_nprog = tl.num_programs(0)",
         "_x = tl.arange(0, W)",
-        "_lo = _pid * _chunk",
-        "_gi = _lo - HALO + _x",
-        "_inside = (_gi >= 0) & (_gi < _n)",
-        "_owned = (_gi >= _lo) & (_gi < tl.minimum(_lo + _chunk, _n))",
         "_arrived = tl.full((), 0, tl.int64)",
     ] {
         w.line(l);
-    }
-    for a in &arrays {
-        w.line(format!("_s_{a} = _scratch_{a} + _pid * W"));
     }
     state.start(&mut w);
     // Steps read no loop variable or iteration here (`schedule::blockable_steps`).
@@ -112,17 +114,34 @@ pub fn blocked_kernel(
         pid: "_pid",
         loop_var: "",
     };
+    // A program may own several chunks: each starts the group from the registers' values at
+    // its start, and the registers then step once for the group (a program without a chunk
+    // too, so the last program stores the right values).
+    let starts: Vec<(String, String)> = state
+        .carried_names()
+        .map(|n| (n.clone(), fresh_name(&format!("{n}_at_group"), &mut used)))
+        .collect();
     w.line("for _group in range(_group_lo, _group_hi):");
     w.indent();
+    w.line("_count = tl.minimum(G, _steps - _group * G)");
     w.line("if COMPUTE:");
     w.indent();
+    for (n, at_group) in &starts {
+        w.line(format!("{at_group} = {n}"));
+    }
+    w.line("for _c in range(_pid, _chunks, _nprog):");
+    w.indent();
+    for (n, at_group) in &starts {
+        w.line(format!("{n} = {at_group}"));
+    }
+    chunk_names(&mut w, &arrays);
     for a in &arrays {
         w.line(format!(
             "tl.store(_s_{a} + _x, tl.load({a} + _gi, mask=_inside, other=0))"
         ));
     }
-    grid_sync(&mut w);
-    w.line("for _step in range(tl.minimum(G, _steps - _group * G)):");
+    w.line("tl.debug_barrier()");
+    w.line("for _step in range(_count):");
     w.indent();
     let r = stencil.radius;
     for (phase, p) in stencil.phases.iter().enumerate() {
@@ -142,13 +161,31 @@ pub fn blocked_kernel(
     state.steps_before(&mut w, stencil.phases.len(), &at);
     w.dedent();
     w.dedent();
+    if !starts.is_empty() {
+        for (n, at_group) in &starts {
+            w.line(format!("{n} = {at_group}"));
+        }
+        w.line("for _step in range(_count):");
+        w.indent();
+        for phase in 0..=stencil.phases.len() {
+            state.steps_before(&mut w, phase, &at);
+        }
+        w.dedent();
+    }
+    // Every program has loaded before any writes back.
+    grid_sync(&mut w);
+    w.dedent();
     w.line("if WRITE:");
     w.indent();
+    w.line("for _c in range(_pid, _chunks, _nprog):");
+    w.indent();
+    chunk_names(&mut w, &arrays);
     for a in &written {
         w.line(format!(
             "tl.store({a} + _gi, tl.load(_s_{a} + _x), mask=_owned)"
         ));
     }
+    w.dedent();
     grid_sync(&mut w);
     w.dedent();
     w.dedent();
@@ -157,6 +194,21 @@ pub fn blocked_kernel(
     }
     w.dedent();
     w.finish()
+}
+
+/// Where chunk `_c` lies: its elements, which of them exist and are its own, its scratch.
+fn chunk_names(w: &mut Writer, arrays: &[&str]) {
+    for l in [
+        "_lo = _c * _chunk",
+        "_gi = _lo - HALO + _x",
+        "_inside = (_gi >= 0) & (_gi < _n)",
+        "_owned = (_gi >= _lo) & (_gi < tl.minimum(_lo + _chunk, _n))",
+    ] {
+        w.line(l);
+    }
+    for a in arrays {
+        w.line(format!("_s_{a} = _scratch_{a} + _c * W"));
+    }
 }
 
 /// A grid barrier on the GPU; a block barrier under the interpreter (one launch per stage).
