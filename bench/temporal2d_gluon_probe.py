@@ -235,6 +235,174 @@ def j2g_kernel(A0, A1, Bg, M, N, steps, n_groups, g_lo, g_hi, sync,
             gl.thread_barrier()
 
 
+# Heat-3D (NPBench heat_3d; the baseline's association order): the same scheme with 3-D tiles
+# TZ x TY x TX, flat planes of pitch P = TY * TX, one guard plane either side, faces for lines.
+
+
+@gluon.jit
+def _view3(flat, k, Z: gl.constexpr, Y: gl.constexpr, X: gl.constexpr, SL3: gl.constexpr):
+    return flat.index(k)._reinterpret(gl.float64, [Z, Y, X], SL3)
+
+
+@gluon.jit
+def _ar3(n: gl.constexpr, dim: gl.constexpr, L3: gl.constexpr):
+    # arange(n) along `dim` of a rank-3 tensor in layout L3 (size 1 in the other dims)
+    if dim == 0:
+        a = gl.arange(0, n, layout=gl.SliceLayout(1, gl.SliceLayout(2, L3)))
+        r = gl.expand_dims(gl.expand_dims(a, 1), 2)
+    elif dim == 1:
+        a = gl.arange(0, n, layout=gl.SliceLayout(0, gl.SliceLayout(2, L3)))
+        r = gl.expand_dims(gl.expand_dims(a, 0), 2)
+    else:
+        a = gl.arange(0, n, layout=gl.SliceLayout(0, gl.SliceLayout(1, L3)))
+        r = gl.expand_dims(gl.expand_dims(a, 0), 1)
+    return r
+
+
+@gluon.jit
+def _stencil3(flat, b, TZ: gl.constexpr, TY: gl.constexpr, TX: gl.constexpr, L3: gl.constexpr,
+              SL3: gl.constexpr):
+    P: gl.constexpr = TY * TX
+    c = _view3(flat, b, TZ, TY, TX, SL3).load(L3)
+    zp = _view3(flat, b + P, TZ, TY, TX, SL3).load(L3)
+    zm = _view3(flat, b - P, TZ, TY, TX, SL3).load(L3)
+    yp = _view3(flat, b + TX, TZ, TY, TX, SL3).load(L3)
+    ym = _view3(flat, b - TX, TZ, TY, TX, SL3).load(L3)
+    xp = _view3(flat, b + 1, TZ, TY, TX, SL3).load(L3)
+    xm = _view3(flat, b - 1, TZ, TY, TX, SL3).load(L3)
+    return ((0.125 * ((zp - 2.0 * c) + zm) + 0.125 * ((yp - 2.0 * c) + ym))
+            + 0.125 * ((xp - 2.0 * c) + xm)) + c
+
+
+@gluon.jit
+def _faces(fout, bp, z0, y0, x0, L, M, N, TZ: gl.constexpr, TY: gl.constexpr,
+           TX: gl.constexpr, SL3: gl.constexpr):
+    """The global boundary faces crossing the tile take the destination's fixed values."""
+    NW: gl.constexpr = gl.num_warps()
+    P: gl.constexpr = TY * TX
+    MN = M * N
+    LF: gl.constexpr = gl.BlockedLayout([1, 1, 1], [1, 1, 32], [1, NW, 1], [2, 1, 0])
+    LY: gl.constexpr = gl.BlockedLayout([1, 1, 1], [1, 1, 32], [NW, 1, 1], [2, 1, 0])
+    LX: gl.constexpr = gl.BlockedLayout([1, 1, 1], [1, 32, 1], [NW, 1, 1], [1, 2, 0])
+    fy = y0 + _ar3(TY, 1, LF)
+    fx = x0 + _ar3(TX, 2, LF)
+    for i in gl.static_range(2):
+        line = i * (L - 1)
+        lz = line - z0
+        if (lz >= 0) & (lz < TZ):
+            v = gl.load(bp + line * MN + fy * N + fx,
+                        mask=(fy >= 0) & (fy < M) & (fx >= 0) & (fx < N), other=0.0)
+            _view3(fout, (lz + 1) * P, 1, TY, TX, SL3).store(v)
+    yz = z0 + _ar3(TZ, 0, LY)
+    yx = x0 + _ar3(TX, 2, LY)
+    for i in gl.static_range(2):
+        line = i * (M - 1)
+        ly = line - y0
+        if (ly >= 0) & (ly < TY):
+            v = gl.load(bp + yz * MN + line * N + yx,
+                        mask=(yz >= 0) & (yz < L) & (yx >= 0) & (yx < N), other=0.0)
+            _view3(fout, P + ly * TX, TZ, TY, TX, SL3).slice(0, 1, 1).store(v)
+    xz = z0 + _ar3(TZ, 0, LX)
+    xy = y0 + _ar3(TY, 1, LX)
+    for i in gl.static_range(2):
+        line = i * (N - 1)
+        lx = line - x0
+        if (lx >= 0) & (lx < TX):
+            v = gl.load(bp + xz * MN + xy * N + line,
+                        mask=(xz >= 0) & (xz < L) & (xy >= 0) & (xy < M), other=0.0)
+            _view3(fout, P + lx, TZ, TY, TX, SL3).slice(0, 1, 2).store(v)
+
+
+@gluon.jit
+def _phase3(f, bp, edge, z0, y0, x0, L, M, N, TZ: gl.constexpr, TY: gl.constexpr,
+            TX: gl.constexpr, L3: gl.constexpr, SL3: gl.constexpr):
+    P: gl.constexpr = TY * TX
+    v = _stencil3(f, P, TZ, TY, TX, L3, SL3)
+    gl.thread_barrier()
+    _view3(f, P, TZ, TY, TX, SL3).store(v)
+    if edge:
+        gl.thread_barrier()
+        _faces(f, bp, z0, y0, x0, L, M, N, TZ, TY, TX, SL3)
+    gl.thread_barrier()
+
+
+@gluon.jit
+def _opaque3(x):
+    return gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x], dtype=gl.int32,
+                                     is_pure=False, pack=1)
+
+
+@gluon.jit
+def _store_own3(ptr, v, z0, y0, x0, L, M, N, TZ: gl.constexpr, TY: gl.constexpr,
+                TX: gl.constexpr, H: gl.constexpr, L3: gl.constexpr):
+    lz = _opaque3(_ar3(TZ, 0, L3))
+    ly = _opaque3(_ar3(TY, 1, L3))
+    lx = _opaque3(_ar3(TX, 2, L3))
+    gz = z0 + lz
+    gy = y0 + ly
+    gx = x0 + lx
+    own = (lz >= H) & (lz < TZ - H) & (ly >= H) & (ly < TY - H) & (lx >= H) & (lx < TX - H)
+    own = own & (gz >= 0) & (gz < L) & (gy >= 0) & (gy < M) & (gx >= 0) & (gx < N)
+    gl.store(ptr + gz * (M * N) + gy * N + gx, v, mask=own)
+
+
+@gluon.jit(do_not_specialize=["L", "M", "N", "steps", "n_groups", "g_lo", "g_hi"])
+def h3g_kernel(A0, A1, Bg, L, M, N, steps, n_groups, g_lo, g_hi,
+               TZ: gl.constexpr, TY: gl.constexpr, TX: gl.constexpr, G: gl.constexpr,
+               RPT: gl.constexpr, HM: gl.constexpr):
+    NW: gl.constexpr = gl.num_warps()
+    XW: gl.constexpr = 32 if TX >= 32 else TX
+    L3: gl.constexpr = gl.BlockedLayout([RPT, 1, 1], [1, 32 // XW, XW], [NW, 1, 1], [2, 1, 0])
+    SL3: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [2, 1, 0])
+    P: gl.constexpr = TY * TX
+    S: gl.constexpr = TZ * P
+    H: gl.constexpr = 2 * G - HM
+    OZ: gl.constexpr = TZ - 2 * H
+    OY: gl.constexpr = TY - 2 * H
+    OX: gl.constexpr = TX - 2 * H
+    PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[S // 2, 2 * P]], [TZ, TY, TX],
+                                                                [2, 1, 0])
+    buf = gl.allocate_shared_memory(gl.float64, [TZ, TY, TX], PL)
+    f = buf._reinterpret(gl.float64, [S + 2 * P, 1, 1, 1], SL3)
+    pid = gl.program_id(0)
+    ntz = gl.cdiv(L, OZ)
+    nty = gl.cdiv(M, OY)
+    ntx = gl.cdiv(N, OX)
+    MN = M * N
+    for g in range(g_lo, g_hi):
+        if g % 2 == 0:
+            src = A0
+            dst = A1
+        else:
+            src = A1
+            dst = A0
+        gp = gl.minimum(steps - g * G, G)
+        last = g == n_groups - 1
+        t = pid
+        x0 = (t % ntx) * OX - H
+        y0 = ((t // ntx) % nty) * OY - H
+        z0 = (t // (ntx * nty)) * OZ - H
+        gz = z0 + _ar3(TZ, 0, L3)
+        gy = y0 + _ar3(TY, 1, L3)
+        gx = x0 + _ar3(TX, 2, L3)
+        inside = (gz >= 0) & (gz < L) & (gy >= 0) & (gy < M) & (gx >= 0) & (gx < N)
+        x = gl.load(src + gz * MN + gy * N + gx, mask=inside, other=0.0)
+        _view3(f, P, TZ, TY, TX, SL3).store(x)
+        gl.thread_barrier()
+        edge = ((z0 < 1) | (z0 + TZ > L - 1) | (y0 < 1) | (y0 + TY > M - 1) | (x0 < 1)
+                | (x0 + TX > N - 1))
+        for st in range(gp - 1):
+            _phase3(f, Bg, edge, z0, y0, x0, L, M, N, TZ, TY, TX, L3, SL3)
+            _phase3(f, src, edge, z0, y0, x0, L, M, N, TZ, TY, TX, L3, SL3)
+        _phase3(f, Bg, edge, z0, y0, x0, L, M, N, TZ, TY, TX, L3, SL3)
+        if last:
+            _store_own3(Bg, _view3(f, P, TZ, TY, TX, SL3).load(L3), z0, y0, x0, L, M, N, TZ, TY,
+                        TX, H, L3)
+        _phase3(f, src, edge, z0, y0, x0, L, M, N, TZ, TY, TX, L3, SL3)
+        _store_own3(dst, _view3(f, P, TZ, TY, TX, SL3).load(L3), z0, y0, x0, L, M, N, TZ, TY, TX,
+                    H, L3)
+
+
 # ----------------------------------------------------------------------------------------------
 # Launching
 # ----------------------------------------------------------------------------------------------
@@ -305,6 +473,34 @@ def j2g(A, B, steps, cfg):
         A.copy_(A1)
     info["launches"] = 1 if cfg["PERSIST"] else n_groups
     return info
+
+
+def h3g(A, B, steps, cfg):
+    """Heat-3D, `steps` steps in place: one launch a group of G steps, a program a tile."""
+    L, M, N = A.shape
+    TZ, TY, TX, G = cfg["TZ"], cfg["TY"], cfg["TX"], cfg["G"]
+    H = 2 * G - cfg.get("HM", 0)
+    assert min(TZ, TY, TX) > 2 * H and TZ >= cfg["RPT"] * cfg["warps"]
+    tiles = cdiv(L, TZ - 2 * H) * cdiv(M, TY - 2 * H) * cdiv(N, TX - 2 * H)
+    n_groups = cdiv(steps, G)
+    if n_groups == 0:
+        return {}
+    A1 = cfg.get("_A1")
+    if A1 is None or A1.shape != A.shape:
+        A1 = base.buffer("hA1", A.numel(), A).view(A.shape)
+    consts = dict(TZ=TZ, TY=TY, TX=TX, G=G, RPT=cfg["RPT"], HM=cfg.get("HM", 0))
+    if cfg.get("maxnreg"):
+        consts["maxnreg"] = cfg["maxnreg"]
+    for g in range(n_groups):
+        ck = h3g_kernel[(tiles,)](A, A1, B, L, M, N, steps, n_groups, g, g + 1, **consts,
+                                  num_warps=cfg["warps"])
+    if n_groups % 2 == 1:
+        A.copy_(A1)
+    return dict(occupancy(ck, cfg["warps"]), programs=tiles, launches=n_groups)
+
+
+def h3_base(A, B, steps, cfg):
+    return base.h3_base(A, B, steps, cfg)
 
 
 def j2_base(A, B, steps, cfg):
@@ -380,6 +576,74 @@ def model_j2g(A, B, steps, TH, TW, G, BUFS=1, HM=0):
     return A0, Bg
 
 
+def model_h3g(A, B, steps, TZ, TY, TX, G, HM=0):
+    """h3g's algorithm on the CPU (guards NaN; the same faces rule and owned writes)."""
+    L, M, N = A.shape
+    H = 2 * G - HM
+    OZ, OY, OX = TZ - 2 * H, TY - 2 * H, TX - 2 * H
+    P = TY * TX
+    A0, A1, Bg = A.copy(), np.full_like(A, np.nan), B.copy()
+    Bg[1:-1, 1:-1, 1:-1] = np.nan
+    n_groups = cdiv(steps, G)
+    lz, ly, lx = np.meshgrid(np.arange(TZ), np.arange(TY), np.arange(TX), indexing="ij")
+    k = np.arange(P, P + TZ * P)
+    own_l = ((lz >= H) & (lz < TZ - H) & (ly >= H) & (ly < TY - H) & (lx >= H) & (lx < TX - H))
+    for g in range(n_groups):
+        src, dst = (A0, A1) if g % 2 == 0 else (A1, A0)
+        gp = min(G, steps - g * G)
+        last = g == n_groups - 1
+        for tz in range(cdiv(L, OZ)):
+            for ty in range(cdiv(M, OY)):
+                for tx in range(cdiv(N, OX)):
+                    z0, y0, x0 = tz * OZ - H, ty * OY - H, tx * OX - H
+                    gz, gy, gx = z0 + lz, y0 + ly, x0 + lx
+                    inside = ((gz >= 0) & (gz < L) & (gy >= 0) & (gy < M) & (gx >= 0)
+                              & (gx < N))
+                    cz, cy, cx = np.clip(gz, 0, L - 1), np.clip(gy, 0, M - 1), np.clip(gx, 0, N - 1)
+                    f = np.full((TZ + 2) * P, np.nan)
+                    f[k] = np.where(inside, src[cz, cy, cx], 0.0).ravel()
+                    edge = (z0 < 1 or z0 + TZ > L - 1 or y0 < 1 or y0 + TY > M - 1 or x0 < 1
+                            or x0 + TX > N - 1)
+
+                    def phase(bp):
+                        c = f[k]
+                        v = ((0.125 * ((f[k + P] - 2.0 * c) + f[k - P])
+                              + 0.125 * ((f[k + TX] - 2.0 * c) + f[k - TX]))
+                             + 0.125 * ((f[k + 1] - 2.0 * c) + f[k - 1])) + c
+                        f[k] = v
+                        if edge:
+                            t = f[k].reshape(TZ, TY, TX)
+                            for line in (0, L - 1):
+                                if 0 <= line - z0 < TZ:
+                                    okk = (gy[0] >= 0) & (gy[0] < M) & (gx[0] >= 0) & (gx[0] < N)
+                                    t[line - z0] = np.where(okk, bp[line, cy[0], cx[0]], 0.0)
+                            for line in (0, M - 1):
+                                if 0 <= line - y0 < TY:
+                                    okk = ((gz[:, 0] >= 0) & (gz[:, 0] < L) & (gx[:, 0] >= 0)
+                                           & (gx[:, 0] < N))
+                                    t[:, line - y0] = np.where(okk, bp[cz[:, 0], line, cx[:, 0]],
+                                                               0.0)
+                            for line in (0, N - 1):
+                                if 0 <= line - x0 < TX:
+                                    okk = ((gz[:, :, 0] >= 0) & (gz[:, :, 0] < L)
+                                           & (gy[:, :, 0] >= 0) & (gy[:, :, 0] < M))
+                                    t[:, :, line - x0] = np.where(
+                                        okk, bp[cz[:, :, 0], cy[:, :, 0], line], 0.0)
+                            f[k] = t.ravel()
+
+                    for st in range(gp):
+                        phase(Bg)
+                        if last and st == gp - 1:
+                            m = own_l & inside
+                            Bg[gz[m], gy[m], gx[m]] = f[k].reshape(TZ, TY, TX)[m]
+                        phase(src)
+                    m = own_l & inside
+                    dst[gz[m], gy[m], gx[m]] = f[k].reshape(TZ, TY, TX)[m]
+    if n_groups % 2 == 1:
+        A0[:] = A1
+    return A0, Bg
+
+
 # ----------------------------------------------------------------------------------------------
 # Configurations
 # ----------------------------------------------------------------------------------------------
@@ -392,25 +656,37 @@ def base_configs(small):
     return [dict(MVL=1024, RB=4, warps=4, ppsm=16), dict(MVL=1024, RB=4, warps=8, ppsm=8)]
 
 
-def j2g_configs():
-    """(TH x TW tile, G steps a group, RPT rows a thread, warps, BUFS, PERSIST, register cap).
-    In the order they run: a run out of budget loses the last."""
-    c = []
-    for TH, TW, G, RPT, w, bufs, pers, mr in [
-        (64, 64, 2, 4, 8, 1, 0, 64),
-        (64, 64, 4, 4, 8, 1, 0, 64),
-        (32, 64, 2, 4, 4, 1, 0, 64),
-        (64, 64, 2, 4, 8, 2, 0, 64),
-        (64, 64, 1, 4, 8, 1, 0, 64),
-        (64, 128, 4, 2, 16, 1, 0, 64),
-        (128, 128, 4, 4, 16, 1, 0, 96),
-        (128, 128, 8, 4, 16, 1, 0, 96),
-        (32, 128, 2, 4, 8, 1, 0, 64),
-        (64, 64, 2, 4, 8, 1, 0, 0),
-        (64, 64, 4, 4, 8, 1, 1, 64),
-    ]:
-        c.append(dict(TH=TH, TW=TW, G=G, RPT=RPT, warps=w, BUFS=bufs, PERSIST=pers, maxnreg=mr))
-    return c
+J2G_SETS = {
+    # the first GPU run: a sweep of tile, depth, warps, one or two buffers, register cap, grid
+    1: [(64, 64, 2, 4, 8, 1, 0, 64), (64, 64, 4, 4, 8, 1, 0, 64), (32, 64, 2, 4, 4, 1, 0, 64),
+        (64, 64, 2, 4, 8, 2, 0, 64), (64, 64, 1, 4, 8, 1, 0, 64), (64, 128, 4, 2, 16, 1, 0, 64),
+        (128, 128, 4, 4, 16, 1, 0, 96), (128, 128, 8, 4, 16, 1, 0, 96),
+        (32, 128, 2, 4, 8, 1, 0, 64), (64, 64, 2, 4, 8, 1, 0, 0), (64, 64, 4, 4, 8, 1, 1, 64)],
+    # the second: around the first run's best (64 x 64, G = 2), uncapped and capped registers
+    2: [(64, 64, 2, 4, 8, 1, 0, 0), (64, 64, 2, 4, 8, 1, 0, 64), (64, 64, 2, 4, 8, 1, 0, 80),
+        (64, 64, 3, 4, 8, 1, 0, 0), (64, 64, 4, 4, 8, 1, 0, 0), (64, 64, 2, 4, 8, 2, 0, 0),
+        (64, 128, 2, 4, 16, 1, 0, 0), (32, 128, 2, 4, 8, 1, 0, 0), (64, 64, 2, 4, 8, 1, 1, 0)],
+}
+H3G_CFGS = [(16, 16, 32, 1, 1, 16, 0), (16, 16, 32, 2, 1, 16, 0), (8, 16, 32, 1, 1, 8, 128),
+            (16, 16, 32, 1, 2, 8, 0)]
+
+
+def j2g_configs(which=2):
+    """(TH x TW tile, G steps a group, RPT rows a thread, warps, BUFS, PERSIST, register cap;
+    0: none). In the order they run: a run out of budget loses the last."""
+    return [dict(TH=TH, TW=TW, G=G, RPT=RPT, warps=w, BUFS=bufs, PERSIST=pers, maxnreg=mr)
+            for TH, TW, G, RPT, w, bufs, pers, mr in J2G_SETS[which]]
+
+
+def h3g_configs():
+    """(TZ x TY x TX tile, G, RPT planes a thread, warps, register cap)."""
+    return [dict(TZ=TZ, TY=TY, TX=TX, G=G, RPT=RPT, warps=w, maxnreg=mr)
+            for TZ, TY, TX, G, RPT, w, mr in H3G_CFGS]
+
+
+def h3_base_configs():
+    # appyc's default (ROW_BLOCK = MVL // 128 for rows of 118), then the old probe's best
+    return [dict(MVL=1024, RB=8, warps=4, ppsm=16), dict(MVL=1024, RB=8, warps=4, ppsm=8)]
 
 
 SMALL_MODEL_CFGS = [dict(TH=16, TW=16, G=2), dict(TH=16, TW=32, G=3), dict(TH=32, TW=16, G=1),
@@ -445,16 +721,25 @@ def compile_only(out):
     sig = {"A0": "*fp64", "A1": "*fp64", "Bg": "*fp64", "M": "i32", "N": "i32", "steps": "i32",
            "n_groups": "i32", "g_lo": "i32", "g_hi": "i32", "sync": "*i64"}
     rows = []
-    cfgs = j2g_configs() + [dict(j2g_configs()[0], HM=1)]
+    cfgs = j2g_configs(1) + j2g_configs(2) + [dict(j2g_configs()[0], HM=1)] + h3g_configs()
+    sig3 = {"A0": "*fp64", "A1": "*fp64", "Bg": "*fp64", "L": "i32", "M": "i32", "N": "i32",
+            "steps": "i32", "n_groups": "i32", "g_lo": "i32", "g_hi": "i32"}
     for cfg in cfgs:
-        consts = dict(j2g_consts(cfg), GRID_SYNC=bool(cfg["PERSIST"]))
-        s = dict(sig, **{k: "constexpr" for k in consts})
+        if "TZ" in cfg:
+            kern = h3g_kernel
+            consts = dict(TZ=cfg["TZ"], TY=cfg["TY"], TX=cfg["TX"], G=cfg["G"], RPT=cfg["RPT"],
+                          HM=0)
+            s = dict(sig3, **{k: "constexpr" for k in consts})
+        else:
+            kern = j2g_kernel
+            consts = dict(j2g_consts(cfg), GRID_SYNC=bool(cfg["PERSIST"]))
+            s = dict(sig, **{k: "constexpr" for k in consts})
         t = time.perf_counter()
         try:
             opts = {"num_warps": cfg["warps"]}
             if cfg.get("maxnreg"):
                 opts["maxnreg"] = cfg["maxnreg"]
-            ck = triton.compile(GluonASTSource(j2g_kernel, s, constexprs=consts),
+            ck = triton.compile(GluonASTSource(kern, s, constexprs=consts),
                                 target=GPUTarget("cuda", 90, 32), options=opts)
         except Exception as e:
             log(f"compile [{cfg_name(cfg)}] FAILED: {type(e).__name__}: {str(e)[:400]}")
@@ -484,12 +769,9 @@ def compile_only(out):
 def poisoned(A0, B0, dev):
     A = torch.tensor(A0, device=dev)
     B = torch.tensor(B0, device=dev)
-    B[1:-1, 1:-1] = float("nan")  # every variant must write all of B's interior
+    B[(slice(1, -1),) * B.dim()] = float("nan")  # every variant must write all of B's interior
     return A, B
 
-
-CHECKS = [((37, 45), 7), ((130, 257), 11), ((257, 203), 13), ((1001, 517), 5)]
-SIZES = [((2800, 2800), 1000), ((8192, 8192), 100)]
 
 
 def check_gpu(name, fn, cfg, shapes, dev, emit, base_out, quiet=False):
@@ -500,10 +782,10 @@ def check_gpu(name, fn, cfg, shapes, dev, emit, base_out, quiet=False):
         rng = np.random.default_rng(sum(shape) * 31 + steps)
         A0, B0 = rng.random(shape), rng.random(shape)
         key = (shape, steps)
-        rA, rB = ref_j2(A0, B0, steps)
+        rA, rB = REFS[name[:2]](A0, B0, steps)
         A, B = poisoned(A0, B0, dev)
         run_cfg = cfg
-        if name != "j2_base":
+        if not name.endswith("_base"):
             A1 = torch.full(shape, float("nan"), dtype=torch.float64, device=dev)
             run_cfg = dict(cfg, _A1=A1)
         fn(A, B, steps, run_cfg)
@@ -564,6 +846,27 @@ def small_cpu(a):
             f"{'caught' if caught else 'NOT CAUGHT'}")
         if not caught:
             worst = float("inf")
+    for shape, steps in [((13, 11, 17), 3), ((37, 37, 37), 7)]:
+        rng = np.random.default_rng(sum(shape) * 31 + steps)
+        A0, B0 = rng.random(shape), rng.random(shape)
+        rA, rB = base.ref_h3(A0, B0, steps)
+        if shape[0] < 20:
+            A, B = torch.tensor(A0), torch.tensor(B0)
+            B[1:-1, 1:-1, 1:-1] = float("nan")
+            h3_base(A, B, steps, dict(MVL=64, RB=4, warps=4, ppsm=64))
+            d = max(np.max(np.abs(A.numpy() - rA)), np.max(np.abs(B.numpy() - rB)))
+            log(f"  h3 baseline (interpreter) {shape} x {steps}: numpy {d:.3e}")
+            worst = max(worst, d)
+        for TZ, TY, TX, G in [(8, 8, 16, 1), (16, 16, 16, 2)]:
+            mA, mB = model_h3g(A0, B0, steps, TZ, TY, TX, G)
+            d = max(np.max(np.abs(mA - rA)), np.max(np.abs(mB - rB)))
+            log(f"  model h3g {(TZ, TY, TX)} G={G} {shape} x {steps}: numpy {d:.3e}")
+            worst = max(worst, d)
+        mA, mB = model_h3g(A0, B0, steps, 8, 8, 16, 1, HM=1)
+        caught = np.isnan(mA).any() or np.isnan(mB).any() or np.nanmax(np.abs(mA - rA)) > 0
+        log(f"  h3 mutation (halo 2G-1) {shape} x {steps}: {'caught' if caught else 'NOT CAUGHT'}")
+        if not caught:
+            worst = float("inf")
     log(f"small: {'all exact' if worst == 0.0 else 'FAILED ' + str(worst)}")
     return 0 if worst == 0.0 else 1
 
@@ -577,17 +880,26 @@ def small_cpu(a):
 # ----------------------------------------------------------------------------------------------
 
 
-def plan_items(only):
+def plan_items(only, which=2, h3=True):
     items = [("j2_base", c) for c in base_configs(False)]
-    cfgs = j2g_configs()
+    cfgs = j2g_configs(which)
     if only:
         cfgs = [cfgs[int(i)] for i in only.split(",")]
     items.append(("j2g_mutant", dict(cfgs[0], HM=1)))  # must MISMATCH
     items += [("j2g", c) for c in cfgs]
+    if h3:  # Heat-3D: the brief's condition (a Jacobi-2D win) is checked in the child
+        items += [("h3_base", c) for c in h3_base_configs()]
+        items.append(("h3g_mutant", dict(h3g_configs()[0], HM=1)))
+        items += [("h3g", c) for c in h3g_configs()]
     return items
 
 
-FNS = {"j2_base": j2_base, "j2g": j2g, "j2g_mutant": j2g}
+FNS = {"j2_base": j2_base, "j2g": j2g, "j2g_mutant": j2g, "h3_base": h3_base, "h3g": h3g,
+       "h3g_mutant": h3g}
+REFS = {"j2": ref_j2, "h3": lambda A, B, steps: base.ref_h3(A, B, steps)}
+CHECKS_BY = {"j2": [((37, 45), 7), ((130, 257), 11), ((257, 203), 13), ((1001, 517), 5)],
+             "h3": [((13, 11, 17), 3), ((37, 37, 37), 7), ((45, 29, 61), 9)]}
+SIZES_BY = {"j2": [((2800, 2800), 1000), ((8192, 8192), 100)], "h3": [((120, 120, 120), 500)]}
 
 
 def read_jsonl(path):
@@ -626,11 +938,24 @@ def child(a):
         bw, t = base.copy_bandwidth(dev, 1 << 30)
         log(f"copy 1 GiB: {t * 1e3:.3f} ms, {bw / 1e9:.1f} GB/s (read + write)")
         emit(dict(kind="copy", bytes=1 << 30, seconds=t, bandwidth=bw))
-    items = plan_items(a.only)
+    items = plan_items(a.only, a.set)
     base_out = {}
+
+    def j2_won():
+        best = {}
+        for r in read_jsonl(jpath):
+            if r["kind"] == "time" and r["scheme"] in ("j2_base", "j2g"):
+                k = (r["scheme"], tuple(r["shape"]))
+                best[k] = min(best.get(k, float("inf")), r["seconds"])
+        return any(best.get(("j2g", s), 1e9) < best.get(("j2_base", s), 0.0)
+                   for _, s in best)
+
+    full_ref = {}
     if a.start > 0:  # a restarted child: the baseline's outputs again, for the comparison
-        check_gpu("j2_base", j2_base, base_configs(False)[0], CHECKS, dev, emit, base_out,
-                  quiet=True)
+        check_gpu("j2_base", j2_base, base_configs(False)[0], CHECKS_BY["j2"], dev, emit,
+                  base_out, quiet=True)
+        check_gpu("h3_base", h3_base, h3_base_configs()[0], CHECKS_BY["h3"], dev, emit,
+                  base_out, quiet=True)
     inputs = {}
 
     def time_one(name, fn, cfg, shape, steps):
@@ -668,12 +993,22 @@ def child(a):
             ts.append(base.timed(call))
         t = statistics.median(ts)
         mult = bound / t
+        # the timed call's own result against the baseline's at this size (same inputs)
+        torch.cuda.synchronize()
+        if name.endswith("_base"):
+            if shape not in full_ref:
+                full_ref[shape] = (A.clone(), B.clone())
+            same = None
+        elif shape in full_ref:
+            same = bool(torch.equal(A, full_ref[shape][0]) and torch.equal(B, full_ref[shape][1]))
+        else:
+            same = None
         log(f"  {name} [{cfg_name(cfg)}] {shape} x {steps}: {t * 1e3:.2f} ms (min "
-            f"{min(ts) * 1e3:.2f}), bound {bound * 1e3:.2f} ms, x bound {mult:.3f}; "
-            f"{json.dumps(run_info)}")
+            f"{min(ts) * 1e3:.2f}), bound {bound * 1e3:.2f} ms, x bound {mult:.3f}; equal to the "
+            f"baseline's result: {same}; {json.dumps(run_info)}")
         emit(dict(kind="time", scheme=name, cfg=cfg_name(cfg), shape=list(shape), steps=steps,
                   seconds=t, runs=ts, bound_seconds=bound, bytes_per_step=bytes_step,
-                  x_bound=mult, info=run_info))
+                  x_bound=mult, equal_to_baseline=same, info=run_info))
 
     for i in range(a.start, len(items)):
         name, cfg = items[i]
@@ -685,15 +1020,22 @@ def child(a):
         log(f"{name} [{cfg_name(cfg)}] ({a.deadline - time.time():.0f} s left)")
         fn = FNS[name]
         try:
-            worst = check_gpu(name, fn, cfg, CHECKS[:2] if name == "j2g_mutant" else CHECKS, dev,
-                              emit, base_out)
-            if name == "j2g_mutant":
+            fam = name[:2]
+            if fam == "h3" and not j2_won():
+                log("  skipped: no Jacobi-2D variant beat the baseline (Heat-3D only after a win)")
+                emit(dict(kind="skipped", item=i, scheme=name, cfg=cfg_name(cfg)))
+                emit(dict(kind="end", item=i))
+                continue
+            checks = CHECKS_BY[fam]
+            worst = check_gpu(name, fn, cfg, checks[:2] if name.endswith("_mutant") else checks,
+                              dev, emit, base_out)
+            if name.endswith("_mutant"):
                 log(f"  mutation {'caught' if worst > 0 else 'NOT CAUGHT'} (worst {worst:.3e})")
-                emit(dict(kind="mutation", caught=worst > 0, worst=worst))
+                emit(dict(kind="mutation", scheme=name, caught=worst > 0, worst=worst))
             elif worst != 0.0:
                 emit(dict(kind="bad", scheme=name, cfg=cfg_name(cfg), worst=worst))
             else:
-                for shape, steps in SIZES:
+                for shape, steps in SIZES_BY[fam]:
                     if time.time() > a.deadline:
                         break
                     time_one(name, fn, cfg, shape, steps)
@@ -716,12 +1058,12 @@ def parent(a):
         os.remove(jpath)
     began = time.time()
     deadline = began + a.budget
-    items = plan_items(a.only)
+    items = plan_items(a.only, a.set)
     start = 0
     while start < len(items):
         cmd = [sys.executable, os.path.abspath(__file__), "--child", "--out", a.out, "--start",
                str(start), "--deadline", str(deadline), "--cap", str(a.cap), "--reps",
-               str(a.reps), "--only", a.only]
+               str(a.reps), "--only", a.only, "--set", str(a.set)]
         LOG.flush()
         p = subprocess.Popen(cmd)
         rc = None
@@ -767,32 +1109,39 @@ def summary(a, recs, total):
                 best[k] = r
     bad = [r for r in recs if r["kind"] == "bad"]
     errors = [r for r in recs if r["kind"] == "error"]
-    mut = [r for r in recs if r["kind"] == "mutation"]
+    unequal = [r for r in recs if r["kind"] == "time" and r.get("equal_to_baseline") is False]
     log("")
     log(f"summary ({info.get('device', '?')}, copy {bw / 1e9:.0f} GB/s; x bound = streaming-copy "
         f"time / time, target 1.3)")
-    log(f"  {'scheme':8s} {'size':14s} {'best ms':>9s} {'x bound':>8s} {'vs base':>8s}  config")
-    for (name, shape), r in sorted(best.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-        b = best.get(("j2_base", shape))
+    log(f"  {'scheme':8s} {'size':16s} {'best ms':>9s} {'x bound':>8s} {'vs base':>8s}  config")
+    for (name, shape), r in sorted(best.items(), key=lambda kv: (len(kv[0][1]), kv[0][1],
+                                                                 kv[0][0])):
+        b = best.get((name[:2] + "_base", shape))
         rel = f"{b['seconds'] / r['seconds']:.2f}x" if b else "-"
-        log(f"  {name:8s} {str(shape):14s} {r['seconds'] * 1e3:9.2f} {r['x_bound']:8.3f} "
+        log(f"  {name:8s} {str(shape):16s} {r['seconds'] * 1e3:9.2f} {r['x_bound']:8.3f} "
             f"{rel:>8s}  [{r['cfg']}]")
-    log(f"  every timed configuration, ms (x bound) at {SIZES[0][0]} and {SIZES[1][0]}:")
-    cfgs = []
+    for fam, sizes in SIZES_BY.items():
+        cfgs = []
+        for r in recs:
+            if r["kind"] == "time" and r["scheme"][:2] == fam and r["cfg"] not in cfgs:
+                cfgs.append(r["cfg"])
+        if not cfgs:
+            continue
+        log(f"  {fam}: every timed configuration, ms (x bound) at "
+            f"{', '.join(str(sh) for sh, _ in sizes)}:")
+        for c in cfgs:
+            row = []
+            for shape, _ in sizes:
+                t = [r for r in recs if r["kind"] == "time" and r["cfg"] == c
+                     and r["scheme"][:2] == fam and tuple(r["shape"]) == shape]
+                row.append(f"{t[0]['seconds'] * 1e3:8.2f} ({t[0]['x_bound']:.3f})" if t else
+                           f"{'-':>16s}")
+            log(f"    {'  '.join(row)}  [{c}]")
     for r in recs:
-        if r["kind"] == "time" and r["cfg"] not in cfgs:
-            cfgs.append(r["cfg"])
-    for c in cfgs:
-        row = []
-        for shape, _ in SIZES:
-            t = [r for r in recs if r["kind"] == "time" and r["cfg"] == c
-                 and tuple(r["shape"]) == shape]
-            row.append(f"{t[0]['seconds'] * 1e3:8.2f} ({t[0]['x_bound']:.3f})" if t else
-                       f"{'-':>16s}")
-        log(f"    {'  '.join(row)}  [{c}]")
-    log(f"mutation: {'caught' if mut and mut[0]['caught'] else 'NOT CAUGHT or not run'}")
+        if r["kind"] == "mutation":
+            log(f"mutation {r['scheme']}: {'caught' if r['caught'] else 'NOT CAUGHT'}")
     log(f"checks: {'all exact (max abs diff 0)' if not bad else 'FAILED: ' + repr(bad)}; "
-        f"{len(errors)} error(s)")
+        f"timed results unequal to the baseline's: {len(unequal)}; {len(errors)} error(s)")
     log(f"total {total:.0f} s")
     with open(os.path.join(a.out, "temporal2d_gluon_probe.json"), "w") as f:
         json.dump(dict(info=info, copy_bandwidth=bw, records=recs,
@@ -811,6 +1160,7 @@ def main():
     ap.add_argument("--cap", type=float, default=2.0)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--only", default="", help="indices of j2g_configs() to run, e.g. 0,2,5")
+    ap.add_argument("--set", type=int, default=2, help="which J2G_SETS list (1: the first run)")
     ap.add_argument("--child", action="store_true")
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--deadline", type=float, default=0.0)
@@ -818,7 +1168,10 @@ def main():
                     help="seconds without a new record before the child is killed")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
-    LOG = open(os.path.join(a.out, "temporal2d_gluon_probe.log"), "a" if a.child else "w")
+    path = os.path.join(a.out, "temporal2d_gluon_probe.log")
+    if not a.child:
+        open(path, "w").close()
+    LOG = open(path, "a")  # parent and children append to one log
     if a.compile_only:
         return compile_only(a.out)
     if INTERP or a.small:
