@@ -27,7 +27,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "scripts"))
+# Run from the repository root: scripts/ is found there also when this file is a copy elsewhere.
+sys.path[:0] = [str(REPO / "scripts"), str(Path.cwd() / "scripts")]
 import bench_npbench as nb  # noqa: E402
 
 BUILDS = ("appyc", "appyc_mvl256", "appyc_default")
