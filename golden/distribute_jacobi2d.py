@@ -624,14 +624,14 @@ _APPYC_NVSHMEM_SHIM = (
     "putmem_block", "putmem_nbi_block", "putmem_signal_block", "putmem_signal_nbi_block",
     "iput32_block", "iput64_block", "signal_op", "signal_wait_until", "fence", "quiet", "thread0",
     "clock", "acquire", "any", "my_pe", "n_pes", "symmetric", "check_symmetric", "persistent",
-    "distributed", "gather", "host_barrier",
+    "distributed", "gather", "host_barrier", "ptr", "signal_p2p", "p2p",
 )
 
 
 def _appyc_nvshmem_extern(symbol, arg_types):
     """A device function of libnvshmem_device.bc, called with arguments of exactly these types."""
     types = tuple(tl.core.dtype(t) for t in arg_types)
-    ret = tl.core.dtype("int64") if symbol == "nvshmem_signal_wait_until" else tl.core.dtype("int32")
+    ret = tl.core.dtype("int64" if symbol in ("nvshmem_signal_wait_until", "nvshmem_ptr") else "int32")
 
     @tl.core.extern
     def call(*args, _semantic=None):
@@ -656,6 +656,9 @@ _appyc_nvshmem_signal_op = _appyc_nvshmem_extern("nvshmemx_signal_op", ("int64",
 _appyc_nvshmem_signal_wait_until = _appyc_nvshmem_extern("nvshmem_signal_wait_until", ("int64", "int32", "int64"))
 _appyc_nvshmem_fence = _appyc_nvshmem_extern("nvshmem_fence", ())
 _appyc_nvshmem_quiet = _appyc_nvshmem_extern("nvshmem_quiet", ())
+# (address on this PE's symmetric heap, pe) -> the same address in PE pe's heap as mapped into
+# this GPU's address space, or 0 when pe cannot be reached by loads and stores
+_appyc_nvshmem_ptr = _appyc_nvshmem_extern("nvshmem_ptr", ("int64", "int32"))
 
 
 @triton.jit
@@ -665,13 +668,53 @@ def _appyc_nvshmem_thread0():
     return tid == 0
 
 
+# A put by loads and stores (P2P) copies this many elements a step.
+_APPYC_NVSHMEM_PUT_LANES = tl.constexpr(1024)
+
+
+@triton.jit
+def _appyc_nvshmem_signal_p2p(far_sig):
+    # Thread 0, after a CTA barrier that follows the program's stores into a peer's heap: the
+    # flag at `far_sig` (the peer's, mapped here) grows by one once those stores are visible
+    # system-wide (a system fence, then the add: NVSHMEM's own order for a P2P put-with-signal).
+    return tl.inline_asm_elementwise("fence.sc.sys; red.relaxed.sys.global.add.u64 [$1], 1; mov.u32 $0, 0;",
+                                     "=r,l", [far_sig], dtype=tl.int32, is_pure=False, pack=1)
+
+
 @triton.jit
 def _appyc_nvshmem_put(dst, src, rows, n, dst_row_stride, dst_stride, src_row_stride, src_stride, sig, pe,
-                       SIGNAL: tl.constexpr, BLOCKING: tl.constexpr):
-    # `rows` rows of `n` elements from this PE's `src` to PE `pe`'s `dst`, by the whole program
-    # (the _block calls); with SIGNAL, the flag at `sig` on `pe` then grows by one.
-    ELEM: tl.constexpr = dst.dtype.element_ty.primitive_bitwidth // 8
+                       SIGNAL: tl.constexpr, BLOCKING: tl.constexpr, P2P: tl.constexpr):
+    # `rows` rows of `n` elements from this PE's `src` to PE `pe`'s `dst`, by the whole program;
+    # with SIGNAL, the flag at `sig` on `pe` then grows by one. With P2P (the launch found every
+    # PE reachable by loads and stores) the program copies into the peer's heap itself: NVSHMEM's
+    # put functions carry a network path that needs 120-170 registers a thread, which would cap
+    # the whole kernel's (2 x H100, bench/nvshmem_bandwidth.md); otherwise the _block calls.
     pe32 = (tl.zeros((), tl.int32) + pe).to(tl.int32)
+    if P2P:
+        far = _appyc_nvshmem_ptr(dst.to(tl.int64), pe32)
+        # 0: not reachable after all; no store, no signal, so the peer's bounded wait reports it.
+        if far != 0:
+            far_dst = far.to(dst.dtype, bitcast=True)
+            for r in range(rows):
+                for c in range(0, n, _APPYC_NVSHMEM_PUT_LANES):
+                    i = c + tl.arange(0, _APPYC_NVSHMEM_PUT_LANES)
+                    v = tl.load(src + r * src_row_stride + i * src_stride, mask=i < n)
+                    tl.store(far_dst + r * dst_row_stride + i * dst_stride, v, mask=i < n)
+            if SIGNAL:
+                tl.debug_barrier()
+                if _appyc_nvshmem_thread0():
+                    _appyc_nvshmem_signal_p2p(_appyc_nvshmem_ptr(sig.to(tl.int64), pe32))
+                tl.debug_barrier()
+    else:
+        _appyc_nvshmem_put_calls(dst, src, rows, n, dst_row_stride, dst_stride, src_row_stride, src_stride, sig,
+                                 pe32, SIGNAL, BLOCKING)
+
+
+@triton.jit
+def _appyc_nvshmem_put_calls(dst, src, rows, n, dst_row_stride, dst_stride, src_row_stride, src_stride, sig, pe32,
+                             SIGNAL: tl.constexpr, BLOCKING: tl.constexpr):
+    # _appyc_nvshmem_put through NVSHMEM's _block functions.
+    ELEM: tl.constexpr = dst.dtype.element_ty.primitive_bitwidth // 8
     n64 = tl.zeros((), tl.int64) + n
     rows64 = tl.zeros((), tl.int64) + rows
     one = tl.full((), 1, tl.int64)
@@ -803,6 +846,9 @@ def _appyc_nvshmem_wait(flag, value, control, step, index, line):
         ok = failed == 0
     else:
         _appyc_nvshmem_signal_wait_until(flag.to(tl.int64), tl.full((), 5, tl.int32), tl.zeros((), tl.int64) + value)
+        # NVSHMEM's wait polls with volatile loads: an acquire by every thread orders the plain
+        # loads of what the peer put after it, as the bounded wait's does.
+        _appyc_nvshmem_acquire(flag.to(tl.int64), True)
         tl.debug_barrier()
         ok = tl.full((), 1, tl.int1)
     return ok
@@ -951,7 +997,29 @@ def _appyc_nvshmem_config(mvl, num_warps):
 # of 4 warps an SM for the whole kernel, too few loads in flight for a stencil. Capped at 80,
 # 6 fit; the spills fall in the communication paths, run once an iteration by a few programs
 # (2 x H200: Jacobi-2D 8192^2 per GPU 1.46x, Jacobi-3D 256^3 2.07x faster with MVL 512).
+# With P2P puts (no NVSHMEM call in the kernel) ptxas picks 48 without a cap and spills
+# nothing; the cap still wins there: 80 registers and 6 programs an SM ran Listing 8 at
+# 842 us an iteration against 912 us for 48 registers and 10 programs, 1013 us for 48 and 6
+# (2 x H100, 8192^2 per GPU, bench/nvshmem_bandwidth.md).
 _APPYC_NVSHMEM_MAXNREG = 80
+
+
+def _appyc_nvshmem_p2p():
+    """Whether this launch's puts go as loads and stores into the peers' heaps (see
+    _appyc_nvshmem_put): every PE runs on this node (torchrun's LOCAL_WORLD_SIZE is the world
+    size) and every pair of its GPUs can reach each other, as NVSHMEM then maps every peer's heap.
+    APPYC_NVSHMEM_P2P=1 or 0 decides instead (read at each launch)."""
+    text = os.environ.get("APPYC_NVSHMEM_P2P", "")
+    if text:
+        return text != "0"
+    if _APPYC_NVSHMEM_STATE.get("p2p") is None:
+        import torch.distributed as dist
+
+        world = dist.get_world_size() if dist.is_initialized() else 1
+        local = int(os.environ.get("LOCAL_WORLD_SIZE", world))
+        _APPYC_NVSHMEM_STATE["p2p"] = local == world and torch.cuda.device_count() >= world and all(
+            torch.cuda.can_device_access_peer(i, j) for i in range(world) for j in range(world) if i != j)
+    return _APPYC_NVSHMEM_STATE["p2p"]
 
 
 def _appyc_nvshmem_persistent(kernel, phases, work, args, mvl, num_warps, constants=None, sites=None):
@@ -965,16 +1033,16 @@ def _appyc_nvshmem_persistent(kernel, phases, work, args, mvl, num_warps, consta
     for the kernel here is what makes a deadlock an error on this rank rather than a hang."""
     device = next(a.device for a in args if isinstance(a, torch.Tensor))
     control = _appyc_nvshmem_control(device)
+    p2p = bool(_appyc_nvshmem_p2p())
     if _APPYC_INTERPRET:
         programs = 3 if work is None else max(1, min(work, 3))
         for phase in range(phases):
-            kernel[(programs,)](*args, phase, phase + 1, control, MVL=mvl, GRID_SYNC=False,
+            kernel[(programs,)](*args, phase, phase + 1, control, MVL=mvl, GRID_SYNC=False, P2P=p2p,
                                 **(constants or {}))
             _appyc_nvshmem_check(control, sites)
         return
-    options = dict(MVL=mvl, GRID_SYNC=True, num_warps=num_warps, launch_cooperative_grid=True,
-                   maxnreg=_APPYC_NVSHMEM_MAXNREG, extern_libs=_appyc_nvshmem_lib(),
-                   **(constants or {}))
+    options = dict(MVL=mvl, GRID_SYNC=True, P2P=p2p, num_warps=num_warps, launch_cooperative_grid=True,
+                   maxnreg=_APPYC_NVSHMEM_MAXNREG, extern_libs=_appyc_nvshmem_lib(), **(constants or {}))
     # warmup() returns the specialisation that the launch below will find in Triton's cache.
     compiled = kernel.warmup(*args, 0, phases, control, grid=(1,), **options)
     loaded = _APPYC_NVSHMEM_STATE["programs"].get(id(compiled))
@@ -1222,7 +1290,7 @@ def _launch_jacobi_2d_persistent0(B, A, M, N, T, _appyc_config=None):
 
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
-def _jacobi_2d_distributed(A, _appyc_flags, B, _appyc_up_halo, _appyc_up, _appyc_own, _appyc_down, _appyc_r0, M, _appyc_r1, N, _appyc_o, A_stride0, A_stride1, _appyc_flags_stride0, B_stride0, B_stride1, A_shape1, B_shape1, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, ROW_BLOCK: tl.constexpr):
+def _jacobi_2d_distributed(A, _appyc_flags, B, _appyc_up_halo, _appyc_up, _appyc_own, _appyc_down, _appyc_r0, M, _appyc_r1, N, _appyc_o, A_stride0, A_stride1, _appyc_flags_stride0, B_stride0, B_stride1, A_shape1, B_shape1, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, P2P: tl.constexpr, ROW_BLOCK: tl.constexpr):
     # samples/distribute_jacobi2d.py:19: for t in range(T):  (persistent: 10 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
@@ -1236,11 +1304,11 @@ def _jacobi_2d_distributed(A, _appyc_flags, B, _appyc_up_halo, _appyc_up, _appyc
         if _region == 0:
             # samples/distribute_jacobi2d.py:20: #pragma 1:M-1=>parallel 1:N-1=>parallel
             if _pid == 0 % _nprog:
-                _appyc_nvshmem_put(A + _appyc_up_halo * A_stride0, A + 1 * A_stride0, (_appyc_up_halo + 1) - (_appyc_up_halo), A_shape1, A_stride0, A_stride1, A_stride0, A_stride1, _appyc_flags + 1 * _appyc_flags_stride0, _appyc_up, SIGNAL=True, BLOCKING=True)
+                _appyc_nvshmem_put(A + _appyc_up_halo * A_stride0, A + 1 * A_stride0, (_appyc_up_halo + 1) - (_appyc_up_halo), A_shape1, A_stride0, A_stride1, A_stride0, A_stride1, _appyc_flags + 1 * _appyc_flags_stride0, _appyc_up, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 1:
             # samples/distribute_jacobi2d.py:20: #pragma 1:M-1=>parallel 1:N-1=>parallel
             if _pid == 1 % _nprog:
-                _appyc_nvshmem_put(A, A + _appyc_own * A_stride0, 0 + 1, A_shape1, A_stride0, A_stride1, A_stride0, A_stride1, _appyc_flags, _appyc_down, SIGNAL=True, BLOCKING=True)
+                _appyc_nvshmem_put(A, A + _appyc_own * A_stride0, 0 + 1, A_shape1, A_stride0, A_stride1, A_stride0, A_stride1, _appyc_flags, _appyc_down, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 2:
             # samples/distribute_jacobi2d.py:20: #pragma 1:M-1=>parallel 1:N-1=>parallel
             _live = _appyc_nvshmem_wait(_appyc_flags, t + 1, _sync, t, 0, 20)
@@ -1263,7 +1331,7 @@ def _jacobi_2d_distributed(A, _appyc_flags, B, _appyc_up_halo, _appyc_up, _appyc
                 _p0_mask = _p0 < tl.minimum(M - 1, _appyc_r1)
                 _p1 = 1 + _pid4_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/distribute_jacobi2d.py:20
                 _p1_mask = _p1 < (N - 1)
-                tl.store(B + (_p0[:, None] - _appyc_o) * B_stride0 + _p1[None, :] * B_stride1, 0.2 * (tl.load(A + (_p0[:, None] - _appyc_o) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :], cache_modifier=".cg") + tl.load(A + (_p0[:, None] - _appyc_o) * A_stride0 + (_p1[None, :] - 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :], cache_modifier=".cg") + tl.load(A + (_p0[:, None] - _appyc_o) * A_stride0 + (_p1[None, :] + 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :], cache_modifier=".cg") + tl.load(A + (_p0[:, None] + 1 - _appyc_o) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :], cache_modifier=".cg") + tl.load(A + (_p0[:, None] - 1 - _appyc_o) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :], cache_modifier=".cg")), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/distribute_jacobi2d.py:21
+                tl.store(B + (_p0[:, None] - _appyc_o) * B_stride0 + _p1[None, :] * B_stride1, 0.2 * (tl.load(A + (_p0[:, None] - _appyc_o) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - _appyc_o) * A_stride0 + (_p1[None, :] - 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - _appyc_o) * A_stride0 + (_p1[None, :] + 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] + 1 - _appyc_o) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - 1 - _appyc_o) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/distribute_jacobi2d.py:21
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog
@@ -1271,11 +1339,11 @@ def _jacobi_2d_distributed(A, _appyc_flags, B, _appyc_up_halo, _appyc_up, _appyc
         if _region == 5:
             # samples/distribute_jacobi2d.py:23: #pragma 1:M-1=>parallel 1:N-1=>parallel
             if _pid == 0 % _nprog:
-                _appyc_nvshmem_put(B + _appyc_up_halo * B_stride0, B + 1 * B_stride0, (_appyc_up_halo + 1) - (_appyc_up_halo), B_shape1, B_stride0, B_stride1, B_stride0, B_stride1, _appyc_flags + 3 * _appyc_flags_stride0, _appyc_up, SIGNAL=True, BLOCKING=True)
+                _appyc_nvshmem_put(B + _appyc_up_halo * B_stride0, B + 1 * B_stride0, (_appyc_up_halo + 1) - (_appyc_up_halo), B_shape1, B_stride0, B_stride1, B_stride0, B_stride1, _appyc_flags + 3 * _appyc_flags_stride0, _appyc_up, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 6:
             # samples/distribute_jacobi2d.py:23: #pragma 1:M-1=>parallel 1:N-1=>parallel
             if _pid == 1 % _nprog:
-                _appyc_nvshmem_put(B, B + _appyc_own * B_stride0, 0 + 1, B_shape1, B_stride0, B_stride1, B_stride0, B_stride1, _appyc_flags + 2 * _appyc_flags_stride0, _appyc_down, SIGNAL=True, BLOCKING=True)
+                _appyc_nvshmem_put(B, B + _appyc_own * B_stride0, 0 + 1, B_shape1, B_stride0, B_stride1, B_stride0, B_stride1, _appyc_flags + 2 * _appyc_flags_stride0, _appyc_down, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 7:
             # samples/distribute_jacobi2d.py:23: #pragma 1:M-1=>parallel 1:N-1=>parallel
             _live = _appyc_nvshmem_wait(_appyc_flags + 2 * _appyc_flags_stride0, t + 1, _sync, t, 2 * _appyc_flags_stride0, 23)
@@ -1298,7 +1366,7 @@ def _jacobi_2d_distributed(A, _appyc_flags, B, _appyc_up_halo, _appyc_up, _appyc
                 _p0_mask = _p0 < tl.minimum(M - 1, _appyc_r1)
                 _p1 = 1 + _pid9_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/distribute_jacobi2d.py:23
                 _p1_mask = _p1 < (N - 1)
-                tl.store(A + (_p0[:, None] - _appyc_o) * A_stride0 + _p1[None, :] * A_stride1, 0.2 * (tl.load(B + (_p0[:, None] - _appyc_o) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :], cache_modifier=".cg") + tl.load(B + (_p0[:, None] - _appyc_o) * B_stride0 + (_p1[None, :] - 1) * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :], cache_modifier=".cg") + tl.load(B + (_p0[:, None] - _appyc_o) * B_stride0 + (_p1[None, :] + 1) * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :], cache_modifier=".cg") + tl.load(B + (_p0[:, None] + 1 - _appyc_o) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :], cache_modifier=".cg") + tl.load(B + (_p0[:, None] - 1 - _appyc_o) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :], cache_modifier=".cg")), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/distribute_jacobi2d.py:24
+                tl.store(A + (_p0[:, None] - _appyc_o) * A_stride0 + _p1[None, :] * A_stride1, 0.2 * (tl.load(B + (_p0[:, None] - _appyc_o) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] - _appyc_o) * B_stride0 + (_p1[None, :] - 1) * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] - _appyc_o) * B_stride0 + (_p1[None, :] + 1) * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] + 1 - _appyc_o) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] - 1 - _appyc_o) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/distribute_jacobi2d.py:24
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog

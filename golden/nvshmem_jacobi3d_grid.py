@@ -345,14 +345,14 @@ _APPYC_NVSHMEM_SHIM = (
     "putmem_block", "putmem_nbi_block", "putmem_signal_block", "putmem_signal_nbi_block",
     "iput32_block", "iput64_block", "signal_op", "signal_wait_until", "fence", "quiet", "thread0",
     "clock", "acquire", "any", "my_pe", "n_pes", "symmetric", "check_symmetric", "persistent",
-    "distributed", "gather", "host_barrier",
+    "distributed", "gather", "host_barrier", "ptr", "signal_p2p", "p2p",
 )
 
 
 def _appyc_nvshmem_extern(symbol, arg_types):
     """A device function of libnvshmem_device.bc, called with arguments of exactly these types."""
     types = tuple(tl.core.dtype(t) for t in arg_types)
-    ret = tl.core.dtype("int64") if symbol == "nvshmem_signal_wait_until" else tl.core.dtype("int32")
+    ret = tl.core.dtype("int64" if symbol in ("nvshmem_signal_wait_until", "nvshmem_ptr") else "int32")
 
     @tl.core.extern
     def call(*args, _semantic=None):
@@ -377,6 +377,9 @@ _appyc_nvshmem_signal_op = _appyc_nvshmem_extern("nvshmemx_signal_op", ("int64",
 _appyc_nvshmem_signal_wait_until = _appyc_nvshmem_extern("nvshmem_signal_wait_until", ("int64", "int32", "int64"))
 _appyc_nvshmem_fence = _appyc_nvshmem_extern("nvshmem_fence", ())
 _appyc_nvshmem_quiet = _appyc_nvshmem_extern("nvshmem_quiet", ())
+# (address on this PE's symmetric heap, pe) -> the same address in PE pe's heap as mapped into
+# this GPU's address space, or 0 when pe cannot be reached by loads and stores
+_appyc_nvshmem_ptr = _appyc_nvshmem_extern("nvshmem_ptr", ("int64", "int32"))
 
 
 @triton.jit
@@ -386,13 +389,53 @@ def _appyc_nvshmem_thread0():
     return tid == 0
 
 
+# A put by loads and stores (P2P) copies this many elements a step.
+_APPYC_NVSHMEM_PUT_LANES = tl.constexpr(1024)
+
+
+@triton.jit
+def _appyc_nvshmem_signal_p2p(far_sig):
+    # Thread 0, after a CTA barrier that follows the program's stores into a peer's heap: the
+    # flag at `far_sig` (the peer's, mapped here) grows by one once those stores are visible
+    # system-wide (a system fence, then the add: NVSHMEM's own order for a P2P put-with-signal).
+    return tl.inline_asm_elementwise("fence.sc.sys; red.relaxed.sys.global.add.u64 [$1], 1; mov.u32 $0, 0;",
+                                     "=r,l", [far_sig], dtype=tl.int32, is_pure=False, pack=1)
+
+
 @triton.jit
 def _appyc_nvshmem_put(dst, src, rows, n, dst_row_stride, dst_stride, src_row_stride, src_stride, sig, pe,
-                       SIGNAL: tl.constexpr, BLOCKING: tl.constexpr):
-    # `rows` rows of `n` elements from this PE's `src` to PE `pe`'s `dst`, by the whole program
-    # (the _block calls); with SIGNAL, the flag at `sig` on `pe` then grows by one.
-    ELEM: tl.constexpr = dst.dtype.element_ty.primitive_bitwidth // 8
+                       SIGNAL: tl.constexpr, BLOCKING: tl.constexpr, P2P: tl.constexpr):
+    # `rows` rows of `n` elements from this PE's `src` to PE `pe`'s `dst`, by the whole program;
+    # with SIGNAL, the flag at `sig` on `pe` then grows by one. With P2P (the launch found every
+    # PE reachable by loads and stores) the program copies into the peer's heap itself: NVSHMEM's
+    # put functions carry a network path that needs 120-170 registers a thread, which would cap
+    # the whole kernel's (2 x H100, bench/nvshmem_bandwidth.md); otherwise the _block calls.
     pe32 = (tl.zeros((), tl.int32) + pe).to(tl.int32)
+    if P2P:
+        far = _appyc_nvshmem_ptr(dst.to(tl.int64), pe32)
+        # 0: not reachable after all; no store, no signal, so the peer's bounded wait reports it.
+        if far != 0:
+            far_dst = far.to(dst.dtype, bitcast=True)
+            for r in range(rows):
+                for c in range(0, n, _APPYC_NVSHMEM_PUT_LANES):
+                    i = c + tl.arange(0, _APPYC_NVSHMEM_PUT_LANES)
+                    v = tl.load(src + r * src_row_stride + i * src_stride, mask=i < n)
+                    tl.store(far_dst + r * dst_row_stride + i * dst_stride, v, mask=i < n)
+            if SIGNAL:
+                tl.debug_barrier()
+                if _appyc_nvshmem_thread0():
+                    _appyc_nvshmem_signal_p2p(_appyc_nvshmem_ptr(sig.to(tl.int64), pe32))
+                tl.debug_barrier()
+    else:
+        _appyc_nvshmem_put_calls(dst, src, rows, n, dst_row_stride, dst_stride, src_row_stride, src_stride, sig,
+                                 pe32, SIGNAL, BLOCKING)
+
+
+@triton.jit
+def _appyc_nvshmem_put_calls(dst, src, rows, n, dst_row_stride, dst_stride, src_row_stride, src_stride, sig, pe32,
+                             SIGNAL: tl.constexpr, BLOCKING: tl.constexpr):
+    # _appyc_nvshmem_put through NVSHMEM's _block functions.
+    ELEM: tl.constexpr = dst.dtype.element_ty.primitive_bitwidth // 8
     n64 = tl.zeros((), tl.int64) + n
     rows64 = tl.zeros((), tl.int64) + rows
     one = tl.full((), 1, tl.int64)
@@ -524,6 +567,9 @@ def _appyc_nvshmem_wait(flag, value, control, step, index, line):
         ok = failed == 0
     else:
         _appyc_nvshmem_signal_wait_until(flag.to(tl.int64), tl.full((), 5, tl.int32), tl.zeros((), tl.int64) + value)
+        # NVSHMEM's wait polls with volatile loads: an acquire by every thread orders the plain
+        # loads of what the peer put after it, as the bounded wait's does.
+        _appyc_nvshmem_acquire(flag.to(tl.int64), True)
         tl.debug_barrier()
         ok = tl.full((), 1, tl.int1)
     return ok
@@ -672,7 +718,29 @@ def _appyc_nvshmem_config(mvl, num_warps):
 # of 4 warps an SM for the whole kernel, too few loads in flight for a stencil. Capped at 80,
 # 6 fit; the spills fall in the communication paths, run once an iteration by a few programs
 # (2 x H200: Jacobi-2D 8192^2 per GPU 1.46x, Jacobi-3D 256^3 2.07x faster with MVL 512).
+# With P2P puts (no NVSHMEM call in the kernel) ptxas picks 48 without a cap and spills
+# nothing; the cap still wins there: 80 registers and 6 programs an SM ran Listing 8 at
+# 842 us an iteration against 912 us for 48 registers and 10 programs, 1013 us for 48 and 6
+# (2 x H100, 8192^2 per GPU, bench/nvshmem_bandwidth.md).
 _APPYC_NVSHMEM_MAXNREG = 80
+
+
+def _appyc_nvshmem_p2p():
+    """Whether this launch's puts go as loads and stores into the peers' heaps (see
+    _appyc_nvshmem_put): every PE runs on this node (torchrun's LOCAL_WORLD_SIZE is the world
+    size) and every pair of its GPUs can reach each other, as NVSHMEM then maps every peer's heap.
+    APPYC_NVSHMEM_P2P=1 or 0 decides instead (read at each launch)."""
+    text = os.environ.get("APPYC_NVSHMEM_P2P", "")
+    if text:
+        return text != "0"
+    if _APPYC_NVSHMEM_STATE.get("p2p") is None:
+        import torch.distributed as dist
+
+        world = dist.get_world_size() if dist.is_initialized() else 1
+        local = int(os.environ.get("LOCAL_WORLD_SIZE", world))
+        _APPYC_NVSHMEM_STATE["p2p"] = local == world and torch.cuda.device_count() >= world and all(
+            torch.cuda.can_device_access_peer(i, j) for i in range(world) for j in range(world) if i != j)
+    return _APPYC_NVSHMEM_STATE["p2p"]
 
 
 def _appyc_nvshmem_persistent(kernel, phases, work, args, mvl, num_warps, constants=None, sites=None):
@@ -686,16 +754,16 @@ def _appyc_nvshmem_persistent(kernel, phases, work, args, mvl, num_warps, consta
     for the kernel here is what makes a deadlock an error on this rank rather than a hang."""
     device = next(a.device for a in args if isinstance(a, torch.Tensor))
     control = _appyc_nvshmem_control(device)
+    p2p = bool(_appyc_nvshmem_p2p())
     if _APPYC_INTERPRET:
         programs = 3 if work is None else max(1, min(work, 3))
         for phase in range(phases):
-            kernel[(programs,)](*args, phase, phase + 1, control, MVL=mvl, GRID_SYNC=False,
+            kernel[(programs,)](*args, phase, phase + 1, control, MVL=mvl, GRID_SYNC=False, P2P=p2p,
                                 **(constants or {}))
             _appyc_nvshmem_check(control, sites)
         return
-    options = dict(MVL=mvl, GRID_SYNC=True, num_warps=num_warps, launch_cooperative_grid=True,
-                   maxnreg=_APPYC_NVSHMEM_MAXNREG, extern_libs=_appyc_nvshmem_lib(),
-                   **(constants or {}))
+    options = dict(MVL=mvl, GRID_SYNC=True, P2P=p2p, num_warps=num_warps, launch_cooperative_grid=True,
+                   maxnreg=_APPYC_NVSHMEM_MAXNREG, extern_libs=_appyc_nvshmem_lib(), **(constants or {}))
     # warmup() returns the specialisation that the launch below will find in Triton's cache.
     compiled = kernel.warmup(*args, 0, phases, control, grid=(1,), **options)
     loaded = _APPYC_NVSHMEM_STATE["programs"].get(id(compiled))
@@ -900,7 +968,7 @@ def process_grid_3d(npes):
 
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
-def _jacobi_3d_persistent0(A, flags, B, L, b0, a0, M, N, b1, a1, b2, a2, A_stride0, A_stride1, A_stride2, flags_stride0, B_stride0, B_stride1, B_stride2, A_shape1, A_shape2, B_shape1, B_shape2, _t_start, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, ROW_BLOCK: tl.constexpr):
+def _jacobi_3d_persistent0(A, flags, B, L, b0, a0, M, N, b1, a1, b2, a2, A_stride0, A_stride1, A_stride2, flags_stride0, B_stride0, B_stride1, B_stride2, A_shape1, A_shape2, B_shape1, B_shape2, _t_start, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, P2P: tl.constexpr, ROW_BLOCK: tl.constexpr):
     # samples/nvshmem_jacobi3d_grid.py:59: for t in range(1, T + 1):  (persistent: 26 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
@@ -914,27 +982,27 @@ def _jacobi_3d_persistent0(A, flags, B, L, b0, a0, M, N, b1, a1, b2, a2, A_strid
         if _region == 0:
             # samples/nvshmem_jacobi3d_grid.py:61: nvshmem.Putmem(A[L - 1, :, :], A[1, :, :], b0, flags[0], t)
             if _pid == 0 % _nprog:
-                _appyc_nvshmem_put(A + (L - 1) * A_stride0, A + 1 * A_stride0, A_shape1, A_shape2, A_stride1, A_stride2, A_stride1, A_stride2, flags, b0, SIGNAL=True, BLOCKING=True)
+                _appyc_nvshmem_put(A + (L - 1) * A_stride0, A + 1 * A_stride0, A_shape1, A_shape2, A_stride1, A_stride2, A_stride1, A_stride2, flags, b0, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 1:
             # samples/nvshmem_jacobi3d_grid.py:62: nvshmem.Putmem(A[0, :, :], A[L - 2, :, :], a0, flags[1], t)
             if _pid == 1 % _nprog:
-                _appyc_nvshmem_put(A, A + (L - 2) * A_stride0, A_shape1, A_shape2, A_stride1, A_stride2, A_stride1, A_stride2, flags + 1 * flags_stride0, a0, SIGNAL=True, BLOCKING=True)
+                _appyc_nvshmem_put(A, A + (L - 2) * A_stride0, A_shape1, A_shape2, A_stride1, A_stride2, A_stride1, A_stride2, flags + 1 * flags_stride0, a0, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 2:
             # samples/nvshmem_jacobi3d_grid.py:63: nvshmem.Putmem(A[1:L - 1, M - 1, 1:N - 1], A[1:L - 1, 1, 1:N - 1], b1, flags[2], t)
             if _pid == 2 % _nprog:
-                _appyc_nvshmem_put(A + 1 * A_stride0 + (M - 1) * A_stride1 + 1 * A_stride2, A + 1 * A_stride0 + 1 * A_stride1 + 1 * A_stride2, (L - 1) - (1), (N - 1) - (1), A_stride0, A_stride2, A_stride0, A_stride2, flags + 2 * flags_stride0, b1, SIGNAL=True, BLOCKING=True)
+                _appyc_nvshmem_put(A + 1 * A_stride0 + (M - 1) * A_stride1 + 1 * A_stride2, A + 1 * A_stride0 + 1 * A_stride1 + 1 * A_stride2, (L - 1) - (1), (N - 1) - (1), A_stride0, A_stride2, A_stride0, A_stride2, flags + 2 * flags_stride0, b1, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 3:
             # samples/nvshmem_jacobi3d_grid.py:64: nvshmem.Putmem(A[1:L - 1, 0, 1:N - 1], A[1:L - 1, M - 2, 1:N - 1], a1, flags[3], t)
             if _pid == 3 % _nprog:
-                _appyc_nvshmem_put(A + 1 * A_stride0 + 1 * A_stride2, A + 1 * A_stride0 + (M - 2) * A_stride1 + 1 * A_stride2, (L - 1) - (1), (N - 1) - (1), A_stride0, A_stride2, A_stride0, A_stride2, flags + 3 * flags_stride0, a1, SIGNAL=True, BLOCKING=True)
+                _appyc_nvshmem_put(A + 1 * A_stride0 + 1 * A_stride2, A + 1 * A_stride0 + (M - 2) * A_stride1 + 1 * A_stride2, (L - 1) - (1), (N - 1) - (1), A_stride0, A_stride2, A_stride0, A_stride2, flags + 3 * flags_stride0, a1, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 4:
             # samples/nvshmem_jacobi3d_grid.py:65: nvshmem.Putmem(A[1:L - 1, 1:M - 1, N - 1], A[1:L - 1, 1:M - 1, 1], b2, flags[4], t)
             if _pid == 4 % _nprog:
-                _appyc_nvshmem_put(A + 1 * A_stride0 + 1 * A_stride1 + (N - 1) * A_stride2, A + 1 * A_stride0 + 1 * A_stride1 + 1 * A_stride2, (L - 1) - (1), (M - 1) - (1), A_stride0, A_stride1, A_stride0, A_stride1, flags + 4 * flags_stride0, b2, SIGNAL=True, BLOCKING=True)
+                _appyc_nvshmem_put(A + 1 * A_stride0 + 1 * A_stride1 + (N - 1) * A_stride2, A + 1 * A_stride0 + 1 * A_stride1 + 1 * A_stride2, (L - 1) - (1), (M - 1) - (1), A_stride0, A_stride1, A_stride0, A_stride1, flags + 4 * flags_stride0, b2, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 5:
             # samples/nvshmem_jacobi3d_grid.py:66: nvshmem.Putmem(A[1:L - 1, 1:M - 1, 0], A[1:L - 1, 1:M - 1, N - 2], a2, flags[5], t)
             if _pid == 5 % _nprog:
-                _appyc_nvshmem_put(A + 1 * A_stride0 + 1 * A_stride1, A + 1 * A_stride0 + 1 * A_stride1 + (N - 2) * A_stride2, (L - 1) - (1), (M - 1) - (1), A_stride0, A_stride1, A_stride0, A_stride1, flags + 5 * flags_stride0, a2, SIGNAL=True, BLOCKING=True)
+                _appyc_nvshmem_put(A + 1 * A_stride0 + 1 * A_stride1, A + 1 * A_stride0 + 1 * A_stride1 + (N - 2) * A_stride2, (L - 1) - (1), (M - 1) - (1), A_stride0, A_stride1, A_stride0, A_stride1, flags + 5 * flags_stride0, a2, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 6:
             # samples/nvshmem_jacobi3d_grid.py:67: nvshmem.SignalWait(flags[0], t)
             _live = _appyc_nvshmem_wait(flags, t, _sync, t, 0, 67)
@@ -973,7 +1041,7 @@ def _jacobi_3d_persistent0(A, flags, B, L, b0, a0, M, N, b1, a1, b2, a2, A_strid
                 _p1_mask = _p1 < (M - 1)
                 _p2 = 1 + _pid12_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/nvshmem_jacobi3d_grid.py:73
                 _p2_mask = _p2 < (N - 1)
-                tl.store(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, (tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(A + (_p0 - 1) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(A + (_p0 + 1) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(A + _p0 * A_stride0 + (_p1[:, None] - 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(A + _p0 * A_stride0 + (_p1[:, None] + 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_p2[None, :] - 1) * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_p2[None, :] + 1) * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg")) / 7.0, mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/nvshmem_jacobi3d_grid.py:74
+                tl.store(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, (tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(A + (_p0 - 1) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(A + (_p0 + 1) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(A + _p0 * A_stride0 + (_p1[:, None] - 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(A + _p0 * A_stride0 + (_p1[:, None] + 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_p2[None, :] - 1) * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_p2[None, :] + 1) * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) / 7.0, mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/nvshmem_jacobi3d_grid.py:74
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog
@@ -981,27 +1049,27 @@ def _jacobi_3d_persistent0(A, flags, B, L, b0, a0, M, N, b1, a1, b2, a2, A_strid
         if _region == 13:
             # samples/nvshmem_jacobi3d_grid.py:77: nvshmem.Putmem(B[L - 1, :, :], B[1, :, :], b0, flags[6], t)
             if _pid == 0 % _nprog:
-                _appyc_nvshmem_put(B + (L - 1) * B_stride0, B + 1 * B_stride0, B_shape1, B_shape2, B_stride1, B_stride2, B_stride1, B_stride2, flags + 6 * flags_stride0, b0, SIGNAL=True, BLOCKING=True)
+                _appyc_nvshmem_put(B + (L - 1) * B_stride0, B + 1 * B_stride0, B_shape1, B_shape2, B_stride1, B_stride2, B_stride1, B_stride2, flags + 6 * flags_stride0, b0, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 14:
             # samples/nvshmem_jacobi3d_grid.py:78: nvshmem.Putmem(B[0, :, :], B[L - 2, :, :], a0, flags[7], t)
             if _pid == 1 % _nprog:
-                _appyc_nvshmem_put(B, B + (L - 2) * B_stride0, B_shape1, B_shape2, B_stride1, B_stride2, B_stride1, B_stride2, flags + 7 * flags_stride0, a0, SIGNAL=True, BLOCKING=True)
+                _appyc_nvshmem_put(B, B + (L - 2) * B_stride0, B_shape1, B_shape2, B_stride1, B_stride2, B_stride1, B_stride2, flags + 7 * flags_stride0, a0, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 15:
             # samples/nvshmem_jacobi3d_grid.py:79: nvshmem.Putmem(B[1:L - 1, M - 1, 1:N - 1], B[1:L - 1, 1, 1:N - 1], b1, flags[8], t)
             if _pid == 2 % _nprog:
-                _appyc_nvshmem_put(B + 1 * B_stride0 + (M - 1) * B_stride1 + 1 * B_stride2, B + 1 * B_stride0 + 1 * B_stride1 + 1 * B_stride2, (L - 1) - (1), (N - 1) - (1), B_stride0, B_stride2, B_stride0, B_stride2, flags + 8 * flags_stride0, b1, SIGNAL=True, BLOCKING=True)
+                _appyc_nvshmem_put(B + 1 * B_stride0 + (M - 1) * B_stride1 + 1 * B_stride2, B + 1 * B_stride0 + 1 * B_stride1 + 1 * B_stride2, (L - 1) - (1), (N - 1) - (1), B_stride0, B_stride2, B_stride0, B_stride2, flags + 8 * flags_stride0, b1, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 16:
             # samples/nvshmem_jacobi3d_grid.py:80: nvshmem.Putmem(B[1:L - 1, 0, 1:N - 1], B[1:L - 1, M - 2, 1:N - 1], a1, flags[9], t)
             if _pid == 3 % _nprog:
-                _appyc_nvshmem_put(B + 1 * B_stride0 + 1 * B_stride2, B + 1 * B_stride0 + (M - 2) * B_stride1 + 1 * B_stride2, (L - 1) - (1), (N - 1) - (1), B_stride0, B_stride2, B_stride0, B_stride2, flags + 9 * flags_stride0, a1, SIGNAL=True, BLOCKING=True)
+                _appyc_nvshmem_put(B + 1 * B_stride0 + 1 * B_stride2, B + 1 * B_stride0 + (M - 2) * B_stride1 + 1 * B_stride2, (L - 1) - (1), (N - 1) - (1), B_stride0, B_stride2, B_stride0, B_stride2, flags + 9 * flags_stride0, a1, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 17:
             # samples/nvshmem_jacobi3d_grid.py:81: nvshmem.Putmem(B[1:L - 1, 1:M - 1, N - 1], B[1:L - 1, 1:M - 1, 1], b2, flags[10], t)
             if _pid == 4 % _nprog:
-                _appyc_nvshmem_put(B + 1 * B_stride0 + 1 * B_stride1 + (N - 1) * B_stride2, B + 1 * B_stride0 + 1 * B_stride1 + 1 * B_stride2, (L - 1) - (1), (M - 1) - (1), B_stride0, B_stride1, B_stride0, B_stride1, flags + 10 * flags_stride0, b2, SIGNAL=True, BLOCKING=True)
+                _appyc_nvshmem_put(B + 1 * B_stride0 + 1 * B_stride1 + (N - 1) * B_stride2, B + 1 * B_stride0 + 1 * B_stride1 + 1 * B_stride2, (L - 1) - (1), (M - 1) - (1), B_stride0, B_stride1, B_stride0, B_stride1, flags + 10 * flags_stride0, b2, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 18:
             # samples/nvshmem_jacobi3d_grid.py:82: nvshmem.Putmem(B[1:L - 1, 1:M - 1, 0], B[1:L - 1, 1:M - 1, N - 2], a2, flags[11], t)
             if _pid == 5 % _nprog:
-                _appyc_nvshmem_put(B + 1 * B_stride0 + 1 * B_stride1, B + 1 * B_stride0 + 1 * B_stride1 + (N - 2) * B_stride2, (L - 1) - (1), (M - 1) - (1), B_stride0, B_stride1, B_stride0, B_stride1, flags + 11 * flags_stride0, a2, SIGNAL=True, BLOCKING=True)
+                _appyc_nvshmem_put(B + 1 * B_stride0 + 1 * B_stride1, B + 1 * B_stride0 + 1 * B_stride1 + (N - 2) * B_stride2, (L - 1) - (1), (M - 1) - (1), B_stride0, B_stride1, B_stride0, B_stride1, flags + 11 * flags_stride0, a2, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 19:
             # samples/nvshmem_jacobi3d_grid.py:83: nvshmem.SignalWait(flags[6], t)
             _live = _appyc_nvshmem_wait(flags + 6 * flags_stride0, t, _sync, t, 6 * flags_stride0, 83)
@@ -1040,7 +1108,7 @@ def _jacobi_3d_persistent0(A, flags, B, L, b0, a0, M, N, b1, a1, b2, a2, A_strid
                 _p1_mask = _p1 < (M - 1)
                 _p2 = 1 + _pid25_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/nvshmem_jacobi3d_grid.py:89
                 _p2_mask = _p2 < (N - 1)
-                tl.store(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, (tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(B + (_p0 - 1) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(B + (_p0 + 1) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(B + _p0 * B_stride0 + (_p1[:, None] - 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(B + _p0 * B_stride0 + (_p1[:, None] + 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + (_p2[None, :] - 1) * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg") + tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + (_p2[None, :] + 1) * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :], cache_modifier=".cg")) / 7.0, mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/nvshmem_jacobi3d_grid.py:90
+                tl.store(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, (tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(B + (_p0 - 1) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(B + (_p0 + 1) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(B + _p0 * B_stride0 + (_p1[:, None] - 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(B + _p0 * B_stride0 + (_p1[:, None] + 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + (_p2[None, :] - 1) * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + (_p2[None, :] + 1) * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) / 7.0, mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/nvshmem_jacobi3d_grid.py:90
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog

@@ -7,7 +7,8 @@ options, here with `extern_libs` naming the device library). The host runtime is
 stand-in (PE 0 of 2, symmetric allocation is the identity) and `_appyc_nvshmem_persistent` by the
 one cooperative launch the GPU would make. Each module is linked with its waits bounded (the
 default) and, at MVL 512, with the bounds compiled out (`_APPYC_NVSHMEM_BOUNDED` false, loaded
-afresh), the form bench/gpu_nvshmem_waits.py measures against.
+afresh), the form bench/gpu_nvshmem_waits.py measures against; puts by loads and stores (P2P, the
+launch's choice on one node) and, at MVL 512, by NVSHMEM's calls.
 
 Usage: python nvshmem_compile.py LIBRARY REQUEST.json RESULT.json
 REQUEST: {"cases": {case name: path of the generated module}}
@@ -69,7 +70,7 @@ def main(library, request_path, result_path):
     def persistent(kernel, phases, work, args, mvl, num_warps, constants=None, sites=None):
         control = torch.zeros(16, dtype=torch.int64)
         # The register cap of the real runtime: ptxas must fit the kernel under it.
-        kernel[(1,)](*args, 0, phases, control, MVL=mvl, GRID_SYNC=True, **(constants or {}),
+        kernel[(1,)](*args, 0, phases, control, MVL=mvl, GRID_SYNC=True, P2P=p2p, **(constants or {}),
                      num_warps=num_warps, launch_cooperative_grid=True, extern_libs=libs,
                      maxnreg=maxnreg)
 
@@ -79,8 +80,9 @@ def main(library, request_path, result_path):
         host_error = None
         try:
             case = {**CASES, **DIST_CASES}[name]
-            # The interpreter's vector length and the nvshmem default; the bounds compiled out.
-            for mvl, bounded in ((128, True), (512, True), (512, False)):
+            # The interpreter's vector length and the nvshmem default, puts by loads and stores
+            # (nvshmem_ptr) and by NVSHMEM's calls; the bounds compiled out.
+            for mvl, bounded, p2p in ((128, True, True), (512, True, True), (512, True, False), (512, False, True)):
                 mod = load_module(Path(path), f"appyc_nvshmem_sm90_{name}_{bounded}")
                 mod._APPYC_NVSHMEM_BOUNDED = tl.constexpr(bounded)
                 mod._appyc_nvshmem_use(Host)

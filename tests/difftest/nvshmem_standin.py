@@ -94,6 +94,11 @@ class Runtime:
         # so its neighbours run ahead of it (a missing wait or acknowledgement then shows).
         slow = os.environ.get("APPYC_STANDIN_SLOW", "")
         self.slow = float(slow.split(":")[1]) if slow and int(slow.split(":")[0]) == pe else 0.0
+        # How often each way of putting ran (written beside the arrays as calls_NAME).
+        self.calls = {}
+
+    def _count(self, name):
+        self.calls[name] = self.calls.get(name, 0) + 1
 
     # --- host -------------------------------------------------------------------------------
     def my_pe(self):
@@ -188,6 +193,7 @@ class Runtime:
             fcntl.flock(self.lock_file, fcntl.LOCK_UN)
 
     def putmem_block(self, d, s, nbytes, pe):
+        self._count("putmem")
         time.sleep(self.slow)
         ctypes.memmove(self._remote(_value(d), _value(pe)), _value(s), _value(nbytes))
 
@@ -200,6 +206,7 @@ class Runtime:
     putmem_signal_nbi_block = putmem_signal_block
 
     def _iput(self, d, s, ds, ss, n, pe, size):
+        self._count("iput")
         time.sleep(self.slow)
         d, s, ds, ss, n, pe = map(_value, (d, s, ds, ss, n, pe))
         remote = self._remote(d, pe)
@@ -214,6 +221,32 @@ class Runtime:
 
     def signal_op(self, sig, value, op, pe):
         self._signal(_value(sig), _value(value), _value(op), _value(pe))
+
+    def p2p(self):
+        # Every stand-in PE maps every heap, as NVSHMEM does for the GPUs of one node; the
+        # variable picks NVSHMEM's put calls instead, as on the GPU.
+        return os.environ.get("APPYC_NVSHMEM_P2P", "1") != "0"
+
+    def ptr(self, addr, pe):
+        # nvshmem_ptr: the same offset in PE pe's heap, mapped in this process. A P2P put's
+        # stores run in the interpreted kernel; the slow PE sleeps before them.
+        self._count("ptr")
+        time.sleep(self.slow)
+        return _int64(self._remote(_value(addr), _value(pe)))
+
+    def signal_p2p(self, far_sig):
+        # The add of a P2P put-with-signal, on an address ptr() gave (any PE's heap).
+        self._count("signal_p2p")
+        far_sig = _value(far_sig)
+        if not any(0 <= far_sig - b < HEAP_BYTES for b in self.bases):
+            raise RuntimeError(f"PE {self.pe}: a P2P signal outside every heap ({far_sig:#x})")
+        target = ctypes.c_int64.from_address(far_sig)
+        fcntl.flock(self.lock_file, fcntl.LOCK_EX)
+        try:
+            target.value += 1
+        finally:
+            fcntl.flock(self.lock_file, fcntl.LOCK_UN)
+        return 0
 
     def signal_wait_until(self, sig, cmp, value):
         sig, cmp, value = _value(sig), _value(cmp), _value(value)
@@ -298,6 +331,7 @@ def main(argv):
         getattr(mod, function)(*args)
     args = [a.block if hasattr(a, "block") else a for a in args]
     out = {f"a{i}": a.numpy().copy() for i, a in enumerate(args) if isinstance(a, torch.Tensor)}
+    out.update({f"calls_{k}": np.array(v) for k, v in rt.calls.items()})
     np.savez(Path(directory) / f"out{pe}.npz", **out)
 
 

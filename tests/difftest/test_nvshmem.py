@@ -102,6 +102,30 @@ def test_generated_module_matches_reference_on_stand_in(name, n_pes, tmp_path_fa
     np.testing.assert_allclose(got, case.expected(n_pes), rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("p2p", ["1", "0"])
+def test_puts_are_loads_and_stores_when_every_pe_is_reachable(p2p, tmp_path_factory):
+    """P2P (the launch's choice when every PE is on this node; APPYC_NVSHMEM_P2P decides here):
+    the kernel copies into the peer's heap through nvshmem_ptr and signals with its own add, and
+    calls none of NVSHMEM's puts; without it, only NVSHMEM's. Both give the reference result."""
+    case = CASES["jacobi2d_l8"]
+    out_dir = tmp_path_factory.getbasetemp() / "nvshmem_gen"
+    out_dir.mkdir(exist_ok=True)
+    module = compile_sample(case.module, out_dir)
+    try:
+        per_pe = run_pes(module, case.function, "jacobi2d_l8", 2, env={"APPYC_NVSHMEM_P2P": p2p})
+    except PEFailure as e:
+        pytest.fail(str(e), pytrace=False)
+    np.testing.assert_allclose(case.gather([(pe["a0"],) for pe in per_pe]), case.expected(2), rtol=1e-10, atol=1e-10)
+    for pe in per_pe:
+        # Listing 8: 4 puts an iteration, each one signal.
+        puts = 4 * case.T
+        calls = {k[len("calls_"):]: int(v) for k, v in pe.items() if k.startswith("calls_")}
+        if p2p == "1":
+            assert calls == {"ptr": 2 * puts, "signal_p2p": puts}, calls
+        else:
+            assert calls == {"putmem": puts}, calls
+
+
 DEADLOCK = HERE / "nvshmem_deadlock.py"
 
 

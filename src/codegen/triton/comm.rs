@@ -73,7 +73,7 @@ impl Cx<'_> {
                 w.line(format!("if {pid} == {slot} % {nprog}:"));
                 w.indent();
                 w.line(format!(
-                    "_appyc_nvshmem_put({dptr}, {sptr}, {rows}, {n}, {drs}, {ds}, {srs}, {ss}, {sig}, {pe}, SIGNAL={}, BLOCKING={})",
+                    "_appyc_nvshmem_put({dptr}, {sptr}, {rows}, {n}, {drs}, {ds}, {srs}, {ss}, {sig}, {pe}, SIGNAL={}, BLOCKING={}, P2P=P2P)",
                     if flag.is_some() { "True" } else { "False" },
                     if *blocking { "True" } else { "False" },
                 ));

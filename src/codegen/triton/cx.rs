@@ -37,8 +37,6 @@ pub(crate) struct Cx<'a> {
     pub(crate) tile_names: HashMap<String, String>,
     /// Names known to hold integers: loop variables and integer parameters.
     pub(crate) int_names: HashSet<String>,
-    /// Arrays other PEs write (targets of puts): loaded with `.cg`, past the SM's L1.
-    pub(super) cg: HashSet<String>,
     /// Row indices of row tiles (axis 0 of a 2-D tile): `ReduceRows` reduces them away.
     pub(super) rows: HashSet<String>,
     /// Widths of the enclosing 1-D strip-mined loops: the lanes of a row tile inside one.
@@ -118,7 +116,6 @@ impl<'a> Cx<'a> {
                 .filter(|w| !matches!(w, Width::RowBlock | Width::RowBlockLanes)),
             tile_names: HashMap::new(),
             int_names: int_names(k, analysis),
-            cg: HashSet::new(),
             rows: HashSet::new(),
             strips: vec![],
             splitting: false,

@@ -141,7 +141,6 @@ impl Cx<'_> {
             lane_width: self.lane_width,
             tile_names: self.tile_names.clone(),
             int_names: self.int_names.clone(),
-            cg: self.cg.clone(),
             rows: self.rows.clone(),
             strips: self.strips.clone(),
             splitting: false,
@@ -186,15 +185,10 @@ impl Cx<'_> {
             ),
             ExprKind::Bool(b) => if *b { "True" } else { "False" }.into(),
             ExprKind::FloatSpecial(s) => format!("float(\"{s}\")"),
-            ExprKind::Subscript { array, .. } => {
+            ExprKind::Subscript { .. } => {
                 let ptr = self.pointer(e)?;
                 let mask = self.mask_of(e);
-                let cg = if self.cg.contains(array) {
-                    ", cache_modifier=\".cg\""
-                } else {
-                    ""
-                };
-                format!("tl.load({ptr}{}{cg})", mask_arg(&mask))
+                format!("tl.load({ptr}{})", mask_arg(&mask))
             }
             ExprKind::Shape { array, dim } => format!("{array}_shape{dim}"),
             ExprKind::Binary {

@@ -71,7 +71,6 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
     let state = LoopState::new(p.steps, exits, var, &mut |base| fresh_name(base, &mut used));
     let regions: Vec<Kernel> = p.regions.iter().map(|k| state.renamed(k)).collect();
     let analyses: Vec<Analysis> = regions.iter().map(analyse).collect();
-    let put_targets = put_targets(p);
     let mut params = merged_params(p, &analyses);
     state.params(&mut params);
     sort_params(&mut params);
@@ -106,7 +105,7 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
         for c in state.carried_names() {
             cx.host_ints.remove(c);
         }
-        region_phase(&mut w, &mut cx, k, r, &mut n, &put_targets, file)?;
+        region_phase(&mut w, &mut cx, k, r, &mut n, file)?;
         if n.live.is_some() && p.barrier_after[r] {
             bounded_barrier(&mut w, &n, file.line_of(k.span.start as usize));
         }
@@ -136,6 +135,10 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
     }
     sig.push("MVL: tl.constexpr".into());
     sig.push("GRID_SYNC: tl.constexpr".into());
+    if n.live.is_some() {
+        // Whether puts are loads and stores into the peers' heaps (`_appyc_nvshmem_p2p`).
+        sig.push("P2P: tl.constexpr".into());
+    }
     if !row_block.is_empty() {
         sig.push(ROW_BLOCK_PARAM.into());
     }
@@ -197,21 +200,6 @@ fn iteration_end(w: &mut Writer, p: &PersistentLoop, n: &Names, state: &LoopStat
     if state.running.is_some() || n.live.is_some() {
         w.line(format!("{} += 1", n.phase));
     }
-}
-
-/// The arrays the loop's puts write: other PEs' writes land in them, so the regions load them
-/// with `.cg` (see `Cx::cg`).
-fn put_targets(p: &PersistentLoop) -> HashSet<String> {
-    p.regions
-        .iter()
-        .filter_map(|k| match &k.comm {
-            Some(Comm::Put { dest, .. }) => match &dest.kind {
-                ExprKind::Subscript { array, .. } => Some(array.clone()),
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect()
 }
 
 /// The union of the regions' parameters, less the loop variable, in the order of a kernel of
@@ -421,7 +409,6 @@ fn region_phase(
     k: &Kernel,
     r: usize,
     n: &mut Names,
-    put_targets: &HashSet<String>,
     file: &SourceFile,
 ) -> Result<()> {
     if let Some(c) = &k.comm {
@@ -453,7 +440,6 @@ fn region_phase(
         Ok(())
     } else {
         cx.pragma_comment(w, k);
-        cx.cg = put_targets.clone();
         grid_stride(w, cx, k, r, n)
     }
 }
