@@ -1289,7 +1289,7 @@ def _launch_jacobi_2d_persistent0(B, A, M, N, T, _appyc_config=None):
     )
 
 
-@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_appyc_up", "_appyc_down"])
 def _jacobi_2d_distributed(A, _appyc_flags, B, _appyc_up_halo, _appyc_up, _appyc_own, _appyc_down, _appyc_r0, M, _appyc_r1, N, _appyc_o, A_stride0, A_stride1, _appyc_flags_stride0, B_stride0, B_stride1, A_shape1, B_shape1, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, P2P: tl.constexpr, ROW_BLOCK: tl.constexpr):
     # samples/distribute_jacobi2d.py:19: for t in range(T):  (persistent: 10 phase(s) per iteration)
     _pid = tl.program_id(0)

@@ -1351,7 +1351,7 @@ def _launch_smooth_copy_back_persistent0(B, A, M, N, T, _appyc_config=None):
     )
 
 
-@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_appyc_up", "_appyc_down"])
 def _smooth_copy_back_distributed(_appyc_flags, A, B, _appyc_up_halo, _appyc_up, _appyc_own, _appyc_down, _appyc_r0, M, _appyc_r1, N, _appyc_o, _appyc_scratch, _appyc_flags_stride0, A_stride0, A_stride1, B_stride0, B_stride1, A_shape1, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, P2P: tl.constexpr, ROW_BLOCK: tl.constexpr):
     # samples/distribute_stencils.py:13: for t in range(T):  (persistent: 10 phase(s) per iteration)
     _pid = tl.program_id(0)
@@ -1569,7 +1569,7 @@ def _launch_jacobi_1d_persistent0(B, A, N, T, _appyc_config=None):
     )
 
 
-@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_appyc_up", "_appyc_down"])
 def _jacobi_1d_distributed(A, _appyc_flags, B, _appyc_up_halo, _appyc_up, _appyc_own, _appyc_down, _appyc_r0, N, _appyc_r1, _appyc_o, A_stride0, _appyc_flags_stride0, B_stride0, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, P2P: tl.constexpr):
     # samples/distribute_stencils.py:22: for t in range(T):  (persistent: 10 phase(s) per iteration)
     _pid = tl.program_id(0)
@@ -1778,7 +1778,7 @@ def _launch_heat_3d_persistent0(B, A, L, M, N, T, _appyc_config=None):
     )
 
 
-@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_appyc_up", "_appyc_down"])
 def _heat_3d_distributed(A, _appyc_flags, B, _appyc_up_halo, _appyc_up, _appyc_own, _appyc_down, _appyc_r0, L, _appyc_r1, M, N, _appyc_o, A_stride0, A_stride1, A_stride2, _appyc_flags_stride0, B_stride0, B_stride1, B_stride2, A_shape1, A_shape2, B_shape1, B_shape2, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, P2P: tl.constexpr, ROW_BLOCK: tl.constexpr):
     # samples/distribute_stencils.py:33: for t in range(T):  (persistent: 10 phase(s) per iteration)
     _pid = tl.program_id(0)
@@ -2036,7 +2036,7 @@ def _launch_three_sweeps_persistent0(B, A, N, C, T, _appyc_config=None):
     )
 
 
-@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_appyc_up", "_appyc_down"])
 def _three_sweeps_distributed(B, A, _appyc_flags, C, _appyc_r0, N, _appyc_r1, _appyc_o, _appyc_scratch, _appyc_up, _appyc_down, _appyc_up_halo, _appyc_own, B_stride0, A_stride0, _appyc_flags_stride0, C_stride0, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, P2P: tl.constexpr):
     # samples/distribute_stencils.py:48: for t in range(T):  (persistent: 11 phase(s) per iteration)
     _pid = tl.program_id(0)

@@ -950,7 +950,7 @@ def process_grid_2d(npes):
     return npes // py, py
 
 
-@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "up", "down", "left", "right"])
 def _jacobi_2d_persistent0(A, flags, B, M, N, up, down, left, right, A_stride0, A_stride1, flags_stride0, B_stride0, B_stride1, _t_start, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, P2P: tl.constexpr, ROW_BLOCK: tl.constexpr):
     # samples/nvshmem_jacobi2d_grid.py:39: for t in range(1, T + 1):  (persistent: 18 phase(s) per iteration)
     _pid = tl.program_id(0)

@@ -940,7 +940,7 @@ def _appyc_nvshmem_use(runtime):
 
 
 
-@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "up", "down"])
 def _jacobi_2d_persistent0(A_prev, A, flags, B, N, up, M, down, A_prev_stride0, A_prev_stride1, A_prev_stride2, A_stride0, A_stride1, flags_stride0, B_stride0, B_stride1, _t_start, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, P2P: tl.constexpr, ROW_BLOCK: tl.constexpr):
     # samples/nvshmem_jacobi2d_l9.py:26: for t in range(1, T + 1):  (persistent: 10 phase(s) per iteration)
     _pid = tl.program_id(0)

@@ -967,7 +967,7 @@ def process_grid_3d(npes):
     return px, py, pz
 
 
-@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "b0", "a0", "b1", "a1", "b2", "a2"])
 def _jacobi_3d_persistent0(A, flags, B, L, b0, a0, M, N, b1, a1, b2, a2, A_stride0, A_stride1, A_stride2, flags_stride0, B_stride0, B_stride1, B_stride2, A_shape1, A_shape2, B_shape1, B_shape2, _t_start, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, P2P: tl.constexpr, ROW_BLOCK: tl.constexpr):
     # samples/nvshmem_jacobi3d_grid.py:59: for t in range(1, T + 1):  (persistent: 26 phase(s) per iteration)
     _pid = tl.program_id(0)

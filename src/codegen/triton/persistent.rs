@@ -149,9 +149,15 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
     // Phase numbers change from launch to launch (one launch per phase): specialising on them
     // (== 1, divisible by 16) would compile several copies of the kernel.
     // The registers likewise: an integer that starts at 1 would become a constant.
+    // And a put's target PE, which differs from PE to PE: specialised, the PEs whose
+    // neighbour is PE 1 (a constant) or PE 0 (divisible by 16) would each run a kernel compiled
+    // apart from their peers' (a compile more on a first call, and code that may schedule
+    // otherwise while every PE waits for the slowest); every PE runs one kernel instead.
+    let pes = pe_params(&regions, &params);
     let unspecialised: Vec<String> = [&n.phase_lo, &n.phase_hi]
         .into_iter()
         .chain(state.registers.iter().map(|r| &r.name))
+        .chain(pes.iter())
         .map(|name| format!("\"{name}\""))
         .collect();
     head.line(format!(
@@ -200,6 +206,27 @@ fn iteration_end(w: &mut Writer, p: &PersistentLoop, n: &Names, state: &LoopStat
     if state.running.is_some() || n.live.is_some() {
         w.line(format!("{} += 1", n.phase));
     }
+}
+
+/// The integer parameters a put's target PE reads (`up`; `me` and `npes` of
+/// `(me + 1) % npes`), in order of first use.
+fn pe_params(regions: &[Kernel], params: &[Param]) -> Vec<String> {
+    let mut out: Vec<String> = vec![];
+    for k in regions {
+        if let Some(Comm::Put { pe, .. }) = &k.comm {
+            pe.walk(&mut |e| {
+                if let ExprKind::Name(name) = &e.kind {
+                    if params
+                        .iter()
+                        .any(|q| matches!(q, Param::IntScalar(p) if p == name))
+                    {
+                        push_unique(&mut out, name);
+                    }
+                }
+            });
+        }
+    }
+    out
 }
 
 /// The union of the regions' parameters, less the loop variable, in the order of a kernel of
@@ -580,6 +607,41 @@ mod tests {
             l.contains("_appyc_persistent(\n        _f_persistent0, n_t * 2,"),
             "{l}"
         );
+    }
+
+    #[test]
+    fn a_puts_target_pe_is_left_unspecialised() {
+        // `down` directly, `me` and `npes` through an expression: all three differ by PE.
+        let src = "from appyc_aot import nvshmem
+import numpy as np
+
+
+def f(A, M, N, T):
+    me = nvshmem.my_pe()
+    npes = nvshmem.n_pes()
+    down = (me + 1) % npes
+    flags = np.zeros(2, dtype=np.int64)
+    for t in range(1, T + 1):
+        nvshmem.Putmem(A[0, 1:N - 1], A[M - 2, 1:N - 1], down, flags[0], t)
+        nvshmem.Putmem(A[M - 1, 1:N - 1], A[1, 1:N - 1], (me + npes - 1) % npes, flags[1], t)
+        nvshmem.SignalWait(flags[0], t)
+        nvshmem.SignalWait(flags[1], t)
+        #pragma 1:M-1=>parallel 1:N-1=>parallel
+        A[1:M-1, 1:N-1] = 0.5 * (A[0:M-2, 1:N-1] + A[2:M, 1:N-1])
+";
+        let out = generated(src);
+        let k = function(&out, "_f_persistent0");
+        let deco = out[..out.find("def _f_persistent0(").unwrap()]
+            .lines()
+            .last()
+            .unwrap();
+        assert_eq!(
+            deco,
+            "@triton.jit(do_not_specialize=[\"_phase_lo\", \"_phase_hi\", \"down\", \"me\", \"npes\"])",
+            "{k}"
+        );
+        // The sizes stay specialised: M and N are the same on every PE.
+        assert!(!deco.contains("\"M\""), "{deco}");
     }
 
     #[test]
