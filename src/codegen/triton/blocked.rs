@@ -54,42 +54,10 @@ pub fn blocked_kernel(
         .copied()
         .filter(|a| stencil.phases.iter().any(|p| p.target == *a))
         .collect();
-    let mut sig: Vec<String> = arrays.iter().map(|a| a.to_string()).collect();
-    sig.extend(arrays.iter().map(|a| format!("_scratch_{a}")));
-    sig.extend(signature(&scalars));
-    sig.extend(
-        [
-            "_n",
-            "_steps",
-            "_chunk",
-            "_chunks",
-            "_group_lo",
-            "_group_hi",
-            "_sync",
-        ]
-        .iter()
-        .map(|s| s.to_string()),
-    );
     let mut used: HashSet<String> = plain.params.iter().map(|p| p.kernel_name()).collect();
     used.extend(steps.carried.iter().map(|c| c.name.clone()));
     let state = LoopState::new(steps, false, None, &mut |base| fresh_name(base, &mut used));
-    if !state.is_empty() {
-        // Float registers are fp64 parameters; integer ones are widened by `state.start`.
-        let floats: HashSet<&String> = state.float_registers().collect();
-        sig.extend(state.registers.iter().map(|r| {
-            if floats.contains(&r.name) {
-                format!("{}: \"fp64\"", r.name)
-            } else {
-                r.name.clone()
-            }
-        }));
-        sig.push(state.out.clone());
-    }
-    sig.extend(
-        ["G", "W", "HALO", "COMPUTE", "WRITE", "GRID_SYNC"]
-            .iter()
-            .map(|c| format!("{c}: tl.constexpr")),
-    );
+    let sig = blocked_signature(&arrays, &scalars, &state);
     let mut w = Writer::new(0);
     w.line("@triton.jit(do_not_specialize=[\"_group_lo\", \"_group_hi\"])");
     w.line(format!("def {name}({}):", sig.join(", ")));
@@ -134,32 +102,7 @@ pub fn blocked_kernel(
     for (n, at_group) in &starts {
         w.line(format!("{n} = {at_group}"));
     }
-    chunk_names(&mut w, &arrays);
-    for a in &arrays {
-        w.line(format!(
-            "tl.store(_s_{a} + _x, tl.load({a} + _gi, mask=_inside, other=0))"
-        ));
-    }
-    w.line("tl.debug_barrier()");
-    w.line("for _step in range(_count):");
-    w.indent();
-    let r = stencil.radius;
-    for (phase, p) in stencil.phases.iter().enumerate() {
-        state.steps_before(&mut w, phase, &at);
-        let lo = bound(&p.lo);
-        let hi = bound(&p.hi);
-        w.line(format!(
-            "_ok = _inside & (_x >= {r}) & (_x < W - {r}) & (_gi >= {lo}) & (_gi < {hi})"
-        ));
-        w.line(format!("_v = {}", value(&p.value, &p.index)));
-        if p.reads_target {
-            w.line("tl.debug_barrier()");
-        }
-        w.line(format!("tl.store(_s_{} + _x, _v, mask=_ok)", p.target));
-        w.line("tl.debug_barrier()");
-    }
-    state.steps_before(&mut w, stencil.phases.len(), &at);
-    w.dedent();
+    run_chunk(&mut w, stencil, &state, &arrays, &at);
     w.dedent();
     if !starts.is_empty() {
         for (n, at_group) in &starts {
@@ -194,6 +137,82 @@ pub fn blocked_kernel(
     }
     w.dedent();
     w.finish()
+}
+
+/// The parameters: arrays, their scratches, scalars, the launch's sizes and group range, the
+/// registers (float ones fp64; integer ones are widened by `state.start`) and their buffer,
+/// then the constexprs.
+fn blocked_signature(arrays: &[&str], scalars: &[Param], state: &LoopState) -> Vec<String> {
+    let mut sig: Vec<String> = arrays.iter().map(|a| a.to_string()).collect();
+    sig.extend(arrays.iter().map(|a| format!("_scratch_{a}")));
+    sig.extend(signature(scalars));
+    sig.extend(
+        [
+            "_n",
+            "_steps",
+            "_chunk",
+            "_chunks",
+            "_group_lo",
+            "_group_hi",
+            "_sync",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
+    if !state.is_empty() {
+        let floats: HashSet<&String> = state.float_registers().collect();
+        sig.extend(state.registers.iter().map(|r| {
+            if floats.contains(&r.name) {
+                format!("{}: \"fp64\"", r.name)
+            } else {
+                r.name.clone()
+            }
+        }));
+        sig.push(state.out.clone());
+    }
+    sig.extend(
+        ["G", "W", "HALO", "COMPUTE", "WRITE", "GRID_SYNC"]
+            .iter()
+            .map(|c| format!("{c}: tl.constexpr")),
+    );
+    sig
+}
+
+/// One chunk's group: its arrays loaded into its scratch, then `_count` iterations of the
+/// phases (and the steps between them) there.
+fn run_chunk(
+    w: &mut Writer,
+    stencil: &Stencil,
+    state: &LoopState,
+    arrays: &[&str],
+    at: &PhaseNames,
+) {
+    chunk_names(w, arrays);
+    for a in arrays {
+        w.line(format!(
+            "tl.store(_s_{a} + _x, tl.load({a} + _gi, mask=_inside, other=0))"
+        ));
+    }
+    w.line("tl.debug_barrier()");
+    w.line("for _step in range(_count):");
+    w.indent();
+    let r = stencil.radius;
+    for (phase, p) in stencil.phases.iter().enumerate() {
+        state.steps_before(w, phase, at);
+        let lo = bound(&p.lo);
+        let hi = bound(&p.hi);
+        w.line(format!(
+            "_ok = _inside & (_x >= {r}) & (_x < W - {r}) & (_gi >= {lo}) & (_gi < {hi})"
+        ));
+        w.line(format!("_v = {}", value(&p.value, &p.index)));
+        if p.reads_target {
+            w.line("tl.debug_barrier()");
+        }
+        w.line(format!("tl.store(_s_{} + _x, _v, mask=_ok)", p.target));
+        w.line("tl.debug_barrier()");
+    }
+    state.steps_before(w, stencil.phases.len(), at);
+    w.dedent();
 }
 
 /// Where chunk `_c` lies: its elements, which of them exist and are its own, its scratch.
