@@ -656,6 +656,10 @@ fn persistent_launch(
         .stencil
         .as_ref()
         .map(|st| triton::blocked_kernel(&blocked_name, st, &code, &p.steps, file, line));
+    let blocked_2d = p
+        .stencil_2d
+        .as_ref()
+        .map(|st| triton::blocked_2d_kernels(&blocked_name, st, &code, file, line));
     let (launcher, args) = launch::persistent_launcher(
         cx,
         &name,
@@ -663,11 +667,15 @@ fn persistent_launch(
         &code,
         p,
         &regions,
-        blocked.as_ref().map(|_| blocked_name.as_str()),
+        (blocked.is_some() || blocked_2d.is_some()).then_some(blocked_name.as_str()),
     );
     out.generate(&code.text, "\n\n");
     if let Some(text) = &blocked {
         out.generate(text, "\n\n");
+    }
+    if let Some((gluon, twin)) = &blocked_2d {
+        out.generate(gluon, "\n\n");
+        out.generate(twin, "\n\n");
     }
     out.generate(&launcher, "\n\n\n");
     // The names the loop assigns and the function reads after it take the launcher's values;

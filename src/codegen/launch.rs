@@ -826,8 +826,9 @@ pub fn persistent_launcher(
             p.outputs.join(", ")
         ));
     }
-    let mut fast_path = match (blocked, &p.stencil) {
-        (Some(b), Some(st)) => blocked_launch(b, &trip, code, st),
+    let mut fast_path = match (blocked, &p.stencil, &p.stencil_2d) {
+        (Some(b), Some(st), _) => blocked_launch(b, &trip, code, st),
+        (Some(b), None, Some(st)) => blocked_2d_launch(b, &trip, code, st),
         _ => vec![],
     };
     if let (Some(r), Some(ret)) = (&result, fast_path.last_mut()) {
@@ -1213,6 +1214,41 @@ fn blocked_launch(
             tuple(&first)
         ),
         "if _appyc_state is not None:".into(),
+        "    return".into(),
+    ]
+}
+
+/// The 2-D blocked kernels' launch (`_appyc_blocked_2d`): the Gluon kernel and its Triton
+/// twin, the state array (phase 0's input) and the other, the scalars the kernels take.
+fn blocked_2d_launch(
+    blocked: &str,
+    trip: &str,
+    code: &KernelCode,
+    stencil: &crate::schedule::temporal::Stencil2d,
+) -> Vec<String> {
+    let array = |name: &str| {
+        code.params
+            .iter()
+            .find(|q| matches!(q, Param::Array(a) if a == name))
+            .map(Param::host_value)
+            .expect("a phase's array is a kernel parameter")
+    };
+    let scalars: Vec<String> = code
+        .params
+        .iter()
+        .filter(|q| matches!(q, Param::IntScalar(_) | Param::FloatScalar(_)))
+        .map(Param::host_value)
+        .collect();
+    let (state, other) = stencil.arrays();
+    let guard = if stencil.diagonal { 2 } else { 1 };
+    vec![
+        format!(
+            "if _appyc_blocked_2d({blocked}_gluon, {blocked}_twin, {trip}, {}, {}, ({}), {}, {guard}) is not None:",
+            array(state),
+            array(other),
+            tuple(&scalars),
+            stencil.reach()
+        ),
         "    return".into(),
     ]
 }

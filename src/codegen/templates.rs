@@ -19,6 +19,10 @@ pub struct PreludeUses {
     pub persistent: bool,
     /// A temporally blocked stencil loop (`codegen::blocked`).
     pub blocked: bool,
+    /// A temporally blocked 2-D stencil loop (`codegen::triton::gluon2d`).
+    pub blocked_2d: bool,
+    /// A Gluon kernel: the module imports Gluon.
+    pub gluon: bool,
     pub trip: bool,
     pub device: bool,
     pub shape: bool,
@@ -55,6 +59,8 @@ impl PreludeUses {
             tuning: calls("_AppycTuning"),
             persistent: calls("_appyc_persistent") || nvshmem,
             blocked: calls("_appyc_blocked"),
+            blocked_2d: calls("_appyc_blocked_2d"),
+            gluon: code.contains("@gluon.jit"),
             trip: calls("_appyc_trip"),
             device: calls("_appyc_device"),
             shape: calls("_appyc_shape"),

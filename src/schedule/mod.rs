@@ -49,6 +49,8 @@ pub struct Persistent {
     pub barrier_after: Vec<bool>,
     /// The loop may also run temporally blocked (`temporal`): a 1-D stencil.
     pub stencil: Option<temporal::Stencil>,
+    /// Or a 2-D one (two alternating arrays, `temporal::Stencil2d`).
+    pub stencil_2d: Option<temporal::Stencil2d>,
     /// The loop's statements other than regions, run by every program alike (`host_steps`).
     pub steps: HostSteps,
     /// Names the loop assigns (the loop variable, scalars, rebound arrays) that the function
@@ -322,6 +324,7 @@ impl Cx<'_> {
         }
         let plain = test.is_none() && break_test.is_none() && blockable_steps(&steps, var);
         let stencil = temporal::stencil(var, &phases).filter(|_| plain);
+        let stencil_2d = self.stencil_2d(s, var, &phases, plain && steps.steps.is_empty());
         let mut outputs: Vec<String> = vec![];
         let assigned = std::iter::once(var)
             .filter(|v| !v.is_empty())
@@ -346,12 +349,40 @@ impl Cx<'_> {
             regions,
             barrier_after,
             stencil,
+            stencil_2d,
             steps,
             outputs,
             bind_if_ran,
             test,
             break_test,
         }
+    }
+
+    /// The 2-D blocked form of a loop whose every phase is a 2-D region (`temporal`), or none,
+    /// with a note (`appyc -v`) saying why not. `plain`: no loop test, break or host step.
+    fn stencil_2d(
+        &self,
+        s: &Stmt,
+        var: &str,
+        phases: &[&Kernel],
+        plain: bool,
+    ) -> Option<temporal::Stencil2d> {
+        if phases.is_empty() || phases.iter().any(|k| k.dims.len() != 2) {
+            return None;
+        }
+        let why = match temporal::stencil_2d(var, phases) {
+            Ok(st) if plain => return Some(st),
+            Ok(_) => "the loop has host statements, a test or a break".to_string(),
+            Err(why) => why,
+        };
+        self.notes.borrow_mut().push(
+            Diagnostic::note(
+                s.span,
+                "this loop runs as a persistent kernel, not temporally blocked",
+            )
+            .with_label(why),
+        );
+        None
     }
 
     /// The regions of a host loop that can run as one persistent kernel and what its other
@@ -1107,5 +1138,150 @@ mod tests {
         // Two dimensions.
         let grid = "def f(A, B, N, T):\n    for t in range(T):\n        #pragma parallel for\n        for i in range(1, N - 1):\n            #pragma parallel for\n            for j in range(N):\n                B[i, j] = A[i - 1, j]\n";
         assert!(stencil_of(grid).is_none());
+    }
+
+    const JACOBI_2D: &str = "def f(A, B, M, N, T):
+    for t in range(T):
+        #pragma parallel for
+        for i in range(1, M - 1):
+            #pragma simd
+            for j in range(1, N - 1):
+                B[i, j] = 0.2 * (A[i, j] + A[i, j - 1] + A[i, j + 1] + A[i + 1, j] + A[i - 1, j])
+        #pragma parallel for
+        for i in range(1, M - 1):
+            #pragma simd
+            for j in range(1, N - 1):
+                A[i, j] = 0.2 * (B[i, j] + B[i, j - 1] + B[i, j + 1] + B[i + 1, j] + B[i - 1, j])
+";
+
+    /// The 2-D stencil of a one-loop function, or the note saying why not.
+    fn stencil_2d_of(src: &str) -> std::result::Result<temporal::Stencil2d, String> {
+        use crate::passes::{lower_tensor, row_block, strip_mine, vectorize_parallel};
+        let file = SourceFile::new("t.py", src);
+        let func = crate::passes::attach_pragmas::tests::attached(src).unwrap();
+        let mut kernels = crate::passes::outline::run(&func).unwrap();
+        // The driver's passes up to scheduling: a `simd` loop becomes a grid dimension.
+        for k in kernels.iter_mut() {
+            lower_tensor::split(k).unwrap();
+            crate::passes::insert_sync::run(k);
+            lower_tensor::lower(k, &lower_tensor::Options { auto_simd: true }).unwrap();
+            // The driver's candidates (`driver::strip_mine`): row blocks first.
+            let mut v = k.clone();
+            let mut candidates = vec![];
+            if vectorize_parallel::run(&mut v) {
+                candidates.push(v.clone());
+            }
+            if row_block::run(&mut v) {
+                candidates.insert(0, v);
+            }
+            if let Some(done) = candidates
+                .into_iter()
+                .find_map(|mut c| strip_mine::run(&mut c).is_ok().then_some(c))
+            {
+                *k = done;
+                continue;
+            }
+            strip_mine::run(k).unwrap();
+        }
+        let mut notes = vec![];
+        let launches = run_with_notes(&file, &func, &kernels, true, &mut notes).unwrap();
+        persistent(&launches[0])
+            .stencil_2d
+            .clone()
+            .ok_or_else(|| format!("{notes:?}"))
+    }
+
+    #[test]
+    fn two_dimensional_alternating_phases_are_a_2d_stencil_in_either_spelling() {
+        let st = stencil_2d_of(JACOBI_2D).expect("loop-form jacobi_2d");
+        assert_eq!(st.arrays(), ("A", "B"));
+        assert_eq!(st.reach(), 2);
+        assert!(!st.diagonal);
+        assert_eq!(st.phases[0].source.as_deref(), Some("A"));
+        let tensor = "def f(A, B, M, N, T):
+    for t in range(T):
+        #pragma 1:M-1=>parallel 1:N-1=>parallel
+        B[1:M-1, 1:N-1] = 0.2 * (A[1:M-1, 1:N-1] + A[1:M-1, :N-2] + A[1:M-1, 2:N] + A[2:M, 1:N-1] + A[0:M-2, 1:N-1])
+        #pragma 1:M-1=>parallel 1:N-1=>simd
+        A[1:M-1, 1:N-1] = 0.2 * (B[1:M-1, 1:N-1] + B[1:M-1, :N-2] + B[1:M-1, 2:N] + B[2:M, 1:N-1] + B[0:M-2, 1:N-1])
+";
+        let st = stencil_2d_of(tensor).expect("tensor-form jacobi_2d");
+        assert_eq!(st.arrays(), ("A", "B"));
+        assert_eq!(st.reach(), 2);
+        // A 9-point stencil reads diagonally; a one-sided one, host scalars, a float division.
+        let nine = JACOBI_2D.replacen(
+            "A[i - 1, j])",
+            "A[i - 1, j] + A[i + 1, j + 1] + A[i - 1, j - 1])",
+            1,
+        );
+        assert!(stencil_2d_of(&nine).expect("9-point").diagonal);
+        let one_sided = JACOBI_2D.replacen(
+            "0.2 * (A[i, j] + A[i, j - 1] + A[i, j + 1] + A[i + 1, j] + A[i - 1, j])",
+            "A[i, j] - c * (A[i, j + 1] - A[i, j]) / 2.0",
+            1,
+        );
+        let one_sided = one_sided.replacen("def f(A, B, M, N, T)", "def f(A, B, M, N, T, c)", 1);
+        assert_eq!(stencil_2d_of(&one_sided).expect("one-sided").reach(), 2);
+    }
+
+    #[test]
+    fn a_2d_loop_that_breaks_the_single_buffer_condition_is_refused() {
+        let b_phase =
+            "B[i, j] = 0.2 * (A[i, j] + A[i, j - 1] + A[i, j + 1] + A[i + 1, j] + A[i - 1, j])";
+        for (from, to) in [
+            // An offset past 1.
+            ("A[i, j - 1]", "A[i, j - 2]"),
+            // Reading both arrays, or the target itself.
+            ("A[i, j - 1]", "B[i, j - 1]"),
+            ("A[i + 1, j]", "B[i + 1, j]"),
+            // An index variable or the loop variable in a value; an index that is not `i + a`.
+            ("A[i, j - 1]", "i"),
+            ("A[i, j - 1]", "t"),
+            ("A[i, j - 1]", "A[j, i]"),
+            // Integer division; a call.
+            ("A[i, j - 1]", "N / 2"),
+            ("A[i, j - 1]", "abs(A[i, j - 1])"),
+            // The target away from `(i, j)`.
+            ("B[i, j] =", "B[i + 1, j] ="),
+            // B written over another rectangle than... (A's phases keep theirs): a bound that moves.
+            ("for i in range(1, M - 1):\n            #pragma simd\n            for j in range(1, N - 1):\n                B", "for i in range(1, M - t):\n            #pragma simd\n            for j in range(1, N - 1):\n                B"),
+        ] {
+            let src = JACOBI_2D.replacen(from, to, 1);
+            assert_ne!(src, JACOBI_2D, "{from}");
+            assert!(stencil_2d_of(&src).is_err(), "{src}");
+        }
+        // `appyc -v` says why.
+        let far = stencil_2d_of(&JACOBI_2D.replacen("A[i, j - 1]", "A[i, j - 2]", 1));
+        assert!(far.unwrap_err().contains("an offset past 1"));
+        // One phase a step (B from A only): nothing alternates.
+        let one = JACOBI_2D
+            .split("        #pragma parallel for\n")
+            .take(2)
+            .collect::<Vec<_>>()
+            .join("        #pragma parallel for\n");
+        assert!(one.contains(b_phase));
+        assert!(stencil_2d_of(&one).is_err(), "{one}");
+        // Two phases writing A over different rectangles (A from B twice in a row is refused
+        // too: a phase writing what the one before it wrote).
+        let four = format!(
+            "{JACOBI_2D}{}",
+            &JACOBI_2D[JACOBI_2D.find("        #pragma").unwrap()..]
+        );
+        assert!(stencil_2d_of(&four).is_ok(), "{four}");
+        let moved = four.replacen("A[i, j] = 0.2", "A[i, j] = 0.1", 1);
+        assert!(stencil_2d_of(&moved).is_ok());
+        let narrower = {
+            let at = four.rfind("range(1, M - 1)").unwrap();
+            format!(
+                "{}range(2, M - 1){}",
+                &four[..at],
+                &four[at + "range(1, M - 1)".len()..]
+            )
+        };
+        assert!(stencil_2d_of(&narrower).is_err(), "{narrower}");
+        // A host step in the loop.
+        let stepped = JACOBI_2D.replacen("def f(A, B, M, N, T)", "def f(A, B, M, N, T, s)", 1)
+            + "        s = s * 2.0\n    return s\n";
+        assert!(stencil_2d_of(&stepped).is_err());
     }
 }

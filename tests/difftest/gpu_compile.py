@@ -39,6 +39,7 @@ import torch  # noqa: E402
 import triton  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
 from triton.compiler.compiler import ASTSource, make_backend  # noqa: E402
+from triton.experimental.gluon._runtime import GluonASTSource, GluonJITFunction  # noqa: E402
 from triton.runtime import jit as _jit  # noqa: E402
 
 from cases import CASES  # noqa: E402
@@ -87,7 +88,8 @@ def compiling_run(self, *args, grid, warmup, **kwargs):
                repr(sorted(attrs.items())), repr(sorted(options.__dict__.items())))
         if key not in _compiled:
             try:
-                src = ASTSource(self, signature, constexprs, attrs)
+                source = GluonASTSource if isinstance(self, GluonJITFunction) else ASTSource
+                src = source(self, signature, constexprs, attrs)
                 triton.compile(src, target=TARGET, options=options.__dict__)
                 _compiled[key] = None
             except Exception as exc:  # noqa: BLE001 - any compile failure is the finding
@@ -144,6 +146,25 @@ def blocked_launch(kernel, steps, arrays, scalars, reach, state=None, kinds=""):
     return None
 
 
+def blocked_2d_launch(original):
+    """Stands in for `_appyc_blocked_2d`: the launcher's own GPU path (with APPYC_TEMPORAL_2D=1,
+    which a GPU run needs until the Gluon kernel is checked there), so the Gluon kernel is
+    compiled with the tile, group and options a GPU launch would use (each launch compiles,
+    launches nothing), then None, so that the plain persistent kernel is compiled too."""
+    def launch(*args, **kwargs):
+        before = os.environ.get("APPYC_TEMPORAL_2D")
+        os.environ["APPYC_TEMPORAL_2D"] = "1"
+        try:
+            original(*args, **kwargs)
+        finally:
+            if before is None:
+                del os.environ["APPYC_TEMPORAL_2D"]
+            else:
+                os.environ["APPYC_TEMPORAL_2D"] = before
+        return None
+    return launch
+
+
 def _cpu_device(original):
     """`_appyc_device` falls back to cuda when a function has no array argument; stay on the CPU."""
     def device(*arrays):
@@ -175,6 +196,8 @@ def main(request_path, result_path):
                     mod._appyc_persistent = persistent_launch
                 if hasattr(mod, "_appyc_blocked"):
                     mod._appyc_blocked = blocked_launch
+                if hasattr(mod, "_appyc_blocked_2d"):
+                    mod._appyc_blocked_2d = blocked_2d_launch(mod._appyc_blocked_2d)
                 modules[case.sample] = mod
             size = case.sizes[0]
             args = case.make(np.random.default_rng(seed_for(case, size)), size)

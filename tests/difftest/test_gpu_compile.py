@@ -130,6 +130,13 @@ def test_kernels_compile_for_sm90(case: Case, sm90_results):
         pytest.fail(f"{len(failed)} of {len(compiles)} kernel compiles for sm_90 failed:\n"
                     + "\n".join(lines), pytrace=False)
 
+    # A 2-D blocked loop's Gluon kernel (the GPU's form of the twin the interpreter runs).
+    for name in case.launches:
+        if name.endswith("_blocked_twin"):
+            gluon = name[:-len("twin")] + "gluon"
+            assert any(gluon in r["kernel"] for r in compiles), \
+                f"{gluon} was not compiled: {[r['kernel'] for r in compiles]}"
+
     # Autotuned kernels must have been compiled for every MVL candidate: the prelude's, or a
     # row tile's narrower set, as the module's tuner lists them.
     mvls = {}

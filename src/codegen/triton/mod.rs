@@ -24,6 +24,7 @@ mod blocked;
 mod comm;
 pub(super) mod cx;
 mod expr;
+mod gluon2d;
 mod grid;
 mod loop_state;
 mod persistent;
@@ -33,5 +34,6 @@ mod strips;
 mod virtual_grid;
 
 pub use blocked::blocked_kernel;
+pub use gluon2d::blocked_2d_kernels;
 pub use grid::kernel;
 pub use persistent::{persistent_kernel, PersistentLoop};

@@ -1,0 +1,134 @@
+# appyc 0.1.0 --emit lowered: samples/stencils_2d.py after the high-level passes (assembly APPy).
+"""2-D stencil time loops that run temporally blocked (schedule/temporal.rs, Stencil2d):
+overlapped tiles of the state array, several iterations a launch (codegen/triton/gluon2d.rs).
+
+Exercises: the loop spelling (`parallel for` + `simd`) and the tensor spelling (slices) of
+Jacobi-2D, a 9-point stencil (diagonal offsets: two guard rows), a one-sided (upwind) stencil
+with a host scalar, a loop the analysis refuses (an offset of 2), and one whose phases do not
+alternate two arrays.
+"""
+import numpy as np
+
+
+def jacobi_loops(A, B, M, N, T):
+    for t in range(T):
+        # _jacobi_loops_kernel0
+        #pragma parallel for simd
+        for i in range(1, M - 1, 1):
+            i = appy.vidx(i, appy.ROW_BLOCK, M - 1)
+            #pragma parallel for simd
+            for j in range(1, N - 1, 1):
+                j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N - 1)
+                B[i, j] = 0.2 * (A[i, j] + A[i, j - 1] + A[i, j + 1] + A[i + 1, j] + A[i - 1, j])
+        # _jacobi_loops_kernel1
+        #pragma parallel for simd
+        for i in range(1, M - 1, 1):
+            i = appy.vidx(i, appy.ROW_BLOCK, M - 1)
+            #pragma parallel for simd
+            for j in range(1, N - 1, 1):
+                j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N - 1)
+                A[i, j] = 0.2 * (B[i, j] + B[i, j - 1] + B[i, j + 1] + B[i + 1, j] + B[i - 1, j])
+
+
+def jacobi_slices(A, B, M, N, T):
+    for t in range(T):
+        # _jacobi_slices_kernel0
+        #pragma parallel for simd
+        for _p0 in range(1, M - 1, 1):
+            _p0 = appy.vidx(_p0, appy.ROW_BLOCK, M - 1)
+            #pragma parallel for simd
+            for _p1 in range(1, N - 1, 1):
+                _p1 = appy.vidx(_p1, appy.MVL // appy.ROW_BLOCK, N - 1)
+                B[_p0, _p1] = 0.2 * (A[_p0, _p1] + A[_p0, _p1 - 1] + A[_p0, _p1 + 1] + A[_p0 + 1, _p1] + A[_p0 - 1, _p1])
+        # _jacobi_slices_kernel1
+        #pragma parallel for simd
+        for _p0 in range(1, M - 1, 1):
+            _p0 = appy.vidx(_p0, appy.ROW_BLOCK, M - 1)
+            #pragma parallel for simd
+            for _p1 in range(1, N - 1, 1):
+                _p1 = appy.vidx(_p1, appy.MVL // appy.ROW_BLOCK, N - 1)
+                A[_p0, _p1] = 0.2 * (B[_p0, _p1] + B[_p0, _p1 - 1] + B[_p0, _p1 + 1] + B[_p0 + 1, _p1] + B[_p0 - 1, _p1])
+
+
+def nine_point(A, B, M, N, T):
+    # Diagonal neighbours; B's rectangle starts at row 2 (rows 0-1 never written).
+    for t in range(T):
+        # _nine_point_kernel0
+        #pragma parallel for simd
+        for i in range(2, M - 1, 1):
+            i = appy.vidx(i, appy.ROW_BLOCK, M - 1)
+            #pragma parallel for simd
+            for j in range(1, N - 1, 1):
+                j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N - 1)
+                B[i, j] = 0.125 * (A[i - 1, j - 1] + A[i - 1, j] + A[i - 1, j + 1] + A[i, j - 1] + A[i, j + 1] + A[i + 1, j - 1] + A[i + 1, j] + A[i + 1, j + 1]) - 0.5 * A[i, j]
+        # _nine_point_kernel1
+        #pragma parallel for simd
+        for i in range(1, M - 1, 1):
+            i = appy.vidx(i, appy.ROW_BLOCK, M - 1)
+            #pragma parallel for simd
+            for j in range(1, N - 1, 1):
+                j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N - 1)
+                A[i, j] = 0.25 * (B[i - 1, j - 1] + B[i + 1, j + 1]) + 0.5 * B[i, j]
+
+
+def upwind(A, B, c, M, N, T):
+    # One-sided differences; the rectangles leave the first row and column.
+    for t in range(T):
+        # _upwind_kernel0
+        #pragma parallel for simd
+        for i in range(1, M, 1):
+            i = appy.vidx(i, appy.ROW_BLOCK, M)
+            #pragma parallel for simd
+            for j in range(1, N, 1):
+                j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N)
+                B[i, j] = A[i, j] - c * (A[i, j] - A[i - 1, j]) - c * (A[i, j] - A[i, j - 1])
+        # _upwind_kernel1
+        #pragma parallel for simd
+        for i in range(1, M, 1):
+            i = appy.vidx(i, appy.ROW_BLOCK, M)
+            #pragma parallel for simd
+            for j in range(1, N, 1):
+                j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N)
+                A[i, j] = B[i, j] - c * (B[i, j] - B[i - 1, j]) / 2.0
+
+
+def wide(A, B, M, N, T):
+    # Reads two columns away: not blocked (the plain persistent kernel runs).
+    for t in range(T):
+        # _wide_kernel0
+        #pragma parallel for simd
+        for i in range(1, M - 1, 1):
+            i = appy.vidx(i, appy.ROW_BLOCK, M - 1)
+            #pragma parallel for simd
+            for j in range(2, N - 2, 1):
+                j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N - 2)
+                B[i, j] = 0.5 * (A[i, j - 2] + A[i, j + 2])
+        # _wide_kernel1
+        #pragma parallel for simd
+        for i in range(1, M - 1, 1):
+            i = appy.vidx(i, appy.ROW_BLOCK, M - 1)
+            #pragma parallel for simd
+            for j in range(2, N - 2, 1):
+                j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N - 2)
+                A[i, j] = 0.5 * (B[i - 1, j] + B[i + 1, j])
+
+
+def three_arrays(A, B, C, M, N, T):
+    # C from A, then A from C and B: phase 1 reads two arrays, so not blocked.
+    for t in range(T):
+        # _three_arrays_kernel0
+        #pragma parallel for simd
+        for i in range(1, M - 1, 1):
+            i = appy.vidx(i, appy.ROW_BLOCK, M - 1)
+            #pragma parallel for simd
+            for j in range(1, N - 1, 1):
+                j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N - 1)
+                C[i, j] = 0.5 * (A[i - 1, j] + A[i + 1, j])
+        # _three_arrays_kernel1
+        #pragma parallel for simd
+        for i in range(1, M - 1, 1):
+            i = appy.vidx(i, appy.ROW_BLOCK, M - 1)
+            #pragma parallel for simd
+            for j in range(1, N - 1, 1):
+                j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N - 1)
+                A[i, j] = C[i, j] + B[i, j]

@@ -1,0 +1,337 @@
+//! The temporally blocked form of a 2-D stencil loop (`schedule::temporal::Stencil2d`), in two
+//! spellings of one tile plan: a Gluon kernel (`@gluon.jit`) whose tile lives in shared memory,
+//! and a plain Triton twin whose "shared memory" is a scratch of its own in global memory. The
+//! scheme is bench/temporal2d_gluon_probe.md's `j2g` (2.5x the streaming bound on the H100).
+//!
+//! Overlapped (trapezoid) tiles: a program owns `(TH - 2 HALO) x (TW - 2 HALO)` points and
+//! loads a `TH x TW` tile of the state array (the one phase 0 reads) around them, `HALO` being
+//! how far a group of `G` iterations reads (`G x` the phases' radii). Each phase is one
+//! expression over the whole tile; the part of the tile whose inputs were valid shrinks by the
+//! phase's radius, so after the group the owned part is exact and is written to the other
+//! state buffer (the launcher ping-pongs the state array with a spare; one launch a group, as
+//! the probe found faster than a grid barrier).
+//!
+//! One buffer: the phases alternate two arrays, each reading only what the one before wrote
+//! (the analysis' condition), so a phase may overwrite the tile with its result once every
+//! thread has read it: read, barrier, store, barrier. One store a phase also keeps Triton's
+//! Membar pass from adding barriers between stores it cannot prove disjoint.
+//!
+//! Windows: a neighbour `Y[i + a, j + b]` is the tile shifted by `a * TW + b` elements of a flat
+//! row-major buffer, so column 0 reads the row above's far end and the first and last rows read
+//! `GR` guard rows (two when some offset is diagonal): garbage, but only in the halo. In Gluon a
+//! window is `flat.index(k)._reinterpret(dtype, [TH, TW])` of the buffer viewed as `[S, 1, 1]`
+//! (slices must start at multiples of their length), read with one element a thread along a row
+//! (a shifted window is not 16-byte aligned); the buffer is a padded allocation whose padding
+//! only sizes the guard rows. In the twin a window is a load at `_tile + offset`.
+//!
+//! Boundary: points of a phase's target outside its rectangle are never written by the loop, so
+//! in tiles that reach past the rectangle (a uniform branch) the phase's result there is
+//! replaced by the array's value in global memory before the store; other tiles skip it.
+//!
+//! The other array's final value: in the last group, after the last step's last phase writing
+//! it, its owned part is stored too. Between groups it is never read (phase 0 reads the state
+//! array only), so earlier groups skip it.
+
+use crate::codegen::kernel_code::{signature, KernelCode, Param};
+use crate::codegen::writer::Writer;
+use crate::frontend::source::SourceFile;
+use crate::ir::*;
+use crate::schedule::temporal::{Phase2d, Stencil2d};
+
+/// Which spelling to print.
+#[derive(Clone, Copy, PartialEq)]
+enum Form {
+    Gluon,
+    Twin,
+}
+
+impl Form {
+    fn ns(self) -> &'static str {
+        match self {
+            Form::Gluon => "gl",
+            Form::Twin => "tl",
+        }
+    }
+
+    fn barrier(self) -> &'static str {
+        match self {
+            Form::Gluon => "gl.thread_barrier()",
+            Form::Twin => "tl.debug_barrier()",
+        }
+    }
+
+    /// The tile shifted by `off` elements (an expression of constexprs), for loads or a store.
+    fn window(self, off: &str) -> String {
+        match self {
+            Form::Gluon => format!("_flat.index(GR * TW + {off})._reinterpret(_dt, [TH, TW], _SL)"),
+            Form::Twin => format!("_buf + _tile + {off}"),
+        }
+    }
+
+    fn load_window(self, off: &str) -> String {
+        match self {
+            Form::Gluon => format!("{}.load(_L)", self.window(off)),
+            Form::Twin => format!("tl.load({})", self.window(off)),
+        }
+    }
+
+    fn store_window(self, v: &str) -> String {
+        match self {
+            Form::Gluon => format!("{}.store({v})", self.window("0")),
+            Form::Twin => format!("tl.store({}, {v})", self.window("0")),
+        }
+    }
+}
+
+/// The Gluon kernel and its Triton twin (named `{name}_gluon`, `{name}_twin`); `plain` is the
+/// loop's persistent kernel, whose scalars they take (in the same order).
+pub fn blocked_2d_kernels(
+    name: &str,
+    stencil: &Stencil2d,
+    plain: &KernelCode,
+    file: &SourceFile,
+    line: usize,
+) -> (String, String) {
+    let scalars: Vec<Param> = plain
+        .params
+        .iter()
+        .filter(|p| matches!(p, Param::IntScalar(_) | Param::FloatScalar(_)))
+        .cloned()
+        .collect();
+    let head = format!(
+        "# {}:{line}: {}  (temporally blocked: G iterations a launch, tiles in {{}})",
+        file.name,
+        file.line_text(line).trim()
+    );
+    let print = |form: Form, kernel: String| {
+        let mut sig = vec!["_src".to_string(), "_dst".to_string(), "_other".to_string()];
+        sig.extend(signature(&scalars));
+        if form == Form::Twin {
+            sig.push("_scratch".into());
+        }
+        sig.extend(
+            ["_rows", "_cols", "_steps", "_groups", "_group"]
+                .iter()
+                .map(|s| s.to_string()),
+        );
+        sig.extend(
+            ["TH", "TW", "G", "GR", "HALO"]
+                .iter()
+                .map(|c| format!("{c}: {}.constexpr", form.ns())),
+        );
+        let mut w = Writer::new(0);
+        let deco = match form {
+            Form::Gluon => "gluon",
+            Form::Twin => "triton",
+        };
+        w.line(format!(
+            "@{deco}.jit(do_not_specialize=[\"_rows\", \"_cols\", \"_steps\", \"_groups\", \"_group\"])"
+        ));
+        w.line(format!("def {kernel}({}):", sig.join(", ")));
+        w.indent();
+        let memory = match form {
+            Form::Gluon => "shared memory",
+            Form::Twin => "a global scratch",
+        };
+        w.line(head.replace("{}", memory));
+        body(&mut w, form, stencil);
+        w.dedent();
+        w.finish()
+    };
+    (
+        print(Form::Gluon, format!("{name}_gluon")),
+        print(Form::Twin, format!("{name}_twin")),
+    )
+}
+
+/// The kernel's body: the tile plan, the load, the group's phases, the owned stores.
+fn body(w: &mut Writer, form: Form, st: &Stencil2d) {
+    let ns = form.ns();
+    match form {
+        Form::Gluon => {
+            // One element a thread along a row: shifted windows are not 16-byte aligned.
+            for l in [
+                "_NW: gl.constexpr = gl.num_warps()",
+                "_L: gl.constexpr = gl.BlockedLayout([TH // (_NW * 2), 1], [1, 32], [_NW, 1], [1, 0])",
+                "_SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])",
+                "_PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW // 2, 2 * GR * TW]], [TH, TW], [1, 0])",
+                "_dt = _src.dtype.element_ty",
+                // The padding only sizes the guard rows: the buffer is used through a flat view.
+                "_flat = gl.allocate_shared_memory(_dt, [TH, TW], _PL)._reinterpret(_dt, [(TH + 2 * GR) * TW, 1, 1], _SL)",
+                "_lr = gl.arange(0, TH, layout=gl.SliceLayout(1, _L))[:, None]",
+                "_lc = gl.arange(0, TW, layout=gl.SliceLayout(0, _L))[None, :]",
+            ] {
+                w.line(l);
+            }
+        }
+        Form::Twin => {
+            for l in [
+                "_lr = tl.arange(0, TH)[:, None]",
+                "_lc = tl.arange(0, TW)[None, :]",
+                "_buf = _scratch + tl.program_id(0).to(tl.int64) * ((TH + 2 * GR) * TW)",
+                "_tile = GR * TW + _lr * TW + _lc",
+            ] {
+                w.line(l);
+            }
+        }
+    }
+    for l in [
+        format!("_tiles_w = {ns}.cdiv(_cols, TW - 2 * HALO)"),
+        "_r0 = (tl_pid // _tiles_w) * (TH - 2 * HALO) - HALO"
+            .replace("tl_pid", &format!("{ns}.program_id(0)")),
+        "_c0 = (tl_pid % _tiles_w) * (TW - 2 * HALO) - HALO"
+            .replace("tl_pid", &format!("{ns}.program_id(0)")),
+        format!("_count = {ns}.minimum(G, _steps - _group * G)"),
+    ] {
+        w.line(l);
+    }
+    indices(w, form);
+    let (state, _) = st.arrays();
+    // Whether the tile reaches past the rectangle of each array (uniform: no per-point work
+    // in interior tiles).
+    for (k, p) in st.phases.iter().take(2).enumerate() {
+        let (r_lo, r_hi, c_lo, c_hi) = rect(p);
+        w.line(format!(
+            "_edge{k} = (_r0 < {r_lo}) | (_r0 + TH > {r_hi}) | (_c0 < {c_lo}) | (_c0 + TW > {c_hi})"
+        ));
+    }
+    w.line(form.store_window(&format!("{ns}.load(_src + _at, mask=_inside, other=0.0)")));
+    w.line(form.barrier());
+    let n = st.phases.len();
+    w.line("for _step in range(_count - 1):");
+    w.indent();
+    for (k, p) in st.phases.iter().enumerate() {
+        phase(w, form, k, p, state);
+    }
+    w.dedent();
+    w.line("# The last iteration: the other array's owned part after its last phase (last group).");
+    for (k, p) in st.phases.iter().enumerate() {
+        phase(w, form, k, p, state);
+        if k == n - 2 {
+            w.line("if _group == _groups - 1:");
+            w.indent();
+            store_owned(w, form, "_other");
+            w.dedent();
+        }
+    }
+    store_owned(w, form, "_dst");
+}
+
+/// One phase: its value from the windows, the rectangle's outside from global memory in edge
+/// tiles, then the store between barriers.
+fn phase(w: &mut Writer, form: Form, k: usize, p: &Phase2d, state: &str) {
+    let ns = form.ns();
+    let value = print(&p.value, &mut |x| match &x.kind {
+        ExprKind::Subscript { indices, .. } => {
+            let off = |ix: &Index, var: &str| match ix {
+                Index::At(e) => match &e.kind {
+                    ExprKind::Binary { op, right, .. } => match (op, &right.kind) {
+                        (BinOp::Add, ExprKind::Int(c)) => *c,
+                        (BinOp::Sub, ExprKind::Int(c)) => -*c,
+                        _ => unreachable!("schedule::temporal takes `{var} + c`"),
+                    },
+                    _ => 0,
+                },
+                _ => unreachable!("schedule::temporal takes `{var} + c`"),
+            };
+            let (a, b) = (off(&indices[0], &p.rows.0), off(&indices[1], &p.cols.0));
+            Some(form.load_window(&format!("({a}) * TW + ({b})")))
+        }
+        _ => None,
+    });
+    w.line(format!("_v = {value}"));
+    let global = if p.target == state { "_src" } else { "_other" };
+    let (r_lo, r_hi, c_lo, c_hi) = rect(p);
+    w.line(format!("if _edge{}:", k % 2));
+    w.indent();
+    indices(w, form);
+    w.line(format!(
+        "_keep = (_gr < {r_lo}) | (_gr >= {r_hi}) | (_gc < {c_lo}) | (_gc >= {c_hi})"
+    ));
+    w.line(format!(
+        "_v = {ns}.where(_keep, {ns}.load({global} + _at, mask=_keep & _inside, other=0.0), _v)"
+    ));
+    w.dedent();
+    w.line(form.barrier());
+    w.line(form.store_window("_v"));
+    w.line(form.barrier());
+}
+
+/// The tile's owned points (inside the arrays) from the buffer to `array`.
+fn store_owned(w: &mut Writer, form: Form, array: &str) {
+    let ns = form.ns();
+    indices(w, form);
+    w.line(
+        "_own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)",
+    );
+    w.line(format!(
+        "{ns}.store({array} + _at, {}, mask=_own)",
+        form.load_window("0")
+    ));
+}
+
+/// The tile's global coordinates, offsets and which exist, computed where they are used: the
+/// full-tile tensors would otherwise stay live across the phases (spilled past the register
+/// cap). In Gluon the row and column numbers go through an opaque move first, so the compiler
+/// can neither merge nor hoist the recomputation (the probe's `_opaque`).
+fn indices(w: &mut Writer, form: Form) {
+    for v in ["_lr", "_lc"] {
+        w.line(match form {
+            Form::Gluon => format!(
+                "{v}2 = gl.inline_asm_elementwise(\"mov.b32 $0, $1;\", \"=r,r\", [{v}], dtype=gl.int32, is_pure=False, pack=1)"
+            ),
+            Form::Twin => format!("{v}2 = {v}"),
+        });
+    }
+    for l in [
+        "_gr = _r0 + _lr2",
+        "_gc = _c0 + _lc2",
+        "_at = _gr * _cols + _gc",
+        "_inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)",
+    ] {
+        w.line(l);
+    }
+}
+
+/// A phase's rectangle as kernel expressions: rows `[lo, hi)`, columns `[lo, hi)`.
+fn rect(p: &Phase2d) -> (String, String, String, String) {
+    (
+        bound(&p.rows.1),
+        bound(&p.rows.2),
+        bound(&p.cols.1),
+        bound(&p.cols.2),
+    )
+}
+
+/// A region bound (host names, integers, `A.shape[d]`, which is `_rows` or `_cols`).
+fn bound(e: &Expr) -> String {
+    print(e, &mut |x| match &x.kind {
+        ExprKind::Shape { dim: 0, .. } => Some("_rows".to_string()),
+        ExprKind::Shape { .. } => Some("_cols".to_string()),
+        _ => None,
+    })
+}
+
+/// `e` fully parenthesised, with `leaf` spelling what it knows.
+fn print(e: &Expr, leaf: &mut dyn FnMut(&Expr) -> Option<String>) -> String {
+    if let Some(s) = leaf(e) {
+        return s;
+    }
+    match &e.kind {
+        ExprKind::Name(n) => n.clone(),
+        ExprKind::Int(v) => v.to_string(),
+        ExprKind::Float(v) => format!("{v:?}"),
+        ExprKind::Unary { operand, .. } => format!("(-{})", print(operand, leaf)),
+        ExprKind::Binary { op, left, right } => {
+            let o = match op {
+                BinOp::Add => "+",
+                BinOp::Sub => "-",
+                BinOp::Mul => "*",
+                BinOp::Div => "/",
+                _ => unreachable!("schedule::temporal allows + - * /"),
+            };
+            format!("({} {o} {})", print(left, leaf), print(right, leaf))
+        }
+        _ => unreachable!("schedule::temporal allows no other expression"),
+    }
+}
