@@ -582,12 +582,11 @@ def _appyc_blocked_2d(kernel, twin, steps, state, other, scalars, reach, guard):
     global memory poisoned with NaN, as the spare is) with 16 x 16 tiles, so tests cross tile
     boundaries. APPYC_TEMPORAL=0 turns it off.
 
-    The Gluon kernel has not yet run on a GPU from generated code, so on a GPU it is taken
-    only with APPYC_TEMPORAL_2D=1; the next session flips the default after a GPU check.
+    The Gluon kernel has not yet run on a GPU from generated code, so it is taken only with
+    APPYC_TEMPORAL_2D=1 until a GPU check; the interpreter follows the same switch, so that
+    the tests that run without it check the plain kernel a GPU runs.
     """
-    if os.environ.get("APPYC_TEMPORAL") == "0":
-        return None
-    if not _APPYC_INTERPRET and os.environ.get("APPYC_TEMPORAL_2D") != "1":
+    if os.environ.get("APPYC_TEMPORAL") == "0" or os.environ.get("APPYC_TEMPORAL_2D") != "1":
         return None
     arrays = (state, other)
     if any(a.dim() != 2 or a.shape != state.shape or a.dtype != state.dtype

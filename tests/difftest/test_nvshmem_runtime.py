@@ -199,7 +199,8 @@ def _one_launch(mod, launched):
     def persistent(kernel, phases, work, args, mvl, num_warps, constants=None, sites=None):
         control = mod._appyc_nvshmem_control(torch.device("cpu"))
         launched.append(control)
-        kernel[(1,)](*args, 0, phases, control, MVL=mvl, GRID_SYNC=True, **(constants or {}))
+        kernel[(1,)](*args, 0, phases, control, MVL=mvl, GRID_SYNC=True,
+                     P2P=bool(mod._appyc_nvshmem_p2p()), **(constants or {}))
         mod._appyc_nvshmem_check(control, sites)
 
     return persistent
