@@ -431,11 +431,11 @@ CASES = [
          lambda r, s: [normal(r, s, F64), normal(r, s, F64), 0.3, s[0], s[1], 7], ((37, 45), (9, 70)),
          mvls=(16,), fp64_strict=True, launches=("_upwind_persistent0_blocked_twin",), env=T2D),
     Case("stencils_2d", "wide",   # an offset of 2: refused, the plain persistent kernel
-         lambda r, s: [normal(r, s, F64), normal(r, s, F64), s[0], s[1], 5], ((19, 29),),
+         lambda r, s: [normal(r, s, F64), normal(r, s, F64), s[0], s[1], 5], ((19, 29), (7, 33)),
          mvls=(16,), fp64_strict=True, launches=("_wide_persistent0",), no_launches=("_blocked",), env=T2D),
     Case("stencils_2d", "three_arrays",   # phase 1 reads two arrays: refused
          lambda r, s: [normal(r, s, F64), normal(r, s, F64), normal(r, s, F64), s[0], s[1], 5],
-         ((19, 29),), mvls=(16,), fp64_strict=True,
+         ((19, 29), (7, 33)), mvls=(16,), fp64_strict=True,
          launches=("_three_arrays_persistent0",), no_launches=("_blocked",), env=T2D),
     Case("time_loops", "floyd_warshall",
          lambda r, n: [distances(r, n), n], (7, 37)),
