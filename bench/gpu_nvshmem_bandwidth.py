@@ -24,6 +24,9 @@ Variants (VARIANTS below; `check` False: correctness not checked, said in the ou
     communicate (wait for the counter, put the edge row, signal, wait for the neighbour's);
     one grid barrier a sweep; the puts by loads and stores (uncapped) or by NVSHMEM's calls
     (capped at 80);
+  distribute main / generated[ nvshmem puts| nocap| 6/SM]: samples/distribute_jacobi2d.py's
+    modules (dist_main.py before P2P puts, dist_new.py after), the latter with NVSHMEM's puts,
+    uncapped, or at most 6 programs an SM: why distribute got slower with P2P puts;
   single (MVL, warps, warps/SM): the single-GPU kernel (1 GPU only; not checked here: its
     difftests and golden run cover it).
 
@@ -226,6 +229,12 @@ VARIANTS = {
     "generated nvshmem puts": dict(module="new_l8.py", env={"APPYC_NVSHMEM_P2P": "0"}),
     "distribute main": dict(module="dist_main.py", distribute=True),
     "distribute generated": dict(module="dist_new.py", distribute=True),
+    # next: why distribute got slower with P2P puts (943 -> 972 us) while Listing 8 got faster
+    "distribute generated nvshmem puts": dict(module="dist_new.py", distribute=True,
+                                              env={"APPYC_NVSHMEM_P2P": "0"}),
+    "distribute generated nocap": dict(module="dist_new.py", distribute=True, env=P2P, attrs=NOCAP),
+    "distribute generated 6/SM": dict(module="dist_new.py", distribute=True, env=P2P,
+                                      hooks=[per_sm(6)]),
     "single 1024,4,64": dict(module="single.py", single=(1024, 4, 64), check=False, worlds=(1,)),
     "single 512,4,64": dict(module="single.py", single=(512, 4, 64), check=False, worlds=(1,)),
     "single 512,4,24": dict(module="single.py", single=(512, 4, 24), check=False, worlds=(1,)),
