@@ -132,23 +132,29 @@ fn stencil_value(
     bound: &HashSet<String>,
     read: &mut dyn FnMut(&str, i64),
 ) -> bool {
+    stencil_expr(e, &|n| n == var || !bound.contains(n), &mut |a, indices| {
+        offset(indices, var).map(|c| read(a, c)).is_some()
+    })
+}
+
+/// The shape both stencil analyses accept: numbers, names `name_ok` allows, elements
+/// `element(array, indices)` accepts, `+ - *`, `/` with a float side, unary minus.
+fn stencil_expr(
+    e: &Expr,
+    name_ok: &dyn Fn(&str) -> bool,
+    element: &mut dyn FnMut(&str, &[Index]) -> bool,
+) -> bool {
     let floating = |x: &Expr| {
         x.any(&mut |y| matches!(y.kind, ExprKind::Float(_) | ExprKind::Subscript { .. }))
     };
     match &e.kind {
         ExprKind::Int(_) | ExprKind::Float(_) => true,
-        ExprKind::Name(n) => n == var || !bound.contains(n),
-        ExprKind::Subscript { array, indices } => match offset(indices, var) {
-            Some(c) => {
-                read(array, c);
-                true
-            }
-            None => false,
-        },
+        ExprKind::Name(n) => name_ok(n),
+        ExprKind::Subscript { array, indices } => element(array, indices),
         ExprKind::Unary {
             op: UnaryOp::Neg,
             operand,
-        } => stencil_value(operand, var, bound, read),
+        } => stencil_expr(operand, name_ok, element),
         ExprKind::Binary { op, left, right } => {
             let op_ok = match op {
                 BinOp::Add | BinOp::Sub | BinOp::Mul => true,
@@ -156,7 +162,7 @@ fn stencil_value(
                 BinOp::Div => floating(left) || floating(right),
                 _ => false,
             };
-            op_ok && stencil_value(left, var, bound, read) && stencil_value(right, var, bound, read)
+            op_ok && stencil_expr(left, name_ok, element) && stencil_expr(right, name_ok, element)
         }
         _ => false,
     }
@@ -349,34 +355,7 @@ fn stencil_value_2d(
     bound: &HashSet<String>,
     read: &mut dyn FnMut(&str, (i64, i64)),
 ) -> bool {
-    let floating = |x: &Expr| {
-        x.any(&mut |y| matches!(y.kind, ExprKind::Float(_) | ExprKind::Subscript { .. }))
-    };
-    match &e.kind {
-        ExprKind::Int(_) | ExprKind::Float(_) => true,
-        ExprKind::Name(n) => !bound.contains(n),
-        ExprKind::Subscript { array, indices } => match offset_2d(indices, vars) {
-            Some(c) => {
-                read(array, c);
-                true
-            }
-            None => false,
-        },
-        ExprKind::Unary {
-            op: UnaryOp::Neg,
-            operand,
-        } => stencil_value_2d(operand, vars, bound, read),
-        ExprKind::Binary { op, left, right } => {
-            let op_ok = match op {
-                BinOp::Add | BinOp::Sub | BinOp::Mul => true,
-                // Triton divides integers in fp32, NumPy in fp64: a float side decides.
-                BinOp::Div => floating(left) || floating(right),
-                _ => false,
-            };
-            op_ok
-                && stencil_value_2d(left, vars, bound, read)
-                && stencil_value_2d(right, vars, bound, read)
-        }
-        _ => false,
-    }
+    stencil_expr(e, &|n| !bound.contains(n), &mut |a, indices| {
+        offset_2d(indices, vars).map(|c| read(a, c)).is_some()
+    })
 }

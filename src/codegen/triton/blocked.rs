@@ -16,6 +16,7 @@
 //! interpreter each launch starts from the values the last one stored.
 
 use super::loop_state::{LoopState, PhaseNames};
+use super::stencil_print::print;
 use crate::codegen::kernel_code::{signature, KernelCode, Param};
 use crate::codegen::writer::Writer;
 use crate::frontend::source::SourceFile;
@@ -267,28 +268,4 @@ fn value(e: &Expr, index: &str) -> String {
         }
         _ => None,
     })
-}
-
-/// `e` fully parenthesised, with `leaf` spelling what it knows.
-fn print(e: &Expr, leaf: &mut dyn FnMut(&Expr) -> Option<String>) -> String {
-    if let Some(s) = leaf(e) {
-        return s;
-    }
-    match &e.kind {
-        ExprKind::Name(n) => n.clone(),
-        ExprKind::Int(v) => v.to_string(),
-        ExprKind::Float(v) => format!("{v:?}"),
-        ExprKind::Unary { operand, .. } => format!("(-{})", print(operand, leaf)),
-        ExprKind::Binary { op, left, right } => {
-            let o = match op {
-                BinOp::Add => "+",
-                BinOp::Sub => "-",
-                BinOp::Mul => "*",
-                BinOp::Div => "/",
-                _ => unreachable!("schedule::temporal allows + - * /"),
-            };
-            format!("({} {o} {})", print(left, leaf), print(right, leaf))
-        }
-        _ => unreachable!("schedule::temporal allows no other expression"),
-    }
 }

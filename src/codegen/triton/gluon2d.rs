@@ -32,6 +32,7 @@
 //! it, its owned part is stored too. Between groups it is never read (phase 0 reads the state
 //! array only), so earlier groups skip it.
 
+use super::stencil_print::print;
 use crate::codegen::kernel_code::{signature, KernelCode, Param};
 use crate::codegen::writer::Writer;
 use crate::frontend::source::SourceFile;
@@ -310,28 +311,4 @@ fn bound(e: &Expr) -> String {
         ExprKind::Shape { .. } => Some("_cols".to_string()),
         _ => None,
     })
-}
-
-/// `e` fully parenthesised, with `leaf` spelling what it knows.
-fn print(e: &Expr, leaf: &mut dyn FnMut(&Expr) -> Option<String>) -> String {
-    if let Some(s) = leaf(e) {
-        return s;
-    }
-    match &e.kind {
-        ExprKind::Name(n) => n.clone(),
-        ExprKind::Int(v) => v.to_string(),
-        ExprKind::Float(v) => format!("{v:?}"),
-        ExprKind::Unary { operand, .. } => format!("(-{})", print(operand, leaf)),
-        ExprKind::Binary { op, left, right } => {
-            let o = match op {
-                BinOp::Add => "+",
-                BinOp::Sub => "-",
-                BinOp::Mul => "*",
-                BinOp::Div => "/",
-                _ => unreachable!("schedule::temporal allows + - * /"),
-            };
-            format!("({} {o} {})", print(left, leaf), print(right, leaf))
-        }
-        _ => unreachable!("schedule::temporal allows no other expression"),
-    }
 }

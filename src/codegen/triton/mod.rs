@@ -29,6 +29,7 @@ mod grid;
 mod loop_state;
 mod persistent;
 mod rows;
+mod stencil_print;
 mod steps;
 mod strips;
 mod virtual_grid;
