@@ -80,6 +80,10 @@ def main():
     ap.add_argument("--module", default="gen_blocked2d/stencils_2d.py")
     ap.add_argument("--out", default=None)
     ap.add_argument("--no-timing", action="store_true")
+    ap.add_argument("--crossover", type=lambda s: [int(x) for x in s.split(",")], default=[],
+                    help="also time these N (1000 steps): where blocking starts to pay")
+    ap.add_argument("--dtypes", default="float64,float32",
+                    help="run these cases (a CUDA fault poisons the process: fp32 apart)")
     a = ap.parse_args()
     out = Path(a.out) if a.out else None
     log_lines, rows = [], []
@@ -89,6 +93,7 @@ def main():
         log_lines.append(line)
 
     mod = load(a.module, "blocked2d")
+    mod._APPYC_BLOCKED_2D_MIN_BYTES = 0   # every size blocked when switched on: the crossover is measured here
     ref = load(ROOT / "samples" / "stencils_2d.py", "stencils_2d_numpy")
     rng = np.random.default_rng(11)
     log(f"device {torch.cuda.get_device_name(0)}")
@@ -96,15 +101,19 @@ def main():
     for func in FUNCS:
         for (m, n), steps, dtype in (((37, 45), 5, np.float64), ((130, 257), 7, np.float64),
                                      ((1001, 517), 11, np.float64), ((67, 190), 5, np.float32)):
+            if np.dtype(dtype).name not in a.dtypes.split(","):
+                continue
             a_np = rng.standard_normal((m, n)).astype(dtype)
             b_np = rng.standard_normal((m, n)).astype(dtype)
             a0 = torch.tensor(a_np, device="cuda")
             b0 = torch.tensor(b_np, device="cuda")
+            which = "plain"
             try:
                 pa, pb, _ = run(mod, func, a0, b0, steps, blocked=False)
+                which = "blocked"
                 ga, gb, taken = run(mod, func, a0, b0, steps, blocked=True)
             except Exception as exc:  # one failing function must not hide the others
-                log(f"{func} {m}x{n} x{steps} {np.dtype(dtype).name}: {type(exc).__name__}: {exc}")
+                log(f"{func} {m}x{n} x{steps} {np.dtype(dtype).name} ({which}): {type(exc).__name__}: {exc}")
                 ok_all = False
                 continue
             ra, rb = a_np.copy(), b_np.copy()
@@ -124,7 +133,7 @@ def main():
         dst = torch.empty_like(src)
         bw = 2 * n_copy * 8 / median_ms(lambda: dst.copy_(src), reps=10) / 1e6
         log(f"copy {bw:.0f} GB/s")
-        for n, steps in ((2800, 1000), (8192, 100)):
+        for n, steps in ((2800, 1000), (8192, 100)) + tuple((n, 1000) for n in a.crossover):
             a0 = torch.rand((n, n), dtype=torch.float64, device="cuda")
             b0 = torch.rand((n, n), dtype=torch.float64, device="cuda")
             bound = 32 * n * n * steps / bw / 1e6
@@ -134,10 +143,18 @@ def main():
                 # The plain kernel tunes over its first calls: settle first, as bench_npbench does.
                 tables = [t for t in vars(mod).values() if type(t).__name__ == "_AppycTuning"]
                 for _ in range(200):
-                    mod.jacobi_loops(A, B, n, n, steps)
+                    try:
+                        mod.jacobi_loops(A, B, n, n, steps)
+                    except Exception:
+                        break
                     if not any(t.pending for t in tables):
                         break
-                ms = median_ms(lambda: mod.jacobi_loops(A, B, n, n, steps))
+                try:
+                    ms = median_ms(lambda: mod.jacobi_loops(A, B, n, n, steps))
+                except Exception as exc:  # a failing blocked build must not hide the plain timing
+                    log(f"jacobi_loops {n}^2 x {steps} blocked={blocked}: {type(exc).__name__}: {exc}")
+                    ok_all = False
+                    continue
                 log(f"jacobi_loops {n}^2 x {steps} {'blocked' if blocked else 'plain  '}: {ms:9.3f} ms, "
                     f"{bound / ms:.2f}x the streaming bound")
                 rows.append({"timing": True, "n": n, "steps": steps, "blocked": blocked, "ms": ms,
@@ -145,8 +162,9 @@ def main():
     log("all correct" if ok_all else "SOME WRONG")
     if out:
         out.mkdir(parents=True, exist_ok=True)
-        (out / "blocked2d_check.log").write_text("\n".join(log_lines) + "\n")
-        (out / "blocked2d_check.json").write_text(json.dumps(rows, indent=1) + "\n")
+        tag = a.dtypes.replace(",", "_")
+        (out / f"blocked2d_check_{tag}.log").write_text("\n".join(log_lines) + "\n")
+        (out / f"blocked2d_check_{tag}.json").write_text(json.dumps(rows, indent=1) + "\n")
     sys.exit(0 if ok_all else 1)
 
 

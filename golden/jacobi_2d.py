@@ -557,30 +557,39 @@ def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm, 
     return registers
 
 
+# Below this many bytes of the two arrays the plain persistent kernel keeps them in the L2
+# between its grid barriers and beats the blocked one: Jacobi-2D x 1000 on the H100, 512^2
+# (4 MiB) 5.1 ms plain against 8.5 blocked, 1024^2 (16 MiB) 11.8 against 8.8 (performance.md 39).
+_APPYC_BLOCKED_2D_MIN_BYTES = 8 << 20
+
+
 def _appyc_blocked_2d(kernel, twin, steps, state, other, scalars, reach, guard):
     """Runs a 2-D stencil loop temporally blocked (codegen/triton/gluon2d.rs) when its arrays
-    allow it (2-D, one shape, contiguous, float32/float64, distinct); returns None otherwise,
-    and the plain persistent kernel runs. `state`: the array phase 0 reads; `reach`: how far
-    one iteration reads; `guard`: the tile's guard rows.
+    allow it (2-D, one shape, contiguous, float64, distinct, past the size below which the
+    plain kernel keeps them in the L2); returns None otherwise, and the plain persistent kernel
+    runs. `state`: the array phase 0 reads; `reach`: how far one iteration reads; `guard`: the
+    tile's guard rows.
 
     bench/temporal2d_gluon_probe.md's best on the H100: 64 x 64 tiles, 2 iterations a launch,
-    8 warps, registers capped at 80 (2.5x the streaming bound on Jacobi-2D). Fewer iterations
-    a launch while the halo passes a quarter of the tile. `state` ping-pongs with a spare
-    between launches (a program's halo is another's owned part) and is copied back after an
-    odd number. Under the interpreter the Triton twin runs (the same tiling, its buffer in
-    global memory poisoned with NaN, as the spare is) with 16 x 16 tiles, so tests cross tile
-    boundaries. APPYC_TEMPORAL=0 turns it off.
+    8 warps, registers capped at 80; generated code ran at 2.48x and 2.86x the streaming bound
+    on Jacobi-2D at 2800^2 and 8192^2, bit-equal to the plain kernel (bench/blocked2d_check_h100.log).
+    Fewer iterations a launch while the halo passes a quarter of the tile. `state` ping-pongs
+    with a spare between launches (a program's halo is another's owned part) and is copied
+    back after an odd number. Under the interpreter the Triton twin runs (the same tiling, its
+    buffer in global memory poisoned with NaN, as the spare is) with 16 x 16 tiles, so tests
+    cross tile boundaries, and at every size, so that small tests reach it.
 
-    The Gluon kernel has not yet run on a GPU from generated code, so it is taken only with
-    APPYC_TEMPORAL_2D=1 until a GPU check; the interpreter follows the same switch, so that
-    the tests that run without it check the plain kernel a GPU runs.
+    float32 stays on the plain kernel: its Gluon build faults with a misaligned shared-memory
+    address on the H100 (same log). APPYC_TEMPORAL=0 or APPYC_TEMPORAL_2D=0 turns it off.
     """
-    if os.environ.get("APPYC_TEMPORAL") == "0" or os.environ.get("APPYC_TEMPORAL_2D") != "1":
+    if os.environ.get("APPYC_TEMPORAL") == "0" or os.environ.get("APPYC_TEMPORAL_2D") == "0":
         return None
     arrays = (state, other)
-    if any(a.dim() != 2 or a.shape != state.shape or a.dtype != state.dtype
-           or a.dtype not in (torch.float32, torch.float64) or not a.is_contiguous()
-           for a in arrays) or state.data_ptr() == other.data_ptr() or state.numel() >= 1 << 31:
+    if any(a.dim() != 2 or a.shape != state.shape or a.dtype != torch.float64
+           or not a.is_contiguous() for a in arrays) \
+            or state.data_ptr() == other.data_ptr() or state.numel() >= 1 << 31:
+        return None
+    if not _APPYC_INTERPRET and 2 * state.numel() * state.element_size() < _APPYC_BLOCKED_2D_MIN_BYTES:
         return None
     rows, cols = state.shape
     tile, group = (16, 2) if _APPYC_INTERPRET else (64, 2)

@@ -15,7 +15,6 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 F32 = np.float32
-T2D = {"APPYC_TEMPORAL_2D": "1"}   # 2-D temporal blocking on (see the stencils_2d cases)
 F64 = np.float64
 I32 = np.int32
 I64 = np.int64
@@ -394,49 +393,49 @@ CASES = [
     Case("time_loops", "smooth_1d_slices",
          lambda r, n: [normal(r, n, F64), normal(r, n, F64), 0.3, n, 5], (5, 37, 1000),
          fp64_strict=True, launches=("_smooth_1d_slices_persistent0_blocked",)),
-    # 2-D stencils are temporally blocked with APPYC_TEMPORAL_2D=1 (opt-in until the Gluon
-    # kernel has run on a GPU): under the interpreter the Gluon kernel's Triton twin (16 x 16
-    # tiles owning 8 x 8 at 2 iterations a launch), so these sizes cross tiles and do not divide
-    # them, and 5 iterations leave a short last launch and an odd number of them.
+    # float64 2-D stencils are temporally blocked: under the interpreter the Gluon kernel's
+    # Triton twin (16 x 16 tiles owning 8 x 8 at 2 iterations a launch), so these sizes cross
+    # tiles and do not divide them, and 5 iterations leave a short last launch and an odd number
+    # of them.
     Case("stencils_2d", "jacobi_loops",
          lambda r, s: [normal(r, s, F64), normal(r, s, F64), s[0], s[1], 5], ((37, 45), (5, 150)),
-         mvls=(16,), fp64_strict=True, launches=("_jacobi_loops_persistent0_blocked_twin",), env=T2D),
+         mvls=(16,), fp64_strict=True, launches=("_jacobi_loops_persistent0_blocked_twin",)),
     Case("stencils_2d", "jacobi_loops", variant="even-steps",
          make=lambda r, s: [normal(r, s, F64), normal(r, s, F64), s[0], s[1], 4],
          sizes=((19, 29), (3, 3)), mvls=(16,), fp64_strict=True,
-         launches=("_jacobi_loops_persistent0_blocked_twin",), env=T2D),
-    Case("stencils_2d", "jacobi_loops", variant="fp32",
-         make=lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], 3], sizes=((17, 24),),
-         mvls=(16,), launches=("_jacobi_loops_persistent0_blocked_twin",), env=T2D),
+         launches=("_jacobi_loops_persistent0_blocked_twin",)),
+    Case("stencils_2d", "jacobi_loops", variant="fp32",   # float32: the plain kernel (the H100 fault)
+         make=lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], 3], sizes=((17, 24), (6, 35)),
+         mvls=(16,), launches=("_jacobi_loops_persistent0",), no_launches=("_blocked",)),
     Case("stencils_2d", "jacobi_loops", variant="unblocked",
          make=lambda r, s: [normal(r, s, F64), normal(r, s, F64), s[0], s[1], 5],
          sizes=((37, 45),), mvls=(16,), fp64_strict=True, env={"APPYC_TEMPORAL": "0", "APPYC_TEMPORAL_2D": "1"},
          launches=("_jacobi_loops_persistent0",), no_launches=("_blocked",)),
-    Case("stencils_2d", "jacobi_loops", variant="default-off",   # without the switch: plain
+    Case("stencils_2d", "jacobi_loops", variant="switched-off",   # APPYC_TEMPORAL_2D=0: plain
          make=lambda r, s: [normal(r, s, F64), normal(r, s, F64), s[0], s[1], 5],
-         sizes=((37, 45),), mvls=(16,), fp64_strict=True,
+         sizes=((37, 45), (9, 20)), mvls=(16,), fp64_strict=True, env={"APPYC_TEMPORAL_2D": "0"},
          launches=("_jacobi_loops_persistent0",), no_launches=("_blocked",)),
     Case("stencils_2d", "jacobi_loops", variant="strided",   # not contiguous: plain kernel
          make=lambda r, s: [View(normal(r, (s[0], 2 * s[1]), F64), lambda a: a[:, ::2], "A[:, ::2]"),
                             normal(r, s, F64), s[0], s[1], 5],
          sizes=((19, 29),), mvls=(16,), fp64_strict=True,
-         launches=("_jacobi_loops_persistent0",), no_launches=("_blocked",), env=T2D),
+         launches=("_jacobi_loops_persistent0",), no_launches=("_blocked",)),
     Case("stencils_2d", "jacobi_slices",
          lambda r, s: [normal(r, s, F64), normal(r, s, F64), s[0], s[1], 5], ((37, 45), (5, 150)),
-         mvls=(16,), fp64_strict=True, launches=("_jacobi_slices_persistent0_blocked_twin",), env=T2D),
+         mvls=(16,), fp64_strict=True, launches=("_jacobi_slices_persistent0_blocked_twin",)),
     Case("stencils_2d", "nine_point",
          lambda r, s: [normal(r, s, F64), normal(r, s, F64), s[0], s[1], 5], ((37, 45), (20, 33)),
-         mvls=(16,), fp64_strict=True, launches=("_nine_point_persistent0_blocked_twin",), env=T2D),
+         mvls=(16,), fp64_strict=True, launches=("_nine_point_persistent0_blocked_twin",)),
     Case("stencils_2d", "upwind",
          lambda r, s: [normal(r, s, F64), normal(r, s, F64), 0.3, s[0], s[1], 7], ((37, 45), (9, 70)),
-         mvls=(16,), fp64_strict=True, launches=("_upwind_persistent0_blocked_twin",), env=T2D),
+         mvls=(16,), fp64_strict=True, launches=("_upwind_persistent0_blocked_twin",)),
     Case("stencils_2d", "wide",   # an offset of 2: refused, the plain persistent kernel
          lambda r, s: [normal(r, s, F64), normal(r, s, F64), s[0], s[1], 5], ((19, 29), (7, 33)),
-         mvls=(16,), fp64_strict=True, launches=("_wide_persistent0",), no_launches=("_blocked",), env=T2D),
+         mvls=(16,), fp64_strict=True, launches=("_wide_persistent0",), no_launches=("_blocked",)),
     Case("stencils_2d", "three_arrays",   # phase 1 reads two arrays: refused
          lambda r, s: [normal(r, s, F64), normal(r, s, F64), normal(r, s, F64), s[0], s[1], 5],
          ((19, 29), (7, 33)), mvls=(16,), fp64_strict=True,
-         launches=("_three_arrays_persistent0",), no_launches=("_blocked",), env=T2D),
+         launches=("_three_arrays_persistent0",), no_launches=("_blocked",)),
     Case("time_loops", "floyd_warshall",
          lambda r, n: [distances(r, n), n], (7, 37)),
     Case("time_loops", "independent_phases",   # reads X[N - 1 - i]: no stencil, not blocked

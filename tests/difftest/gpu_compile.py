@@ -146,21 +146,17 @@ def blocked_launch(kernel, steps, arrays, scalars, reach, state=None, kinds=""):
     return None
 
 
-def blocked_2d_launch(original):
-    """Stands in for `_appyc_blocked_2d`: the launcher's own GPU path (with APPYC_TEMPORAL_2D=1,
-    which a GPU run needs until the Gluon kernel is checked there), so the Gluon kernel is
-    compiled with the tile, group and options a GPU launch would use (each launch compiles,
-    launches nothing), then None, so that the plain persistent kernel is compiled too."""
+def blocked_2d_launch(module):
+    """Stands in for `_appyc_blocked_2d`: the launcher's own GPU path, at every size (the
+    module's L2 threshold lowered to 0 so that the cases' small arrays reach it), so the Gluon
+    kernel is compiled with the tile, group and options a GPU launch would use (each launch
+    compiles, launches nothing), then None, so that the plain persistent kernel is compiled
+    too."""
+    original = module._appyc_blocked_2d
+    module._APPYC_BLOCKED_2D_MIN_BYTES = 0
+
     def launch(*args, **kwargs):
-        before = os.environ.get("APPYC_TEMPORAL_2D")
-        os.environ["APPYC_TEMPORAL_2D"] = "1"
-        try:
-            original(*args, **kwargs)
-        finally:
-            if before is None:
-                del os.environ["APPYC_TEMPORAL_2D"]
-            else:
-                os.environ["APPYC_TEMPORAL_2D"] = before
+        original(*args, **kwargs)
         return None
     return launch
 
@@ -197,7 +193,7 @@ def main(request_path, result_path):
                 if hasattr(mod, "_appyc_blocked"):
                     mod._appyc_blocked = blocked_launch
                 if hasattr(mod, "_appyc_blocked_2d"):
-                    mod._appyc_blocked_2d = blocked_2d_launch(mod._appyc_blocked_2d)
+                    mod._appyc_blocked_2d = blocked_2d_launch(mod)
                 modules[case.sample] = mod
             size = case.sizes[0]
             args = case.make(np.random.default_rng(seed_for(case, size)), size)
