@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 ROOT = Path(__file__).resolve().parents[1]
-FUNCS = ("jacobi_loops", "jacobi_slices", "nine_point", "upwind")
+FUNCS = ("jacobi_loops", "jacobi_slices", "nine_point", "upwind", "smooth_swap", "swap_no_copies")
 
 
 def load(path, name):
@@ -133,10 +133,15 @@ def main():
         dst = torch.empty_like(src)
         bw = 2 * n_copy * 8 / median_ms(lambda: dst.copy_(src), reps=10) / 1e6
         log(f"copy {bw:.0f} GB/s")
-        for n, steps in ((2800, 1000), (8192, 100)) + tuple((n, 1000) for n in a.crossover):
+        timed = [("jacobi_loops", n, steps) for n, steps in ((2800, 1000), (8192, 100))]
+        timed += [("jacobi_loops", n, 1000) for n in a.crossover]
+        # smooth_swap: one stencil a step, boundary copies, `A, B = B, A` (the natural set's).
+        timed += [("smooth_swap", 4096, 200), ("smooth_swap", 4096, 201)]
+        for func, n, steps in timed:
             a0 = torch.rand((n, n), dtype=torch.float64, device="cuda")
             b0 = torch.rand((n, n), dtype=torch.float64, device="cuda")
-            bound = 32 * n * n * steps / bw / 1e6
+            sweeps = 2 if func == "jacobi_loops" else 1   # a sweep reads and writes 16 bytes a point
+            bound = 16 * sweeps * n * n * steps / bw / 1e6
             for blocked in (False, True):
                 os.environ["APPYC_TEMPORAL_2D"] = "1" if blocked else "0"
                 A, B = a0.clone(), b0.clone()
@@ -144,20 +149,20 @@ def main():
                 tables = [t for t in vars(mod).values() if type(t).__name__ == "_AppycTuning"]
                 for _ in range(200):
                     try:
-                        mod.jacobi_loops(A, B, n, n, steps)
+                        getattr(mod, func)(A, B, n, n, steps)
                     except Exception:
                         break
                     if not any(t.pending for t in tables):
                         break
                 try:
-                    ms = median_ms(lambda: mod.jacobi_loops(A, B, n, n, steps))
+                    ms = median_ms(lambda: getattr(mod, func)(A, B, n, n, steps))
                 except Exception as exc:  # a failing blocked build must not hide the plain timing
-                    log(f"jacobi_loops {n}^2 x {steps} blocked={blocked}: {type(exc).__name__}: {exc}")
+                    log(f"{func} {n}^2 x {steps} blocked={blocked}: {type(exc).__name__}: {exc}")
                     ok_all = False
                     continue
-                log(f"jacobi_loops {n}^2 x {steps} {'blocked' if blocked else 'plain  '}: {ms:9.3f} ms, "
+                log(f"{func} {n}^2 x {steps} {'blocked' if blocked else 'plain  '}: {ms:9.3f} ms, "
                     f"{bound / ms:.2f}x the streaming bound")
-                rows.append({"timing": True, "n": n, "steps": steps, "blocked": blocked, "ms": ms,
+                rows.append({"timing": True, "func": func, "n": n, "steps": steps, "blocked": blocked, "ms": ms,
                              "x_bound": bound / ms})
     log("all correct" if ok_all else "SOME WRONG")
     if out:

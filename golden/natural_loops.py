@@ -24,6 +24,8 @@ import warnings
 import torch
 import triton
 import triton.language as tl
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
 
 # Triton's interpreter (TRITON_INTERPRET=1) runs kernels on the CPU; it cannot time them, so
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
@@ -721,6 +723,69 @@ def _appyc_blocked(kernel, steps, arrays, scalars, reach, state=None, kinds=""):
                   constants, num_warps=4, launch_cooperative_grid=True)
     read_back()
     return registers
+
+
+# Below this many bytes of the two arrays the plain persistent kernel keeps them in the L2
+# between its grid barriers and beats the blocked one: Jacobi-2D x 1000 on the H100, 512^2
+# (4 MiB) 5.1 ms plain against 8.5 blocked, 1024^2 (16 MiB) 11.8 against 8.8 (performance.md 39).
+_APPYC_BLOCKED_2D_MIN_BYTES = 8 << 20
+
+
+def _appyc_blocked_2d(kernel, twin, steps, state, other, scalars, reach, guard):
+    """Runs a 2-D stencil loop temporally blocked (codegen/triton/gluon2d.rs) when its arrays
+    allow it (2-D, one shape, contiguous, float64, distinct, past the size below which the
+    plain kernel keeps them in the L2); returns None otherwise, and the plain persistent kernel
+    runs. `state`: the array phase 0 reads; `reach`: how far one iteration reads; `guard`: the
+    tile's guard rows.
+
+    bench/temporal2d_gluon_probe.md's best on the H100: 64 x 64 tiles, 2 iterations a launch,
+    8 warps, registers capped at 80; generated code ran at 2.48x and 2.86x the streaming bound
+    on Jacobi-2D at 2800^2 and 8192^2, bit-equal to the plain kernel (bench/blocked2d_check_h100.log).
+    Fewer iterations a launch while the halo passes a quarter of the tile. `state` ping-pongs
+    with a spare between launches (a program's halo is another's owned part) and is copied
+    back after an odd number. Under the interpreter the Triton twin runs (the same tiling, its
+    buffer in global memory poisoned with NaN, as the spare is) with 16 x 16 tiles, so tests
+    cross tile boundaries, and at every size, so that small tests reach it.
+
+    float32 stays on the plain kernel: its Gluon build faults with a misaligned shared-memory
+    address on the H100 (same log). APPYC_TEMPORAL=0 or APPYC_TEMPORAL_2D=0 turns it off.
+    """
+    if os.environ.get("APPYC_TEMPORAL") == "0" or os.environ.get("APPYC_TEMPORAL_2D") == "0":
+        return None
+    arrays = (state, other)
+    if any(a.dim() != 2 or a.shape != state.shape or a.dtype != torch.float64
+           or not a.is_contiguous() for a in arrays) \
+            or state.data_ptr() == other.data_ptr() or state.numel() >= 1 << 31:
+        return None
+    if not _APPYC_INTERPRET and 2 * state.numel() * state.element_size() < _APPYC_BLOCKED_2D_MIN_BYTES:
+        return None
+    rows, cols = state.shape
+    tile, group = (16, 2) if _APPYC_INTERPRET else (64, 2)
+    while group > 1 and 4 * reach * group > tile:
+        group -= 1
+    halo = reach * group
+    own = tile - 2 * halo
+    if own < tile // 4:
+        return None  # the halo would be most of the work
+    tiles = -(-rows // own) * -(-cols // own)
+    groups = -(-steps // group)
+    nan = float("nan")
+    spare = torch.full_like(state, nan) if _APPYC_INTERPRET else torch.empty_like(state)
+    constants = dict(TH=tile, TW=tile, G=group, GR=guard, HALO=halo)
+    if _APPYC_INTERPRET:
+        scratch = torch.full(((tile + 2 * guard) * tile * tiles,), nan, dtype=state.dtype,
+                             device=state.device)
+    for g in range(groups):
+        src, dst = (state, spare) if g % 2 == 0 else (spare, state)
+        if _APPYC_INTERPRET:
+            twin[(tiles,)](src, dst, other, *scalars, scratch, rows, cols, steps, groups, g,
+                           **constants)
+        else:
+            kernel[(tiles,)](src, dst, other, *scalars, rows, cols, steps, groups, g,
+                             **constants, num_warps=8, maxnreg=80)
+    if groups % 2 == 1:
+        state.copy_(spare)
+    return []
 
 
 _APPYC_RESIDENT = {}
@@ -1772,6 +1837,198 @@ def _smooth_2d_swap_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A_s
         tl.store(_carried + 3, (_which__swap1).to(tl.float64))
 
 
+@gluon.jit(do_not_specialize=["_rows", "_cols", "_steps", "_groups", "_group"])
+def _smooth_2d_swap_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols, _steps, _groups, _group, TH: gl.constexpr, TW: gl.constexpr, G: gl.constexpr, GR: gl.constexpr, HALO: gl.constexpr):
+    # samples/natural_loops.py:153: for t in range(T):  (temporally blocked: G iterations a launch, tiles in shared memory)
+    _NW: gl.constexpr = gl.num_warps()
+    _L: gl.constexpr = gl.BlockedLayout([TH // (_NW * 2), 1], [1, 32], [_NW, 1], [1, 0])
+    _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW // 2, 2 * GR * TW]], [TH, TW], [1, 0])
+    _dt = _src.dtype.element_ty
+    _flat = gl.allocate_shared_memory(_dt, [TH, TW], _PL)._reinterpret(_dt, [(TH + 2 * GR) * TW, 1, 1], _SL)
+    _lr = gl.arange(0, TH, layout=gl.SliceLayout(1, _L))[:, None]
+    _lc = gl.arange(0, TW, layout=gl.SliceLayout(0, _L))[None, :]
+    _tiles_w = gl.cdiv(_cols, TW - 2 * HALO)
+    _r0 = (gl.program_id(0) // _tiles_w) * (TH - 2 * HALO) - HALO
+    _c0 = (gl.program_id(0) % _tiles_w) * (TW - 2 * HALO) - HALO
+    _count = gl.minimum(G, _steps - _group * G)
+    _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
+    _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
+    _gr = _r0 + _lr2
+    _gc = _c0 + _lc2
+    _at = _gr * _cols + _gc
+    _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
+    _edge0 = (_r0 < 1) | (_r0 + TH > (M - 1)) | (_c0 < 1) | (_c0 + TW > (N - 1))
+    _edge1 = (_r0 < 1) | (_r0 + TH > (M - 1)) | (_c0 < 1) | (_c0 + TW > (N - 1))
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(gl.load(_src + _at, mask=_inside, other=0.0))
+    gl.thread_barrier()
+    for _step in range(_count - 1):
+        _v = (0.25 * (((_flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        if _edge0:
+            _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
+            _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
+            _gr = _r0 + _lr2
+            _gc = _c0 + _lc2
+            _at = _gr * _cols + _gc
+            _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
+            _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
+            _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
+        gl.thread_barrier()
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        gl.thread_barrier()
+        _v = (0.25 * (((_flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        if _edge1:
+            _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
+            _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
+            _gr = _r0 + _lr2
+            _gc = _c0 + _lc2
+            _at = _gr * _cols + _gc
+            _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
+            _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
+            _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
+        gl.thread_barrier()
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        gl.thread_barrier()
+    # The last iteration: the other array's owned part after its last phase (last group).
+    _v = (0.25 * (((_flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+    if _edge0:
+        _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
+        _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
+        _gr = _r0 + _lr2
+        _gc = _c0 + _lc2
+        _at = _gr * _cols + _gc
+        _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
+        _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
+        _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
+    gl.thread_barrier()
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    gl.thread_barrier()
+    if _group == _groups - 1:
+        _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
+        _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
+        _gr = _r0 + _lr2
+        _gc = _c0 + _lc2
+        _at = _gr * _cols + _gc
+        _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
+        _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
+        gl.store(_other + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
+    _v = (0.25 * (((_flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+    if _edge1:
+        _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
+        _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
+        _gr = _r0 + _lr2
+        _gc = _c0 + _lc2
+        _at = _gr * _cols + _gc
+        _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
+        _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
+        _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
+    gl.thread_barrier()
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    gl.thread_barrier()
+    _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
+    _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
+    _gr = _r0 + _lr2
+    _gc = _c0 + _lc2
+    _at = _gr * _cols + _gc
+    _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
+    _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
+    gl.store(_dst + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
+
+
+@triton.jit(do_not_specialize=["_rows", "_cols", "_steps", "_groups", "_group"])
+def _smooth_2d_swap_persistent0_blocked_twin(_src, _dst, _other, M, N, _scratch, _rows, _cols, _steps, _groups, _group, TH: tl.constexpr, TW: tl.constexpr, G: tl.constexpr, GR: tl.constexpr, HALO: tl.constexpr):
+    # samples/natural_loops.py:153: for t in range(T):  (temporally blocked: G iterations a launch, tiles in a global scratch)
+    _lr = tl.arange(0, TH)[:, None]
+    _lc = tl.arange(0, TW)[None, :]
+    _buf = _scratch + tl.program_id(0).to(tl.int64) * ((TH + 2 * GR) * TW)
+    _tile = GR * TW + _lr * TW + _lc
+    _tiles_w = tl.cdiv(_cols, TW - 2 * HALO)
+    _r0 = (tl.program_id(0) // _tiles_w) * (TH - 2 * HALO) - HALO
+    _c0 = (tl.program_id(0) % _tiles_w) * (TW - 2 * HALO) - HALO
+    _count = tl.minimum(G, _steps - _group * G)
+    _lr2 = _lr
+    _lc2 = _lc
+    _gr = _r0 + _lr2
+    _gc = _c0 + _lc2
+    _at = _gr * _cols + _gc
+    _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
+    _edge0 = (_r0 < 1) | (_r0 + TH > (M - 1)) | (_c0 < 1) | (_c0 + TW > (N - 1))
+    _edge1 = (_r0 < 1) | (_r0 + TH > (M - 1)) | (_c0 < 1) | (_c0 + TW > (N - 1))
+    tl.store(_buf + _tile + 0, tl.load(_src + _at, mask=_inside, other=0.0))
+    tl.debug_barrier()
+    for _step in range(_count - 1):
+        _v = (0.25 * (((tl.load(_buf + _tile + (-1) * TW + (0)) + tl.load(_buf + _tile + (1) * TW + (0))) + tl.load(_buf + _tile + (0) * TW + (-1))) + tl.load(_buf + _tile + (0) * TW + (1))))
+        if _edge0:
+            _lr2 = _lr
+            _lc2 = _lc
+            _gr = _r0 + _lr2
+            _gc = _c0 + _lc2
+            _at = _gr * _cols + _gc
+            _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
+            _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
+            _v = tl.where(_keep, tl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
+        tl.debug_barrier()
+        tl.store(_buf + _tile + 0, _v)
+        tl.debug_barrier()
+        _v = (0.25 * (((tl.load(_buf + _tile + (-1) * TW + (0)) + tl.load(_buf + _tile + (1) * TW + (0))) + tl.load(_buf + _tile + (0) * TW + (-1))) + tl.load(_buf + _tile + (0) * TW + (1))))
+        if _edge1:
+            _lr2 = _lr
+            _lc2 = _lc
+            _gr = _r0 + _lr2
+            _gc = _c0 + _lc2
+            _at = _gr * _cols + _gc
+            _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
+            _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
+            _v = tl.where(_keep, tl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
+        tl.debug_barrier()
+        tl.store(_buf + _tile + 0, _v)
+        tl.debug_barrier()
+    # The last iteration: the other array's owned part after its last phase (last group).
+    _v = (0.25 * (((tl.load(_buf + _tile + (-1) * TW + (0)) + tl.load(_buf + _tile + (1) * TW + (0))) + tl.load(_buf + _tile + (0) * TW + (-1))) + tl.load(_buf + _tile + (0) * TW + (1))))
+    if _edge0:
+        _lr2 = _lr
+        _lc2 = _lc
+        _gr = _r0 + _lr2
+        _gc = _c0 + _lc2
+        _at = _gr * _cols + _gc
+        _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
+        _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
+        _v = tl.where(_keep, tl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
+    tl.debug_barrier()
+    tl.store(_buf + _tile + 0, _v)
+    tl.debug_barrier()
+    if _group == _groups - 1:
+        _lr2 = _lr
+        _lc2 = _lc
+        _gr = _r0 + _lr2
+        _gc = _c0 + _lc2
+        _at = _gr * _cols + _gc
+        _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
+        _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
+        tl.store(_other + _at, tl.load(_buf + _tile + 0), mask=_own)
+    _v = (0.25 * (((tl.load(_buf + _tile + (-1) * TW + (0)) + tl.load(_buf + _tile + (1) * TW + (0))) + tl.load(_buf + _tile + (0) * TW + (-1))) + tl.load(_buf + _tile + (0) * TW + (1))))
+    if _edge1:
+        _lr2 = _lr
+        _lc2 = _lc
+        _gr = _r0 + _lr2
+        _gc = _c0 + _lc2
+        _at = _gr * _cols + _gc
+        _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
+        _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
+        _v = tl.where(_keep, tl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
+    tl.debug_barrier()
+    tl.store(_buf + _tile + 0, _v)
+    tl.debug_barrier()
+    _lr2 = _lr
+    _lc2 = _lc
+    _gr = _r0 + _lr2
+    _gc = _c0 + _lc2
+    _at = _gr * _cols + _gc
+    _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
+    _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
+    tl.store(_dst + _at, tl.load(_buf + _tile + 0), mask=_own)
+
+
 _smooth_2d_swap_persistent0_tuning = _AppycTuning("_smooth_2d_swap_persistent0", "d35871331391d0c3", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
@@ -1788,6 +2045,17 @@ def _launch_smooth_2d_swap_persistent0(M, N, B, A, T, _appyc_config=None):
     n_t = int(T)
     if n_t <= 0:
         return A
+    if n_t >= 2:
+        B[0, :] = A[0, :]
+        B[M - 1, :] = A[M - 1, :]
+        B[:, 0] = A[:, 0]
+        B[:, N - 1] = A[:, N - 1]
+        if _appyc_blocked_2d(_smooth_2d_swap_persistent0_blocked_gluon, _smooth_2d_swap_persistent0_blocked_twin, n_t // 2, A, B, (int(M), int(N)), 2, 1) is not None:
+            if n_t % 2 == 0:
+                return A
+            n_t = 1
+            if _appyc_config is None:
+                _appyc_config = (1024, 4, 64)
     if _appyc_config is None:
         _appyc_key = (_appyc_size(M), _appyc_size(N), _appyc_size(B.shape[1]), _appyc_size(A.shape[1]), _appyc_size(B.shape[0]), _appyc_size(A.shape[0]), B.dtype, A.dtype)
         _appyc_config = _smooth_2d_swap_persistent0_tuning.chosen.get(_appyc_key)

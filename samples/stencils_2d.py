@@ -3,8 +3,10 @@ overlapped tiles of the state array, several iterations a launch (codegen/triton
 
 Exercises: the loop spelling (`parallel for` + `simd`) and the tensor spelling (slices) of
 Jacobi-2D, a 9-point stencil (diagonal offsets: two guard rows), a one-sided (upwind) stencil
-with a host scalar, a loop the analysis refuses (an offset of 2), and one whose phases do not
-alternate two arrays.
+with a host scalar, a loop the analysis refuses (an offset of 2), one whose phases do not
+alternate two arrays, and the swap spellings: one stencil a step and `A, B = B, A`, with
+boundary copies (blocked: the copies run once) and with a copy into the stencil's own rows
+(refused: it overwrites what the stencil wrote).
 """
 import numpy as np
 
@@ -92,3 +94,41 @@ def three_arrays(A, B, C, M, N, T):
             #pragma simd
             for j in range(1, N - 1):
                 A[i, j] = C[i, j] + B[i, j]
+
+
+def smooth_swap(A, B, M, N, T):
+    for t in range(T):
+        #pragma parallel for
+        for i in range(1, M - 1):
+            #pragma simd
+            for j in range(1, N - 1):
+                B[i, j] = 0.2 * (A[i, j] + A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1])
+        B[0, :] = A[0, :]
+        B[M - 1, :] = A[M - 1, :]
+        B[:, 0] = A[:, 0]
+        B[:, N - 1] = A[:, N - 1]
+        A, B = B, A
+    return A
+
+
+def swap_no_copies(A, B, M, N, T):
+    for t in range(T):
+        #pragma parallel for
+        for i in range(1, M - 1):
+            #pragma simd
+            for j in range(1, N - 1):
+                B[i, j] = 0.25 * (A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1])
+        A, B = B, A
+    return A, B
+
+
+def swap_copy_inside(A, B, M, N, T):
+    for t in range(T):
+        #pragma parallel for
+        for i in range(1, M - 1):
+            #pragma simd
+            for j in range(1, N - 1):
+                B[i, j] = 0.2 * (A[i, j] + A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1])
+        B[1, :] = A[1, :]
+        A, B = B, A
+    return A

@@ -4,8 +4,10 @@ overlapped tiles of the state array, several iterations a launch (codegen/triton
 
 Exercises: the loop spelling (`parallel for` + `simd`) and the tensor spelling (slices) of
 Jacobi-2D, a 9-point stencil (diagonal offsets: two guard rows), a one-sided (upwind) stencil
-with a host scalar, a loop the analysis refuses (an offset of 2), and one whose phases do not
-alternate two arrays.
+with a host scalar, a loop the analysis refuses (an offset of 2), one whose phases do not
+alternate two arrays, and the swap spellings: one stencil a step and `A, B = B, A`, with
+boundary copies (blocked: the copies run once) and with a copy into the stencil's own rows
+(refused: it overwrites what the stencil wrote).
 """
 import numpy as np
 
@@ -132,3 +134,70 @@ def three_arrays(A, B, C, M, N, T):
             for j in range(1, N - 1, 1):
                 j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N - 1)
                 A[i, j] = C[i, j] + B[i, j]
+
+
+def smooth_swap(A, B, M, N, T):
+    for t in range(T):
+        # _smooth_swap_kernel0
+        #pragma parallel for simd
+        for i in range(1, M - 1, 1):
+            i = appy.vidx(i, appy.ROW_BLOCK, M - 1)
+            #pragma parallel for simd
+            for j in range(1, N - 1, 1):
+                j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N - 1)
+                B[i, j] = 0.2 * (A[i, j] + A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1])
+        # _smooth_swap_kernel1
+        #pragma parallel for simd
+        for _p0 in range(0, B.shape[1], 1):
+            _p0 = appy.vidx(_p0, appy.MVL, B.shape[1])
+            B[0, _p0] = A[0, _p0]
+        # _smooth_swap_kernel2
+        #pragma parallel for simd
+        for _p0 in range(0, B.shape[1], 1):
+            _p0 = appy.vidx(_p0, appy.MVL, B.shape[1])
+            B[M - 1, _p0] = A[M - 1, _p0]
+        # _smooth_swap_kernel3
+        #pragma parallel for simd
+        for _p0 in range(0, B.shape[0], 1):
+            _p0 = appy.vidx(_p0, appy.MVL, B.shape[0])
+            B[_p0, 0] = A[_p0, 0]
+        # _smooth_swap_kernel4
+        #pragma parallel for simd
+        for _p0 in range(0, B.shape[0], 1):
+            _p0 = appy.vidx(_p0, appy.MVL, B.shape[0])
+            B[_p0, N - 1] = A[_p0, N - 1]
+        A, B = B, A
+    return A
+
+
+def swap_no_copies(A, B, M, N, T):
+    for t in range(T):
+        # _swap_no_copies_kernel0
+        #pragma parallel for simd
+        for i in range(1, M - 1, 1):
+            i = appy.vidx(i, appy.ROW_BLOCK, M - 1)
+            #pragma parallel for simd
+            for j in range(1, N - 1, 1):
+                j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N - 1)
+                B[i, j] = 0.25 * (A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1])
+        A, B = B, A
+    return A, B
+
+
+def swap_copy_inside(A, B, M, N, T):
+    for t in range(T):
+        # _swap_copy_inside_kernel0
+        #pragma parallel for simd
+        for i in range(1, M - 1, 1):
+            i = appy.vidx(i, appy.ROW_BLOCK, M - 1)
+            #pragma parallel for simd
+            for j in range(1, N - 1, 1):
+                j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N - 1)
+                B[i, j] = 0.2 * (A[i, j] + A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1])
+        # _swap_copy_inside_kernel1
+        #pragma parallel for simd
+        for _p0 in range(0, B.shape[1], 1):
+            _p0 = appy.vidx(_p0, appy.MVL, B.shape[1])
+            B[1, _p0] = A[1, _p0]
+        A, B = B, A
+    return A

@@ -828,10 +828,14 @@ pub fn persistent_launcher(
     }
     let mut fast_path = match (blocked, &p.stencil, &p.stencil_2d) {
         (Some(b), Some(st), _) => blocked_launch(b, &trip, code, st),
+        (Some(b), None, Some(st)) if st.swapped => {
+            swapped_2d_launch(b, &trip, code, st, p, regions, file, &tuning.default)
+        }
         (Some(b), None, Some(st)) => blocked_2d_launch(b, &trip, code, st),
         _ => vec![],
     };
-    if let (Some(r), Some(ret)) = (&result, fast_path.last_mut()) {
+    let swapped = p.stencil_2d.as_ref().is_some_and(|st| st.swapped);
+    if let (Some(r), Some(ret), false) = (&result, fast_path.last_mut(), swapped) {
         *ret = format!("    return {}", r.value);
     }
     let l = Launcher {
@@ -1216,6 +1220,55 @@ fn blocked_launch(
         "if _appyc_state is not None:".into(),
         "    return".into(),
     ]
+}
+
+/// The blocked launch of a loop that steps one 2-D stencil and swaps its arrays
+/// (`schedule::temporal::stencil_2d_swapped`): the boundary copies once (the source's own
+/// text, which torch runs as NumPy would), then the blocked kernels for the pairs of
+/// iterations, after which every name holds the array it started with; an odd last iteration
+/// falls through to the plain kernel below, at its default configuration (one step is not
+/// worth tuning for). When the blocked kernels decline, the plain kernel runs every
+/// iteration: the copies it repeats change nothing.
+#[allow(clippy::too_many_arguments)]
+fn swapped_2d_launch(
+    blocked: &str,
+    trip: &str,
+    code: &KernelCode,
+    stencil: &crate::schedule::temporal::Stencil2d,
+    p: &Persistent,
+    regions: &[&Kernel],
+    file: &SourceFile,
+    default_config: &str,
+) -> Vec<String> {
+    let mut copies = vec![];
+    for &r in &stencil.peeled {
+        let k = regions[r];
+        let text = file.text[k.span.start as usize..k.span.end as usize].trim();
+        if text.contains('\n') {
+            return vec![]; // a statement over several lines: keep the plain kernel
+        }
+        copies.push(format!("    {text}"));
+    }
+    let mut call = blocked_2d_launch(blocked, &format!("{trip} // 2"), code, stencil);
+    call.truncate(1);
+    let row = p.outputs.join(", ");
+    let identity = match (p.outputs.len(), p.bind_if_ran) {
+        (0, _) => String::new(),
+        (1, true) => format!(" ({row},)"),
+        (_, true) => format!(" (({row}),)"),
+        (_, false) => format!(" {row}"),
+    };
+    let mut lines = vec![format!("if {trip} >= 2:")];
+    lines.extend(copies);
+    lines.push(format!("    {}", call[0]));
+    lines.extend([
+        format!("        if {trip} % 2 == 0:"),
+        format!("            return{identity}"),
+        format!("        {trip} = 1"),
+        "        if _appyc_config is None:".into(),
+        format!("            _appyc_config = {default_config}"),
+    ]);
+    lines
 }
 
 /// The 2-D blocked kernels' launch (`_appyc_blocked_2d`): the Gluon kernel and its Triton

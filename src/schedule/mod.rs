@@ -324,7 +324,9 @@ impl Cx<'_> {
         }
         let plain = test.is_none() && break_test.is_none() && blockable_steps(&steps, var);
         let stencil = temporal::stencil(var, &phases).filter(|_| plain);
-        let stencil_2d = self.stencil_2d(s, var, &phases, plain && steps.steps.is_empty());
+        // The 2-D analyses take the host steps themselves (none, or one swap of arrays).
+        let unconditional = test.is_none() && break_test.is_none();
+        let mut stencil_2d = self.stencil_2d(s, var, &phases, &steps, unconditional);
         let mut outputs: Vec<String> = vec![];
         let assigned = std::iter::once(var)
             .filter(|v| !v.is_empty())
@@ -341,6 +343,13 @@ impl Cx<'_> {
             }
         }
         let bind_if_ran = outputs.iter().any(|o| !before.bound.contains(o));
+        // A swapped loop's blocked path returns the arrays its names hold after pairs of
+        // iterations, the ones they started with: a loop variable or scalar it cannot give.
+        let slots = |o: &String| steps.groups.iter().any(|g| g.slots.contains(o));
+        if stencil_2d.as_ref().is_some_and(|st| st.swapped) && !outputs.iter().all(slots) {
+            self.note_not_blocked(s, "the loop's variable or a scalar is read after it".into());
+            stencil_2d = None;
+        }
         Persistent {
             var: var.to_string(),
             range,
@@ -358,23 +367,39 @@ impl Cx<'_> {
         }
     }
 
-    /// The 2-D blocked form of a loop whose every phase is a 2-D region (`temporal`), or none,
-    /// with a note (`appyc -v`) saying why not. `plain`: no loop test, break or host step.
+    /// The 2-D blocked form of a loop whose phases are 2-D stencils, or that steps one and
+    /// swaps its arrays (`temporal`), or none, with a note (`appyc -v`) saying why not.
+    /// `plain`: no loop test or break.
     fn stencil_2d(
         &self,
         s: &Stmt,
         var: &str,
         phases: &[&Kernel],
+        steps: &HostSteps,
         plain: bool,
     ) -> Option<temporal::Stencil2d> {
-        if phases.is_empty() || phases.iter().any(|k| k.dims.len() != 2) {
-            return None;
-        }
-        let why = match temporal::stencil_2d(var, phases) {
+        let two_d = |k: &&Kernel| k.dims.len() == 2;
+        let found = if steps.steps.is_empty() {
+            if phases.is_empty() || !phases.iter().all(two_d) {
+                return None;
+            }
+            temporal::stencil_2d(var, phases)
+        } else {
+            if !phases.iter().any(two_d) {
+                return None;
+            }
+            temporal::stencil_2d_swapped(var, phases, steps)
+        };
+        let why = match found {
             Ok(st) if plain => return Some(st),
-            Ok(_) => "the loop has host statements, a test or a break".to_string(),
+            Ok(_) => "the loop has a test or a break".to_string(),
             Err(why) => why,
         };
+        self.note_not_blocked(s, why);
+        None
+    }
+
+    fn note_not_blocked(&self, s: &Stmt, why: String) {
         self.notes.borrow_mut().push(
             Diagnostic::note(
                 s.span,
@@ -382,7 +407,6 @@ impl Cx<'_> {
             )
             .with_label(why),
         );
-        None
     }
 
     /// The regions of a host loop that can run as one persistent kernel and what its other
@@ -1158,7 +1182,9 @@ mod tests {
     fn stencil_2d_of(src: &str) -> std::result::Result<temporal::Stencil2d, String> {
         use crate::passes::{lower_tensor, row_block, strip_mine, vectorize_parallel};
         let file = SourceFile::new("t.py", src);
-        let func = crate::passes::attach_pragmas::tests::attached(src).unwrap();
+        let mut func = crate::passes::attach_pragmas::tests::attached(src).unwrap();
+        // Bare assignments in the loop become regions (the boundary copies of a swap loop).
+        crate::passes::device_statements::run(&mut func, |at| file.line_of(at.start as usize));
         let mut kernels = crate::passes::outline::run(&func).unwrap();
         // The driver's passes up to scheduling: a `simd` loop becomes a grid dimension.
         for k in kernels.iter_mut() {
@@ -1189,6 +1215,60 @@ mod tests {
             .stencil_2d
             .clone()
             .ok_or_else(|| format!("{notes:?}"))
+    }
+
+    const SMOOTH_SWAP: &str = "def f(A, B, M, N, T):
+    for t in range(T):
+        #pragma parallel for
+        for i in range(1, M - 1):
+            #pragma simd
+            for j in range(1, N - 1):
+                B[i, j] = 0.2 * (A[i, j] + A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1])
+        B[0, :] = A[0, :]
+        B[M - 1, :] = A[M - 1, :]
+        B[:, 0] = A[:, 0]
+        B[:, N - 1] = A[:, N - 1]
+        A, B = B, A
+    return A
+";
+
+    #[test]
+    fn a_swapped_stencil_is_two_alternating_phases_with_its_boundary_copies_peeled() {
+        let st = stencil_2d_of(SMOOTH_SWAP).expect("smooth_swap");
+        assert!(st.swapped);
+        assert_eq!(st.peeled, vec![1, 2, 3, 4]);
+        // Two iterations spelled with the arrays: B <- A, then A <- B.
+        assert_eq!(st.arrays(), ("A", "B"));
+        assert_eq!(st.phases[0].source.as_deref(), Some("A"));
+        assert_eq!(st.phases[1].target, "A");
+        assert!(crate::ir::python::expr(&st.phases[1].value).contains("B[i - 1, j]"));
+        assert_eq!(st.reach(), 2);
+        // No copies: still blocked, nothing peeled.
+        let bare = SMOOTH_SWAP
+            .lines()
+            .filter(|l| !l.contains("] = A["))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let st = stencil_2d_of(&bare).expect("swap without copies");
+        assert!(st.swapped && st.peeled.is_empty());
+    }
+
+    #[test]
+    fn a_swap_loop_is_refused_when_a_copy_could_meet_the_stencil_or_the_swap_is_not_one() {
+        for (from, to) in [
+            ("B[0, :] = A[0, :]", "B[1, :] = A[1, :]"), // into the stencil's rows
+            ("B[0, :] = A[0, :]", "B[-1, :] = A[-1, :]"), // counts from the end
+            ("B[:, 0] = A[:, 0]", "B[:, 0] = A[:, 1]"), // another place
+            ("B[:, 0] = A[:, 0]", "A[:, 0] = B[:, 0]"), // the other way
+            ("B[M - 1, :] = A[M - 1, :]", "B[M - 2, :] = A[M - 2, :]"), // the last row written
+            ("A, B = B, A", "A, B = B, B"),             // not a swap
+        ] {
+            let src = SMOOTH_SWAP.replacen(from, to, 1);
+            assert!(stencil_2d_of(&src).is_err(), "{src}");
+        }
+        // The loop variable read after the loop: the blocked path cannot give it.
+        let reads_t = SMOOTH_SWAP.replace("    return A", "    return A, t");
+        assert!(stencil_2d_of(&reads_t).is_err());
     }
 
     #[test]

@@ -18,8 +18,11 @@
 //! - `e` made of `Y[i + c]` (`c` an integer), `i` itself, host scalars, numbers, `+ - *`, `/`
 //!   where a side holds an array element or a float, and unary minus.
 
+use super::bindings::Bindings;
+use super::host_steps::{HostSteps, StepKind};
 use crate::ir::python;
 use crate::ir::*;
+use crate::passes::affine::Affine;
 use std::collections::HashSet;
 
 /// A temporally blockable loop: its phases in order and how far a phase reads.
@@ -183,6 +186,13 @@ pub struct Stencil2d {
     /// Whether some element is read at a diagonal offset (`Y[i + a, j + b]`, `a, b != 0`):
     /// the tile's windows then reach one element past its guard rows (a second guard row).
     pub diagonal: bool,
+    /// The loop steps one stencil and swaps its arrays (`A, B = B, A`): `phases` are two of
+    /// its iterations, spelled with the arrays the names hold (`stencil_2d_swapped`).
+    pub swapped: bool,
+    /// Phases of the loop (indices into its regions) that copy the stencil's source into its
+    /// target outside the written rectangle (`B[0, :] = A[0, :]`): the launcher runs them once
+    /// before the blocked kernel, since every later iteration copies what is already there.
+    pub peeled: Vec<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -214,92 +224,275 @@ impl Stencil2d {
 /// The 2-D stencil of a persistent loop over `var` whose phases are `regions`, or why not (the
 /// first region that fails and how).
 pub fn stencil_2d(var: &str, regions: &[&Kernel]) -> Result<Stencil2d, String> {
+    let bound = bound_names(var, regions);
+    let mut phases: Vec<Phase2d> = vec![];
+    let mut diagonal = false;
+    for (n, k) in regions.iter().enumerate() {
+        let (phase, diag) =
+            phase_2d(k, &bound).map_err(|s| format!("phase {n} ({}): {s}", k.name))?;
+        diagonal |= diag;
+        phases.push(phase);
+    }
+    alternation(&phases)?;
+    Ok(Stencil2d {
+        phases,
+        diagonal,
+        swapped: false,
+        peeled: vec![],
+    })
+}
+
+/// The loop variable and every name a region binds: what a host value must not mention.
+fn bound_names(var: &str, regions: &[&Kernel]) -> HashSet<String> {
     let mut bound: HashSet<String> = HashSet::from([var.to_string()]);
     for k in regions {
         bound.extend(k.bound_names());
     }
-    let host_value = |e: &Expr| {
-        !e.any(&mut |x| match &x.kind {
-            ExprKind::Name(n) => bound.contains(n),
-            ExprKind::Shape { dim, .. } => *dim > 1,
-            ExprKind::Int(_) => false,
-            ExprKind::Binary { op, .. } => !matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul),
-            _ => true,
-        })
+    bound
+}
+
+/// Whether `e` is a value the host computes once: no bound name, no shape past 2-D, integer
+/// `+ - *` only.
+fn host_value(e: &Expr, bound: &HashSet<String>) -> bool {
+    !e.any(&mut |x| match &x.kind {
+        ExprKind::Name(n) => bound.contains(n),
+        ExprKind::Shape { dim, .. } => *dim > 1,
+        ExprKind::Int(_) => false,
+        ExprKind::Binary { op, .. } => !matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul),
+        _ => true,
+    })
+}
+
+/// One region as a 2-D stencil phase (and whether it reads diagonally), or why not.
+fn phase_2d(k: &Kernel, bound: &HashSet<String>) -> Result<(Phase2d, bool), String> {
+    let plain = k.checks.is_empty()
+        && k.temps.is_empty()
+        && k.tiles.is_none()
+        && k.shared.is_empty()
+        && k.comm.is_none()
+        && k.absorbed.is_empty();
+    if !plain {
+        return Err("launch checks, temporaries, tiles or shared scalars".into());
+    }
+    let ([r, c], [stmt]) = (k.dims.as_slice(), k.body.as_slice()) else {
+        return Err("not two grid dimensions around one statement".into());
     };
-    let mut phases: Vec<Phase2d> = vec![];
-    let mut diagonal = false;
-    for (n, k) in regions.iter().enumerate() {
-        let why = |s: &str| format!("phase {n} ({}): {s}", k.name);
-        let plain = k.checks.is_empty()
-            && k.temps.is_empty()
-            && k.tiles.is_none()
-            && k.shared.is_empty()
-            && k.comm.is_none()
-            && k.absorbed.is_empty();
-        if !plain {
-            return Err(why("launch checks, temporaries, tiles or shared scalars"));
+    let dims_ok = [r, c].iter().all(|d| {
+        matches!(d.range.step.kind, ExprKind::Int(1))
+            && host_value(&d.range.start, bound)
+            && host_value(&d.range.stop, bound)
+    });
+    if !dims_ok {
+        return Err("a bound the loop changes, or a step other than 1".into());
+    }
+    let StmtKind::Assign {
+        target,
+        value,
+        atomic: false,
+    } = &stmt.kind
+    else {
+        return Err("not one assignment".into());
+    };
+    let vars = (r.var.as_str(), c.var.as_str());
+    let written = match &target.kind {
+        ExprKind::Subscript { array, indices } if offset_2d(indices, vars) == Some((0, 0)) => array,
+        _ => return Err("the target is not `X[i, j]`".into()),
+    };
+    let mut sources: Vec<String> = vec![];
+    let (mut radius, mut far, mut diagonal) = (0, false, false);
+    let ok = stencil_value_2d(value, vars, bound, &mut |a, (di, dj)| {
+        far |= di.abs() > 1 || dj.abs() > 1;
+        diagonal |= di != 0 && dj != 0;
+        radius = radius.max(di.abs()).max(dj.abs());
+        if !sources.iter().any(|s| s == a) {
+            sources.push(a.to_string());
         }
-        let ([r, c], [stmt]) = (k.dims.as_slice(), k.body.as_slice()) else {
-            return Err(why("not two grid dimensions around one statement"));
-        };
-        let dims_ok = [r, c].iter().all(|d| {
-            matches!(d.range.step.kind, ExprKind::Int(1))
-                && host_value(&d.range.start)
-                && host_value(&d.range.stop)
-        });
-        if !dims_ok {
-            return Err(why("a bound the loop changes, or a step other than 1"));
+    });
+    if !ok {
+        return Err("a value other than `Y[i + a, j + b]`, host scalars, numbers, + - * /".into());
+    }
+    if far {
+        return Err("an offset past 1".into());
+    }
+    if sources.len() > 1 {
+        return Err("it reads two arrays".into());
+    }
+    let dim = |d: &ParallelDim| (d.var.clone(), d.range.start.clone(), d.range.stop.clone());
+    let phase = Phase2d {
+        target: written.clone(),
+        source: sources.pop(),
+        value: value.clone(),
+        rows: dim(r),
+        cols: dim(c),
+        radius: radius.min(1),
+    };
+    Ok((phase, diagonal))
+}
+
+/// The 2-D stencil of a persistent loop that steps one stencil phase and swaps its two arrays
+/// (`A, B = B, A`), or why not: two iterations of it, spelled with the arrays the names hold,
+/// are the alternating pair `stencil_2d` takes (`B <- A`, then `A <- B`), so the same blocked
+/// kernels run it, `steps` being pairs of iterations (the launcher runs an odd last one on the
+/// plain kernel). Its other phases may only copy the stencil's source into its target outside
+/// the written rectangle (`B[0, :] = A[0, :]`, the boundary a smoothing keeps): the first
+/// iteration makes the two arrays agree there and nothing writes there again, so later copies
+/// change nothing, and the launcher runs them once before the blocked kernel (`peeled`).
+pub fn stencil_2d_swapped(
+    var: &str,
+    regions: &[&Kernel],
+    steps: &HostSteps,
+) -> Result<Stencil2d, String> {
+    let n = regions.len();
+    let rebinds_only = steps.carried.is_empty()
+        && steps.inputs.is_empty()
+        && steps
+            .steps
+            .iter()
+            .all(|s| s.kind == StepKind::Rebind && s.before == n);
+    if !rebinds_only {
+        return Err("host steps other than one swap of arrays at the end of the body".into());
+    }
+    let Some(held) = Bindings::of(steps, n) else {
+        return Err("the names do not swap two arrays every iteration".into());
+    };
+    let stencils: Vec<usize> = (0..n).filter(|&r| regions[r].dims.len() == 2).collect();
+    let [at] = stencils.as_slice() else {
+        return Err(format!(
+            "{} two-dimensional phases: one stencil expected",
+            stencils.len()
+        ));
+    };
+    let bound = bound_names(var, regions);
+    let (phase, diagonal) = phase_2d(regions[*at], &bound)
+        .map_err(|s| format!("phase {at} ({}): {s}", regions[*at].name))?;
+    let Some(source) = phase.source.clone().filter(|s| *s != phase.target) else {
+        return Err("the stencil reads no other array".into());
+    };
+    // The arrays the stencil's names hold in each iteration state (states differ also in the
+    // swap's temporaries, which the stencil does not read).
+    let arrays = |k: usize| -> Option<(String, String)> {
+        let at_phase = &held.phases[k][*at];
+        Some((
+            at_phase.get(&phase.target)?.clone(),
+            at_phase.get(&source)?.clone(),
+        ))
+    };
+    let Some((x, y)) = arrays(0) else {
+        return Err("the stencil's arrays are not the swapped names".into());
+    };
+    let swaps = (0..held.phases.len()).all(|k| {
+        let (now, next) = (arrays(k), arrays(held.next[k]));
+        matches!((now, next), (Some((a, b)), Some((c, d))) if a == d && b == c && a != b)
+    });
+    if !swaps {
+        return Err("the swap does not exchange the stencil's two arrays every iteration".into());
+    }
+    let spelled = |target: &str, from: &str| Phase2d {
+        target: target.to_string(),
+        source: Some(from.to_string()),
+        value: renamed(&phase.value, &[(source.as_str(), from)]),
+        ..phase.clone()
+    };
+    let phases = vec![spelled(&x, &y), spelled(&y, &x)];
+    alternation(&phases)?;
+    let mut peeled = vec![];
+    for (r, k) in regions.iter().enumerate() {
+        if r == *at {
+            continue;
         }
-        let StmtKind::Assign {
-            target,
-            value,
-            atomic: false,
-        } = &stmt.kind
-        else {
-            return Err(why("not one assignment"));
-        };
-        let vars = (r.var.as_str(), c.var.as_str());
-        let written = match &target.kind {
-            ExprKind::Subscript { array, indices } if offset_2d(indices, vars) == Some((0, 0)) => {
-                array
-            }
-            _ => return Err(why("the target is not `X[i, j]`")),
-        };
-        let mut sources: Vec<String> = vec![];
-        let mut radius = 0;
-        let mut far = false;
-        let ok = stencil_value_2d(value, vars, &bound, &mut |a, (di, dj)| {
-            far |= di.abs() > 1 || dj.abs() > 1;
-            diagonal |= di != 0 && dj != 0;
-            radius = radius.max(di.abs()).max(dj.abs());
-            if !sources.iter().any(|s| s == a) {
-                sources.push(a.to_string());
-            }
-        });
-        if !ok {
-            return Err(why(
-                "a value other than `Y[i + a, j + b]`, host scalars, numbers, + - * /",
+        if !boundary_copy(k, &phase, &source) {
+            return Err(format!(
+                "phase {r} ({}): not a copy of `{source}` into `{}` outside the stencil's rectangle",
+                k.name, phase.target
             ));
         }
-        if far {
-            return Err(why("an offset past 1"));
-        }
-        if sources.len() > 1 {
-            return Err(why("it reads two arrays"));
-        }
-        let dim = |d: &ParallelDim| (d.var.clone(), d.range.start.clone(), d.range.stop.clone());
-        phases.push(Phase2d {
-            target: written.clone(),
-            source: sources.pop(),
-            value: value.clone(),
-            rows: dim(r),
-            cols: dim(c),
-            radius: radius.min(1),
-        });
+        peeled.push(r);
     }
-    alternation(&phases)?;
-    Ok(Stencil2d { phases, diagonal })
+    Ok(Stencil2d {
+        phases,
+        diagonal,
+        swapped: true,
+        peeled,
+    })
+}
+
+/// `e` with the arrays `from` read as `to`.
+fn renamed(e: &Expr, pairs: &[(&str, &str)]) -> Expr {
+    e.clone().rewrite(&mut |x| match x.kind {
+        ExprKind::Subscript { array, indices } => {
+            let array = pairs
+                .iter()
+                .find(|(from, _)| *from == array)
+                .map_or(array, |(_, to)| to.to_string());
+            Expr::new(ExprKind::Subscript { array, indices }, x.span)
+        }
+        kind => Expr::new(kind, x.span),
+    })
+}
+
+/// Whether region `k` is `target[ix] = source[ix]` (the same indices), the stencil's arrays,
+/// at points the stencil never writes: some index a fixed position outside the rectangle's
+/// range of that dimension. A position below the range must be a non-negative constant (a
+/// negative one counts from the end, into the range perhaps); one at or past its end is past
+/// a non-negative constant start, so never negative while the range holds any row.
+fn boundary_copy(k: &Kernel, stencil: &Phase2d, source: &str) -> bool {
+    let simple = k.temps.is_empty()
+        && k.tiles.is_none()
+        && k.shared.is_empty()
+        && k.comm.is_none()
+        && k.absorbed.is_empty()
+        && k.dims
+            .iter()
+            .all(|d| matches!(d.range.step.kind, ExprKind::Int(1)));
+    let [stmt] = k.body.as_slice() else {
+        return false;
+    };
+    let StmtKind::Assign {
+        target,
+        value,
+        atomic: false,
+    } = &stmt.kind
+    else {
+        return false;
+    };
+    let (
+        ExprKind::Subscript { array: to, indices },
+        ExprKind::Subscript {
+            array: from,
+            indices: read,
+        },
+    ) = (&target.kind, &value.kind)
+    else {
+        return false;
+    };
+    let same_place = indices.len() == 2
+        && read.len() == 2
+        && indices.iter().zip(read).all(|(a, b)| match (a, b) {
+            (Index::At(a), Index::At(b)) => python::expr(a) == python::expr(b),
+            _ => false,
+        });
+    let lanes: Vec<&str> = k.dims.iter().map(|d| d.var.as_str()).collect();
+    let constant = |e: &Expr| {
+        let a = Affine::of(e);
+        a.terms().values().all(|c| *c == 0).then(|| a.constant())
+    };
+    let outside = |ix: &Index, (_, lo, hi): &(String, Expr, Expr)| {
+        let Index::At(e) = ix else {
+            return false;
+        };
+        if lanes.iter().any(|v| e.mentions(v)) {
+            return false;
+        }
+        let below = matches!((constant(e), constant(lo)), (Some(p), Some(l)) if 0 <= p && p < l);
+        let past = constant(lo).is_some_and(|l| l >= 0)
+            && constant(&Expr::binary(BinOp::Sub, e.clone(), hi.clone())).is_some_and(|d| d >= 0);
+        below || past
+    };
+    simple
+        && same_place
+        && *to == stencil.target
+        && *from == source
+        && (outside(&indices[0], &stencil.rows) || outside(&indices[1], &stencil.cols))
 }
 
 /// The single-buffer condition (see `Stencil2d`): an even number of phases, each reading only

@@ -42,7 +42,7 @@ class Case:
     xfail: str = ""                  # known appyc limitation: the reason (test runs, may fail)
     env: dict = field(default_factory=dict)  # environment for the calls (e.g. APPYC_TILES=0)
     launches: Sequence[str] = ()     # each must be a substring of some launched kernel's name
-    no_launches: Sequence[str] = ()  # none may be a substring of a launched kernel's name
+    no_launches: Sequence[str] = ()  # none may be a substring of one (`name$`: end of a name)
 
     @property
     def id(self):
@@ -436,6 +436,30 @@ CASES = [
          lambda r, s: [normal(r, s, F64), normal(r, s, F64), normal(r, s, F64), s[0], s[1], 5],
          ((19, 29), (7, 33)), mvls=(16,), fp64_strict=True,
          launches=("_three_arrays_persistent0",), no_launches=("_blocked",)),
+    # One stencil a step and `A, B = B, A`: pairs of steps blocked (the twin), the boundary
+    # copies run once before; an odd last step on the plain kernel; one step: plain only.
+    Case("stencils_2d", "smooth_swap",
+         lambda r, s: [normal(r, s, F64), normal(r, s, F64), s[0], s[1], 5], ((37, 45), (5, 150)),
+         mvls=(16,), fp64_strict=True,
+         launches=("_smooth_swap_persistent0_blocked_twin", "_smooth_swap_persistent0$")),
+    Case("stencils_2d", "smooth_swap", variant="even-steps",
+         make=lambda r, s: [normal(r, s, F64), normal(r, s, F64), s[0], s[1], 4],
+         sizes=((19, 29), (6, 35)), mvls=(16,), fp64_strict=True,
+         launches=("_smooth_swap_persistent0_blocked_twin",), no_launches=("_smooth_swap_persistent0$",)),
+    Case("stencils_2d", "smooth_swap", variant="one-step",
+         make=lambda r, s: [normal(r, s, F64), normal(r, s, F64), s[0], s[1], 1],
+         sizes=((19, 29), (6, 35)), mvls=(16,), fp64_strict=True,
+         launches=("_smooth_swap_persistent0",), no_launches=("_blocked",)),
+    Case("stencils_2d", "smooth_swap", variant="fp32",   # float32: the plain kernel
+         make=lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], 4], sizes=((17, 24), (6, 35)),
+         mvls=(16,), launches=("_smooth_swap_persistent0",), no_launches=("_blocked",)),
+    Case("stencils_2d", "swap_no_copies",
+         lambda r, s: [normal(r, s, F64), normal(r, s, F64), s[0], s[1], 7], ((37, 45), (9, 20)),
+         mvls=(16,), fp64_strict=True, launches=("_swap_no_copies_persistent0_blocked_twin",)),
+    Case("stencils_2d", "swap_copy_inside",   # a copy into the stencil's rows: refused
+         lambda r, s: [normal(r, s, F64), normal(r, s, F64), s[0], s[1], 4], ((19, 29), (7, 33)),
+         mvls=(16,), fp64_strict=True,
+         launches=("_swap_copy_inside_persistent0",), no_launches=("_blocked",)),
     Case("time_loops", "floyd_warshall",
          lambda r, n: [distances(r, n), n], (7, 37)),
     Case("time_loops", "independent_phases",   # reads X[N - 1 - i]: no stencil, not blocked
