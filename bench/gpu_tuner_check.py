@@ -10,7 +10,10 @@ bench_npbench's own case process (`--case K --impl I`), so inputs, settling and 
 state (median of repeated calls, written arrays restored between calls) are the benchmark's.
 Trials spread over the GPUs the machine has (one worker a GPU); the next process starts up
 while the current one is measured. Results are not checked here: bench_npbench's runs check
-the same builds against NumPy.
+the same builds against NumPy. Each row keeps the configurations its process ended up with
+(bench_npbench's "tuning": every tuning table's default and choices), and the log and the
+markdown name those that are not the default, so a loss shows whether the tuner chose it or the
+processes' timings differ at the same configuration.
 
     python3 bench/gpu_tuner_check.py --modules gen_npbench --trials 3 --out $OUT [--only k1,k2]
         [--gpus 1,2,3]
@@ -90,8 +93,12 @@ def worker(gpu, jobs, results, a, work, deadline, log):
         row = {"trial": trial, "case": case, "build": build, "gpu": gpu, **res}
         results.append(row)
         ms = f"{res['ms']:.4g} ms" if "ms" in res else res.get("status")
+        # The configurations the process ended up with where they are not the kernel's default
+        # (its module's `_AppycTuning.chosen`; all of them are in the JSON's "tuning").
+        chose = nb.left_defaults(res.get("tuning", {}))
         log(f"gpu {gpu} trial {trial} {nb.case_label(case):22s} {build:14s} {ms}"
-            + (f"  (+{res.get('settle_calls', 0)} calls)" if build == "appyc" and "ms" in res else ""))
+            + (f"  (+{res.get('settle_calls', 0)} calls)" if build == "appyc" and "ms" in res else "")
+            + (f"  chose {chose}" if chose else ""))
         shutil.rmtree(Path(work) / "cache" / tag, ignore_errors=True)
     if nxt is not None:
         nxt.kill()
@@ -120,6 +127,18 @@ def summary(results, trials):
         if worst is not None and worst < BOUND:
             failures.append(c)
         lines.append(f"| {nb.case_label(c)} | " + " | ".join(cells) + f" | {'-' if worst is None else f'{worst:.3f}x'} |")
+    # Which configurations each tuned process (and each --mvl 256 process, whose tile kernels
+    # are tuned too) kept other than the default: a loss at the default's own configuration is
+    # the processes' noise, not the tuner's choice.
+    lines += ["", "| kernel | trial | tuned build chose (not the default) | --mvl 256 build chose |",
+              "|---|---|---|---|"]
+    for c in cases:
+        for t in range(1, trials + 1):
+            tuned, m256 = (by.get((c, t, b), {}) for b in BUILDS[:2])
+            if "tuning" in tuned or "tuning" in m256:
+                chose = [nb.left_defaults(r.get("tuning", {})) or ("defaults" if "tuning" in r else "-")
+                         for r in (tuned, m256)]
+                lines.append(f"| {nb.case_label(c)} | {t} | {chose[0]} | {chose[1]} |")
     return lines, failures
 
 

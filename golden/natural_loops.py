@@ -265,7 +265,7 @@ class _AppycTuning:
         entry, best, left = state
         began = time.perf_counter()
         budget = _appyc_tune_window(began) - began
-        best, left = _appyc_tune_step(self.kernel, best, left, written, launch, budget)
+        best, left = _appyc_tune_step(self.kernel, self.default, best, left, written, launch, budget)
         spent = time.perf_counter() - began
         _APPYC_TUNE_CALL["last"] = time.perf_counter()
         if spent > 1.0 and os.environ.get("APPYC_VERBOSE", "1") != "0":
@@ -329,11 +329,16 @@ def _appyc_tune_window(now):
     return _APPYC_TUNE_CALL["start"] + float(os.environ.get("APPYC_TUNE_BUDGET", "1"))
 
 
-def _appyc_tune_step(kernel, best, left, written, launch, budget):
+def _appyc_tune_step(kernel, default, best, left, written, launch, budget):
     """One call's share of tuning: the default alone if nothing has run yet; else candidates
-    while the call has spent less than `budget` seconds (one at least),
-    timed against the best so far (`_appyc_fastest`). Returns the best and what is left.
-    Written arrays are restored before each run and at the end."""
+    while the call has spent less than `budget` seconds (one at least), timed with the best so
+    far and the kernel's `default` in the same rounds (`_appyc_fastest`). Returns the best and
+    what is left. Written arrays are restored before each run and at the end.
+
+    The default is timed again in every call, not only in the one where a candidate first beat
+    it: a candidate chosen earlier stays only while it keeps beating the default by the margin,
+    so one noisy round of timings cannot leave the kernel on a slower configuration, nor can
+    small wins of one candidate over the next add up to a loss against the default."""
     began = time.perf_counter()
     saved = [a.clone() for a in written]
 
@@ -361,24 +366,41 @@ def _appyc_tune_step(kernel, best, left, written, launch, budget):
             pass
     restore()
     if fresh:
-        best = _appyc_fastest(kernel, fresh, best, written, launch)
+        best = _appyc_fastest(kernel, [best] + fresh, default, written, launch)
     return best, left
+
+
+# A candidate replaces the kernel's default only when its runs are faster than the default's
+# run of the same round by more than this, in the median over rounds (`_appyc_fastest`).
+_APPYC_TUNE_MARGIN = 0.03
+# Timing rounds: until every configuration has 10 ms of runs, at least _MIN and at most _MAX.
+_APPYC_TUNE_MIN_ROUNDS = 3
+_APPYC_TUNE_MAX_ROUNDS = 50
 
 
 def _appyc_fastest(kernel, candidates, default, written, launch):
     """Times each candidate and the kernel's default on the call's own arguments. Every written
     array is restored before each run and at the end, so tuning never changes results.
 
-    The default runs in the same rounds and keeps its place unless another configuration beats
-    it by more than 3 %: a choice that is faster only within the timing's noise is not worth
-    the risk of losing to the default on the next run (symm once chose a configuration 1.7x
-    slower than its default this way).
-
-    The candidates take turns, one run each per round, and each keeps its fastest run: a slow
-    stretch of the device (clocks still rising from idle, another process's work) then slows
-    every candidate's runs of that stretch, where timing one candidate after another would
-    charge it all to whichever ran then (it once made syrk's tuner pick a tile shape twice as
-    slow as the others)."""
+    The configurations take turns, one run each per round, and a candidate is judged by the
+    median over rounds of its run's time over the default's run in the same round; the fastest
+    candidate by that measure replaces the default only if it is more than _APPYC_TUNE_MARGIN
+    (3 %) faster. Why each part:
+    - Turns and ratios within a round: a slow stretch of the device (clocks still rising from
+      idle, another process's work) slows every configuration's runs of that stretch alike,
+      where timing one candidate after another would charge it all to whichever ran then (it
+      once made syrk's tuner pick a tile shape twice as slow as the others).
+    - The median, not each configuration's fastest run: the fastest of many runs rewards a
+      configuration that had one lucky run, which matters most for kernels of 0.1 ms or less
+      (syrk's and syr2k's tile kernels on the H100), while a program (and the benchmark's
+      steady state, a median of calls) sees the typical run.
+    - The margin: a choice faster only within the timing's noise is not worth the risk of
+      losing to the default on the next run (symm once chose a configuration 1.7x slower than
+      its default without one).
+    - Rounds until each configuration has 10 ms of runs, 3 to 50 (one when a run exceeds
+      50 ms; the cap was 20, which left a 0.05 ms kernel 1 ms of runs): a short kernel gets
+      enough pairs for its median, and the cost stays bounded (a short kernel's run takes
+      about 0.6 ms with the device spin, so about 30 ms a configuration)."""
     saved = [a.clone() for a in written]
 
     def restore():
@@ -410,18 +432,29 @@ def _appyc_fastest(kernel, candidates, default, written, launch):
             end.record()
             end.synchronize()
             times[config].append(start.elapsed_time(end))
-        # Short runs are noisy: more rounds until each candidate has 10 ms of runs (3 to 20
-        # rounds); a long run (over 50 ms) once is enough. The cost per candidate stays bounded.
         rounds = len(times[runnable[0]])
         long_run = any(t[-1] > 50 for t in times.values())
         enough = all(sum(t) >= 10 for t in times.values())
-        if long_run or rounds >= 20 or (rounds >= 3 and enough):
+        if long_run or rounds >= _APPYC_TUNE_MAX_ROUNDS or (rounds >= _APPYC_TUNE_MIN_ROUNDS and enough):
             break
     restore()
-    fastest = min(runnable, key=lambda config: min(times[config]))
-    if default in times and min(times[fastest]) > 0.97 * min(times[default]):
+
+    def median(values):
+        values = sorted(values)
+        return (values[(len(values) - 1) // 2] + values[len(values) // 2]) / 2
+
+    if default not in times:  # the default cannot run here: the typical fastest of the rest
+        return min(runnable, key=lambda config: median(times[config]))
+    base = times[default]
+
+    def ratio(config):  # its time over the default's, round by round: the median
+        return median([t / max(b, 1e-9) for t, b in zip(times[config], base)])
+
+    challengers = [config for config in runnable if config != default]
+    if not challengers:
         return default
-    return fastest
+    fastest = min(challengers, key=ratio)
+    return fastest if ratio(fastest) < 1 - _APPYC_TUNE_MARGIN else default
 
 
 _APPYC_TUNING_FILE = None

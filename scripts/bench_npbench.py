@@ -1082,7 +1082,31 @@ def run_case(a):
         reps = max(3, min(a.max_reps, int(a.time_budget / max(warm, 1e-6))))
         times = sorted(once() for _ in range(reps))
         res.update(ms=1e3 * times[len(times) // 2], reps=reps, min_ms=1e3 * times[0])
+    if mod is not None:
+        res["tuning"] = tuning_choices(mod)
     emit("RESULT", res)
+
+
+def tuning_choices(mod):
+    """Each tuning table of an appyc module: its default and the configuration this process
+    ended up with per key (the key as text), so a run shows whether the tuned build left its
+    default: {kernel: {"default": [...], "chosen": {key: [...]}, "pending": [key, ...]}}."""
+    out = {}
+    for t in vars(mod).values():
+        if type(t).__name__ != "_AppycTuning":
+            continue
+        out[t.kernel] = {"default": list(t.default),
+                         "chosen": {repr(k): list(c) for k, c in t.chosen.items()}}
+        if t.pending:
+            out[t.kernel]["pending"] = [repr(k) for k in t.pending]
+    return out
+
+
+def left_defaults(tuning):
+    """The choices of `tuning_choices` that are not their kernel's default, as short text
+    ("_syrk_kernel0_tiles=(32, 64, 16, 4, 3)"), or '' when every choice is the default."""
+    return ", ".join(f"{kernel}={tuple(c)}" for kernel, t in sorted(tuning.items())
+                     for c in t["chosen"].values() if c != t["default"])
 
 
 def module_dir(modules, st):
