@@ -707,6 +707,7 @@ def _jacobi_loops_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _co
     _NW: gl.constexpr = gl.num_warps()
     _L: gl.constexpr = gl.BlockedLayout([TH // (_NW * 2), 1], [1, 32], [_NW, 1], [1, 0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW, 1]], [TH, TW], [1, 0])
     _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW // 2, 2 * GR * TW]], [TH, TW], [1, 0])
     _dt = _src.dtype.element_ty
     _flat = gl.allocate_shared_memory(_dt, [TH, TW], _PL)._reinterpret(_dt, [(TH + 2 * GR) * TW, 1, 1], _SL)
@@ -724,10 +725,10 @@ def _jacobi_loops_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _co
     _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
     _edge0 = (_r0 < 1) | (_r0 + TH > (M - 1)) | (_c0 < 1) | (_c0 + TW > (N - 1))
     _edge1 = (_r0 < 1) | (_r0 + TH > (M - 1)) | (_c0 < 1) | (_c0 + TW > (N - 1))
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(gl.load(_src + _at, mask=_inside, other=0.0))
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(gl.load(_src + _at, mask=_inside, other=0.0))
     gl.thread_barrier()
     for _step in range(_count - 1):
-        _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
         if _edge0:
             _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
             _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -738,9 +739,9 @@ def _jacobi_loops_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _co
             _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
         gl.thread_barrier()
-        _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
         if _edge1:
             _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
             _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -751,10 +752,10 @@ def _jacobi_loops_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _co
             _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
         gl.thread_barrier()
     # The last iteration: the other array's owned part after its last phase (last group).
-    _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+    _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
     if _edge0:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
         _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -765,7 +766,7 @@ def _jacobi_loops_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _co
         _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
     gl.thread_barrier()
     if _group == _groups - 1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
@@ -775,8 +776,8 @@ def _jacobi_loops_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _co
         _at = _gr * _cols + _gc
         _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
         _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
-        gl.store(_other + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
-    _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        gl.store(_other + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).load(_L), mask=_own)
+    _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
     if _edge1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
         _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -787,7 +788,7 @@ def _jacobi_loops_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _co
         _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
     gl.thread_barrier()
     _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
     _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -796,7 +797,7 @@ def _jacobi_loops_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _co
     _at = _gr * _cols + _gc
     _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
     _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
-    gl.store(_dst + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
+    gl.store(_dst + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).load(_L), mask=_own)
 
 
 @triton.jit(do_not_specialize=["_rows", "_cols", "_steps", "_groups", "_group"])
@@ -971,6 +972,7 @@ def _jacobi_slices_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _c
     _NW: gl.constexpr = gl.num_warps()
     _L: gl.constexpr = gl.BlockedLayout([TH // (_NW * 2), 1], [1, 32], [_NW, 1], [1, 0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW, 1]], [TH, TW], [1, 0])
     _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW // 2, 2 * GR * TW]], [TH, TW], [1, 0])
     _dt = _src.dtype.element_ty
     _flat = gl.allocate_shared_memory(_dt, [TH, TW], _PL)._reinterpret(_dt, [(TH + 2 * GR) * TW, 1, 1], _SL)
@@ -988,10 +990,10 @@ def _jacobi_slices_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _c
     _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
     _edge0 = (_r0 < 1) | (_r0 + TH > (M - 1)) | (_c0 < 1) | (_c0 + TW > (N - 1))
     _edge1 = (_r0 < 1) | (_r0 + TH > (M - 1)) | (_c0 < 1) | (_c0 + TW > (N - 1))
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(gl.load(_src + _at, mask=_inside, other=0.0))
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(gl.load(_src + _at, mask=_inside, other=0.0))
     gl.thread_barrier()
     for _step in range(_count - 1):
-        _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
         if _edge0:
             _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
             _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1002,9 +1004,9 @@ def _jacobi_slices_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _c
             _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
         gl.thread_barrier()
-        _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
         if _edge1:
             _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
             _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1015,10 +1017,10 @@ def _jacobi_slices_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _c
             _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
         gl.thread_barrier()
     # The last iteration: the other array's owned part after its last phase (last group).
-    _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+    _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
     if _edge0:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
         _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1029,7 +1031,7 @@ def _jacobi_slices_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _c
         _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
     gl.thread_barrier()
     if _group == _groups - 1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
@@ -1039,8 +1041,8 @@ def _jacobi_slices_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _c
         _at = _gr * _cols + _gc
         _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
         _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
-        gl.store(_other + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
-    _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        gl.store(_other + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).load(_L), mask=_own)
+    _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
     if _edge1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
         _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1051,7 +1053,7 @@ def _jacobi_slices_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _c
         _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
     gl.thread_barrier()
     _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
     _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1060,7 +1062,7 @@ def _jacobi_slices_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _c
     _at = _gr * _cols + _gc
     _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
     _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
-    gl.store(_dst + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
+    gl.store(_dst + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).load(_L), mask=_own)
 
 
 @triton.jit(do_not_specialize=["_rows", "_cols", "_steps", "_groups", "_group"])
@@ -1235,6 +1237,7 @@ def _nine_point_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols
     _NW: gl.constexpr = gl.num_warps()
     _L: gl.constexpr = gl.BlockedLayout([TH // (_NW * 2), 1], [1, 32], [_NW, 1], [1, 0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW, 1]], [TH, TW], [1, 0])
     _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW // 2, 2 * GR * TW]], [TH, TW], [1, 0])
     _dt = _src.dtype.element_ty
     _flat = gl.allocate_shared_memory(_dt, [TH, TW], _PL)._reinterpret(_dt, [(TH + 2 * GR) * TW, 1, 1], _SL)
@@ -1252,10 +1255,10 @@ def _nine_point_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols
     _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
     _edge0 = (_r0 < 2) | (_r0 + TH > (M - 1)) | (_c0 < 1) | (_c0 + TW > (N - 1))
     _edge1 = (_r0 < 1) | (_r0 + TH > (M - 1)) | (_c0 < 1) | (_c0 + TW > (N - 1))
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(gl.load(_src + _at, mask=_inside, other=0.0))
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(gl.load(_src + _at, mask=_inside, other=0.0))
     gl.thread_barrier()
     for _step in range(_count - 1):
-        _v = ((0.125 * (((((((_flat.index(GR * TW + (-1) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L))) - (0.5 * _flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        _v = ((0.125 * (((((((_flat.index(GR * TW + (-1) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L))) - (0.5 * _flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
         if _edge0:
             _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
             _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1266,9 +1269,9 @@ def _nine_point_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols
             _keep = (_gr < 2) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
         gl.thread_barrier()
-        _v = ((0.25 * (_flat.index(GR * TW + (-1) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (1) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L))) + (0.5 * _flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        _v = ((0.25 * (_flat.index(GR * TW + (-1) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (1) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L))) + (0.5 * _flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
         if _edge1:
             _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
             _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1279,10 +1282,10 @@ def _nine_point_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols
             _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
         gl.thread_barrier()
     # The last iteration: the other array's owned part after its last phase (last group).
-    _v = ((0.125 * (((((((_flat.index(GR * TW + (-1) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L))) - (0.5 * _flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+    _v = ((0.125 * (((((((_flat.index(GR * TW + (-1) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L))) - (0.5 * _flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
     if _edge0:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
         _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1293,7 +1296,7 @@ def _nine_point_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols
         _keep = (_gr < 2) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
     gl.thread_barrier()
     if _group == _groups - 1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
@@ -1303,8 +1306,8 @@ def _nine_point_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols
         _at = _gr * _cols + _gc
         _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
         _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
-        gl.store(_other + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
-    _v = ((0.25 * (_flat.index(GR * TW + (-1) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (1) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L))) + (0.5 * _flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        gl.store(_other + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).load(_L), mask=_own)
+    _v = ((0.25 * (_flat.index(GR * TW + (-1) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (1) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L))) + (0.5 * _flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
     if _edge1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
         _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1315,7 +1318,7 @@ def _nine_point_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols
         _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
     gl.thread_barrier()
     _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
     _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1324,7 +1327,7 @@ def _nine_point_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols
     _at = _gr * _cols + _gc
     _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
     _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
-    gl.store(_dst + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
+    gl.store(_dst + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).load(_L), mask=_own)
 
 
 @triton.jit(do_not_specialize=["_rows", "_cols", "_steps", "_groups", "_group"])
@@ -1500,6 +1503,7 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, M, N, c: "fp64", _rows
     _NW: gl.constexpr = gl.num_warps()
     _L: gl.constexpr = gl.BlockedLayout([TH // (_NW * 2), 1], [1, 32], [_NW, 1], [1, 0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW, 1]], [TH, TW], [1, 0])
     _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW // 2, 2 * GR * TW]], [TH, TW], [1, 0])
     _dt = _src.dtype.element_ty
     _flat = gl.allocate_shared_memory(_dt, [TH, TW], _PL)._reinterpret(_dt, [(TH + 2 * GR) * TW, 1, 1], _SL)
@@ -1517,10 +1521,10 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, M, N, c: "fp64", _rows
     _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
     _edge0 = (_r0 < 1) | (_r0 + TH > M) | (_c0 < 1) | (_c0 + TW > N)
     _edge1 = (_r0 < 1) | (_r0 + TH > M) | (_c0 < 1) | (_c0 + TW > N)
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(gl.load(_src + _at, mask=_inside, other=0.0))
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(gl.load(_src + _at, mask=_inside, other=0.0))
     gl.thread_barrier()
     for _step in range(_count - 1):
-        _v = ((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) - (c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) - _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))) - (c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) - _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L))))
+        _v = ((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - (c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))) - (c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L))))
         if _edge0:
             _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
             _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1531,9 +1535,9 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, M, N, c: "fp64", _rows
             _keep = (_gr < 1) | (_gr >= M) | (_gc < 1) | (_gc >= N)
             _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
         gl.thread_barrier()
-        _v = (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) - ((c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) - _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L))) / 2.0))
+        _v = (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - ((c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L))) / 2.0))
         if _edge1:
             _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
             _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1544,10 +1548,10 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, M, N, c: "fp64", _rows
             _keep = (_gr < 1) | (_gr >= M) | (_gc < 1) | (_gc >= N)
             _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
         gl.thread_barrier()
     # The last iteration: the other array's owned part after its last phase (last group).
-    _v = ((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) - (c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) - _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))) - (c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) - _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L))))
+    _v = ((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - (c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))) - (c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L))))
     if _edge0:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
         _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1558,7 +1562,7 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, M, N, c: "fp64", _rows
         _keep = (_gr < 1) | (_gr >= M) | (_gc < 1) | (_gc >= N)
         _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
     gl.thread_barrier()
     if _group == _groups - 1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
@@ -1568,8 +1572,8 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, M, N, c: "fp64", _rows
         _at = _gr * _cols + _gc
         _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
         _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
-        gl.store(_other + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
-    _v = (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) - ((c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) - _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L))) / 2.0))
+        gl.store(_other + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).load(_L), mask=_own)
+    _v = (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - ((c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L))) / 2.0))
     if _edge1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
         _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1580,7 +1584,7 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, M, N, c: "fp64", _rows
         _keep = (_gr < 1) | (_gr >= M) | (_gc < 1) | (_gc >= N)
         _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
     gl.thread_barrier()
     _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
     _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1589,7 +1593,7 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, M, N, c: "fp64", _rows
     _at = _gr * _cols + _gc
     _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
     _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
-    gl.store(_dst + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
+    gl.store(_dst + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).load(_L), mask=_own)
 
 
 @triton.jit(do_not_specialize=["_rows", "_cols", "_steps", "_groups", "_group"])
