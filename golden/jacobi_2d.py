@@ -737,7 +737,7 @@ def _jacobi_2d_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols,
             _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
         _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
         if _edge1:
@@ -750,7 +750,7 @@ def _jacobi_2d_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols,
             _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
     # The last iteration: the other array's owned part after its last phase (last group).
     _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
@@ -764,7 +764,7 @@ def _jacobi_2d_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols,
         _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     if _group == _groups - 1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
@@ -786,7 +786,7 @@ def _jacobi_2d_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols,
         _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
     _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)

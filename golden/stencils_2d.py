@@ -739,7 +739,7 @@ def _jacobi_loops_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _co
             _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
         _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
         if _edge1:
@@ -752,7 +752,7 @@ def _jacobi_loops_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _co
             _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
     # The last iteration: the other array's owned part after its last phase (last group).
     _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
@@ -766,7 +766,7 @@ def _jacobi_loops_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _co
         _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     if _group == _groups - 1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
@@ -788,7 +788,7 @@ def _jacobi_loops_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _co
         _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
     _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1004,7 +1004,7 @@ def _jacobi_slices_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _c
             _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
         _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
         if _edge1:
@@ -1017,7 +1017,7 @@ def _jacobi_slices_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _c
             _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
     # The last iteration: the other array's owned part after its last phase (last group).
     _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
@@ -1031,7 +1031,7 @@ def _jacobi_slices_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _c
         _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     if _group == _groups - 1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
@@ -1053,7 +1053,7 @@ def _jacobi_slices_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _c
         _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
     _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1269,7 +1269,7 @@ def _nine_point_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols
             _keep = (_gr < 2) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
         _v = ((0.25 * (_flat.index(GR * TW + (-1) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (1) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L))) + (0.5 * _flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
         if _edge1:
@@ -1282,7 +1282,7 @@ def _nine_point_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols
             _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
     # The last iteration: the other array's owned part after its last phase (last group).
     _v = ((0.125 * (((((((_flat.index(GR * TW + (-1) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L))) - (0.5 * _flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
@@ -1296,7 +1296,7 @@ def _nine_point_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols
         _keep = (_gr < 2) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     if _group == _groups - 1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
@@ -1318,7 +1318,7 @@ def _nine_point_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols
         _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
     _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1535,7 +1535,7 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, M, N, c: "fp64", _rows
             _keep = (_gr < 1) | (_gr >= M) | (_gc < 1) | (_gc >= N)
             _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
         _v = (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - ((c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L))) / 2.0))
         if _edge1:
@@ -1548,7 +1548,7 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, M, N, c: "fp64", _rows
             _keep = (_gr < 1) | (_gr >= M) | (_gc < 1) | (_gc >= N)
             _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
     # The last iteration: the other array's owned part after its last phase (last group).
     _v = ((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - (c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))) - (c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L))))
@@ -1562,7 +1562,7 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, M, N, c: "fp64", _rows
         _keep = (_gr < 1) | (_gr >= M) | (_gc < 1) | (_gc >= N)
         _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     if _group == _groups - 1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
@@ -1584,7 +1584,7 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, M, N, c: "fp64", _rows
         _keep = (_gr < 1) | (_gr >= M) | (_gc < 1) | (_gc >= N)
         _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
     _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)

@@ -263,7 +263,12 @@ fn phase(w: &mut Writer, form: Form, k: usize, p: &Phase2d, state: &str) {
     ));
     w.dedent();
     w.line(form.barrier());
-    w.line(form.store_window("_v"));
+    // A float64 scalar makes a float32 phase's value float64: the plain kernel's and the twin's
+    // `tl.store` cast it to the array's dtype, a shared-memory store does not.
+    w.line(form.store_window(match form {
+        Form::Gluon => "_v.to(_dt)",
+        Form::Twin => "_v",
+    }));
     w.line(form.barrier());
 }
 
