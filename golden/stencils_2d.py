@@ -581,8 +581,10 @@ def _appyc_blocked_2d(kernel, twin, steps, state, other, scalars, reach, guard):
     buffer in global memory poisoned with NaN, as the spare is) with 16 x 16 tiles, so tests
     cross tile boundaries, and at every size, so that small tests reach it.
 
-    float32 stays on the plain kernel: its Gluon build faults with a misaligned shared-memory
-    address on the H100 (same log). APPYC_TEMPORAL=0 or APPYC_TEMPORAL_2D=0 turns it off.
+    float32 stays on the plain kernel until bench/gpu_fp32_gluon_check.py passes on a GPU: its
+    Gluon build faulted with a misaligned shared-memory address on the H100 (same log; the
+    windows were read with ldmatrix, now element by element). APPYC_TEMPORAL=0 or
+    APPYC_TEMPORAL_2D=0 turns it off.
     """
     if os.environ.get("APPYC_TEMPORAL") == "0" or os.environ.get("APPYC_TEMPORAL_2D") == "0":
         return None
