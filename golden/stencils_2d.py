@@ -616,8 +616,10 @@ def _appyc_blocked_2d(kernel, twin, steps, state, other, scalars, reach, guard):
     buffer in global memory poisoned with NaN, as the spare is) with 16 x 16 tiles, so tests
     cross tile boundaries, and at every size, so that small tests reach it.
 
-    float32 stays on the plain kernel: its Gluon build faults with a misaligned shared-memory
-    address on the H100 (same log). APPYC_TEMPORAL=0 or APPYC_TEMPORAL_2D=0 turns it off.
+    float32 stays on the plain kernel until bench/gpu_fp32_gluon_check.py passes on a GPU: its
+    Gluon build faulted with a misaligned shared-memory address on the H100 (same log; the
+    windows were read with ldmatrix, now element by element). APPYC_TEMPORAL=0 or
+    APPYC_TEMPORAL_2D=0 turns it off.
     """
     if os.environ.get("APPYC_TEMPORAL") == "0" or os.environ.get("APPYC_TEMPORAL_2D") == "0":
         return None
@@ -742,6 +744,7 @@ def _jacobi_loops_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _co
     _NW: gl.constexpr = gl.num_warps()
     _L: gl.constexpr = gl.BlockedLayout([TH // (_NW * 2), 1], [1, 32], [_NW, 1], [1, 0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW, 1]], [TH, TW], [1, 0])
     _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW // 2, 2 * GR * TW]], [TH, TW], [1, 0])
     _dt = _src.dtype.element_ty
     _flat = gl.allocate_shared_memory(_dt, [TH, TW], _PL)._reinterpret(_dt, [(TH + 2 * GR) * TW, 1, 1], _SL)
@@ -759,10 +762,10 @@ def _jacobi_loops_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _co
     _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
     _edge0 = (_r0 < 1) | (_r0 + TH > (M - 1)) | (_c0 < 1) | (_c0 + TW > (N - 1))
     _edge1 = (_r0 < 1) | (_r0 + TH > (M - 1)) | (_c0 < 1) | (_c0 + TW > (N - 1))
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(gl.load(_src + _at, mask=_inside, other=0.0))
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(gl.load(_src + _at, mask=_inside, other=0.0))
     gl.thread_barrier()
     for _step in range(_count - 1):
-        _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
         if _edge0:
             _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
             _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -773,9 +776,9 @@ def _jacobi_loops_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _co
             _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
-        _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
         if _edge1:
             _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
             _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -786,10 +789,10 @@ def _jacobi_loops_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _co
             _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
     # The last iteration: the other array's owned part after its last phase (last group).
-    _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+    _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
     if _edge0:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
         _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -800,7 +803,7 @@ def _jacobi_loops_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _co
         _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     if _group == _groups - 1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
@@ -810,8 +813,8 @@ def _jacobi_loops_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _co
         _at = _gr * _cols + _gc
         _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
         _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
-        gl.store(_other + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
-    _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        gl.store(_other + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).load(_L), mask=_own)
+    _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
     if _edge1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
         _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -822,7 +825,7 @@ def _jacobi_loops_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _co
         _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
     _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -831,7 +834,7 @@ def _jacobi_loops_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _co
     _at = _gr * _cols + _gc
     _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
     _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
-    gl.store(_dst + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
+    gl.store(_dst + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).load(_L), mask=_own)
 
 
 @triton.jit(do_not_specialize=["_rows", "_cols", "_steps", "_groups", "_group"])
@@ -1006,6 +1009,7 @@ def _jacobi_slices_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _c
     _NW: gl.constexpr = gl.num_warps()
     _L: gl.constexpr = gl.BlockedLayout([TH // (_NW * 2), 1], [1, 32], [_NW, 1], [1, 0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW, 1]], [TH, TW], [1, 0])
     _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW // 2, 2 * GR * TW]], [TH, TW], [1, 0])
     _dt = _src.dtype.element_ty
     _flat = gl.allocate_shared_memory(_dt, [TH, TW], _PL)._reinterpret(_dt, [(TH + 2 * GR) * TW, 1, 1], _SL)
@@ -1023,10 +1027,10 @@ def _jacobi_slices_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _c
     _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
     _edge0 = (_r0 < 1) | (_r0 + TH > (M - 1)) | (_c0 < 1) | (_c0 + TW > (N - 1))
     _edge1 = (_r0 < 1) | (_r0 + TH > (M - 1)) | (_c0 < 1) | (_c0 + TW > (N - 1))
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(gl.load(_src + _at, mask=_inside, other=0.0))
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(gl.load(_src + _at, mask=_inside, other=0.0))
     gl.thread_barrier()
     for _step in range(_count - 1):
-        _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
         if _edge0:
             _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
             _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1037,9 +1041,9 @@ def _jacobi_slices_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _c
             _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
-        _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
         if _edge1:
             _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
             _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1050,10 +1054,10 @@ def _jacobi_slices_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _c
             _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
     # The last iteration: the other array's owned part after its last phase (last group).
-    _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+    _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
     if _edge0:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
         _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1064,7 +1068,7 @@ def _jacobi_slices_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _c
         _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     if _group == _groups - 1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
@@ -1074,8 +1078,8 @@ def _jacobi_slices_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _c
         _at = _gr * _cols + _gc
         _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
         _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
-        gl.store(_other + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
-    _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        gl.store(_other + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).load(_L), mask=_own)
+    _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
     if _edge1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
         _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1086,7 +1090,7 @@ def _jacobi_slices_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _c
         _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
     _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1095,7 +1099,7 @@ def _jacobi_slices_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _c
     _at = _gr * _cols + _gc
     _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
     _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
-    gl.store(_dst + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
+    gl.store(_dst + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).load(_L), mask=_own)
 
 
 @triton.jit(do_not_specialize=["_rows", "_cols", "_steps", "_groups", "_group"])
@@ -1270,6 +1274,7 @@ def _nine_point_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols
     _NW: gl.constexpr = gl.num_warps()
     _L: gl.constexpr = gl.BlockedLayout([TH // (_NW * 2), 1], [1, 32], [_NW, 1], [1, 0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW, 1]], [TH, TW], [1, 0])
     _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW // 2, 2 * GR * TW]], [TH, TW], [1, 0])
     _dt = _src.dtype.element_ty
     _flat = gl.allocate_shared_memory(_dt, [TH, TW], _PL)._reinterpret(_dt, [(TH + 2 * GR) * TW, 1, 1], _SL)
@@ -1287,10 +1292,10 @@ def _nine_point_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols
     _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
     _edge0 = (_r0 < 2) | (_r0 + TH > (M - 1)) | (_c0 < 1) | (_c0 + TW > (N - 1))
     _edge1 = (_r0 < 1) | (_r0 + TH > (M - 1)) | (_c0 < 1) | (_c0 + TW > (N - 1))
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(gl.load(_src + _at, mask=_inside, other=0.0))
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(gl.load(_src + _at, mask=_inside, other=0.0))
     gl.thread_barrier()
     for _step in range(_count - 1):
-        _v = ((0.125 * (((((((_flat.index(GR * TW + (-1) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L))) - (0.5 * _flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        _v = ((0.125 * (((((((_flat.index(GR * TW + (-1) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L))) - (0.5 * _flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
         if _edge0:
             _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
             _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1301,9 +1306,9 @@ def _nine_point_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols
             _keep = (_gr < 2) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
-        _v = ((0.25 * (_flat.index(GR * TW + (-1) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (1) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L))) + (0.5 * _flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        _v = ((0.25 * (_flat.index(GR * TW + (-1) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (1) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L))) + (0.5 * _flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
         if _edge1:
             _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
             _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1314,10 +1319,10 @@ def _nine_point_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols
             _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
     # The last iteration: the other array's owned part after its last phase (last group).
-    _v = ((0.125 * (((((((_flat.index(GR * TW + (-1) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L))) - (0.5 * _flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+    _v = ((0.125 * (((((((_flat.index(GR * TW + (-1) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (-1) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L))) - (0.5 * _flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
     if _edge0:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
         _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1328,7 +1333,7 @@ def _nine_point_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols
         _keep = (_gr < 2) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     if _group == _groups - 1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
@@ -1338,8 +1343,8 @@ def _nine_point_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols
         _at = _gr * _cols + _gc
         _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
         _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
-        gl.store(_other + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
-    _v = ((0.25 * (_flat.index(GR * TW + (-1) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (1) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L))) + (0.5 * _flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        gl.store(_other + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).load(_L), mask=_own)
+    _v = ((0.25 * (_flat.index(GR * TW + (-1) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (1) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L))) + (0.5 * _flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
     if _edge1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
         _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1350,7 +1355,7 @@ def _nine_point_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols
         _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
     _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1359,7 +1364,7 @@ def _nine_point_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols
     _at = _gr * _cols + _gc
     _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
     _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
-    gl.store(_dst + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
+    gl.store(_dst + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).load(_L), mask=_own)
 
 
 @triton.jit(do_not_specialize=["_rows", "_cols", "_steps", "_groups", "_group"])
@@ -1535,6 +1540,7 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, M, N, c: "fp64", _rows
     _NW: gl.constexpr = gl.num_warps()
     _L: gl.constexpr = gl.BlockedLayout([TH // (_NW * 2), 1], [1, 32], [_NW, 1], [1, 0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW, 1]], [TH, TW], [1, 0])
     _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW // 2, 2 * GR * TW]], [TH, TW], [1, 0])
     _dt = _src.dtype.element_ty
     _flat = gl.allocate_shared_memory(_dt, [TH, TW], _PL)._reinterpret(_dt, [(TH + 2 * GR) * TW, 1, 1], _SL)
@@ -1552,10 +1558,10 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, M, N, c: "fp64", _rows
     _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
     _edge0 = (_r0 < 1) | (_r0 + TH > M) | (_c0 < 1) | (_c0 + TW > N)
     _edge1 = (_r0 < 1) | (_r0 + TH > M) | (_c0 < 1) | (_c0 + TW > N)
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(gl.load(_src + _at, mask=_inside, other=0.0))
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(gl.load(_src + _at, mask=_inside, other=0.0))
     gl.thread_barrier()
     for _step in range(_count - 1):
-        _v = ((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) - (c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) - _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))) - (c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) - _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L))))
+        _v = ((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - (c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))) - (c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L))))
         if _edge0:
             _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
             _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1566,9 +1572,9 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, M, N, c: "fp64", _rows
             _keep = (_gr < 1) | (_gr >= M) | (_gc < 1) | (_gc >= N)
             _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
-        _v = (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) - ((c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) - _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L))) / 2.0))
+        _v = (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - ((c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L))) / 2.0))
         if _edge1:
             _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
             _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1579,10 +1585,10 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, M, N, c: "fp64", _rows
             _keep = (_gr < 1) | (_gr >= M) | (_gc < 1) | (_gc >= N)
             _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
     # The last iteration: the other array's owned part after its last phase (last group).
-    _v = ((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) - (c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) - _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)))) - (c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) - _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L))))
+    _v = ((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - (c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)))) - (c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L))))
     if _edge0:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
         _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1593,7 +1599,7 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, M, N, c: "fp64", _rows
         _keep = (_gr < 1) | (_gr >= M) | (_gc < 1) | (_gc >= N)
         _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     if _group == _groups - 1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
@@ -1603,8 +1609,8 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, M, N, c: "fp64", _rows
         _at = _gr * _cols + _gc
         _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
         _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
-        gl.store(_other + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
-    _v = (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) - ((c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) - _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L))) / 2.0))
+        gl.store(_other + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).load(_L), mask=_own)
+    _v = (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - ((c * (_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) - _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L))) / 2.0))
     if _edge1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
         _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1615,7 +1621,7 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, M, N, c: "fp64", _rows
         _keep = (_gr < 1) | (_gr >= M) | (_gc < 1) | (_gc >= N)
         _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
     _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1624,7 +1630,7 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, M, N, c: "fp64", _rows
     _at = _gr * _cols + _gc
     _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
     _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
-    gl.store(_dst + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
+    gl.store(_dst + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).load(_L), mask=_own)
 
 
 @triton.jit(do_not_specialize=["_rows", "_cols", "_steps", "_groups", "_group"])

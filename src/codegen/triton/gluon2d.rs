@@ -22,7 +22,14 @@
 //! window is `flat.index(k)._reinterpret(dtype, [TH, TW])` of the buffer viewed as `[S, 1, 1]`
 //! (slices must start at multiples of their length), read with one element a thread along a row
 //! (a shifted window is not 16-byte aligned); the buffer is a padded allocation whose padding
-//! only sizes the guard rows. In the twin a window is a load at `_tile + offset`.
+//! only sizes the guard rows. A window's base is only element-aligned, but Triton takes every
+//! shared view's base as 16-byte aligned: with a swizzled layout it lowers a 32-bit-or-narrower
+//! window to `ldmatrix`/`stmatrix`, whose 16-byte rows a `j +- 1` window misaligns (float32
+//! faulted on the H100 with "misaligned address"; float64, too wide for them, got element
+//! loads). So windows are views in a padded layout whose one padding lies past the window's
+//! end (identity addresses), which Triton lowers element by element (`lowerLdStMatrix` refuses
+//! padded layouts): plain `ld.shared`/`st.shared` of one element whatever the dtype. In the twin
+//! a window is a load at `_tile + offset`.
 //!
 //! Boundary: points of a phase's target outside its rectangle are never written by the loop, so
 //! in tiles that reach past the rectangle (a uniform branch) the phase's result there is
@@ -64,7 +71,7 @@ impl Form {
     /// The tile shifted by `off` elements (an expression of constexprs), for loads or a store.
     fn window(self, off: &str) -> String {
         match self {
-            Form::Gluon => format!("_flat.index(GR * TW + {off})._reinterpret(_dt, [TH, TW], _SL)"),
+            Form::Gluon => format!("_flat.index(GR * TW + {off})._reinterpret(_dt, [TH, TW], _WL)"),
             Form::Twin => format!("_buf + _tile + {off}"),
         }
     }
@@ -155,6 +162,8 @@ fn body(w: &mut Writer, form: Form, st: &Stencil2d) {
                 "_NW: gl.constexpr = gl.num_warps()",
                 "_L: gl.constexpr = gl.BlockedLayout([TH // (_NW * 2), 1], [1, 32], [_NW, 1], [1, 0])",
                 "_SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])",
+                // A window: element accesses only (no ldmatrix/stmatrix on an unaligned base).
+                "_WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW, 1]], [TH, TW], [1, 0])",
                 "_PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW // 2, 2 * GR * TW]], [TH, TW], [1, 0])",
                 "_dt = _src.dtype.element_ty",
                 // The padding only sizes the guard rows: the buffer is used through a flat view.
@@ -254,7 +263,12 @@ fn phase(w: &mut Writer, form: Form, k: usize, p: &Phase2d, state: &str) {
     ));
     w.dedent();
     w.line(form.barrier());
-    w.line(form.store_window("_v"));
+    // A float64 scalar makes a float32 phase's value float64: the plain kernel's and the twin's
+    // `tl.store` cast it to the array's dtype, a shared-memory store does not.
+    w.line(form.store_window(match form {
+        Form::Gluon => "_v.to(_dt)",
+        Form::Twin => "_v",
+    }));
     w.line(form.barrier());
 }
 
