@@ -780,8 +780,10 @@ def _appyc_blocked_2d(kernel, twin, steps, state, other, scalars, reach, guard):
     buffer in global memory poisoned with NaN, as the spare is) with 16 x 16 tiles, so tests
     cross tile boundaries, and at every size, so that small tests reach it.
 
-    float32 stays on the plain kernel: its Gluon build faults with a misaligned shared-memory
-    address on the H100 (same log). APPYC_TEMPORAL=0 or APPYC_TEMPORAL_2D=0 turns it off.
+    float32 stays on the plain kernel until bench/gpu_fp32_gluon_check.py passes on a GPU: its
+    Gluon build faulted with a misaligned shared-memory address on the H100 (same log; the
+    windows were read with ldmatrix, now element by element). APPYC_TEMPORAL=0 or
+    APPYC_TEMPORAL_2D=0 turns it off.
     """
     if os.environ.get("APPYC_TEMPORAL") == "0" or os.environ.get("APPYC_TEMPORAL_2D") == "0":
         return None
@@ -1876,6 +1878,7 @@ def _smooth_2d_swap_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _
     _NW: gl.constexpr = gl.num_warps()
     _L: gl.constexpr = gl.BlockedLayout([TH // (_NW * 2), 1], [1, 32], [_NW, 1], [1, 0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW, 1]], [TH, TW], [1, 0])
     _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW // 2, 2 * GR * TW]], [TH, TW], [1, 0])
     _dt = _src.dtype.element_ty
     _flat = gl.allocate_shared_memory(_dt, [TH, TW], _PL)._reinterpret(_dt, [(TH + 2 * GR) * TW, 1, 1], _SL)
@@ -1893,10 +1896,10 @@ def _smooth_2d_swap_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _
     _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
     _edge0 = (_r0 < 1) | (_r0 + TH > (M - 1)) | (_c0 < 1) | (_c0 + TW > (N - 1))
     _edge1 = (_r0 < 1) | (_r0 + TH > (M - 1)) | (_c0 < 1) | (_c0 + TW > (N - 1))
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(gl.load(_src + _at, mask=_inside, other=0.0))
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(gl.load(_src + _at, mask=_inside, other=0.0))
     gl.thread_barrier()
     for _step in range(_count - 1):
-        _v = (0.25 * (((_flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        _v = (0.25 * (((_flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
         if _edge0:
             _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
             _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1907,9 +1910,9 @@ def _smooth_2d_swap_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _
             _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
-        _v = (0.25 * (((_flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        _v = (0.25 * (((_flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
         if _edge1:
             _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
             _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1920,10 +1923,10 @@ def _smooth_2d_swap_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _
             _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
     # The last iteration: the other array's owned part after its last phase (last group).
-    _v = (0.25 * (((_flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+    _v = (0.25 * (((_flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
     if _edge0:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
         _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1934,7 +1937,7 @@ def _smooth_2d_swap_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _
         _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     if _group == _groups - 1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
@@ -1944,8 +1947,8 @@ def _smooth_2d_swap_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _
         _at = _gr * _cols + _gc
         _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
         _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
-        gl.store(_other + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
-    _v = (0.25 * (((_flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        gl.store(_other + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).load(_L), mask=_own)
+    _v = (0.25 * (((_flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
     if _edge1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
         _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1956,7 +1959,7 @@ def _smooth_2d_swap_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _
         _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
     _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -1965,7 +1968,7 @@ def _smooth_2d_swap_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _
     _at = _gr * _cols + _gc
     _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
     _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
-    gl.store(_dst + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
+    gl.store(_dst + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).load(_L), mask=_own)
 
 
 @triton.jit(do_not_specialize=["_rows", "_cols", "_steps", "_groups", "_group"])

@@ -2094,6 +2094,7 @@ def _smooth_swap_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _col
     _NW: gl.constexpr = gl.num_warps()
     _L: gl.constexpr = gl.BlockedLayout([TH // (_NW * 2), 1], [1, 32], [_NW, 1], [1, 0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW, 1]], [TH, TW], [1, 0])
     _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW // 2, 2 * GR * TW]], [TH, TW], [1, 0])
     _dt = _src.dtype.element_ty
     _flat = gl.allocate_shared_memory(_dt, [TH, TW], _PL)._reinterpret(_dt, [(TH + 2 * GR) * TW, 1, 1], _SL)
@@ -2111,10 +2112,10 @@ def _smooth_swap_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _col
     _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
     _edge0 = (_r0 < 1) | (_r0 + TH > (M - 1)) | (_c0 < 1) | (_c0 + TW > (N - 1))
     _edge1 = (_r0 < 1) | (_r0 + TH > (M - 1)) | (_c0 < 1) | (_c0 + TW > (N - 1))
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(gl.load(_src + _at, mask=_inside, other=0.0))
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(gl.load(_src + _at, mask=_inside, other=0.0))
     gl.thread_barrier()
     for _step in range(_count - 1):
-        _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
         if _edge0:
             _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
             _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -2125,9 +2126,9 @@ def _smooth_swap_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _col
             _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
-        _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
         if _edge1:
             _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
             _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -2138,10 +2139,10 @@ def _smooth_swap_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _col
             _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
     # The last iteration: the other array's owned part after its last phase (last group).
-    _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+    _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
     if _edge0:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
         _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -2152,7 +2153,7 @@ def _smooth_swap_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _col
         _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     if _group == _groups - 1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
@@ -2162,8 +2163,8 @@ def _smooth_swap_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _col
         _at = _gr * _cols + _gc
         _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
         _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
-        gl.store(_other + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
-    _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        gl.store(_other + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).load(_L), mask=_own)
+    _v = (0.2 * ((((_flat.index(GR * TW + (0) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
     if _edge1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
         _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -2174,7 +2175,7 @@ def _smooth_swap_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _col
         _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
     _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -2183,7 +2184,7 @@ def _smooth_swap_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _col
     _at = _gr * _cols + _gc
     _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
     _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
-    gl.store(_dst + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
+    gl.store(_dst + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).load(_L), mask=_own)
 
 
 @triton.jit(do_not_specialize=["_rows", "_cols", "_steps", "_groups", "_group"])
@@ -2388,6 +2389,7 @@ def _swap_no_copies_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _
     _NW: gl.constexpr = gl.num_warps()
     _L: gl.constexpr = gl.BlockedLayout([TH // (_NW * 2), 1], [1, 32], [_NW, 1], [1, 0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW, 1]], [TH, TW], [1, 0])
     _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TH * TW // 2, 2 * GR * TW]], [TH, TW], [1, 0])
     _dt = _src.dtype.element_ty
     _flat = gl.allocate_shared_memory(_dt, [TH, TW], _PL)._reinterpret(_dt, [(TH + 2 * GR) * TW, 1, 1], _SL)
@@ -2405,10 +2407,10 @@ def _swap_no_copies_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _
     _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
     _edge0 = (_r0 < 1) | (_r0 + TH > (M - 1)) | (_c0 < 1) | (_c0 + TW > (N - 1))
     _edge1 = (_r0 < 1) | (_r0 + TH > (M - 1)) | (_c0 < 1) | (_c0 + TW > (N - 1))
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(gl.load(_src + _at, mask=_inside, other=0.0))
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(gl.load(_src + _at, mask=_inside, other=0.0))
     gl.thread_barrier()
     for _step in range(_count - 1):
-        _v = (0.25 * (((_flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        _v = (0.25 * (((_flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
         if _edge0:
             _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
             _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -2419,9 +2421,9 @@ def _swap_no_copies_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _
             _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
-        _v = (0.25 * (((_flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        _v = (0.25 * (((_flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
         if _edge1:
             _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
             _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -2432,10 +2434,10 @@ def _swap_no_copies_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _
             _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
             _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
         gl.thread_barrier()
-        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+        _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
         gl.thread_barrier()
     # The last iteration: the other array's owned part after its last phase (last group).
-    _v = (0.25 * (((_flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+    _v = (0.25 * (((_flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
     if _edge0:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
         _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -2446,7 +2448,7 @@ def _swap_no_copies_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _
         _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_other + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     if _group == _groups - 1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
@@ -2456,8 +2458,8 @@ def _swap_no_copies_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _
         _at = _gr * _cols + _gc
         _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
         _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
-        gl.store(_other + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
-    _v = (0.25 * (((_flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _SL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _SL).load(_L)))
+        gl.store(_other + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).load(_L), mask=_own)
+    _v = (0.25 * (((_flat.index(GR * TW + (-1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L) + _flat.index(GR * TW + (1) * TW + (0))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (-1))._reinterpret(_dt, [TH, TW], _WL).load(_L)) + _flat.index(GR * TW + (0) * TW + (1))._reinterpret(_dt, [TH, TW], _WL).load(_L)))
     if _edge1:
         _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
         _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -2468,7 +2470,7 @@ def _swap_no_copies_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _
         _keep = (_gr < 1) | (_gr >= (M - 1)) | (_gc < 1) | (_gc >= (N - 1))
         _v = gl.where(_keep, gl.load(_src + _at, mask=_keep & _inside, other=0.0), _v)
     gl.thread_barrier()
-    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).store(_v)
+    _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).store(_v.to(_dt))
     gl.thread_barrier()
     _lr2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lr], dtype=gl.int32, is_pure=False, pack=1)
     _lc2 = gl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [_lc], dtype=gl.int32, is_pure=False, pack=1)
@@ -2477,7 +2479,7 @@ def _swap_no_copies_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _
     _at = _gr * _cols + _gc
     _inside = (_gr >= 0) & (_gr < _rows) & (_gc >= 0) & (_gc < _cols)
     _own = _inside & (_lr2 >= HALO) & (_lr2 < TH - HALO) & (_lc2 >= HALO) & (_lc2 < TW - HALO)
-    gl.store(_dst + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _SL).load(_L), mask=_own)
+    gl.store(_dst + _at, _flat.index(GR * TW + 0)._reinterpret(_dt, [TH, TW], _WL).load(_L), mask=_own)
 
 
 @triton.jit(do_not_specialize=["_rows", "_cols", "_steps", "_groups", "_group"])
