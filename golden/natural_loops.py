@@ -762,11 +762,12 @@ def _appyc_blocked(kernel, steps, arrays, scalars, reach, state=None, kinds=""):
 # between its grid barriers and beats the blocked one: Jacobi-2D x 1000 on the H100, 512^2
 # (4 MiB) 5.1 ms plain against 8.5 blocked, 1024^2 (16 MiB) 11.8 against 8.8 (performance.md 39).
 _APPYC_BLOCKED_2D_MIN_BYTES = 8 << 20
+_APPYC_BLOCKED_2D_DTYPES = (torch.float32, torch.float64)
 
 
 def _appyc_blocked_2d(kernel, twin, steps, state, other, scalars, reach, guard):
     """Runs a 2-D stencil loop temporally blocked (codegen/triton/gluon2d.rs) when its arrays
-    allow it (2-D, one shape, contiguous, float64, distinct, past the size below which the
+    allow it (2-D, one shape and dtype, contiguous, distinct, past the size below which the
     plain kernel keeps them in the L2); returns None otherwise, and the plain persistent kernel
     runs. `state`: the array phase 0 reads; `reach`: how far one iteration reads; `guard`: the
     tile's guard rows.
@@ -780,16 +781,16 @@ def _appyc_blocked_2d(kernel, twin, steps, state, other, scalars, reach, guard):
     buffer in global memory poisoned with NaN, as the spare is) with 16 x 16 tiles, so tests
     cross tile boundaries, and at every size, so that small tests reach it.
 
-    float32 stays on the plain kernel until bench/gpu_fp32_gluon_check.py passes on a GPU: its
-    Gluon build faulted with a misaligned shared-memory address on the H100 (same log; the
-    windows were read with ldmatrix, now element by element). APPYC_TEMPORAL=0 or
-    APPYC_TEMPORAL_2D=0 turns it off.
+    float32 and float64, both arrays the same dtype (the kernel's shared tile holds one). Its
+    windows start at any element, so they are read element by element: when Triton lowered
+    float32 windows to ldmatrix, the H100 faulted with a misaligned address (gluon2d.rs).
+    APPYC_TEMPORAL=0 or APPYC_TEMPORAL_2D=0 turns it off.
     """
     if os.environ.get("APPYC_TEMPORAL") == "0" or os.environ.get("APPYC_TEMPORAL_2D") == "0":
         return None
     arrays = (state, other)
-    if any(a.dim() != 2 or a.shape != state.shape or a.dtype != torch.float64
-           or not a.is_contiguous() for a in arrays) \
+    if any(a.dim() != 2 or a.shape != state.shape or a.dtype != state.dtype
+           or not a.is_contiguous() for a in arrays) or state.dtype not in _APPYC_BLOCKED_2D_DTYPES \
             or state.data_ptr() == other.data_ptr() or state.numel() >= 1 << 31:
         return None
     if not _APPYC_INTERPRET and 2 * state.numel() * state.element_size() < _APPYC_BLOCKED_2D_MIN_BYTES:

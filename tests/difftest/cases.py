@@ -404,8 +404,11 @@ CASES = [
          make=lambda r, s: [normal(r, s, F64), normal(r, s, F64), s[0], s[1], 4],
          sizes=((19, 29), (3, 3)), mvls=(16,), fp64_strict=True,
          launches=("_jacobi_loops_persistent0_blocked_twin",)),
-    Case("stencils_2d", "jacobi_loops", variant="fp32",   # float32: the plain kernel (the H100 fault)
+    Case("stencils_2d", "jacobi_loops", variant="fp32",   # float32 blocked too
          make=lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], 3], sizes=((17, 24), (6, 35)),
+         mvls=(16,), launches=("_jacobi_loops_persistent0_blocked_twin",)),
+    Case("stencils_2d", "jacobi_loops", variant="mixed-dtypes",   # one tile dtype: the plain kernel
+         make=lambda r, s: [normal(r, s), normal(r, s, F64), s[0], s[1], 3], sizes=((17, 24),),
          mvls=(16,), launches=("_jacobi_loops_persistent0",), no_launches=("_blocked",)),
     Case("stencils_2d", "jacobi_loops", variant="unblocked",
          make=lambda r, s: [normal(r, s, F64), normal(r, s, F64), s[0], s[1], 5],
@@ -450,9 +453,10 @@ CASES = [
          make=lambda r, s: [normal(r, s, F64), normal(r, s, F64), s[0], s[1], 1],
          sizes=((19, 29), (6, 35)), mvls=(16,), fp64_strict=True,
          launches=("_smooth_swap_persistent0",), no_launches=("_blocked",)),
-    Case("stencils_2d", "smooth_swap", variant="fp32",   # float32: the plain kernel
+    Case("stencils_2d", "smooth_swap", variant="fp32",   # float32 blocked too
          make=lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], 4], sizes=((17, 24), (6, 35)),
-         mvls=(16,), launches=("_smooth_swap_persistent0",), no_launches=("_blocked",)),
+         mvls=(16,), launches=("_smooth_swap_persistent0_blocked_twin",),
+         no_launches=("_smooth_swap_persistent0$",)),
     Case("stencils_2d", "swap_no_copies",
          lambda r, s: [normal(r, s, F64), normal(r, s, F64), s[0], s[1], 7], ((37, 45), (9, 20)),
          mvls=(16,), fp64_strict=True, launches=("_swap_no_copies_persistent0_blocked_twin",)),
