@@ -64,12 +64,7 @@ pub fn stencil(var: &str, regions: &[&Kernel]) -> Option<Stencil> {
     let mut phases = vec![];
     let mut radius = 0;
     for k in regions {
-        let plain = k.checks.is_empty()
-            && k.temps.is_empty()
-            && k.tiles.is_none()
-            && k.shared.is_empty()
-            && k.comm.is_none()
-            && k.absorbed.is_empty();
+        let plain = is_plain(k);
         let ([d], [stmt]) = (k.dims.as_slice(), k.body.as_slice()) else {
             return None;
         };
@@ -263,14 +258,20 @@ fn host_value(e: &Expr, bound: &HashSet<String>) -> bool {
     })
 }
 
-/// One region as a 2-D stencil phase (and whether it reads diagonally), or why not.
-fn phase_2d(k: &Kernel, bound: &HashSet<String>) -> Result<(Phase2d, bool), String> {
-    let plain = k.checks.is_empty()
+/// A region with nothing but its grid and body: no launch checks, temporaries, tiles, shared
+/// scalars, communication or absorbed statements, which a blocked kernel would have to carry.
+fn is_plain(k: &Kernel) -> bool {
+    k.checks.is_empty()
         && k.temps.is_empty()
         && k.tiles.is_none()
         && k.shared.is_empty()
         && k.comm.is_none()
-        && k.absorbed.is_empty();
+        && k.absorbed.is_empty()
+}
+
+/// One region as a 2-D stencil phase (and whether it reads diagonally), or why not.
+fn phase_2d(k: &Kernel, bound: &HashSet<String>) -> Result<(Phase2d, bool), String> {
+    let plain = is_plain(k);
     if !plain {
         return Err("launch checks, temporaries, tiles or shared scalars".into());
     }
