@@ -520,7 +520,9 @@ def gpu(args):
     n = args.n
     ideal_bytes = 2 * 16 * n * n
     tmp = tempfile.mkdtemp(prefix="bw-")
-    names = [nm for nm in VARIANTS if wanted(args, nm, world)]
+    # In --only's order when given: which variant allocates first may matter (call 6).
+    order = args.only.split(";") if args.only else list(VARIANTS)
+    names = [nm for nm in order if nm in VARIANTS and wanted(args, nm, world)]
     mods, runs = {}, {}
     heap = None
     up = down = None
