@@ -74,7 +74,9 @@ pub fn run(func: &mut Function, file: &SourceFile, notes: &mut Vec<Diagnostic>) 
         }
         match gather(func, at, file) {
             Ok(region) => func.body[at] = region,
-            Err(Refusal { span, why }) => {
+            // Only a loop that accumulates (some `X[idx] += v`) is worth a note: a time loop
+            // that assigns its arrays was never a candidate.
+            Err(Refusal { span, why }) if accumulates(s) => {
                 let line = file.line_of(s.span.start as usize);
                 notes.push(
                     Diagnostic::note(
@@ -84,8 +86,21 @@ pub fn run(func: &mut Function, file: &SourceFile, notes: &mut Vec<Diagnostic>) 
                     .with_label(why),
                 );
             }
+            Err(_) => {}
         }
     }
+}
+
+/// Whether some statement of `s` updates an array element by `+=` (or `-=`).
+fn accumulates(s: &Stmt) -> bool {
+    let mut found = false;
+    s.walk(&mut |st| {
+        if let StmtKind::Assign { target, value, .. } = &st.kind {
+            found |= matches!(target.kind, ExprKind::Subscript { .. })
+                && matches!(as_reduction(target, value), Some((ReduceOp::Sum, _)));
+        }
+    });
+    found
 }
 
 /// Why a loop stays as written, and the statement that decided it.
@@ -604,6 +619,10 @@ impl<'a> Walk<'a> {
                 }
                 aliases.push(l.var.clone());
                 v.clone()
+            }
+            ExprKind::Name(n) if self.written.contains(n) => {
+                bad.get_or_insert_with(|| format!("reads `{n}` before the iteration writes it"));
+                x
             }
             ExprKind::Name(n) => {
                 let ok = self.scalar_params.contains(n) || *n == host || n.starts_with('\u{0}');
@@ -1428,4 +1447,223 @@ fn region_stmt(r: Region, s: &Stmt, body: &[Stmt], file: &SourceFile) -> Stmt {
             tf32,
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codegen::writer::Writer;
+    use crate::passes::attach_pragmas::tests::attached;
+
+    /// The function after the pass, its notes.
+    fn gathered(src: &str) -> (Function, Vec<Diagnostic>) {
+        let mut f = attached(src).expect("pragmas attach");
+        let file = SourceFile::new("t.py", src);
+        let mut notes = vec![];
+        run(&mut f, &file, &mut notes);
+        (f, notes)
+    }
+
+    fn printed(body: &[Stmt]) -> String {
+        let mut w = Writer::new(0);
+        crate::codegen::python::stmts(&mut w, body);
+        w.finish()
+    }
+
+    /// The loop stays exactly as written and the note gives `why` at the statement of `line`.
+    fn refused(src: &str, why: &str, line: usize) {
+        let before = attached(src).expect("pragmas attach");
+        let (after, notes) = gathered(src);
+        assert_eq!(before.body, after.body, "the loop was rewritten");
+        let file = SourceFile::new("t.py", src);
+        let [note] = notes.as_slice() else {
+            panic!("{notes:?}")
+        };
+        assert!(
+            note.label.as_deref().is_some_and(|l| l.contains(why)),
+            "{note:?}"
+        );
+        assert_eq!(file.line_of(note.span.start as usize), line, "{note:?}");
+    }
+
+    const SYMM: &str = "def symm(alpha, beta, C, A, B):
+    temp2 = np.empty((C.shape[1],), dtype=C.dtype)
+    for i in range(C.shape[0]):
+        #pragma parallel for
+        for j in range(C.shape[1]):
+            acc = 0.0
+            #pragma simd
+            for k in range(i):
+                C[k, j] += alpha * B[i, j] * A[i, k]
+                acc += B[k, j] * A[i, k]
+            temp2[j] = acc
+        C[i, :] += alpha * B[i, :] * A[i, i] + alpha * temp2
+    return C
+";
+
+    #[test]
+    fn symm_s_scatter_and_private_row_become_one_region_of_sums_tile_dot_takes() {
+        let (f, notes) = gathered(SYMM);
+        assert!(notes.is_empty(), "{notes:?}");
+        let text = printed(&f.body[1..2]);
+        // The scatter `C[k, j]` for `k < i` inverted: row `i` sums the iterations above it;
+        // `temp2[j]` replaced by the sum the iteration stored in it, folded into `s`.
+        let want = "#pragma parallel for
+for i in range(0, C.shape[0], 1):
+    #pragma simd
+    for j in range(0, C.shape[1], 1):
+        s_0 = 0.0
+        for i_0 in range(i + 1, C.shape[0], 1):
+            s_0 = s_0 + alpha * B[i_0, j] * A[i_0, i]
+        for k in range(0, i, 1):
+            s_0 = s_0 + alpha * (B[k, j] * A[i, k])
+        C[i, j] = C[i, j] + alpha * B[i, j % B.shape[1]] * A[i, i] + s_0
+";
+        assert_eq!(text, want);
+        let mut kernels = crate::passes::outline::run(&f).expect("outlines");
+        assert_eq!(kernels.len(), 1);
+        crate::passes::tile_dot::run(&mut kernels[0], &mut vec![]);
+        assert!(kernels[0].tiles.is_some(), "tile_dot refused the region");
+    }
+
+    #[test]
+    fn a_triangular_parallel_loop_below_the_row_becomes_rows_from_one() {
+        let src = "def f(L, B, C):
+    for k in range(C.shape[0]):
+        #pragma parallel for
+        for i in range(k + 1, C.shape[0]):
+            #pragma simd
+            for j in range(C.shape[1]):
+                C[i, j] += L[i, k] * B[k, j]
+";
+        let (f, notes) = gathered(src);
+        assert!(notes.is_empty(), "{notes:?}");
+        let text = printed(&f.body);
+        assert!(
+            text.starts_with("#pragma parallel for\nfor i in range(1, C.shape[0], 1):"),
+            "{text}"
+        );
+        assert!(text.contains("for k in range(0, i, 1):"), "{text}");
+    }
+
+    #[test]
+    fn a_value_that_reads_the_accumulated_array_keeps_the_loop() {
+        let src = "def f(C):
+    for i in range(1, C.shape[0]):
+        #pragma parallel for simd
+        for j in range(C.shape[1]):
+            C[i, j] += C[i - 1, j]
+";
+        refused(src, "reads `C`, which the loop writes", 5);
+    }
+
+    #[test]
+    fn a_temporary_read_before_the_iteration_writes_it_keeps_the_loop() {
+        let src = "def f(C, B):
+    t = np.empty((C.shape[1],))
+    for i in range(C.shape[0]):
+        C[i, :] += t
+        #pragma parallel for
+        for j in range(C.shape[1]):
+            t[j] = B[i, j]
+";
+        refused(src, "reads `t` before the iteration writes it", 4);
+    }
+
+    #[test]
+    fn a_temporary_named_after_the_loop_keeps_the_loop() {
+        let src = "def f(C, B):
+    t = np.empty((C.shape[1],))
+    for i in range(C.shape[0]):
+        #pragma parallel for
+        for j in range(C.shape[1]):
+            t[j] = B[i, j]
+        C[i, :] += t
+    return t
+";
+        refused(
+            src,
+            "`t` is private to an iteration but named after the loop",
+            3,
+        );
+    }
+
+    #[test]
+    fn the_loop_variable_named_after_the_loop_keeps_the_loop() {
+        let src = "def f(C, B):
+    for i in range(C.shape[0]):
+        #pragma parallel for
+        for j in range(C.shape[1]):
+            C[i, j] += B[i, j]
+    return i
+";
+        refused(
+            src,
+            "`i` is private to an iteration but named after the loop",
+            2,
+        );
+    }
+
+    #[test]
+    fn a_target_index_that_is_not_invertible_keeps_the_loop() {
+        let src = "def f(C, A):
+    for i in range(A.shape[0]):
+        #pragma parallel for
+        for j in range(C.shape[1]):
+            #pragma simd
+            for k in range(i):
+                C[k // 2, j] += A[i, k]
+";
+        refused(
+            src,
+            "the target index `k // 2` is not an iteration variable",
+            7,
+        );
+    }
+
+    #[test]
+    fn an_assignment_that_is_no_update_keeps_the_loop() {
+        let src = "def f(C, A):
+    for i in range(A.shape[0]):
+        #pragma parallel for
+        for j in range(C.shape[1]):
+            C[i, j] += A[i, j]
+            #pragma simd
+            for k in range(i):
+                C[k, j] = A[i, k]
+";
+        refused(src, "is neither an update `+=` nor a private temporary", 8);
+    }
+
+    #[test]
+    fn updates_of_two_arrays_keep_the_loop() {
+        let src = "def f(C, D, A):
+    for i in range(A.shape[0]):
+        #pragma parallel for
+        for j in range(C.shape[1]):
+            C[i, j] += A[i, j]
+            D[i, j] += A[i, j]
+";
+        refused(src, "accumulates into two arrays", 6);
+    }
+
+    #[test]
+    fn a_column_sum_into_a_vector_is_one_parallel_loop_over_the_vector() {
+        let src = "def f(A, y, x):
+    for i in range(A.shape[0]):
+        #pragma parallel for simd
+        for j in range(A.shape[1]):
+            x[j] += A[i, j] * y[i]
+";
+        let (f, notes) = gathered(src);
+        assert!(notes.is_empty(), "{notes:?}");
+        let want = "#pragma parallel for
+for j in range(0, A.shape[1], 1):
+    s_0 = 0.0
+    for i in range(0, A.shape[0], 1):
+        s_0 = s_0 + A[i, j] * y[i]
+    x[j] = x[j] + s_0
+";
+        assert_eq!(printed(&f.body), want);
+    }
 }
