@@ -52,6 +52,7 @@ use crate::frontend::source::{SourceFile, Span};
 use crate::ir::pragma::{Directive, Pragma};
 use crate::ir::*;
 use crate::passes::affine::Affine;
+use crate::passes::tensor::{is_product_call, reduction_call};
 use rustpython_parser::lexer::lex;
 use rustpython_parser::{Mode, Tok};
 use std::collections::{HashMap, HashSet};
@@ -607,6 +608,21 @@ impl<'a> Walk<'a> {
         aliases: &mut Vec<String>,
     ) -> Result<Expr, Refusal> {
         let col = Expr::name(SLICE_COL, s.span);
+        // Element by element only: a reduction or product over the slices (or anything the
+        // kernel language lacks, which ran on the host) keeps the loop.
+        let whole = term.any(&mut |x| match &x.kind {
+            ExprKind::Call { func, args } => {
+                reduction_call(func, args.len()).is_some() || is_product_call(func)
+            }
+            ExprKind::Unsupported(_) => true,
+            _ => false,
+        });
+        if whole {
+            return refuse(
+                s.span,
+                "a bare update's value is not element-wise (a reduction, a product or host code)",
+            );
+        }
         let mut bad: Option<String> = None;
         let host = self.host.clone();
         let value = term.clone().rewrite(&mut |x| match &x.kind {
@@ -1633,6 +1649,20 @@ for i in range(0, C.shape[0], 1):
                 C[k, j] = A[i, k]
 ";
         refused(src, "is neither an update `+=` nor a private temporary", 8);
+    }
+
+    #[test]
+    fn a_bare_update_that_reduces_its_slices_keeps_the_loop() {
+        let src = "def f(C, B):
+    for i in range(C.shape[0]):
+        #pragma parallel for
+        for j in range(C.shape[1]):
+            C[i, j] += B[i, j]
+        C[i, :] += np.sum(B[i, :])
+";
+        refused(src, "not element-wise", 6);
+        let src = src.replace("np.sum(B[i, :])", "B[i, :] @ B");
+        refused(&src, "not element-wise", 6);
     }
 
     #[test]
