@@ -41,6 +41,11 @@
 //! - *Broadcast reads*: a bare row update's full slice `Y[v, :]` of another extent than the
 //!   target's is read at `c % Y.shape[d]`, NumPy's broadcasting of a length-1 dimension (in a
 //!   valid program the extents agree otherwise, and the modulo is the identity).
+//! - *Dtypes are not seen*: the sum is stored once, so where NumPy rounds each step's store
+//!   (an integer target updated by float values truncates every iteration) the result can
+//!   differ by more than reassociation; float targets and integer targets of integer values
+//!   agree. An element of the region no update reaches is stored back as `X + 0` (a `-0.0`
+//!   becomes `0.0`).
 //! - *Where*: after `attach_pragmas` (the pragmas tell the `parallel for` and its inner loops)
 //!   and before `device_statements`, which would turn the bare row update into a region of its
 //!   own; the result is an ordinary function-level region for `outline`, so no later pass and
