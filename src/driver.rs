@@ -305,11 +305,12 @@ fn compile_function(
     warnings: &mut Vec<Diagnostic>,
 ) -> Result<(Vec<Edit>, Vec<Span>)> {
     let calls = crate::frontend::libcalls::find(f)?;
-    // 1-4: the function as IR, its pragmas bound (3a: bare array assignments in time loops
-    // become regions), its regions outlined as kernels.
+    // 1-4: the function as IR, its pragmas bound (3a: accumulation loops gathered into regions;
+    // 3b: bare array assignments in time loops become regions), its regions outlined as kernels.
     let mut func = lower_function(f);
     passes::normalize::run(&mut func);
     passes::attach_pragmas::run_with_warnings(&mut func, pragmas, file, warnings)?;
+    passes::gather::run(&mut func, file, warnings);
     passes::device_statements::run(&mut func, |at| file.line_of(at.start as usize));
     let mut kernels = passes::outline::run(&func)?;
     // 4a-4c: each region as written (races, shared and reduction scalars, matrix tiles).

@@ -785,6 +785,47 @@ fn verbose_says_which_statement_keeps_a_time_loop_on_the_host() {
 }
 
 #[test]
+fn verbose_says_which_statement_keeps_an_accumulation_loop_from_being_gathered() {
+    let dir = scratch("gather-note");
+    let src = dir.join("acc.py");
+    std::fs::write(
+        &src,
+        "def f(C):\n    for i in range(1, C.shape[0]):\n        #pragma parallel for simd\n        for j in range(C.shape[1]):\n            C[i, j] += C[i - 1, j]\n",
+    )
+    .unwrap();
+    let out = dir.join("out.py");
+    let args = [src.to_str().unwrap(), "-o", out.to_str().unwrap(), "-v"];
+    let verbose = appyc(&args);
+    assert!(verbose.status.success());
+    let stderr = String::from_utf8_lossy(&verbose.stderr);
+    assert!(
+        stderr
+            .contains("acc.py:5:13: note: the host loop at line 2 is not gathered into one region"),
+        "{stderr}"
+    );
+    has_caret_under(&stderr, "            C[i, j] += C[i - 1, j]");
+    assert!(
+        stderr.contains("reads `C`, which the loop writes"),
+        "{stderr}"
+    );
+    // Gathered, it says nothing and the loop is one region.
+    std::fs::write(
+        &src,
+        std::fs::read_to_string(&src)
+            .unwrap()
+            .replace("C[i - 1, j]", "2.0"),
+    )
+    .unwrap();
+    let verbose = appyc(&args);
+    assert!(!String::from_utf8_lossy(&verbose.stderr).contains("note:"));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.ends_with("def f(C):\n    _launch_f_kernel0(C)\n"),
+        "{text}"
+    );
+}
+
+#[test]
 fn a_parallel_for_pragma_on_a_while_loop_is_an_error_at_the_loop() {
     let dir = scratch("while-pragma");
     let src = dir.join("w.py");

@@ -6,6 +6,7 @@ pub mod comm;
 pub mod device_statements;
 pub mod distribute;
 pub mod fuse_into_reduction;
+pub mod gather;
 pub mod insert_sync;
 pub mod lower_tensor;
 pub mod normalize;

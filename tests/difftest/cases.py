@@ -485,6 +485,36 @@ CASES = [
     Case("time_loops", "host_code_in_loop",
          lambda r, n: [normal(r, n), n, 3], SIZES_1D,
          launches=("_host_code_in_loop_persistent0",), no_launches=("_kernel",)),
+    # ---------------------------------------------------------------- accumulation_loops
+    # Host loops that only accumulate into one array become one region (passes/gather.rs):
+    # one launch, no persistent kernel; a product shape gets tl.dot tiles.
+    Case("accumulation_loops", "symm_natural",
+         lambda r, s: [1.5, 1.2, normal(r, s, F64), normal(r, (s[0], s[0]), F64), normal(r, s, F64)],
+         ((37, 45), (5, 150), (70, 21)), fp64_strict=True,
+         launches=("_symm_natural_kernel0_tiles",), no_launches=("persistent",)),
+    Case("accumulation_loops", "symm_natural", variant="untiled",
+         make=lambda r, s: [1.5, 1.2, normal(r, s, F64), normal(r, (s[0], s[0]), F64), normal(r, s, F64)],
+         sizes=((37, 45), (5, 150)), fp64_strict=True, env={"APPYC_TILES": "0"},
+         launches=("_symm_natural_kernel0",), no_launches=("persistent", "_tiles")),
+    Case("accumulation_loops", "symm_natural", variant="fp32",
+         make=lambda r, s: [1.5, 1.2, normal(r, s), normal(r, (s[0], s[0])), normal(r, s)],
+         sizes=((37, 45),), tol=SUM32, launches=("_symm_natural_kernel0",), no_launches=("persistent",)),
+    Case("accumulation_loops", "lower_product",
+         lambda r, s: [normal(r, (s[0], s[0]), F64), normal(r, s, F64), normal(r, s, F64)],
+         ((37, 45), (5, 150)), fp64_strict=True,
+         launches=("_lower_product_kernel0_tiles",), no_launches=("persistent",)),
+    Case("accumulation_loops", "syrk_steps",
+         lambda r, s: [1.5, normal(r, (s[0], s[0]), F64), normal(r, s, F64)],
+         ((37, 45), (5, 150)), fp64_strict=True,
+         launches=("_syrk_steps_kernel0_tiles",), no_launches=("persistent",)),
+    Case("accumulation_loops", "column_sums",
+         lambda r, s: [normal(r, s, F64), normal(r, s[0], F64), normal(r, s[1], F64)],
+         ((37, 45), (5, 150)), fp64_strict=True,
+         launches=("_column_sums_kernel0",), no_launches=("persistent",)),
+    # Reads what it accumulates: left as a loop of regions (one persistent kernel).
+    Case("accumulation_loops", "prefix_rows",
+         lambda r, s: [normal(r, s, F64)], ((37, 45), (5, 150)), fp64_strict=True,
+         launches=("_prefix_rows_persistent0",)),
     # ---------------------------------------------------------------- natural_loops
     # Time loops as APPy users write them (bare host statements, swaps, host scalars,
     # convergence loops): each must run as one persistent kernel, never a launch per region.
