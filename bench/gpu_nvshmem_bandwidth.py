@@ -24,9 +24,11 @@ Variants (VARIANTS below; `check` False: correctness not checked, said in the ou
     communicate (wait for the counter, put the edge row, signal, wait for the neighbour's);
     one grid barrier a sweep; the puts by loads and stores (uncapped) or by NVSHMEM's calls
     (capped at 80);
-  distribute main / generated[ nvshmem puts| nocap| 6/SM]: samples/distribute_jacobi2d.py's
+  distribute main / generated[ nvshmem puts| nocap| 6/SM| nospec]: samples/distribute_jacobi2d.py's
     modules (dist_main.py before P2P puts, dist_new.py after), the latter with NVSHMEM's puts,
-    uncapped, or at most 6 programs an SM: why distribute got slower with P2P puts;
+    uncapped, at most 6 programs an SM, or its per-rank block bounds unspecialised: why
+    distribute got slower with P2P puts; distribute nocomm: its puts and waits removed (not
+    checked), the sweeps alone;
   single (MVL, warps, warps/SM): the single-GPU kernel (1 GPU only; not checked here: its
     difftests and golden run cover it).
 
@@ -41,6 +43,8 @@ Modes:
   (default)            under torchrun, one process per GPU: check, time, report
 
     torchrun --standalone --nproc-per-node 2 bench/gpu_nvshmem_bandwidth.py --modules DIR --out $OUT
+
+--only "a;b" runs those variants in that order (the first allocates its arrays first).
 """
 import argparse
 import importlib.util
