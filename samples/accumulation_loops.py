@@ -4,8 +4,8 @@ add into one array, each gathered into one region (passes/gather.rs).
 Exercises: symm's scatter into the rows above (`C[k, j] += ...` for `k < i`) with a private
 sum carried by a temporary row to a bare row update; a triangular product whose `parallel for`
 starts below the loop's row (`range(k + 1, n)`); syrk's rank-1 updates of a lower triangle; a
-column sum into a vector; and a loop that reads what it accumulates (a prefix over rows),
-which stays a loop of regions.
+triangle whose sums start at the column (`C[j, k]`, `k <= v`); a column sum into a vector; and
+a loop that reads what it accumulates (a prefix over rows), which stays a loop of regions.
 """
 import numpy as np
 
@@ -46,6 +46,17 @@ def syrk_steps(alpha, C, A):
             #pragma simd
             for j in range(i + 1):
                 C[i, j] += alpha * A[i, k] * A[j, k]
+
+
+def column_triangle(L, B, C):
+    # C[j, k] += the sum over v >= k of L[v, k] * B[v, j]: each column's sum starts at the
+    # column, so the columns cannot be vector lanes (one program an element).
+    for v in range(L.shape[0]):
+        #pragma parallel for
+        for j in range(C.shape[0]):
+            #pragma simd
+            for k in range(v + 1):
+                C[j, k] += L[v, k] * B[v, j]
 
 
 def column_sums(A, y, x):

@@ -5,8 +5,8 @@ add into one array, each gathered into one region (passes/gather.rs).
 Exercises: symm's scatter into the rows above (`C[k, j] += ...` for `k < i`) with a private
 sum carried by a temporary row to a bare row update; a triangular product whose `parallel for`
 starts below the loop's row (`range(k + 1, n)`); syrk's rank-1 updates of a lower triangle; a
-column sum into a vector; and a loop that reads what it accumulates (a prefix over rows),
-which stays a loop of regions.
+triangle whose sums start at the column (`C[j, k]`, `k <= v`); a column sum into a vector; and
+a loop that reads what it accumulates (a prefix over rows), which stays a loop of regions.
 """
 import numpy as np
 
@@ -58,6 +58,20 @@ def syrk_steps(alpha, C, A):
                 k = appy.vidx(_k_base, 32, A.shape[1])
                 s_0 = s_0 + sum(alpha * A[i, k] * A[j, k], axis=0)
             C[i, j] = C[i, j] + s_0
+
+
+def column_triangle(L, B, C):
+    # C[j, k] += the sum over v >= k of L[v, k] * B[v, j]: each column's sum starts at the
+    # column, so the columns cannot be vector lanes (one program an element).
+    # _column_triangle_kernel0
+    #pragma parallel for
+    for j in range(0, C.shape[0], 1):
+        #pragma parallel for
+        for k in range(0, L.shape[0], 1):
+            s_0 = 0.0
+            for v in range(k, L.shape[0], 1):
+                s_0 = s_0 + L[v, k] * B[v, j]
+            C[j, k] = C[j, k] + s_0
 
 
 def column_sums(A, y, x):

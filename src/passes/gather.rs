@@ -1069,6 +1069,22 @@ struct Region {
     body: Vec<Stmt>,
 }
 
+impl Region {
+    /// Whether a sum's bounds depend on the column (`C[j, k]` summed over `v >= k`): then the
+    /// column cannot be a `simd` loop (vector lanes need scalar bounds for the loops inside).
+    fn column_bounds_sums(&self) -> bool {
+        fn mentions(body: &[Stmt], var: &str) -> bool {
+            body.iter().any(|st| match &st.kind {
+                StmtKind::For { range, body, .. } => {
+                    range.start.mentions(var) || range.stop.mentions(var) || mentions(body, var)
+                }
+                _ => false,
+            })
+        }
+        self.names.len() == 2 && mentions(&self.body, &self.names[1])
+    }
+}
+
 /// The merged region of every update, or why the updates do not merge.
 fn build(walk: &Walk, target: &str, host: &Loop, s: &Stmt) -> Result<Region, Refusal> {
     let rank = walk.updates[0].index.len();
@@ -1445,15 +1461,23 @@ fn region_stmt(r: Region, s: &Stmt, body: &[Stmt], file: &SourceFile) -> Stmt {
         });
         st
     };
+    let column_bounds_sums = r.column_bounds_sums();
     let mut body = r.body;
     if r.names.len() == 2 {
-        body = vec![for_loop(
-            &r.names[1],
-            &r.ranges[1],
-            body,
-            LoopKind::Simd(Width::Mvl),
-            Directive::Simd(Width::Mvl),
-        )];
+        // Lanes along the row when the sums allow it; otherwise one program an element.
+        let (kind, directive) = if column_bounds_sums {
+            let parallel = Directive::ParallelFor {
+                simd: None,
+                num_warps: None,
+                shared: vec![],
+                reduction: vec![],
+                tf32,
+            };
+            (LoopKind::Parallel { simd: None }, parallel)
+        } else {
+            (LoopKind::Simd(Width::Mvl), Directive::Simd(Width::Mvl))
+        };
+        body = vec![for_loop(&r.names[1], &r.ranges[1], body, kind, directive)];
     }
     for_loop(
         &r.names[0],
@@ -1565,6 +1589,34 @@ for i in range(0, C.shape[0], 1):
             "{text}"
         );
         assert!(text.contains("for k in range(0, i, 1):"), "{text}");
+    }
+
+    #[test]
+    fn sums_bounded_by_the_column_make_the_column_a_parallel_loop_not_simd_lanes() {
+        // `C[j, k]` for `k <= v`: column k sums `v` from k on. Vector lanes along k would need
+        // per-lane bounds for that loop, which the lowering refuses (it compiled before this
+        // pass and must still compile): one program an element instead.
+        let src = "def f(L, B, C):
+    for v in range(L.shape[0]):
+        #pragma parallel for
+        for j in range(C.shape[0]):
+            #pragma simd
+            for k in range(v + 1):
+                C[j, k] += L[v, k] * B[v, j]
+";
+        let (f, notes) = gathered(src);
+        assert!(notes.is_empty(), "{notes:?}");
+        let text = printed(&f.body);
+        let want = "#pragma parallel for
+for j in range(0, C.shape[0], 1):
+    #pragma parallel for
+    for k in range(0, L.shape[0], 1):
+        s_0 = 0.0
+        for v in range(k, L.shape[0], 1):
+            s_0 = s_0 + L[v, k] * B[v, j]
+        C[j, k] = C[j, k] + s_0
+";
+        assert_eq!(text, want);
     }
 
     #[test]

@@ -503,6 +503,10 @@ CASES = [
          lambda r, s: [normal(r, (s[0], s[0]), F64), normal(r, s, F64), normal(r, s, F64)],
          ((37, 45), (5, 150)), fp64_strict=True,
          launches=("_lower_product_kernel0_tiles",), no_launches=("persistent",)),
+    Case("accumulation_loops", "column_triangle",   # sums bounded by the column: no simd lanes
+         lambda r, s: [normal(r, (s[1], s[1]), F64), normal(r, (s[1], s[0]), F64), normal(r, (s[0], s[1]), F64)],
+         ((37, 45), (5, 150), (70, 21)), fp64_strict=True,
+         launches=("_column_triangle_kernel0",), no_launches=("persistent",)),
     Case("accumulation_loops", "syrk_steps",
          lambda r, s: [1.5, normal(r, (s[0], s[0]), F64), normal(r, s, F64)],
          ((37, 45), (5, 150)), fp64_strict=True,
