@@ -1061,6 +1061,7 @@ def _decaying_wave_persistent0(v, u, N, decay: "fp64", v_stride0, u_stride0, _ph
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
+    dt = tl.full((), -0.0, tl.float64) + dt
     for _phase in range(_phase_lo, _phase_hi):
         _iteration = _phase // 2
         _region = _phase - _iteration * 2
@@ -1095,6 +1096,7 @@ def _decaying_wave_persistent0_blocked(v, u, _scratch_v, _scratch_u, N, decay: "
     _nprog = tl.num_programs(0)
     _x = tl.arange(0, W)
     _arrived = tl.full((), 0, tl.int64)
+    dt = tl.full((), -0.0, tl.float64) + dt
     for _group in range(_group_lo, _group_hi):
         _count = tl.minimum(G, _steps - _group * G)
         if COMPUTE:
@@ -1147,7 +1149,7 @@ def _decaying_wave_persistent0_blocked(v, u, _scratch_v, _scratch_u, N, decay: "
         tl.store(_carried + 0, (dt).to(tl.float64))
 
 
-_decaying_wave_persistent0_tuning = _AppycTuning("_decaying_wave_persistent0", "a8f8b716df59b08b", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_decaying_wave_persistent0_tuning = _AppycTuning("_decaying_wave_persistent0", "570c6609e9fe2db5", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_decaying_wave_persistent0(v, u, N, dt, decay, T, _appyc_config=None):
@@ -1187,6 +1189,7 @@ def _wave_with_clock_persistent0(v, u, N, v_stride0, u_stride0, _phase_lo, _phas
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
+    dt = tl.full((), -0.0, tl.float64) + dt
     for _phase in range(_phase_lo, _phase_hi):
         _iteration = _phase // 2
         _region = _phase - _iteration * 2
@@ -1214,7 +1217,7 @@ def _wave_with_clock_persistent0(v, u, N, v_stride0, u_stride0, _phase_lo, _phas
         tl.store(_carried + 0, (dt).to(tl.float64))
 
 
-_wave_with_clock_persistent0_tuning = _AppycTuning("_wave_with_clock_persistent0", "4d9c5f2cea9491a2", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_wave_with_clock_persistent0_tuning = _AppycTuning("_wave_with_clock_persistent0", "7f11ba877a92ab24", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_wave_with_clock_persistent0(v, u, N, dt, T, _appyc_config=None):
@@ -1362,6 +1365,7 @@ def _counted_steps_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, w: 
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
+    w = tl.full((), -0.0, tl.float64) + w
     steps = steps.to(tl.int64)
     for _phase in range(_phase_lo, _phase_hi):
         _iteration = _phase
@@ -1382,7 +1386,7 @@ def _counted_steps_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, w: 
         tl.store(_carried + 1, (steps).to(tl.float64))
 
 
-_counted_steps_persistent0_tuning = _AppycTuning("_counted_steps_persistent0", "a7034348777010aa", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_counted_steps_persistent0_tuning = _AppycTuning("_counted_steps_persistent0", "f2a5a87652417f38", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_counted_steps_persistent0(A, N, steps, T, _appyc_config=None):
@@ -1421,6 +1425,7 @@ def _relax_to_tolerance_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
+    diff = tl.full((), -0.0, tl.float64) + diff
     it = it.to(tl.int64)
     _running = _running != 0
     if _phase_lo % 1 == 0:
@@ -1473,7 +1478,7 @@ def _relax_to_tolerance_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter
         tl.store(_carried + 6, (_running).to(tl.float64))
 
 
-_relax_to_tolerance_persistent0_tuning = _AppycTuning("_relax_to_tolerance_persistent0", "be3f1b20babe1259", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_relax_to_tolerance_persistent0_tuning = _AppycTuning("_relax_to_tolerance_persistent0", "bfa4c51799f54cd5", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_relax_to_tolerance_persistent0(N, B, A, diff, it, tol, max_iter, _appyc_config=None):
@@ -1513,6 +1518,7 @@ def _relax_until_small_persistent0(B, A, _diff_shared, N, tol: "fp64", B_stride0
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
+    diff = tl.full((), -0.0, tl.float64) + diff
     _running = _running != 0
     _phase = _phase_lo
     while _running & (_phase < _phase_hi):
@@ -1551,7 +1557,7 @@ def _relax_until_small_persistent0(B, A, _diff_shared, N, tol: "fp64", B_stride0
         tl.store(_carried + 1, (_running).to(tl.float64))
 
 
-_relax_until_small_persistent0_tuning = _AppycTuning("_relax_until_small_persistent0", "c95c960dc29af2b3", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_relax_until_small_persistent0_tuning = _AppycTuning("_relax_until_small_persistent0", "49ddc05939bb226b", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_relax_until_small_persistent0(B, A, N, tol, max_iter, _appyc_config=None):
@@ -2229,6 +2235,7 @@ def _steps_until_small_persistent0(B, A, _diff_shared, N, tol: "fp64", B_stride0
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
+    diff = tl.full((), -0.0, tl.float64) + diff
     it = it.to(tl.int64)
     _running = _running != 0
     _phase = _phase_lo
@@ -2269,7 +2276,7 @@ def _steps_until_small_persistent0(B, A, _diff_shared, N, tol: "fp64", B_stride0
         tl.store(_carried + 2, (_running).to(tl.float64))
 
 
-_steps_until_small_persistent0_tuning = _AppycTuning("_steps_until_small_persistent0", "d487d6f5192bd8e8", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_steps_until_small_persistent0_tuning = _AppycTuning("_steps_until_small_persistent0", "ce553fc75baa0750", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_steps_until_small_persistent0(B, A, N, tol, max_iter, _appyc_config=None):
@@ -2308,6 +2315,8 @@ def _counters_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", max_it
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
+    diff = tl.full((), -0.0, tl.float64) + diff
+    sweeps = tl.full((), -0.0, tl.float64) + sweeps
     pairs = pairs.to(tl.int64)
     small = small != 0
     _running = _running != 0
@@ -2366,7 +2375,7 @@ def _counters_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", max_it
         tl.store(_carried + 8, (_running).to(tl.float64))
 
 
-_counters_until_small_persistent0_tuning = _AppycTuning("_counters_until_small_persistent0", "b8ead71306397402", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_counters_until_small_persistent0_tuning = _AppycTuning("_counters_until_small_persistent0", "e9a2f5217c0ec292", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_counters_until_small_persistent0(N, B, A, sweeps, pairs, tol, max_iter, _appyc_config=None):
@@ -2407,6 +2416,7 @@ def _or_defaults_persistent0(A, N, scale: "fp64", A_stride0, _phase_lo, _phase_h
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
+    s = tl.full((), -0.0, tl.float64) + s
     k = k.to(tl.int64)
     m = m.to(tl.int64)
     for _phase in range(_phase_lo, _phase_hi):
@@ -2430,7 +2440,7 @@ def _or_defaults_persistent0(A, N, scale: "fp64", A_stride0, _phase_lo, _phase_h
         tl.store(_carried + 2, (m).to(tl.float64))
 
 
-_or_defaults_persistent0_tuning = _AppycTuning("_or_defaults_persistent0", "95ce0d052d75a405", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_or_defaults_persistent0_tuning = _AppycTuning("_or_defaults_persistent0", "f27de0aafdce11c7", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_or_defaults_persistent0(A, N, scale, T, _appyc_config=None):
@@ -2579,6 +2589,7 @@ def _offset_counter_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, c:
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
+    c = tl.full((), -0.0, tl.float64) + c
     for _phase in range(_phase_lo, _phase_hi):
         _iteration = _phase
         t = _iteration
@@ -2603,6 +2614,7 @@ def _offset_counter_persistent0_blocked(A, _scratch_A, N, _n, _steps, _chunk, _c
     _nprog = tl.num_programs(0)
     _x = tl.arange(0, W)
     _arrived = tl.full((), 0, tl.int64)
+    c = tl.full((), -0.0, tl.float64) + c
     for _group in range(_group_lo, _group_hi):
         _count = tl.minimum(G, _steps - _group * G)
         if COMPUTE:
@@ -2647,7 +2659,7 @@ def _offset_counter_persistent0_blocked(A, _scratch_A, N, _n, _steps, _chunk, _c
         tl.store(_carried + 0, (c).to(tl.float64))
 
 
-_offset_counter_persistent0_tuning = _AppycTuning("_offset_counter_persistent0", "1a3d8ef302efd2b5", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_offset_counter_persistent0_tuning = _AppycTuning("_offset_counter_persistent0", "880ab055977ec29f", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_offset_counter_persistent0(A, N, c, T, _appyc_config=None):
@@ -2680,3 +2692,95 @@ def offset_counter(A, N, T):
     c = 0.5
     c = _launch_offset_counter_persistent0(A, N, c, T)
     return c
+
+
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "diff", "it", "_running"])
+def _smooth_then_measure_persistent0(B, A, R, _diff_shared, N, tol: "fp64", max_iter: "fp64", B_stride0, A_stride0, R_stride0, _diff_shared_stride0, _phase_lo, _phase_hi, _sync, diff: "fp64", it, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/natural_loops.py:268: while diff > tol and it < max_iter:  (persistent: 3 phase(s) per iteration)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _arrived = tl.full((), 0, tl.int64)
+    diff = tl.full((), -0.0, tl.float64) + diff
+    it = it.to(tl.int64)
+    _running = _running != 0
+    if _phase_lo % 3 == 0:
+        _running = _running & ((diff > tol)) & (((it).to(tl.float64) < max_iter))
+    _phase = _phase_lo
+    while _running & (_phase < _phase_hi):
+        _iteration = _phase // 3
+        _region = _phase - _iteration * 3
+        if _region == 0:
+            # samples/natural_loops.py:269: #pragma parallel for simd
+            _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            for _vp in range(_pid, _n0_0, _nprog):
+                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:270
+                i_mask = i < (N - 1)
+                tl.store(B + i * B_stride0, 0.25 * tl.load(A + (i - 1) * A_stride0, mask=i_mask) + 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + 0.25 * tl.load(A + (i + 1) * A_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:271
+        if _region == 1:
+            diff = tl.full((), 0.0, tl.float64)
+            _diff_shared_now = _diff_shared + _iteration % 3
+            _diff_shared_now_stride0 = _diff_shared_stride0
+            # samples/natural_loops.py:273: #pragma parallel for simd reduction(max:diff)
+            _n1_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            for _vp1 in range(_pid, _n1_0, _nprog):
+                i = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:274
+                i_mask = i < (N - 1)
+                tl.store(R + i * R_stride0, tl.load(B + i * B_stride0, mask=i_mask) - tl.load(A + i * A_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:275
+                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(R + i * R_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:276
+        if _region == 2:
+            diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
+            if _pid == 0:
+                tl.store(_diff_shared + (_iteration + 2) % 3, tl.load(_diff_shared + 3))
+            # samples/natural_loops.py:277: #pragma parallel for simd
+            _n2_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            for _vp2 in range(_pid, _n2_0, _nprog):
+                i = 1 + _vp2 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:278
+                i_mask = i < (N - 1)
+                tl.store(A + i * A_stride0, tl.load(B + i * B_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:279
+        if GRID_SYNC:
+            _arrived += _nprog
+            _appyc_grid_barrier(_sync, _arrived)
+        if _region == 2:
+            it = ((it + 1)).to(tl.int64)
+            _running = _running & ((diff > tol)) & (((it).to(tl.float64) < max_iter))
+        _phase += 1
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (diff).to(tl.float64))
+        tl.store(_carried + 1, (it).to(tl.float64))
+        tl.store(_carried + 2, (_running).to(tl.float64))
+
+
+_smooth_then_measure_persistent0_tuning = _AppycTuning("_smooth_then_measure_persistent0", "13f66e0eaca4757a", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+
+
+def _launch_smooth_then_measure_persistent0(B, A, N, R, diff, it, tol, max_iter, _appyc_config=None):
+    """Runs the loop at samples/natural_loops.py:268 on the GPU: one launch of the persistent kernel _smooth_then_measure_persistent0."""
+    _diff_shared = _appyc_shared_slots(float(diff), R, R.device, "max")
+    if not (diff > tol and it < max_iter):
+        return diff, it
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(N), B.dtype, A.dtype, R.dtype)
+        _appyc_config = _smooth_then_measure_persistent0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _smooth_then_measure_persistent0_tuning.tune(
+                _appyc_key, (B, R, _diff_shared, A), lambda config: _launch_smooth_then_measure_persistent0(B, A, N, R, diff, it, tol, max_iter, config)
+            )
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
+    _appyc_state = _appyc_persistent(
+        _smooth_then_measure_persistent0, _APPYC_UNBOUNDED_PHASES, (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl),
+        (B, A, R, _diff_shared, int(N), float(tol), float(max_iter), B.stride(0), A.stride(0), R.stride(0), _diff_shared.stride(0)),
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+        state=(float(diff), int(it), 1), kinds="fib", stop=2,
+    )
+    return _appyc_item_like(_diff_shared, _appyc_state[0]), int(_appyc_state[1])
+
+
+def smooth_then_measure(A, B, R, N, tol, max_iter):
+    # The reduced change comes from a phase after one that does not touch it, so the first
+    # phase of an iteration keeps `diff` as the last iteration left it (the interpreter runs a
+    # phase a launch, and a launch of the first phase alone once stored `diff` as a Python
+    # float, which failed).
+    diff = tol + 1.0
+    it = 0
+    diff, it = _launch_smooth_then_measure_persistent0(B, A, N, R, diff, it, tol, max_iter)
+    return it, diff

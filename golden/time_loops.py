@@ -1588,6 +1588,7 @@ def _host_code_in_loop_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync,
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
+    scale = tl.full((), -0.0, tl.float64) + scale
     for _phase in range(_phase_lo, _phase_hi):
         _iteration = _phase
         t = _iteration
@@ -1605,7 +1606,7 @@ def _host_code_in_loop_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync,
         tl.store(_carried + 0, (scale).to(tl.float64))
 
 
-_host_code_in_loop_persistent0_tuning = _AppycTuning("_host_code_in_loop_persistent0", "4453c9cbbe008014", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_host_code_in_loop_persistent0_tuning = _AppycTuning("_host_code_in_loop_persistent0", "991ee2c67991209e", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_host_code_in_loop_persistent0(A, N, T, _appyc_config=None):

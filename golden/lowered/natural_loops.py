@@ -360,3 +360,33 @@ def offset_counter(A, N, T):
             i = appy.vidx(i, appy.MVL, N)
             A[i] = 0.5 * A[i] + c
     return c
+
+
+def smooth_then_measure(A, B, R, N, tol, max_iter):
+    # The reduced change comes from a phase after one that does not touch it, so the first
+    # phase of an iteration keeps `diff` as the last iteration left it (the interpreter runs a
+    # phase a launch, and a launch of the first phase alone once stored `diff` as a Python
+    # float, which failed).
+    diff = tol + 1.0
+    it = 0
+    while diff > tol and it < max_iter:
+        # _smooth_then_measure_kernel0
+        #pragma parallel for simd
+        for i in range(1, N - 1, 1):
+            i = appy.vidx(i, appy.MVL, N - 1)
+            B[i] = 0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1]
+        diff = 0.0
+        # _smooth_then_measure_kernel1
+        #pragma parallel for simd
+        for i in range(1, N - 1, 1):
+            i = appy.vidx(i, appy.MVL, N - 1)
+            R[i] = B[i] - A[i]
+            #pragma atomic
+            _diff_shared[0] = max(_diff_shared[0], max(abs(R[i])))
+        # _smooth_then_measure_kernel2
+        #pragma parallel for simd
+        for i in range(1, N - 1, 1):
+            i = appy.vidx(i, appy.MVL, N - 1)
+            A[i] = B[i]
+        it += 1
+    return it, diff

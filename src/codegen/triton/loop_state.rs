@@ -281,14 +281,18 @@ impl<'a> LoopState<'a> {
         self.steps.carried.iter().map(|c| &c.name)
     }
 
-    /// Before the phase loop: integer and bool registers at their types (the launcher passes
-    /// Python ints; float ones are fp64 parameters already).
+    /// Before the phase loop: every register at its type. The launcher passes Python ints and
+    /// floats; on the GPU a float is an fp64 parameter already, but under the interpreter it
+    /// stays a Python float, which a launch whose phases never assign it (one phase a launch
+    /// there) would store with `.to`. `-0.0 + x` is `x` exactly, signed zeros included.
     pub fn start(&self, w: &mut Writer) {
         for c in &self.steps.carried {
             match c.ty {
                 ScalarType::Int => w.line(format!("{0} = {0}.to(tl.int64)", c.name)),
                 ScalarType::Bool => w.line(format!("{0} = {0} != 0", c.name)),
-                ScalarType::Float => {}
+                ScalarType::Float => {
+                    w.line(format!("{0} = tl.full((), -0.0, tl.float64) + {0}", c.name))
+                }
             }
         }
         if let Some(v) = &self.var {

@@ -1,0 +1,105 @@
+"""1-D time loops drawn at random (fixed seed) with the host statements issue 23 moved onto the
+device: a decaying host scalar, a counter, bare slice and element assignments, a reduction into
+a scalar that a `while` condition or an `if ...: break` reads, `u, v = v, u`. Each must leave
+the arrays and return the values (types included: a counter stays an int) of the NumPy run of
+its source under the Triton interpreter; most run as one persistent kernel.
+
+Called as a user calls the module, without the difftests' launch counter: that counter types
+Python float arguments the way a GPU launch does (conftest._TypedFloat), which hid a launch
+that stored a float register still a Python float (`.to` on a float) until a random search
+found it.
+"""
+import importlib.util
+import random
+import subprocess
+
+import numpy as np
+import pytest
+import torch
+
+from test_samples import appyc_bin
+
+SEED, COUNT = 3, 16
+
+
+def draw(rng, idx):
+    """`f{idx}(u, v, w, n, T, dt, decay, tol)` returning `(dt, it, diff)`."""
+    loop = rng.choice(["for", "for", "while"])
+    lines = [f"def f{idx}(u, v, w, n, T, dt, decay, tol):", "    it = 0", "    diff = tol + 1.0",
+             "    for t in range(T):" if loop == "for" else "    while diff > tol and it < T:",
+             "        #pragma parallel for simd", "        for i in range(1, n - 1):",
+             f"            v[i] = {rng.choice(['v[i] + ', '', '0.5 * v[i] + '])}"
+             f"dt * (u[i - 1] - 2.0 * u[i] + u[i + 1]){rng.choice(['', ' + u[i]'])}"]
+    extras = set(rng.sample(["scalar", "count", "bare", "elem", "reduce", "swap", "phase2", "break"],
+                            k=rng.randint(1, 4)))
+    if loop == "while":
+        extras |= {"reduce", "count"}
+    if "reduce" in extras:
+        lines += ["        diff = 0.0", "        #pragma parallel for simd reduction(max:diff)",
+                  "        for i in range(1, n - 1):", "            w[i] = v[i] - u[i]",
+                  "            diff = max(diff, abs(w[i]))"]
+    if "phase2" in extras:
+        lines += ["        #pragma parallel for simd", "        for i in range(n):", "            u[i] = u[i] + dt * v[i]"]
+    if "bare" in extras:
+        lines.append(rng.choice(["        u[0] = v[1]", "        v[:] = 0.5 * v[:]", "        w[1:n - 1] = v[1:n - 1]"]))
+    if "elem" in extras:
+        lines.append("        w[0] = w[0] + dt")
+    if "scalar" in extras:
+        lines.append("        dt = dt * decay")
+    if "count" in extras:
+        lines.append("        it += 1")
+    if {"break", "reduce"} <= extras and loop == "for":
+        lines += ["        if diff < tol:", "            break"]
+    if "swap" in extras:
+        lines.append("        u, v = v, u")
+    lines.append("    return dt, it, diff")
+    return "\n".join(lines) + "\n"
+
+
+def _load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def drawn(tmp_path_factory):
+    rng = random.Random(SEED)
+    programs = [draw(rng, i) for i in range(COUNT)]
+    out = tmp_path_factory.mktemp("time_loop_random")
+    source = out / "loops.py"
+    source.write_text("import numpy as np\n\n\n" + "\n\n".join(programs))
+    gen = out / "loops_gen.py"
+    proc = subprocess.run([str(appyc_bin()), str(source), "-o", str(gen)], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return programs, _load(source, "time_loop_random_ref"), _load(gen, "time_loop_random_gen"), gen.read_text()
+
+
+def test_most_drawn_loops_run_as_one_persistent_kernel(drawn):
+    """All but a break followed by more host statements (`if diff < tol: break` then
+    `u, v = v, u`), which stays host-driven: `appyc -v` says so."""
+    programs, _, _, text = drawn
+    persistent = sum(f"_launch_f{i}_persistent0(" in text for i in range(COUNT))
+    assert persistent >= COUNT - 3, f"{persistent} of {COUNT} loops are persistent"
+
+
+@pytest.mark.parametrize("idx", range(COUNT))
+def test_a_random_time_loop_matches_numpy(drawn, idx):
+    programs, ref, gen, _ = drawn
+    src = programs[idx]
+    rng = np.random.default_rng(idx)
+    for n, steps in ((int(rng.integers(5, 60)), int(rng.integers(1, 9))), (300, 6)):
+        arrays = [rng.standard_normal(n) * 0.1 for _ in range(3)]
+        tol = float(rng.choice([1e-3, 0.02, 0.05]))
+        want_arrays = [a.copy() for a in arrays]
+        want = getattr(ref, f"f{idx}")(*want_arrays, n, steps, 0.3, 0.9, tol)
+        got_arrays = [torch.tensor(a) for a in arrays]
+        got = getattr(gen, f"f{idx}")(*got_arrays, n, steps, 0.3, 0.9, tol)
+        where = f"n={n} T={steps} tol={tol}\n{src}"
+        for g, w in zip(got_arrays, want_arrays):
+            np.testing.assert_allclose(g.numpy(), w, rtol=1e-9, atol=1e-12, err_msg=where)
+        for g, w in zip(got, want):
+            assert isinstance(g, int) == isinstance(w, (int, np.integer)), (g, w, where)
+            np.testing.assert_allclose(float(g), float(w), rtol=1e-9, atol=1e-12, err_msg=where)
