@@ -1072,7 +1072,7 @@ struct Region {
 impl Region {
     /// Whether a sum's bounds depend on the column (`C[j, k]` summed over `v >= k`): then the
     /// column cannot be a `simd` loop (vector lanes need scalar bounds for the loops inside).
-    fn column_bounds_sums(&self) -> bool {
+    fn sums_bounded_by_column(&self) -> bool {
         fn mentions(body: &[Stmt], var: &str) -> bool {
             body.iter().any(|st| match &st.kind {
                 StmtKind::For { range, body, .. } => {
@@ -1461,11 +1461,11 @@ fn region_stmt(r: Region, s: &Stmt, body: &[Stmt], file: &SourceFile) -> Stmt {
         });
         st
     };
-    let column_bounds_sums = r.column_bounds_sums();
+    let sums_bounded_by_column = r.sums_bounded_by_column();
     let mut body = r.body;
     if r.names.len() == 2 {
         // Lanes along the row when the sums allow it; otherwise one program an element.
-        let (kind, directive) = if column_bounds_sums {
+        let (kind, directive) = if sums_bounded_by_column {
             let parallel = Directive::ParallelFor {
                 simd: None,
                 num_warps: None,
