@@ -200,6 +200,33 @@ pub struct Function {
     pub span: Span,
 }
 
+impl Function {
+    /// Every name the function uses (parameters, loop variables, variables, arrays), so that
+    /// names a pass makes up never collide with the user's.
+    pub fn names(&self) -> std::collections::HashSet<String> {
+        let mut used: std::collections::HashSet<String> = self.params.iter().cloned().collect();
+        for s in &self.body {
+            s.walk(&mut |st| {
+                if let StmtKind::For { var, .. } = &st.kind {
+                    used.insert(var.clone());
+                }
+                for e in st.exprs() {
+                    e.walk(&mut |x| match &x.kind {
+                        ExprKind::Name(n) => {
+                            used.insert(n.clone());
+                        }
+                        ExprKind::Subscript { array, .. } | ExprKind::Shape { array, .. } => {
+                            used.insert(array.clone());
+                        }
+                        _ => {}
+                    });
+                }
+            });
+        }
+        used
+    }
+}
+
 /// Recognises a reduction update `t = t op v`, `t = max(t, v)`, `t = np.maximum(t, v)` and
 /// returns the operator and `v`. Subtraction is a sum of the negation.
 pub fn as_reduction<'a>(

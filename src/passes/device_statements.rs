@@ -33,7 +33,7 @@ pub fn run(func: &mut Function, file_line_of: impl Fn(Span) -> usize) {
         ranks,
     };
     arrays.names.extend(func.params.iter().cloned());
-    let mut used = func_names(func);
+    let mut used = func.names();
     convert_in_host_loops(&mut func.body, &arrays, &file_line_of, &mut used);
 }
 
@@ -184,25 +184,6 @@ fn is_region(s: &Stmt) -> bool {
         }
         _ => false,
     }
-}
-
-fn func_names(func: &Function) -> HashSet<String> {
-    let mut used: HashSet<String> = func.params.iter().cloned().collect();
-    for s in &func.body {
-        s.walk(&mut |st| {
-            if let StmtKind::For { var, .. } = &st.kind {
-                used.insert(var.clone());
-            }
-            for e in st.exprs() {
-                e.walk(&mut |x| {
-                    if let ExprKind::Name(n) = &x.kind {
-                        used.insert(n.clone());
-                    }
-                });
-            }
-        });
-    }
-    used
 }
 
 /// Walks host code (never into regions); in the body of a host loop that holds a region, each

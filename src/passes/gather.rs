@@ -830,30 +830,6 @@ struct Cons {
 /// The chosen range of each placed variable.
 type Bounds = HashMap<String, (Lin, Lin)>;
 
-/// Every name of the function, so that made-up names never collide.
-fn func_names(func: &Function) -> HashSet<String> {
-    let mut used: HashSet<String> = func.params.iter().cloned().collect();
-    for s in &func.body {
-        s.walk(&mut |st| {
-            if let StmtKind::For { var, .. } = &st.kind {
-                used.insert(var.clone());
-            }
-            for e in st.exprs() {
-                e.walk(&mut |x| match &x.kind {
-                    ExprKind::Name(n) => {
-                        used.insert(n.clone());
-                    }
-                    ExprKind::Subscript { array, .. } | ExprKind::Shape { array, .. } => {
-                        used.insert(array.clone());
-                    }
-                    _ => {}
-                });
-            }
-        });
-    }
-    used
-}
-
 fn fresh(base: &str, used: &mut HashSet<String>) -> String {
     let base = base.trim_start_matches('\u{0}');
     let name = (0..)
@@ -1097,7 +1073,7 @@ fn build(walk: &Walk, target: &str, host: &Loop, s: &Stmt) -> Result<Region, Ref
             "the target is not a vector or a matrix",
         );
     }
-    let mut used = func_names(walk.func);
+    let mut used = walk.func.names();
     // The region's rows are the loop's own when a bare update writes row `v`: the update
     // that owns them names the row and column.
     let owner = walk
