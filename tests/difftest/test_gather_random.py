@@ -8,15 +8,13 @@ drawn here must be gathered (the generated function has no host loop left), comp
 NumPy's result at sizes that are not multiples of a block. A random search with other seeds
 found the column-bounded sums (`C[j, k]`, `k <= v`) that once failed to compile.
 """
-import importlib.util
 import random
-import subprocess
 
 import numpy as np
 import pytest
 import torch
 
-from test_samples import appyc_bin
+from test_samples import compile_source
 
 SEED, COUNT = 11, 24
 
@@ -63,25 +61,14 @@ def draw(rng, idx):
     return "\n".join(lines) + "\n", transposed
 
 
-def _load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
 
 @pytest.fixture(scope="module")
 def drawn(tmp_path_factory):
     rng = random.Random(SEED)
     programs = [draw(rng, i) for i in range(COUNT)]
-    out = tmp_path_factory.mktemp("gather_random")
-    source = out / "accumulations.py"
-    source.write_text("import numpy as np\n\n\n" + "\n\n".join(src for src, _ in programs))
-    gen = out / "accumulations_gen.py"
-    proc = subprocess.run([str(appyc_bin()), str(source), "-o", str(gen)], capture_output=True, text=True,
-                          timeout=120)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return programs, _load(source, "gather_random_ref"), _load(gen, "gather_random_gen"), gen.read_text()
+    ref, gen, text = compile_source("import numpy as np\n\n\n" + "\n\n".join(src for src, _ in programs),
+                                    tmp_path_factory.mktemp("gather_random"), "gather_random")
+    return programs, ref, gen, text
 
 
 @pytest.mark.parametrize("idx", range(COUNT))

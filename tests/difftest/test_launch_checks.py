@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from test_samples import gen_dir, generated_module  # noqa: F401 (gen_dir is a fixture)
+from test_samples import gen_dir, generated_module, reference_module  # noqa: F401 (gen_dir is a fixture)
 
 
 def test_le_dimension_longer_than_declared(gen_dir):
@@ -181,12 +181,13 @@ def test_row_block_of_vectorised_lanes_blocks_the_loop_outside(gen_dir, monkeypa
         np.testing.assert_allclose(c.numpy(), 1.5 * a.numpy() + b.numpy().T, rtol=1e-12, atol=1e-12)
 
 
-def test_float_registers_are_tensors_without_the_harness(gen_dir, natural_reference):
+def test_float_registers_are_tensors_without_the_harness(gen_dir):
     """Under the interpreter a Python float argument stays a Python float; the difftests' launch
     counter types it (conftest._TypedFloat, to show a GPU's precision), which once hid this: a
     persistent launch whose phases never assign a float register (one phase a launch there)
     stored it with `.to` and raised. Called here as a user would, without the launch counter."""
     gen = generated_module("natural_loops", 16, gen_dir)
+    natural_reference = reference_module("natural_loops")
     for n in (37, 1000):
         rng = np.random.default_rng(n)
         arrays = [rng.standard_normal(n) for _ in range(3)]
@@ -199,14 +200,3 @@ def test_float_registers_are_tensors_without_the_harness(gen_dir, natural_refere
         for g, w in zip(got_arrays, want_arrays):
             np.testing.assert_allclose(g.numpy(), w, rtol=1e-12, atol=1e-14)
 
-
-@pytest.fixture(scope="module")
-def natural_reference():
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "samples" / "natural_loops.py"
-    spec = importlib.util.spec_from_file_location("natural_loops_reference", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod

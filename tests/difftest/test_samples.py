@@ -96,6 +96,19 @@ def load_generated(path: Path, name: str):
         return load_module(path, name)
 
 
+def compile_source(text: str, out_dir: Path, stem: str):
+    """`text` (a NumPy source drawn by a test) written to out_dir/stem.py and compiled by appyc:
+    (its NumPy module, the generated module imported `without_appy()`, the generated text)."""
+    source = out_dir / f"{stem}.py"
+    source.write_text(text)
+    gen = out_dir / f"{stem}_gen.py"
+    proc = subprocess.run([str(appyc_bin()), str(source), "-o", str(gen)], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return (load_module(source, f"appyc_ref_{stem}"), load_generated(gen, f"appyc_gen_{stem}"),
+            gen.read_text())
+
+
 _ref_modules = {}
 
 

@@ -10,15 +10,13 @@ phases or one phase with `A, B = B, A` (with or without boundary copies), float3
 step counts the group size does not divide. Every drawn program must give NumPy's arrays (both
 buffers, and the returned pair of a swap loop), and most must run blocked.
 """
-import importlib.util
 import random
-import subprocess
 
 import numpy as np
 import pytest
 import torch
 
-from test_samples import appyc_bin
+from test_samples import compile_source
 
 SEED, COUNT = 5, 12
 
@@ -55,25 +53,14 @@ def draw(rng, idx):
     return "\n".join(lines) + "\n", swap
 
 
-def _load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
 
 @pytest.fixture(scope="module")
 def drawn(tmp_path_factory):
     rng = random.Random(SEED)
     programs = [draw(rng, i) for i in range(COUNT)]
-    out = tmp_path_factory.mktemp("stencil2d_random")
-    source = out / "stencils.py"
-    source.write_text("import numpy as np\n\n\n" + "\n\n".join(src for src, _ in programs))
-    gen = out / "stencils_gen.py"
-    proc = subprocess.run([str(appyc_bin()), str(source), "-o", str(gen)], capture_output=True, text=True,
-                          timeout=120)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return programs, _load(source, "stencil2d_random_ref"), _load(gen, "stencil2d_random_gen"), gen.read_text()
+    ref, gen, text = compile_source("import numpy as np\n\n\n" + "\n\n".join(src for src, _ in programs),
+                                    tmp_path_factory.mktemp("stencil2d_random"), "stencil2d_random")
+    return programs, ref, gen, text
 
 
 def test_most_drawn_loops_run_blocked(drawn):

@@ -9,15 +9,13 @@ Python float arguments the way a GPU launch does (conftest._TypedFloat), which h
 that stored a float register still a Python float (`.to` on a float) until a random search
 found it.
 """
-import importlib.util
 import random
-import subprocess
 
 import numpy as np
 import pytest
 import torch
 
-from test_samples import appyc_bin
+from test_samples import compile_source
 
 SEED, COUNT = 3, 16
 
@@ -56,25 +54,14 @@ def draw(rng, idx):
     return "\n".join(lines) + "\n"
 
 
-def _load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
 
 @pytest.fixture(scope="module")
 def drawn(tmp_path_factory):
     rng = random.Random(SEED)
     programs = [draw(rng, i) for i in range(COUNT)]
-    out = tmp_path_factory.mktemp("time_loop_random")
-    source = out / "loops.py"
-    source.write_text("import numpy as np\n\n\n" + "\n\n".join(programs))
-    gen = out / "loops_gen.py"
-    proc = subprocess.run([str(appyc_bin()), str(source), "-o", str(gen)], capture_output=True, text=True,
-                          timeout=120)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return programs, _load(source, "time_loop_random_ref"), _load(gen, "time_loop_random_gen"), gen.read_text()
+    ref, gen, text = compile_source("import numpy as np\n\n\n" + "\n\n".join(programs),
+                                    tmp_path_factory.mktemp("time_loop_random"), "time_loop_random")
+    return programs, ref, gen, text
 
 
 def test_most_drawn_loops_run_as_one_persistent_kernel(drawn):
