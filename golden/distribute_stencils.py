@@ -23,6 +23,8 @@ os.environ["NCCL_NVLS_ENABLE"] = "0"
 import torch
 import triton
 import triton.language as tl
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
 
 # Triton's interpreter (TRITON_INTERPRET=1) runs kernels on the CPU; it cannot time them, so
 # tuning is off there and kernels run with a fixed vector length (APPYC_MVL, default 128).
@@ -593,7 +595,7 @@ def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm, 
     return registers
 
 
-def _appyc_blocked(kernel, steps, arrays, scalars, reach, state=None, kinds=""):
+def _appyc_blocked(twin, kernel, steps, arrays, scalars, reach, state=None, kinds=""):
     """Runs a 1-D stencil loop temporally blocked (codegen/triton/blocked.rs) when its arrays
     allow it (1-D, one length, contiguous, floating); returns None otherwise, and the plain
     persistent kernel runs. `reach`: how far one iteration reads (radius x phases). `state`,
@@ -601,12 +603,14 @@ def _appyc_blocked(kernel, steps, arrays, scalars, reach, state=None, kinds=""):
     (an empty list without registers).
 
     A chunk is `width - 2 * halo` elements, and a group `group` iterations between grid
-    barriers (32 on the GPU, 0.39 us a phase for jacobi_1d against 1.2 for a grid barrier a
-    phase: bench/gaps_h100.log, temporal). Width 512, or 1024 past 2^16 elements, where the
-    halo's recomputation is half as large a share; as many programs as the GPU holds, up to one
-    a chunk, each taking every `programs`-th chunk. Under the interpreter width 32, group 2
-    and at most 3 programs, so tests cross chunk and group boundaries and programs own several
-    chunks. APPYC_TEMPORAL=0 turns it off.
+    barriers; as many programs as the GPU holds, up to one a chunk, each taking every
+    `programs`-th chunk. On the GPU the Gluon kernel runs (chunks in registers and shared
+    memory): width 2048 past 2^16 elements (512 below), 64 iterations a group (32 below), 4
+    warps; on the H100 wave_decay at 2^20 points took 2.0 ms at (2048, 64) and 2.3 at (1024, 32)
+    in a hand-written probe of the same kernel, where the Triton twin (chunks in a global
+    scratch, bound by the L2) took 9.8 ms (bench/blocked1d_probe_h100.log). The twin runs only
+    under the interpreter, with width 32, group 2 and at most 3 programs, so tests cross chunk
+    and group boundaries and programs own several chunks. APPYC_TEMPORAL=0 turns blocking off.
     """
     if os.environ.get("APPYC_TEMPORAL") == "0":
         return None
@@ -614,7 +618,10 @@ def _appyc_blocked(kernel, steps, arrays, scalars, reach, state=None, kinds=""):
     if any(a.dim() != 1 or a.shape[0] != n or a.stride(0) != 1 or not a.is_floating_point()
            for a in arrays):
         return None
-    width, group = (32, 2) if _APPYC_INTERPRET else (512 if n <= 1 << 16 else 1024, 32)
+    if _APPYC_INTERPRET:
+        width, group = 32, 2
+    else:
+        width, group = (512, 32) if n <= 1 << 16 else (2048, 64)
     while group > 1 and 4 * reach * group > width:
         group //= 2
     halo = reach * group
@@ -643,8 +650,8 @@ def _appyc_blocked(kernel, steps, arrays, scalars, reach, state=None, kinds=""):
     if _APPYC_INTERPRET:
         for g in range(groups):
             for compute in (True, False):
-                kernel[(min(chunks, 3),)](*args, g, g + 1, *tail(), **constants,
-                                          COMPUTE=compute, WRITE=not compute, GRID_SYNC=False)
+                twin[(min(chunks, 3),)](*args, g, g + 1, *tail(), **constants,
+                                        COMPUTE=compute, WRITE=not compute, GRID_SYNC=False)
                 read_back()
         return registers
     constants.update(COMPUTE=True, WRITE=True, GRID_SYNC=True)
@@ -1528,7 +1535,7 @@ def _jacobi_1d_persistent0(B, A, N, B_stride0, A_stride0, _phase_lo, _phase_hi, 
 
 @triton.jit(do_not_specialize=["_group_lo", "_group_hi"])
 def _jacobi_1d_persistent0_blocked(B, A, _scratch_B, _scratch_A, N, _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, G: tl.constexpr, W: tl.constexpr, HALO: tl.constexpr, COMPUTE: tl.constexpr, WRITE: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/distribute_stencils.py:22: for t in range(T):  (temporally blocked: G iterations between grid barriers)
+    # samples/distribute_stencils.py:22: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in a global scratch)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _x = tl.arange(0, W)
@@ -1577,6 +1584,80 @@ def _jacobi_1d_persistent0_blocked(B, A, _scratch_B, _scratch_A, N, _n, _steps, 
                 tl.debug_barrier()
 
 
+@gluon.jit(do_not_specialize=["_group_lo", "_group_hi"])
+def _jacobi_1d_persistent0_blocked_gluon(B, A, _scratch_B, _scratch_A, N, _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, G: gl.constexpr, W: gl.constexpr, HALO: gl.constexpr, COMPUTE: gl.constexpr, WRITE: gl.constexpr, GRID_SYNC: gl.constexpr):
+    # samples/distribute_stencils.py:22: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in registers and shared memory)
+    _NW: gl.constexpr = gl.num_warps()
+    _L: gl.constexpr = gl.BlockedLayout([1], [32], [_NW], [0])
+    _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[W, 1]], [W], [0])
+    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[W // 2, 2]], [W], [0])
+    _dt_B = B.dtype.element_ty
+    _sm_B = gl.allocate_shared_memory(_dt_B, [W], _PL)._reinterpret(_dt_B, [W + 2, 1], _SL)
+    _dt_A = A.dtype.element_ty
+    _sm_A = gl.allocate_shared_memory(_dt_A, [W], _PL)._reinterpret(_dt_A, [W + 2, 1], _SL)
+    _pid = gl.program_id(0)
+    _nprog = gl.num_programs(0)
+    _x = gl.arange(0, W, layout=_L)
+    _arrived = gl.full((), 0, tl.int64, None)
+    for _group in range(_group_lo, _group_hi):
+        _count = gl.minimum(G, _steps - _group * G)
+        if COMPUTE:
+            for _c in range(_pid, _chunks, _nprog):
+                _lo = _c * _chunk
+                _gi = _lo - HALO + _x
+                _inside = (_gi >= 0) & (_gi < _n)
+                _owned = (_gi >= _lo) & (_gi < gl.minimum(_lo + _chunk, _n))
+                _s_B = _scratch_B + _c * W
+                _s_A = _scratch_A + _c * W
+                _r_B = gl.load(B + _gi, mask=_inside, other=0)
+                _sm_B.index(1)._reinterpret(_dt_B, [W], _WL).store(_r_B)
+                _r_A = gl.load(A + _gi, mask=_inside, other=0)
+                _sm_A.index(1)._reinterpret(_dt_A, [W], _WL).store(_r_A)
+                gl.thread_barrier()
+                for _step in range(_count):
+                    _ok = _inside & (_x >= 1) & (_x < W - 1) & (_gi >= 1) & (_gi < (N - 1))
+                    _v = (0.33333 * ((_sm_A.index(0)._reinterpret(_dt_A, [W], _WL).load(_L) + _r_A) + _sm_A.index(2)._reinterpret(_dt_A, [W], _WL).load(_L)))
+                    _r_B = gl.where(_ok, _v, _r_B).to(_dt_B)
+                    _sm_B.index(1)._reinterpret(_dt_B, [W], _WL).store(_r_B)
+                    gl.thread_barrier()
+                    _ok = _inside & (_x >= 1) & (_x < W - 1) & (_gi >= 1) & (_gi < (N - 1))
+                    _v = (0.33333 * ((_sm_B.index(0)._reinterpret(_dt_B, [W], _WL).load(_L) + _r_B) + _sm_B.index(2)._reinterpret(_dt_B, [W], _WL).load(_L)))
+                    _r_A = gl.where(_ok, _v, _r_A).to(_dt_A)
+                    _sm_A.index(1)._reinterpret(_dt_A, [W], _WL).store(_r_A)
+                    gl.thread_barrier()
+                gl.store(_s_B + _x, _r_B)
+                gl.store(_s_A + _x, _r_A)
+            if GRID_SYNC:
+                _arrived += _nprog
+                gl.thread_barrier()
+                gl.atomic_add(_sync, 1, sem="release")
+                while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                gl.thread_barrier()
+            else:
+                gl.thread_barrier()
+        if WRITE:
+            for _c in range(_pid, _chunks, _nprog):
+                _lo = _c * _chunk
+                _gi = _lo - HALO + _x
+                _inside = (_gi >= 0) & (_gi < _n)
+                _owned = (_gi >= _lo) & (_gi < gl.minimum(_lo + _chunk, _n))
+                _s_B = _scratch_B + _c * W
+                _s_A = _scratch_A + _c * W
+                gl.store(B + _gi, gl.load(_s_B + _x), mask=_owned)
+                gl.store(A + _gi, gl.load(_s_A + _x), mask=_owned)
+            if GRID_SYNC:
+                _arrived += _nprog
+                gl.thread_barrier()
+                gl.atomic_add(_sync, 1, sem="release")
+                while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                gl.thread_barrier()
+            else:
+                gl.thread_barrier()
+
+
 _jacobi_1d_persistent0_tuning = _AppycTuning("_jacobi_1d_persistent0", "1d6be9ad2a2466c9", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
@@ -1585,7 +1666,7 @@ def _launch_jacobi_1d_persistent0(B, A, N, T, _appyc_config=None):
     n_t = int(T)
     if n_t <= 0:
         return
-    if _appyc_blocked(_jacobi_1d_persistent0_blocked, n_t, (B, A), (int(N),), 2) is not None:
+    if _appyc_blocked(_jacobi_1d_persistent0_blocked, _jacobi_1d_persistent0_blocked_gluon, n_t, (B, A), (int(N),), 2) is not None:
         return
     if _appyc_config is None:
         _appyc_key = (_appyc_size(N), B.dtype, A.dtype)
@@ -1987,7 +2068,7 @@ def _three_sweeps_persistent0(B, A, C, N, B_stride0, A_stride0, C_stride0, _phas
 
 @triton.jit(do_not_specialize=["_group_lo", "_group_hi"])
 def _three_sweeps_persistent0_blocked(B, A, C, _scratch_B, _scratch_A, _scratch_C, N, _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, G: tl.constexpr, W: tl.constexpr, HALO: tl.constexpr, COMPUTE: tl.constexpr, WRITE: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/distribute_stencils.py:48: for t in range(T):  (temporally blocked: G iterations between grid barriers)
+    # samples/distribute_stencils.py:48: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in a global scratch)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _x = tl.arange(0, W)
@@ -2044,6 +2125,93 @@ def _three_sweeps_persistent0_blocked(B, A, C, _scratch_B, _scratch_A, _scratch_
                 tl.debug_barrier()
 
 
+@gluon.jit(do_not_specialize=["_group_lo", "_group_hi"])
+def _three_sweeps_persistent0_blocked_gluon(B, A, C, _scratch_B, _scratch_A, _scratch_C, N, _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, G: gl.constexpr, W: gl.constexpr, HALO: gl.constexpr, COMPUTE: gl.constexpr, WRITE: gl.constexpr, GRID_SYNC: gl.constexpr):
+    # samples/distribute_stencils.py:48: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in registers and shared memory)
+    _NW: gl.constexpr = gl.num_warps()
+    _L: gl.constexpr = gl.BlockedLayout([1], [32], [_NW], [0])
+    _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[W, 1]], [W], [0])
+    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[W // 2, 2]], [W], [0])
+    _dt_B = B.dtype.element_ty
+    _sm_B = gl.allocate_shared_memory(_dt_B, [W], _PL)._reinterpret(_dt_B, [W + 2, 1], _SL)
+    _dt_A = A.dtype.element_ty
+    _sm_A = gl.allocate_shared_memory(_dt_A, [W], _PL)._reinterpret(_dt_A, [W + 2, 1], _SL)
+    _dt_C = C.dtype.element_ty
+    _sm_C = gl.allocate_shared_memory(_dt_C, [W], _PL)._reinterpret(_dt_C, [W + 2, 1], _SL)
+    _pid = gl.program_id(0)
+    _nprog = gl.num_programs(0)
+    _x = gl.arange(0, W, layout=_L)
+    _arrived = gl.full((), 0, tl.int64, None)
+    for _group in range(_group_lo, _group_hi):
+        _count = gl.minimum(G, _steps - _group * G)
+        if COMPUTE:
+            for _c in range(_pid, _chunks, _nprog):
+                _lo = _c * _chunk
+                _gi = _lo - HALO + _x
+                _inside = (_gi >= 0) & (_gi < _n)
+                _owned = (_gi >= _lo) & (_gi < gl.minimum(_lo + _chunk, _n))
+                _s_B = _scratch_B + _c * W
+                _s_A = _scratch_A + _c * W
+                _s_C = _scratch_C + _c * W
+                _r_B = gl.load(B + _gi, mask=_inside, other=0)
+                _sm_B.index(1)._reinterpret(_dt_B, [W], _WL).store(_r_B)
+                _r_A = gl.load(A + _gi, mask=_inside, other=0)
+                _sm_A.index(1)._reinterpret(_dt_A, [W], _WL).store(_r_A)
+                _r_C = gl.load(C + _gi, mask=_inside, other=0)
+                _sm_C.index(1)._reinterpret(_dt_C, [W], _WL).store(_r_C)
+                gl.thread_barrier()
+                for _step in range(_count):
+                    _ok = _inside & (_x >= 1) & (_x < W - 1) & (_gi >= 1) & (_gi < (N - 1))
+                    _v = (0.5 * (_sm_A.index(0)._reinterpret(_dt_A, [W], _WL).load(_L) + _sm_A.index(2)._reinterpret(_dt_A, [W], _WL).load(_L)))
+                    _r_B = gl.where(_ok, _v, _r_B).to(_dt_B)
+                    _sm_B.index(1)._reinterpret(_dt_B, [W], _WL).store(_r_B)
+                    gl.thread_barrier()
+                    _ok = _inside & (_x >= 1) & (_x < W - 1) & (_gi >= 1) & (_gi < (N - 1))
+                    _v = ((0.75 * _r_B) + (0.25 * _r_C))
+                    _r_A = gl.where(_ok, _v, _r_A).to(_dt_A)
+                    _sm_A.index(1)._reinterpret(_dt_A, [W], _WL).store(_r_A)
+                    gl.thread_barrier()
+                    _ok = _inside & (_x >= 1) & (_x < W - 1) & (_gi >= 1) & (_gi < (N - 1))
+                    _v = (_sm_A.index(2)._reinterpret(_dt_A, [W], _WL).load(_L) - (0.5 * _r_C))
+                    _r_C = gl.where(_ok, _v, _r_C).to(_dt_C)
+                    _sm_C.index(1)._reinterpret(_dt_C, [W], _WL).store(_r_C)
+                    gl.thread_barrier()
+                gl.store(_s_B + _x, _r_B)
+                gl.store(_s_A + _x, _r_A)
+                gl.store(_s_C + _x, _r_C)
+            if GRID_SYNC:
+                _arrived += _nprog
+                gl.thread_barrier()
+                gl.atomic_add(_sync, 1, sem="release")
+                while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                gl.thread_barrier()
+            else:
+                gl.thread_barrier()
+        if WRITE:
+            for _c in range(_pid, _chunks, _nprog):
+                _lo = _c * _chunk
+                _gi = _lo - HALO + _x
+                _inside = (_gi >= 0) & (_gi < _n)
+                _owned = (_gi >= _lo) & (_gi < gl.minimum(_lo + _chunk, _n))
+                _s_B = _scratch_B + _c * W
+                _s_A = _scratch_A + _c * W
+                _s_C = _scratch_C + _c * W
+                gl.store(B + _gi, gl.load(_s_B + _x), mask=_owned)
+                gl.store(A + _gi, gl.load(_s_A + _x), mask=_owned)
+                gl.store(C + _gi, gl.load(_s_C + _x), mask=_owned)
+            if GRID_SYNC:
+                _arrived += _nprog
+                gl.thread_barrier()
+                gl.atomic_add(_sync, 1, sem="release")
+                while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                gl.thread_barrier()
+            else:
+                gl.thread_barrier()
+
+
 _three_sweeps_persistent0_tuning = _AppycTuning("_three_sweeps_persistent0", "5c9fc59da9185878", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
@@ -2052,7 +2220,7 @@ def _launch_three_sweeps_persistent0(B, A, N, C, T, _appyc_config=None):
     n_t = int(T)
     if n_t <= 0:
         return
-    if _appyc_blocked(_three_sweeps_persistent0_blocked, n_t, (B, A, C), (int(N),), 3) is not None:
+    if _appyc_blocked(_three_sweeps_persistent0_blocked, _three_sweeps_persistent0_blocked_gluon, n_t, (B, A, C), (int(N),), 3) is not None:
         return
     if _appyc_config is None:
         _appyc_key = (_appyc_size(N), B.dtype, A.dtype, C.dtype)

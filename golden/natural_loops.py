@@ -690,7 +690,7 @@ def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm, 
     return registers
 
 
-def _appyc_blocked(kernel, steps, arrays, scalars, reach, state=None, kinds=""):
+def _appyc_blocked(twin, kernel, steps, arrays, scalars, reach, state=None, kinds=""):
     """Runs a 1-D stencil loop temporally blocked (codegen/triton/blocked.rs) when its arrays
     allow it (1-D, one length, contiguous, floating); returns None otherwise, and the plain
     persistent kernel runs. `reach`: how far one iteration reads (radius x phases). `state`,
@@ -698,12 +698,14 @@ def _appyc_blocked(kernel, steps, arrays, scalars, reach, state=None, kinds=""):
     (an empty list without registers).
 
     A chunk is `width - 2 * halo` elements, and a group `group` iterations between grid
-    barriers (32 on the GPU, 0.39 us a phase for jacobi_1d against 1.2 for a grid barrier a
-    phase: bench/gaps_h100.log, temporal). Width 512, or 1024 past 2^16 elements, where the
-    halo's recomputation is half as large a share; as many programs as the GPU holds, up to one
-    a chunk, each taking every `programs`-th chunk. Under the interpreter width 32, group 2
-    and at most 3 programs, so tests cross chunk and group boundaries and programs own several
-    chunks. APPYC_TEMPORAL=0 turns it off.
+    barriers; as many programs as the GPU holds, up to one a chunk, each taking every
+    `programs`-th chunk. On the GPU the Gluon kernel runs (chunks in registers and shared
+    memory): width 2048 past 2^16 elements (512 below), 64 iterations a group (32 below), 4
+    warps; on the H100 wave_decay at 2^20 points took 2.0 ms at (2048, 64) and 2.3 at (1024, 32)
+    in a hand-written probe of the same kernel, where the Triton twin (chunks in a global
+    scratch, bound by the L2) took 9.8 ms (bench/blocked1d_probe_h100.log). The twin runs only
+    under the interpreter, with width 32, group 2 and at most 3 programs, so tests cross chunk
+    and group boundaries and programs own several chunks. APPYC_TEMPORAL=0 turns blocking off.
     """
     if os.environ.get("APPYC_TEMPORAL") == "0":
         return None
@@ -711,7 +713,10 @@ def _appyc_blocked(kernel, steps, arrays, scalars, reach, state=None, kinds=""):
     if any(a.dim() != 1 or a.shape[0] != n or a.stride(0) != 1 or not a.is_floating_point()
            for a in arrays):
         return None
-    width, group = (32, 2) if _APPYC_INTERPRET else (512 if n <= 1 << 16 else 1024, 32)
+    if _APPYC_INTERPRET:
+        width, group = 32, 2
+    else:
+        width, group = (512, 32) if n <= 1 << 16 else (2048, 64)
     while group > 1 and 4 * reach * group > width:
         group //= 2
     halo = reach * group
@@ -740,8 +745,8 @@ def _appyc_blocked(kernel, steps, arrays, scalars, reach, state=None, kinds=""):
     if _APPYC_INTERPRET:
         for g in range(groups):
             for compute in (True, False):
-                kernel[(min(chunks, 3),)](*args, g, g + 1, *tail(), **constants,
-                                          COMPUTE=compute, WRITE=not compute, GRID_SYNC=False)
+                twin[(min(chunks, 3),)](*args, g, g + 1, *tail(), **constants,
+                                        COMPUTE=compute, WRITE=not compute, GRID_SYNC=False)
                 read_back()
         return registers
     constants.update(COMPUTE=True, WRITE=True, GRID_SYNC=True)
@@ -1091,7 +1096,7 @@ def _decaying_wave_persistent0(v, u, N, decay: "fp64", v_stride0, u_stride0, _ph
 
 @triton.jit(do_not_specialize=["_group_lo", "_group_hi"])
 def _decaying_wave_persistent0_blocked(v, u, _scratch_v, _scratch_u, N, decay: "fp64", _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, dt: "fp64", _carried, G: tl.constexpr, W: tl.constexpr, HALO: tl.constexpr, COMPUTE: tl.constexpr, WRITE: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:42: for t in range(T):  (temporally blocked: G iterations between grid barriers)
+    # samples/natural_loops.py:42: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in a global scratch)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _x = tl.arange(0, W)
@@ -1149,6 +1154,89 @@ def _decaying_wave_persistent0_blocked(v, u, _scratch_v, _scratch_u, N, decay: "
         tl.store(_carried + 0, (dt).to(tl.float64))
 
 
+@gluon.jit(do_not_specialize=["_group_lo", "_group_hi"])
+def _decaying_wave_persistent0_blocked_gluon(v, u, _scratch_v, _scratch_u, N, decay: "fp64", _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, dt: "fp64", _carried, G: gl.constexpr, W: gl.constexpr, HALO: gl.constexpr, COMPUTE: gl.constexpr, WRITE: gl.constexpr, GRID_SYNC: gl.constexpr):
+    # samples/natural_loops.py:42: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in registers and shared memory)
+    _NW: gl.constexpr = gl.num_warps()
+    _L: gl.constexpr = gl.BlockedLayout([1], [32], [_NW], [0])
+    _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[W, 1]], [W], [0])
+    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[W // 2, 2]], [W], [0])
+    _dt_v = v.dtype.element_ty
+    _sm_v = gl.allocate_shared_memory(_dt_v, [W], _PL)._reinterpret(_dt_v, [W + 2, 1], _SL)
+    _dt_u = u.dtype.element_ty
+    _sm_u = gl.allocate_shared_memory(_dt_u, [W], _PL)._reinterpret(_dt_u, [W + 2, 1], _SL)
+    _pid = gl.program_id(0)
+    _nprog = gl.num_programs(0)
+    _x = gl.arange(0, W, layout=_L)
+    _arrived = gl.full((), 0, tl.int64, None)
+    dt = gl.full((), -0.0, tl.float64, None) + dt
+    for _group in range(_group_lo, _group_hi):
+        _count = gl.minimum(G, _steps - _group * G)
+        if COMPUTE:
+            _dt_at_group = dt
+            for _c in range(_pid, _chunks, _nprog):
+                dt = _dt_at_group
+                _lo = _c * _chunk
+                _gi = _lo - HALO + _x
+                _inside = (_gi >= 0) & (_gi < _n)
+                _owned = (_gi >= _lo) & (_gi < gl.minimum(_lo + _chunk, _n))
+                _s_v = _scratch_v + _c * W
+                _s_u = _scratch_u + _c * W
+                _r_v = gl.load(v + _gi, mask=_inside, other=0)
+                _sm_v.index(1)._reinterpret(_dt_v, [W], _WL).store(_r_v)
+                _r_u = gl.load(u + _gi, mask=_inside, other=0)
+                _sm_u.index(1)._reinterpret(_dt_u, [W], _WL).store(_r_u)
+                gl.thread_barrier()
+                for _step in range(_count):
+                    _ok = _inside & (_x >= 1) & (_x < W - 1) & (_gi >= 1) & (_gi < (N - 1))
+                    _v = (_r_v + (dt * ((_sm_u.index(0)._reinterpret(_dt_u, [W], _WL).load(_L) - (2.0 * _r_u)) + _sm_u.index(2)._reinterpret(_dt_u, [W], _WL).load(_L))))
+                    _r_v = gl.where(_ok, _v, _r_v).to(_dt_v)
+                    _sm_v.index(1)._reinterpret(_dt_v, [W], _WL).store(_r_v)
+                    gl.thread_barrier()
+                    _ok = _inside & (_x >= 1) & (_x < W - 1) & (_gi >= 0) & (_gi < N)
+                    _v = (_r_u + (dt * _r_v))
+                    _r_u = gl.where(_ok, _v, _r_u).to(_dt_u)
+                    _sm_u.index(1)._reinterpret(_dt_u, [W], _WL).store(_r_u)
+                    gl.thread_barrier()
+                    dt = (dt * decay)
+                gl.store(_s_v + _x, _r_v)
+                gl.store(_s_u + _x, _r_u)
+            dt = _dt_at_group
+            for _step in range(_count):
+                dt = (dt * decay)
+            if GRID_SYNC:
+                _arrived += _nprog
+                gl.thread_barrier()
+                gl.atomic_add(_sync, 1, sem="release")
+                while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                gl.thread_barrier()
+            else:
+                gl.thread_barrier()
+        if WRITE:
+            for _c in range(_pid, _chunks, _nprog):
+                _lo = _c * _chunk
+                _gi = _lo - HALO + _x
+                _inside = (_gi >= 0) & (_gi < _n)
+                _owned = (_gi >= _lo) & (_gi < gl.minimum(_lo + _chunk, _n))
+                _s_v = _scratch_v + _c * W
+                _s_u = _scratch_u + _c * W
+                gl.store(v + _gi, gl.load(_s_v + _x), mask=_owned)
+                gl.store(u + _gi, gl.load(_s_u + _x), mask=_owned)
+            if GRID_SYNC:
+                _arrived += _nprog
+                gl.thread_barrier()
+                gl.atomic_add(_sync, 1, sem="release")
+                while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                gl.thread_barrier()
+            else:
+                gl.thread_barrier()
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (dt).to(tl.float64))
+
+
 _decaying_wave_persistent0_tuning = _AppycTuning("_decaying_wave_persistent0", "570c6609e9fe2db5", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
@@ -1157,7 +1245,7 @@ def _launch_decaying_wave_persistent0(v, u, N, dt, decay, T, _appyc_config=None)
     n_t = int(T)
     if n_t <= 0:
         return dt
-    _appyc_state = _appyc_blocked(_decaying_wave_persistent0_blocked, n_t, (v, u), (int(N), float(decay)), 2, state=(float(dt),), kinds="f")
+    _appyc_state = _appyc_blocked(_decaying_wave_persistent0_blocked, _decaying_wave_persistent0_blocked_gluon, n_t, (v, u), (int(N), float(decay)), 2, state=(float(dt),), kinds="f")
     if _appyc_state is not None:
         return float(_appyc_state[0])
     if _appyc_config is None:
@@ -2498,7 +2586,7 @@ def _counted_from_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, k, _
 
 @triton.jit(do_not_specialize=["_group_lo", "_group_hi"])
 def _counted_from_persistent0_blocked(A, _scratch_A, N, _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, k, _carried, G: tl.constexpr, W: tl.constexpr, HALO: tl.constexpr, COMPUTE: tl.constexpr, WRITE: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:242: for t in range(T):  (temporally blocked: G iterations between grid barriers)
+    # samples/natural_loops.py:242: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in a global scratch)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _x = tl.arange(0, W)
@@ -2548,6 +2636,76 @@ def _counted_from_persistent0_blocked(A, _scratch_A, N, _n, _steps, _chunk, _chu
         tl.store(_carried + 0, (k).to(tl.float64))
 
 
+@gluon.jit(do_not_specialize=["_group_lo", "_group_hi"])
+def _counted_from_persistent0_blocked_gluon(A, _scratch_A, N, _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, k, _carried, G: gl.constexpr, W: gl.constexpr, HALO: gl.constexpr, COMPUTE: gl.constexpr, WRITE: gl.constexpr, GRID_SYNC: gl.constexpr):
+    # samples/natural_loops.py:242: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in registers and shared memory)
+    _NW: gl.constexpr = gl.num_warps()
+    _L: gl.constexpr = gl.BlockedLayout([1], [32], [_NW], [0])
+    _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[W, 1]], [W], [0])
+    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[W // 2, 2]], [W], [0])
+    _dt_A = A.dtype.element_ty
+    _sm_A = gl.allocate_shared_memory(_dt_A, [W], _PL)._reinterpret(_dt_A, [W + 2, 1], _SL)
+    _pid = gl.program_id(0)
+    _nprog = gl.num_programs(0)
+    _x = gl.arange(0, W, layout=_L)
+    _arrived = gl.full((), 0, tl.int64, None)
+    k = k.to(tl.int64)
+    for _group in range(_group_lo, _group_hi):
+        _count = gl.minimum(G, _steps - _group * G)
+        if COMPUTE:
+            _k_at_group = k
+            for _c in range(_pid, _chunks, _nprog):
+                k = _k_at_group
+                _lo = _c * _chunk
+                _gi = _lo - HALO + _x
+                _inside = (_gi >= 0) & (_gi < _n)
+                _owned = (_gi >= _lo) & (_gi < gl.minimum(_lo + _chunk, _n))
+                _s_A = _scratch_A + _c * W
+                _r_A = gl.load(A + _gi, mask=_inside, other=0)
+                _sm_A.index(0)._reinterpret(_dt_A, [W], _WL).store(_r_A)
+                gl.thread_barrier()
+                for _step in range(_count):
+                    k = ((k + 1)).to(tl.int64)
+                    _ok = _inside & (_x >= 0) & (_x < W - 0) & (_gi >= 0) & (_gi < N)
+                    _v = ((0.5 * _r_A) + k)
+                    _r_A = gl.where(_ok, _v, _r_A).to(_dt_A)
+                    _sm_A.index(0)._reinterpret(_dt_A, [W], _WL).store(_r_A)
+                    gl.thread_barrier()
+                gl.store(_s_A + _x, _r_A)
+            k = _k_at_group
+            for _step in range(_count):
+                k = ((k + 1)).to(tl.int64)
+            if GRID_SYNC:
+                _arrived += _nprog
+                gl.thread_barrier()
+                gl.atomic_add(_sync, 1, sem="release")
+                while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                gl.thread_barrier()
+            else:
+                gl.thread_barrier()
+        if WRITE:
+            for _c in range(_pid, _chunks, _nprog):
+                _lo = _c * _chunk
+                _gi = _lo - HALO + _x
+                _inside = (_gi >= 0) & (_gi < _n)
+                _owned = (_gi >= _lo) & (_gi < gl.minimum(_lo + _chunk, _n))
+                _s_A = _scratch_A + _c * W
+                gl.store(A + _gi, gl.load(_s_A + _x), mask=_owned)
+            if GRID_SYNC:
+                _arrived += _nprog
+                gl.thread_barrier()
+                gl.atomic_add(_sync, 1, sem="release")
+                while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                gl.thread_barrier()
+            else:
+                gl.thread_barrier()
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (k).to(tl.float64))
+
+
 _counted_from_persistent0_tuning = _AppycTuning("_counted_from_persistent0", "44b84cf295364daf", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
@@ -2556,7 +2714,7 @@ def _launch_counted_from_persistent0(A, N, k, T, _appyc_config=None):
     n_t = int(T)
     if n_t <= 0:
         return k
-    _appyc_state = _appyc_blocked(_counted_from_persistent0_blocked, n_t, (A,), (int(N),), 0, state=(_appyc_int_start(k),), kinds="i")
+    _appyc_state = _appyc_blocked(_counted_from_persistent0_blocked, _counted_from_persistent0_blocked_gluon, n_t, (A,), (int(N),), 0, state=(_appyc_int_start(k),), kinds="i")
     if _appyc_state is not None:
         return _appyc_int_like(k, _appyc_state[0])
     if _appyc_config is None:
@@ -2609,7 +2767,7 @@ def _offset_counter_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, c:
 
 @triton.jit(do_not_specialize=["_group_lo", "_group_hi"])
 def _offset_counter_persistent0_blocked(A, _scratch_A, N, _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, c: "fp64", _carried, G: tl.constexpr, W: tl.constexpr, HALO: tl.constexpr, COMPUTE: tl.constexpr, WRITE: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:253: for t in range(T):  (temporally blocked: G iterations between grid barriers)
+    # samples/natural_loops.py:253: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in a global scratch)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _x = tl.arange(0, W)
@@ -2659,6 +2817,76 @@ def _offset_counter_persistent0_blocked(A, _scratch_A, N, _n, _steps, _chunk, _c
         tl.store(_carried + 0, (c).to(tl.float64))
 
 
+@gluon.jit(do_not_specialize=["_group_lo", "_group_hi"])
+def _offset_counter_persistent0_blocked_gluon(A, _scratch_A, N, _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, c: "fp64", _carried, G: gl.constexpr, W: gl.constexpr, HALO: gl.constexpr, COMPUTE: gl.constexpr, WRITE: gl.constexpr, GRID_SYNC: gl.constexpr):
+    # samples/natural_loops.py:253: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in registers and shared memory)
+    _NW: gl.constexpr = gl.num_warps()
+    _L: gl.constexpr = gl.BlockedLayout([1], [32], [_NW], [0])
+    _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[W, 1]], [W], [0])
+    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[W // 2, 2]], [W], [0])
+    _dt_A = A.dtype.element_ty
+    _sm_A = gl.allocate_shared_memory(_dt_A, [W], _PL)._reinterpret(_dt_A, [W + 2, 1], _SL)
+    _pid = gl.program_id(0)
+    _nprog = gl.num_programs(0)
+    _x = gl.arange(0, W, layout=_L)
+    _arrived = gl.full((), 0, tl.int64, None)
+    c = gl.full((), -0.0, tl.float64, None) + c
+    for _group in range(_group_lo, _group_hi):
+        _count = gl.minimum(G, _steps - _group * G)
+        if COMPUTE:
+            _c_at_group = c
+            for _c in range(_pid, _chunks, _nprog):
+                c = _c_at_group
+                _lo = _c * _chunk
+                _gi = _lo - HALO + _x
+                _inside = (_gi >= 0) & (_gi < _n)
+                _owned = (_gi >= _lo) & (_gi < gl.minimum(_lo + _chunk, _n))
+                _s_A = _scratch_A + _c * W
+                _r_A = gl.load(A + _gi, mask=_inside, other=0)
+                _sm_A.index(0)._reinterpret(_dt_A, [W], _WL).store(_r_A)
+                gl.thread_barrier()
+                for _step in range(_count):
+                    c = (c + gl.full((), 1, tl.float64, None))
+                    _ok = _inside & (_x >= 0) & (_x < W - 0) & (_gi >= 0) & (_gi < N)
+                    _v = ((0.5 * _r_A) + c)
+                    _r_A = gl.where(_ok, _v, _r_A).to(_dt_A)
+                    _sm_A.index(0)._reinterpret(_dt_A, [W], _WL).store(_r_A)
+                    gl.thread_barrier()
+                gl.store(_s_A + _x, _r_A)
+            c = _c_at_group
+            for _step in range(_count):
+                c = (c + gl.full((), 1, tl.float64, None))
+            if GRID_SYNC:
+                _arrived += _nprog
+                gl.thread_barrier()
+                gl.atomic_add(_sync, 1, sem="release")
+                while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                gl.thread_barrier()
+            else:
+                gl.thread_barrier()
+        if WRITE:
+            for _c in range(_pid, _chunks, _nprog):
+                _lo = _c * _chunk
+                _gi = _lo - HALO + _x
+                _inside = (_gi >= 0) & (_gi < _n)
+                _owned = (_gi >= _lo) & (_gi < gl.minimum(_lo + _chunk, _n))
+                _s_A = _scratch_A + _c * W
+                gl.store(A + _gi, gl.load(_s_A + _x), mask=_owned)
+            if GRID_SYNC:
+                _arrived += _nprog
+                gl.thread_barrier()
+                gl.atomic_add(_sync, 1, sem="release")
+                while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                gl.thread_barrier()
+            else:
+                gl.thread_barrier()
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (c).to(tl.float64))
+
+
 _offset_counter_persistent0_tuning = _AppycTuning("_offset_counter_persistent0", "880ab055977ec29f", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
@@ -2667,7 +2895,7 @@ def _launch_offset_counter_persistent0(A, N, c, T, _appyc_config=None):
     n_t = int(T)
     if n_t <= 0:
         return c
-    _appyc_state = _appyc_blocked(_offset_counter_persistent0_blocked, n_t, (A,), (int(N),), 0, state=(float(c),), kinds="f")
+    _appyc_state = _appyc_blocked(_offset_counter_persistent0_blocked, _offset_counter_persistent0_blocked_gluon, n_t, (A,), (int(N),), 0, state=(float(c),), kinds="f")
     if _appyc_state is not None:
         return float(_appyc_state[0])
     if _appyc_config is None:

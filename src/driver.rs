@@ -656,7 +656,7 @@ fn persistent_launch(
     let blocked = p
         .stencil
         .as_ref()
-        .map(|st| triton::blocked_kernel(&blocked_name, st, &code, &p.steps, file, line));
+        .map(|st| triton::blocked_kernels(&blocked_name, st, &code, &p.steps, file, line));
     let blocked_2d = p
         .stencil_2d
         .as_ref()
@@ -671,8 +671,9 @@ fn persistent_launch(
         (blocked.is_some() || blocked_2d.is_some()).then_some(blocked_name.as_str()),
     );
     out.generate(&code.text, "\n\n");
-    if let Some(text) = &blocked {
-        out.generate(text, "\n\n");
+    if let Some((twin, gluon)) = &blocked {
+        out.generate(twin, "\n\n");
+        out.generate(gluon, "\n\n");
     }
     if let Some((gluon, twin)) = &blocked_2d {
         out.generate(gluon, "\n\n");

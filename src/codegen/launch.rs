@@ -1202,7 +1202,7 @@ fn blocked_launch(
         .collect();
     let reach = stencil.radius * stencil.phases.len() as i64;
     let call = format!(
-        "_appyc_blocked({blocked}, {trip}, ({}), ({}), {reach}",
+        "_appyc_blocked({blocked}, {blocked}_gluon, {trip}, ({}), ({}), {reach}",
         tuple(&arrays),
         tuple(&scalars)
     );

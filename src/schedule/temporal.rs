@@ -106,7 +106,7 @@ pub fn stencil(var: &str, regions: &[&Kernel]) -> Option<Stencil> {
 }
 
 /// `c` when `indices` is one index `var + c` / `var - c` / `var`.
-fn offset(indices: &[Index], var: &str) -> Option<i64> {
+pub fn offset(indices: &[Index], var: &str) -> Option<i64> {
     let [Index::At(e)] = indices else {
         return None;
     };

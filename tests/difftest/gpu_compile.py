@@ -128,13 +128,13 @@ def persistent_launch(kernel, phases, work, args, mvl, num_warps, warps_per_sm, 
     return None if state is None else list(state)
 
 
-def blocked_launch(kernel, steps, arrays, scalars, reach, state=None, kinds=""):
-    """Stands in for `_appyc_blocked`: the blocked kernel compiled as a GPU launches it (one
-    cooperative launch with grid barriers, the GPU's group) at both widths the GPU may pick,
-    then None, so that the plain persistent kernel is compiled too."""
+def blocked_launch(twin, kernel, steps, arrays, scalars, reach, state=None, kinds=""):
+    """Stands in for `_appyc_blocked`: the Gluon kernel compiled as a GPU launches it (one
+    cooperative launch with grid barriers) at both widths and groups the GPU may pick, then
+    None, so that the plain persistent kernel is compiled too (the twin runs only under the
+    interpreter)."""
     tail = () if state is None else (*state, torch.empty(max(len(state), 1), dtype=torch.float64))
-    for width in (512, 1024):
-        group = 32
+    for width, group in ((512, 32), (2048, 64)):
         while group > 1 and 4 * reach * group > width:
             group //= 2
         halo = reach * group

@@ -39,6 +39,7 @@
 //! it, its owned part is stored too. Between groups it is never read (phase 0 reads the state
 //! array only), so earlier groups skip it.
 
+use super::dialect::Dialect;
 use super::stencil_print::print;
 use crate::codegen::kernel_code::{signature, KernelCode, Param};
 use crate::codegen::writer::Writer;
@@ -46,48 +47,25 @@ use crate::frontend::source::SourceFile;
 use crate::ir::*;
 use crate::schedule::temporal::{Phase2d, Stencil2d};
 
-/// Which spelling to print.
-#[derive(Clone, Copy, PartialEq)]
-enum Form {
-    Gluon,
-    Twin,
+/// The tile shifted by `off` elements (an expression of constexprs), for loads or a store.
+fn window(form: Dialect, off: &str) -> String {
+    match form {
+        Dialect::Gluon => format!("_flat.index(GR * TW + {off})._reinterpret(_dt, [TH, TW], _WL)"),
+        Dialect::Triton => format!("_buf + _tile + {off}"),
+    }
 }
 
-impl Form {
-    fn ns(self) -> &'static str {
-        match self {
-            Form::Gluon => "gl",
-            Form::Twin => "tl",
-        }
+fn load_window(form: Dialect, off: &str) -> String {
+    match form {
+        Dialect::Gluon => format!("{}.load(_L)", window(form, off)),
+        Dialect::Triton => format!("tl.load({})", window(form, off)),
     }
+}
 
-    fn barrier(self) -> &'static str {
-        match self {
-            Form::Gluon => "gl.thread_barrier()",
-            Form::Twin => "tl.debug_barrier()",
-        }
-    }
-
-    /// The tile shifted by `off` elements (an expression of constexprs), for loads or a store.
-    fn window(self, off: &str) -> String {
-        match self {
-            Form::Gluon => format!("_flat.index(GR * TW + {off})._reinterpret(_dt, [TH, TW], _WL)"),
-            Form::Twin => format!("_buf + _tile + {off}"),
-        }
-    }
-
-    fn load_window(self, off: &str) -> String {
-        match self {
-            Form::Gluon => format!("{}.load(_L)", self.window(off)),
-            Form::Twin => format!("tl.load({})", self.window(off)),
-        }
-    }
-
-    fn store_window(self, v: &str) -> String {
-        match self {
-            Form::Gluon => format!("{}.store({v})", self.window("0")),
-            Form::Twin => format!("tl.store({}, {v})", self.window("0")),
-        }
+fn store_window(form: Dialect, v: &str) -> String {
+    match form {
+        Dialect::Gluon => format!("{}.store({v})", window(form, "0")),
+        Dialect::Triton => format!("tl.store({}, {v})", window(form, "0")),
     }
 }
 
@@ -111,10 +89,10 @@ pub fn blocked_2d_kernels(
         file.name,
         file.line_text(line).trim()
     );
-    let print = |form: Form, kernel: String| {
+    let print = |form: Dialect, kernel: String| {
         let mut sig = vec!["_src".to_string(), "_dst".to_string(), "_other".to_string()];
         sig.extend(signature(&scalars));
-        if form == Form::Twin {
+        if form == Dialect::Triton {
             sig.push("_scratch".into());
         }
         sig.extend(
@@ -128,18 +106,15 @@ pub fn blocked_2d_kernels(
                 .map(|c| format!("{c}: {}.constexpr", form.ns())),
         );
         let mut w = Writer::new(0);
-        let deco = match form {
-            Form::Gluon => "gluon",
-            Form::Twin => "triton",
-        };
         w.line(format!(
-            "@{deco}.jit(do_not_specialize=[\"_rows\", \"_cols\", \"_steps\", \"_groups\", \"_group\"])"
+            "@{}.jit(do_not_specialize=[\"_rows\", \"_cols\", \"_steps\", \"_groups\", \"_group\"])",
+            form.decorator()
         ));
         w.line(format!("def {kernel}({}):", sig.join(", ")));
         w.indent();
         let memory = match form {
-            Form::Gluon => "shared memory",
-            Form::Twin => "a global scratch",
+            Dialect::Gluon => "shared memory",
+            Dialect::Triton => "a global scratch",
         };
         w.line(head.replace("{}", memory));
         body(&mut w, form, stencil);
@@ -147,16 +122,16 @@ pub fn blocked_2d_kernels(
         w.finish()
     };
     (
-        print(Form::Gluon, format!("{name}_gluon")),
-        print(Form::Twin, format!("{name}_twin")),
+        print(Dialect::Gluon, format!("{name}_gluon")),
+        print(Dialect::Triton, format!("{name}_twin")),
     )
 }
 
 /// The kernel's body: the tile plan, the load, the group's phases, the owned stores.
-fn body(w: &mut Writer, form: Form, st: &Stencil2d) {
+fn body(w: &mut Writer, form: Dialect, st: &Stencil2d) {
     let ns = form.ns();
     match form {
-        Form::Gluon => {
+        Dialect::Gluon => {
             // One element a thread along a row: shifted windows are not 16-byte aligned.
             for l in [
                 "_NW: gl.constexpr = gl.num_warps()",
@@ -174,7 +149,7 @@ fn body(w: &mut Writer, form: Form, st: &Stencil2d) {
                 w.line(l);
             }
         }
-        Form::Twin => {
+        Dialect::Triton => {
             for l in [
                 "_lr = tl.arange(0, TH)[:, None]",
                 "_lc = tl.arange(0, TW)[None, :]",
@@ -205,7 +180,10 @@ fn body(w: &mut Writer, form: Form, st: &Stencil2d) {
             "_edge{k} = (_r0 < {r_lo}) | (_r0 + TH > {r_hi}) | (_c0 < {c_lo}) | (_c0 + TW > {c_hi})"
         ));
     }
-    w.line(form.store_window(&format!("{ns}.load(_src + _at, mask=_inside, other=0.0)")));
+    w.line(store_window(
+        form,
+        &format!("{ns}.load(_src + _at, mask=_inside, other=0.0)"),
+    ));
     w.line(form.barrier());
     let n = st.phases.len();
     w.line("for _step in range(_count - 1):");
@@ -229,7 +207,7 @@ fn body(w: &mut Writer, form: Form, st: &Stencil2d) {
 
 /// One phase: its value from the windows, the rectangle's outside from global memory in edge
 /// tiles, then the store between barriers.
-fn phase(w: &mut Writer, form: Form, k: usize, p: &Phase2d, state: &str) {
+fn phase(w: &mut Writer, form: Dialect, k: usize, p: &Phase2d, state: &str) {
     let ns = form.ns();
     let value = print(&p.value, &mut |x| match &x.kind {
         ExprKind::Subscript { indices, .. } => {
@@ -245,7 +223,7 @@ fn phase(w: &mut Writer, form: Form, k: usize, p: &Phase2d, state: &str) {
                 _ => unreachable!("schedule::temporal takes `{var} + c`"),
             };
             let (a, b) = (off(&indices[0], &p.rows.0), off(&indices[1], &p.cols.0));
-            Some(form.load_window(&format!("({a}) * TW + ({b})")))
+            Some(load_window(form, &format!("({a}) * TW + ({b})")))
         }
         _ => None,
     });
@@ -265,15 +243,18 @@ fn phase(w: &mut Writer, form: Form, k: usize, p: &Phase2d, state: &str) {
     w.line(form.barrier());
     // A float64 scalar makes a float32 phase's value float64: the plain kernel's and the twin's
     // `tl.store` cast it to the array's dtype, a shared-memory store does not.
-    w.line(form.store_window(match form {
-        Form::Gluon => "_v.to(_dt)",
-        Form::Twin => "_v",
-    }));
+    w.line(store_window(
+        form,
+        match form {
+            Dialect::Gluon => "_v.to(_dt)",
+            Dialect::Triton => "_v",
+        },
+    ));
     w.line(form.barrier());
 }
 
 /// The tile's owned points (inside the arrays) from the buffer to `array`.
-fn store_owned(w: &mut Writer, form: Form, array: &str) {
+fn store_owned(w: &mut Writer, form: Dialect, array: &str) {
     let ns = form.ns();
     indices(w, form);
     w.line(
@@ -281,7 +262,7 @@ fn store_owned(w: &mut Writer, form: Form, array: &str) {
     );
     w.line(format!(
         "{ns}.store({array} + _at, {}, mask=_own)",
-        form.load_window("0")
+        load_window(form, "0")
     ));
 }
 
@@ -289,13 +270,13 @@ fn store_owned(w: &mut Writer, form: Form, array: &str) {
 /// full-tile tensors would otherwise stay live across the phases (spilled past the register
 /// cap). In Gluon the row and column numbers go through an opaque move first, so the compiler
 /// can neither merge nor hoist the recomputation (the probe's `_opaque`).
-fn indices(w: &mut Writer, form: Form) {
+fn indices(w: &mut Writer, form: Dialect) {
     for v in ["_lr", "_lc"] {
         w.line(match form {
-            Form::Gluon => format!(
+            Dialect::Gluon => format!(
                 "{v}2 = gl.inline_asm_elementwise(\"mov.b32 $0, $1;\", \"=r,r\", [{v}], dtype=gl.int32, is_pure=False, pack=1)"
             ),
-            Form::Twin => format!("{v}2 = {v}"),
+            Dialect::Triton => format!("{v}2 = {v}"),
         });
     }
     for l in [

@@ -21,6 +21,7 @@
 //! - A while loop (or a body ending in `if test: break`) keeps a `running` register: the test
 //!   is read where Python reads it, and the phase loop runs while it holds.
 
+use super::dialect::Dialect;
 use super::steps::StepPrinter;
 use crate::codegen::analysis::push_unique;
 use crate::codegen::kernel_code::{Param, StateParam};
@@ -52,11 +53,13 @@ pub(super) struct LoopState<'a> {
     pub running: Option<String>,
 }
 
-/// The names a step's printing refers to: the iteration, the program, the loop variable.
+/// The names a step's printing refers to: the iteration, the program, the loop variable; and
+/// the language the kernel is printed in.
 pub(super) struct PhaseNames<'n> {
     pub iteration: &'n str,
     pub pid: &'n str,
     pub loop_var: &'n str,
+    pub dialect: Dialect,
 }
 
 impl<'a> LoopState<'a> {
@@ -285,14 +288,16 @@ impl<'a> LoopState<'a> {
     /// floats; on the GPU a float is an fp64 parameter already, but under the interpreter it
     /// stays a Python float, which a launch whose phases never assign it (one phase a launch
     /// there) would store with `.to`. `-0.0 + x` is `x` exactly, signed zeros included.
-    pub fn start(&self, w: &mut Writer) {
+    pub fn start(&self, w: &mut Writer, dialect: Dialect) {
         for c in &self.steps.carried {
             match c.ty {
                 ScalarType::Int => w.line(format!("{0} = {0}.to(tl.int64)", c.name)),
                 ScalarType::Bool => w.line(format!("{0} = {0} != 0", c.name)),
-                ScalarType::Float => {
-                    w.line(format!("{0} = tl.full((), -0.0, tl.float64) + {0}", c.name))
-                }
+                ScalarType::Float => w.line(format!(
+                    "{0} = {1} + {0}",
+                    c.name,
+                    dialect.full("-0.0", "tl.float64")
+                )),
             }
         }
         if let Some(v) = &self.var {
@@ -306,7 +311,8 @@ impl<'a> LoopState<'a> {
     /// `test` as a condition on the registers (a while loop's test, a break's).
     pub fn condition(&self, test: &Expr, loop_var: &str) -> String {
         let env = |n: &str| self.type_of_name(n, loop_var);
-        StepPrinter { env: &env }.value_as(test, ScalarType::Bool)
+        let dialect = Dialect::Triton; // only the plain persistent kernel tests a condition
+        StepPrinter { env: &env, dialect }.value_as(test, ScalarType::Bool)
     }
 
     /// The steps that run before phase `before` (`before == regions` after the last).
@@ -350,7 +356,10 @@ impl<'a> LoopState<'a> {
             }
             StepKind::Scalar => {
                 let env = |n: &str| self.type_of_name(n, loop_var);
-                let printer = StepPrinter { env: &env };
+                let printer = StepPrinter {
+                    env: &env,
+                    dialect: at.dialect,
+                };
                 let ty = self.types[&s.target];
                 w.line(format!("{} = {}", s.target, printer.value_as(&s.value, ty)));
             }

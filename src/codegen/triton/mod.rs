@@ -8,9 +8,11 @@
 //!   expressions, loads and masks; `strips` strip-mined loops; `rows` row tiles and split rows;
 //!   `comm` the NVSHMEM communication phases; `steps` a time loop's host statements as the
 //!   scalars every program of its persistent kernel computes.
+//! - `blocked` and `gluon2d`: temporally blocked 1-D and 2-D stencil loops, each a Gluon kernel
+//!   for the GPU and a Triton twin for the interpreter; `dialect` names the two languages.
 //!
-//! The tiled (`tl.dot`) and temporally blocked forms print in `codegen::tiles` and
-//! `codegen::blocked`; the tile printer borrows `cx::Cx` for its expressions.
+//! The tiled (`tl.dot`) form prints in `codegen::tiles`, which borrows `cx::Cx` for its
+//! expressions.
 //!
 //! Design decisions:
 //! - One context, `Cx`, whose `impl` is split over the files by what it prints: each file adds
@@ -23,6 +25,7 @@
 mod blocked;
 mod comm;
 pub(super) mod cx;
+mod dialect;
 mod expr;
 mod gluon2d;
 mod grid;
@@ -34,7 +37,7 @@ mod steps;
 mod strips;
 mod virtual_grid;
 
-pub use blocked::blocked_kernel;
+pub use blocked::blocked_kernels;
 pub use gluon2d::blocked_2d_kernels;
 pub use grid::kernel;
 pub use persistent::{persistent_kernel, PersistentLoop};

@@ -16,6 +16,7 @@
 
 use super::comm::CommSite;
 use super::cx::Cx;
+use super::dialect::Dialect;
 use super::loop_state::{LoopState, PhaseNames};
 use super::strips::{ONE_STRIP_PARAM, ROW_BLOCK_PARAM};
 use super::virtual_grid::{program_counts, program_ids};
@@ -359,6 +360,7 @@ impl Names {
             iteration: &self.iteration,
             pid: &self.pid,
             loop_var: &p.var,
+            dialect: Dialect::Triton,
         }
     }
 }
@@ -378,7 +380,7 @@ fn phase_loop(w: &mut Writer, p: &PersistentLoop, n: &Names, state: &LoopState, 
     w.line(format!("{pid} = tl.program_id(0)"));
     w.line(format!("{nprog} = tl.num_programs(0)"));
     w.line(format!("{} = tl.full((), 0, tl.int64)", n.arrived));
-    state.start(w);
+    state.start(w, Dialect::Triton);
     if let Some(live) = &n.live {
         w.line(format!("{live} = tl.full((), 1, tl.int1)"));
     }

@@ -8,6 +8,7 @@
 //! - Integer `//` and `%` round toward negative infinity as Python's do (Triton's truncate).
 //! - Every assignment ends in the carried type, so a loop-carried register keeps one dtype.
 
+use super::dialect::Dialect;
 use crate::ir::python::float_literal;
 use crate::ir::*;
 use crate::schedule::host_steps::{short_call, ScalarType};
@@ -24,13 +25,14 @@ struct Scalar {
 /// Prints `e` for a step, with `env` giving each name's type.
 pub(super) struct StepPrinter<'a> {
     pub env: &'a dyn Fn(&str) -> ScalarType,
+    pub dialect: Dialect,
 }
 
 impl StepPrinter<'_> {
     /// `e` converted to `ty`, ready to assign to a register of that type.
     pub fn value_as(&self, e: &Expr, ty: ScalarType) -> String {
         let s = self.scalar(e);
-        convert(s, ty)
+        self.convert(s, ty)
     }
 
     fn scalar(&self, e: &Expr) -> Scalar {
@@ -46,17 +48,17 @@ impl StepPrinter<'_> {
                 literal: true,
             },
             ExprKind::Float(v) => Scalar {
-                text: format!("tl.full((), {}, tl.float64)", float_literal(*v)),
+                text: self.dialect.full(&float_literal(*v), "tl.float64"),
                 ty: Float,
                 literal: false,
             },
             ExprKind::FloatSpecial(s) => Scalar {
-                text: format!("tl.full((), float(\"{s}\"), tl.float64)"),
+                text: self.dialect.full(&format!("float(\"{s}\")"), "tl.float64"),
                 ty: Float,
                 literal: false,
             },
             ExprKind::Bool(b) => Scalar {
-                text: format!("tl.full((), {}, tl.int1)", i32::from(*b)),
+                text: self.dialect.full(&i32::from(*b).to_string(), "tl.int1"),
                 ty: Bool,
                 literal: false,
             },
@@ -92,7 +94,7 @@ impl StepPrinter<'_> {
             }
             ExprKind::BoolOp { op, values } => self.bool_op(*op, values),
             ExprKind::IfExp { test, body, orelse } => {
-                let c = convert(self.scalar(test), Bool);
+                let c = self.convert(self.scalar(test), Bool);
                 let (a, b) = self.promoted(body, orelse);
                 tensor(format!("tl.where({c}, {}, {})", a.text, b.text), a.ty)
             }
@@ -122,10 +124,10 @@ impl StepPrinter<'_> {
             Int
         };
         let mut parts = parts.into_iter().rev();
-        let mut acc = convert(parts.next().expect("a BoolOp has operands"), ty);
+        let mut acc = self.convert(parts.next().expect("a BoolOp has operands"), ty);
         for p in parts {
-            let truth = format!("({})", convert(p.clone(), Bool));
-            let own = convert(p, ty);
+            let truth = format!("({})", self.convert(p.clone(), Bool));
+            let own = self.convert(p, ty);
             acc = match op {
                 BoolOp::Or => format!("tl.where({truth}, {own}, {acc})"),
                 BoolOp::And => format!("tl.where({truth}, {acc}, {own})"),
@@ -138,7 +140,7 @@ impl StepPrinter<'_> {
     fn promoted(&self, a: &Expr, b: &Expr) -> (Scalar, Scalar) {
         let (a, b) = (self.scalar(a), self.scalar(b));
         if a.ty == ScalarType::Float || b.ty == ScalarType::Float {
-            (as_float(a), as_float(b))
+            (self.as_float(a), self.as_float(b))
         } else {
             (a, b)
         }
@@ -148,13 +150,20 @@ impl StepPrinter<'_> {
         use ScalarType::*;
         match op {
             BinOp::Div => {
-                let (l, r) = (as_float(self.scalar(left)), as_float(self.scalar(right)));
+                let (l, r) = (
+                    self.as_float(self.scalar(left)),
+                    self.as_float(self.scalar(right)),
+                );
                 tensor(format!("({} / {})", l.text, r.text), Float)
             }
             BinOp::Pow => {
                 let (l, r) = (self.scalar(left), self.scalar(right));
                 let ints = l.ty != Float && r.ty != Float;
-                let text = format!("libdevice.pow({}, {})", as_float(l).text, as_float(r).text);
+                let text = format!(
+                    "libdevice.pow({}, {})",
+                    self.as_float(l).text,
+                    self.as_float(r).text
+                );
                 if ints {
                     tensor(format!("{text}.to(tl.int64)"), Int)
                 } else {
@@ -204,13 +213,13 @@ impl StepPrinter<'_> {
         let name = short_call(func);
         let a: Vec<Scalar> = args.iter().map(|x| self.scalar(x)).collect();
         match name {
-            "float" | "float64" => as_float(one(a)),
-            "int" | "int64" => tensor(format!("{}.to(tl.int64)", tensor_of(one(a))), Int),
-            "bool" => tensor(convert(one(a), Bool), Bool),
+            "float" | "float64" => self.as_float(one(a)),
+            "int" | "int64" => tensor(format!("{}.to(tl.int64)", self.tensor_of(one(a))), Int),
+            "bool" => tensor(self.convert(one(a), Bool), Bool),
             "abs" | "absolute" | "fabs" => {
                 let x = one(a);
                 let ty = if x.ty == Bool { Int } else { x.ty };
-                tensor(format!("tl.abs({})", tensor_of(x)), ty)
+                tensor(format!("tl.abs({})", self.tensor_of(x)), ty)
             }
             "min" | "max" | "minimum" | "maximum" | "fmin" | "fmax" => {
                 let float = a.iter().any(|x| x.ty == Float);
@@ -221,9 +230,9 @@ impl StepPrinter<'_> {
                 };
                 let mut parts = a.into_iter().map(|x| {
                     if float {
-                        as_float(x).text
+                        self.as_float(x).text
                     } else {
-                        tensor_of(x)
+                        self.tensor_of(x)
                     }
                 });
                 let mut acc = parts.next().expect("min/max of one argument is rejected");
@@ -234,10 +243,16 @@ impl StepPrinter<'_> {
             }
             "pow" | "power" => {
                 let mut it = a.into_iter();
-                let (l, r) = (as_float(it.next().unwrap()), as_float(it.next().unwrap()));
+                let (l, r) = (
+                    self.as_float(it.next().unwrap()),
+                    self.as_float(it.next().unwrap()),
+                );
                 tensor(format!("libdevice.pow({}, {})", l.text, r.text), Float)
             }
-            f => tensor(format!("libdevice.{f}({})", as_float(one(a)).text), Float),
+            f => tensor(
+                format!("libdevice.{f}({})", self.as_float(one(a)).text),
+                Float,
+            ),
         }
     }
 }
@@ -254,30 +269,45 @@ fn one(mut a: Vec<Scalar>) -> Scalar {
     a.remove(0)
 }
 
-/// A literal as a tensor (a bare Python number has no `.to`).
-fn tensor_of(s: Scalar) -> String {
-    if s.literal {
-        let dtype = match s.ty {
-            ScalarType::Float => "tl.float64",
-            ScalarType::Bool => "tl.int1",
-            ScalarType::Int => "tl.int64",
-        };
-        format!("tl.full((), {}, {dtype})", s.text)
-    } else {
-        s.text
+impl StepPrinter<'_> {
+    /// A literal as a tensor (a bare Python number has no `.to`).
+    fn tensor_of(&self, s: Scalar) -> String {
+        if s.literal {
+            let dtype = match s.ty {
+                ScalarType::Float => "tl.float64",
+                ScalarType::Bool => "tl.int1",
+                ScalarType::Int => "tl.int64",
+            };
+            self.dialect.full(&s.text, dtype)
+        } else {
+            s.text
+        }
     }
-}
 
-fn as_float(s: Scalar) -> Scalar {
-    if s.ty == ScalarType::Float {
-        return s;
+    fn as_float(&self, s: Scalar) -> Scalar {
+        if s.ty == ScalarType::Float {
+            return s;
+        }
+        let text = if s.literal {
+            self.dialect.full(&s.text, "tl.float64")
+        } else {
+            format!("({}).to(tl.float64)", s.text)
+        };
+        tensor(text, ScalarType::Float)
     }
-    let text = if s.literal {
-        format!("tl.full((), {}, tl.float64)", s.text)
-    } else {
-        format!("({}).to(tl.float64)", s.text)
-    };
-    tensor(text, ScalarType::Float)
+
+    /// `s` as a value of type `ty` (what a register of that type holds).
+    fn convert(&self, s: Scalar, ty: ScalarType) -> String {
+        match ty {
+            ScalarType::Float => {
+                let f = self.as_float(s);
+                f.text
+            }
+            ScalarType::Int => format!("({}).to(tl.int64)", self.tensor_of(s)),
+            ScalarType::Bool if s.ty == ScalarType::Bool => self.tensor_of(s),
+            ScalarType::Bool => format!("({} != 0)", self.tensor_of(s)),
+        }
+    }
 }
 
 fn as_int(s: Scalar) -> String {
@@ -285,19 +315,6 @@ fn as_int(s: Scalar) -> String {
         ScalarType::Int if s.literal => s.text,
         ScalarType::Bool => format!("({}).to(tl.int64)", s.text),
         _ => s.text,
-    }
-}
-
-/// `s` as a value of type `ty` (what a register of that type holds).
-fn convert(s: Scalar, ty: ScalarType) -> String {
-    match ty {
-        ScalarType::Float => {
-            let f = as_float(s);
-            f.text
-        }
-        ScalarType::Int => format!("({}).to(tl.int64)", tensor_of(s)),
-        ScalarType::Bool if s.ty == ScalarType::Bool => tensor_of(s),
-        ScalarType::Bool => format!("({} != 0)", tensor_of(s)),
     }
 }
 
@@ -322,7 +339,10 @@ mod tests {
 
     #[test]
     fn floats_are_fp64_and_integers_widen_before_they_meet_one() {
-        let p = StepPrinter { env: &env };
+        let p = StepPrinter {
+            env: &env,
+            dialect: Dialect::Triton,
+        };
         let e = Expr::binary(
             BinOp::Div,
             Expr::new(ExprKind::Float(1.0), Span::DUMMY),
@@ -344,7 +364,10 @@ mod tests {
 
     #[test]
     fn or_and_and_of_numbers_give_python_s_operand() {
-        let p = StepPrinter { env: &env };
+        let p = StepPrinter {
+            env: &env,
+            dialect: Dialect::Triton,
+        };
         let op = |op, a, b| {
             Expr::new(
                 ExprKind::BoolOp {
@@ -385,7 +408,10 @@ mod tests {
 
     #[test]
     fn integer_floor_division_rounds_toward_minus_infinity() {
-        let p = StepPrinter { env: &env };
+        let p = StepPrinter {
+            env: &env,
+            dialect: Dialect::Triton,
+        };
         let q = p.value_as(
             &Expr::binary(BinOp::FloorDiv, n("a"), n("b")),
             ScalarType::Int,
