@@ -622,6 +622,10 @@ def _appyc_blocked(twin, kernel, steps, arrays, scalars, reach, state=None, kind
         width, group = 32, 2
     else:
         width, group = (512, 32) if n <= 1 << 16 else (2048, 64)
+        # A shared buffer an array (W elements and their guards): keep a program within 96 KiB,
+        # so loops of many arrays still fit (and two programs an SM).
+        while width > 256 and sum(a.element_size() for a in arrays) * (width + 64) > 96 << 10:
+            width //= 2
     while group > 1 and 4 * reach * group > width:
         group //= 2
     halo = reach * group
