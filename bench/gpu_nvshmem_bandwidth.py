@@ -24,6 +24,8 @@ Variants (VARIANTS below; `check` False: correctness not checked, said in the ou
     communicate (wait for the counter, put the edge row, signal, wait for the neighbour's);
     one grid barrier a sweep; the puts by loads and stores (uncapped) or by NVSHMEM's calls
     (capped at 80);
+  l8 cap74 / cap72, distribute[ local][ cap74][ 6/SM]: the sweeps' load order under a lower
+    register cap, and distribute with its rows in block coordinates (dist_local.py, call 7);
   distribute main / generated[ nvshmem puts| nocap| 6/SM| nospec]: samples/distribute_jacobi2d.py's
     modules (dist_main.py before P2P puts, dist_new.py after), the latter with NVSHMEM's puts,
     uncapped, at most 6 programs an SM, or its per-rank block bounds unspecialised: why
@@ -252,6 +254,18 @@ VARIANTS = {
     "distribute generated nospec": dict(module="dist_new.py", distribute=True, edits=[nospec]),
     # whether distribute's gap to Listing 8 is in its communication or in its sweeps
     "distribute nocomm": dict(module="dist_new.py", distribute=True, edits=[no_comm], check=False),
+    # call 7: the sweeps' load order (a SASS comparison here, bench/nvshmem_bandwidth.md): with
+    # registers to spare ptxas issues 8 loads, an add, then 12 (Listing 8 at cap 80); with fewer
+    # all 20 first (distribute at cap 80, Listing 8 at cap 74). dist_local.py: distribute with
+    # its rows in block coordinates (no `- _appyc_o` in the addresses), made from dist_new.py.
+    "l8 cap74": dict(module="new_l8.py", attrs={"_APPYC_NVSHMEM_MAXNREG": 74}),
+    "l8 cap72": dict(module="new_l8.py", attrs={"_APPYC_NVSHMEM_MAXNREG": 72}),
+    "distribute local": dict(module="dist_local.py", distribute=True),
+    "distribute local cap74": dict(module="dist_local.py", distribute=True,
+                                   attrs={"_APPYC_NVSHMEM_MAXNREG": 74}),
+    "distribute local cap74 6/SM": dict(module="dist_local.py", distribute=True,
+                                        attrs={"_APPYC_NVSHMEM_MAXNREG": 74}, hooks=[per_sm(6)]),
+    "distribute cap74": dict(module="dist_new.py", distribute=True, attrs={"_APPYC_NVSHMEM_MAXNREG": 74}),
     "single 1024,4,64": dict(module="single.py", single=(1024, 4, 64), check=False, worlds=(1,)),
     "single 512,4,64": dict(module="single.py", single=(512, 4, 64), check=False, worlds=(1,)),
     "single 512,4,24": dict(module="single.py", single=(512, 4, 24), check=False, worlds=(1,)),

@@ -718,6 +718,15 @@ def _appyc_nvshmem_config(mvl, num_warps):
 # 842 us an iteration against 912 us for 48 registers and 10 programs, 1013 us for 48 and 6
 # (2 x H100, 8192^2 per GPU, bench/nvshmem_bandwidth.md).
 _APPYC_NVSHMEM_MAXNREG = 80
+# `#pragma distribute`'s kernels: capped at 72. Under a cap ptxas issues a sweep's 20 loads
+# either all before the first add or 8, an add, then 12 (whose lines the first 8 brought into
+# the L1); which one follows from the registers the rest of the kernel keeps live, not from the
+# sweep's text. Distribute's kernel keeps fewer live than Listing 8's and at 80 issued all 20
+# first: 999 us an iteration against Listing 8's 841 (2 x H100, 8192^2 per GPU); at 72 it
+# interleaves: 814 us. Listing 8 at 74 issues all 20 first and takes 983 us, at 72 888 us, so
+# the hand-written kernels keep 80 (bench/nvshmem_bandwidth.md, call 7). APPYC_NVSHMEM_MAXNREG
+# decides instead for every kernel (0: no cap), read at each launch.
+_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE = 72
 
 
 def _appyc_nvshmem_p2p():
@@ -738,7 +747,8 @@ def _appyc_nvshmem_p2p():
     return _APPYC_NVSHMEM_STATE["p2p"]
 
 
-def _appyc_nvshmem_persistent(kernel, phases, work, args, mvl, num_warps, constants=None, sites=None):
+def _appyc_nvshmem_persistent(kernel, phases, work, args, mvl, num_warps, constants=None, sites=None,
+                              maxnreg=None):
     """Runs `phases` phases of a persistent kernel with nvshmem calls (`constants`: its
     constexprs besides MVL): one cooperative launch
     (its waits need every program resident). Every compiled specialisation of the kernel is
@@ -746,7 +756,8 @@ def _appyc_nvshmem_persistent(kernel, phases, work, args, mvl, num_warps, consta
     argument's specialisation changes (a size divisible by 16, a stride of 1), and a module
     without init faults on its first nvshmem call. Under the interpreter: one launch per phase.
     Then, if a wait gave up, raises with its record (`sites`: see _appyc_nvshmem_check): waiting
-    for the kernel here is what makes a deadlock an error on this rank rather than a hang."""
+    for the kernel here is what makes a deadlock an error on this rank rather than a hang.
+    `maxnreg`: the kernel's register cap (default _APPYC_NVSHMEM_MAXNREG)."""
     device = next(a.device for a in args if isinstance(a, torch.Tensor))
     control = _appyc_nvshmem_control(device)
     p2p = bool(_appyc_nvshmem_p2p())
@@ -757,8 +768,12 @@ def _appyc_nvshmem_persistent(kernel, phases, work, args, mvl, num_warps, consta
                                 **(constants or {}))
             _appyc_nvshmem_check(control, sites)
         return
+    cap = os.environ.get("APPYC_NVSHMEM_MAXNREG")
+    cap = int(cap) if cap else (maxnreg or _APPYC_NVSHMEM_MAXNREG)
     options = dict(MVL=mvl, GRID_SYNC=True, P2P=p2p, num_warps=num_warps, launch_cooperative_grid=True,
-                   maxnreg=_APPYC_NVSHMEM_MAXNREG, extern_libs=_appyc_nvshmem_lib(), **(constants or {}))
+                   extern_libs=_appyc_nvshmem_lib(), **(constants or {}))
+    if cap:
+        options["maxnreg"] = cap
     # warmup() returns the specialisation that the launch below will find in Triton's cache.
     compiled = kernel.warmup(*args, 0, phases, control, grid=(1,), **options)
     loaded = _APPYC_NVSHMEM_STATE["programs"].get(id(compiled))

@@ -487,13 +487,15 @@ fn codegen(
                     Launch::Persistent(p) => {
                         let kernel = format!("_{}_persistent{persistent_count}", func.name);
                         persistent_count += 1;
-                        let mut call = persistent_launch(&launch_cx, kernel, p, kernels, &mut out)?;
+                        let mut call =
+                            persistent_launch(&launch_cx, kernel, p, kernels, false, &mut out)?;
                         if let Some((d, dp)) =
                             distributed.filter(|(d, _)| d.plan.loop_span == p.loop_span)
                         {
                             let kernel = format!("_{}_distributed", func.name);
-                            let spmd =
-                                persistent_launch(&launch_cx, kernel, dp, &d.kernels, &mut out)?;
+                            let spmd = persistent_launch(
+                                &launch_cx, kernel, dp, &d.kernels, true, &mut out,
+                            )?;
                             let indent = indentation(file, p.loop_span.start);
                             call =
                                 distribute_host::call(&d.plan, &func.name, &spmd, &call, &indent);
@@ -631,6 +633,7 @@ fn persistent_launch(
     kernel: String,
     p: &schedule::Persistent,
     kernels: &[Kernel],
+    distributed: bool,
     out: &mut Spliced,
 ) -> Result<String> {
     let file = cx.file;
@@ -668,7 +671,10 @@ fn persistent_launch(
         &code,
         p,
         &regions,
-        (blocked.is_some() || blocked_2d.is_some()).then_some(blocked_name.as_str()),
+        launch::LoopForms {
+            blocked: (blocked.is_some() || blocked_2d.is_some()).then_some(blocked_name.as_str()),
+            distributed,
+        },
     );
     out.generate(&code.text, "\n\n");
     if let Some((twin, gluon)) = &blocked {

@@ -119,6 +119,33 @@ fn samples_lower_puts_and_waits_to_nvshmem() {
         !out.contains("cache_modifier=\".cg\""),
         "a .cg load in Listing 8"
     );
+    // A hand-written kernel keeps the runtime's default register cap.
+    assert!(!out.contains("maxnreg=_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE"));
+}
+
+#[test]
+fn a_distributed_loop_launches_under_its_own_register_cap() {
+    // `#pragma distribute`'s SPMD kernel keeps fewer registers live than Listing 8's, and under
+    // the cap of 80 ptxas issued its sweeps' loads all at once (bench/nvshmem_bandwidth.md,
+    // call 7): its launch names the distributed cap; the single-GPU launch beside it has none.
+    let r = appyc(&["samples/distribute_jacobi2d.py", "-o", "-"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let out = String::from_utf8_lossy(&r.stdout);
+    assert!(out.contains("_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE = 72"));
+    let launch = out
+        .split("def _launch_jacobi_2d_distributed(")
+        .nth(1)
+        .expect("the distributed launcher");
+    let launch = &launch[..launch.find("\ndef ").unwrap_or(launch.len())];
+    assert!(
+        launch.contains("maxnreg=_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE,\n    )"),
+        "{launch}"
+    );
+    assert_eq!(
+        out.matches("maxnreg=_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE,")
+            .count(),
+        1
+    );
 }
 
 #[test]

@@ -757,6 +757,16 @@ fn split_rows_setup(
     ]
 }
 
+/// Which other forms a persistent loop's launcher knows of.
+#[derive(Clone, Copy, Default)]
+pub struct LoopForms<'a> {
+    /// The temporally blocked kernels' base name, when the loop has them.
+    pub blocked: Option<&'a str>,
+    /// The SPMD kernel of a `#pragma distribute` loop: its own register cap
+    /// (`_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE`).
+    pub distributed: bool,
+}
+
 /// The launcher of a persistent loop: one launch of its kernel for the whole loop. Returns the
 /// launcher and its host arguments.
 pub fn persistent_launcher(
@@ -766,8 +776,9 @@ pub fn persistent_launcher(
     code: &KernelCode,
     p: &Persistent,
     regions: &[&Kernel],
-    blocked: Option<&str>,
+    forms: LoopForms,
 ) -> (String, Vec<String>) {
+    let blocked = forms.blocked;
     let (file, opts, sizes) = (cx.file, cx.opts, &cx.sizes);
     let host_args = persistent_host_args(code, p, regions);
     let trip = format!("n_{}", p.var);
@@ -813,6 +824,12 @@ pub fn persistent_launcher(
             close,
             format!("    sites={},", comm_sites(file, var, regions)),
         );
+        if forms.distributed {
+            launch.insert(
+                close + 1,
+                "    maxnreg=_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE,".into(),
+            );
+        }
     }
     let result = loop_outputs(code, p, regions, &trip, &mut launch);
     let line = file.line_of(p.loop_span.start as usize);

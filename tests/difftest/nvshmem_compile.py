@@ -67,12 +67,13 @@ def main(library, request_path, result_path):
     gc._jit.JITFunction.run = gc.compiling_run
     libs = {"libnvshmem_device": library}
 
-    def persistent(kernel, phases, work, args, mvl, num_warps, constants=None, sites=None):
+    def persistent(kernel, phases, work, args, mvl, num_warps, constants=None, sites=None, maxnreg=None):
         control = torch.zeros(16, dtype=torch.int64)
-        # The register cap of the real runtime: ptxas must fit the kernel under it.
+        # The register cap of the real runtime (the launch's own, a distributed loop's): ptxas
+        # must fit the kernel under it.
         kernel[(1,)](*args, 0, phases, control, MVL=mvl, GRID_SYNC=True, P2P=p2p, **(constants or {}),
                      num_warps=num_warps, launch_cooperative_grid=True, extern_libs=libs,
-                     maxnreg=maxnreg)
+                     maxnreg=maxnreg or default_maxnreg)
 
     results = {}
     for name, path in request["cases"].items():
@@ -86,7 +87,7 @@ def main(library, request_path, result_path):
                 mod = load_module(Path(path), f"appyc_nvshmem_sm90_{name}_{bounded}")
                 mod._APPYC_NVSHMEM_BOUNDED = tl.constexpr(bounded)
                 mod._appyc_nvshmem_use(Host)
-                maxnreg = mod._APPYC_NVSHMEM_MAXNREG
+                default_maxnreg = mod._APPYC_NVSHMEM_MAXNREG
                 mod._appyc_nvshmem_persistent = persistent
                 mod._appyc_nvshmem_config = lambda _m, w, mvl=mvl: (mvl, w)
                 args = [torch.from_numpy(np.ascontiguousarray(a)) if isinstance(a, np.ndarray) else a

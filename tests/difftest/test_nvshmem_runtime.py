@@ -29,7 +29,7 @@ class FakeKernel:
 
     def __getitem__(self, grid):
         def launch(*args, **options):
-            self.launches.append((grid, options["maxnreg"], options["launch_cooperative_grid"]))
+            self.launches.append((grid, options.get("maxnreg"), options["launch_cooperative_grid"]))
             self.options = options
         return launch
 
@@ -63,6 +63,15 @@ def test_every_new_specialisation_is_initialised_once(tmp_path, monkeypatch):
     # The kernel's other constexprs (a strip loop's ONE_STRIP switch) reach the launch.
     mod._appyc_nvshmem_persistent(kernel, 4, None, (flag, 5), 128, 4, {"ONE_STRIP": True})
     assert kernel.options["ONE_STRIP"] is True and kernel.options["MVL"] == 128
+    # A launch's own cap (a distributed loop's), and APPYC_NVSHMEM_MAXNREG over every cap (0: none).
+    mod._appyc_nvshmem_persistent(kernel, 4, None, (flag, 5), 128, 4, maxnreg=72)
+    assert kernel.launches[-1][1] == 72
+    monkeypatch.setenv("APPYC_NVSHMEM_MAXNREG", "64")
+    mod._appyc_nvshmem_persistent(kernel, 4, None, (flag, 5), 128, 4, maxnreg=72)
+    assert kernel.launches[-1][1] == 64
+    monkeypatch.setenv("APPYC_NVSHMEM_MAXNREG", "0")
+    mod._appyc_nvshmem_persistent(kernel, 4, None, (flag, 5), 128, 4)
+    assert kernel.launches[-1][1] is None
 
 
 
