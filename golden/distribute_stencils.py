@@ -1108,15 +1108,17 @@ def _appyc_nvshmem_config(mvl, num_warps):
 # 842 us an iteration against 912 us for 48 registers and 10 programs, 1013 us for 48 and 6
 # (2 x H100, 8192^2 per GPU, bench/nvshmem_bandwidth.md).
 _APPYC_NVSHMEM_MAXNREG = 80
-# `#pragma distribute`'s kernels: capped at 72. Under a cap ptxas issues a sweep's 20 loads
-# either all before the first add or 8, an add, then 12 (whose lines the first 8 brought into
-# the L1); which one follows from the registers the rest of the kernel keeps live, not from the
-# sweep's text. Distribute's kernel keeps fewer live than Listing 8's and at 80 issued all 20
-# first: 999 us an iteration against Listing 8's 841 (2 x H100, 8192^2 per GPU); at 72 it
-# interleaves: 814 us. Listing 8 at 74 issues all 20 first and takes 983 us, at 72 888 us, so
-# the hand-written kernels keep 80 (bench/nvshmem_bandwidth.md, call 7). APPYC_NVSHMEM_MAXNREG
-# decides instead for every kernel (0: no cap), read at each launch.
-_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE = 72
+# `#pragma distribute`'s kernels over 2-D regions: capped at 72. Under a cap ptxas issues a
+# sweep's 20 loads either all before the first add or 8, an add, then 12 (whose lines the first
+# 8 brought into the L1); which one follows from the registers the rest of the kernel keeps
+# live, not from the sweep's text. The 2-D distributed kernel keeps fewer live than Listing 8's
+# and at 80 issued all 20 first: 999 us an iteration against Listing 8's 841 (2 x H100, 8192^2
+# per GPU); at 72 it interleaves: 814 us. Listing 8 at 74 issues all 20 first and takes 983 us,
+# at 72 888 us, so the hand-written kernels keep 80 (bench/nvshmem_bandwidth.md, call 7). The
+# 3-D distributed kernel (heat_3d, 384^3 per GPU) took 1481 us at 80 and 1661 at 72, so it keeps
+# 80 (bench/nvshmem_distribute_cap_scaling_h100x2.log). APPYC_NVSHMEM_MAXNREG decides instead
+# for every kernel (0: no cap), read at each launch.
+_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE_2D = 72
 
 
 def _appyc_nvshmem_p2p():
@@ -1505,7 +1507,7 @@ def _launch_smooth_copy_back_distributed(_appyc_flags, A, _appyc_up_halo, _appyc
         _appyc_mvl, _appyc_warps,
         {"ROW_BLOCK": _appyc_row_block},
         sites=("samples/distribute_stencils.py", "t", {14: "#pragma 2:M-2=>parallel 1:N-1=>parallel", 14: "#pragma 2:M-2=>parallel 1:N-1=>parallel", 14: "#pragma 2:M-2=>parallel 1:N-1=>parallel", 14: "#pragma 2:M-2=>parallel 1:N-1=>parallel", 14: "#pragma 2:M-2=>parallel 1:N-1=>parallel", 14: "#pragma 2:M-2=>parallel 1:N-1=>parallel", 14: "#pragma 2:M-2=>parallel 1:N-1=>parallel", 14: "#pragma 2:M-2=>parallel 1:N-1=>parallel", 14: "#pragma 2:M-2=>parallel 1:N-1=>parallel", 16: "#pragma 2:M-2=>parallel 1:N-1=>parallel"}),
-        maxnreg=_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE,
+        maxnreg=_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE_2D,
     )
 
 
@@ -1788,7 +1790,6 @@ def _launch_jacobi_1d_distributed(A, _appyc_flags, _appyc_up_halo, _appyc_up, _a
         (A, _appyc_flags, B, int(_appyc_up_halo), int(_appyc_up), int(_appyc_own), int(_appyc_down), int(_appyc_r0), int(N), int(_appyc_r1), int(_appyc_o), A.stride(0), _appyc_flags.stride(0), B.stride(0)),
         _appyc_mvl, _appyc_warps,
         sites=("samples/distribute_stencils.py", "t", {23: "#pragma parallel for simd", 23: "#pragma parallel for simd", 23: "#pragma parallel for simd", 23: "#pragma parallel for simd", 23: "#pragma parallel for simd", 26: "#pragma parallel for simd", 26: "#pragma parallel for simd", 26: "#pragma parallel for simd", 26: "#pragma parallel for simd", 26: "#pragma parallel for simd"}),
-        maxnreg=_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE,
     )
 
 
@@ -2032,7 +2033,6 @@ def _launch_heat_3d_distributed(A, _appyc_flags, _appyc_up_halo, _appyc_up, _app
         _appyc_mvl, _appyc_warps,
         {"ROW_BLOCK": _appyc_row_block},
         sites=("samples/distribute_stencils.py", "t", {34: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 34: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 34: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 34: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 34: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 38: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 38: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 38: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 38: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 38: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel"}),
-        maxnreg=_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE,
     )
 
 
@@ -2347,7 +2347,6 @@ def _launch_three_sweeps_distributed(B, A, _appyc_r0, N, _appyc_r1, _appyc_o, _a
         (B, A, _appyc_flags, C, int(_appyc_r0), int(N), int(_appyc_r1), int(_appyc_o), int(_appyc_scratch), int(_appyc_up), int(_appyc_down), int(_appyc_up_halo), int(_appyc_own), B.stride(0), A.stride(0), _appyc_flags.stride(0), C.stride(0)),
         _appyc_mvl, _appyc_warps,
         sites=("samples/distribute_stencils.py", "t", {49: "#pragma parallel for simd", 49: "#pragma parallel for simd", 49: "#pragma parallel for simd", 52: "#pragma parallel for simd", 55: "#pragma parallel for simd", 55: "#pragma parallel for simd", 55: "#pragma parallel for simd", 55: "#pragma parallel for simd", 55: "#pragma parallel for simd", 55: "#pragma parallel for simd", 55: "#pragma parallel for simd"}),
-        maxnreg=_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE,
     )
 
 

@@ -715,15 +715,17 @@ def _appyc_nvshmem_config(mvl, num_warps):
 # 842 us an iteration against 912 us for 48 registers and 10 programs, 1013 us for 48 and 6
 # (2 x H100, 8192^2 per GPU, bench/nvshmem_bandwidth.md).
 _APPYC_NVSHMEM_MAXNREG = 80
-# `#pragma distribute`'s kernels: capped at 72. Under a cap ptxas issues a sweep's 20 loads
-# either all before the first add or 8, an add, then 12 (whose lines the first 8 brought into
-# the L1); which one follows from the registers the rest of the kernel keeps live, not from the
-# sweep's text. Distribute's kernel keeps fewer live than Listing 8's and at 80 issued all 20
-# first: 999 us an iteration against Listing 8's 841 (2 x H100, 8192^2 per GPU); at 72 it
-# interleaves: 814 us. Listing 8 at 74 issues all 20 first and takes 983 us, at 72 888 us, so
-# the hand-written kernels keep 80 (bench/nvshmem_bandwidth.md, call 7). APPYC_NVSHMEM_MAXNREG
-# decides instead for every kernel (0: no cap), read at each launch.
-_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE = 72
+# `#pragma distribute`'s kernels over 2-D regions: capped at 72. Under a cap ptxas issues a
+# sweep's 20 loads either all before the first add or 8, an add, then 12 (whose lines the first
+# 8 brought into the L1); which one follows from the registers the rest of the kernel keeps
+# live, not from the sweep's text. The 2-D distributed kernel keeps fewer live than Listing 8's
+# and at 80 issued all 20 first: 999 us an iteration against Listing 8's 841 (2 x H100, 8192^2
+# per GPU); at 72 it interleaves: 814 us. Listing 8 at 74 issues all 20 first and takes 983 us,
+# at 72 888 us, so the hand-written kernels keep 80 (bench/nvshmem_bandwidth.md, call 7). The
+# 3-D distributed kernel (heat_3d, 384^3 per GPU) took 1481 us at 80 and 1661 at 72, so it keeps
+# 80 (bench/nvshmem_distribute_cap_scaling_h100x2.log). APPYC_NVSHMEM_MAXNREG decides instead
+# for every kernel (0: no cap), read at each launch.
+_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE_2D = 72
 
 
 def _appyc_nvshmem_p2p():

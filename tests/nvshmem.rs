@@ -120,29 +120,30 @@ fn samples_lower_puts_and_waits_to_nvshmem() {
         "a .cg load in Listing 8"
     );
     // A hand-written kernel keeps the runtime's default register cap.
-    assert!(!out.contains("maxnreg=_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE"));
+    assert!(!out.contains("maxnreg=_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE_2D"));
 }
 
 #[test]
 fn a_distributed_loop_launches_under_its_own_register_cap() {
-    // `#pragma distribute`'s SPMD kernel keeps fewer registers live than Listing 8's, and under
-    // the cap of 80 ptxas issued its sweeps' loads all at once (bench/nvshmem_bandwidth.md,
-    // call 7): its launch names the distributed cap; the single-GPU launch beside it has none.
+    // `#pragma distribute`'s SPMD kernel over 2-D regions keeps fewer registers live than
+    // Listing 8's, and under the cap of 80 ptxas issued its sweeps' loads all at once
+    // (bench/nvshmem_bandwidth.md, call 7): its launch names the distributed cap; the
+    // single-GPU launch beside it has none, nor has the 3-D distributed loop (slower at 72).
     let r = appyc(&["samples/distribute_jacobi2d.py", "-o", "-"]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let out = String::from_utf8_lossy(&r.stdout);
-    assert!(out.contains("_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE = 72"));
+    assert!(out.contains("_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE_2D = 72"));
     let launch = out
         .split("def _launch_jacobi_2d_distributed(")
         .nth(1)
         .expect("the distributed launcher");
     let launch = &launch[..launch.find("\ndef ").unwrap_or(launch.len())];
     assert!(
-        launch.contains("maxnreg=_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE,\n    )"),
+        launch.contains("maxnreg=_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE_2D,\n    )"),
         "{launch}"
     );
     assert_eq!(
-        out.matches("maxnreg=_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE,")
+        out.matches("maxnreg=_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE_2D,")
             .count(),
         1
     );
@@ -179,4 +180,19 @@ fn process_grid_samples_put_columns_and_faces_as_strided_views() {
          flags + 4 * flags_stride0, b2,"
     ));
     assert!(out.contains("if _pid == 5 % _nprog:"));
+}
+
+#[test]
+fn a_distributed_3d_loop_keeps_the_default_register_cap() {
+    // heat_3d distributed took 1481 us an iteration at 80 and 1661 at 72 (384^3 per GPU).
+    let r = appyc(&["samples/distribute_stencils.py", "-o", "-"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let out = String::from_utf8_lossy(&r.stdout);
+    let launch = out
+        .split("def _launch_heat_3d_distributed(")
+        .nth(1)
+        .expect("the 3-D distributed launcher");
+    let launch = &launch[..launch.find("\ndef ").unwrap_or(launch.len())];
+    assert!(launch.contains("sites=("), "{launch}");
+    assert!(!launch.contains("maxnreg="), "{launch}");
 }

@@ -762,8 +762,8 @@ fn split_rows_setup(
 pub struct LoopForms<'a> {
     /// The temporally blocked kernels' base name, when the loop has them.
     pub blocked: Option<&'a str>,
-    /// The SPMD kernel of a `#pragma distribute` loop: its own register cap
-    /// (`_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE`).
+    /// The SPMD kernel of a `#pragma distribute` loop: over 2-D regions, its own register cap
+    /// (`_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE_2D`).
     pub distributed: bool,
 }
 
@@ -824,10 +824,16 @@ pub fn persistent_launcher(
             close,
             format!("    sites={},", comm_sites(file, var, regions)),
         );
-        if forms.distributed {
+        // Measured, not derived: the cap decides how ptxas orders a sweep's loads, and 72 won
+        // for the 2-D distributed kernel and lost for the 3-D one (the runtime's comment); 1-D
+        // ones were not measured and keep the default.
+        let planes = regions
+            .iter()
+            .all(|k| k.comm.is_some() || k.dims.len() == 2);
+        if forms.distributed && planes {
             launch.insert(
                 close + 1,
-                "    maxnreg=_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE,".into(),
+                "    maxnreg=_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE_2D,".into(),
             );
         }
     }
