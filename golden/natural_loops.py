@@ -1521,7 +1521,7 @@ def _relax_to_tolerance_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter
     it = it.to(tl.int64)
     _running = _running != 0
     if _phase_lo % 1 == 0:
-        _running = _running & ((diff > tol)) & (((it).to(tl.float64) < max_iter))
+        _running = _running & (((diff > tol)) & (((it).to(tl.float64) < max_iter)))
     _phase = _phase_lo
     while _running & (_phase < _phase_hi):
         _iteration = _phase
@@ -1558,7 +1558,7 @@ def _relax_to_tolerance_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter
         _which_A = _which__swap
         _which_B = _which__swap1
         it = ((it + 1)).to(tl.int64)
-        _running = _running & ((diff > tol)) & (((it).to(tl.float64) < max_iter))
+        _running = _running & (((diff > tol)) & (((it).to(tl.float64) < max_iter)))
         _phase += 1
     if _pid == _nprog - 1:
         tl.store(_carried + 0, (_which_B).to(tl.float64))
@@ -1570,7 +1570,7 @@ def _relax_to_tolerance_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter
         tl.store(_carried + 6, (_running).to(tl.float64))
 
 
-_relax_to_tolerance_persistent0_tuning = _AppycTuning("_relax_to_tolerance_persistent0", "bfa4c51799f54cd5", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_relax_to_tolerance_persistent0_tuning = _AppycTuning("_relax_to_tolerance_persistent0", "3944a44b23ee32e5", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_relax_to_tolerance_persistent0(N, B, A, diff, it, tol, max_iter, _appyc_config=None):
@@ -2936,7 +2936,7 @@ def _smooth_then_measure_persistent0(B, A, R, _diff_shared, N, tol: "fp64", max_
     it = it.to(tl.int64)
     _running = _running != 0
     if _phase_lo % 3 == 0:
-        _running = _running & ((diff > tol)) & (((it).to(tl.float64) < max_iter))
+        _running = _running & (((diff > tol)) & (((it).to(tl.float64) < max_iter)))
     _phase = _phase_lo
     while _running & (_phase < _phase_hi):
         _iteration = _phase // 3
@@ -2974,7 +2974,7 @@ def _smooth_then_measure_persistent0(B, A, R, _diff_shared, N, tol: "fp64", max_
             _appyc_grid_barrier(_sync, _arrived)
         if _region == 2:
             it = ((it + 1)).to(tl.int64)
-            _running = _running & ((diff > tol)) & (((it).to(tl.float64) < max_iter))
+            _running = _running & (((diff > tol)) & (((it).to(tl.float64) < max_iter)))
         _phase += 1
     if _pid == _nprog - 1:
         tl.store(_carried + 0, (diff).to(tl.float64))
@@ -2982,7 +2982,7 @@ def _smooth_then_measure_persistent0(B, A, R, _diff_shared, N, tol: "fp64", max_
         tl.store(_carried + 2, (_running).to(tl.float64))
 
 
-_smooth_then_measure_persistent0_tuning = _AppycTuning("_smooth_then_measure_persistent0", "13f66e0eaca4757a", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_smooth_then_measure_persistent0_tuning = _AppycTuning("_smooth_then_measure_persistent0", "4fbc3ca7a3cea364", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_smooth_then_measure_persistent0(B, A, N, R, diff, it, tol, max_iter, _appyc_config=None):

@@ -308,11 +308,19 @@ impl<'a> LoopState<'a> {
         }
     }
 
-    /// `test` as a condition on the registers (a while loop's test, a break's).
+    /// `test` as a condition on the registers (a while loop's test, a break's), a name or in
+    /// one pair of parentheses, so `running & c` and `c == 0` read as meant: `not done` prints
+    /// `(done) == 0`, and `running & (done) == 0` is Python's `(running & done) == 0`, true
+    /// again once a break has cleared `running`.
     pub fn condition(&self, test: &Expr, loop_var: &str) -> String {
         let env = |n: &str| self.type_of_name(n, loop_var);
         let dialect = Dialect::Triton; // only the plain persistent kernel tests a condition
-        StepPrinter { env: &env, dialect }.value_as(test, ScalarType::Bool)
+        let c = StepPrinter { env: &env, dialect }.value_as(test, ScalarType::Bool);
+        if enclosed(&c) {
+            c
+        } else {
+            format!("({c})")
+        }
     }
 
     /// The steps that run before phase `before` (`before == regions` after the last).
@@ -461,4 +469,29 @@ impl<'a> LoopState<'a> {
         }
         w.dedent();
     }
+}
+
+/// Whether `text` is a name or one parenthesized group: `(a < b)`, not `(a) == 0` or
+/// `(a) & (b)`.
+fn enclosed(text: &str) -> bool {
+    if text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return true;
+    }
+    if !text.starts_with('(') {
+        return false;
+    }
+    let mut depth = 0usize;
+    for (i, ch) in text.char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 && i + 1 < text.len() {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0
 }

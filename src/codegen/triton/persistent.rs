@@ -647,6 +647,32 @@ def f(A, M, N, T):
     }
 
     #[test]
+    fn a_loop_test_is_one_operand_of_running() {
+        // `not done` prints `(done) == 0`: unparenthesized, `_running & (done) == 0` would be
+        // `(_running & done) == 0`, true again after the break has cleared `_running`.
+        let src = "def f(A, N, cap):
+    done = False
+    it = 0
+    while not done:
+        #pragma parallel for simd
+        for i in range(N):
+            A[i] = 0.5 * A[i]
+        done = it > 4
+        it += 1
+        if it >= cap:
+            break
+    return it
+";
+        let k = function(&generated(src), "_f_persistent0").to_string();
+        assert!(k.contains("_running = _running & ((done) == 0)"), "{k}");
+        assert!(!k.contains("_running & (done) == 0"), "{k}");
+        assert!(
+            k.contains("_running = _running & (((it).to(tl.float64) >= cap) == 0)"),
+            "{k}"
+        );
+    }
+
+    #[test]
     fn barriers_are_only_where_phases_conflict() {
         let src = "def f(X, Y, N, T):
     for t in range(T):
