@@ -649,7 +649,6 @@ fn persistent_launch(
             barrier_after: p.barrier_after.clone(),
             steps: &p.steps,
             test: p.test.as_ref(),
-            break_test: p.break_test.as_ref(),
             var_register: p.var_register(),
         },
         file,

@@ -1008,7 +1008,7 @@ fn pass_registers(code: &KernelCode, p: &Persistent, launch: &mut [String]) {
     let close = launch.iter().rposition(|l| l == ")").unwrap();
     // The running register (a loop with an exit test) is the last: a launch per phase stops
     // when it clears.
-    let stop = if p.test.is_some() || p.break_test.is_some() {
+    let stop = if p.test.is_some() || p.breaks() {
         format!(" stop={},", code.state.len() - 1)
     } else {
         String::new()

@@ -11,6 +11,12 @@
 //!   of the array it is bound to ("which"), and a region picks its arrays' pointers by those
 //!   indices. Groups are the connected names, so arrays of other dtypes in other groups never
 //!   meet in one choice.
+//! - `if test: break` is a step too, in its place among the others: it clears the kernel's
+//!   `running` register, and what follows it in the iteration (steps, regions) runs only while
+//!   that holds. One break a loop: a second keeps the loop on the host (`-v` says so).
+//! - A name whose first assignment in an iteration follows the break, and that the function
+//!   reads after the loop, keeps the host's value when the loop breaks in its first iteration:
+//!   its register starts from that value, which must be bound and of the register's type.
 //! - Statements that need the host (a call into Python, an array element read on the host,
 //!   anything the kernel language lacks) keep the loop host-driven; the reason names the
 //!   statement.
@@ -29,6 +35,9 @@ pub enum StepKind {
     /// After the region that reduces the shared scalar `target` into `buffer` (and its
     /// barrier): `target = op(target, what the region reduced)`.
     Reduced { buffer: String, op: ReduceOp },
+    /// `if value: break` (`target` is empty): when `value` holds the loop ends here, and the
+    /// rest of the iteration (later steps, later phases) does not run.
+    Break,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -40,6 +49,13 @@ pub struct Step {
     pub value: Expr,
     pub kind: StepKind,
     pub span: Span,
+}
+
+impl Step {
+    /// Whether the step assigns its target a scalar (a register).
+    fn assigns_scalar(&self) -> bool {
+        matches!(self.kind, StepKind::Scalar | StepKind::Reduced { .. })
+    }
 }
 
 /// Python's scalar types as the device holds them.
@@ -85,6 +101,31 @@ pub struct HostSteps {
     pub inputs: Vec<(String, ScalarType)>,
 }
 
+impl HostSteps {
+    /// The loop's `if test: break`, a step in its place (`StepKind::Break`).
+    pub fn exit(&self) -> Option<&Step> {
+        self.steps.iter().find(|s| s.kind == StepKind::Break)
+    }
+
+    /// The test of the loop's break.
+    pub fn break_test(&self) -> Option<&Expr> {
+        self.exit().map(|s| &s.value)
+    }
+}
+
+/// The test of `if test: break` (no `else`, nothing else in the body).
+pub fn break_test(s: &Stmt) -> Option<&Expr> {
+    match &s.kind {
+        StmtKind::If { test, body, orelse }
+            if orelse.is_empty()
+                && matches!(body.as_slice(), [b] if b.kind == StmtKind::Other("break statement")) =>
+        {
+            Some(test)
+        }
+        _ => None,
+    }
+}
+
 /// What the loop's other statements are: the regions, each with what it reads.
 pub struct Context<'a> {
     pub loop_var: &'a str,
@@ -94,14 +135,16 @@ pub struct Context<'a> {
     pub region_reads: Vec<HashMap<String, ScalarType>>,
     /// The loop's own test (a while loop), read before every iteration.
     pub test: Option<&'a Expr>,
-    /// `if test: break` ending the body, read after every iteration's steps.
-    pub break_test: Option<&'a Expr>,
     /// Shared scalars the regions reduce: `(phase, name, buffer, operator)`.
     pub reductions: Vec<(usize, String, String, ReduceOp)>,
     /// The host's names when the loop starts, with their Python types where known
     /// (`schedule::before`): a register read before it is assigned starts from that value, so
     /// it has that type too (`it = 0.0` before `it += 1` makes `it` a float).
     pub starts: &'a HashMap<String, Option<ScalarType>>,
+    /// The names surely bound when the loop starts (`schedule::before`).
+    pub bound: &'a HashSet<String>,
+    /// Whether the function may read a name after the loop.
+    pub read_after: &'a dyn Fn(&str) -> bool,
 }
 
 type Why = (String, Span);
@@ -118,7 +161,15 @@ pub fn analyse(others: &[(usize, &Stmt)], cx: &Context) -> Result<HostSteps, Why
                 steps.push(reduced_step(*phase, name, buffer, *op, s.span));
             }
         }
-        steps.push(step(before, s, cx)?);
+        let next = step(before, s, cx)?;
+        if next.kind == StepKind::Break && steps.iter().any(|t| t.kind == StepKind::Break) {
+            return Err((
+                "a second `if ...: break` needs the host: one break a loop runs on the device"
+                    .into(),
+                s.span,
+            ));
+        }
+        steps.push(next);
     }
     for (phase, name, buffer, op) in &cx.reductions {
         if !steps.iter().any(|t| t.kind == reduced(buffer, *op)) {
@@ -127,7 +178,7 @@ pub fn analyse(others: &[(usize, &Stmt)], cx: &Context) -> Result<HostSteps, Why
         }
     }
     steps.sort_by_key(|s| s.before);
-    for test in cx.test.iter().chain(cx.break_test.iter()) {
+    if let Some(test) = cx.test {
         if let Some(why) = not_device_scalar(test, cx) {
             return Err((why, test.span));
         }
@@ -140,7 +191,7 @@ pub fn analyse(others: &[(usize, &Stmt)], cx: &Context) -> Result<HostSteps, Why
     let assigned: Vec<String> =
         steps
             .iter()
-            .filter(|s| s.kind != StepKind::Rebind)
+            .filter(|s| s.assigns_scalar())
             .fold(vec![], |mut v, s| {
                 if !v.contains(&s.target) {
                     v.push(s.target.clone());
@@ -189,12 +240,67 @@ pub fn analyse(others: &[(usize, &Stmt)], cx: &Context) -> Result<HostSteps, Why
         });
     }
     let inputs = inputs(&steps, &assigned, &grouped, cx);
-    Ok(HostSteps {
+    let out = HostSteps {
         steps,
         carried,
         groups,
         inputs,
-    })
+    };
+    left_by_break(&out, cx)?;
+    Ok(out)
+}
+
+/// Whether the break comes before the first step that assigns `n` (a scalar, or a rebinding
+/// when `rebind`) in an iteration: a loop that breaks in its first iteration leaves `n` as the
+/// host had it.
+fn assigned_after_break(steps: &[Step], n: &str, rebind: bool) -> bool {
+    let assigns = |s: &Step| {
+        s.target == n
+            && if rebind {
+                s.kind == StepKind::Rebind
+            } else {
+                s.assigns_scalar()
+            }
+    };
+    let exit = steps.iter().position(|s| s.kind == StepKind::Break);
+    matches!((exit, steps.iter().position(assigns)), (Some(b), Some(a)) if b < a)
+}
+
+/// What a name the function reads after the loop holds when the loop breaks before assigning
+/// it in its first iteration: the host's value, which its register starts from (it counts as
+/// read before assigned), so it must be surely bound and of the register's type; a rebound
+/// name must be a slot (its register starts at its own array).
+fn left_by_break(h: &HostSteps, cx: &Context) -> Result<(), Why> {
+    let span_of = |n: &str| h.steps.iter().find(|s| s.target == n).unwrap().span;
+    for c in &h.carried {
+        if !assigned_after_break(&h.steps, &c.name, false) || !(cx.read_after)(&c.name) {
+            continue;
+        }
+        let n = &c.name;
+        if !cx.bound.contains(n) {
+            return Err((
+                format!("`{n}` is first assigned after the break and read after the loop, which may leave it unbound: that needs the host"),
+                span_of(n),
+            ));
+        }
+        if c.start.is_some_and(|t| t != c.ty) {
+            return Err((
+                format!("`{n}` is first assigned after the break, of another type than it has before the loop: that needs the host"),
+                span_of(n),
+            ));
+        }
+    }
+    for g in &h.groups {
+        for n in g.names.iter().filter(|n| !g.slots.contains(n)) {
+            if assigned_after_break(&h.steps, n, true) && (cx.read_after)(n) {
+                return Err((
+                    format!("`{n}` is first bound after the break and read after the loop, which may leave it unbound: that needs the host"),
+                    span_of(n),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn reduced(buffer: &str, op: ReduceOp) -> StepKind {
@@ -216,6 +322,18 @@ fn reduced_step(phase: usize, name: &str, buffer: &str, op: ReduceOp, span: Span
 
 fn step(before: usize, s: &Stmt, cx: &Context) -> Result<Step, Why> {
     let host = |what: &str| Err((format!("{what} needs the host between iterations"), s.span));
+    if let Some(test) = break_test(s) {
+        if let Some(why) = not_device_scalar(test, cx) {
+            return Err((why, test.span));
+        }
+        return Ok(Step {
+            before,
+            target: String::new(),
+            value: test.clone(),
+            kind: StepKind::Break,
+            span: s.span,
+        });
+    }
     let (target, value) = match &s.kind {
         StmtKind::Pass => unreachable!("the caller skips `pass`"),
         StmtKind::Assign { target, value, .. } => (target, value),
@@ -408,7 +526,7 @@ fn scalar_types(
         .collect();
     loop {
         let mut changed = false;
-        for s in steps.iter().filter(|s| s.kind != StepKind::Rebind) {
+        for s in steps.iter().filter(|s| s.assigns_scalar()) {
             let env = |n: &str| env_type(n, &types, cx);
             // A reduced value is held as an fp64 (the launcher gives it back in its buffer's
             // type).
@@ -553,14 +671,18 @@ impl ScalarType {
 }
 
 /// Whether some read of `n` in an iteration comes before its first assignment: the loop's test,
-/// a step before it, or a region of a phase before it.
+/// a step before it (the break's test included), or a region of a phase before it; or the
+/// function's, after a loop that breaks before assigning it.
 fn read_before_assigned(n: &str, steps: &[Step], cx: &Context) -> bool {
     if cx.test.is_some_and(|t| t.mentions(n)) {
         return true;
     }
+    if assigned_after_break(steps, n, false) && (cx.read_after)(n) {
+        return true;
+    }
     let Some(first) = steps
         .iter()
-        .position(|s| s.kind != StepKind::Rebind && s.target == n)
+        .position(|s| s.assigns_scalar() && s.target == n)
     else {
         return false;
     };
@@ -599,10 +721,13 @@ fn inputs(
             }
         })
     };
-    for s in steps.iter().filter(|s| s.kind == StepKind::Scalar) {
+    for s in steps
+        .iter()
+        .filter(|s| matches!(s.kind, StepKind::Scalar | StepKind::Break))
+    {
         visit(&s.value);
     }
-    for t in cx.test.iter().chain(cx.break_test.iter()) {
+    for t in cx.test.iter() {
         visit(t);
     }
     out
@@ -636,6 +761,12 @@ mod tests {
         }
         let arrays: HashSet<String> = ["A", "B", "C"].map(String::from).into();
         let before = super::super::before::before(&f, f.body[at].span);
+        // Read after the loop: what a closing `return` names.
+        let tail = src.lines().last().unwrap_or("").trim().to_string();
+        let read_after = |n: &str| {
+            tail.starts_with("return ")
+                && tail["return ".len()..].split(", ").any(|r| r.trim() == n)
+        };
         let cx = Context {
             loop_var: var,
             arrays: &arrays,
@@ -644,9 +775,10 @@ mod tests {
                 .map(|(n, t)| (n.to_string(), *t))
                 .collect()],
             test: None,
-            break_test: None,
             reductions: vec![],
             starts: &before.types,
+            bound: &before.bound,
+            read_after: &read_after,
         };
         // The borrow of `f` ends here: clone what the caller keeps.
         analyse(&others, &cx)
@@ -744,5 +876,81 @@ mod tests {
             format!("def f(A, B, T, dt, k):\n    for t in range(T):\n{REGION}        k = k / 2\n");
         let err = steps_of(&src, &[("k", ScalarType::Int)]).unwrap_err();
         assert!(err.0.contains("computed as a float"), "{}", err.0);
+    }
+
+    #[test]
+    fn a_break_is_a_step_in_its_place_among_the_others() {
+        let src = format!(
+            "def f(A, B, T, dt, tol):\n    n = 0\n    for t in range(T):\n{REGION}        dt = dt * 0.5\n        if dt < tol:\n            break\n        A, B = B, A\n        n += 1\n    return n\n"
+        );
+        let h = steps_of(&src, &[]).unwrap();
+        let kinds: Vec<&StepKind> = h.steps.iter().map(|s| &s.kind).collect();
+        assert_eq!(kinds[0], &StepKind::Scalar);
+        assert_eq!(kinds[1], &StepKind::Break);
+        assert!(
+            kinds[2..].iter().all(|k| **k != StepKind::Break),
+            "{kinds:?}"
+        );
+        assert_eq!(h.steps.last().unwrap().target, "n");
+        let exit = h.exit().unwrap();
+        assert_eq!(exit.before, 1);
+        assert!(matches!(
+            &h.break_test().unwrap().kind,
+            ExprKind::Compare { .. }
+        ));
+        // The break reads `dt` after this iteration's update: no host value needed for it,
+        // but `n`, read by its own update.
+        let needs: Vec<(&str, bool)> = h
+            .carried
+            .iter()
+            .map(|c| (c.name.as_str(), c.needs_initial))
+            .collect();
+        assert_eq!(needs, [("dt", true), ("n", true)]);
+        // One break a loop.
+        let twice = src.replace(
+            "        n += 1\n",
+            "        n += 1\n        if n > 3:\n            break\n",
+        );
+        let err = steps_of(&twice, &[]).unwrap_err();
+        assert!(err.0.contains("a second `if ...: break`"), "{}", err.0);
+        // A break whose test needs the host.
+        let host = src.replace("if dt < tol:", "if A[0] < tol:");
+        let err = steps_of(&host, &[]).unwrap_err();
+        assert!(err.0.contains("reading an element of `A`"), "{}", err.0);
+    }
+
+    #[test]
+    fn a_name_the_break_may_leave_unassigned_starts_from_the_host_s_value() {
+        // `k` is first assigned after the break: a loop that breaks in its first iteration
+        // leaves the host's `k`, so the register starts from it.
+        let src = format!(
+            "def f(A, B, T, dt, tol):\n    k = 0\n    for t in range(T):\n{REGION}        if dt < tol:\n            break\n        k = t * 2\n    return k\n"
+        );
+        let h = steps_of(&src, &[]).unwrap();
+        let k = &h.carried[0];
+        assert_eq!((k.name.as_str(), k.ty), ("k", ScalarType::Int));
+        assert!(k.needs_initial);
+        assert_eq!(k.start, Some(ScalarType::Int));
+        // Assigned before the break, it needs no start.
+        let before = src.replace(
+            "        if dt < tol:\n            break\n        k = t * 2\n",
+            "        k = t * 2\n        if dt < tol:\n            break\n",
+        );
+        assert_ne!(before, src);
+        assert!(!steps_of(&before, &[]).unwrap().carried[0].needs_initial);
+        // Unbound before the loop: reading it after a first-iteration break fails in Python.
+        let unbound = src.replace("    k = 0\n", "");
+        let err = steps_of(&unbound, &[]).unwrap_err();
+        assert!(err.0.contains("may leave it unbound"), "{}", err.0);
+        // Of another type before the loop than the register's.
+        let float = src.replace("k = t * 2", "k = t * 0.5");
+        let err = steps_of(&float, &[]).unwrap_err();
+        assert!(err.0.contains("of another type"), "{}", err.0);
+        // A rebound name that is no slot: the host's binding would need a slot of its own.
+        let rebound = format!(
+            "def f(A, B, T, dt, tol):\n    D = A\n    for t in range(T):\n{REGION}        if dt < tol:\n            break\n        D = B\n    return D\n"
+        );
+        let err = steps_of(&rebound, &[]).unwrap_err();
+        assert!(err.0.contains("first bound after the break"), "{}", err.0);
     }
 }

@@ -23,7 +23,7 @@ mod footprint;
 pub mod host_steps;
 pub mod temporal;
 use footprint::Footprint;
-use host_steps::{HostSteps, ScalarType};
+use host_steps::{HostSteps, ScalarType, StepKind};
 
 /// How the regions of one function are launched, in source order.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,17 +62,21 @@ pub struct Persistent {
     /// bound, the launcher takes it, and returns it unchanged when no iteration runs.
     pub bind_if_ran: bool,
     /// A while loop's test, read before every iteration (`var` is then empty and `range`
-    /// unused: the loop runs until the test fails).
+    /// unused: the loop runs until the test fails). A body's `if test: break` is one of its
+    /// steps (`HostSteps::exit`), read where it stands.
     pub test: Option<Expr>,
-    /// `if test: break` at the end of the body, read after every iteration.
-    pub break_test: Option<Expr>,
 }
 
 impl Persistent {
     /// The loop variable is a kernel register: the loop breaks, and the function reads the
     /// variable after it (without a break, its last value is the range's last).
     pub fn var_register(&self) -> bool {
-        self.break_test.is_some() && !self.var.is_empty() && self.outputs.contains(&self.var)
+        self.breaks() && !self.var.is_empty() && self.outputs.contains(&self.var)
+    }
+
+    /// The body holds `if test: break`.
+    pub fn breaks(&self) -> bool {
+        self.steps.exit().is_some()
     }
 }
 
@@ -165,11 +169,11 @@ struct Cx<'a> {
     enclosing: std::cell::RefCell<Vec<Span>>,
 }
 
-/// What an eligible loop runs: its regions in phase order, its other statements, its exit.
+/// What an eligible loop runs: its regions in phase order, its other statements (its break
+/// among them).
 struct Plan {
     regions: Vec<usize>,
     steps: HostSteps,
-    break_test: Option<Expr>,
     /// What the host has bound when the loop starts.
     before: before::Before,
 }
@@ -295,9 +299,9 @@ impl Cx<'_> {
         let Plan {
             regions,
             steps,
-            break_test,
             before,
         } = plan;
+        let breaks = steps.exit().is_some();
         let (var, range, test) = match head {
             Head::For { var, range } => (var, range.clone(), None),
             Head::While { test } => {
@@ -322,10 +326,10 @@ impl Cx<'_> {
                 barrier_after[r] = true;
             }
         }
-        let plain = test.is_none() && break_test.is_none() && blockable_steps(&steps, var);
+        let plain = test.is_none() && !breaks && blockable_steps(&steps, var);
         let stencil = temporal::stencil(var, &phases).filter(|_| plain);
         // The 2-D analyses take the host steps themselves (none, or one swap of arrays).
-        let unconditional = test.is_none() && break_test.is_none();
+        let unconditional = test.is_none() && !breaks;
         let mut stencil_2d = self.stencil_2d(s, var, &phases, &steps, unconditional);
         let mut outputs: Vec<String> = vec![];
         let assigned = std::iter::once(var)
@@ -363,7 +367,6 @@ impl Cx<'_> {
             outputs,
             bind_if_ran,
             test,
-            break_test,
         }
     }
 
@@ -422,19 +425,6 @@ impl Cx<'_> {
             Head::For { var, .. } => (var, None),
             Head::While { test } => ("", Some(test)),
         };
-        // `if test: break` as the body's last statement ends the loop after an iteration.
-        let (body, break_test) = match body.split_last() {
-            Some((last, rest)) => match &last.kind {
-                StmtKind::If { test, body, orelse }
-                    if orelse.is_empty()
-                        && matches!(body.as_slice(), [b] if b.kind == StmtKind::Other("break statement")) =>
-                {
-                    (rest, Some(test))
-                }
-                _ => (body, None),
-            },
-            None => (body, None),
-        };
         let mut regions = vec![];
         let mut others: Vec<(usize, &Stmt)> = vec![];
         for s in body {
@@ -473,32 +463,19 @@ impl Cx<'_> {
             })
             .collect();
         let before = before::before(self.func, the_loop.span);
+        let read_after = |n: &str| self.read_after(n, the_loop.span);
         let cx = host_steps::Context {
             loop_var: var,
             arrays: &arrays,
             region_reads: regions.iter().map(|&r| scalar_reads(&kernels[r])).collect(),
             test,
-            break_test,
             reductions,
             starts: &before.types,
+            bound: &before.bound,
+            read_after: &read_after,
         };
         let steps = host_steps::analyse(&others, &cx)?;
-        let comm = regions.iter().any(|&r| kernels[r].comm.is_some());
-        if let (true, Some(s)) = (comm, steps.steps.first()) {
-            // The NVSHMEM runner launches once per PE with no registers to read back.
-            return Err((
-                "host statements beside nvshmem calls need the host between iterations".into(),
-                s.span,
-            ));
-        }
-        // A loop that breaks leaves its variable where it broke, which only the kernel knows:
-        // a register, which the NVSHMEM runner cannot read back.
-        if comm && break_test.is_some() && !var.is_empty() && self.read_after(var, the_loop.span) {
-            return Err((
-                format!("`{var}` is read after a loop that breaks beside nvshmem calls, which needs the host"),
-                the_loop.span,
-            ));
-        }
+        self.comm_allows(&regions, &steps)?;
         let mut temps: HashSet<&str> = HashSet::new();
         for &r in &regions {
             let k = &kernels[r];
@@ -548,9 +525,33 @@ impl Cx<'_> {
         Ok(Plan {
             regions,
             steps,
-            break_test: break_test.cloned(),
             before,
         })
+    }
+
+    /// A loop with nvshmem calls holds nothing else but regions: the NVSHMEM runner launches
+    /// once per PE with no registers to read back, so no host statements, and no break (its
+    /// `running` flag is a register; a closing break once reached the launcher and failed
+    /// there).
+    fn comm_allows(
+        &self,
+        regions: &[usize],
+        steps: &HostSteps,
+    ) -> std::result::Result<(), (String, Span)> {
+        if !regions.iter().any(|&r| self.kernels[r].comm.is_some()) {
+            return Ok(());
+        }
+        match steps.steps.first() {
+            Some(s) if s.kind == StepKind::Break => Err((
+                "a break beside nvshmem calls needs the host between iterations".into(),
+                s.span,
+            )),
+            Some(s) => Err((
+                "host statements beside nvshmem calls need the host between iterations".into(),
+                s.span,
+            )),
+            None => Ok(()),
+        }
     }
 
     /// Every name the function subscripts or takes a shape of: its arrays.
@@ -1020,6 +1021,168 @@ mod tests {
         );
         let (_, launches) = schedule(&breaks, true).unwrap();
         assert!(persistent(&launches[0]).var_register());
+    }
+
+    const BREAK_THEN_SWAP: &str = "def f(A, B, N, tol, T):
+    sweeps = 0
+    for t in range(T):
+        diff = 0.0
+        #pragma parallel for reduction(max:diff)
+        for i in range(1, N - 1):
+            B[i] = A[i - 1] + A[i + 1]
+            diff = max(diff, abs(B[i] - A[i]))
+        if diff < tol:
+            break
+        A, B = B, A
+        sweeps += 1
+        #pragma parallel for
+        for i in range(N):
+            A[i] = 0.5 * A[i]
+    return A, t, sweeps
+";
+
+    /// The first launch of a one-loop function (its reductions found), and the notes
+    /// `schedule::run` gives.
+    fn scheduled_with_notes(src: &str) -> (Launch, Vec<String>) {
+        let file = SourceFile::new("t.py", src);
+        let mut func = crate::passes::attach_pragmas::tests::attached(src).unwrap();
+        crate::passes::device_statements::run(&mut func, |at| file.line_of(at.start as usize));
+        let mut kernels = crate::passes::outline::run(&func).unwrap();
+        // Reduction clauses: the shared scalars a region reduces.
+        let pragmas = crate::frontend::pragma::collect_pragmas(&file).unwrap();
+        for k in kernels.iter_mut() {
+            crate::passes::shared_scalars::run(k, &pragmas).unwrap();
+        }
+        let mut notes = vec![];
+        let launches = run_with_notes(&file, &func, &kernels, true, &mut notes).unwrap();
+        let notes = notes
+            .into_iter()
+            .map(|n| format!("{}: {}", n.message, n.label.unwrap_or_default()))
+            .collect();
+        (launches[0].clone(), notes)
+    }
+
+    #[test]
+    fn a_break_that_more_statements_follow_runs_in_its_place() {
+        let (launch, notes) = scheduled_with_notes(BREAK_THEN_SWAP);
+        let p = persistent(&launch);
+        assert_eq!(p.regions, [0, 1], "{notes:?}");
+        assert!(p.breaks());
+        // After the reduction's phase and its fold, before the swap, the counter and the
+        // second region.
+        let exit = p.steps.exit().unwrap();
+        assert_eq!(exit.before, 1);
+        let at = p.steps.steps.iter().position(|s| s.kind == StepKind::Break);
+        let kinds: Vec<&StepKind> = p.steps.steps.iter().map(|s| &s.kind).collect();
+        assert!(
+            matches!(kinds[at.unwrap() - 1], StepKind::Reduced { .. }),
+            "{kinds:?}"
+        );
+        assert!(kinds[at.unwrap() + 1..]
+            .iter()
+            .all(|k| matches!(k, StepKind::Rebind | StepKind::Scalar)));
+        // The loop variable where it broke, the array `A` names, the counter.
+        assert!(p.var_register());
+        assert_eq!(p.outputs, ["t", "sweeps", "A"]);
+        // The reduction's phase has its barrier; the test reads the fold after it.
+        assert!(p.barrier_after[0]);
+        // The blocked paths take no loop that breaks.
+        assert!(p.stencil.is_none() && p.stencil_2d.is_none());
+    }
+
+    #[test]
+    fn a_break_anywhere_keeps_the_loop_off_the_blocked_kernels() {
+        // jacobi_1d with a break between its phases is still persistent, not a stencil.
+        let src = JACOBI.replace(
+            "        #pragma parallel for\n        for i in range(1, N - 1):\n            A[i]",
+            "        if t > 3:\n            break\n        #pragma parallel for\n        for i in range(1, N - 1):\n            A[i]",
+        );
+        assert_ne!(src, JACOBI);
+        let (_, launches) = schedule(&src, true).unwrap();
+        assert_eq!(persistent(&launches[0]).steps.exit().unwrap().before, 1);
+        assert!(stencil_of(&src).is_none());
+        assert!(stencil_of(JACOBI).is_some());
+        // smooth_swap with a break before the swap: not the 2-D swapped stencil.
+        let swap = SMOOTH_SWAP.replace(
+            "        A, B = B, A",
+            "        if t > 3:\n            break\n        A, B = B, A",
+        );
+        assert_ne!(swap, SMOOTH_SWAP);
+        assert!(stencil_2d_of(&swap).is_err());
+    }
+
+    #[test]
+    fn a_second_break_or_a_name_a_break_leaves_unbound_keeps_the_loop_on_the_host() {
+        let twice = BREAK_THEN_SWAP.replace(
+            "        sweeps += 1\n",
+            "        sweeps += 1\n        if sweeps > 9:\n            break\n",
+        );
+        let (launch, notes) = scheduled_with_notes(&twice);
+        assert!(matches!(launch, Launch::Region(0)), "{launch:?}");
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("stays on the host") && n.contains("a second `if ...: break`")),
+            "{notes:?}"
+        );
+        // `sweeps` first assigned after the break, unbound before the loop.
+        let unbound = BREAK_THEN_SWAP
+            .replace("    sweeps = 0\n", "")
+            .replace("sweeps += 1", "sweeps = t + 1");
+        let (launch, notes) = scheduled_with_notes(&unbound);
+        assert!(matches!(launch, Launch::Region(0)), "{launch:?}");
+        assert!(
+            notes.iter().any(|n| n.contains("may leave it unbound")),
+            "{notes:?}"
+        );
+        // Bound before: the register starts from the host's value.
+        let bound = BREAK_THEN_SWAP.replace("sweeps += 1", "sweeps = t + 1");
+        let (launch, _) = scheduled_with_notes(&bound);
+        let c = &persistent(&launch).steps.carried;
+        assert!(
+            c.iter().any(|c| c.name == "sweeps" && c.needs_initial),
+            "{c:?}"
+        );
+    }
+
+    #[test]
+    fn a_break_beside_nvshmem_calls_is_an_error() {
+        // The NVSHMEM runner reads no registers back (a closing break once failed there).
+        let src = "from appyc_aot import nvshmem
+import numpy as np
+
+
+def f(A, M, N, T):
+    me = nvshmem.my_pe()
+    npes = nvshmem.n_pes()
+    flags = np.zeros(2, dtype=np.int64)
+    for t in range(1, T + 1):
+        nvshmem.Putmem(A[0, 1:N - 1], A[M - 2, 1:N - 1], (me + 1) % npes, flags[0], t)
+        nvshmem.SignalWait(flags[0], t)
+        #pragma 1:M-1=>parallel 1:N-1=>parallel
+        A[1:M-1, 1:N-1] = 0.5 * (A[0:M-2, 1:N-1] + A[2:M, 1:N-1])
+        if t > 5:
+            break
+";
+        let options = crate::driver::Options::default();
+        // Closing, and before the region.
+        let mid = src
+            .replace("        if t > 5:\n            break\n", "")
+            .replace(
+                "        #pragma 1:M-1",
+                "        if t > 5:\n            break\n        #pragma 1:M-1",
+            );
+        assert!(mid.contains("break\n        #pragma"), "{mid}");
+        for src in [src.to_string(), mid] {
+            let Err(err) = crate::driver::compile(&SourceFile::new("t.py", &src), &options) else {
+                panic!("compiled:\n{src}");
+            };
+            let text = format!("{err:?}");
+            assert!(
+                text.contains("a break beside nvshmem calls needs the host"),
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -18,8 +18,12 @@
 //!   reduction's identity (kept in a fourth): after the region's barrier every program reads
 //!   the iteration's slot into its register, and program 0 resets the slot of two iterations
 //!   on, which no program reads or updates until another barrier has passed.
-//! - A while loop (or a body ending in `if test: break`) keeps a `running` register: the test
-//!   is read where Python reads it, and the phase loop runs while it holds.
+//! - A while loop (or a body with `if test: break`) keeps a `running` register: the test is
+//!   read where Python reads it (a while loop's before every iteration, a break's in its place
+//!   among the steps), and the phase loop runs while it holds. What follows the break in its
+//!   phase (the group's later steps, the phase's region, and in the last phase the closing
+//!   steps) runs under `if running:`; every phase starts with it set, so later phases need no
+//!   guard: the phase loop ends first.
 
 use super::dialect::Dialect;
 use super::steps::StepPrinter;
@@ -323,11 +327,58 @@ impl<'a> LoopState<'a> {
         }
     }
 
-    /// The steps that run before phase `before` (`before == regions` after the last).
+    /// The steps that run before phase `before` (`before == regions` after the last); those
+    /// after the loop's break only while `running` holds.
     pub fn steps_before(&self, w: &mut Writer, before: usize, at: &PhaseNames) {
-        for s in self.steps.steps.iter().filter(|s| s.before == before) {
-            self.step(w, s, at);
+        if self.print_steps(w, before, at, false) {
+            w.dedent();
         }
+    }
+
+    /// The steps before phase `before`, then, where the loop's break is among them, `if
+    /// running:` left open for the rest of the phase: the group's later steps and what the
+    /// caller prints after them (the phase's region). Returns whether it left the block open.
+    pub fn steps_then_guard(&self, w: &mut Writer, before: usize, at: &PhaseNames) -> bool {
+        self.print_steps(w, before, at, true)
+    }
+
+    /// Where the loop's break is among the steps before phase `before`: `if running:`, for
+    /// what the phase runs past its barrier (after the last phase, the closing steps).
+    /// Returns whether it opened the block (the caller closes it).
+    pub fn guard_after_break(&self, w: &mut Writer, before: usize) -> bool {
+        let here = self.steps.exit().is_some_and(|b| b.before == before);
+        if here {
+            w.line(format!("if {}:", self.running()));
+            w.indent();
+        }
+        here
+    }
+
+    /// The steps before phase `before`; after the break, `if running:` opened when steps
+    /// follow it or `more` does. Returns whether the block is open.
+    fn print_steps(&self, w: &mut Writer, before: usize, at: &PhaseNames, more: bool) -> bool {
+        let group: Vec<&Step> = self
+            .steps
+            .steps
+            .iter()
+            .filter(|s| s.before == before)
+            .collect();
+        let mut open = false;
+        for (i, s) in group.iter().enumerate() {
+            self.step(w, s, at);
+            if s.kind == StepKind::Break && (more || i + 1 < group.len()) {
+                w.line(format!("if {}:", self.running()));
+                w.indent();
+                open = true;
+            }
+        }
+        open
+    }
+
+    fn running(&self) -> &str {
+        self.running
+            .as_deref()
+            .expect("a loop that breaks keeps a `running` register")
     }
 
     pub fn has_steps_before(&self, before: usize) -> bool {
@@ -361,6 +412,11 @@ impl<'a> LoopState<'a> {
                     "{} = {}",
                     self.which[&s.target], self.which[source]
                 ));
+            }
+            StepKind::Break => {
+                let running = self.running();
+                let c = self.condition(&s.value, loop_var);
+                w.line(format!("{running} = {running} & ({c} == 0)"));
             }
             StepKind::Scalar => {
                 let env = |n: &str| self.type_of_name(n, loop_var);

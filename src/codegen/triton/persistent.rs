@@ -44,10 +44,9 @@ pub struct PersistentLoop<'k> {
     pub barrier_after: Vec<bool>,
     /// The loop's host statements, computed by every program (`loop_state`).
     pub steps: &'k HostSteps,
-    /// A while loop's test (`var` is then empty), read before every iteration.
+    /// A while loop's test (`var` is then empty), read before every iteration. A break is
+    /// one of the steps, read in its place.
     pub test: Option<&'k Expr>,
-    /// `if test: break` ending the body, read after every iteration.
-    pub break_test: Option<&'k Expr>,
     /// The loop variable is a register, stored at the end for the launcher: a loop that breaks
     /// and whose variable the function reads after it (without a break the launcher knows the
     /// last value).
@@ -67,7 +66,7 @@ pub struct PersistentLoop<'k> {
 pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<KernelCode> {
     let mut used: HashSet<String> = p.regions.iter().flat_map(|k| k.names()).collect();
     used.extend(p.steps.carried.iter().map(|c| c.name.clone()));
-    let exits = p.test.is_some() || p.break_test.is_some();
+    let exits = p.test.is_some() || p.steps.exit().is_some();
     let var = p.var_register.then_some(p.var.as_str());
     let state = LoopState::new(p.steps, exits, var, &mut |base| fresh_name(base, &mut used));
     let regions: Vec<Kernel> = p.regions.iter().map(|k| state.renamed(k)).collect();
@@ -89,7 +88,7 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
             w.line(format!("if {} == {r}:", n.region));
             w.indent();
         }
-        state.steps_before(&mut w, r, &n.at(p));
+        let guarded = state.steps_then_guard(&mut w, r, &n.at(p));
         state.pick_arrays(&mut w, k, &params, &n.iteration);
         let mut cx = Cx::new(file, k, analysis);
         cx.float_params = params
@@ -107,6 +106,9 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
             cx.host_ints.remove(c);
         }
         region_phase(&mut w, &mut cx, k, r, &mut n, file)?;
+        if guarded {
+            w.dedent();
+        }
         if n.live.is_some() && p.barrier_after[r] {
             bounded_barrier(&mut w, &n, file.line_of(k.span.start as usize));
         }
@@ -179,26 +181,30 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
     })
 }
 
-/// After the last phase of an iteration, past its barrier: the steps there, then the exit
-/// tests (a break's, then a while loop's for the next iteration); a loop with an exit counts
-/// its phases itself.
+/// After the last phase of an iteration, past its barrier: the steps there (a closing break
+/// among them; after a break before the last phase's region, only while the loop runs), then a
+/// while loop's test for the next iteration; a loop with an exit counts its phases itself.
 fn iteration_end(w: &mut Writer, p: &PersistentLoop, n: &Names, state: &LoopState) {
     let last = p.regions.len();
     let steps = state.has_steps_before(last);
-    if steps || state.running.is_some() {
+    let test = match (&state.running, p.test) {
+        (Some(running), Some(t)) => Some((running, state.condition(t, &p.var))),
+        _ => None,
+    };
+    if steps || test.is_some() {
         if last > 1 {
             w.line(format!("if {} == {}:", n.region, last - 1));
             w.indent();
         }
-        state.steps_before(w, last, &n.at(p));
-        if let Some(running) = &state.running {
-            for (test, holds) in [(p.break_test, false), (p.test, true)] {
-                if let Some(t) = test {
-                    let c = state.condition(t, &p.var);
-                    let c = if holds { c } else { format!("({c} == 0)") };
-                    w.line(format!("{running} = {running} & {c}"));
-                }
+        if steps {
+            let guarded = state.guard_after_break(w, last - 1);
+            state.steps_before(w, last, &n.at(p));
+            if guarded {
+                w.dedent();
             }
+        }
+        if let Some((running, c)) = test {
+            w.line(format!("{running} = {running} & {c}"));
         }
         if last > 1 {
             w.dedent();
@@ -644,6 +650,60 @@ def f(A, M, N, T):
         );
         // The sizes stay specialised: M and N are the same on every PE.
         assert!(!deco.contains("\"M\""), "{deco}");
+    }
+
+    #[test]
+    fn what_follows_a_break_in_its_phase_runs_while_the_loop_does() {
+        // The break stands before the second region: in that phase it clears `_running`, and
+        // the step and the region after it, then the closing step past the barrier, run only
+        // while it holds. Later phases need no guard: the phase loop ends first.
+        let src = "def f(A, B, N, T, tol, dt):
+    k = 0
+    for t in range(T):
+        #pragma parallel for simd
+        for i in range(N):
+            B[i] = A[i] * dt
+        if dt < tol:
+            break
+        dt = dt * 0.5
+        #pragma parallel for simd
+        for i in range(N):
+            A[i] = B[i] + 1.0
+        k += 1
+    return k
+";
+        let lines = function(&generated(src), "_f_persistent0").to_string();
+        for block in [
+            "        if _region == 1:
+            _running = _running & ((dt < tol) == 0)
+            if _running:
+                dt = (dt * tl.full((), 0.5, tl.float64))
+                # t.py:10: #pragma parallel for simd",
+            "        if _region == 1:
+            if _running:
+                k = ((k + 1)).to(tl.int64)
+        _phase += 1",
+            "    while _running & (_phase < _phase_hi):",
+        ] {
+            assert!(lines.contains(block), "{block}\nnot in:\n{lines}");
+        }
+        // The first region, before the break, runs unguarded.
+        assert_eq!(lines.matches("if _running:").count(), 2, "{lines}");
+        // A break as the body's first statement guards the whole phase.
+        let first = src.replace(
+            "        #pragma parallel for simd\n        for i in range(N):\n            B[i]",
+            "        if dt < tol:\n            break\n        #pragma parallel for simd\n        for i in range(N):\n            B[i]",
+        ).replacen("        if dt < tol:\n            break\n        dt = dt", "        dt = dt", 1);
+        let lines = function(&generated(&first), "_f_persistent0").to_string();
+        assert!(
+            lines.contains(
+                "        if _region == 0:
+            _running = _running & ((dt < tol) == 0)
+            if _running:
+                # t.py:"
+            ),
+            "{lines}"
+        );
     }
 
     #[test]
