@@ -7,9 +7,9 @@ element assignments (boundary copies), which become regions of their own
 (a decaying time step, a counter, a value only one step uses) and buffers swapped with
 `A, B = B, A`, which every program of the persistent kernel computes alike
 (schedule/host_steps.rs), with the values the function reads after the loop returned: the
-loop variable's last value (also where a loop breaks), counters in the type Python gives them
-(a float counter stays a float), `a or b` as the operand Python picks, and nothing the loop
-leaves unbound or unchanged when it runs no iteration.
+loop variable's last value (also where a loop breaks, anywhere in the body: what follows a break
+runs only in iterations that go on), counters in the type Python gives them (a float counter
+stays a float), `a or b` as the operand Python picks, nothing bound or changed by no iteration.
 """
 import numpy as np
 
@@ -390,3 +390,94 @@ def smooth_then_measure(A, B, R, N, tol, max_iter):
             A[i] = B[i]
         it += 1
     return it, diff
+
+
+def swap_until_small(A, B, N, tol, max_iter):
+    # A convergence loop whose break more statements follow: the buffers swap and the counter
+    # steps only after an iteration that goes on, so after a break `A` still names the last
+    # input (read after the loop), `B` the newest values, and `sweeps` counts the swaps (`it`
+    # where it broke).
+    sweeps = 0
+    for it in range(max_iter):
+        diff = 0.0
+        # _swap_until_small_kernel0
+        #pragma parallel for simd
+        for i in range(1, N - 1, 1):
+            i = appy.vidx(i, appy.MVL, N - 1)
+            B[i] = 0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1]
+            #pragma atomic
+            _diff_shared[0] = max(_diff_shared[0], max(abs(B[i] - A[i])))
+        # _swap_until_small_kernel1
+        #pragma sequential for
+        for _once in range(0, 1, 1):
+            B[0] = A[0]
+        # _swap_until_small_kernel2
+        #pragma sequential for
+        for _once1 in range(0, 1, 1):
+            B[N - 1] = A[N - 1]
+        if diff < tol:
+            break
+        A, B = B, A
+        sweeps += 1
+    return float(A[1]), it, sweeps, diff
+
+
+def damped_until_small(u, v, N, tol, max_iter, dt, decay):
+    # A break between two regions: the step size shrinks and `u` moves only in an iteration
+    # that goes on; the step size after the loop is the last one used.
+    for it in range(max_iter):
+        speed = 0.0
+        # _damped_until_small_kernel0
+        #pragma parallel for simd
+        for i in range(1, N - 1, 1):
+            i = appy.vidx(i, appy.MVL, N - 1)
+            v[i] = 0.5 * v[i] + dt * (u[i - 1] - 2.0 * u[i] + u[i + 1])
+            #pragma atomic
+            _speed_shared[0] = max(_speed_shared[0], max(abs(v[i])))
+        if speed < tol:
+            break
+        dt = dt * decay
+        # _damped_until_small_kernel1
+        #pragma parallel for simd
+        for i in range(0, N, 1):
+            i = appy.vidx(i, appy.MVL, N)
+            u[i] = u[i] + dt * v[i]
+    return it, dt, speed
+
+
+def within_budget(A, N, budget, max_iter):
+    # The break as the body's first statement: an iteration past the budget does nothing.
+    spent = 0
+    for it in range(max_iter):
+        if spent >= budget:
+            break
+        # _within_budget_kernel0
+        #pragma parallel for simd
+        for i in range(0, N, 1):
+            i = appy.vidx(i, appy.MVL, N)
+            A[i] = 0.5 * A[i] + it
+        spent += it + 1
+    return it, spent, float(A[0])
+
+
+def until_done(A, B, N, tol, cap):
+    # A while loop on a flag with a cap checked mid-body: after a break the loop must not
+    # resume because `not done` still holds, and `done` keeps the host's False when the cap
+    # is 0.
+    done = False
+    it = 0
+    while not done:
+        diff = 0.0
+        # _until_done_kernel0
+        #pragma parallel for simd
+        for i in range(1, N - 1, 1):
+            i = appy.vidx(i, appy.MVL, N - 1)
+            B[i] = 0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1]
+            #pragma atomic
+            _diff_shared[0] = max(_diff_shared[0], max(abs(B[i] - A[i])))
+        if it >= cap:
+            break
+        A, B = B, A
+        done = diff < tol
+        it += 1
+    return it, done, diff

@@ -621,6 +621,45 @@ CASES = [
     Case("natural_loops", "offset_counter",   # c = 0.5 + T: a float register
          lambda r, n: [normal(r, n, F64), n, 3], SIZES_1D, fp64_strict=True,
          launches=("_offset_counter_persistent0",), no_launches=("_kernel",)),
+    # A break that more statements follow (a swap, a counter, a step size, a region): they run
+    # only in iterations that go on. Each breaks mid-run, in its first iteration, or never.
+    # swap_until_small breaks at it = 9 (n = 37) and 10 (n = 1000), damped_until_small at 15
+    # and 18; until_done ends by its test at 4 (n = 37) and by the cap's break at 12.
+    Case("natural_loops", "swap_until_small",
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 0.05, 20], SIZES_1D,
+         fp64_strict=True, launches=("_swap_until_small_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "swap_until_small", variant="first",
+         make=lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 10.0, 20], sizes=(37,),
+         fp64_strict=True, launches=("_swap_until_small_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "swap_until_small", variant="never",
+         make=lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, -1.0, 5], sizes=(37,),
+         fp64_strict=True, launches=("_swap_until_small_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "damped_until_small",
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 0.1, 30, 0.3, 0.9], SIZES_1D,
+         fp64_strict=True, launches=("_damped_until_small_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "damped_until_small", variant="first",
+         make=lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 100.0, 30, 0.3, 0.9],
+         sizes=(37,), fp64_strict=True, launches=("_damped_until_small_persistent0",),
+         no_launches=("_kernel",)),
+    Case("natural_loops", "damped_until_small", variant="never",
+         make=lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, -1.0, 4, 0.3, 0.9],
+         sizes=(37,), fp64_strict=True, launches=("_damped_until_small_persistent0",),
+         no_launches=("_kernel",)),
+    Case("natural_loops", "within_budget",   # breaks at it = 3 with spent = 6
+         lambda r, n: [normal(r, n, F64), n, 4, 6], SIZES_1D, fp64_strict=True,
+         launches=("_within_budget_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "within_budget", variant="first",   # it = 0, spent = 0, A unchanged
+         make=lambda r, n: [normal(r, n, F64), n, 0, 6], sizes=(37,), fp64_strict=True,
+         launches=("_within_budget_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "within_budget", variant="never",
+         make=lambda r, n: [normal(r, n, F64), n, 100, 5], sizes=(37,), fp64_strict=True,
+         launches=("_within_budget_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "until_done",
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 0.3, 12], SIZES_1D,
+         fp64_strict=True, launches=("_until_done_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "until_done", variant="first",   # cap 0: (0, False), nothing swapped
+         make=lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 0.1, 0], sizes=(37,),
+         fp64_strict=True, launches=("_until_done_persistent0",), no_launches=("_kernel",)),
     # ---------------------------------------------------------------- square_slices
     # One slice naming two dimensions must not collapse them into the diagonal.
     Case("square_slices", "square_scale", lambda r, n: [normal(r, (n, n)), normal(r, (n, n)), n],
