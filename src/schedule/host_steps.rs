@@ -16,7 +16,8 @@
 //!   that holds. One break a loop: a second keeps the loop on the host (`-v` says so).
 //! - A name whose first assignment in an iteration follows the break, and that the function
 //!   reads after the loop, keeps the host's value when the loop breaks in its first iteration:
-//!   its register starts from that value, which must be bound and of the register's type.
+//!   its register starts from that value, which must be bound and of the type the loop gives
+//!   the name (one type comes back).
 //! - Statements that need the host (a call into Python, an array element read on the host,
 //!   anything the kernel language lacks) keep the loop host-driven; the reason names the
 //!   statement.
@@ -206,9 +207,14 @@ pub fn analyse(others: &[(usize, &Stmt)], cx: &Context) -> Result<HostSteps, Why
             .unwrap();
         return Err((format!("`{n}` holds an array and a scalar in turn"), at));
     }
-    let needs: HashMap<&str, bool> = assigned
+    let read_first: HashMap<&str, bool> = assigned
         .iter()
         .map(|n| (n.as_str(), read_before_assigned(n, &steps, cx)))
+        .collect();
+    let left = left_by_break(&steps, &assigned, &read_first, cx)?;
+    let needs: HashMap<&str, bool> = assigned
+        .iter()
+        .map(|n| (n.as_str(), read_first[n.as_str()] || left.contains(n)))
         .collect();
     let start = |n: &str| {
         needs[n]
@@ -246,7 +252,7 @@ pub fn analyse(others: &[(usize, &Stmt)], cx: &Context) -> Result<HostSteps, Why
         groups,
         inputs,
     };
-    left_by_break(&out, cx)?;
+    rebound_after_break(&out, cx)?;
     Ok(out)
 }
 
@@ -266,36 +272,64 @@ fn assigned_after_break(steps: &[Step], n: &str, rebind: bool) -> bool {
     matches!((exit, steps.iter().position(assigns)), (Some(b), Some(a)) if b < a)
 }
 
-/// What a name the function reads after the loop holds when the loop breaks before assigning
-/// it in its first iteration: the host's value, which its register starts from (it counts as
-/// read before assigned), so it must be surely bound and of the register's type; a rebound
-/// name must be a slot (its register starts at its own array).
-fn left_by_break(h: &HostSteps, cx: &Context) -> Result<(), Why> {
-    let span_of = |n: &str| h.steps.iter().find(|s| s.target == n).unwrap().span;
-    for c in &h.carried {
-        if !assigned_after_break(&h.steps, &c.name, false) || !(cx.read_after)(&c.name) {
-            continue;
-        }
-        let n = &c.name;
-        if !cx.bound.contains(n) {
+/// The scalars the function reads after the loop whose first assignment in an iteration
+/// follows the break: a break in the first iteration leaves them as the host had them, so
+/// their registers start from the host's value (as if read before assigned). Such a name must
+/// be surely bound before the loop, and, unless the loop reads it before assigning it anyway
+/// (`read_first`: then its type already joins the host's), the host's value must be of the
+/// type its assignments give, known to the compiler (or unknown, for a float): the launcher
+/// gives one type back.
+fn left_by_break(
+    steps: &[Step],
+    assigned: &[String],
+    read_first: &HashMap<&str, bool>,
+    cx: &Context,
+) -> Result<HashSet<String>, Why> {
+    let left: Vec<&String> = assigned
+        .iter()
+        .filter(|n| assigned_after_break(steps, n, false) && (cx.read_after)(n))
+        .collect();
+    if left.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let own_start = |n: &str| {
+        read_first[n]
+            .then(|| cx.starts.get(n).copied().flatten())
+            .flatten()
+    };
+    let own = scalar_types(steps, assigned, &own_start, cx);
+    for n in &left {
+        let at = steps.iter().find(|s| &s.target == *n).unwrap().span;
+        if !cx.bound.contains(*n) {
             return Err((
                 format!("`{n}` is first assigned after the break and read after the loop, which may leave it unbound: that needs the host"),
-                span_of(n),
+                at,
             ));
         }
-        if c.start.is_some_and(|t| t != c.ty) {
+        // A host scalar of a type the compiler cannot see is taken as a float, as `inputs`
+        // and `env_type` take one.
+        let host = cx.starts.get(n.as_str()).copied().flatten();
+        let float = host.is_none() && own[*n] == ScalarType::Float;
+        if !read_first[n.as_str()] && host != Some(own[*n]) && !float {
             return Err((
-                format!("`{n}` is first assigned after the break, of another type than it has before the loop: that needs the host"),
-                span_of(n),
+                format!("`{n}` is first assigned after the break and read after the loop, and its value before the loop is not surely of the type the loop gives it: that needs the host"),
+                at,
             ));
         }
     }
+    Ok(left.into_iter().cloned().collect())
+}
+
+/// A rebound name the function reads after the loop, first bound after the break, must be a
+/// slot: its register starts at its own array, which a break in the first iteration leaves.
+fn rebound_after_break(h: &HostSteps, cx: &Context) -> Result<(), Why> {
     for g in &h.groups {
         for n in g.names.iter().filter(|n| !g.slots.contains(n)) {
             if assigned_after_break(&h.steps, n, true) && (cx.read_after)(n) {
+                let at = h.steps.iter().find(|s| &s.target == n).unwrap().span;
                 return Err((
                     format!("`{n}` is first bound after the break and read after the loop, which may leave it unbound: that needs the host"),
-                    span_of(n),
+                    at,
                 ));
             }
         }
@@ -671,13 +705,9 @@ impl ScalarType {
 }
 
 /// Whether some read of `n` in an iteration comes before its first assignment: the loop's test,
-/// a step before it (the break's test included), or a region of a phase before it; or the
-/// function's, after a loop that breaks before assigning it.
+/// a step before it (the break's test included), or a region of a phase before it.
 fn read_before_assigned(n: &str, steps: &[Step], cx: &Context) -> bool {
     if cx.test.is_some_and(|t| t.mentions(n)) {
-        return true;
-    }
-    if assigned_after_break(steps, n, false) && (cx.read_after)(n) {
         return true;
     }
     let Some(first) = steps
@@ -942,10 +972,42 @@ mod tests {
         let unbound = src.replace("    k = 0\n", "");
         let err = steps_of(&unbound, &[]).unwrap_err();
         assert!(err.0.contains("may leave it unbound"), "{}", err.0);
-        // Of another type before the loop than the register's.
-        let float = src.replace("k = t * 2", "k = t * 0.5");
-        let err = steps_of(&float, &[]).unwrap_err();
-        assert!(err.0.contains("of another type"), "{}", err.0);
+        // Of another type before the loop than the loop gives it (a float, a bool), or of a
+        // type the compiler cannot see (a parameter): one type comes back.
+        for (from, to) in [
+            ("k = t * 2", "k = t * 0.5"),
+            ("k = t * 2", "k = dt < tol"),
+            ("    k = 0\n", ""),
+        ] {
+            let other = src.replace(from, to);
+            let other = if from.contains("k = 0") {
+                other.replace("def f(A, B, T, dt, tol)", "def f(A, B, T, dt, tol, k)")
+            } else {
+                other
+            };
+            assert_ne!(other, src);
+            let err = steps_of(&other, &[]).unwrap_err();
+            assert!(
+                err.0.contains("not surely of the type"),
+                "{other}: {}",
+                err.0
+            );
+        }
+        // A float register from a host value of unknown type, taken as a float.
+        let float = src
+            .replace("k = t * 2", "k = t * 0.5")
+            .replace("    k = 0\n", "")
+            .replace("def f(A, B, T, dt, tol)", "def f(A, B, T, dt, tol, k)");
+        let c = &steps_of(&float, &[]).unwrap().carried[0];
+        assert!(c.needs_initial && c.ty == ScalarType::Float && c.start.is_none());
+        // Read before assigned anyway (`k += t`), its type already joins the host's.
+        let counted = src.replace("k = t * 2", "k += t");
+        assert!(steps_of(&counted, &[]).unwrap().carried[0].needs_initial);
+        let counted = counted
+            .replace("    k = 0\n", "")
+            .replace("def f(A, B, T, dt, tol)", "def f(A, B, T, dt, tol, k)");
+        let c = &steps_of(&counted, &[]).unwrap().carried[0];
+        assert!(c.needs_initial && c.start.is_none());
         // A rebound name that is no slot: the host's binding would need a slot of its own.
         let rebound = format!(
             "def f(A, B, T, dt, tol):\n    D = A\n    for t in range(T):\n{REGION}        if dt < tol:\n            break\n        D = B\n    return D\n"
