@@ -3398,3 +3398,100 @@ def until_done(A, B, N, tol, cap):
     it = 0
     for diff, done, it in _launch_until_done_persistent0(N, B, A, done, it, cap, tol): pass
     return it, done, diff
+
+
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_which_B", "_which_A", "_which__swap", "_which__swap1", "diff", "small", "last", "_running"])
+def _marks_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_shared_stride0, B_stride0, A_stride0, _phase_lo, _phase_hi, _sync, _which_B, _which_A, _which__swap, _which__swap1, diff: "fp64", small, last, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/natural_loops.py:361: for it in range(max_iter):  (persistent: 1 phase(s) per iteration)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _arrived = tl.full((), 0, tl.int64)
+    diff = tl.full((), -0.0, tl.float64) + diff
+    small = small != 0
+    last = last.to(tl.int64)
+    _running = _running != 0
+    _phase = _phase_lo
+    while _running & (_phase < _phase_hi):
+        _iteration = _phase
+        it = _iteration
+        diff = tl.full((), 0.0, tl.float64)
+        _diff_shared_now = _diff_shared + _iteration % 3
+        _diff_shared_now_stride0 = _diff_shared_stride0
+        if _which_A == 0:
+            _A_now = B
+            _A_now_stride0 = B_stride0
+        else:
+            _A_now = A
+            _A_now_stride0 = A_stride0
+        if _which_B == 0:
+            _B_now = B
+            _B_now_stride0 = B_stride0
+        else:
+            _B_now = A
+            _B_now_stride0 = A_stride0
+        # samples/natural_loops.py:363: #pragma parallel for simd reduction(max:diff)
+        _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+        for _vp in range(_pid, _n0_0, _nprog):
+            i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:364
+            i_mask = i < (N - 1)
+            tl.store(_B_now + i * _B_now_stride0, 0.25 * tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + 0.5 * tl.load(_A_now + i * _A_now_stride0, mask=i_mask) + 0.25 * tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:365
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:366
+        if GRID_SYNC:
+            _arrived += _nprog
+            _appyc_grid_barrier(_sync, _arrived)
+        diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
+        if _pid == 0:
+            tl.store(_diff_shared + (_iteration + 2) % 3, tl.load(_diff_shared + 3))
+        _running = _running & ((diff < tol) == 0)
+        if _running:
+            small = (diff < (tl.full((), 4.0, tl.float64) * tol))
+            last = (it).to(tl.int64)
+            _which__swap = _which_B
+            _which__swap1 = _which_A
+            _which_A = _which__swap
+            _which_B = _which__swap1
+        _phase += 1
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (_which_B).to(tl.float64))
+        tl.store(_carried + 1, (_which_A).to(tl.float64))
+        tl.store(_carried + 2, (_which__swap).to(tl.float64))
+        tl.store(_carried + 3, (_which__swap1).to(tl.float64))
+        tl.store(_carried + 4, (diff).to(tl.float64))
+        tl.store(_carried + 5, (small).to(tl.float64))
+        tl.store(_carried + 6, (last).to(tl.float64))
+        tl.store(_carried + 7, (_running).to(tl.float64))
+
+
+_marks_until_small_persistent0_tuning = _AppycTuning("_marks_until_small_persistent0", "e60833cdc31be370", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+
+
+def _launch_marks_until_small_persistent0(N, B, A, small, last, tol, max_iter, _appyc_config=None):
+    """Runs the loop at samples/natural_loops.py:361 on the GPU: one launch of the persistent kernel _marks_until_small_persistent0. Returns one row of the values of diff, small, last after the loop, or none when no iteration runs."""
+    _diff_shared = _appyc_shared_slots(0.0, B, B.device, "max")
+    n_it = int(max_iter)
+    if n_it <= 0:
+        return ()
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(N), B.dtype, A.dtype)
+        _appyc_config = _marks_until_small_persistent0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _marks_until_small_persistent0_tuning.tune(
+                _appyc_key, (_diff_shared, B, A), lambda config: _launch_marks_until_small_persistent0(N, B, A, small, last, tol, max_iter, config)
+            )
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
+    _appyc_state = _appyc_persistent(
+        _marks_until_small_persistent0, n_it, (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl),
+        (_diff_shared, B, A, int(N), float(tol), _diff_shared.stride(0), B.stride(0), A.stride(0)),
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+        state=(0, 1, 0, 0, 0.0, int(bool(small)), int(last), 1), kinds="iiiifbib", stop=7,
+    )
+    return ((_appyc_item_like(_diff_shared, _appyc_state[4]), bool(_appyc_state[5]), int(_appyc_state[6])),)
+
+
+def marks_until_small(A, B, N, tol, max_iter):
+    # Names first assigned after the break keep their values from before the loop when the
+    # loop breaks at once: a flag and the last step that went on.
+    small = False
+    last = -1
+    for diff, small, last in _launch_marks_until_small_persistent0(N, B, A, small, last, tol, max_iter): pass
+    return small, last, diff

@@ -351,3 +351,22 @@ def until_done(A, B, N, tol, cap):
         done = diff < tol
         it += 1
     return it, done, diff
+
+
+def marks_until_small(A, B, N, tol, max_iter):
+    # Names first assigned after the break keep their values from before the loop when the
+    # loop breaks at once: a flag and the last step that went on.
+    small = False
+    last = -1
+    for it in range(max_iter):
+        diff = 0.0
+        #pragma parallel for simd reduction(max:diff)
+        for i in range(1, N - 1):
+            B[i] = 0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1]
+            diff = max(diff, abs(B[i] - A[i]))
+        if diff < tol:
+            break
+        small = diff < 4.0 * tol
+        last = it
+        A, B = B, A
+    return small, last, diff

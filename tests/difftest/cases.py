@@ -660,6 +660,13 @@ CASES = [
     Case("natural_loops", "until_done", variant="first",   # cap 0: (0, False), nothing swapped
          make=lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 0.1, 0], sizes=(37,),
          fp64_strict=True, launches=("_until_done_persistent0",), no_launches=("_kernel",)),
+    # Names first assigned after the break: the host's values (False, -1) after a break at once.
+    Case("natural_loops", "marks_until_small",
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 0.05, 20], SIZES_1D,
+         fp64_strict=True, launches=("_marks_until_small_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "marks_until_small", variant="first",
+         make=lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 10.0, 20], sizes=(37,),
+         fp64_strict=True, launches=("_marks_until_small_persistent0",), no_launches=("_kernel",)),
     # ---------------------------------------------------------------- square_slices
     # One slice naming two dimensions must not collapse them into the diagonal.
     Case("square_slices", "square_scale", lambda r, n: [normal(r, (n, n)), normal(r, (n, n)), n],
