@@ -663,6 +663,11 @@ fn persistent_launch(
         .stencil_2d
         .as_ref()
         .map(|st| triton::blocked_2d_kernels(&blocked_name, st, &code, file, line));
+    let blocked_3d = p
+        .stencil_3d
+        .as_ref()
+        .map(|st| triton::blocked_3d_kernels(&blocked_name, st, &code, file, line));
+    let any_blocked = blocked.is_some() || blocked_2d.is_some() || blocked_3d.is_some();
     let (launcher, args) = launch::persistent_launcher(
         cx,
         &name,
@@ -671,7 +676,7 @@ fn persistent_launch(
         p,
         &regions,
         launch::LoopForms {
-            blocked: (blocked.is_some() || blocked_2d.is_some()).then_some(blocked_name.as_str()),
+            blocked: any_blocked.then_some(blocked_name.as_str()),
             distributed,
         },
     );
@@ -680,7 +685,7 @@ fn persistent_launch(
         out.generate(twin, "\n\n");
         out.generate(gluon, "\n\n");
     }
-    if let Some((gluon, twin)) = &blocked_2d {
+    for (gluon, twin) in blocked_2d.iter().chain(&blocked_3d) {
         out.generate(gluon, "\n\n");
         out.generate(twin, "\n\n");
     }

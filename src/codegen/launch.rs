@@ -855,6 +855,10 @@ pub fn persistent_launcher(
             swapped_2d_launch(b, &trip, code, st, p, regions, file, &tuning.default)
         }
         (Some(b), None, Some(st)) => blocked_2d_launch(b, &trip, code, st),
+        (Some(b), None, None) => match &p.stencil_3d {
+            Some(st) => blocked_3d_launch(b, &trip, code, st),
+            None => vec![],
+        },
         _ => vec![],
     };
     let swapped = p.stencil_2d.as_ref().is_some_and(|st| st.swapped);
@@ -1302,6 +1306,49 @@ fn blocked_2d_launch(
     code: &KernelCode,
     stencil: &crate::schedule::temporal::Stencil2d,
 ) -> Vec<String> {
+    let guard = if stencil.diagonal { 2 } else { 1 };
+    let (state, other) = stencil.arrays();
+    blocked_nd_launch(
+        "_appyc_blocked_2d",
+        blocked,
+        trip,
+        code,
+        (state, other),
+        stencil.reach(),
+        guard,
+    )
+}
+
+/// The 3-D blocked kernels' launch (`_appyc_blocked_3d`), spelled as the 2-D one.
+fn blocked_3d_launch(
+    blocked: &str,
+    trip: &str,
+    code: &KernelCode,
+    stencil: &crate::schedule::temporal::Stencil3d,
+) -> Vec<String> {
+    let guard = if stencil.diagonal { 2 } else { 1 };
+    let (state, other) = stencil.arrays();
+    blocked_nd_launch(
+        "_appyc_blocked_3d",
+        blocked,
+        trip,
+        code,
+        (state, other),
+        stencil.reach(),
+        guard,
+    )
+}
+
+/// `if launch(gluon, twin, trip, state, other, (scalars), reach, guard) is not None: return`.
+fn blocked_nd_launch(
+    launch: &str,
+    blocked: &str,
+    trip: &str,
+    code: &KernelCode,
+    (state, other): (&str, &str),
+    reach: i64,
+    guard: i64,
+) -> Vec<String> {
     let array = |name: &str| {
         code.params
             .iter()
@@ -1315,15 +1362,12 @@ fn blocked_2d_launch(
         .filter(|q| matches!(q, Param::IntScalar(_) | Param::FloatScalar(_)))
         .map(Param::host_value)
         .collect();
-    let (state, other) = stencil.arrays();
-    let guard = if stencil.diagonal { 2 } else { 1 };
     vec![
         format!(
-            "if _appyc_blocked_2d({blocked}_gluon, {blocked}_twin, {trip}, {}, {}, ({}), {}, {guard}) is not None:",
+            "if {launch}({blocked}_gluon, {blocked}_twin, {trip}, {}, {}, ({}), {reach}, {guard}) is not None:",
             array(state),
             array(other),
             tuple(&scalars),
-            stencil.reach()
         ),
         "    return".into(),
     ]

@@ -21,6 +21,8 @@ pub struct PreludeUses {
     pub blocked: bool,
     /// A temporally blocked 2-D stencil loop (`codegen::triton::gluon2d`).
     pub blocked_2d: bool,
+    /// A temporally blocked 3-D stencil loop (`codegen::triton::gluon3d`).
+    pub blocked_3d: bool,
     /// A Gluon kernel: the module imports Gluon.
     pub gluon: bool,
     pub trip: bool,
@@ -60,6 +62,7 @@ impl PreludeUses {
             persistent: calls("_appyc_persistent") || nvshmem,
             blocked: calls("_appyc_blocked"),
             blocked_2d: calls("_appyc_blocked_2d"),
+            blocked_3d: calls("_appyc_blocked_3d"),
             gluon: code.contains("@gluon.jit"),
             trip: calls("_appyc_trip"),
             device: calls("_appyc_device"),

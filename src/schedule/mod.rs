@@ -51,6 +51,8 @@ pub struct Persistent {
     pub stencil: Option<temporal::Stencil>,
     /// Or a 2-D one (two alternating arrays, `temporal::Stencil2d`).
     pub stencil_2d: Option<temporal::Stencil2d>,
+    /// Or a 3-D one (two alternating arrays, streamed by planes: `temporal::Stencil3d`).
+    pub stencil_3d: Option<temporal::Stencil3d>,
     /// The loop's statements other than regions, run by every program alike (`host_steps`).
     pub steps: HostSteps,
     /// Names the loop assigns (the loop variable, scalars, rebound arrays) that the function
@@ -331,6 +333,7 @@ impl Cx<'_> {
         // The 2-D analyses take the host steps themselves (none, or one swap of arrays).
         let unconditional = test.is_none() && !breaks;
         let mut stencil_2d = self.stencil_2d(s, var, &phases, &steps, unconditional);
+        let stencil_3d = self.stencil_3d(s, var, &phases, &steps, unconditional);
         let mut outputs: Vec<String> = vec![];
         let assigned = std::iter::once(var)
             .filter(|v| !v.is_empty())
@@ -363,6 +366,7 @@ impl Cx<'_> {
             barrier_after,
             stencil,
             stencil_2d,
+            stencil_3d,
             steps,
             outputs,
             bind_if_ran,
@@ -394,6 +398,29 @@ impl Cx<'_> {
             temporal::stencil_2d_swapped(var, phases, steps)
         };
         let why = match found {
+            Ok(st) if plain => return Some(st),
+            Ok(_) => "the loop has a test or a break".to_string(),
+            Err(why) => why,
+        };
+        self.note_not_blocked(s, why);
+        None
+    }
+
+    /// The 3-D blocked form of a loop whose phases are 3-D stencils (`temporal::Stencil3d`),
+    /// or none, with a note saying why not. `plain`: no loop test or break.
+    fn stencil_3d(
+        &self,
+        s: &Stmt,
+        var: &str,
+        phases: &[&Kernel],
+        steps: &HostSteps,
+        plain: bool,
+    ) -> Option<temporal::Stencil3d> {
+        if phases.is_empty() || !phases.iter().all(|k| k.dims.len() == 3) {
+            return None;
+        }
+        let why = match temporal::stencil_3d(var, phases) {
+            Ok(_) if !steps.steps.is_empty() => "the loop has host statements".to_string(),
             Ok(st) if plain => return Some(st),
             Ok(_) => "the loop has a test or a break".to_string(),
             Err(why) => why,
@@ -1343,6 +1370,18 @@ def f(A, M, N, T):
 
     /// The 2-D stencil of a one-loop function, or the note saying why not.
     fn stencil_2d_of(src: &str) -> std::result::Result<temporal::Stencil2d, String> {
+        let (p, notes) = persistent_loop_of(src);
+        p.stencil_2d.ok_or_else(|| format!("{notes:?}"))
+    }
+
+    /// The 3-D stencil of a one-loop function, or the note saying why not.
+    fn stencil_3d_of(src: &str) -> std::result::Result<temporal::Stencil3d, String> {
+        let (p, notes) = persistent_loop_of(src);
+        p.stencil_3d.ok_or_else(|| format!("{notes:?}"))
+    }
+
+    /// The persistent loop of a one-loop function, after the driver's passes, and the notes.
+    fn persistent_loop_of(src: &str) -> (Persistent, Vec<Diagnostic>) {
         use crate::passes::{lower_tensor, row_block, strip_mine, vectorize_parallel};
         let file = SourceFile::new("t.py", src);
         let mut func = crate::passes::attach_pragmas::tests::attached(src).unwrap();
@@ -1374,10 +1413,7 @@ def f(A, M, N, T):
         }
         let mut notes = vec![];
         let launches = run_with_notes(&file, &func, &kernels, true, &mut notes).unwrap();
-        persistent(&launches[0])
-            .stencil_2d
-            .clone()
-            .ok_or_else(|| format!("{notes:?}"))
+        (persistent(&launches[0]).clone(), notes)
     }
 
     const SMOOTH_SWAP: &str = "def f(A, B, M, N, T):
@@ -1523,8 +1559,103 @@ def f(A, M, N, T):
         };
         assert!(stencil_2d_of(&narrower).is_err(), "{narrower}");
         // A host step in the loop.
+        let shadowed = JACOBI_2D.replacen("for t in range(T)", "for A in range(T)", 1);
+        assert!(stencil_2d_of(&shadowed)
+            .expect_err("shadowed")
+            .contains("bound in the loop"));
         let stepped = JACOBI_2D.replacen("def f(A, B, M, N, T)", "def f(A, B, M, N, T, s)", 1)
             + "        s = s * 2.0\n    return s\n";
         assert!(stencil_2d_of(&stepped).is_err());
+    }
+
+    const HEAT_3D: &str = "def f(A, B, T):
+    L, M, N = A.shape
+    for t in range(T):
+        #pragma parallel for
+        for i in range(1, L - 1):
+            #pragma parallel for
+            for j in range(1, M - 1):
+                #pragma simd
+                for k in range(1, N - 1):
+                    B[i, j, k] = 0.125 * (A[i + 1, j, k] - 2.0 * A[i, j, k] + A[i - 1, j, k]) + 0.125 * (A[i, j + 1, k] + A[i, j - 1, k]) + 0.125 * (A[i, j, k + 1] + A[i, j, k - 1])
+        #pragma parallel for
+        for i in range(1, L - 1):
+            #pragma parallel for
+            for j in range(1, M - 1):
+                #pragma simd
+                for k in range(1, N - 1):
+                    A[i, j, k] = 0.125 * (B[i + 1, j, k] - 2.0 * B[i, j, k] + B[i - 1, j, k]) + 0.125 * (B[i, j + 1, k] + B[i, j - 1, k]) + 0.125 * (B[i, j, k + 1] + B[i, j, k - 1])
+";
+
+    #[test]
+    fn three_dimensional_alternating_phases_are_a_3d_stencil_in_either_spelling() {
+        let st = stencil_3d_of(HEAT_3D).expect("loop-form heat_3d");
+        assert_eq!(st.arrays(), ("A", "B"));
+        assert_eq!(st.phases[0].source.as_deref(), Some("A"));
+        assert_eq!((st.reach(), st.diagonal), (2, false));
+        assert_eq!(crate::ir::python::expr(&st.phases[1].dims[0].2), "L - 1");
+        let tensor = "def f(A, B, L, M, N, T):
+    for t in range(T):
+        #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>simd
+        B[1:L-1, 1:M-1, 1:N-1] = A[0:L-2, 1:M-1, 1:N-1] + A[2:L, 1:M-1, 1:N-1] + A[1:L-1, 0:M-2, 1:N-1]
+        #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>simd
+        A[1:L-1, 1:M-1, 1:N-1] = B[1:L-1, 1:M-1, 0:N-2] + B[1:L-1, 1:M-1, 2:N]
+";
+        assert_eq!(stencil_3d_of(tensor).expect("tensor-form").reach(), 2);
+        // Diagonal neighbours within a plane: a second guard row.
+        let diag = HEAT_3D.replacen(
+            "A[i, j + 1, k] + A[i, j - 1, k]",
+            "A[i, j + 1, k + 1] + A[i, j - 1, k]",
+            1,
+        );
+        assert!(stencil_3d_of(&diag).expect("in-plane diagonal").diagonal);
+        // A phase reading only its own point: it does not shrink the tile.
+        let pointwise = HEAT_3D.replacen(
+            "0.125 * (B[i + 1, j, k] - 2.0 * B[i, j, k] + B[i - 1, j, k]) + 0.125 * (B[i, j + 1, k] + B[i, j - 1, k]) + 0.125 * (B[i, j, k + 1] + B[i, j, k - 1])",
+            "0.5 * B[i, j, k]",
+            1,
+        );
+        assert_eq!(
+            stencil_3d_of(&pointwise).expect("pointwise phase").reach(),
+            1
+        );
+    }
+
+    #[test]
+    fn a_3d_loop_the_streamed_kernel_cannot_hold_is_refused_with_the_reason() {
+        for (from, to, why) in [
+            // A neighbour plane away from (j, k): only its centre is in registers.
+            ("A[i + 1, j, k] - 2.0", "A[i + 1, j + 1, k] - 2.0", "neighbour plane"),
+            ("A[i, j + 1, k] +", "A[i, j + 2, k] +", "offset past 1"),
+            ("A[i, j + 1, k] +", "C[i, j + 1, k] +", "two arrays"),
+            // The loop variable named as an array (the fuzzer's find: the launcher then had
+            // no such array to pass).
+            ("for t in range(T)", "for A in range(T)", "bound in the loop"),
+            ("for j in range(1, M - 1):\n                #pragma simd\n                for k in range(1, N - 1):\n                    B", "for j in range(1, M - 1):\n                #pragma simd\n                for k in range(1, N - t):\n                    B", "bound the loop changes"),
+        ] {
+            let src = HEAT_3D
+                .replacen(from, to, 1)
+                .replacen("def f(A, B, T)", "def f(A, B, T, C)", 1);
+            assert!(HEAT_3D.contains(from), "{from}");
+            let why_not = stencil_3d_of(&src).expect_err(&src);
+            assert!(why_not.contains(why), "{why}: {why_not}");
+        }
+        // Host statements in the loop, a break: the plain persistent kernel.
+        let stepped = HEAT_3D.replacen("def f(A, B, T)", "def f(A, B, T, s)", 1)
+            + "        s = s * 2.0\n    return s\n";
+        assert!(stencil_3d_of(&stepped)
+            .expect_err("steps")
+            .contains("host statements"));
+        // Three phases, or one.
+        let one = HEAT_3D
+            .split("        #pragma parallel for\n        for i in range(1, L - 1):")
+            .collect::<Vec<_>>();
+        let single = format!(
+            "{}        #pragma parallel for\n        for i in range(1, L - 1):{}",
+            one[0], one[1]
+        );
+        assert!(stencil_3d_of(&single)
+            .expect_err("one phase")
+            .contains("1 phases"));
     }
 }

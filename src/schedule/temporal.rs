@@ -1,8 +1,9 @@
-//! Contract: decides whether a persistent loop is a 1-D stencil that may run temporally blocked
-//! (`codegen::blocked`): every phase writes one array at the element its index names, from
-//! arrays read at that index plus a constant, over loop-invariant bounds. It changes nothing;
-//! the launcher still checks the arrays at run time (one length, 1-D, contiguous, floating)
-//! and falls back to the plain persistent kernel otherwise.
+//! Contract: decides whether a persistent loop is a 1-D, 2-D or 3-D stencil that may run
+//! temporally blocked (`codegen::blocked`, `gluon2d`, `gluon3d`): every phase writes one array
+//! at the element its indices name, from arrays read at those indices plus constants, over
+//! loop-invariant bounds (the 2-D and 3-D forms: two alternating arrays, `Stencil2d`,
+//! `Stencil3d`). It changes nothing; the launcher still checks the arrays at run time (shape,
+//! contiguous, floating) and falls back to the plain persistent kernel otherwise.
 //!
 //! Why: a phase of such a loop is a grid barrier's round trip (1.2 us on the H100), so
 //! jacobi_1d's 8000 phases are barrier-bound. Blocked, each program keeps its chunk plus a halo
@@ -83,14 +84,17 @@ pub fn stencil(var: &str, regions: &[&Kernel]) -> Option<Stencil> {
         let ExprKind::Subscript { array, indices } = &target.kind else {
             return None;
         };
-        if offset(indices, &d.var) != Some(0) {
+        if offset(indices, &d.var) != Some(0) || bound.contains(array) {
             return None;
         }
         let mut reads_target = false;
+        let mut reads_bound = false;
         if !stencil_value(value, &d.var, &bound, &mut |a, c| {
             radius = radius.max(c.abs());
             reads_target |= a == array && c != 0;
-        }) {
+            reads_bound |= bound.contains(a);
+        }) || reads_bound
+        {
             return None;
         }
         phases.push(StencilPhase {
@@ -246,12 +250,12 @@ fn bound_names(var: &str, regions: &[&Kernel]) -> HashSet<String> {
     bound
 }
 
-/// Whether `e` is a value the host computes once: no bound name, no shape past 2-D, integer
-/// `+ - *` only.
-fn host_value(e: &Expr, bound: &HashSet<String>) -> bool {
+/// Whether `e` is a value the host computes once: no bound name, no shape past the region's
+/// `dims` dimensions, integer `+ - *` only.
+fn host_value(e: &Expr, bound: &HashSet<String>, dims: usize) -> bool {
     !e.any(&mut |x| match &x.kind {
         ExprKind::Name(n) => bound.contains(n),
-        ExprKind::Shape { dim, .. } => *dim > 1,
+        ExprKind::Shape { dim, .. } => *dim >= dims,
         ExprKind::Int(_) => false,
         ExprKind::Binary { op, .. } => !matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul),
         _ => true,
@@ -280,8 +284,8 @@ fn phase_2d(k: &Kernel, bound: &HashSet<String>) -> Result<(Phase2d, bool), Stri
     };
     let dims_ok = [r, c].iter().all(|d| {
         matches!(d.range.step.kind, ExprKind::Int(1))
-            && host_value(&d.range.start, bound)
-            && host_value(&d.range.stop, bound)
+            && host_value(&d.range.start, bound, 2)
+            && host_value(&d.range.stop, bound, 2)
     });
     if !dims_ok {
         return Err("a bound the loop changes, or a step other than 1".into());
@@ -317,6 +321,9 @@ fn phase_2d(k: &Kernel, bound: &HashSet<String>) -> Result<(Phase2d, bool), Stri
     }
     if sources.len() > 1 {
         return Err("it reads two arrays".into());
+    }
+    if sources.iter().chain([written]).any(|a| bound.contains(a)) {
+        return Err("an array's name is bound in the loop".into());
     }
     let dim = |d: &ParallelDim| (d.var.clone(), d.range.start.clone(), d.range.stop.clone());
     let phase = Phase2d {
@@ -496,38 +503,216 @@ fn boundary_copy(k: &Kernel, stencil: &Phase2d, source: &str) -> bool {
         && (outside(&indices[0], &stencil.rows) || outside(&indices[1], &stencil.cols))
 }
 
+/// What `alternation` reads of a phase, 2-D or 3-D.
+trait Alternating {
+    fn target(&self) -> &str;
+    fn source(&self) -> Option<&str>;
+    /// Each grid dimension: its variable and range.
+    fn extents(&self) -> Vec<&(String, Expr, Expr)>;
+}
+
+impl Alternating for Phase2d {
+    fn target(&self) -> &str {
+        &self.target
+    }
+    fn source(&self) -> Option<&str> {
+        self.source.as_deref()
+    }
+    fn extents(&self) -> Vec<&(String, Expr, Expr)> {
+        vec![&self.rows, &self.cols]
+    }
+}
+
+impl Alternating for Phase3d {
+    fn target(&self) -> &str {
+        &self.target
+    }
+    fn source(&self) -> Option<&str> {
+        self.source.as_deref()
+    }
+    fn extents(&self) -> Vec<&(String, Expr, Expr)> {
+        self.dims.iter().collect()
+    }
+}
+
 /// The single-buffer condition (see `Stencil2d`): an even number of phases, each reading only
-/// the previous one's target, never its own, over one rectangle per array.
-fn alternation(phases: &[Phase2d]) -> Result<(), String> {
+/// the previous one's target, never its own, over one box per array.
+fn alternation<P: Alternating>(phases: &[P]) -> Result<(), String> {
     let n = phases.len();
     if n == 0 || n % 2 == 1 {
         return Err(format!("{n} phases: the two arrays must alternate"));
     }
     for (k, p) in phases.iter().enumerate() {
         let before = &phases[(k + n - 1) % n];
-        if p.target == before.target {
+        if p.target() == before.target() {
             return Err(format!("phase {k} writes what the phase before it wrote"));
         }
-        if p.source.as_ref().is_some_and(|s| *s != before.target) {
+        if p.source().is_some_and(|s| s != before.target()) {
             return Err(format!(
                 "phase {k} reads an array the phase before it did not write"
             ));
         }
         let other = &phases[(k + 2) % n];
         // As text: spans differ between phases.
-        let same_box = |a: &(String, Expr, Expr), b: &(String, Expr, Expr)| {
+        let same_box = p.extents().iter().zip(other.extents()).all(|(a, b)| {
             (python::expr(&a.1), python::expr(&a.2)) == (python::expr(&b.1), python::expr(&b.2))
-        };
-        if other.target != p.target
-            || !same_box(&p.rows, &other.rows)
-            || !same_box(&p.cols, &other.cols)
-        {
+        });
+        if other.target() != p.target() || !same_box {
             return Err(format!(
                 "phase {k}'s array is written over another rectangle"
             ));
         }
     }
     Ok(())
+}
+
+/// A temporally blockable 3-D loop (`codegen::triton::gluon3d`): two arrays the phases
+/// alternate between (as `Stencil2d`, which see), each phase one stencil over a box of
+/// `(i, j, k)`, streamed along `i` (bench/heat3d_zstream_probe.py, the AN5D-style scheme).
+///
+/// What the streamed kernel needs beyond the 2-D condition: a phase reads a neighbour plane
+/// (`i +- 1`) only at `(j, k)` itself, since it holds the previous phase's planes `i - 1`,
+/// `i`, `i + 1` in registers and only plane `i` in shared memory (the `(j, k)` windows); and
+/// one iteration is two phases (the kernel carries two levels; deeper groups measured slower
+/// at Heat-3D's size).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stencil3d {
+    pub phases: Vec<Phase3d>,
+    /// Whether some element is read at a diagonal `(j, k)` offset: a second guard row.
+    pub diagonal: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Phase3d {
+    pub target: String,
+    /// The one array the value reads (the previous phase's target); `None` when it reads none.
+    pub source: Option<String>,
+    /// The value; its index variables are the dims' (planes, rows, columns).
+    pub value: Expr,
+    pub dims: [(String, Expr, Expr); 3],
+    /// 1 when the value reads away from `(j, k)` within a plane, else 0: how far the tile's
+    /// valid part shrinks.
+    pub radius: i64,
+}
+
+impl Stencil3d {
+    /// The two arrays: the one phase 0 reads (the state, which the kernel loads) first.
+    pub fn arrays(&self) -> (&str, &str) {
+        let n = self.phases.len();
+        (&self.phases[n - 1].target, &self.phases[0].target)
+    }
+
+    /// How far one iteration's phases read within a plane, together: the tile's halo.
+    pub fn reach(&self) -> i64 {
+        self.phases.iter().map(|p| p.radius).sum()
+    }
+}
+
+/// The 3-D stencil of a persistent loop over `var` whose phases are `regions`, or why not.
+pub fn stencil_3d(var: &str, regions: &[&Kernel]) -> Result<Stencil3d, String> {
+    let bound = bound_names(var, regions);
+    let mut phases: Vec<Phase3d> = vec![];
+    let mut diagonal = false;
+    for (n, k) in regions.iter().enumerate() {
+        let (phase, diag) =
+            phase_3d(k, &bound).map_err(|s| format!("phase {n} ({}): {s}", k.name))?;
+        diagonal |= diag;
+        phases.push(phase);
+    }
+    if phases.len() != 2 {
+        return Err(format!(
+            "{} phases: the streamed kernel runs iterations of two",
+            phases.len()
+        ));
+    }
+    alternation(&phases)?;
+    Ok(Stencil3d { phases, diagonal })
+}
+
+/// One region as a 3-D stencil phase (and whether it reads diagonally in a plane), or why not.
+fn phase_3d(k: &Kernel, bound: &HashSet<String>) -> Result<(Phase3d, bool), String> {
+    if !is_plain(k) {
+        return Err("launch checks, temporaries, tiles or shared scalars".into());
+    }
+    let ([d0, d1, d2], [stmt]) = (k.dims.as_slice(), k.body.as_slice()) else {
+        return Err("not three grid dimensions around one statement".into());
+    };
+    let dims_ok = [d0, d1, d2].iter().all(|d| {
+        matches!(d.range.step.kind, ExprKind::Int(1))
+            && host_value(&d.range.start, bound, 3)
+            && host_value(&d.range.stop, bound, 3)
+    });
+    if !dims_ok {
+        return Err("a bound the loop changes, or a step other than 1".into());
+    }
+    let StmtKind::Assign {
+        target,
+        value,
+        atomic: false,
+    } = &stmt.kind
+    else {
+        return Err("not one assignment".into());
+    };
+    let vars = [d0.var.as_str(), d1.var.as_str(), d2.var.as_str()];
+    let written = match &target.kind {
+        ExprKind::Subscript { array, indices } if offset_3d(indices, vars) == Some([0, 0, 0]) => {
+            array
+        }
+        _ => return Err("the target is not `X[i, j, k]`".into()),
+    };
+    let mut sources: Vec<String> = vec![];
+    let (mut radius, mut far, mut off_axis, mut diagonal) = (0, false, false, false);
+    let ok = stencil_expr(value, &|n| !bound.contains(n), &mut |a, indices| {
+        let Some([dz, dy, dx]) = offset_3d(indices, vars) else {
+            return false;
+        };
+        far |= dz.abs() > 1 || dy.abs() > 1 || dx.abs() > 1;
+        off_axis |= dz != 0 && (dy != 0 || dx != 0);
+        diagonal |= dy != 0 && dx != 0;
+        radius = radius.max(dy.abs()).max(dx.abs());
+        if !sources.iter().any(|s| s == a) {
+            sources.push(a.to_string());
+        }
+        true
+    });
+    if !ok {
+        return Err(
+            "a value other than `Y[i + a, j + b, k + c]`, host scalars, numbers, + - * /".into(),
+        );
+    }
+    if far {
+        return Err("an offset past 1".into());
+    }
+    if off_axis {
+        return Err("a neighbour plane read away from `(j, k)`".into());
+    }
+    if sources.len() > 1 {
+        return Err("it reads two arrays".into());
+    }
+    if sources.iter().chain([written]).any(|a| bound.contains(a)) {
+        return Err("an array's name is bound in the loop".into());
+    }
+    let dim = |d: &ParallelDim| (d.var.clone(), d.range.start.clone(), d.range.stop.clone());
+    let phase = Phase3d {
+        target: written.clone(),
+        source: sources.pop(),
+        value: value.clone(),
+        dims: [dim(d0), dim(d1), dim(d2)],
+        radius: radius.min(1),
+    };
+    Ok((phase, diagonal))
+}
+
+/// `[a, b, c]` when `indices` are `i + a, j + b, k + c`.
+pub fn offset_3d(indices: &[Index], vars: [&str; 3]) -> Option<[i64; 3]> {
+    let [i, j, k] = indices else {
+        return None;
+    };
+    Some([
+        offset(std::slice::from_ref(i), vars[0])?,
+        offset(std::slice::from_ref(j), vars[1])?,
+        offset(std::slice::from_ref(k), vars[2])?,
+    ])
 }
 
 /// `(a, b)` when `indices` are `i + a, j + b` (`vars` = `(i, j)`).

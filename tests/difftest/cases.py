@@ -464,6 +464,49 @@ CASES = [
          lambda r, s: [normal(r, s, F64), normal(r, s, F64), s[0], s[1], 4], ((19, 29), (7, 33)),
          mvls=(16,), fp64_strict=True,
          launches=("_swap_copy_inside_persistent0",), no_launches=("_blocked",)),
+    # 3-D stencils are temporally blocked, streamed by planes: under the interpreter the Gluon
+    # kernel's Triton twin (8 x 8 tiles, chunks of about four planes), so these shapes cross
+    # tiles and chunks without dividing them; odd step counts end the state in the spare.
+    Case("stencils_3d", "heat_loops",
+         lambda r, s: [normal(r, s, F64), normal(r, s, F64), 5], ((13, 11, 17), (5, 20, 9)),
+         mvls=(16,), fp64_strict=True, launches=("_heat_loops_persistent0_blocked_twin",)),
+    Case("stencils_3d", "heat_loops", variant="even-steps",
+         make=lambda r, s: [normal(r, s, F64), normal(r, s, F64), 4], sizes=((9, 12, 10), (3, 3, 3)),
+         mvls=(16,), fp64_strict=True, launches=("_heat_loops_persistent0_blocked_twin",)),
+    Case("stencils_3d", "heat_loops", variant="fp32",   # float32 blocked too
+         make=lambda r, s: [normal(r, s), normal(r, s), 3], sizes=((11, 9, 14),),
+         mvls=(16,), launches=("_heat_loops_persistent0_blocked_twin",)),
+    Case("stencils_3d", "heat_loops", variant="mixed-dtypes",   # one dtype a buffer: plain kernel
+         make=lambda r, s: [normal(r, s), normal(r, s, F64), 3], sizes=((11, 9, 14),),
+         mvls=(16,), launches=("_heat_loops_persistent0",), no_launches=("_blocked",)),
+    Case("stencils_3d", "heat_loops", variant="switched-off",   # APPYC_TEMPORAL_3D=0: plain
+         make=lambda r, s: [normal(r, s, F64), normal(r, s, F64), 5], sizes=((13, 11, 17),),
+         mvls=(16,), fp64_strict=True, env={"APPYC_TEMPORAL_3D": "0"},
+         launches=("_heat_loops_persistent0",), no_launches=("_blocked",)),
+    Case("stencils_3d", "heat_loops", variant="strided",   # not contiguous: plain kernel
+         make=lambda r, s: [View(normal(r, (s[0], s[1], 2 * s[2]), F64), lambda a: a[:, :, ::2],
+                                 "A[:, :, ::2]"), normal(r, s, F64), 3],
+         sizes=((7, 9, 11),), mvls=(16,), fp64_strict=True,
+         launches=("_heat_loops_persistent0",), no_launches=("_blocked",)),
+    Case("stencils_3d", "heat_slices",
+         lambda r, s: [normal(r, s, F64), normal(r, s, F64), s[0], s[1], s[2], 5], ((13, 11, 17),),
+         mvls=(16,), fp64_strict=True, launches=("_heat_slices_persistent0_blocked_twin",)),
+    Case("stencils_3d", "plane_diagonals",
+         lambda r, s: [normal(r, s, F64), normal(r, s, F64), s[0], s[1], s[2], 5],
+         ((13, 11, 17), (7, 19, 9)), mvls=(16,), fp64_strict=True,
+         launches=("_plane_diagonals_persistent0_blocked_twin",)),
+    Case("stencils_3d", "upwind",
+         lambda r, s: [normal(r, s, F64), normal(r, s, F64), 0.2, s[0], s[1], s[2], 7],
+         ((13, 11, 17), (6, 14, 21)), mvls=(16,), fp64_strict=True,
+         launches=("_upwind_persistent0_blocked_twin",)),
+    Case("stencils_3d", "plane_shear",   # a neighbour plane read off-centre: refused
+         lambda r, s: [normal(r, s, F64), normal(r, s, F64), s[0], s[1], s[2], 4], ((9, 11, 13),),
+         mvls=(16,), fp64_strict=True, launches=("_plane_shear_persistent0",),
+         no_launches=("_blocked",)),
+    Case("stencils_3d", "three_phases",   # three phases an iteration: refused
+         lambda r, s: [normal(r, s, F64), normal(r, s, F64), normal(r, s, F64), s[0], s[1], s[2], 3],
+         ((9, 11, 13),), mvls=(16,), fp64_strict=True, launches=("_three_phases_persistent0",),
+         no_launches=("_blocked",)),
     Case("time_loops", "floyd_warshall",
          lambda r, n: [distances(r, n), n], (7, 37)),
     Case("time_loops", "independent_phases",   # reads X[N - 1 - i]: no stencil, not blocked

@@ -5,6 +5,8 @@ test_gluon_ptx.py in a subprocess (TRITON_INTERPRET unset before triton loads).
 
 - 2-D (`_appyc_blocked_2d(kernel, ...)`, codegen/triton/gluon2d.rs): 64 x 64 tiles, G = 2 while
   4 * reach * G <= 64, GR = the guard rows, HALO = reach * G, 8 warps, maxnreg 80.
+- 3-D (`_appyc_blocked_3d(kernel, ...)`, codegen/triton/gluon3d.rs): the module's GPU tile,
+  warps and register cap (`_APPYC_BLOCKED_3D_*`), HALO = reach, a cooperative launch.
 - 1-D (`_appyc_blocked(twin, kernel, ...)`, codegen/triton/blocked.rs): W = 2048, G = 64 while
   4 * reach * G <= W, HALO = reach * G, 4 warps, a cooperative launch.
 
@@ -33,6 +35,7 @@ from triton.runtime import jit as _jit  # noqa: E402
 TARGET = GPUTarget("cuda", 90, 32)
 BACKEND = make_backend(TARGET)
 LAUNCH_2D = re.compile(r"_appyc_blocked_2d\((\w+), \w+, [^,]+, \w+, \w+, \((.*)\), (\d+), (\d+)\) is not None")
+LAUNCH_3D = re.compile(r"_appyc_blocked_3d\((\w+), \w+, [^,]+, \w+, \w+, \((.*)\), (\d+), (\d+)\) is not None")
 LAUNCH_1D = re.compile(r"_appyc_blocked\(\w+, (\w+), \w+, \((.*?)\), \((.*?)\), (\d+)"
                        r"(?:, state=\((.*?)\), kinds=\"(\w*)\")?\)")
 MEMORY_OP = re.compile(r"\b(?:ld|st)\.(?:shared|global)[.a-z0-9:]*|\b(?:ldmatrix|stmatrix)[.a-z0-9]*"
@@ -66,6 +69,18 @@ def ptx_2d(kernel, dtype, m, rows=67, cols=190):
     return compile_ptx(kernel, (*arrays, *scalars, rows, cols, 5, 3, 0), kwargs)
 
 
+def ptx_3d(kernel, dtype, m, mod, shape=(37, 67, 190)):
+    """The PTX of a 3-D kernel as `_appyc_blocked_3d`'s GPU branch launches it."""
+    scalars, reach, guard = host_scalars(m.group(2)), int(m.group(3)), int(m.group(4))
+    ty, tx = mod._APPYC_BLOCKED_3D_TILE
+    arrays = [torch.empty(*shape, dtype=dtype) for _ in range(3)]   # _src, _dst, _other
+    kwargs = dict(TY=ty, TX=tx, GR=guard, HALO=reach, GRID_SYNC=True,
+                  num_warps=mod._APPYC_BLOCKED_3D_WARPS, maxnreg=mod._APPYC_BLOCKED_3D_MAXNREG,
+                  launch_cooperative_grid=True)
+    sync = torch.zeros(1, dtype=torch.int64)
+    return compile_ptx(kernel, (*arrays, *scalars, *shape, 5, 3, 0, 3, sync), kwargs)
+
+
 def ptx_1d(kernel, dtype, m, n=1000):
     """The PTX of a 1-D kernel as `_appyc_blocked`'s GPU branch launches it."""
     count = len([a for a in m.group(2).split(",") if a.strip()])
@@ -92,6 +107,7 @@ def main(module_path, result_path):
     results = []
     launches = [("2d", m, ptx_2d) for m in LAUNCH_2D.finditer(source)]
     launches += [("1d", m, ptx_1d) for m in LAUNCH_1D.finditer(source)]
+    launches += [("3d", m, lambda k, d, m: ptx_3d(k, d, m, mod)) for m in LAUNCH_3D.finditer(source)]
     for form, m, ptx_of in launches:
         name = m.group(1)
         for dtype in (torch.float32, torch.float64):

@@ -161,6 +161,25 @@ def blocked_2d_launch(module):
     return launch
 
 
+def blocked_3d_launch(module):
+    """Stands in for `_appyc_blocked_3d`: the Gluon kernel compiled as the launcher's GPU path
+    launches it (its tile, warps, register cap, one cooperative launch with grid barriers),
+    without the occupancy query, at every size; then None, so that the plain persistent
+    kernel is compiled too."""
+    def launch(kernel, twin, steps, state, other, scalars, reach, guard):
+        if state.dim() != 3 or other.shape != state.shape or other.dtype != state.dtype:
+            return None  # the launcher's own fallbacks
+        ty, tx = module._APPYC_BLOCKED_3D_TILE
+        planes, rows, cols = state.shape
+        sync = torch.zeros(1, dtype=torch.int64)
+        kernel[(1,)](state, torch.empty_like(state), other, *scalars, planes, rows, cols, 1,
+                     steps, 0, steps, sync, TY=ty, TX=tx, GR=guard, HALO=reach, GRID_SYNC=True,
+                     num_warps=module._APPYC_BLOCKED_3D_WARPS,
+                     maxnreg=module._APPYC_BLOCKED_3D_MAXNREG, launch_cooperative_grid=True)
+        return None
+    return launch
+
+
 def _cpu_device(original):
     """`_appyc_device` falls back to cuda when a function has no array argument; stay on the CPU."""
     def device(*arrays):
@@ -194,6 +213,8 @@ def main(request_path, result_path):
                     mod._appyc_blocked = blocked_launch
                 if hasattr(mod, "_appyc_blocked_2d"):
                     mod._appyc_blocked_2d = blocked_2d_launch(mod)
+                if hasattr(mod, "_appyc_blocked_3d"):
+                    mod._appyc_blocked_3d = blocked_3d_launch(mod)
                 modules[case.sample] = mod
             size = case.sizes[0]
             args = case.make(np.random.default_rng(seed_for(case, size)), size)

@@ -1,5 +1,5 @@
-"""The temporally blocked Gluon kernels, 2-D (codegen/triton/gluon2d.rs) and 1-D
-(codegen/triton/blocked.rs), compiled for sm_90 without a GPU (gluon_ptx.py, in a subprocess
+"""The temporally blocked Gluon kernels, 2-D (codegen/triton/gluon2d.rs), 3-D
+(codegen/triton/gluon3d.rs) and 1-D (codegen/triton/blocked.rs), compiled for sm_90 without a GPU (gluon_ptx.py, in a subprocess
 without TRITON_INTERPRET) at float32 and float64: they compile, and every shared-memory access is
 one element wide. A window of a shared buffer starts at any element, and Triton takes a shared
 view's base as 16-byte aligned: when it lowered the float32 2-D windows to ldmatrix/stmatrix, the
@@ -19,7 +19,8 @@ from test_samples import compile_sample
 HERE = Path(__file__).resolve().parent
 
 
-@pytest.mark.parametrize("sample, forms", [("stencils_2d", {"2d"}), ("time_loops", {"1d", "2d"}),
+@pytest.mark.parametrize("sample, forms", [("stencils_2d", {"2d"}), ("stencils_3d", {"3d"}),
+                                           ("time_loops", {"1d", "2d"}),
                                            ("natural_loops", {"1d", "2d"})])
 def test_gluon_shared_accesses_are_element_wide(sample, forms, tmp_path):
     module = compile_sample(sample, tmp_path)
@@ -43,7 +44,7 @@ def test_gluon_shared_accesses_are_element_wide(sample, forms, tmp_path):
         # to every thread through one aligned 64-bit shared store and load.
         spins = r["ops"].get("ld.global.gpu.acquire.b64", 0)
         for op in ("ld.shared.b64", "st.shared.b64"):
-            if width == "b32" and r["form"] == "1d" and op in shared:
+            if width == "b32" and r["form"] in ("1d", "3d") and op in shared:
                 shared[op] -= min(shared[op], spins)
         wide = {op: n for op, n in shared.items()
                 if n and op not in (f"ld.shared.{width}", f"st.shared.{width}")}

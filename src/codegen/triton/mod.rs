@@ -8,8 +8,9 @@
 //!   expressions, loads and masks; `strips` strip-mined loops; `rows` row tiles and split rows;
 //!   `comm` the NVSHMEM communication phases; `steps` a time loop's host statements as the
 //!   scalars every program of its persistent kernel computes.
-//! - `blocked` and `gluon2d`: temporally blocked 1-D and 2-D stencil loops, each a Gluon kernel
-//!   for the GPU and a Triton twin for the interpreter; `dialect` names the two languages.
+//! - `blocked`, `gluon2d` and `gluon3d`: temporally blocked 1-D, 2-D and 3-D stencil loops,
+//!   each a Gluon kernel for the GPU and a Triton twin for the interpreter; `dialect` names the
+//!   two languages.
 //!
 //! The tiled (`tl.dot`) form prints in `codegen::tiles`, which borrows `cx::Cx` for its
 //! expressions.
@@ -28,6 +29,7 @@ pub(super) mod cx;
 mod dialect;
 mod expr;
 mod gluon2d;
+mod gluon3d;
 mod grid;
 mod loop_state;
 mod persistent;
@@ -39,5 +41,6 @@ mod virtual_grid;
 
 pub use blocked::blocked_kernels;
 pub use gluon2d::blocked_2d_kernels;
+pub use gluon3d::blocked_3d_kernels;
 pub use grid::kernel;
 pub use persistent::{persistent_kernel, PersistentLoop};
