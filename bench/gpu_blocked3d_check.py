@@ -71,6 +71,10 @@ def main():
     ap.add_argument("--out", default="/tmp/b3")
     ap.add_argument("--deadline", type=float, default=480)
     ap.add_argument("--no-check", action="store_true")
+    ap.add_argument("--sweep", action="store_true",
+                    help="only time the natural heat_3d at the launcher's plan variants (tile, warps, register cap)")
+    ap.add_argument("--untuned-plain", action="store_true",
+                    help="time the plain kernel at its default configuration (APPYC_AUTOTUNE=0)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     LOG = open(os.path.join(a.out, "blocked3d_check.log"), "a")
@@ -121,6 +125,8 @@ def main():
                                      steps=steps, ran=ran, vs_numpy=vs_np, vs_plain=vs_plain, ok=ok))
         for m in mods.values():
             m._APPYC_BLOCKED_3D_MIN_BYTES = 8 << 20
+    if a.untuned_plain:
+        os.environ["APPYC_AUTOTUNE"] = "0"
     n = 1 << 27
     s = torch.rand(n, dtype=torch.float64, device="cuda")
     d = torch.empty_like(s)
@@ -138,6 +144,11 @@ def main():
     bw = 2 * n * 8 / (statistics.median(timed(lambda: d.copy_(s)) for _ in range(10)) / 1e3)
     del s, d
     log(f"copy bandwidth {bw / 1e9:.0f} GB/s")
+    if a.sweep:
+        sweep(mods["heat_3d"], rng, bw, timed, torch, recs)
+        with open(os.path.join(a.out, "blocked3d_sweep.json"), "w") as f:
+            json.dump(dict(bw=bw, recs=recs), f, indent=1, default=str)
+        return
     for modname, name, shape, steps, dtype in (
             ("heat_3d", "heat_3d", (120, 120, 120), 500, np.float64),
             ("heat_3d", "heat_3d", (120, 120, 120), 500, np.float32),
@@ -187,6 +198,42 @@ def main():
         json.dump(dict(bw=bw, recs=recs), f, indent=1, default=str)
     bad = [r for r in recs if r["kind"] == "check" and not r["ok"]]
     log(f"checks: {sum(r['kind'] == 'check' for r in recs) - len(bad)} ok, {len(bad)} wrong; total {time.time() - t0:.0f} s")
+
+
+def sweep(mod, rng, bw, timed, torch, recs):
+    """The natural heat_3d at 120^3 x 500 under the launcher's plan variants."""
+    os.environ["APPYC_TEMPORAL_3D"] = "1"
+    args = args_for("heat_3d", (120, 120, 120), 500, rng, np.float64)
+    bound_ms = 500 * 2 * 2 * 120 ** 3 * 8 / bw * 1e3
+    t = [torch.tensor(x, device="cuda") if isinstance(x, np.ndarray) else x for x in args]
+    init = [x.clone() if hasattr(x, "clone") else x for x in t]
+    ref = None
+    for tile, warps, nregs in (((16, 64), 8, (112, 96, 104, 120, 128)), ((32, 64), 16, (112, 128)),
+                               ((16, 128), 16, (112, 128)), ((8, 64), 4, (112, 128))):
+        for nreg in nregs:
+            mod._APPYC_BLOCKED_3D_TILE, mod._APPYC_BLOCKED_3D_WARPS = tile, warps
+            mod._APPYC_BLOCKED_3D_MAXNREG = nreg
+            mod._APPYC_BLOCKED_3D_PLAN.clear()
+            try:
+                ts = []
+                for rep in range(6):
+                    for x, x0 in zip(t, init):
+                        if hasattr(x, "copy_"):
+                            x.copy_(x0)
+                    ms = timed(lambda: mod.heat_3d(*t))
+                    if rep:
+                        ts.append(ms)
+                out = [x.clone() for x in t if hasattr(x, "clone")]
+                ref = ref or out
+                same = max(float((o - r).abs().max()) for o, r in zip(out, ref))
+                ms = statistics.median(ts)
+                slots = list(mod._APPYC_BLOCKED_3D_PLAN.values())
+                log(f"sweep tile {tile} warps {warps} maxnreg {nreg}: {ms:.3f} ms, {bound_ms / ms:.3f}x bound, "
+                    f"resident programs {slots}, max abs vs first {same:.3g}")
+                recs.append(dict(kind="sweep", tile=tile, warps=warps, maxnreg=nreg, ms=ms,
+                                 xbound=bound_ms / ms, same=same))
+            except Exception as e:
+                log(f"sweep tile {tile} warps {warps} maxnreg {nreg}: FAILED {type(e).__name__}: {str(e)[:300]}")
 
 
 if __name__ == "__main__":
