@@ -146,6 +146,8 @@ pub struct Context<'a> {
     pub bound: &'a HashSet<String>,
     /// Whether the function may read a name after the loop.
     pub read_after: &'a dyn Fn(&str) -> bool,
+    /// Every name of the function and of its regions: an `if`'s guard registers take others.
+    pub taken: &'a HashSet<String>,
 }
 
 type Why = (String, Span);
@@ -153,38 +155,19 @@ type Why = (String, Span);
 /// The steps of a loop body's other statements (`(regions before it, statement)`), or why a
 /// statement needs the host.
 pub fn analyse(others: &[(usize, &Stmt)], cx: &Context) -> Result<HostSteps, Why> {
-    let mut steps: Vec<Step> = vec![];
-    for &(before, s) in others {
-        // A region's reduced value comes first in the phase after it.
-        for (phase, name, buffer, op) in &cx.reductions {
-            let here = phase + 1 == before;
-            if here && !steps.iter().any(|t| t.kind == reduced(buffer, *op)) {
-                steps.push(reduced_step(*phase, name, buffer, *op, s.span));
-            }
-        }
-        let next = step(before, s, cx)?;
-        if next.kind == StepKind::Break && steps.iter().any(|t| t.kind == StepKind::Break) {
-            return Err((
-                "a second `if ...: break` needs the host: one break a loop runs on the device"
-                    .into(),
-                s.span,
-            ));
-        }
-        steps.push(next);
-    }
-    for (phase, name, buffer, op) in &cx.reductions {
-        if !steps.iter().any(|t| t.kind == reduced(buffer, *op)) {
-            let at = others.last().map_or(Span::DUMMY, |(_, s)| s.span);
-            steps.push(reduced_step(*phase, name, buffer, *op, at));
-        }
-    }
-    steps.sort_by_key(|s| s.before);
+    let lowered = lower_all(others, cx)?;
+    let walk = Walk {
+        steps: &lowered.steps,
+        block: &lowered.block,
+        flows: &lowered.flows,
+    };
+    let steps = walk.steps;
     if let Some(test) = cx.test {
         if let Some(why) = not_device_scalar(test, cx) {
             return Err((why, test.span));
         }
     }
-    let groups = groups(&steps, cx)?;
+    let groups = groups(steps, cx)?;
     let grouped: HashSet<&str> = groups
         .iter()
         .flat_map(|g| g.names.iter().map(String::as_str))
@@ -200,18 +183,17 @@ pub fn analyse(others: &[(usize, &Stmt)], cx: &Context) -> Result<HostSteps, Why
                 v
             });
     if let Some(n) = assigned.iter().find(|n| grouped.contains(n.as_str())) {
-        let at = steps
-            .iter()
-            .find(|s| &s.target == n)
-            .map(|s| s.span)
-            .unwrap();
-        return Err((format!("`{n}` holds an array and a scalar in turn"), at));
+        return Err((
+            format!("`{n}` holds an array and a scalar in turn"),
+            walk.first_assignment(n),
+        ));
     }
     let read_first: HashMap<&str, bool> = assigned
         .iter()
-        .map(|n| (n.as_str(), read_before_assigned(n, &steps, cx)))
+        .map(|n| (n.as_str(), walk.read_before_assigned(n, cx)))
         .collect();
-    let left = left_by_break(&steps, &assigned, &read_first, cx)?;
+    walk.guarded_bound(&assigned, &read_first, cx)?;
+    let left = left_by_break(&walk, &assigned, &read_first, cx)?;
     let needs: HashMap<&str, bool> = assigned
         .iter()
         .map(|n| (n.as_str(), read_first[n.as_str()] || left.contains(n)))
@@ -221,20 +203,16 @@ pub fn analyse(others: &[(usize, &Stmt)], cx: &Context) -> Result<HostSteps, Why
             .then(|| cx.starts.get(n).copied().flatten())
             .flatten()
     };
-    let types = scalar_types(&steps, &assigned, &start, cx);
+    let types = scalar_types(steps, &assigned, &start, cx);
+    walk.guarded_types(&assigned, &types, &needs, cx)?;
     let mut carried = vec![];
     for n in &assigned {
         let ty = types[n];
         if let Some(t) = region_type(n, cx) {
             if t == ScalarType::Int && ty != ScalarType::Int {
-                let at = steps
-                    .iter()
-                    .find(|s| &s.target == n)
-                    .map(|s| s.span)
-                    .unwrap();
                 return Err((
                     format!("`{n}` indexes an array in a region but is computed as a float"),
-                    at,
+                    walk.first_assignment(n),
                 ));
             }
         }
@@ -245,9 +223,9 @@ pub fn analyse(others: &[(usize, &Stmt)], cx: &Context) -> Result<HostSteps, Why
             start: start(n),
         });
     }
-    let inputs = inputs(&steps, &assigned, &grouped, cx);
+    let inputs = inputs(steps, &assigned, &grouped, cx);
     let out = HostSteps {
-        steps,
+        steps: lowered.steps.clone(),
         carried,
         groups,
         inputs,
@@ -256,20 +234,260 @@ pub fn analyse(others: &[(usize, &Stmt)], cx: &Context) -> Result<HostSteps, Why
     Ok(out)
 }
 
-/// Whether the break comes before the first step that assigns `n` (a scalar, or a rebinding
-/// when `rebind`) in an iteration: a loop that breaks in its first iteration leaves `n` as the
-/// host had it.
-fn assigned_after_break(steps: &[Step], n: &str, rebind: bool) -> bool {
-    let assigns = |s: &Step| {
-        s.target == n
-            && if rebind {
-                s.kind == StepKind::Rebind
-            } else {
-                s.assigns_scalar()
+/// The steps of the loop's other statements in their order, each with the `if` it comes from.
+#[derive(Default)]
+struct Lowered {
+    steps: Vec<Step>,
+    /// For each step, the `if` statement it comes from (an index into `flows`), or `None` for
+    /// a statement of one step (the plain `if test: break` included).
+    block: Vec<Option<usize>>,
+    flows: Vec<Flow>,
+}
+
+impl Lowered {
+    fn push(&mut self, s: Step, block: Option<usize>) {
+        self.steps.push(s);
+        self.block.push(block);
+    }
+
+    fn breaks(&self) -> usize {
+        self.steps
+            .iter()
+            .filter(|s| s.kind == StepKind::Break)
+            .count()
+    }
+}
+
+/// Every statement as steps (an `if` of scalar statements as several, `IfLowering`), the
+/// reductions' folds in the phase after their regions, in phase order.
+fn lower_all(others: &[(usize, &Stmt)], cx: &Context) -> Result<Lowered, Why> {
+    let mut out = Lowered::default();
+    let mut taken: HashSet<String> = cx.taken.clone();
+    for &(before, s) in others {
+        // A region's reduced value comes first in the phase after it.
+        for (phase, name, buffer, op) in &cx.reductions {
+            let here = phase + 1 == before;
+            if here && !out.steps.iter().any(|t| t.kind == reduced(buffer, *op)) {
+                out.push(reduced_step(*phase, name, buffer, *op, s.span), None);
             }
-    };
+        }
+        match &s.kind {
+            StmtKind::If { .. } if break_test(s).is_none() => {
+                let (steps, flow) = lower_if(before, s, cx, &mut taken)?;
+                let b = out.flows.len();
+                out.flows.push(flow);
+                for st in steps {
+                    out.push(st, Some(b));
+                }
+            }
+            _ => out.push(step(before, s, cx)?, None),
+        }
+        if out.breaks() > 1 {
+            return Err((
+                "a second `if ...: break` needs the host: one break a loop runs on the device"
+                    .into(),
+                s.span,
+            ));
+        }
+    }
+    for (phase, name, buffer, op) in &cx.reductions {
+        if !out.steps.iter().any(|t| t.kind == reduced(buffer, *op)) {
+            let at = others.last().map_or(Span::DUMMY, |(_, s)| s.span);
+            out.push(reduced_step(*phase, name, buffer, *op, at), None);
+        }
+    }
+    // Stable: the steps of one statement share a phase and keep their order.
+    let mut pairs: Vec<(Step, Option<usize>)> = out.steps.into_iter().zip(out.block).collect();
+    pairs.sort_by_key(|(s, _)| s.before);
+    (out.steps, out.block) = pairs.into_iter().unzip();
+    Ok(out)
+}
+
+/// What an `if` statement's steps do to the names, path by path (Python's paths through its
+/// branches, not the steps' order).
+#[derive(Debug, Default)]
+struct Flow {
+    /// Names some path reads before it assigns them: their values from before the `if`.
+    reads_first: HashSet<String>,
+    /// Names every path that goes on past the `if` assigns (its guards' registers included).
+    sure: HashSet<String>,
+    /// Where a branch breaks: the names every path to the break assigns first.
+    at_break: Option<HashSet<String>>,
+    /// Names a branch assigns: they keep their values on the paths that do not.
+    guarded: HashSet<String>,
+}
+
+/// The loop's steps with the `if`s they come from: what reads and assigns a name first.
+struct Walk<'s> {
+    steps: &'s [Step],
+    block: &'s [Option<usize>],
+    flows: &'s [Flow],
+}
+
+impl<'s> Walk<'s> {
+    /// The units of an iteration in order: each plain step, and each `if`'s steps as one (its
+    /// first step's index, and its flow).
+    fn units(&self) -> Vec<(usize, Option<&'s Flow>)> {
+        (0..self.steps.len())
+            .filter(|&i| self.block[i].is_none() || i == 0 || self.block[i - 1] != self.block[i])
+            .map(|i| (i, self.block[i].map(|b| &self.flows[b])))
+            .collect()
+    }
+
+    fn first_assignment(&self, n: &str) -> Span {
+        self.steps
+            .iter()
+            .find(|s| s.target == n)
+            .map_or(Span::DUMMY, |s| s.span)
+    }
+
+    /// Whether some read of `n` in an iteration may see its value from before the iteration:
+    /// the loop's test, a step (or a path through an `if`) before every path has assigned it,
+    /// or a region of a phase before that; where only some paths assign it, also any region
+    /// and a read after the loop.
+    fn read_before_assigned(&self, n: &str, cx: &Context) -> bool {
+        if cx.test.is_some_and(|t| t.mentions(n)) {
+            return true;
+        }
+        let regions_before = |phase: usize| {
+            cx.region_reads[..phase.min(cx.region_reads.len())]
+                .iter()
+                .any(|reads| reads.contains_key(n))
+        };
+        for (i, flow) in self.units() {
+            let s = &self.steps[i];
+            match flow {
+                Some(f) if f.reads_first.contains(n) => return true,
+                Some(f) if f.sure.contains(n) => return regions_before(s.before),
+                Some(_) => {}
+                // A reduction combines with the value before it.
+                None if s.value.mentions(n) => return true,
+                None if s.assigns_scalar() && s.target == n => return regions_before(s.before),
+                None => {}
+            }
+        }
+        cx.region_reads.iter().any(|reads| reads.contains_key(n)) || (cx.read_after)(n)
+    }
+
+    /// The scalars every path to the loop's break assigns in an iteration before it; `None`
+    /// without a break.
+    fn assigned_before_break(&self) -> Option<HashSet<&'s str>> {
+        let mut assigned: HashSet<&str> = HashSet::new();
+        for (i, flow) in self.units() {
+            let s = &self.steps[i];
+            match flow {
+                Some(f) => {
+                    if let Some(at) = &f.at_break {
+                        assigned.extend(at.iter().map(String::as_str));
+                        return Some(assigned);
+                    }
+                    assigned.extend(f.sure.iter().map(String::as_str));
+                }
+                None if s.kind == StepKind::Break => return Some(assigned),
+                None if s.assigns_scalar() => {
+                    assigned.insert(&s.target);
+                }
+                None => {}
+            }
+        }
+        None
+    }
+
+    /// Whether the loop may break before every path has assigned the scalar `n`: a loop that
+    /// breaks in its first iteration then leaves `n` as the host had it.
+    fn assigned_after_break(&self, n: &str) -> bool {
+        self.assigned_before_break()
+            .is_some_and(|before| !before.contains(n))
+    }
+
+    fn guarded(&self, n: &str) -> bool {
+        self.flows.iter().any(|f| f.guarded.contains(n))
+    }
+
+    /// A name an `if` assigns on some paths whose value from before the iteration may be read
+    /// (it keeps that value on the others) must be bound before the loop.
+    fn guarded_bound(
+        &self,
+        assigned: &[String],
+        read_first: &HashMap<&str, bool>,
+        cx: &Context,
+    ) -> Result<(), Why> {
+        for n in assigned {
+            if self.guarded(n) && read_first[n.as_str()] && !cx.bound.contains(n) {
+                return Err((
+                    format!("`{n}` is assigned in a branch of an `if` and may be unbound before the loop, where a path that does not assign it would read it: that needs the host"),
+                    self.first_assignment(n),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The value a step gives its target where it runs: a branch's step keeps the target
+    /// elsewhere (`value if guard else target`), and gives `value`.
+    fn own_value(&self, i: usize) -> &'s Expr {
+        let s = &self.steps[i];
+        match (&s.value.kind, self.block[i]) {
+            (ExprKind::IfExp { body, orelse, .. }, Some(b))
+                if self.flows[b].guarded.contains(&s.target)
+                    && matches!(&orelse.kind, ExprKind::Name(m) if *m == s.target) =>
+            {
+                body
+            }
+            _ => &s.value,
+        }
+    }
+
+    /// A name an `if` assigns on some paths holds after it either a value a branch gave or the
+    /// one it had: Python's type is then that of either, the register's one type, so every
+    /// value the name may hold must be of the register's type (`x = 0` and, in a branch,
+    /// `x = 0.5` would leave an int or a float), the host's value too where the loop may
+    /// read or leave it (known, or unknown for a float register, as host scalars count
+    /// elsewhere).
+    fn guarded_types(
+        &self,
+        assigned: &[String],
+        types: &HashMap<String, ScalarType>,
+        needs: &HashMap<&str, bool>,
+        cx: &Context,
+    ) -> Result<(), Why> {
+        let env = |m: &str| env_type(m, types, cx);
+        for n in assigned.iter().filter(|n| self.guarded(n)) {
+            let ty = types[n];
+            for (i, s) in self.steps.iter().enumerate() {
+                if !(s.assigns_scalar() && s.target == *n) {
+                    continue;
+                }
+                let own = match s.kind {
+                    StepKind::Reduced { .. } => ScalarType::Float,
+                    _ => type_of(self.own_value(i), &env),
+                };
+                if own != ty {
+                    return Err((
+                        format!("`{n}` is given {} here and holds {} elsewhere, and an `if` assigns it on some paths only, which would leave either type: that needs the host", own.python(), ty.python()),
+                        s.span,
+                    ));
+                }
+            }
+            let host = cx.starts.get(n.as_str()).copied().flatten();
+            let surely = host == Some(ty) || (host.is_none() && ty == ScalarType::Float);
+            if needs[n.as_str()] && !surely {
+                return Err((
+                    format!("`{n}` keeps its value from before the loop on a path through an `if` that does not assign it, and that value is not surely {}: that needs the host", ty.python()),
+                    self.first_assignment(n),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether a rebinding of `n` comes after the loop's break (rebindings are never inside an
+/// `if`): a loop that breaks in its first iteration leaves `n` bound as the host had it.
+fn rebound_after_break_step(steps: &[Step], n: &str) -> bool {
     let exit = steps.iter().position(|s| s.kind == StepKind::Break);
-    matches!((exit, steps.iter().position(assigns)), (Some(b), Some(a)) if b < a)
+    let rebinds = |s: &Step| s.target == n && s.kind == StepKind::Rebind;
+    matches!((exit, steps.iter().position(rebinds)), (Some(b), Some(a)) if b < a)
 }
 
 /// The scalars the function reads after the loop whose first assignment in an iteration
@@ -280,14 +498,14 @@ fn assigned_after_break(steps: &[Step], n: &str, rebind: bool) -> bool {
 /// type its assignments give, known to the compiler (or unknown, for a float): the launcher
 /// gives one type back.
 fn left_by_break(
-    steps: &[Step],
+    walk: &Walk,
     assigned: &[String],
     read_first: &HashMap<&str, bool>,
     cx: &Context,
 ) -> Result<HashSet<String>, Why> {
     let left: Vec<&String> = assigned
         .iter()
-        .filter(|n| assigned_after_break(steps, n, false) && (cx.read_after)(n))
+        .filter(|n| walk.assigned_after_break(n) && (cx.read_after)(n))
         .collect();
     if left.is_empty() {
         return Ok(HashSet::new());
@@ -297,9 +515,9 @@ fn left_by_break(
             .then(|| cx.starts.get(n).copied().flatten())
             .flatten()
     };
-    let own = scalar_types(steps, assigned, &own_start, cx);
+    let own = scalar_types(walk.steps, assigned, &own_start, cx);
     for n in &left {
-        let at = steps.iter().find(|s| &s.target == *n).unwrap().span;
+        let at = walk.first_assignment(n);
         if !cx.bound.contains(*n) {
             return Err((
                 format!("`{n}` is first assigned after the break and read after the loop, which may leave it unbound: that needs the host"),
@@ -325,7 +543,7 @@ fn left_by_break(
 fn rebound_after_break(h: &HostSteps, cx: &Context) -> Result<(), Why> {
     for g in &h.groups {
         for n in g.names.iter().filter(|n| !g.slots.contains(n)) {
-            if assigned_after_break(&h.steps, n, true) && (cx.read_after)(n) {
+            if rebound_after_break_step(&h.steps, n) && (cx.read_after)(n) {
                 let at = h.steps.iter().find(|s| &s.target == n).unwrap().span;
                 return Err((
                     format!("`{n}` is first bound after the break and read after the loop, which may leave it unbound: that needs the host"),
@@ -408,6 +626,240 @@ fn step(before: usize, s: &Stmt, cx: &Context) -> Result<Step, Why> {
         kind: StepKind::Scalar,
         span: s.span,
     })
+}
+
+/// An `if` statement of scalar statements (and at most the loop's one break) as steps, with
+/// what it does to the names path by path (module notes: guards and kept values).
+fn lower_if(
+    before: usize,
+    s: &Stmt,
+    cx: &Context,
+    taken: &mut HashSet<String>,
+) -> Result<(Vec<Step>, Flow), Why> {
+    let mut l = IfLowering {
+        cx,
+        before,
+        steps: vec![],
+        flow: Flow::default(),
+        guards: vec![],
+        taken,
+    };
+    let mut path = HashSet::new();
+    let broke = l.an_if(s, None, &mut path)?;
+    let mut flow = l.flow;
+    // Where every branch breaks, nothing goes on past the `if` (and the second break is
+    // refused by the caller).
+    if !broke {
+        flow.sure = path;
+    }
+    flow.sure.extend(l.guards);
+    Ok((l.steps, flow))
+}
+
+struct IfLowering<'a, 'c> {
+    cx: &'a Context<'c>,
+    before: usize,
+    steps: Vec<Step>,
+    flow: Flow,
+    /// The guard registers, assigned on every path.
+    guards: Vec<String>,
+    taken: &'a mut HashSet<String>,
+}
+
+impl IfLowering<'_, '_> {
+    /// `if test: ... else: ...` under `outer` (the guard of the branch holding it, `None` at
+    /// the top): its test into a fresh guard register, then each branch under its guard.
+    /// `path`: what this path assigned in the `if` so far, then after it. Returns whether
+    /// every branch breaks.
+    fn an_if(
+        &mut self,
+        s: &Stmt,
+        outer: Option<&Expr>,
+        path: &mut HashSet<String>,
+    ) -> Result<bool, Why> {
+        let StmtKind::If { test, body, orelse } = &s.kind else {
+            unreachable!("an_if lowers `if` statements")
+        };
+        if let Some(why) = not_device_scalar(test, self.cx) {
+            return Err((why, test.span));
+        }
+        self.read(test, path);
+        let g = self.fresh_guard();
+        let at = test.span;
+        // Python's truth of the test's value, read once, before either branch.
+        let truth = Expr::new(
+            ExprKind::Call {
+                func: "bool".into(),
+                args: vec![test.clone()],
+            },
+            at,
+        );
+        let both = |a: &Expr, b: Expr| {
+            Expr::new(
+                ExprKind::BoolOp {
+                    op: BoolOp::And,
+                    values: vec![a.clone(), b],
+                },
+                at,
+            )
+        };
+        let value = match outer {
+            None => truth,
+            Some(o) => both(o, truth),
+        };
+        self.steps.push(Step {
+            before: self.before,
+            target: g.clone(),
+            value,
+            kind: StepKind::Scalar,
+            span: s.span,
+        });
+        self.guards.push(g.clone());
+        let then_guard = Expr::name(&g, at);
+        let not_g = Expr::new(
+            ExprKind::Unary {
+                op: UnaryOp::Not,
+                operand: Box::new(then_guard.clone()),
+            },
+            at,
+        );
+        let else_guard = match outer {
+            None => not_g,
+            Some(o) => both(o, not_g),
+        };
+        let mut then_path = path.clone();
+        let then_breaks = self.branch(body, &then_guard, &mut then_path)?;
+        let mut else_path = path.clone();
+        let else_breaks = self.branch(orelse, &else_guard, &mut else_path)?;
+        *path = match (then_breaks, else_breaks) {
+            (true, true) => return Ok(true),
+            (true, false) => else_path,
+            (false, true) => then_path,
+            (false, false) => then_path.intersection(&else_path).cloned().collect(),
+        };
+        Ok(false)
+    }
+
+    /// A branch's statements under `guard`. Returns whether it breaks (what follows a break
+    /// in the branch never runs).
+    fn branch(
+        &mut self,
+        stmts: &[Stmt],
+        guard: &Expr,
+        path: &mut HashSet<String>,
+    ) -> Result<bool, Why> {
+        for s in stmts {
+            match &s.kind {
+                StmtKind::Pass => {}
+                StmtKind::Other("break statement") => {
+                    self.steps.push(Step {
+                        before: self.before,
+                        target: String::new(),
+                        value: guard.clone(),
+                        kind: StepKind::Break,
+                        span: s.span,
+                    });
+                    self.flow.at_break = Some(path.clone());
+                    return Ok(true);
+                }
+                StmtKind::If { .. } => {
+                    if self.an_if(s, Some(guard), path)? {
+                        return Ok(true);
+                    }
+                }
+                StmtKind::Assign { target, value, .. } if s.pragma.is_none() => {
+                    self.assign(s, target, value, guard, path)?
+                }
+                _ => return Err(in_if_needs_host(s)),
+            }
+        }
+        Ok(false)
+    }
+
+    /// `name = value` in a branch: `name = (value if guard else name)`.
+    fn assign(
+        &mut self,
+        s: &Stmt,
+        target: &Expr,
+        value: &Expr,
+        guard: &Expr,
+        path: &mut HashSet<String>,
+    ) -> Result<(), Why> {
+        let cx = self.cx;
+        let ExprKind::Name(name) = &target.kind else {
+            return Err(in_if_needs_host(s));
+        };
+        if name == cx.loop_var {
+            return Err((format!("it assigns the loop variable `{name}`"), s.span));
+        }
+        let array_value = matches!(&value.kind, ExprKind::Name(v) if cx.arrays.contains(v));
+        if cx.arrays.contains(name) || array_value {
+            return Err((
+                format!("`{name}` is bound to an array inside an `if`: a rebinding (a swap) on some paths only needs the host between iterations"),
+                s.span,
+            ));
+        }
+        if let Some(why) = not_device_scalar(value, cx) {
+            return Err((why, value.span));
+        }
+        self.read(value, path);
+        let kept = Expr::new(
+            ExprKind::IfExp {
+                test: Box::new(guard.clone()),
+                body: Box::new(value.clone()),
+                orelse: Box::new(Expr::name(name, target.span)),
+            },
+            value.span,
+        );
+        self.steps.push(Step {
+            before: self.before,
+            target: name.clone(),
+            value: kept,
+            kind: StepKind::Scalar,
+            span: s.span,
+        });
+        path.insert(name.clone());
+        self.flow.guarded.insert(name.clone());
+        Ok(())
+    }
+
+    /// The names `e` reads that this path has not assigned in the `if` yet.
+    fn read(&mut self, e: &Expr, path: &HashSet<String>) {
+        e.walk(&mut |x| {
+            if let ExprKind::Name(n) = &x.kind {
+                if !path.contains(n) {
+                    self.flow.reads_first.insert(n.clone());
+                }
+            }
+        });
+    }
+
+    /// A register name no name of the function, its regions or the code after the loop uses.
+    fn fresh_guard(&mut self) -> String {
+        loop {
+            let g = fresh_name("if", self.taken);
+            if !(self.cx.read_after)(&g) {
+                return g;
+            }
+        }
+    }
+}
+
+/// Why a statement inside an `if` keeps the loop on the host.
+fn in_if_needs_host(s: &Stmt) -> Why {
+    let what = match &s.kind {
+        _ if s.is_parallel_loop() || s.pragma.is_some() => "a region",
+        StmtKind::Assign { .. } => "an assignment to an array element",
+        StmtKind::Expr(_) => "a call",
+        StmtKind::For { .. } => "a loop of host code",
+        StmtKind::While { .. } => "a while loop",
+        StmtKind::Other(what) | StmtKind::HostBlock { what, .. } => what,
+        _ => "this statement",
+    };
+    (
+        format!("{what} inside an `if` needs the host between iterations"),
+        s.span,
+    )
 }
 
 /// Why `e` cannot be computed by every program from scalars, if it cannot.
@@ -694,6 +1146,15 @@ pub fn start_type(e: &Expr, env: &dyn Fn(&str) -> Option<ScalarType>) -> Option<
 }
 
 impl ScalarType {
+    /// Python's name of the type, with its article (for messages).
+    fn python(self) -> &'static str {
+        match self {
+            ScalarType::Int => "an int",
+            ScalarType::Float => "a float",
+            ScalarType::Bool => "a bool",
+        }
+    }
+
     /// Arithmetic on bools is on integers.
     fn max_int(self) -> ScalarType {
         if self == ScalarType::Bool {
@@ -702,31 +1163,6 @@ impl ScalarType {
             self
         }
     }
-}
-
-/// Whether some read of `n` in an iteration comes before its first assignment: the loop's test,
-/// a step before it (the break's test included), or a region of a phase before it.
-fn read_before_assigned(n: &str, steps: &[Step], cx: &Context) -> bool {
-    if cx.test.is_some_and(|t| t.mentions(n)) {
-        return true;
-    }
-    let Some(first) = steps
-        .iter()
-        .position(|s| s.assigns_scalar() && s.target == n)
-    else {
-        return false;
-    };
-    // A reduction combines with the value before it.
-    if matches!(steps[first].kind, StepKind::Reduced { .. }) {
-        return true;
-    }
-    if steps[..=first].iter().any(|s| s.value.mentions(n)) {
-        return true;
-    }
-    let phases_before = steps[first].before;
-    cx.region_reads[..phases_before.min(cx.region_reads.len())]
-        .iter()
-        .any(|reads| reads.contains_key(n))
 }
 
 /// Host scalars the steps read that are neither carried nor the loop variable nor arrays.
@@ -797,6 +1233,7 @@ mod tests {
             tail.starts_with("return ")
                 && tail["return ".len()..].split(", ").any(|r| r.trim() == n)
         };
+        let taken = f.names();
         let cx = Context {
             loop_var: var,
             arrays: &arrays,
@@ -809,6 +1246,7 @@ mod tests {
             starts: &before.types,
             bound: &before.bound,
             read_after: &read_after,
+            taken: &taken,
         };
         // The borrow of `f` ends here: clone what the caller keeps.
         analyse(&others, &cx)
