@@ -792,10 +792,14 @@ impl IfLowering<'_, '_> {
         if name == cx.loop_var {
             return Err((format!("it assigns the loop variable `{name}`"), s.span));
         }
-        let array_value = matches!(&value.kind, ExprKind::Name(v) if cx.arrays.contains(v));
-        if cx.arrays.contains(name) || array_value {
+        let array = match &value.kind {
+            _ if cx.arrays.contains(name) => Some(name),
+            ExprKind::Name(v) if cx.arrays.contains(v) => Some(v),
+            _ => None,
+        };
+        if let Some(a) = array {
             return Err((
-                format!("`{name}` is bound to an array inside an `if`: a rebinding (a swap) on some paths only needs the host between iterations"),
+                format!("the array `{a}` is rebound inside an `if`: a rebinding (a swap) on some paths only needs the host between iterations"),
                 s.span,
             ));
         }
@@ -1452,5 +1456,273 @@ mod tests {
         );
         let err = steps_of(&rebound, &[]).unwrap_err();
         assert!(err.0.contains("first bound after the break"), "{}", err.0);
+    }
+
+    /// Runs the steps as Python would run the loop's host statements (regions aside), every
+    /// value an f64 (bools 0 or 1), for `iterations` values of the loop variable `t`; returns
+    /// the iteration the loop broke in, if it did.
+    fn run_steps(h: &HostSteps, env: &mut HashMap<String, f64>, iterations: i64) -> Option<i64> {
+        fn eval(e: &Expr, env: &HashMap<String, f64>) -> f64 {
+            let b = |x: bool| if x { 1.0 } else { 0.0 };
+            match &e.kind {
+                ExprKind::Int(v) => *v as f64,
+                ExprKind::Float(v) => *v,
+                ExprKind::Bool(v) => b(*v),
+                ExprKind::Name(n) => *env.get(n).unwrap_or_else(|| panic!("`{n}` read unset")),
+                ExprKind::Compare { op, left, right } => {
+                    let (l, r) = (eval(left, env), eval(right, env));
+                    b(match op {
+                        CmpOp::Lt => l < r,
+                        CmpOp::Le => l <= r,
+                        CmpOp::Gt => l > r,
+                        CmpOp::Ge => l >= r,
+                        CmpOp::Eq => l == r,
+                        CmpOp::Ne => l != r,
+                    })
+                }
+                ExprKind::Binary { op, left, right } => {
+                    let (l, r) = (eval(left, env), eval(right, env));
+                    match op {
+                        BinOp::Add => l + r,
+                        BinOp::Sub => l - r,
+                        BinOp::Mul => l * r,
+                        BinOp::Div => l / r,
+                        BinOp::Mod => l.rem_euclid(r),
+                        _ => unreachable!(),
+                    }
+                }
+                ExprKind::Unary {
+                    op: UnaryOp::Not,
+                    operand,
+                } => b(eval(operand, env) == 0.0),
+                ExprKind::BoolOp {
+                    op: BoolOp::And,
+                    values,
+                } => b(values.iter().all(|v| eval(v, env) != 0.0)),
+                ExprKind::Call { func, args } if func == "bool" => b(eval(&args[0], env) != 0.0),
+                ExprKind::IfExp { test, body, orelse } => {
+                    if eval(test, env) != 0.0 {
+                        eval(body, env)
+                    } else {
+                        eval(orelse, env)
+                    }
+                }
+                other => unreachable!("{other:?}"),
+            }
+        }
+        for t in 0..iterations {
+            env.insert("t".into(), t as f64);
+            for s in &h.steps {
+                match s.kind {
+                    StepKind::Scalar => {
+                        let v = eval(&s.value, env);
+                        env.insert(s.target.clone(), v);
+                    }
+                    StepKind::Break if eval(&s.value, env) != 0.0 => return Some(t),
+                    StepKind::Break => {}
+                    _ => unreachable!("scalar steps only"),
+                }
+            }
+        }
+        None
+    }
+
+    /// The registers every step reads start from the host's values (`starts`), the guards
+    /// anything: the steps must assign a guard before they read it.
+    fn start_env(h: &HostSteps, starts: &[(&str, f64)]) -> HashMap<String, f64> {
+        let mut env: HashMap<String, f64> =
+            starts.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+        for c in h.carried.iter().filter(|c| !c.needs_initial) {
+            env.entry(c.name.clone()).or_insert(f64::NAN);
+        }
+        env
+    }
+
+    #[test]
+    fn an_if_of_scalars_is_steps_with_python_s_sequential_meaning() {
+        // Every path of an if/elif/else with a nested if, the tests reading names the branches
+        // assign (so a test read after its branch, or a branch taken the other way round,
+        // changes the result), assignments reading earlier ones of their branch.
+        let src = format!(
+            "def f(A, B, T, dt):\n    x = 1.0\n    k = 0\n    for t in range(T):\n{REGION}        if x > 2.5:\n            x = x - 2.0\n            k = k + x\n        elif t % 3 == 1:\n            x = x * 3.0\n            if x > 4.0:\n                k = k * 2\n            else:\n                k = k - 1\n        else:\n            x = x + 0.5\n    return x, k\n"
+        );
+        let src = src.replace("k = 0\n", "k = 0.0\n");
+        let h = steps_of(&src, &[]).unwrap();
+        // Python, step by step.
+        let (mut x, mut k) = (1.0f64, 0.0f64);
+        for t in 0..12 {
+            if x > 2.5 {
+                x -= 2.0;
+                k += x;
+            } else if t % 3 == 1 {
+                x *= 3.0;
+                if x > 4.0 {
+                    k *= 2.0;
+                } else {
+                    k -= 1.0;
+                }
+            } else {
+                x += 0.5;
+            }
+        }
+        let mut env = start_env(&h, &[("x", 1.0), ("k", 0.0)]);
+        assert_eq!(run_steps(&h, &mut env, 12), None);
+        assert_eq!((env["x"], env["k"]), (x, k), "{:#?}", h.steps);
+        // The guards are bool registers, assigned before any read; x and k start from the
+        // host's floats.
+        let kinds: Vec<(&str, ScalarType, bool)> = h
+            .carried
+            .iter()
+            .map(|c| (c.name.as_str(), c.ty, c.needs_initial))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("_if", ScalarType::Bool, false),
+                ("x", ScalarType::Float, true),
+                ("k", ScalarType::Float, true),
+                ("_if1", ScalarType::Bool, false),
+                ("_if2", ScalarType::Bool, false),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_break_in_a_branch_follows_that_branch_s_assignments() {
+        // The relax loop: the flag is set in the iteration that breaks; in an `elif`, after an
+        // assignment; a break in the `else` of an `if`.
+        let src = format!(
+            "def f(A, B, T, dt, tol):\n    n = 0\n    done = False\n    for t in range(T):\n{REGION}        n += 1\n        if (t + 1) * tol > 3.0:\n            done = True\n            break\n    return n, done\n"
+        );
+        for (tol, broke, n) in [
+            (1.0, Some(3), 4.0),
+            (100.0, Some(0), 1.0),
+            (0.01, None, 10.0),
+        ] {
+            let h = steps_of(&src, &[]).unwrap();
+            let mut env = start_env(&h, &[("n", 0.0), ("done", 0.0), ("tol", tol)]);
+            assert_eq!(run_steps(&h, &mut env, 10), broke, "tol {tol}");
+            assert_eq!(
+                (env["n"], env["done"]),
+                (n, f64::from(u8::from(broke.is_some())))
+            );
+            let kinds: Vec<&StepKind> = h.steps.iter().map(|s| &s.kind).collect();
+            assert_eq!(*kinds.last().unwrap(), &StepKind::Break, "{kinds:?}");
+            let done = h.carried.iter().find(|c| c.name == "done").unwrap();
+            assert_eq!((done.ty, done.needs_initial), (ScalarType::Bool, true));
+        }
+        let elif = format!(
+            "def f(A, B, T, dt):\n    x = 0\n    y = 0\n    for t in range(T):\n{REGION}        if t % 2 == 0:\n            x = x + 1\n        elif t > 4:\n            y = y + t\n            break\n        else:\n            x = x + 10\n    return x, y\n"
+        );
+        let h = steps_of(&elif, &[]).unwrap();
+        let mut env = start_env(&h, &[("x", 0.0), ("y", 0.0)]);
+        assert_eq!(run_steps(&h, &mut env, 20), Some(5));
+        // t = 0, 2, 4: +1 each; t = 1, 3: +10 each; t = 5 breaks after y = 5.
+        assert_eq!((env["x"], env["y"]), (23.0, 5.0));
+        let in_else = format!(
+            "def f(A, B, T, dt):\n    x = 0\n    for t in range(T):\n{REGION}        if t < 3:\n            x = x + t\n        else:\n            break\n        x = x * 2\n    return x\n"
+        );
+        let h = steps_of(&in_else, &[]).unwrap();
+        let mut env = start_env(&h, &[("x", 0.0)]);
+        assert_eq!(run_steps(&h, &mut env, 9), Some(3));
+        assert_eq!(env["x"], ((0.0 * 2.0 + 1.0) * 2.0 + 2.0) * 2.0);
+    }
+
+    #[test]
+    fn a_name_an_if_assigns_on_some_paths_needs_its_value_from_before_the_loop() {
+        let base = |body: &str, before: &str, ret: &str| {
+            format!("def f(A, B, T, dt, tol, k):\n{before}    for t in range(T):\n{REGION}{body}    return {ret}\n")
+        };
+        let carried = |h: &HostSteps, n: &str| h.carried.iter().find(|c| c.name == n).cloned();
+        // Assigned in one branch and read after the loop: bound before, of the branch's type.
+        let one = "        if t > 2:\n            y = dt * 2.0\n";
+        let h = steps_of(&base(one, "    y = 0.0\n", "y"), &[]).unwrap();
+        let y = carried(&h, "y").unwrap();
+        assert!(y.needs_initial && y.ty == ScalarType::Float, "{y:?}");
+        let err = steps_of(&base(one, "", "y"), &[]).unwrap_err();
+        assert!(
+            err.0
+                .contains("`y` is assigned in a branch of an `if` and may be unbound"),
+            "{}",
+            err.0
+        );
+        // Of another type before the loop, or where the other branch leaves another: a float
+        // after an int; an int register from a parameter of unknown type.
+        let err = steps_of(&base(one, "    y = 0\n", "y"), &[]).unwrap_err();
+        assert!(
+            err.0.contains("`y` keeps its value from before the loop"),
+            "{}",
+            err.0
+        );
+        assert!(err.0.contains("not surely a float"), "{}", err.0);
+        let other = "        y = 1\n        if t > 2:\n            y = dt * 2.0\n";
+        let err = steps_of(&base(other, "", "y"), &[]).unwrap_err();
+        assert!(err.0.contains("`y` is given an int here"), "{}", err.0);
+        let counted = "        if t > 2:\n            k = k + 1\n";
+        let err = steps_of(&base(counted, "", "k"), &[]).unwrap_err();
+        assert!(err.0.contains("not surely an int"), "{}", err.0);
+        // Assigned on every path (if/else), or before the `if`, or only read in its branch
+        // after it is assigned there: no value from before the loop.
+        let both = "        if t > 2:\n            s = 0.5\n        else:\n            s = 1.0\n        dt = dt * s\n";
+        let h = steps_of(&base(both, "", "dt, s"), &[]).unwrap();
+        assert!(!carried(&h, "s").unwrap().needs_initial);
+        let local = "        if t > 2:\n            w = dt * 2.0\n            dt = w + 1.0\n";
+        let h = steps_of(&base(local, "", "dt"), &[]).unwrap();
+        assert!(!carried(&h, "w").unwrap().needs_initial);
+        // ... unless a path reads it first: the else branch reads `s` before assigning it.
+        let first = "        if t > 2:\n            s = 0.5\n        else:\n            dt = dt * s\n            s = 1.0\n";
+        let err = steps_of(&base(first, "", "dt"), &[]).unwrap_err();
+        assert!(err.0.contains("`s` is assigned in a branch"), "{}", err.0);
+        // A region reading a name only a branch assigns reads its value from before.
+        let h = steps_of(
+            &base(one, "    y = 0.0\n", "dt"),
+            &[("y", ScalarType::Float)],
+        )
+        .unwrap();
+        assert!(carried(&h, "y").unwrap().needs_initial);
+        // Not read anywhere else: its register's start is never seen.
+        let h = steps_of(&base(one, "", "dt"), &[]).unwrap();
+        assert!(!carried(&h, "y").unwrap().needs_initial);
+        // A break on a path that has not assigned it: the host's value after a break at once.
+        let broke = "        if t > 2:\n            x = 1\n        elif t > 1:\n            break\n        else:\n            x = 2\n";
+        let err = steps_of(&base(broke, "", "x"), &[]).unwrap_err();
+        assert!(
+            err.0.contains("`x` is first assigned after the break"),
+            "{}",
+            err.0
+        );
+        let h = steps_of(&base(broke, "    x = 0\n", "x"), &[]).unwrap();
+        let x = carried(&h, "x").unwrap();
+        assert!(x.needs_initial && x.start == Some(ScalarType::Int), "{x:?}");
+    }
+
+    #[test]
+    fn what_an_if_cannot_run_on_the_device_keeps_the_loop_on_the_host() {
+        for (body, why) in [
+            ("            A, B = B, A\n", "the array `B` is rebound inside an `if`"),
+            ("            A[0] = dt\n", "an assignment to an array element inside an `if`"),
+            ("            print(t)\n", "a call inside an `if`"),
+            (
+                "            #pragma parallel for\n            for i in range(4):\n                B[i] = dt\n",
+                "a region inside an `if`",
+            ),
+            ("            x = A[1]\n", "reading an element of `A`"),
+            ("            t = 0\n", "assigns the loop variable `t`"),
+            ("            continue\n", "continue statement inside an `if`"),
+        ] {
+            let src = format!(
+                "def f(A, B, T, dt):\n    x = 0.0\n    for t in range(T):\n{REGION}        if dt > 1.0:\n            x = 2.0\n{body}    return x\n"
+            );
+            let err = steps_of(&src, &[]).unwrap_err();
+            assert!(err.0.contains(why), "{body}: {}", err.0);
+        }
+        // One break a loop, in a branch or not.
+        let src = format!(
+            "def f(A, B, T, dt):\n    x = 0.0\n    for t in range(T):\n{REGION}        if dt > 1.0:\n            break\n        if t > 3:\n            x = 1.0\n            break\n    return x\n"
+        );
+        let err = steps_of(&src, &[]).unwrap_err();
+        assert!(err.0.contains("a second `if ...: break`"), "{}", err.0);
+        let src = src.replace("        if dt > 1.0:\n            break\n", "");
+        assert!(steps_of(&src, &[]).is_ok());
     }
 }
