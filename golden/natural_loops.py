@@ -3625,52 +3625,55 @@ def relax_converged(x, y, tol, max_iter):
     return it, converged
 
 
-@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_if", "dt"])
-def _rescale_every_persistent0(v, u, N, k: "fp64", v_stride0, u_stride0, _phase_lo, _phase_hi, _sync, _if, dt: "fp64", _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:398: for t in range(T):  (persistent: 2 phase(s) per iteration)
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_if", "scale", "dt"])
+def _rescale_every_persistent0(v, u, N, k: "fp64", v_stride0, u_stride0, _phase_lo, _phase_hi, _sync, _if, scale: "fp64", dt: "fp64", _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/natural_loops.py:399: for t in range(T):  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
     _if = _if != 0
+    scale = tl.full((), -0.0, tl.float64) + scale
     dt = tl.full((), -0.0, tl.float64) + dt
     for _phase in range(_phase_lo, _phase_hi):
         _iteration = _phase // 2
         _region = _phase - _iteration * 2
         t = _iteration
         if _region == 0:
-            # samples/natural_loops.py:399: #pragma parallel for simd
+            # samples/natural_loops.py:400: #pragma parallel for simd
             _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp in range(_pid, _n0_0, _nprog):
-                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:400
+                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:401
                 i_mask = i < (N - 1)
-                tl.store(v + i * v_stride0, tl.load(v + i * v_stride0, mask=i_mask) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * tl.load(u + i * u_stride0, mask=i_mask) + tl.load(u + (i + 1) * u_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:401
+                tl.store(v + i * v_stride0, tl.load(v + i * v_stride0, mask=i_mask) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * tl.load(u + i * u_stride0, mask=i_mask) + tl.load(u + (i + 1) * u_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:402
         if _region == 1:
-            # samples/natural_loops.py:402: #pragma parallel for simd
+            # samples/natural_loops.py:403: #pragma parallel for simd
             _n1_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
-                i = _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:403
+                i = _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:404
                 i_mask = i < N
-                tl.store(u + i * u_stride0, tl.load(u + i * u_stride0, mask=i_mask) + dt * tl.load(v + i * v_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:404
+                tl.store(u + i * u_stride0, tl.load(u + i * u_stride0, mask=i_mask) + dt * tl.load(v + i * v_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:405
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
         if _region == 1:
             _if = (((t).to(tl.float64) - libdevice.floor((t).to(tl.float64) / k) * k) == tl.full((), 0, tl.float64))
-            dt = tl.where(_if, (dt * tl.full((), 0.5, tl.float64)), dt)
-            dt = tl.where((_if) == 0, (dt * tl.full((), 1.05, tl.float64)), dt)
+            scale = tl.where(_if, tl.full((), 0.5, tl.float64), scale)
+            scale = tl.where((_if) == 0, tl.full((), 1.05, tl.float64), scale)
+            dt = (dt * scale)
     if _pid == _nprog - 1:
         tl.store(_carried + 0, (_if).to(tl.float64))
-        tl.store(_carried + 1, (dt).to(tl.float64))
+        tl.store(_carried + 1, (scale).to(tl.float64))
+        tl.store(_carried + 2, (dt).to(tl.float64))
 
 
-_rescale_every_persistent0_tuning = _AppycTuning("_rescale_every_persistent0", "94f798ba87801158", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_rescale_every_persistent0_tuning = _AppycTuning("_rescale_every_persistent0", "f7baee6a9154c736", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_rescale_every_persistent0(v, u, N, dt, k, T, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:398 on the GPU: one launch of the persistent kernel _rescale_every_persistent0."""
+    """Runs the loop at samples/natural_loops.py:399 on the GPU: one launch of the persistent kernel _rescale_every_persistent0. Returns one row of the values of scale, dt after the loop, or none when no iteration runs."""
     n_t = int(T)
     if n_t <= 0:
-        return dt
+        return ()
     if _appyc_config is None:
         _appyc_key = (_appyc_size(N), v.dtype, u.dtype)
         _appyc_config = _rescale_every_persistent0_tuning.chosen.get(_appyc_key)
@@ -3683,21 +3686,22 @@ def _launch_rescale_every_persistent0(v, u, N, dt, k, T, _appyc_config=None):
         _rescale_every_persistent0, n_t * 2, max((((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl), ((int(N) + _appyc_mvl - 1) // _appyc_mvl)),
         (v, u, int(N), float(k), v.stride(0), u.stride(0)),
         _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
-        state=(0, float(dt)), kinds="bf",
+        state=(0, 0.0, float(dt)), kinds="bff",
     )
-    return float(_appyc_state[1])
+    return ((float(_appyc_state[1]), float(_appyc_state[2])),)
 
 
 def rescale_every(u, v, N, T, dt, k):
     # An `if`/`else` on the loop variable: the step size halves every k-th step and grows a
-    # little on the others.
-    dt = _launch_rescale_every_persistent0(v, u, N, dt, k, T)
-    return dt
+    # little on the others, through a factor both branches assign (unbound before the loop,
+    # so it needs no value from the host).
+    for scale, dt in _launch_rescale_every_persistent0(v, u, N, dt, k, T): pass
+    return dt, scale
 
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_if", "_if1", "gain", "ups", "_if2"])
 def _nested_gain_persistent0(A, N, hi: "fp64", lo: "fp64", A_stride0, _phase_lo, _phase_hi, _sync, _if, _if1, gain: "fp64", ups, _if2, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:417: for t in range(T):  (persistent: 1 phase(s) per iteration)
+    # samples/natural_loops.py:419: for t in range(T):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -3716,12 +3720,12 @@ def _nested_gain_persistent0(A, N, hi: "fp64", lo: "fp64", A_stride0, _phase_lo,
         gain = tl.where((_if) & ((_if1) == 0), lo, gain)
         _if2 = ((_if) == 0) & ((gain > tl.full((), 1.0, tl.float64)))
         gain = tl.where(_if2, (gain - tl.full((), 0.25, tl.float64)), gain)
-        # samples/natural_loops.py:426: #pragma parallel for simd
+        # samples/natural_loops.py:428: #pragma parallel for simd
         _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:427
+            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:429
             i_mask = i < N
-            tl.store(A + i * A_stride0, tl.load(A + i * A_stride0, mask=i_mask) * 0.5 + gain, mask=i_mask)  # samples/natural_loops.py:428
+            tl.store(A + i * A_stride0, tl.load(A + i * A_stride0, mask=i_mask) * 0.5 + gain, mask=i_mask)  # samples/natural_loops.py:430
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -3733,11 +3737,11 @@ def _nested_gain_persistent0(A, N, hi: "fp64", lo: "fp64", A_stride0, _phase_lo,
         tl.store(_carried + 4, (_if2).to(tl.float64))
 
 
-_nested_gain_persistent0_tuning = _AppycTuning("_nested_gain_persistent0", "170b6e50e317bafa", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_nested_gain_persistent0_tuning = _AppycTuning("_nested_gain_persistent0", "7736fc6d3fa8a8c5", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_nested_gain_persistent0(A, N, gain, ups, hi, lo, T, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:417 on the GPU: one launch of the persistent kernel _nested_gain_persistent0."""
+    """Runs the loop at samples/natural_loops.py:419 on the GPU: one launch of the persistent kernel _nested_gain_persistent0."""
     n_t = int(T)
     if n_t <= 0:
         return gain, ups
@@ -3769,7 +3773,7 @@ def nested_gain(A, N, T, lo, hi):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_which_B", "_which_A", "_which__swap", "_which__swap1", "diff", "_if", "largest", "_if1", "reason", "quiet", "it", "_running"])
 def _watch_change_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_shared_stride0, B_stride0, A_stride0, _phase_lo, _phase_hi, _sync, _which_B, _which_A, _which__swap, _which__swap1, diff: "fp64", _if, largest: "fp64", _if1, reason, quiet, it, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:439: for it in range(max_iter):  (persistent: 1 phase(s) per iteration)
+    # samples/natural_loops.py:441: for it in range(max_iter):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -3800,13 +3804,13 @@ def _watch_change_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_shared_s
         else:
             _B_now = A
             _B_now_stride0 = A_stride0
-        # samples/natural_loops.py:441: #pragma parallel for simd reduction(max:diff)
+        # samples/natural_loops.py:443: #pragma parallel for simd reduction(max:diff)
         _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:442
+            i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:444
             i_mask = i < (N - 1)
-            tl.store(_B_now + i * _B_now_stride0, 0.25 * tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + 0.5 * tl.load(_A_now + i * _A_now_stride0, mask=i_mask) + 0.25 * tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:443
-            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:444
+            tl.store(_B_now + i * _B_now_stride0, 0.25 * tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + 0.5 * tl.load(_A_now + i * _A_now_stride0, mask=i_mask) + 0.25 * tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:445
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:446
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -3840,11 +3844,11 @@ def _watch_change_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_shared_s
         tl.store(_carried + 11, (_running).to(tl.float64))
 
 
-_watch_change_persistent0_tuning = _AppycTuning("_watch_change_persistent0", "fa6582434489be1d", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_watch_change_persistent0_tuning = _AppycTuning("_watch_change_persistent0", "16b57ba600df917a", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_watch_change_persistent0(N, B, A, largest, reason, quiet, tol, max_iter, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:439 on the GPU: one launch of the persistent kernel _watch_change_persistent0. Returns one row of the values of it, largest, reason, quiet after the loop, or none when no iteration runs."""
+    """Runs the loop at samples/natural_loops.py:441 on the GPU: one launch of the persistent kernel _watch_change_persistent0. Returns one row of the values of it, largest, reason, quiet after the loop, or none when no iteration runs."""
     _diff_shared = _appyc_shared_slots(0.0, B, B.device, "max")
     n_it = int(max_iter)
     if n_it <= 0:
@@ -3879,7 +3883,7 @@ def watch_change(A, B, N, tol, start, max_iter):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_if", "dt"])
 def _floored_wave_persistent0(v, u, N, floor: "fp64", decay: "fp64", v_stride0, u_stride0, _phase_lo, _phase_hi, _sync, _if, dt: "fp64", _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:459: for t in range(T):  (persistent: 2 phase(s) per iteration)
+    # samples/natural_loops.py:461: for t in range(T):  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -3890,19 +3894,19 @@ def _floored_wave_persistent0(v, u, N, floor: "fp64", decay: "fp64", v_stride0, 
         _region = _phase - _iteration * 2
         t = _iteration
         if _region == 0:
-            # samples/natural_loops.py:460: #pragma parallel for simd
+            # samples/natural_loops.py:462: #pragma parallel for simd
             _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp in range(_pid, _n0_0, _nprog):
-                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:461
+                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:463
                 i_mask = i < (N - 1)
-                tl.store(v + i * v_stride0, tl.load(v + i * v_stride0, mask=i_mask) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * tl.load(u + i * u_stride0, mask=i_mask) + tl.load(u + (i + 1) * u_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:462
+                tl.store(v + i * v_stride0, tl.load(v + i * v_stride0, mask=i_mask) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * tl.load(u + i * u_stride0, mask=i_mask) + tl.load(u + (i + 1) * u_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:464
         if _region == 1:
-            # samples/natural_loops.py:463: #pragma parallel for simd
+            # samples/natural_loops.py:465: #pragma parallel for simd
             _n1_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
-                i = _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:464
+                i = _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:466
                 i_mask = i < N
-                tl.store(u + i * u_stride0, tl.load(u + i * u_stride0, mask=i_mask) + dt * tl.load(v + i * v_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:465
+                tl.store(u + i * u_stride0, tl.load(u + i * u_stride0, mask=i_mask) + dt * tl.load(v + i * v_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:467
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -3916,7 +3920,7 @@ def _floored_wave_persistent0(v, u, N, floor: "fp64", decay: "fp64", v_stride0, 
 
 @triton.jit(do_not_specialize=["_group_lo", "_group_hi"])
 def _floored_wave_persistent0_blocked(v, u, _scratch_v, _scratch_u, N, floor: "fp64", decay: "fp64", _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, _if, dt: "fp64", _carried, G: tl.constexpr, W: tl.constexpr, HALO: tl.constexpr, COMPUTE: tl.constexpr, WRITE: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:459: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in a global scratch)
+    # samples/natural_loops.py:461: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in a global scratch)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _x = tl.arange(0, W)
@@ -3983,7 +3987,7 @@ def _floored_wave_persistent0_blocked(v, u, _scratch_v, _scratch_u, N, floor: "f
 
 @gluon.jit(do_not_specialize=["_group_lo", "_group_hi"])
 def _floored_wave_persistent0_blocked_gluon(v, u, _scratch_v, _scratch_u, N, floor: "fp64", decay: "fp64", _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, _if, dt: "fp64", _carried, G: gl.constexpr, W: gl.constexpr, HALO: gl.constexpr, COMPUTE: gl.constexpr, WRITE: gl.constexpr, GRID_SYNC: gl.constexpr):
-    # samples/natural_loops.py:459: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in registers and shared memory)
+    # samples/natural_loops.py:461: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in registers and shared memory)
     _NW: gl.constexpr = gl.num_warps()
     _L: gl.constexpr = gl.BlockedLayout([1], [32], [_NW], [0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [0])
@@ -4071,11 +4075,11 @@ def _floored_wave_persistent0_blocked_gluon(v, u, _scratch_v, _scratch_u, N, flo
         tl.store(_carried + 1, (dt).to(tl.float64))
 
 
-_floored_wave_persistent0_tuning = _AppycTuning("_floored_wave_persistent0", "ff6119b7af2b460f", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_floored_wave_persistent0_tuning = _AppycTuning("_floored_wave_persistent0", "06fdfb480a6759e4", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_floored_wave_persistent0(v, u, N, dt, floor, decay, T, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:459 on the GPU: one launch of the persistent kernel _floored_wave_persistent0."""
+    """Runs the loop at samples/natural_loops.py:461 on the GPU: one launch of the persistent kernel _floored_wave_persistent0."""
     n_t = int(T)
     if n_t <= 0:
         return dt

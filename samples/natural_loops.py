@@ -394,7 +394,8 @@ def relax_converged(x, y, tol, max_iter):
 
 def rescale_every(u, v, N, T, dt, k):
     # An `if`/`else` on the loop variable: the step size halves every k-th step and grows a
-    # little on the others.
+    # little on the others, through a factor both branches assign (unbound before the loop,
+    # so it needs no value from the host).
     for t in range(T):
         #pragma parallel for simd
         for i in range(1, N - 1):
@@ -403,10 +404,11 @@ def rescale_every(u, v, N, T, dt, k):
         for i in range(N):
             u[i] = u[i] + dt * v[i]
         if t % k == 0:
-            dt = dt * 0.5
+            scale = 0.5
         else:
-            dt = dt * 1.05
-    return dt
+            scale = 1.05
+        dt = dt * scale
+    return dt, scale
 
 
 def nested_gain(A, N, T, lo, hi):

@@ -687,7 +687,8 @@ CASES = [
     Case("natural_loops", "relax_converged", variant="never",
          make=lambda r, n: smooth_pair(r, n) + [-1.0, 5], sizes=(37,),
          fp64_strict=True, launches=("_relax_converged_persistent0",), no_launches=("_kernel",)),
-    # Halves every 3rd step, grows by 5 % on the others (it reads the loop variable: not blocked).
+    # Halves every 3rd step, grows by 5 % on the others (it reads the loop variable: not
+    # blocked); the factor, unbound before the loop, comes back (0.5: step 6 halves).
     Case("natural_loops", "rescale_every",
          lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 7, 0.1, 3], SIZES_1D,
          fp64_strict=True, launches=("_rescale_every_persistent0",), no_launches=("_blocked", "_kernel")),
