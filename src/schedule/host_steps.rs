@@ -14,6 +14,27 @@
 //! - `if test: break` is a step too, in its place among the others: it clears the kernel's
 //!   `running` register, and what follows it in the iteration (steps, regions) runs only while
 //!   that holds. One break a loop: a second keeps the loop on the host (`-v` says so).
+//! - Any other `if` (`elif`/`else`, nested) whose branches hold only scalar assignments and
+//!   the loop's one break is *guarded* steps (`IfLowering`): the test's truth goes once into a
+//!   fresh bool register (`_if = bool(test)`; nested, `_if1 = guard and bool(test)`), then each
+//!   assignment of a branch is `x = (value if guard else x)`, the `else` branch's guard `not
+//!   _if` (and the outer guard), and a break is a `Break` step on its branch's guard after the
+//!   branch's earlier assignments. That is Python's order exactly: the test reads the values
+//!   before either branch, a branch's assignments read its earlier ones, the breaking
+//!   iteration's assignments take effect, and an `elif`'s test, read after the first branch,
+//!   only counts where that branch did not run (so it sees the values before it too). Why
+//!   select, not branch: the steps stay straight-line code every program runs alike (no
+//!   divergence, no control flow for the printers, the blocked kernels included), the values
+//!   are scalars, and every consumer of steps reads an `IfExp` it already prints.
+//! - A name a branch assigns keeps its value on the paths that do not: what reads and assigns
+//!   a name first is decided path by path (`Flow`: what a path reads before assigning it,
+//!   what every path assigns, what the path to the break assigns), so `if c: s = 0.5 else:
+//!   s = 1.0` needs no host value of `s`, and a name assigned on some paths only that may be
+//!   read from before the loop must be bound then. Its register has one type: every value
+//!   it may hold (each assignment's, the host's where read) must be of that type, or the loop
+//!   stays on the host (`x = 0` before `if c: x = 0.5` would leave an int or a float).
+//!   Arrays rebound in a branch (a swap on some paths) and regions, element assignments or
+//!   calls in a branch keep the loop on the host, with the statement named.
 //! - A name whose first assignment in an iteration follows the break, and that the function
 //!   reads after the loop, keeps the host's value when the loop breaks in its first iteration:
 //!   its register starts from that value, which must be bound and of the type the loop gives
