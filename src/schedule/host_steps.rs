@@ -246,7 +246,7 @@ pub fn analyse(others: &[(usize, &Stmt)], cx: &Context) -> Result<HostSteps, Why
     }
     let inputs = inputs(steps, &assigned, &grouped, cx);
     let out = HostSteps {
-        steps: lowered.steps.clone(),
+        steps: lowered.steps,
         carried,
         groups,
         inputs,
