@@ -1,10 +1,10 @@
 """Time loops written the way APPy users write them, each run as one persistent kernel.
 
-Exercises: a bare host slice assignment in a time loop (fdtd_2d's `ey[0, :] = fict[t]`) and bare
-element assignments (boundary copies), which become regions of their own
-(passes/device_statements.rs) so the loop stays on the device; host scalars updated every step
-(a decaying time step, a counter, a value only one step uses) and buffers swapped with
-`A, B = B, A`, which every program of the persistent kernel computes alike
+Exercises: bare host slice and element assignments in a time loop (fdtd_2d's `ey[0, :] =
+fict[t]`, boundary copies), which become regions (passes/device_statements.rs) so the loop stays
+on the device; host scalars updated every step (a decaying time step, a counter, a value one step
+uses), `if`s of them (nested, `elif`/`else`, a break after an assignment in a branch) and buffers
+swapped with `A, B = B, A`, which every program of the persistent kernel computes alike
 (schedule/host_steps.rs), with the values the function reads after the loop returned: the
 loop variable's last value (also where a loop breaks, anywhere in the body: what follows a break
 runs only in iterations that go on), counters in the type Python gives them (a float counter
@@ -24,6 +24,7 @@ import warnings
 import torch
 import triton
 import triton.language as tl
+from triton.language.extra import libdevice
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
@@ -186,6 +187,31 @@ _APPYC_CANDIDATES = ((128, 4), (256, 4), (512, 4), (1024, 4), (512, 8), (1024, 8
 _APPYC_PERSISTENT_CANDIDATES = (tuple(c + (64,) for c in _APPYC_CANDIDATES)
                                 + tuple(c + (32,) for c in _APPYC_CANDIDATES)
                                 + ((512, 8, 0), (1024, 4, 0)))
+
+if _APPYC_INTERPRET:
+
+    class libdevice:  # noqa: N801 - stands in for triton.language.extra.libdevice
+        """The interpreter cannot call libdevice (its functions return None there): the same
+        functions from tl ops, which the interpreter runs with NumPy."""
+
+        exp = staticmethod(lambda x: tl.exp(x))
+        exp2 = staticmethod(lambda x: tl.exp2(x))
+        expm1 = staticmethod(lambda x: tl.exp(x) - 1)
+        log = staticmethod(lambda x: tl.log(x))
+        log2 = staticmethod(lambda x: tl.log2(x))
+        log10 = staticmethod(lambda x: tl.log(x) * 0.4342944819032518)
+        log1p = staticmethod(lambda x: tl.log(1 + x))
+        sqrt = staticmethod(lambda x: tl.sqrt(x))  # tl.sqrt_rn takes fp32 only
+        sin = staticmethod(lambda x: tl.sin(x))
+        cos = staticmethod(lambda x: tl.cos(x))
+        tan = staticmethod(lambda x: tl.sin(x) / tl.cos(x))
+        tanh = staticmethod(lambda x: 1 - 2 / (tl.exp(2 * x) + 1))
+        sinh = staticmethod(lambda x: (tl.exp(x) - tl.exp(-x)) / 2)
+        cosh = staticmethod(lambda x: (tl.exp(x) + tl.exp(-x)) / 2)
+        erf = staticmethod(lambda x: tl.erf(x))
+        floor = staticmethod(lambda x: tl.floor(x))
+        ceil = staticmethod(lambda x: tl.ceil(x))
+        pow = staticmethod(lambda x, y: tl.exp(y * tl.log(x)))
 
 
 def _appyc_interpreter_mvl(default):
@@ -3495,3 +3521,590 @@ def marks_until_small(A, B, N, tol, max_iter):
     last = -1
     for diff, small, last in _launch_marks_until_small_persistent0(N, B, A, small, last, tol, max_iter): pass
     return small, last, diff
+
+
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_which_y", "_which_x", "_which__swap", "_which__swap1", "diff", "it", "_if", "converged", "_running"])
+def _relax_converged_persistent0(_diff_shared, y, x, n, tol: "fp64", max_iter: "fp64", _diff_shared_stride0, y_stride0, x_stride0, _phase_lo, _phase_hi, _sync, _which_y, _which_x, _which__swap, _which__swap1, diff: "fp64", it, _if, converged, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/natural_loops.py:381: while it < max_iter:  (persistent: 1 phase(s) per iteration)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _arrived = tl.full((), 0, tl.int64)
+    diff = tl.full((), -0.0, tl.float64) + diff
+    it = it.to(tl.int64)
+    _if = _if != 0
+    converged = converged != 0
+    _running = _running != 0
+    if _phase_lo % 1 == 0:
+        _running = _running & ((it).to(tl.float64) < max_iter)
+    _phase = _phase_lo
+    while _running & (_phase < _phase_hi):
+        _iteration = _phase
+        diff = tl.full((), 0.0, tl.float64)
+        _diff_shared_now = _diff_shared + _iteration % 3
+        _diff_shared_now_stride0 = _diff_shared_stride0
+        if _which_x == 0:
+            _x_now = y
+            _x_now_stride0 = y_stride0
+        else:
+            _x_now = x
+            _x_now_stride0 = x_stride0
+        if _which_y == 0:
+            _y_now = y
+            _y_now_stride0 = y_stride0
+        else:
+            _y_now = x
+            _y_now_stride0 = x_stride0
+        # samples/natural_loops.py:383: #pragma parallel for reduction(max:diff)
+        _n0_0 = tl.maximum(tl.cdiv((n - 1) - (1), MVL), 0)
+        for _vp in range(_pid, _n0_0, _nprog):
+            i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:384
+            i_mask = i < (n - 1)
+            tl.store(_y_now + i * _y_now_stride0, 0.5 * (tl.load(_x_now + (i - 1) * _x_now_stride0, mask=i_mask) + tl.load(_x_now + (i + 1) * _x_now_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:385
+            tl.debug_barrier()
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_y_now + i * _y_now_stride0, mask=i_mask) - tl.load(_x_now + i * _x_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:386
+        if GRID_SYNC:
+            _arrived += _nprog
+            _appyc_grid_barrier(_sync, _arrived)
+        diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
+        if _pid == 0:
+            tl.store(_diff_shared + (_iteration + 2) % 3, tl.load(_diff_shared + 3))
+        _which__swap = _which_y
+        _which__swap1 = _which_x
+        _which_x = _which__swap
+        _which_y = _which__swap1
+        it = ((it + 1)).to(tl.int64)
+        _if = (diff < tol)
+        converged = tl.where(_if, tl.full((), 1, tl.int1), converged)
+        _running = _running & (_if == 0)
+        _running = _running & ((it).to(tl.float64) < max_iter)
+        _phase += 1
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (_which_y).to(tl.float64))
+        tl.store(_carried + 1, (_which_x).to(tl.float64))
+        tl.store(_carried + 2, (_which__swap).to(tl.float64))
+        tl.store(_carried + 3, (_which__swap1).to(tl.float64))
+        tl.store(_carried + 4, (diff).to(tl.float64))
+        tl.store(_carried + 5, (it).to(tl.float64))
+        tl.store(_carried + 6, (_if).to(tl.float64))
+        tl.store(_carried + 7, (converged).to(tl.float64))
+        tl.store(_carried + 8, (_running).to(tl.float64))
+
+
+_relax_converged_persistent0_tuning = _AppycTuning("_relax_converged_persistent0", "1e749f33c01575b0", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+
+
+def _launch_relax_converged_persistent0(n, y, x, it, converged, tol, max_iter, _appyc_config=None):
+    """Runs the loop at samples/natural_loops.py:381 on the GPU: one launch of the persistent kernel _relax_converged_persistent0."""
+    _diff_shared = _appyc_shared_slots(0.0, y, y.device, "max")
+    if not (it < max_iter):
+        return it, converged
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(n), y.dtype, x.dtype)
+        _appyc_config = _relax_converged_persistent0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _relax_converged_persistent0_tuning.tune(
+                _appyc_key, (_diff_shared, y, x), lambda config: _launch_relax_converged_persistent0(n, y, x, it, converged, tol, max_iter, config)
+            )
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
+    _appyc_state = _appyc_persistent(
+        _relax_converged_persistent0, _APPYC_UNBOUNDED_PHASES, (((int(n - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl),
+        (_diff_shared, y, x, int(n), float(tol), float(max_iter), _diff_shared.stride(0), y.stride(0), x.stride(0)),
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+        state=(0, 1, 0, 0, 0.0, int(it), 0, int(bool(converged)), 1), kinds="iiiifibbb", stop=8,
+    )
+    return int(_appyc_state[5]), bool(_appyc_state[7])
+
+
+def relax_converged(x, y, tol, max_iter):
+    # A convergence loop as users write it: the flag is set in the iteration that breaks, and
+    # the buffers swap and the counter steps before the test.
+    n = x.shape[0]
+    it = 0
+    converged = False
+    it, converged = _launch_relax_converged_persistent0(n, y, x, it, converged, tol, max_iter)
+    return it, converged
+
+
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_if", "scale", "dt"])
+def _rescale_every_persistent0(v, u, N, k: "fp64", v_stride0, u_stride0, _phase_lo, _phase_hi, _sync, _if, scale: "fp64", dt: "fp64", _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/natural_loops.py:399: for t in range(T):  (persistent: 2 phase(s) per iteration)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _arrived = tl.full((), 0, tl.int64)
+    _if = _if != 0
+    scale = tl.full((), -0.0, tl.float64) + scale
+    dt = tl.full((), -0.0, tl.float64) + dt
+    for _phase in range(_phase_lo, _phase_hi):
+        _iteration = _phase // 2
+        _region = _phase - _iteration * 2
+        t = _iteration
+        if _region == 0:
+            # samples/natural_loops.py:400: #pragma parallel for simd
+            _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            for _vp in range(_pid, _n0_0, _nprog):
+                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:401
+                i_mask = i < (N - 1)
+                tl.store(v + i * v_stride0, tl.load(v + i * v_stride0, mask=i_mask) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * tl.load(u + i * u_stride0, mask=i_mask) + tl.load(u + (i + 1) * u_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:402
+        if _region == 1:
+            # samples/natural_loops.py:403: #pragma parallel for simd
+            _n1_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
+            for _vp1 in range(_pid, _n1_0, _nprog):
+                i = _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:404
+                i_mask = i < N
+                tl.store(u + i * u_stride0, tl.load(u + i * u_stride0, mask=i_mask) + dt * tl.load(v + i * v_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:405
+        if GRID_SYNC:
+            _arrived += _nprog
+            _appyc_grid_barrier(_sync, _arrived)
+        if _region == 1:
+            _if = (((t).to(tl.float64) - libdevice.floor((t).to(tl.float64) / k) * k) == tl.full((), 0, tl.float64))
+            scale = tl.where(_if, tl.full((), 0.5, tl.float64), scale)
+            scale = tl.where((_if) == 0, tl.full((), 1.05, tl.float64), scale)
+            dt = (dt * scale)
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (_if).to(tl.float64))
+        tl.store(_carried + 1, (scale).to(tl.float64))
+        tl.store(_carried + 2, (dt).to(tl.float64))
+
+
+_rescale_every_persistent0_tuning = _AppycTuning("_rescale_every_persistent0", "f7baee6a9154c736", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+
+
+def _launch_rescale_every_persistent0(v, u, N, dt, k, T, _appyc_config=None):
+    """Runs the loop at samples/natural_loops.py:399 on the GPU: one launch of the persistent kernel _rescale_every_persistent0. Returns one row of the values of scale, dt after the loop, or none when no iteration runs."""
+    n_t = int(T)
+    if n_t <= 0:
+        return ()
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(N), v.dtype, u.dtype)
+        _appyc_config = _rescale_every_persistent0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _rescale_every_persistent0_tuning.tune(
+                _appyc_key, (v, u), lambda config: _launch_rescale_every_persistent0(v, u, N, dt, k, T, config)
+            )
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
+    _appyc_state = _appyc_persistent(
+        _rescale_every_persistent0, n_t * 2, max((((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl), ((int(N) + _appyc_mvl - 1) // _appyc_mvl)),
+        (v, u, int(N), float(k), v.stride(0), u.stride(0)),
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+        state=(0, 0.0, float(dt)), kinds="bff",
+    )
+    return ((float(_appyc_state[1]), float(_appyc_state[2])),)
+
+
+def rescale_every(u, v, N, T, dt, k):
+    # An `if`/`else` on the loop variable: the step size halves every k-th step and grows a
+    # little on the others, through a factor both branches assign (unbound before the loop,
+    # so it needs no value from the host).
+    for scale, dt in _launch_rescale_every_persistent0(v, u, N, dt, k, T): pass
+    return dt, scale
+
+
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_if", "_if1", "gain", "ups", "_if2"])
+def _nested_gain_persistent0(A, N, hi: "fp64", lo: "fp64", A_stride0, _phase_lo, _phase_hi, _sync, _if, _if1, gain: "fp64", ups, _if2, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/natural_loops.py:419: for t in range(T):  (persistent: 1 phase(s) per iteration)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _arrived = tl.full((), 0, tl.int64)
+    _if = _if != 0
+    _if1 = _if1 != 0
+    gain = tl.full((), -0.0, tl.float64) + gain
+    ups = ups.to(tl.int64)
+    _if2 = _if2 != 0
+    for _phase in range(_phase_lo, _phase_hi):
+        _iteration = _phase
+        t = _iteration
+        _if = ((t % 2 + tl.where((((t % 2) != 0) & (((t % 2) < 0) != (2 < 0))), 2, 0)) == 0)
+        _if1 = (_if) & ((gain < hi))
+        gain = tl.where(_if1, (gain * tl.full((), 1.5, tl.float64)), gain)
+        ups = (tl.where(_if1, (ups + 1), ups)).to(tl.int64)
+        gain = tl.where((_if) & ((_if1) == 0), lo, gain)
+        _if2 = ((_if) == 0) & ((gain > tl.full((), 1.0, tl.float64)))
+        gain = tl.where(_if2, (gain - tl.full((), 0.25, tl.float64)), gain)
+        # samples/natural_loops.py:428: #pragma parallel for simd
+        _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
+        for _vp in range(_pid, _n0_0, _nprog):
+            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:429
+            i_mask = i < N
+            tl.store(A + i * A_stride0, tl.load(A + i * A_stride0, mask=i_mask) * 0.5 + gain, mask=i_mask)  # samples/natural_loops.py:430
+        if GRID_SYNC:
+            _arrived += _nprog
+            _appyc_grid_barrier(_sync, _arrived)
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (_if).to(tl.float64))
+        tl.store(_carried + 1, (_if1).to(tl.float64))
+        tl.store(_carried + 2, (gain).to(tl.float64))
+        tl.store(_carried + 3, (ups).to(tl.float64))
+        tl.store(_carried + 4, (_if2).to(tl.float64))
+
+
+_nested_gain_persistent0_tuning = _AppycTuning("_nested_gain_persistent0", "7736fc6d3fa8a8c5", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+
+
+def _launch_nested_gain_persistent0(A, N, gain, ups, hi, lo, T, _appyc_config=None):
+    """Runs the loop at samples/natural_loops.py:419 on the GPU: one launch of the persistent kernel _nested_gain_persistent0."""
+    n_t = int(T)
+    if n_t <= 0:
+        return gain, ups
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(N), A.dtype)
+        _appyc_config = _nested_gain_persistent0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _nested_gain_persistent0_tuning.tune(
+                _appyc_key, (A,), lambda config: _launch_nested_gain_persistent0(A, N, gain, ups, hi, lo, T, config)
+            )
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
+    _appyc_state = _appyc_persistent(
+        _nested_gain_persistent0, n_t, ((int(N) + _appyc_mvl - 1) // _appyc_mvl),
+        (A, int(N), float(hi), float(lo), A.stride(0)),
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+        state=(0, 0, float(gain), int(ups), 0), kinds="bbfib",
+    )
+    return float(_appyc_state[2]), int(_appyc_state[3])
+
+
+def nested_gain(A, N, T, lo, hi):
+    # Nested ifs of scalars before the region that reads the gain: on even steps it grows (and
+    # counts) below `hi` and falls back to `lo` above it; on odd steps it shrinks while above 1.
+    gain = 1.0
+    ups = 0
+    gain, ups = _launch_nested_gain_persistent0(A, N, gain, ups, hi, lo, T)
+    return gain, ups
+
+
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_which_B", "_which_A", "_which__swap", "_which__swap1", "diff", "_if", "largest", "_if1", "reason", "quiet", "it", "_running"])
+def _watch_change_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_shared_stride0, B_stride0, A_stride0, _phase_lo, _phase_hi, _sync, _which_B, _which_A, _which__swap, _which__swap1, diff: "fp64", _if, largest: "fp64", _if1, reason, quiet, it, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/natural_loops.py:441: for it in range(max_iter):  (persistent: 1 phase(s) per iteration)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _arrived = tl.full((), 0, tl.int64)
+    diff = tl.full((), -0.0, tl.float64) + diff
+    _if = _if != 0
+    largest = tl.full((), -0.0, tl.float64) + largest
+    _if1 = _if1 != 0
+    reason = reason.to(tl.int64)
+    quiet = quiet.to(tl.int64)
+    it = it.to(tl.int64)
+    _running = _running != 0
+    _phase = _phase_lo
+    while _running & (_phase < _phase_hi):
+        _iteration = _phase
+        it = (_iteration).to(tl.int64)
+        diff = tl.full((), 0.0, tl.float64)
+        _diff_shared_now = _diff_shared + _iteration % 3
+        _diff_shared_now_stride0 = _diff_shared_stride0
+        if _which_A == 0:
+            _A_now = B
+            _A_now_stride0 = B_stride0
+        else:
+            _A_now = A
+            _A_now_stride0 = A_stride0
+        if _which_B == 0:
+            _B_now = B
+            _B_now_stride0 = B_stride0
+        else:
+            _B_now = A
+            _B_now_stride0 = A_stride0
+        # samples/natural_loops.py:443: #pragma parallel for simd reduction(max:diff)
+        _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+        for _vp in range(_pid, _n0_0, _nprog):
+            i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:444
+            i_mask = i < (N - 1)
+            tl.store(_B_now + i * _B_now_stride0, 0.25 * tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + 0.5 * tl.load(_A_now + i * _A_now_stride0, mask=i_mask) + 0.25 * tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:445
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:446
+        if GRID_SYNC:
+            _arrived += _nprog
+            _appyc_grid_barrier(_sync, _arrived)
+        diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
+        if _pid == 0:
+            tl.store(_diff_shared + (_iteration + 2) % 3, tl.load(_diff_shared + 3))
+        _if = (diff > largest)
+        largest = tl.where(_if, diff, largest)
+        _if1 = ((_if) == 0) & ((diff < tol))
+        reason = (tl.where(_if1, 1, reason)).to(tl.int64)
+        _running = _running & (_if1 == 0)
+        if _running:
+            quiet = (tl.where(((_if) == 0) & ((_if1) == 0), (quiet + 1), quiet)).to(tl.int64)
+            _which__swap = _which_B
+            _which__swap1 = _which_A
+            _which_A = _which__swap
+            _which_B = _which__swap1
+        _phase += 1
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (_which_B).to(tl.float64))
+        tl.store(_carried + 1, (_which_A).to(tl.float64))
+        tl.store(_carried + 2, (_which__swap).to(tl.float64))
+        tl.store(_carried + 3, (_which__swap1).to(tl.float64))
+        tl.store(_carried + 4, (diff).to(tl.float64))
+        tl.store(_carried + 5, (_if).to(tl.float64))
+        tl.store(_carried + 6, (largest).to(tl.float64))
+        tl.store(_carried + 7, (_if1).to(tl.float64))
+        tl.store(_carried + 8, (reason).to(tl.float64))
+        tl.store(_carried + 9, (quiet).to(tl.float64))
+        tl.store(_carried + 10, (it).to(tl.float64))
+        tl.store(_carried + 11, (_running).to(tl.float64))
+
+
+_watch_change_persistent0_tuning = _AppycTuning("_watch_change_persistent0", "16b57ba600df917a", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+
+
+def _launch_watch_change_persistent0(N, B, A, largest, reason, quiet, tol, max_iter, _appyc_config=None):
+    """Runs the loop at samples/natural_loops.py:441 on the GPU: one launch of the persistent kernel _watch_change_persistent0. Returns one row of the values of it, largest, reason, quiet after the loop, or none when no iteration runs."""
+    _diff_shared = _appyc_shared_slots(0.0, B, B.device, "max")
+    n_it = int(max_iter)
+    if n_it <= 0:
+        return ()
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(N), B.dtype, A.dtype)
+        _appyc_config = _watch_change_persistent0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _watch_change_persistent0_tuning.tune(
+                _appyc_key, (_diff_shared, B, A), lambda config: _launch_watch_change_persistent0(N, B, A, largest, reason, quiet, tol, max_iter, config)
+            )
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
+    _appyc_state = _appyc_persistent(
+        _watch_change_persistent0, n_it, (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl),
+        (_diff_shared, B, A, int(N), float(tol), _diff_shared.stride(0), B.stride(0), A.stride(0)),
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+        state=(0, 1, 0, 0, 0.0, 0, float(largest), 0, int(reason), int(quiet), 0, 1), kinds="iiiifbfbiiib", stop=11,
+    )
+    return ((int(_appyc_state[10]), float(_appyc_state[6]), int(_appyc_state[8]), int(_appyc_state[9])),)
+
+
+def watch_change(A, B, N, tol, start, max_iter):
+    # The largest change so far (`if diff > largest`), a break after an assignment in an
+    # `elif` (the reason is set in the iteration that breaks), the quiet steps counted in the
+    # `else`; the swap after the `if` runs only in iterations that go on.
+    largest = float(start)
+    reason = 0
+    quiet = 0
+    for it, largest, reason, quiet in _launch_watch_change_persistent0(N, B, A, largest, reason, quiet, tol, max_iter): pass
+    return largest, reason, quiet, it
+
+
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_if", "dt"])
+def _floored_wave_persistent0(v, u, N, floor: "fp64", decay: "fp64", v_stride0, u_stride0, _phase_lo, _phase_hi, _sync, _if, dt: "fp64", _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/natural_loops.py:461: for t in range(T):  (persistent: 2 phase(s) per iteration)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _arrived = tl.full((), 0, tl.int64)
+    _if = _if != 0
+    dt = tl.full((), -0.0, tl.float64) + dt
+    for _phase in range(_phase_lo, _phase_hi):
+        _iteration = _phase // 2
+        _region = _phase - _iteration * 2
+        t = _iteration
+        if _region == 0:
+            # samples/natural_loops.py:462: #pragma parallel for simd
+            _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            for _vp in range(_pid, _n0_0, _nprog):
+                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:463
+                i_mask = i < (N - 1)
+                tl.store(v + i * v_stride0, tl.load(v + i * v_stride0, mask=i_mask) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * tl.load(u + i * u_stride0, mask=i_mask) + tl.load(u + (i + 1) * u_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:464
+        if _region == 1:
+            # samples/natural_loops.py:465: #pragma parallel for simd
+            _n1_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
+            for _vp1 in range(_pid, _n1_0, _nprog):
+                i = _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:466
+                i_mask = i < N
+                tl.store(u + i * u_stride0, tl.load(u + i * u_stride0, mask=i_mask) + dt * tl.load(v + i * v_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:467
+        if GRID_SYNC:
+            _arrived += _nprog
+            _appyc_grid_barrier(_sync, _arrived)
+        if _region == 1:
+            _if = (dt > floor)
+            dt = tl.where(_if, (dt * decay), dt)
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (_if).to(tl.float64))
+        tl.store(_carried + 1, (dt).to(tl.float64))
+
+
+@triton.jit(do_not_specialize=["_group_lo", "_group_hi"])
+def _floored_wave_persistent0_blocked(v, u, _scratch_v, _scratch_u, N, floor: "fp64", decay: "fp64", _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, _if, dt: "fp64", _carried, G: tl.constexpr, W: tl.constexpr, HALO: tl.constexpr, COMPUTE: tl.constexpr, WRITE: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/natural_loops.py:461: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in a global scratch)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _x = tl.arange(0, W)
+    _arrived = tl.full((), 0, tl.int64)
+    _if = _if != 0
+    dt = tl.full((), -0.0, tl.float64) + dt
+    for _group in range(_group_lo, _group_hi):
+        _count = tl.minimum(G, _steps - _group * G)
+        if COMPUTE:
+            _if_at_group = _if
+            _dt_at_group = dt
+            for _c in range(_pid, _chunks, _nprog):
+                _if = _if_at_group
+                dt = _dt_at_group
+                _lo = _c * _chunk
+                _gi = _lo - HALO + _x
+                _inside = (_gi >= 0) & (_gi < _n)
+                _owned = (_gi >= _lo) & (_gi < tl.minimum(_lo + _chunk, _n))
+                _s_v = _scratch_v + _c * W
+                _s_u = _scratch_u + _c * W
+                tl.store(_s_v + _x, tl.load(v + _gi, mask=_inside, other=0))
+                tl.store(_s_u + _x, tl.load(u + _gi, mask=_inside, other=0))
+                tl.debug_barrier()
+                for _step in range(_count):
+                    _ok = _inside & (_x >= 1) & (_x < W - 1) & (_gi >= 1) & (_gi < (N - 1))
+                    _v = (tl.load(_s_v + _x, mask=_ok, other=0) + (dt * ((tl.load(_s_u + (_x - 1), mask=_ok, other=0) - (2.0 * tl.load(_s_u + _x, mask=_ok, other=0))) + tl.load(_s_u + (_x + 1), mask=_ok, other=0))))
+                    tl.store(_s_v + _x, _v, mask=_ok)
+                    tl.debug_barrier()
+                    _ok = _inside & (_x >= 1) & (_x < W - 1) & (_gi >= 0) & (_gi < N)
+                    _v = (tl.load(_s_u + _x, mask=_ok, other=0) + (dt * tl.load(_s_v + _x, mask=_ok, other=0)))
+                    tl.store(_s_u + _x, _v, mask=_ok)
+                    tl.debug_barrier()
+                    _if = (dt > floor)
+                    dt = tl.where(_if, (dt * decay), dt)
+            _if = _if_at_group
+            dt = _dt_at_group
+            for _step in range(_count):
+                _if = (dt > floor)
+                dt = tl.where(_if, (dt * decay), dt)
+            if GRID_SYNC:
+                _arrived += _nprog
+                _appyc_grid_barrier(_sync, _arrived)
+            else:
+                tl.debug_barrier()
+        if WRITE:
+            for _c in range(_pid, _chunks, _nprog):
+                _lo = _c * _chunk
+                _gi = _lo - HALO + _x
+                _inside = (_gi >= 0) & (_gi < _n)
+                _owned = (_gi >= _lo) & (_gi < tl.minimum(_lo + _chunk, _n))
+                _s_v = _scratch_v + _c * W
+                _s_u = _scratch_u + _c * W
+                tl.store(v + _gi, tl.load(_s_v + _x), mask=_owned)
+                tl.store(u + _gi, tl.load(_s_u + _x), mask=_owned)
+            if GRID_SYNC:
+                _arrived += _nprog
+                _appyc_grid_barrier(_sync, _arrived)
+            else:
+                tl.debug_barrier()
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (_if).to(tl.float64))
+        tl.store(_carried + 1, (dt).to(tl.float64))
+
+
+@gluon.jit(do_not_specialize=["_group_lo", "_group_hi"])
+def _floored_wave_persistent0_blocked_gluon(v, u, _scratch_v, _scratch_u, N, floor: "fp64", decay: "fp64", _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, _if, dt: "fp64", _carried, G: gl.constexpr, W: gl.constexpr, HALO: gl.constexpr, COMPUTE: gl.constexpr, WRITE: gl.constexpr, GRID_SYNC: gl.constexpr):
+    # samples/natural_loops.py:461: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in registers and shared memory)
+    _NW: gl.constexpr = gl.num_warps()
+    _L: gl.constexpr = gl.BlockedLayout([1], [32], [_NW], [0])
+    _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[W, 1]], [W], [0])
+    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[W // 2, 2]], [W], [0])
+    _dt_v = v.dtype.element_ty
+    _sm_v = gl.allocate_shared_memory(_dt_v, [W], _PL)._reinterpret(_dt_v, [W + 2, 1], _SL)
+    _dt_u = u.dtype.element_ty
+    _sm_u = gl.allocate_shared_memory(_dt_u, [W], _PL)._reinterpret(_dt_u, [W + 2, 1], _SL)
+    _pid = gl.program_id(0)
+    _nprog = gl.num_programs(0)
+    _x = gl.arange(0, W, layout=_L)
+    _arrived = gl.full((), 0, tl.int64, None)
+    _if = _if != 0
+    dt = gl.full((), -0.0, tl.float64, None) + dt
+    for _group in range(_group_lo, _group_hi):
+        _count = gl.minimum(G, _steps - _group * G)
+        if COMPUTE:
+            _if_at_group = _if
+            _dt_at_group = dt
+            for _c in range(_pid, _chunks, _nprog):
+                _if = _if_at_group
+                dt = _dt_at_group
+                _lo = _c * _chunk
+                _gi = _lo - HALO + _x
+                _inside = (_gi >= 0) & (_gi < _n)
+                _owned = (_gi >= _lo) & (_gi < gl.minimum(_lo + _chunk, _n))
+                _s_v = _scratch_v + _c * W
+                _s_u = _scratch_u + _c * W
+                _r_v = gl.load(v + _gi, mask=_inside, other=0)
+                _sm_v.index(1)._reinterpret(_dt_v, [W], _WL).store(_r_v)
+                _r_u = gl.load(u + _gi, mask=_inside, other=0)
+                _sm_u.index(1)._reinterpret(_dt_u, [W], _WL).store(_r_u)
+                gl.thread_barrier()
+                for _step in range(_count):
+                    _ok = _inside & (_x >= 1) & (_x < W - 1) & (_gi >= 1) & (_gi < (N - 1))
+                    _v = (_r_v + (dt * ((_sm_u.index(0)._reinterpret(_dt_u, [W], _WL).load(_L) - (2.0 * _r_u)) + _sm_u.index(2)._reinterpret(_dt_u, [W], _WL).load(_L))))
+                    _r_v = gl.where(_ok, _v, _r_v).to(_dt_v)
+                    _sm_v.index(1)._reinterpret(_dt_v, [W], _WL).store(_r_v)
+                    gl.thread_barrier()
+                    _ok = _inside & (_x >= 1) & (_x < W - 1) & (_gi >= 0) & (_gi < N)
+                    _v = (_r_u + (dt * _r_v))
+                    _r_u = gl.where(_ok, _v, _r_u).to(_dt_u)
+                    _sm_u.index(1)._reinterpret(_dt_u, [W], _WL).store(_r_u)
+                    gl.thread_barrier()
+                    _if = (dt > floor)
+                    dt = tl.where(_if, (dt * decay), dt)
+                gl.store(_s_v + _x, _r_v)
+                gl.store(_s_u + _x, _r_u)
+            _if = _if_at_group
+            dt = _dt_at_group
+            for _step in range(_count):
+                _if = (dt > floor)
+                dt = tl.where(_if, (dt * decay), dt)
+            if GRID_SYNC:
+                _arrived += _nprog
+                gl.thread_barrier()
+                gl.atomic_add(_sync, 1, sem="release")
+                while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                gl.thread_barrier()
+            else:
+                gl.thread_barrier()
+        if WRITE:
+            for _c in range(_pid, _chunks, _nprog):
+                _lo = _c * _chunk
+                _gi = _lo - HALO + _x
+                _inside = (_gi >= 0) & (_gi < _n)
+                _owned = (_gi >= _lo) & (_gi < gl.minimum(_lo + _chunk, _n))
+                _s_v = _scratch_v + _c * W
+                _s_u = _scratch_u + _c * W
+                gl.store(v + _gi, gl.load(_s_v + _x), mask=_owned)
+                gl.store(u + _gi, gl.load(_s_u + _x), mask=_owned)
+            if GRID_SYNC:
+                _arrived += _nprog
+                gl.thread_barrier()
+                gl.atomic_add(_sync, 1, sem="release")
+                while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                gl.thread_barrier()
+            else:
+                gl.thread_barrier()
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (_if).to(tl.float64))
+        tl.store(_carried + 1, (dt).to(tl.float64))
+
+
+_floored_wave_persistent0_tuning = _AppycTuning("_floored_wave_persistent0", "06fdfb480a6759e4", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+
+
+def _launch_floored_wave_persistent0(v, u, N, dt, floor, decay, T, _appyc_config=None):
+    """Runs the loop at samples/natural_loops.py:461 on the GPU: one launch of the persistent kernel _floored_wave_persistent0."""
+    n_t = int(T)
+    if n_t <= 0:
+        return dt
+    _appyc_state = _appyc_blocked(_floored_wave_persistent0_blocked, _floored_wave_persistent0_blocked_gluon, n_t, (v, u), (int(N), float(floor), float(decay)), 2, state=(0, float(dt)), kinds="bf")
+    if _appyc_state is not None:
+        return float(_appyc_state[1])
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(N), v.dtype, u.dtype)
+        _appyc_config = _floored_wave_persistent0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _floored_wave_persistent0_tuning.tune(
+                _appyc_key, (v, u), lambda config: _launch_floored_wave_persistent0(v, u, N, dt, floor, decay, T, config)
+            )
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
+    _appyc_state = _appyc_persistent(
+        _floored_wave_persistent0, n_t * 2, max((((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl), ((int(N) + _appyc_mvl - 1) // _appyc_mvl)),
+        (v, u, int(N), float(floor), float(decay), v.stride(0), u.stride(0)),
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+        state=(0, float(dt)), kinds="bf",
+    )
+    return float(_appyc_state[1])
+
+
+def floored_wave(u, v, N, T, dt, decay, floor):
+    # The step size shrinks until it reaches a floor: an `if` of host scalars that reads no loop
+    # variable, so the loop is still temporally blocked.
+    dt = _launch_floored_wave_persistent0(v, u, N, dt, floor, decay, T)
+    return dt

@@ -785,6 +785,39 @@ fn verbose_says_which_statement_keeps_a_time_loop_on_the_host() {
 }
 
 #[test]
+fn an_if_of_scalars_keeps_a_time_loop_persistent_and_a_swap_in_an_if_says_why_not() {
+    let dir = scratch("if-steps-note");
+    let src = dir.join("loop.py");
+    let text = "def f(A, B, N, T, dt):\n    for t in range(T):\n        #pragma parallel for simd\n        for i in range(N):\n            B[i] = A[i] * dt\n        if t % 2 == 0:\n            dt = dt * 0.5\n        else:\n            dt = dt + 1.0\n    return dt\n";
+    std::fs::write(&src, text).unwrap();
+    let out = dir.join("out.py");
+    let args = [src.to_str().unwrap(), "-o", out.to_str().unwrap(), "-v"];
+    let verbose = appyc(&args);
+    assert!(verbose.status.success());
+    let stderr = String::from_utf8_lossy(&verbose.stderr);
+    assert!(!stderr.contains("stays on the host"), "{stderr}");
+    let module = std::fs::read_to_string(&out).unwrap();
+    assert!(module.contains("_launch_f_persistent0("), "{module}");
+    // A swap on some paths only stays host-driven, and `-v` names it.
+    let swapped = text.replace("            dt = dt + 1.0\n", "            A, B = B, A\n");
+    std::fs::write(&src, swapped).unwrap();
+    let verbose = appyc(&args);
+    assert!(verbose.status.success());
+    let stderr = String::from_utf8_lossy(&verbose.stderr);
+    assert!(
+        stderr.contains("loop.py:9:13: note: this loop stays on the host"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("is rebound inside an `if`: a rebinding (a swap) on some paths only needs the host between iterations"),
+        "{stderr}"
+    );
+    assert!(!std::fs::read_to_string(&out)
+        .unwrap()
+        .contains("_persistent0"));
+}
+
+#[test]
 fn verbose_says_which_statement_keeps_an_accumulation_loop_from_being_gathered() {
     let dir = scratch("gather-note");
     let src = dir.join("acc.py");

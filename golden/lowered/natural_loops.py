@@ -1,11 +1,11 @@
 # appyc 0.1.0 --emit lowered: samples/natural_loops.py after the high-level passes (assembly APPy).
 """Time loops written the way APPy users write them, each run as one persistent kernel.
 
-Exercises: a bare host slice assignment in a time loop (fdtd_2d's `ey[0, :] = fict[t]`) and bare
-element assignments (boundary copies), which become regions of their own
-(passes/device_statements.rs) so the loop stays on the device; host scalars updated every step
-(a decaying time step, a counter, a value only one step uses) and buffers swapped with
-`A, B = B, A`, which every program of the persistent kernel computes alike
+Exercises: bare host slice and element assignments in a time loop (fdtd_2d's `ey[0, :] =
+fict[t]`, boundary copies), which become regions (passes/device_statements.rs) so the loop stays
+on the device; host scalars updated every step (a decaying time step, a counter, a value one step
+uses), `if`s of them (nested, `elif`/`else`, a break after an assignment in a branch) and buffers
+swapped with `A, B = B, A`, which every program of the persistent kernel computes alike
 (schedule/host_steps.rs), with the values the function reads after the loop returned: the
 loop variable's last value (also where a loop breaks, anywhere in the body: what follows a break
 runs only in iterations that go on), counters in the type Python gives them (a float counter
@@ -503,3 +503,118 @@ def marks_until_small(A, B, N, tol, max_iter):
         last = it
         A, B = B, A
     return small, last, diff
+
+
+def relax_converged(x, y, tol, max_iter):
+    # A convergence loop as users write it: the flag is set in the iteration that breaks, and
+    # the buffers swap and the counter steps before the test.
+    n = x.shape[0]
+    it = 0
+    converged = False
+    while it < max_iter:
+        diff = 0.0
+        # _relax_converged_kernel0
+        #pragma parallel for simd
+        for i in range(1, n - 1, 1):
+            i = appy.vidx(i, appy.MVL, n - 1)
+            y[i] = 0.5 * (x[i - 1] + x[i + 1])
+            appy.syncthreads()
+            #pragma atomic
+            _diff_shared[0] = max(_diff_shared[0], max(abs(y[i] - x[i])))
+        x, y = y, x
+        it += 1
+        if diff < tol:
+            converged = True
+            break
+    return it, converged
+
+
+def rescale_every(u, v, N, T, dt, k):
+    # An `if`/`else` on the loop variable: the step size halves every k-th step and grows a
+    # little on the others, through a factor both branches assign (unbound before the loop,
+    # so it needs no value from the host).
+    for t in range(T):
+        # _rescale_every_kernel0
+        #pragma parallel for simd
+        for i in range(1, N - 1, 1):
+            i = appy.vidx(i, appy.MVL, N - 1)
+            v[i] = v[i] + dt * (u[i - 1] - 2.0 * u[i] + u[i + 1])
+        # _rescale_every_kernel1
+        #pragma parallel for simd
+        for i in range(0, N, 1):
+            i = appy.vidx(i, appy.MVL, N)
+            u[i] = u[i] + dt * v[i]
+        if t % k == 0:
+            scale = 0.5
+        else:
+            scale = 1.05
+        dt = dt * scale
+    return dt, scale
+
+
+def nested_gain(A, N, T, lo, hi):
+    # Nested ifs of scalars before the region that reads the gain: on even steps it grows (and
+    # counts) below `hi` and falls back to `lo` above it; on odd steps it shrinks while above 1.
+    gain = 1.0
+    ups = 0
+    for t in range(T):
+        if t % 2 == 0:
+            if gain < hi:
+                gain = gain * 1.5
+                ups += 1
+            else:
+                gain = lo
+        elif gain > 1.0:
+            gain = gain - 0.25
+        # _nested_gain_kernel0
+        #pragma parallel for simd
+        for i in range(0, N, 1):
+            i = appy.vidx(i, appy.MVL, N)
+            A[i] = A[i] * 0.5 + gain
+    return gain, ups
+
+
+def watch_change(A, B, N, tol, start, max_iter):
+    # The largest change so far (`if diff > largest`), a break after an assignment in an
+    # `elif` (the reason is set in the iteration that breaks), the quiet steps counted in the
+    # `else`; the swap after the `if` runs only in iterations that go on.
+    largest = float(start)
+    reason = 0
+    quiet = 0
+    for it in range(max_iter):
+        diff = 0.0
+        # _watch_change_kernel0
+        #pragma parallel for simd
+        for i in range(1, N - 1, 1):
+            i = appy.vidx(i, appy.MVL, N - 1)
+            B[i] = 0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1]
+            #pragma atomic
+            _diff_shared[0] = max(_diff_shared[0], max(abs(B[i] - A[i])))
+        if diff > largest:
+            largest = diff
+        elif diff < tol:
+            reason = 1
+            break
+        else:
+            quiet += 1
+        A, B = B, A
+    return largest, reason, quiet, it
+
+
+def floored_wave(u, v, N, T, dt, decay, floor):
+    # The step size shrinks until it reaches a floor: an `if` of host scalars that reads no loop
+    # variable, so the loop is still temporally blocked.
+    for t in range(T):
+        # _floored_wave_kernel0
+        #pragma parallel for simd
+        for i in range(1, N - 1, 1):
+            i = appy.vidx(i, appy.MVL, N - 1)
+            v[i] = v[i] + dt * (u[i - 1] - 2.0 * u[i] + u[i + 1])
+        # _floored_wave_kernel1
+        #pragma parallel for simd
+        for i in range(0, N, 1):
+            i = appy.vidx(i, appy.MVL, N)
+            u[i] = u[i] + dt * v[i]
+        if dt > floor:
+            dt = dt * decay
+    return dt

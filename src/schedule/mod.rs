@@ -491,6 +491,8 @@ impl Cx<'_> {
             .collect();
         let before = before::before(self.func, the_loop.span);
         let read_after = |n: &str| self.read_after(n, the_loop.span);
+        let mut taken = self.func.names();
+        taken.extend(kernels.iter().flat_map(Kernel::names));
         let cx = host_steps::Context {
             loop_var: var,
             arrays: &arrays,
@@ -500,6 +502,7 @@ impl Cx<'_> {
             starts: &before.types,
             bound: &before.bound,
             read_after: &read_after,
+            taken: &taken,
         };
         let steps = host_steps::analyse(&others, &cx)?;
         self.comm_allows(&regions, &steps)?;

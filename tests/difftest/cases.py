@@ -71,6 +71,13 @@ def csr(rng, rows, cols, dtype_idx, max_nnz=40):
     return indptr, indices, data
 
 
+def smooth_pair(rng, n):
+    """A smooth wave of period 24 elements (random amplitude) and a copy: what a relaxation
+    without damping converges from (a random start keeps its alternating mode forever)."""
+    x = np.sin(np.pi * np.arange(n) / 12) * (1.0 + 0.1 * rng.standard_normal())
+    return [x, x.copy()]
+
+
 def distances(rng, n):
     """Non-negative edge weights with a zero diagonal (Floyd-Warshall's input)."""
     d = rng.uniform(1.0, 10.0, size=(n, n)).astype(F32)
@@ -710,6 +717,43 @@ CASES = [
     Case("natural_loops", "marks_until_small", variant="first",
          make=lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 10.0, 20], sizes=(37,),
          fp64_strict=True, launches=("_marks_until_small_persistent0",), no_launches=("_kernel",)),
+    # `if`s of host scalars as steps of the persistent kernel. relax_converged's plain Jacobi
+    # step never damps a random start's alternating mode: it starts from a smooth wave (the
+    # same 24-element period at every size), breaks at it = 15 (n = 37) and 24 (n = 1000), in
+    # its first iteration, or runs to max_iter.
+    Case("natural_loops", "relax_converged",
+         lambda r, n: smooth_pair(r, n) + [0.02, 40], SIZES_1D,
+         fp64_strict=True, launches=("_relax_converged_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "relax_converged", variant="first",
+         make=lambda r, n: smooth_pair(r, n) + [10.0, 40], sizes=(37,),
+         fp64_strict=True, launches=("_relax_converged_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "relax_converged", variant="never",
+         make=lambda r, n: smooth_pair(r, n) + [-1.0, 5], sizes=(37,),
+         fp64_strict=True, launches=("_relax_converged_persistent0",), no_launches=("_kernel",)),
+    # Halves every 3rd step, grows by 5 % on the others (it reads the loop variable: not
+    # blocked); the factor, unbound before the loop, comes back (0.5: step 6 halves).
+    Case("natural_loops", "rescale_every",
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 7, 0.1, 3], SIZES_1D,
+         fp64_strict=True, launches=("_rescale_every_persistent0",), no_launches=("_blocked", "_kernel")),
+    # gain 1.5, 1.25, 1.875, 1.625, lo (past hi = 1.7), ...: every path of the nested ifs.
+    Case("natural_loops", "nested_gain",
+         lambda r, n: [normal(r, n, F64), n, 9, 0.75, 1.7], SIZES_1D, fp64_strict=True,
+         launches=("_nested_gain_persistent0",), no_launches=("_kernel",)),
+    # The elif's break mid-run (at it = 2 after a quiet step, both sizes), at once (no change
+    # exceeds `start`, every one is below tol: reason 1, it 0), never (tol < 0: quiet counts).
+    Case("natural_loops", "watch_change",
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 0.3, 0.0, 20], SIZES_1D,
+         fp64_strict=True, launches=("_watch_change_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "watch_change", variant="first",
+         make=lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 100.0, 100.0, 20], sizes=(37,),
+         fp64_strict=True, launches=("_watch_change_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "watch_change", variant="never",
+         make=lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, -1.0, 0.0, 6], sizes=(37,),
+         fp64_strict=True, launches=("_watch_change_persistent0",), no_launches=("_kernel",)),
+    # dt 0.2 * 0.8^k until it is at most 0.1 (after 4 steps), then constant: still blocked.
+    Case("natural_loops", "floored_wave",
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 7, 0.2, 0.8, 0.1], SIZES_1D,
+         fp64_strict=True, launches=("_floored_wave_persistent0_blocked",), no_launches=("_kernel",)),
     # ---------------------------------------------------------------- square_slices
     # One slice naming two dimensions must not collapse them into the diagonal.
     Case("square_slices", "square_scale", lambda r, n: [normal(r, (n, n)), normal(r, (n, n)), n],

@@ -1,7 +1,8 @@
 """1-D time loops drawn at random (fixed seed) with the host statements issue 23 moved onto the
 device: a decaying host scalar, a counter, bare slice and element assignments, a reduction into
 a scalar that a `while` condition or an `if ...: break` anywhere in the body reads,
-`u, v = v, u`. Each must leave the arrays and return the values (types included: a counter
+`u, v = v, u`, and `if`s of scalar statements (`else`, `elif`, nested; the break after an
+assignment in its branch, or with an `else`). Each must leave the arrays and return the values (types included: a counter
 stays an int) of the NumPy run of its source under the Triton interpreter, and each runs as one
 persistent kernel.
 
@@ -21,19 +22,39 @@ from test_samples import compile_source
 SEED, COUNT = 3, 16
 
 
+def scalar_statement(rng):
+    return rng.choice(["dt = dt * decay", "dt = dt * 1.25", "hits += 1", "hits = hits * 2 + 1"])
+
+
+def draw_if(rng, tests):
+    """An `if` of scalar statements: alone, with an `else`, an `elif`, or a nested `if`."""
+    lines = [f"        if {rng.choice(tests)}:", f"            {scalar_statement(rng)}"]
+    shape = rng.choice(["if", "else", "elif", "nested"])
+    if shape == "else":
+        lines += ["        else:", f"            {scalar_statement(rng)}"]
+    elif shape == "elif":
+        lines += [f"        elif {rng.choice(tests)}:", f"            {scalar_statement(rng)}"]
+    elif shape == "nested":
+        lines += [f"            if {rng.choice(tests)}:", f"                {scalar_statement(rng)}",
+                  "            else:", f"                {scalar_statement(rng)}"]
+    return lines
+
+
 def draw(rng, idx):
-    """`f{idx}(u, v, w, n, T, dt, decay, tol)` returning `(dt, it, diff)`. A break (on the
-    reduced change, the counter or the loop variable) lands anywhere in the body, the first
-    statement and the last included: the statements after it run only in iterations that go
-    on."""
+    """`f{idx}(u, v, w, n, T, dt, decay, tol)` returning `(dt, it, diff, hits)`. A break (on the
+    reduced change, the counter or the loop variable; alone in its `if`, after an assignment,
+    or with an `else`) lands anywhere in the body, the first statement and the last included:
+    the statements after it run only in iterations that go on. `if`s of scalar statements
+    land anywhere too."""
     loop = rng.choice(["for", "for", "while"])
-    lines = [f"def f{idx}(u, v, w, n, T, dt, decay, tol):", "    it = 0", "    diff = tol + 1.0",
+    lines = [f"def f{idx}(u, v, w, n, T, dt, decay, tol):", "    it = 0", "    hits = 0",
+             "    diff = tol + 1.0",
              "    for t in range(T):" if loop == "for" else "    while diff > tol and it < T:"]
     body = [["        #pragma parallel for simd", "        for i in range(1, n - 1):",
              f"            v[i] = {rng.choice(['v[i] + ', '', '0.5 * v[i] + '])}"
              f"dt * (u[i - 1] - 2.0 * u[i] + u[i + 1]){rng.choice(['', ' + u[i]'])}"]]
-    extras = set(rng.sample(["scalar", "count", "bare", "elem", "reduce", "swap", "phase2", "break"],
-                            k=rng.randint(1, 4)))
+    extras = set(rng.sample(["scalar", "count", "bare", "elem", "reduce", "swap", "phase2", "break",
+                             "if", "if"], k=rng.randint(1, 5)))
     if loop == "while":
         extras |= {"reduce", "count"}
     if "reduce" in extras:
@@ -55,11 +76,18 @@ def draw(rng, idx):
     # Tests that hold within a few steps: the break fires in most runs.
     tests = [t for t, on in (("diff < 4.0 * tol", "reduce"), ("it >= 2", "count"), ("t >= 2", loop))
              if on in extras or on == "for"]
+    if "if" in extras:
+        conds = ["dt > 0.2", "hits > 2", "it >= 1"] + (["t % 2 == 0"] if loop == "for" else []) \
+            + (["diff < 4.0 * tol"] if "reduce" in extras else [])
+        body.insert(rng.randint(0, len(body)), draw_if(rng, conds))
     if "break" in extras and tests:
         test = rng.choice(tests)
-        body.insert(rng.randint(0, len(body)), [f"        if {test}:", "            break"])
+        form = rng.choice(["alone", "alone", "assigned", "else"])
+        brk = [f"        if {test}:"] + ([f"            {scalar_statement(rng)}"] if form == "assigned" else []) \
+            + ["            break"] + (["        else:", f"            {scalar_statement(rng)}"] if form == "else" else [])
+        body.insert(rng.randint(0, len(body)), brk)
     lines += [line for statement in body for line in statement]
-    lines.append("    return dt, it, diff")
+    lines.append("    return dt, it, diff, hits")
     return "\n".join(lines) + "\n"
 
 
@@ -79,6 +107,10 @@ def test_every_drawn_loop_runs_as_one_persistent_kernel(drawn):
     assert len(persistent) == COUNT, f"only {persistent} of {COUNT} loops are persistent"
     mid = [p for p in programs if "break" in p and not p.rstrip().split("\n")[-2].endswith("break")]
     assert len(mid) >= 3, f"{len(mid)} drawn loops break mid-body"
+    # A scalar statement indented past the body's level is in a branch.
+    ifs = [p for p in programs if any(line.startswith(" " * 12) and line.strip().startswith(("dt =", "hits"))
+                                      for line in p.split("\n"))]
+    assert len(ifs) >= 5, f"{len(ifs)} drawn loops assign scalars in an `if`"
 
 
 @pytest.mark.parametrize("idx", range(COUNT))
