@@ -4108,3 +4108,185 @@ def floored_wave(u, v, N, T, dt, decay, floor):
     # variable, so the loop is still temporally blocked.
     dt = _launch_floored_wave_persistent0(v, u, N, dt, floor, decay, T)
     return dt
+
+
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "hits"])
+def _int_counter_persistent0(x, step, x_stride0, x_shape0, _phase_lo, _phase_hi, _sync, hits, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/natural_loops.py:477: for t in range(T):  (persistent: 1 phase(s) per iteration)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _arrived = tl.full((), 0, tl.int64)
+    hits = hits.to(tl.int64)
+    for _phase in range(_phase_lo, _phase_hi):
+        _iteration = _phase
+        t = _iteration
+        # samples/natural_loops.py:478: #pragma parallel for
+        _n0_0 = tl.maximum(tl.cdiv((x_shape0) - (0), MVL), 0)
+        for _vp in range(_pid, _n0_0, _nprog):
+            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:479
+            i_mask = i < x_shape0
+            tl.store(x + i * x_stride0, tl.load(x + i * x_stride0, mask=i_mask) + 1.0, mask=i_mask)  # samples/natural_loops.py:480
+        if GRID_SYNC:
+            _arrived += _nprog
+            _appyc_grid_barrier(_sync, _arrived)
+        hits = ((hits + step)).to(tl.int64)
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (hits).to(tl.float64))
+
+
+@triton.jit(do_not_specialize=["_group_lo", "_group_hi"])
+def _int_counter_persistent0_blocked(x, _scratch_x, step, _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, hits, _carried, G: tl.constexpr, W: tl.constexpr, HALO: tl.constexpr, COMPUTE: tl.constexpr, WRITE: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/natural_loops.py:477: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in a global scratch)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _x = tl.arange(0, W)
+    _arrived = tl.full((), 0, tl.int64)
+    hits = hits.to(tl.int64)
+    for _group in range(_group_lo, _group_hi):
+        _count = tl.minimum(G, _steps - _group * G)
+        if COMPUTE:
+            _hits_at_group = hits
+            for _c in range(_pid, _chunks, _nprog):
+                hits = _hits_at_group
+                _lo = _c * _chunk
+                _gi = _lo - HALO + _x
+                _inside = (_gi >= 0) & (_gi < _n)
+                _owned = (_gi >= _lo) & (_gi < tl.minimum(_lo + _chunk, _n))
+                _s_x = _scratch_x + _c * W
+                tl.store(_s_x + _x, tl.load(x + _gi, mask=_inside, other=0))
+                tl.debug_barrier()
+                for _step in range(_count):
+                    _ok = _inside & (_x >= 0) & (_x < W - 0) & (_gi >= 0) & (_gi < _n)
+                    _v = (tl.load(_s_x + _x, mask=_ok, other=0) + 1.0)
+                    tl.store(_s_x + _x, _v, mask=_ok)
+                    tl.debug_barrier()
+                    hits = ((hits + step)).to(tl.int64)
+            hits = _hits_at_group
+            for _step in range(_count):
+                hits = ((hits + step)).to(tl.int64)
+            if GRID_SYNC:
+                _arrived += _nprog
+                _appyc_grid_barrier(_sync, _arrived)
+            else:
+                tl.debug_barrier()
+        if WRITE:
+            for _c in range(_pid, _chunks, _nprog):
+                _lo = _c * _chunk
+                _gi = _lo - HALO + _x
+                _inside = (_gi >= 0) & (_gi < _n)
+                _owned = (_gi >= _lo) & (_gi < tl.minimum(_lo + _chunk, _n))
+                _s_x = _scratch_x + _c * W
+                tl.store(x + _gi, tl.load(_s_x + _x), mask=_owned)
+            if GRID_SYNC:
+                _arrived += _nprog
+                _appyc_grid_barrier(_sync, _arrived)
+            else:
+                tl.debug_barrier()
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (hits).to(tl.float64))
+
+
+@gluon.jit(do_not_specialize=["_group_lo", "_group_hi"])
+def _int_counter_persistent0_blocked_gluon(x, _scratch_x, step, _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, hits, _carried, G: gl.constexpr, W: gl.constexpr, HALO: gl.constexpr, COMPUTE: gl.constexpr, WRITE: gl.constexpr, GRID_SYNC: gl.constexpr):
+    # samples/natural_loops.py:477: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in registers and shared memory)
+    _NW: gl.constexpr = gl.num_warps()
+    _L: gl.constexpr = gl.BlockedLayout([1], [32], [_NW], [0])
+    _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[W, 1]], [W], [0])
+    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[W // 2, 2]], [W], [0])
+    _dt_x = x.dtype.element_ty
+    _sm_x = gl.allocate_shared_memory(_dt_x, [W], _PL)._reinterpret(_dt_x, [W + 2, 1], _SL)
+    _pid = gl.program_id(0)
+    _nprog = gl.num_programs(0)
+    _x = gl.arange(0, W, layout=_L)
+    _arrived = gl.full((), 0, tl.int64, None)
+    hits = hits.to(tl.int64)
+    for _group in range(_group_lo, _group_hi):
+        _count = gl.minimum(G, _steps - _group * G)
+        if COMPUTE:
+            _hits_at_group = hits
+            for _c in range(_pid, _chunks, _nprog):
+                hits = _hits_at_group
+                _lo = _c * _chunk
+                _gi = _lo - HALO + _x
+                _inside = (_gi >= 0) & (_gi < _n)
+                _owned = (_gi >= _lo) & (_gi < gl.minimum(_lo + _chunk, _n))
+                _s_x = _scratch_x + _c * W
+                _r_x = gl.load(x + _gi, mask=_inside, other=0)
+                _sm_x.index(0)._reinterpret(_dt_x, [W], _WL).store(_r_x)
+                gl.thread_barrier()
+                for _step in range(_count):
+                    _ok = _inside & (_x >= 0) & (_x < W - 0) & (_gi >= 0) & (_gi < _n)
+                    _v = (_r_x + 1.0)
+                    _r_x = gl.where(_ok, _v, _r_x).to(_dt_x)
+                    _sm_x.index(0)._reinterpret(_dt_x, [W], _WL).store(_r_x)
+                    gl.thread_barrier()
+                    hits = ((hits + step)).to(tl.int64)
+                gl.store(_s_x + _x, _r_x)
+            hits = _hits_at_group
+            for _step in range(_count):
+                hits = ((hits + step)).to(tl.int64)
+            if GRID_SYNC:
+                _arrived += _nprog
+                gl.thread_barrier()
+                gl.atomic_add(_sync, 1, sem="release")
+                while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                gl.thread_barrier()
+            else:
+                gl.thread_barrier()
+        if WRITE:
+            for _c in range(_pid, _chunks, _nprog):
+                _lo = _c * _chunk
+                _gi = _lo - HALO + _x
+                _inside = (_gi >= 0) & (_gi < _n)
+                _owned = (_gi >= _lo) & (_gi < gl.minimum(_lo + _chunk, _n))
+                _s_x = _scratch_x + _c * W
+                gl.store(x + _gi, gl.load(_s_x + _x), mask=_owned)
+            if GRID_SYNC:
+                _arrived += _nprog
+                gl.thread_barrier()
+                gl.atomic_add(_sync, 1, sem="release")
+                while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                gl.thread_barrier()
+            else:
+                gl.thread_barrier()
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (hits).to(tl.float64))
+
+
+_int_counter_persistent0_tuning = _AppycTuning("_int_counter_persistent0", "4c9bbb3603508962", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+
+
+def _launch_int_counter_persistent0(x, hits, step, T, _appyc_config=None):
+    """Runs the loop at samples/natural_loops.py:477 on the GPU: one launch of the persistent kernel _int_counter_persistent0."""
+    n_t = int(T)
+    if n_t <= 0:
+        return hits
+    _appyc_state = _appyc_blocked(_int_counter_persistent0_blocked, _int_counter_persistent0_blocked_gluon, n_t, (x,), (int(step),), 0, state=(int(hits),), kinds="i")
+    if _appyc_state is not None:
+        return int(_appyc_state[0])
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(x.shape[0]), x.dtype)
+        _appyc_config = _int_counter_persistent0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _int_counter_persistent0_tuning.tune(
+                _appyc_key, (x,), lambda config: _launch_int_counter_persistent0(x, hits, step, T, config)
+            )
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
+    _appyc_state = _appyc_persistent(
+        _int_counter_persistent0, n_t, ((int(x.shape[0]) + _appyc_mvl - 1) // _appyc_mvl),
+        (x, int(step), x.stride(0), x.shape[0]),
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+        state=(int(hits),), kinds="i",
+    )
+    return int(_appyc_state[0])
+
+
+def int_counter(x, T):
+    # A host int the loop reads and never assigns: the counter stays an int, as Python keeps it.
+    step = 3
+    hits = 0
+    hits = _launch_int_counter_persistent0(x, hits, step, T)
+    return hits

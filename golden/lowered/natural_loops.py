@@ -618,3 +618,17 @@ def floored_wave(u, v, N, T, dt, decay, floor):
         if dt > floor:
             dt = dt * decay
     return dt
+
+
+def int_counter(x, T):
+    # A host int the loop reads and never assigns: the counter stays an int, as Python keeps it.
+    step = 3
+    hits = 0
+    for t in range(T):
+        # _int_counter_kernel0
+        #pragma parallel for simd
+        for i in range(0, x.shape[0], 1):
+            i = appy.vidx(i, appy.MVL, x.shape[0])
+            x[i] = x[i] + 1.0
+        hits = hits + step
+    return hits

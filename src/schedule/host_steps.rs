@@ -1068,7 +1068,16 @@ pub fn env_type(n: &str, carried: &HashMap<String, ScalarType>, cx: &Context) ->
     if n == cx.loop_var {
         return ScalarType::Int;
     }
-    region_type(n, cx).unwrap_or(ScalarType::Float)
+    input_type(n, cx)
+}
+
+/// The type of a host scalar the loop reads and never assigns: what a region's kernel takes
+/// it as, else its Python type before the loop when the compiler knows it (`it = 3` stays an
+/// int, as Python keeps it), else a float.
+fn input_type(n: &str, cx: &Context) -> ScalarType {
+    region_type(n, cx)
+        .or_else(|| cx.starts.get(n).copied().flatten())
+        .unwrap_or(ScalarType::Float)
 }
 
 fn region_type(n: &str, cx: &Context) -> Option<ScalarType> {
@@ -1207,7 +1216,7 @@ fn inputs(
                     || cx.arrays.contains(n)
                     || n == "appy.MVL";
                 if !known && !out.iter().any(|(m, _)| m == n) {
-                    out.push((n.clone(), region_type(n, cx).unwrap_or(ScalarType::Float)));
+                    out.push((n.clone(), input_type(n, cx)));
                 }
             }
         })
@@ -1302,6 +1311,23 @@ mod tests {
         );
         assert!(h.steps.iter().all(|s| s.before == 1));
         assert_eq!(h.inputs, [("decay".to_string(), ScalarType::Float)]);
+    }
+
+    #[test]
+    fn a_scalar_the_loop_only_reads_keeps_the_host_s_type() {
+        // `step = 3` is an int: `hits + step` stays an int, as in Python (it was a float).
+        let src = format!(
+            "def f(A, B, T, decay):\n    step = 3\n    hits = 0\n    for t in range(T):\n{REGION}        hits = hits + step\n        w = decay * 2\n"
+        );
+        let h = steps_of(&src, &[]).unwrap();
+        assert_eq!(
+            h.inputs,
+            [
+                ("step".to_string(), ScalarType::Int),
+                ("decay".to_string(), ScalarType::Float)
+            ]
+        );
+        assert_eq!(h.carried[0].ty, ScalarType::Int);
     }
 
     #[test]

@@ -754,6 +754,10 @@ CASES = [
     Case("natural_loops", "floored_wave",
          lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 7, 0.2, 0.8, 0.1], SIZES_1D,
          fp64_strict=True, launches=("_floored_wave_persistent0_blocked",), no_launches=("_kernel",)),
+    # `step = 3` before the loop, read in it: an int register (it was a float, and so `hits`).
+    Case("natural_loops", "int_counter",
+         lambda r, n: [normal(r, n, F64), 5], SIZES_1D, fp64_strict=True,
+         launches=("_int_counter_persistent0",), no_launches=("_kernel",)),
     # ---------------------------------------------------------------- square_slices
     # One slice naming two dimensions must not collapse them into the diagonal.
     Case("square_slices", "square_scale", lambda r, n: [normal(r, (n, n)), normal(r, (n, n)), n],
