@@ -189,10 +189,11 @@ def load(path, name):
     return mod
 
 
-def microseconds_per_iteration(run, t1, reps, target_s=0.05, t2=None):
+def microseconds_per_iteration(run, t1, reps, target_s=0.05, t2=None, samples=None):
     """Per-rank microseconds per iteration from runs of t1 and t2 iterations (best of `reps`
     each, every rank starting together), after a warm-up run; t2 makes the difference last
-    about `target_s` unless given. Set-up and first-call costs cancel."""
+    about `target_s` unless given. Set-up and first-call costs cancel. `samples`: a dict that
+    receives every timed call's milliseconds by iteration count."""
     import torch
     import torch.distributed as dist
 
@@ -215,7 +216,10 @@ def microseconds_per_iteration(run, t1, reps, target_s=0.05, t2=None):
         box = torch.tensor([t2], device="cuda")
         dist.all_reduce(box, op=dist.ReduceOp.MIN)
         t2 = int(box.item())
-    best = {t: min(timed(t) for _ in range(reps)) for t in (t1, t2)}
+    calls = {t: [timed(t) for _ in range(reps)] for t in (t1, t2)}
+    best = {t: min(v) for t, v in calls.items()}
+    if samples is not None:  # every timed call (ms), to see the per-call cost and its spread
+        samples.update({str(t): [round(1e3 * x, 4) for x in v] for t, v in calls.items()})
     return 1e6 * (best[t2] - best[t1]) / (t2 - t1), t2
 
 
@@ -263,6 +267,18 @@ def largest_block(programs, scenarios, world, table):
     return most
 
 
+def cap_programs(mod, most):
+    """--programs: every persistent launch of the loaded module `mod` with at most `most`
+    programs (the launcher's `work` caps the grid; the grid-stride loops cover any count), so
+    that two kernels can be timed at the same count whatever their registers let an SM hold."""
+    launch = mod._appyc_nvshmem_persistent
+
+    def capped(kernel, phases, work, *rest, **options):
+        return launch(kernel, phases, most if work is None else min(work, most), *rest, **options)
+
+    mod._appyc_nvshmem_persistent = capped
+
+
 def gpu_main(args):
     import torch
     import torch.distributed as dist
@@ -290,6 +306,9 @@ def gpu_main(args):
     for prog in programs:
         if prog.module not in mods:
             mods[prog.module] = load(Path(args.modules) / f"{prog.module}.py", f"gen_{prog.module}")
+    if getattr(args, "programs", 0):  # bench/gpu_scaling_probe.py's namespace has none
+        for m in mods.values():
+            cap_programs(m, args.programs)
     pool = Pool({k: m for k, m in mods.items()}, largest_block(programs, scenarios, world, table), device)
     result = {"world": world, "device": torch.cuda.get_device_name(device), "torch": torch.__version__,
               "triton": triton.__version__, "quick": bool(args.quick), "cases": {}}
@@ -377,11 +396,14 @@ def run_case(prog, sc, fn, pool, table, world, rank, device, args):
     if prog.layout == "dist":
         del G
     # -- time --------------------------------------------------------------------------------
-    us, t2 = microseconds_per_iteration(lambda t: fn(A, B, *A.shape, t), args.t1, args.reps)
+    calls = {}
+    us, t2 = microseconds_per_iteration(lambda t: fn(A, B, *A.shape, t), args.t1, args.reps, samples=calls)
     per_rank = [None] * world
     dist.all_gather_object(per_rank, us)
     row.update({"us": max(per_rank), "us_ranks": per_rank, "t1": args.t1, "t2": t2,
-                "block": [b for b in A.shape]})
+                "block": [b for b in A.shape], "calls_ms": calls})
+    if getattr(args, "programs", 0):
+        row["programs_cap"] = args.programs
     return row
 
 
@@ -825,6 +847,8 @@ def main():
     ap.add_argument("--scenarios", default="", help="e.g. weak_large,strong (default: all)")
     ap.add_argument("--t1", type=int, default=5, help="iterations of the shorter timed run")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--programs", type=int, default=0,
+                    help="probe: at most this many programs in every persistent launch (0: as generated)")
     ap.add_argument("--budget", type=float, default=1e9, help="seconds: no case starts after this")
     ap.add_argument("--gpus", default="1,2,4,8", help="GPU counts for --launch and --jax (those present)")
     ap.add_argument("--launch", action="store_true", help="torchrun every GPU count, then --jax")
