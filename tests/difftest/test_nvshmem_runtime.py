@@ -60,6 +60,12 @@ def test_every_new_specialisation_is_initialised_once(tmp_path, monkeypatch):
     # Work smaller than the resident grid launches only as many programs.
     mod._appyc_nvshmem_persistent(kernel, 4, 4, (flag, 5), 128, 4)
     assert kernel.launches[-1][0] == (4,)
+    # More work than programs: the fewest programs that take it in as many rounds (7 tiles on 6
+    # resident programs are two rounds, which 4 programs take too: fewer barrier arrivals).
+    mod._appyc_nvshmem_persistent(kernel, 4, 7, (flag, 5), 128, 4)
+    assert kernel.launches[-1][0] == (4,)
+    mod._appyc_nvshmem_persistent(kernel, 4, 12, (flag, 5), 128, 4)
+    assert kernel.launches[-1][0] == (6,)
     # The kernel's other constexprs (a strip loop's ONE_STRIP switch) reach the launch.
     mod._appyc_nvshmem_persistent(kernel, 4, None, (flag, 5), 128, 4, {"ONE_STRIP": True})
     assert kernel.options["ONE_STRIP"] is True and kernel.options["MVL"] == 128
