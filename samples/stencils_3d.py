@@ -4,9 +4,10 @@ overlapping by the phases' reach (codegen/triton/gluon3d.rs).
 
 Exercises: the loop spelling (two `parallel for` + `simd`) and the tensor spelling (slices) of
 Heat-3D on boxes of any shape, a stencil with diagonal neighbours within a plane (two guard
-rows) and boxes that differ per array, a one-sided (upwind) stencil with a host scalar, and two
-loops the analysis refuses: a neighbour plane read away from `(j, k)` (the streamed kernel holds
-only its centre) and three phases an iteration.
+rows) and boxes that differ per array, a one-sided (upwind) stencil with a host scalar, the swap
+spelling (one stencil a step and `A, B = B, A`, with its boundary faces copied by bare lines
+and without), and two loops the analysis refuses: a neighbour plane read away from `(j, k)`
+(the streamed kernel holds only its centre) and three phases an iteration.
 """
 import numpy as np
 
@@ -133,3 +134,41 @@ def three_phases(A, B, C, L, M, N, T):
                 #pragma simd
                 for k in range(1, N - 1):
                     A[i, j, k] = 0.5 * (C[i, j, k - 1] + C[i, j, k + 1])
+
+
+def heat_swap(A, B, T):
+    # One stencil a step and a swap; the boundary faces copied each step (run once, blocked).
+    L, M, N = A.shape
+    for t in range(T):
+        #pragma parallel for
+        for i in range(1, L - 1):
+            #pragma parallel for
+            for j in range(1, M - 1):
+                #pragma simd
+                for k in range(1, N - 1):
+                    B[i, j, k] = A[i, j, k] + 0.1 * (A[i - 1, j, k] + A[i + 1, j, k] + A[i, j - 1, k]
+                                                     + A[i, j + 1, k] + A[i, j, k - 1] + A[i, j, k + 1]
+                                                     - 6.0 * A[i, j, k])
+        B[0, :, :] = A[0, :, :]
+        B[L - 1, :, :] = A[L - 1, :, :]
+        B[:, 0, :] = A[:, 0, :]
+        B[:, M - 1, :] = A[:, M - 1, :]
+        B[:, :, 0] = A[:, :, 0]
+        B[:, :, N - 1] = A[:, :, N - 1]
+        A, B = B, A
+    return A
+
+
+def heat_swap_bare(A, B, T):
+    # The swap without copies: each array keeps its own boundary.
+    L, M, N = A.shape
+    for t in range(T):
+        #pragma parallel for
+        for i in range(1, L - 1):
+            #pragma parallel for
+            for j in range(1, M - 1):
+                #pragma simd
+                for k in range(1, N - 1):
+                    B[i, j, k] = 0.5 * A[i, j, k] + 0.25 * (A[i - 1, j, k] + A[i, j, k + 1])
+        A, B = B, A
+    return A, B

@@ -852,16 +852,22 @@ pub fn persistent_launcher(
     let mut fast_path = match (blocked, &p.stencil, &p.stencil_2d) {
         (Some(b), Some(st), _) => blocked_launch(b, &trip, code, st),
         (Some(b), None, Some(st)) if st.swapped => {
-            swapped_2d_launch(b, &trip, code, st, p, regions, file, &tuning.default)
+            let call = blocked_2d_launch(b, &format!("{trip} // 2"), code, st);
+            swapped_launch(call, &st.peeled, &trip, p, regions, file, &tuning.default)
         }
         (Some(b), None, Some(st)) => blocked_2d_launch(b, &trip, code, st),
         (Some(b), None, None) => match &p.stencil_3d {
+            Some(st) if st.swapped => {
+                let call = blocked_3d_launch(b, &format!("{trip} // 2"), code, st);
+                swapped_launch(call, &st.peeled, &trip, p, regions, file, &tuning.default)
+            }
             Some(st) => blocked_3d_launch(b, &trip, code, st),
             None => vec![],
         },
         _ => vec![],
     };
-    let swapped = p.stencil_2d.as_ref().is_some_and(|st| st.swapped);
+    let swapped = p.stencil_2d.as_ref().is_some_and(|st| st.swapped)
+        || p.stencil_3d.as_ref().is_some_and(|st| st.swapped);
     if let (Some(r), Some(ret), false) = (&result, fast_path.last_mut(), swapped) {
         *ret = format!("    return {}", r.value);
     }
@@ -1249,26 +1255,25 @@ fn blocked_launch(
     ]
 }
 
-/// The blocked launch of a loop that steps one 2-D stencil and swaps its arrays
-/// (`schedule::temporal::stencil_2d_swapped`): the boundary copies once (the source's own
+/// The blocked launch of a loop that steps one 2-D or 3-D stencil and swaps its arrays
+/// (`schedule::temporal::stencil_2d_swapped`, `stencil_3d_swapped`; `call`: the blocked
+/// kernels' launch over `trip // 2` pairs of iterations): the boundary copies once (the source's own
 /// text, which torch runs as NumPy would), then the blocked kernels for the pairs of
 /// iterations, after which every name holds the array it started with; an odd last iteration
 /// falls through to the plain kernel below, at its default configuration (one step is not
 /// worth tuning for). When the blocked kernels decline, the plain kernel runs every
 /// iteration: the copies it repeats change nothing.
-#[allow(clippy::too_many_arguments)]
-fn swapped_2d_launch(
-    blocked: &str,
+fn swapped_launch(
+    mut call: Vec<String>,
+    peeled: &[usize],
     trip: &str,
-    code: &KernelCode,
-    stencil: &crate::schedule::temporal::Stencil2d,
     p: &Persistent,
     regions: &[&Kernel],
     file: &SourceFile,
     default_config: &str,
 ) -> Vec<String> {
     let mut copies = vec![];
-    for &r in &stencil.peeled {
+    for &r in peeled {
         let k = regions[r];
         let text = file.text[k.span.start as usize..k.span.end as usize].trim();
         if text.contains('\n') {
@@ -1276,7 +1281,6 @@ fn swapped_2d_launch(
         }
         copies.push(format!("    {text}"));
     }
-    let mut call = blocked_2d_launch(blocked, &format!("{trip} // 2"), code, stencil);
     call.truncate(1);
     let row = p.outputs.join(", ");
     let identity = match (p.outputs.len(), p.bind_if_ran) {

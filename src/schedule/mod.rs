@@ -333,7 +333,7 @@ impl Cx<'_> {
         // The 2-D analyses take the host steps themselves (none, or one swap of arrays).
         let unconditional = test.is_none() && !breaks;
         let mut stencil_2d = self.stencil_2d(s, var, &phases, &steps, unconditional);
-        let stencil_3d = self.stencil_3d(s, var, &phases, &steps, unconditional);
+        let mut stencil_3d = self.stencil_3d(s, var, &phases, &steps, unconditional);
         let mut outputs: Vec<String> = vec![];
         let assigned = std::iter::once(var)
             .filter(|v| !v.is_empty())
@@ -353,9 +353,12 @@ impl Cx<'_> {
         // A swapped loop's blocked path returns the arrays its names hold after pairs of
         // iterations, the ones they started with: a loop variable or scalar it cannot give.
         let slots = |o: &String| steps.groups.iter().any(|g| g.slots.contains(o));
-        if stencil_2d.as_ref().is_some_and(|st| st.swapped) && !outputs.iter().all(slots) {
+        let swapped = stencil_2d.as_ref().is_some_and(|st| st.swapped)
+            || stencil_3d.as_ref().is_some_and(|st| st.swapped);
+        if swapped && !outputs.iter().all(slots) {
             self.note_not_blocked(s, "the loop's variable or a scalar is read after it".into());
             stencil_2d = None;
+            stencil_3d = None;
         }
         Persistent {
             var: var.to_string(),
@@ -392,7 +395,8 @@ impl Cx<'_> {
             }
             temporal::stencil_2d(var, phases)
         } else {
-            if !phases.iter().any(two_d) {
+            // A 3-D stencil's boundary copies are 2-D regions: `stencil_3d` takes that loop.
+            if !phases.iter().any(two_d) || phases.iter().any(|k| k.dims.len() > 2) {
                 return None;
             }
             temporal::stencil_2d_swapped(var, phases, steps)
@@ -416,11 +420,19 @@ impl Cx<'_> {
         steps: &HostSteps,
         plain: bool,
     ) -> Option<temporal::Stencil3d> {
-        if phases.is_empty() || !phases.iter().all(|k| k.dims.len() == 3) {
-            return None;
-        }
-        let why = match temporal::stencil_3d(var, phases) {
-            Ok(_) if !steps.steps.is_empty() => "the loop has host statements".to_string(),
+        let three_d = |k: &&Kernel| k.dims.len() == 3;
+        let found = if steps.steps.is_empty() {
+            if phases.is_empty() || !phases.iter().all(three_d) {
+                return None;
+            }
+            temporal::stencil_3d(var, phases)
+        } else {
+            if !phases.iter().any(three_d) {
+                return None;
+            }
+            temporal::stencil_3d_swapped(var, phases, steps)
+        };
+        let why = match found {
             Ok(st) if plain => return Some(st),
             Ok(_) => "the loop has a test or a break".to_string(),
             Err(why) => why,
@@ -1648,7 +1660,7 @@ def f(A, M, N, T):
             + "        s = s * 2.0\n    return s\n";
         assert!(stencil_3d_of(&stepped)
             .expect_err("steps")
-            .contains("host statements"));
+            .contains("host steps other than one swap"));
         // Three phases, or one.
         let one = HEAT_3D
             .split("        #pragma parallel for\n        for i in range(1, L - 1):")
@@ -1660,5 +1672,37 @@ def f(A, M, N, T):
         assert!(stencil_3d_of(&single)
             .expect_err("one phase")
             .contains("1 phases"));
+    }
+
+    #[test]
+    fn a_swapped_3d_stencil_is_two_alternating_phases_with_its_face_copies_peeled() {
+        let src = "def f(A, B, T):
+    L, M, N = A.shape
+    for t in range(T):
+        #pragma parallel for
+        for i in range(1, L - 1):
+            #pragma parallel for
+            for j in range(1, M - 1):
+                #pragma simd
+                for k in range(1, N - 1):
+                    B[i, j, k] = 0.5 * A[i, j, k] + 0.1 * (A[i - 1, j, k] + A[i, j + 1, k])
+        B[0, :, :] = A[0, :, :]
+        B[:, :, N - 1] = A[:, :, N - 1]
+        A, B = B, A
+    return A
+";
+        let st = stencil_3d_of(src).expect("heat swap");
+        assert!(st.swapped);
+        assert_eq!(st.peeled, vec![1, 2]);
+        assert_eq!(st.arrays(), ("A", "B"));
+        assert!(crate::ir::python::expr(&st.phases[1].value).contains("B[i - 1, j, k]"));
+        // A copy into the stencil's own box is not a boundary copy.
+        let inside = src.replace("B[0, :, :] = A[0, :, :]", "B[1, :, :] = A[1, :, :]");
+        assert!(stencil_3d_of(&inside)
+            .expect_err("copy inside")
+            .contains("outside the stencil's box"));
+        // The 2-D analysis leaves the face copies (2-D regions) of a 3-D loop alone: no note.
+        let (p, notes) = persistent_loop_of(src);
+        assert!(p.stencil_2d.is_none() && notes.is_empty(), "{notes:?}");
     }
 }

@@ -350,6 +350,43 @@ pub fn stencil_2d_swapped(
     regions: &[&Kernel],
     steps: &HostSteps,
 ) -> Result<Stencil2d, String> {
+    let (phases, diagonal, peeled) = swapped(var, regions, steps, 2, &phase_2d)?;
+    Ok(Stencil2d {
+        phases,
+        diagonal,
+        swapped: true,
+        peeled,
+    })
+}
+
+/// `stencil_2d_swapped`'s 3-D twin: a loop of one 3-D stencil and a swap of its arrays, as two
+/// alternating phases (`Stencil3d`), its boundary copies peeled.
+pub fn stencil_3d_swapped(
+    var: &str,
+    regions: &[&Kernel],
+    steps: &HostSteps,
+) -> Result<Stencil3d, String> {
+    let (phases, diagonal, peeled) = swapped(var, regions, steps, 3, &phase_3d)?;
+    Ok(Stencil3d {
+        phases,
+        diagonal,
+        swapped: true,
+        peeled,
+    })
+}
+
+/// What a phase analysis gives: the phase and whether it reads diagonally, or why not.
+type PhaseOf<'a, P> = &'a dyn Fn(&Kernel, &HashSet<String>) -> Result<(P, bool), String>;
+
+/// The swapped form over `dims`-dimensional stencils (see `stencil_2d_swapped`): two
+/// iterations' phases, whether they read diagonally, the peeled copies.
+fn swapped<P: Alternating>(
+    var: &str,
+    regions: &[&Kernel],
+    steps: &HostSteps,
+    dims: usize,
+    phase_of: PhaseOf<P>,
+) -> Result<(Vec<P>, bool, Vec<usize>), String> {
     let n = regions.len();
     let rebinds_only = steps.carried.is_empty()
         && steps.inputs.is_empty()
@@ -363,25 +400,30 @@ pub fn stencil_2d_swapped(
     let Some(held) = Bindings::of(steps, n) else {
         return Err("the names do not swap two arrays every iteration".into());
     };
-    let stencils: Vec<usize> = (0..n).filter(|&r| regions[r].dims.len() == 2).collect();
+    let stencils: Vec<usize> = (0..n).filter(|&r| regions[r].dims.len() == dims).collect();
     let [at] = stencils.as_slice() else {
         return Err(format!(
-            "{} two-dimensional phases: one stencil expected",
+            "{} {dims}-dimensional phases: one stencil expected",
             stencils.len()
         ));
     };
     let bound = bound_names(var, regions);
-    let (phase, diagonal) = phase_2d(regions[*at], &bound)
+    let (phase, diagonal) = phase_of(regions[*at], &bound)
         .map_err(|s| format!("phase {at} ({}): {s}", regions[*at].name))?;
-    let Some(source) = phase.source.clone().filter(|s| *s != phase.target) else {
+    let Some(source) = phase
+        .source()
+        .filter(|s| *s != phase.target())
+        .map(String::from)
+    else {
         return Err("the stencil reads no other array".into());
     };
+    let target = phase.target().to_string();
     // The arrays the stencil's names hold in each iteration state (states differ also in the
     // swap's temporaries, which the stencil does not read).
     let arrays = |k: usize| -> Option<(String, String)> {
         let at_phase = &held.phases[k][*at];
         Some((
-            at_phase.get(&phase.target)?.clone(),
+            at_phase.get(&target)?.clone(),
             at_phase.get(&source)?.clone(),
         ))
     };
@@ -395,33 +437,25 @@ pub fn stencil_2d_swapped(
     if !swaps {
         return Err("the swap does not exchange the stencil's two arrays every iteration".into());
     }
-    let spelled = |target: &str, from: &str| Phase2d {
-        target: target.to_string(),
-        source: Some(from.to_string()),
-        value: renamed(&phase.value, &[(source.as_str(), from)]),
-        ..phase.clone()
-    };
-    let phases = vec![spelled(&x, &y), spelled(&y, &x)];
+    let phases = vec![
+        phase.spelled(&x, &y, &source),
+        phase.spelled(&y, &x, &source),
+    ];
     alternation(&phases)?;
     let mut peeled = vec![];
     for (r, k) in regions.iter().enumerate() {
         if r == *at {
             continue;
         }
-        if !boundary_copy(k, &phase, &source) {
+        if !boundary_copy(k, &phase.extents(), &target, &source) {
             return Err(format!(
-                "phase {r} ({}): not a copy of `{source}` into `{}` outside the stencil's rectangle",
-                k.name, phase.target
+                "phase {r} ({}): not a copy of `{source}` into `{target}` outside the stencil's box",
+                k.name
             ));
         }
         peeled.push(r);
     }
-    Ok(Stencil2d {
-        phases,
-        diagonal,
-        swapped: true,
-        peeled,
-    })
+    Ok((phases, diagonal, peeled))
 }
 
 /// `e` with the arrays `from` read as `to`.
@@ -443,7 +477,12 @@ fn renamed(e: &Expr, pairs: &[(&str, &str)]) -> Expr {
 /// range of that dimension. A position below the range must be a non-negative constant (a
 /// negative one counts from the end, into the range perhaps); one at or past its end is past
 /// a non-negative constant start, so never negative while the range holds any row.
-fn boundary_copy(k: &Kernel, stencil: &Phase2d, source: &str) -> bool {
+fn boundary_copy(
+    k: &Kernel,
+    extents: &[&(String, Expr, Expr)],
+    target_array: &str,
+    source: &str,
+) -> bool {
     let simple = k.temps.is_empty()
         && k.tiles.is_none()
         && k.shared.is_empty()
@@ -473,8 +512,8 @@ fn boundary_copy(k: &Kernel, stencil: &Phase2d, source: &str) -> bool {
     else {
         return false;
     };
-    let same_place = indices.len() == 2
-        && read.len() == 2
+    let same_place = indices.len() == extents.len()
+        && read.len() == extents.len()
         && indices.iter().zip(read).all(|(a, b)| match (a, b) {
             (Index::At(a), Index::At(b)) => python::expr(a) == python::expr(b),
             _ => false,
@@ -498,17 +537,22 @@ fn boundary_copy(k: &Kernel, stencil: &Phase2d, source: &str) -> bool {
     };
     simple
         && same_place
-        && *to == stencil.target
+        && *to == target_array
         && *from == source
-        && (outside(&indices[0], &stencil.rows) || outside(&indices[1], &stencil.cols))
+        && indices
+            .iter()
+            .zip(extents)
+            .any(|(ix, ext)| outside(ix, ext))
 }
 
 /// What `alternation` reads of a phase, 2-D or 3-D.
-trait Alternating {
+trait Alternating: Sized {
     fn target(&self) -> &str;
     fn source(&self) -> Option<&str>;
     /// Each grid dimension: its variable and range.
     fn extents(&self) -> Vec<&(String, Expr, Expr)>;
+    /// The phase writing `target` and reading `from` where it read `source`.
+    fn spelled(&self, target: &str, from: &str, source: &str) -> Self;
 }
 
 impl Alternating for Phase2d {
@@ -521,6 +565,14 @@ impl Alternating for Phase2d {
     fn extents(&self) -> Vec<&(String, Expr, Expr)> {
         vec![&self.rows, &self.cols]
     }
+    fn spelled(&self, target: &str, from: &str, source: &str) -> Self {
+        Phase2d {
+            target: target.to_string(),
+            source: Some(from.to_string()),
+            value: renamed(&self.value, &[(source, from)]),
+            ..self.clone()
+        }
+    }
 }
 
 impl Alternating for Phase3d {
@@ -532,6 +584,14 @@ impl Alternating for Phase3d {
     }
     fn extents(&self) -> Vec<&(String, Expr, Expr)> {
         self.dims.iter().collect()
+    }
+    fn spelled(&self, target: &str, from: &str, source: &str) -> Self {
+        Phase3d {
+            target: target.to_string(),
+            source: Some(from.to_string()),
+            value: renamed(&self.value, &[(source, from)]),
+            ..self.clone()
+        }
     }
 }
 
@@ -580,6 +640,10 @@ pub struct Stencil3d {
     pub phases: Vec<Phase3d>,
     /// Whether some element is read at a diagonal `(j, k)` offset: a second guard row.
     pub diagonal: bool,
+    /// The loop steps one stencil and swaps its arrays (as `Stencil2d::swapped`).
+    pub swapped: bool,
+    /// Its boundary copies, run once before the blocked kernel (as `Stencil2d::peeled`).
+    pub peeled: Vec<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -626,7 +690,12 @@ pub fn stencil_3d(var: &str, regions: &[&Kernel]) -> Result<Stencil3d, String> {
         ));
     }
     alternation(&phases)?;
-    Ok(Stencil3d { phases, diagonal })
+    Ok(Stencil3d {
+        phases,
+        diagonal,
+        swapped: false,
+        peeled: vec![],
+    })
 }
 
 /// One region as a 3-D stencil phase (and whether it reads diagonally in a plane), or why not.

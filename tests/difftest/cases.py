@@ -506,6 +506,24 @@ CASES = [
          lambda r, s: [normal(r, s, F64), normal(r, s, F64), 0.2, s[0], s[1], s[2], 7],
          ((13, 11, 17), (6, 14, 21)), mvls=(16,), fp64_strict=True,
          launches=("_upwind_persistent0_blocked_twin",)),
+    # One 3-D stencil a step and `A, B = B, A`: pairs of steps blocked, the face copies once
+    # before; an odd last step on the plain kernel; turned off, the plain kernel throughout
+    # (whose launcher once named a phase's local array and raised NameError).
+    Case("stencils_3d", "heat_swap",
+         lambda r, s: [normal(r, s, F64), normal(r, s, F64), 5], ((13, 11, 17), (6, 14, 9)),
+         mvls=(16,), fp64_strict=True,
+         launches=("_heat_swap_persistent0_blocked_twin", "_heat_swap_persistent0$")),
+    Case("stencils_3d", "heat_swap", variant="even-steps",
+         make=lambda r, s: [normal(r, s, F64), normal(r, s, F64), 4], sizes=((9, 12, 10),),
+         mvls=(16,), fp64_strict=True, launches=("_heat_swap_persistent0_blocked_twin",),
+         no_launches=("_heat_swap_persistent0$",)),
+    Case("stencils_3d", "heat_swap", variant="switched-off",
+         make=lambda r, s: [normal(r, s, F64), normal(r, s, F64), 3], sizes=((9, 12, 10),),
+         mvls=(16,), fp64_strict=True, env={"APPYC_TEMPORAL_3D": "0"},
+         launches=("_heat_swap_persistent0",), no_launches=("_blocked",)),
+    Case("stencils_3d", "heat_swap_bare",
+         lambda r, s: [normal(r, s, F64), normal(r, s, F64), 6], ((13, 11, 17), (5, 8, 21)),
+         mvls=(16,), fp64_strict=True, launches=("_heat_swap_bare_persistent0_blocked_twin",)),
     Case("stencils_3d", "plane_shear",   # a neighbour plane read off-centre: refused
          lambda r, s: [normal(r, s, F64), normal(r, s, F64), s[0], s[1], s[2], 4], ((9, 11, 13),),
          mvls=(16,), fp64_strict=True, launches=("_plane_shear_persistent0",),

@@ -162,6 +162,38 @@ impl<'a> LoopState<'a> {
         })
     }
 
+    /// `e` (a bound the renamed kernel reads, with group locals in it) as the launcher may
+    /// compute it: once for every array each local's group may hold, so that a test the
+    /// launcher makes holds whichever array a phase picks (`ONE_STRIP`), and a maximum covers
+    /// them all (`ROW_BLOCK`). Without locals, `e` alone.
+    pub fn host_spellings(&self, e: &Expr) -> Vec<Expr> {
+        let mut out = vec![e.clone()];
+        for (name, local) in &self.locals {
+            if !e.any(&mut |x| matches!(&x.kind, ExprKind::Shape { array, .. } | ExprKind::Subscript { array, .. } if array == local)) {
+                continue;
+            }
+            let slots = &self.steps.groups[self.group_of[name]].slots;
+            out = out
+                .iter()
+                .flat_map(|f| {
+                    slots.iter().map(move |slot| {
+                        f.clone().rewrite(&mut |mut x| {
+                            if let ExprKind::Shape { array, .. }
+                            | ExprKind::Subscript { array, .. } = &mut x.kind
+                            {
+                                if array == local {
+                                    *array = slot.clone();
+                                }
+                            }
+                            x
+                        })
+                    })
+                })
+                .collect();
+        }
+        out
+    }
+
     /// The kernel's parameters with the state in place: a group local's pointer, strides and
     /// shapes come from every slot of its group; carried scalars are registers, not
     /// parameters; host scalars only the steps read are added.

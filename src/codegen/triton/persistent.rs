@@ -112,8 +112,26 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
         if n.live.is_some() && p.barrier_after[r] {
             bounded_barrier(&mut w, &n, file.line_of(k.span.start as usize));
         }
-        one_strip.append(&mut cx.one_strip);
-        row_block.append(&mut cx.row_block);
+        // The launcher computes these from its own arguments, never a phase's locals.
+        for (start, stop, width) in cx.one_strip.drain(..) {
+            for start in state.host_spellings(&start) {
+                for stop in state.host_spellings(&stop) {
+                    one_strip.push((start.clone(), stop, width));
+                }
+            }
+        }
+        for strip in cx.row_block.drain(..) {
+            match strip {
+                Some((start, stop)) => {
+                    for start in state.host_spellings(&start) {
+                        for stop in state.host_spellings(&stop) {
+                            row_block.push(Some((start.clone(), stop)));
+                        }
+                    }
+                }
+                None => row_block.push(None),
+            }
+        }
         if nregions > 1 {
             w.dedent();
         }
