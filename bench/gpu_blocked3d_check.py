@@ -51,6 +51,8 @@ def args_for(name, shape, steps, rng, dtype):
         "plane_diagonals": lambda: [R(), R(), L, M, N, steps],
         "upwind": lambda: [R(), R(), 0.2, L, M, N, steps],
         "heat_3d": lambda: [steps, R(), R()],
+        "heat_swap": lambda: [R(), R(), steps],
+        "heat_swap_bare": lambda: [R(), R(), steps],
     }[name]()
 
 
@@ -71,6 +73,7 @@ def main():
     ap.add_argument("--out", default="/tmp/b3")
     ap.add_argument("--deadline", type=float, default=480)
     ap.add_argument("--no-check", action="store_true")
+    ap.add_argument("--only", default="", help="functions to check and time, e.g. heat_swap,heat_swap_bare")
     ap.add_argument("--sweep", action="store_true",
                     help="only time the natural heat_3d at the launcher's plan variants (tile, warps, register cap)")
     ap.add_argument("--untuned-plain", action="store_true",
@@ -93,7 +96,10 @@ def main():
     recs = []
     funcs = [("stencils_3d", "heat_loops", src.heat_loops), ("stencils_3d", "heat_slices", src.heat_slices),
              ("stencils_3d", "plane_diagonals", src.plane_diagonals), ("stencils_3d", "upwind", src.upwind),
-             ("heat_3d", "heat_3d", heat_src.heat_3d)]
+             ("heat_3d", "heat_3d", heat_src.heat_3d),
+             ("stencils_3d", "heat_swap", src.heat_swap), ("stencils_3d", "heat_swap_bare", src.heat_swap_bare)]
+    if a.only:
+        funcs = [f for f in funcs if f[1] in a.only.split(",")]
     if not a.no_check:
         for m in mods.values():
             m._APPYC_BLOCKED_3D_MIN_BYTES = 0
@@ -118,7 +124,10 @@ def main():
                     vs_np = max(float(np.abs(g - r).max()) for g, r, _ in arrs) / scale
                     vs_plain = max(float(np.abs(g - p).max()) for g, _, p in arrs) / scale
                     tol = 1e-13 if dtype == np.float64 else 2e-5
-                    ok = ran and vs_np <= tol and vs_plain <= tol
+                    # A swap loop of one step runs on the plain kernel (a pair is the least
+                    # the blocked kernel takes).
+                    expect_blocked = not (name.startswith("heat_swap") and steps < 2)
+                    ok = ran == expect_blocked and vs_np <= tol and vs_plain <= tol
                     log(f"{'ok' if ok else 'WRONG'} {name} {np.dtype(dtype).name} {shape} x {steps}: blocked ran {ran}, "
                         f"rel max diff vs NumPy {vs_np:.3g}, vs plain {vs_plain:.3g}")
                     recs.append(dict(kind="check", name=name, dtype=np.dtype(dtype).name, shape=shape,
@@ -156,7 +165,12 @@ def main():
             ("stencils_3d", "heat_slices", (200, 190, 210), 100, np.float64),
             ("stencils_3d", "plane_diagonals", (120, 120, 120), 500, np.float64),
             ("stencils_3d", "upwind", (120, 120, 120), 500, np.float64),
-            ("heat_3d", "heat_3d", (64, 64, 64), 500, np.float64)):
+            ("heat_3d", "heat_3d", (64, 64, 64), 500, np.float64),
+            ("stencils_3d", "heat_swap", (120, 120, 120), 500, np.float64),
+            ("stencils_3d", "heat_swap", (256, 256, 256), 101, np.float64),
+            ("stencils_3d", "heat_swap_bare", (120, 120, 120), 500, np.float64)):
+        if a.only and name not in a.only.split(","):
+            continue
         if time.time() - t0 > a.deadline:
             log(f"deadline: {name} {shape} not timed")
             continue
@@ -164,7 +178,8 @@ def main():
         args = args_for(name, shape, steps, rng, dtype)
         esize = np.dtype(dtype).itemsize
         # two phases a step, each reading one array and writing the other once
-        bound_ms = steps * 2 * 2 * np.prod(shape) * esize / bw * 1e3
+        phases = 1 if name.startswith("heat_swap") else 2  # a swap loop's step is one stencil
+        bound_ms = steps * phases * 2 * np.prod(shape) * esize / bw * 1e3
         row = dict(kind="time", name=name, shape=shape, steps=steps, dtype=np.dtype(dtype).name,
                    bound_ms=bound_ms)
         outs = {}

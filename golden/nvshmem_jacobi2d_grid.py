@@ -296,8 +296,12 @@ def _appyc_resident(kernel, args, phases, tail, constants, warps, device):
     """How many programs of this compiled kernel (its constexprs: `constants`) the GPU holds at
     once (a cooperative launch of more fails): the driver's occupancy answer, or a count by
     threads, registers and shared memory when the driver cannot be asked."""
-    dtypes = tuple(str(a.dtype) for a in args if isinstance(a, torch.Tensor))
-    key = (kernel.fn.__name__, tuple(sorted(constants.items())), warps, device, dtypes)
+    # Keyed by what Triton specializes on (`_appyc_arg_class`): another specialization of the
+    # same kernel (sizes that are multiples of 16) may take more registers and fit fewer
+    # programs, and a cooperative launch sized by the first one then fails ("too many blocks in
+    # cooperative launch": a 3-D swap loop at 256^3 after checks at odd sizes, on the H100).
+    classes = tuple(map(_appyc_arg_class, args))
+    key = (kernel.fn.__name__, tuple(sorted(constants.items())), warps, device, classes)
     if key not in _APPYC_RESIDENT:
         compiled = kernel.warmup(*args, 0, phases, *tail, grid=(1,), **constants,
                                  num_warps=warps, launch_cooperative_grid=True)

@@ -651,7 +651,8 @@ def _appyc_blocked_3d(kernel, twin, steps, state, other, scalars, reach, guard):
     else:
         spare = torch.empty_like(state)
         args = (state, spare, other, *scalars)
-        key = (kernel.fn.__name__, state.dtype, guard, reach, state.device)
+        # Registers differ by Triton's specialization of the scalars (see _appyc_resident).
+        key = (kernel.fn.__name__, guard, reach, state.device, tuple(map(_appyc_arg_class, args)))
         if key not in _APPYC_BLOCKED_3D_PLAN:
             compiled = kernel.warmup(*args, planes, rows, cols, 1, steps, 0, steps, sync,
                                      **constants, GRID_SYNC=True, grid=(1,),
@@ -686,8 +687,12 @@ def _appyc_resident(kernel, args, phases, tail, constants, warps, device):
     """How many programs of this compiled kernel (its constexprs: `constants`) the GPU holds at
     once (a cooperative launch of more fails): the driver's occupancy answer, or a count by
     threads, registers and shared memory when the driver cannot be asked."""
-    dtypes = tuple(str(a.dtype) for a in args if isinstance(a, torch.Tensor))
-    key = (kernel.fn.__name__, tuple(sorted(constants.items())), warps, device, dtypes)
+    # Keyed by what Triton specializes on (`_appyc_arg_class`): another specialization of the
+    # same kernel (sizes that are multiples of 16) may take more registers and fit fewer
+    # programs, and a cooperative launch sized by the first one then fails ("too many blocks in
+    # cooperative launch": a 3-D swap loop at 256^3 after checks at odd sizes, on the H100).
+    classes = tuple(map(_appyc_arg_class, args))
+    key = (kernel.fn.__name__, tuple(sorted(constants.items())), warps, device, classes)
     if key not in _APPYC_RESIDENT:
         compiled = kernel.warmup(*args, 0, phases, *tail, grid=(1,), **constants,
                                  num_warps=warps, launch_cooperative_grid=True)
