@@ -388,30 +388,11 @@ impl Cx<'_> {
         steps: &HostSteps,
         plain: bool,
     ) -> Option<temporal::Stencil2d> {
-        let two_d = |k: &&Kernel| k.dims.len() == 2;
-        let found = if steps.steps.is_empty() {
-            if phases.is_empty() || !phases.iter().all(two_d) {
-                return None;
-            }
-            temporal::stencil_2d(var, phases)
-        } else {
-            // A 3-D stencil's boundary copies are 2-D regions: `stencil_3d` takes that loop.
-            if !phases.iter().any(two_d) || phases.iter().any(|k| k.dims.len() > 2) {
-                return None;
-            }
-            temporal::stencil_2d_swapped(var, phases, steps)
-        };
-        let why = match found {
-            Ok(st) if plain => return Some(st),
-            Ok(_) => "the loop has a test or a break".to_string(),
-            Err(why) => why,
-        };
-        self.note_not_blocked(s, why);
-        None
+        let analyses = (temporal::stencil_2d, temporal::stencil_2d_swapped);
+        self.stencil_nd(s, (var, phases, steps, plain), 2, analyses)
     }
 
-    /// The 3-D blocked form of a loop whose phases are 3-D stencils (`temporal::Stencil3d`),
-    /// or none, with a note saying why not. `plain`: no loop test or break.
+    /// The 3-D blocked form (`temporal::Stencil3d`), as `stencil_2d`.
     fn stencil_3d(
         &self,
         s: &Stmt,
@@ -420,17 +401,35 @@ impl Cx<'_> {
         steps: &HostSteps,
         plain: bool,
     ) -> Option<temporal::Stencil3d> {
-        let three_d = |k: &&Kernel| k.dims.len() == 3;
+        let analyses = (temporal::stencil_3d, temporal::stencil_3d_swapped);
+        self.stencil_nd(s, (var, phases, steps, plain), 3, analyses)
+    }
+
+    /// A `dims`-dimensional blocked form: the alternating analysis when the loop has no host
+    /// steps and every phase has `dims` dimensions, the swapped one when some phase has and none
+    /// more (a 3-D stencil's boundary copies are 2-D regions: the 3-D analysis takes that loop).
+    fn stencil_nd<T, A, S>(
+        &self,
+        s: &Stmt,
+        (var, phases, steps, plain): (&str, &[&Kernel], &HostSteps, bool),
+        dims: usize,
+        (alternating, swapped): (A, S),
+    ) -> Option<T>
+    where
+        A: Fn(&str, &[&Kernel]) -> std::result::Result<T, String>,
+        S: Fn(&str, &[&Kernel], &HostSteps) -> std::result::Result<T, String>,
+    {
         let found = if steps.steps.is_empty() {
-            if phases.is_empty() || !phases.iter().all(three_d) {
+            if phases.is_empty() || !phases.iter().all(|k| k.dims.len() == dims) {
                 return None;
             }
-            temporal::stencil_3d(var, phases)
+            alternating(var, phases)
         } else {
-            if !phases.iter().any(three_d) {
+            let has = phases.iter().any(|k| k.dims.len() == dims);
+            if !has || phases.iter().any(|k| k.dims.len() > dims) {
                 return None;
             }
-            temporal::stencil_3d_swapped(var, phases, steps)
+            swapped(var, phases, steps)
         };
         let why = match found {
             Ok(st) if plain => return Some(st),

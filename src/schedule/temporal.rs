@@ -223,16 +223,7 @@ impl Stencil2d {
 /// The 2-D stencil of a persistent loop over `var` whose phases are `regions`, or why not (the
 /// first region that fails and how).
 pub fn stencil_2d(var: &str, regions: &[&Kernel]) -> Result<Stencil2d, String> {
-    let bound = bound_names(var, regions);
-    let mut phases: Vec<Phase2d> = vec![];
-    let mut diagonal = false;
-    for (n, k) in regions.iter().enumerate() {
-        let (phase, diag) =
-            phase_2d(k, &bound).map_err(|s| format!("phase {n} ({}): {s}", k.name))?;
-        diagonal |= diag;
-        phases.push(phase);
-    }
-    alternation(&phases)?;
+    let (phases, diagonal) = alternating(var, regions, &phase_2d)?;
     Ok(Stencil2d {
         phases,
         diagonal,
@@ -377,6 +368,26 @@ pub fn stencil_3d_swapped(
 
 /// What a phase analysis gives: the phase and whether it reads diagonally, or why not.
 type PhaseOf<'a, P> = &'a dyn Fn(&Kernel, &HashSet<String>) -> Result<(P, bool), String>;
+
+/// Every region as a phase (`phase_of`), under the single-buffer condition (`alternation`),
+/// and whether some phase reads diagonally; or why not (the first region that fails and how).
+fn alternating<P: Alternating>(
+    var: &str,
+    regions: &[&Kernel],
+    phase_of: PhaseOf<P>,
+) -> Result<(Vec<P>, bool), String> {
+    let bound = bound_names(var, regions);
+    let mut phases: Vec<P> = vec![];
+    let mut diagonal = false;
+    for (n, k) in regions.iter().enumerate() {
+        let (phase, diag) =
+            phase_of(k, &bound).map_err(|s| format!("phase {n} ({}): {s}", k.name))?;
+        diagonal |= diag;
+        phases.push(phase);
+    }
+    alternation(&phases)?;
+    Ok((phases, diagonal))
+}
 
 /// The swapped form over `dims`-dimensional stencils (see `stencil_2d_swapped`): two
 /// iterations' phases, whether they read diagonally, the peeled copies.
@@ -674,22 +685,13 @@ impl Stencil3d {
 
 /// The 3-D stencil of a persistent loop over `var` whose phases are `regions`, or why not.
 pub fn stencil_3d(var: &str, regions: &[&Kernel]) -> Result<Stencil3d, String> {
-    let bound = bound_names(var, regions);
-    let mut phases: Vec<Phase3d> = vec![];
-    let mut diagonal = false;
-    for (n, k) in regions.iter().enumerate() {
-        let (phase, diag) =
-            phase_3d(k, &bound).map_err(|s| format!("phase {n} ({}): {s}", k.name))?;
-        diagonal |= diag;
-        phases.push(phase);
-    }
-    if phases.len() != 2 {
+    if regions.len() != 2 {
         return Err(format!(
             "{} phases: the streamed kernel runs iterations of two",
-            phases.len()
+            regions.len()
         ));
     }
-    alternation(&phases)?;
+    let (phases, diagonal) = alternating(var, regions, &phase_3d)?;
     Ok(Stencil3d {
         phases,
         diagonal,
