@@ -1257,8 +1257,8 @@ fn blocked_launch(
 
 /// The blocked launch of a loop that steps one 2-D or 3-D stencil and swaps its arrays
 /// (`schedule::temporal::stencil_2d_swapped`, `stencil_3d_swapped`; `call`: the blocked
-/// kernels' launch over `trip // 2` pairs of iterations): the boundary copies once (the source's own
-/// text, which torch runs as NumPy would), then the blocked kernels for the pairs of
+/// kernels' launch over `trip // 2` pairs of iterations): the boundary copies once (the
+/// source's own text, which torch runs as NumPy would), then the blocked kernels for the pairs of
 /// iterations, after which every name holds the array it started with; an odd last iteration
 /// falls through to the plain kernel below, at its default configuration (one step is not
 /// worth tuning for). When the blocked kernels decline, the plain kernel runs every

@@ -40,8 +40,8 @@
 //! array only), so earlier groups skip it.
 
 use super::dialect::Dialect;
-use super::stencil_print::print;
-use crate::codegen::kernel_code::{signature, KernelCode, Param};
+use super::stencil_print::{blocked_pair, print, BlockedSignature};
+use crate::codegen::kernel_code::KernelCode;
 use crate::codegen::writer::Writer;
 use crate::frontend::source::SourceFile;
 use crate::ir::*;
@@ -78,53 +78,15 @@ pub fn blocked_2d_kernels(
     file: &SourceFile,
     line: usize,
 ) -> (String, String) {
-    let scalars: Vec<Param> = plain
-        .params
-        .iter()
-        .filter(|p| matches!(p, Param::IntScalar(_) | Param::FloatScalar(_)))
-        .cloned()
-        .collect();
-    let head = format!(
-        "# {}:{line}: {}  (temporally blocked: G iterations a launch, tiles in {{}})",
-        file.name,
-        file.line_text(line).trim()
-    );
-    let print = |form: Dialect, kernel: String| {
-        let mut sig = vec!["_src".to_string(), "_dst".to_string(), "_other".to_string()];
-        sig.extend(signature(&scalars));
-        if form == Dialect::Triton {
-            sig.push("_scratch".into());
-        }
-        sig.extend(
-            ["_rows", "_cols", "_steps", "_groups", "_group"]
-                .iter()
-                .map(|s| s.to_string()),
-        );
-        sig.extend(
-            ["TH", "TW", "G", "GR", "HALO"]
-                .iter()
-                .map(|c| format!("{c}: {}.constexpr", form.ns())),
-        );
-        let mut w = Writer::new(0);
-        w.line(format!(
-            "@{}.jit(do_not_specialize=[\"_rows\", \"_cols\", \"_steps\", \"_groups\", \"_group\"])",
-            form.decorator()
-        ));
-        w.line(format!("def {kernel}({}):", sig.join(", ")));
-        w.indent();
-        let memory = match form {
-            Dialect::Gluon => "shared memory",
-            Dialect::Triton => "a global scratch",
-        };
-        w.line(head.replace("{}", memory));
-        body(&mut w, form, stencil);
-        w.dedent();
-        w.finish()
+    let sig = BlockedSignature {
+        ints: &["_rows", "_cols", "_steps", "_groups", "_group"],
+        extra: &[],
+        constexprs: &["TH", "TW", "G", "GR", "HALO"],
+        what: "G iterations a launch, tiles in {}",
     };
-    (
-        print(Dialect::Gluon, format!("{name}_gluon")),
-        print(Dialect::Triton, format!("{name}_twin")),
-    )
+    blocked_pair(name, &sig, plain, (file, line), &|w, form| {
+        body(w, form, stencil)
+    })
 }
 
 /// The kernel's body: the tile plan, the load, the group's phases, the owned stores.

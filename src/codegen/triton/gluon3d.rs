@@ -30,8 +30,8 @@
 //! is stored too.
 
 use super::dialect::Dialect;
-use super::stencil_print::print;
-use crate::codegen::kernel_code::{signature, KernelCode, Param};
+use super::stencil_print::{blocked_pair, print, BlockedSignature};
+use crate::codegen::kernel_code::KernelCode;
 use crate::codegen::writer::Writer;
 use crate::frontend::source::SourceFile;
 use crate::ir::*;
@@ -75,55 +75,17 @@ pub fn blocked_3d_kernels(
     file: &SourceFile,
     line: usize,
 ) -> (String, String) {
-    let scalars: Vec<Param> = plain
-        .params
-        .iter()
-        .filter(|p| matches!(p, Param::IntScalar(_) | Param::FloatScalar(_)))
-        .cloned()
-        .collect();
-    let head = format!(
-        "# {}:{line}: {}  (temporally blocked: streamed by planes, one iteration a group, planes in {{}})",
-        file.name,
-        file.line_text(line).trim()
-    );
-    let ints = [
-        "_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi",
-    ];
-    let print_kernel = |form: Dialect, kernel: String| {
-        let mut sig = vec!["_src".to_string(), "_dst".to_string(), "_other".to_string()];
-        sig.extend(signature(&scalars));
-        if form == Dialect::Triton {
-            sig.push("_scratch".into());
-        }
-        sig.extend(ints.iter().map(|s| s.to_string()));
-        sig.push("_sync".into());
-        sig.extend(
-            ["TY", "TX", "GR", "HALO", "GRID_SYNC"]
-                .iter()
-                .map(|c| format!("{c}: {}.constexpr", form.ns())),
-        );
-        let quoted: Vec<String> = ints.iter().map(|s| format!("\"{s}\"")).collect();
-        let mut w = Writer::new(0);
-        w.line(format!(
-            "@{}.jit(do_not_specialize=[{}])",
-            form.decorator(),
-            quoted.join(", ")
-        ));
-        w.line(format!("def {kernel}({}):", sig.join(", ")));
-        w.indent();
-        let memory = match form {
-            Dialect::Gluon => "shared memory",
-            Dialect::Triton => "a global scratch",
-        };
-        w.line(head.replace("{}", memory));
-        body(&mut w, form, stencil);
-        w.dedent();
-        w.finish()
+    let sig = BlockedSignature {
+        ints: &[
+            "_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi",
+        ],
+        extra: &["_sync"],
+        constexprs: &["TY", "TX", "GR", "HALO", "GRID_SYNC"],
+        what: "streamed by planes, one iteration a group, planes in {}",
     };
-    (
-        print_kernel(Dialect::Gluon, format!("{name}_gluon")),
-        print_kernel(Dialect::Triton, format!("{name}_twin")),
-    )
+    blocked_pair(name, &sig, plain, (file, line), &|w, form| {
+        body(w, form, stencil)
+    })
 }
 
 /// The kernel's body: the buffers, the tiles of every group, the grid barrier between groups.
