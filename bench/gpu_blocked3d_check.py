@@ -227,7 +227,7 @@ def sweep(mod, rng, bw, timed, torch, recs):
                                ((16, 128), 16, (112, 128)), ((8, 64), 4, (112, 128))):
         for nreg in nregs:
             mod._APPYC_BLOCKED_3D_TILE, mod._APPYC_BLOCKED_3D_WARPS = tile, warps
-            mod._APPYC_BLOCKED_3D_MAXNREG = nreg
+            mod._APPYC_BLOCKED_3D_MAXNREG = (nreg,)
             mod._APPYC_BLOCKED_3D_PLAN.clear()
             try:
                 ts = []

@@ -598,10 +598,12 @@ def _appyc_persistent(kernel, phases, work, args, mvl, num_warps, warps_per_sm, 
 # Below this many bytes of the two arrays the 3-D blocked kernel is not known to win (measured
 # only at Heat-3D's 120^3, 27.6 MB in float64): the 2-D kernel's threshold, until measured.
 _APPYC_BLOCKED_3D_MIN_BYTES = 8 << 20
-# The GPU's tile (rows, columns of a plane), warps and register cap: two programs an SM.
+# The GPU's tile (rows, columns of a plane), warps and register caps: two programs an SM under
+# either cap; the first cap whose compile does not spill is taken (else the last). 112 was the
+# fastest for Heat-3D; one-sided stencils spill under it (upwind: 52 bytes, 1.3x slower).
 _APPYC_BLOCKED_3D_TILE = (16, 64)
 _APPYC_BLOCKED_3D_WARPS = 8
-_APPYC_BLOCKED_3D_MAXNREG = 112
+_APPYC_BLOCKED_3D_MAXNREG = (112, 128)
 _APPYC_BLOCKED_3D_PLAN = {}
 
 
@@ -613,13 +615,13 @@ def _appyc_blocked_3d(kernel, twin, steps, state, other, scalars, reach, guard):
     iteration reads within a plane (the tile's halo); `guard`: the buffers' guard rows.
 
     bench/heat3d_zstream_probe.py's best on the H100 (Heat-3D 120^3 x 500, 7.48 ms against the
-    streaming kernel's 10.28, 1.24x the streaming bound, bit-equal): 16 x 64 tiles, 8 warps,
-    registers capped at 112 (two programs an SM), one cooperative launch, z-chunks balanced so
-    that the tiles fill the programs the GPU holds. The state ping-pongs with a spare by the
-    group's parity and is copied back after an odd number of groups. Under the interpreter the
-    Triton twin runs (8 x 8 tiles, chunks of about four planes, its buffers and the spare
-    poisoned with NaN), one launch a group, at every size. APPYC_TEMPORAL=0 or
-    APPYC_TEMPORAL_3D=0 turns it off.
+    streaming kernel's 10.28, 1.24x the streaming bound, bit-equal; 7.1 ms with the tiles split
+    into quadrants): 16 x 64 tiles, 8 warps, registers capped at 112 or 128 (two programs an
+    SM), one cooperative launch, z-chunks balanced so that the tiles fill the programs the GPU
+    holds. The state ping-pongs with a spare by the group's parity and is copied back after an
+    odd number of groups. Under the interpreter the Triton twin runs (8 x 8 tiles, chunks of
+    about four planes, its buffers and the spare poisoned with NaN), one launch a group, at
+    every size. APPYC_TEMPORAL=0 or APPYC_TEMPORAL_3D=0 turns it off.
     """
     if os.environ.get("APPYC_TEMPORAL") == "0" or os.environ.get("APPYC_TEMPORAL_3D") == "0":
         return None
@@ -643,7 +645,8 @@ def _appyc_blocked_3d(kernel, twin, steps, state, other, scalars, reach, guard):
         spare = torch.full_like(state, nan)
         chunks = -(-planes // 4)
         tiles = xy * chunks
-        scratch = torch.full((tiles * 4 * (ty + 2 * guard) * tx,), nan, dtype=state.dtype,
+        # Two buffers a level (two levels), four quadrants each (codegen/triton/gluon3d.rs).
+        scratch = torch.full((tiles * 16 * (ty // 2 + 2 * guard) * (tx // 2),), nan, dtype=state.dtype,
                              device=state.device)
         for g in range(steps):
             twin[(tiles,)](state, spare, other, *scalars, scratch, planes, rows, cols, chunks,
@@ -654,20 +657,23 @@ def _appyc_blocked_3d(kernel, twin, steps, state, other, scalars, reach, guard):
         # Registers differ by Triton's specialization of the scalars (see _appyc_resident).
         key = (kernel.fn.__name__, guard, reach, state.device, tuple(map(_appyc_arg_class, args)))
         if key not in _APPYC_BLOCKED_3D_PLAN:
-            compiled = kernel.warmup(*args, planes, rows, cols, 1, steps, 0, steps, sync,
-                                     **constants, GRID_SYNC=True, grid=(1,),
-                                     num_warps=_APPYC_BLOCKED_3D_WARPS,
-                                     maxnreg=_APPYC_BLOCKED_3D_MAXNREG, launch_cooperative_grid=True)
-            compiled._init_handles()
+            for maxnreg in _APPYC_BLOCKED_3D_MAXNREG:
+                compiled = kernel.warmup(*args, planes, rows, cols, 1, steps, 0, steps, sync,
+                                         **constants, GRID_SYNC=True, grid=(1,),
+                                         num_warps=_APPYC_BLOCKED_3D_WARPS, maxnreg=maxnreg,
+                                         launch_cooperative_grid=True)
+                compiled._init_handles()
+                if not compiled.n_spills:
+                    break
             props = torch.cuda.get_device_properties(state.device)
             per_sm = _appyc_programs_per_sm(compiled, _APPYC_BLOCKED_3D_WARPS, props)
-            _APPYC_BLOCKED_3D_PLAN[key] = per_sm * props.multi_processor_count
-        slots = _APPYC_BLOCKED_3D_PLAN[key]
+            _APPYC_BLOCKED_3D_PLAN[key] = (per_sm * props.multi_processor_count, maxnreg)
+        slots, maxnreg = _APPYC_BLOCKED_3D_PLAN[key]
         chunks = max(1, min(planes, slots // xy))
         _appyc_launch(kernel, (min(xy * chunks, slots),),
                       (*args, planes, rows, cols, chunks, steps, 0, steps, sync),
                       dict(constants, GRID_SYNC=True), num_warps=_APPYC_BLOCKED_3D_WARPS,
-                      maxnreg=_APPYC_BLOCKED_3D_MAXNREG, launch_cooperative_grid=True)
+                      maxnreg=maxnreg, launch_cooperative_grid=True)
     if steps % 2 == 1:
         state.copy_(spare)
     return []
@@ -767,18 +773,32 @@ def _heat_loops_persistent0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_st
 @gluon.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
 def _heat_loops_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _planes, _rows, _cols, _chunks, _groups, _g_lo, _g_hi, _sync, TY: gl.constexpr, TX: gl.constexpr, GR: gl.constexpr, HALO: gl.constexpr, GRID_SYNC: gl.constexpr):
     # samples/stencils_3d.py:17: for t in range(T):  (temporally blocked: streamed by planes, one iteration a group, planes in shared memory)
+    QY: gl.constexpr = TY // 2
+    QX: gl.constexpr = TX // 2
     _NW: gl.constexpr = gl.num_warps()
-    _L: gl.constexpr = gl.BlockedLayout([TY // _NW, 1], [1, 32], [_NW, 1], [1, 0])
+    _L: gl.constexpr = gl.BlockedLayout([QY // _NW, 1], [1, 32], [_NW, 1], [1, 0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
-    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TY * TX, 1]], [TY, TX], [1, 0])
-    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TY * TX // 2, 2 * GR * TX]], [TY, TX], [1, 0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX, 1]], [QY, QX], [1, 0])
+    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX // 2, 2 * GR * QX]], [QY, QX], [1, 0])
     _dt = _src.dtype.element_ty
-    _s0_0 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _s0_1 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _s1_0 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _s1_1 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _ly = gl.arange(0, TY, layout=gl.SliceLayout(1, _L))[:, None]
-    _lx = gl.arange(0, TX, layout=gl.SliceLayout(0, _L))[None, :]
+    _s0_0_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_0_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_0_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_0_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _qy = gl.arange(0, QY, layout=gl.SliceLayout(1, _L))[:, None]
+    _qx = gl.arange(0, QX, layout=gl.SliceLayout(0, _L))[None, :]
     _pid = gl.program_id(0)
     _nprog = gl.num_programs(0)
     _nty = gl.cdiv(_rows, TY - 2 * HALO)
@@ -802,86 +822,245 @@ def _heat_loops_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _planes, 
             _klo = _zs - 2
             _khi = _ze + 2
             _khi = _khi + (_khi - _klo) % 2
-            _gy = _y0 + _ly
-            _gx = _x0 + _lx
-            _inside = (_gy >= 0) & (_gy < _rows) & (_gx >= 0) & (_gx < _cols)
-            _at = _gy * _cols + _gx
-            _own = _inside & (_ly >= HALO) & (_ly < TY - HALO) & (_lx >= HALO) & (_lx < TX - HALO)
-            _keep0 = (_gy < 1) | (_gy >= (M - 1)) | (_gx < 1) | (_gx >= (N - 1))
-            _keep1 = (_gy < 1) | (_gy >= (M - 1)) | (_gx < 1) | (_gx >= (N - 1))
-            _pre = gl.load(_from + _klo * _nxy + _at, mask=_inside & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb = gl.load(_other + (_klo - 1) * _nxy + _at, mask=_keep0 & _inside & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0 = gl.zeros([TY, TX], _dt, _L)
-            _c0 = gl.zeros([TY, TX], _dt, _L)
-            _m1 = gl.zeros([TY, TX], _dt, _L)
-            _c1 = gl.zeros([TY, TX], _dt, _L)
+            _ly0 = 2 * _qy + 0
+            _gy0 = _y0 + _ly0
+            _lx0 = 2 * _qx + 0
+            _gx0 = _x0 + _lx0
+            _ly1 = 2 * _qy + 1
+            _gy1 = _y0 + _ly1
+            _lx1 = 2 * _qx + 1
+            _gx1 = _x0 + _lx1
+            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_00 = _gy0 * _cols + _gx0
+            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_01 = _gy0 * _cols + _gx1
+            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_10 = _gy1 * _cols + _gx0
+            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_11 = _gy1 * _cols + _gx1
+            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_00 = gl.zeros([QY, QX], _dt, _L)
+            _c0_00 = gl.zeros([QY, QX], _dt, _L)
+            _m1_00 = gl.zeros([QY, QX], _dt, _L)
+            _c1_00 = gl.zeros([QY, QX], _dt, _L)
+            _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_01 = gl.zeros([QY, QX], _dt, _L)
+            _c0_01 = gl.zeros([QY, QX], _dt, _L)
+            _m1_01 = gl.zeros([QY, QX], _dt, _L)
+            _c1_01 = gl.zeros([QY, QX], _dt, _L)
+            _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_10 = gl.zeros([QY, QX], _dt, _L)
+            _c0_10 = gl.zeros([QY, QX], _dt, _L)
+            _m1_10 = gl.zeros([QY, QX], _dt, _L)
+            _c1_10 = gl.zeros([QY, QX], _dt, _L)
+            _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_11 = gl.zeros([QY, QX], _dt, _L)
+            _c0_11 = gl.zeros([QY, QX], _dt, _L)
+            _m1_11 = gl.zeros([QY, QX], _dt, _L)
+            _c1_11 = gl.zeros([QY, QX], _dt, _L)
             for _k2 in range(_klo, _khi, 2):
                 _kk = _k2
-                _n0 = _pre
-                _pre = gl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = gl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((((0.125 * ((_n0 - (2.0 * _c0)) + _m0)) + (0.125 * ((_s0_1.index(GR * TX + (1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L) - (2.0 * _c0)) + _s0_1.index(GR * TX + (-1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L)))) + (0.125 * ((_s0_1.index(GR * TX + (0) * TX + (1))._reinterpret(_dt, [TY, TX], _WL).load(_L) - (2.0 * _c0)) + _s0_1.index(GR * TX + (0) * TX + (-1))._reinterpret(_dt, [TY, TX], _WL).load(_L)))) + _c0)).to(_dt)
-                    _v = gl.where(_keep0, _b1, _v)
+                    _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + _s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + _s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_00)).to(_dt)
+                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
+                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((_s0_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_10)).to(_dt)
+                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((_s0_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((_s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
+                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = gl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1 = _v
+                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((((0.125 * ((_n1 - (2.0 * _c1)) + _m1)) + (0.125 * ((_s1_1.index(GR * TX + (1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L) - (2.0 * _c1)) + _s1_1.index(GR * TX + (-1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L)))) + (0.125 * ((_s1_1.index(GR * TX + (0) * TX + (1))._reinterpret(_dt, [TY, TX], _WL).load(_L) - (2.0 * _c1)) + _s1_1.index(GR * TX + (0) * TX + (-1))._reinterpret(_dt, [TY, TX], _WL).load(_L)))) + _c1)).to(_dt)
-                    _v = gl.where(_keep1, _m0, _v)
+                    _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + _s1_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + _s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_00)).to(_dt)
+                    _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+                    _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + _s1_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s1_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
+                    _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+                    _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((_s1_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + _s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_10)).to(_dt)
+                    _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+                    _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((_s1_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((_s1_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
+                    _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                _s0_0.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n0)
-                _s1_0.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n1)
+                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+                _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+                _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+                _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+                _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+                _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+                _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+                _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
                 gl.thread_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
                 _kk = (_k2 + 1)
-                _n0 = _pre
-                _pre = gl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = gl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((((0.125 * ((_n0 - (2.0 * _c0)) + _m0)) + (0.125 * ((_s0_0.index(GR * TX + (1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L) - (2.0 * _c0)) + _s0_0.index(GR * TX + (-1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L)))) + (0.125 * ((_s0_0.index(GR * TX + (0) * TX + (1))._reinterpret(_dt, [TY, TX], _WL).load(_L) - (2.0 * _c0)) + _s0_0.index(GR * TX + (0) * TX + (-1))._reinterpret(_dt, [TY, TX], _WL).load(_L)))) + _c0)).to(_dt)
-                    _v = gl.where(_keep0, _b1, _v)
+                    _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + _s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + _s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_00)).to(_dt)
+                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
+                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((_s0_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_10)).to(_dt)
+                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((_s0_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((_s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
+                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = gl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1 = _v
+                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((((0.125 * ((_n1 - (2.0 * _c1)) + _m1)) + (0.125 * ((_s1_0.index(GR * TX + (1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L) - (2.0 * _c1)) + _s1_0.index(GR * TX + (-1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L)))) + (0.125 * ((_s1_0.index(GR * TX + (0) * TX + (1))._reinterpret(_dt, [TY, TX], _WL).load(_L) - (2.0 * _c1)) + _s1_0.index(GR * TX + (0) * TX + (-1))._reinterpret(_dt, [TY, TX], _WL).load(_L)))) + _c1)).to(_dt)
-                    _v = gl.where(_keep1, _m0, _v)
+                    _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + _s1_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + _s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_00)).to(_dt)
+                    _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+                    _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + _s1_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s1_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
+                    _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+                    _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((_s1_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + _s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_10)).to(_dt)
+                    _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+                    _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((_s1_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((_s1_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
+                    _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                _s0_1.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n0)
-                _s1_1.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n1)
+                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+                _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+                _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+                _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+                _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+                _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+                _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+                _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
                 gl.thread_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
         if GRID_SYNC:
             _arrived += _nprog
             gl.thread_barrier()
@@ -894,11 +1073,13 @@ def _heat_loops_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _planes, 
 @triton.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
 def _heat_loops_persistent0_blocked_twin(_src, _dst, _other, L, M, N, _scratch, _planes, _rows, _cols, _chunks, _groups, _g_lo, _g_hi, _sync, TY: tl.constexpr, TX: tl.constexpr, GR: tl.constexpr, HALO: tl.constexpr, GRID_SYNC: tl.constexpr):
     # samples/stencils_3d.py:17: for t in range(T):  (temporally blocked: streamed by planes, one iteration a group, planes in a global scratch)
+    QY: tl.constexpr = TY // 2
+    QX: tl.constexpr = TX // 2
     _dt = _src.dtype.element_ty
-    _ly = tl.arange(0, TY)[:, None]
-    _lx = tl.arange(0, TX)[None, :]
-    _buf = _scratch + tl.program_id(0).to(tl.int64) * (4 * (TY + 2 * GR) * TX)
-    _tile = GR * TX + _ly * TX + _lx
+    _qy = tl.arange(0, QY)[:, None]
+    _qx = tl.arange(0, QX)[None, :]
+    _buf = _scratch + tl.program_id(0).to(tl.int64) * (16 * (QY + 2 * GR) * QX)
+    _tile = GR * QX + _qy * QX + _qx
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _nty = tl.cdiv(_rows, TY - 2 * HALO)
@@ -922,86 +1103,245 @@ def _heat_loops_persistent0_blocked_twin(_src, _dst, _other, L, M, N, _scratch, 
             _klo = _zs - 2
             _khi = _ze + 2
             _khi = _khi + (_khi - _klo) % 2
-            _gy = _y0 + _ly
-            _gx = _x0 + _lx
-            _inside = (_gy >= 0) & (_gy < _rows) & (_gx >= 0) & (_gx < _cols)
-            _at = _gy * _cols + _gx
-            _own = _inside & (_ly >= HALO) & (_ly < TY - HALO) & (_lx >= HALO) & (_lx < TX - HALO)
-            _keep0 = (_gy < 1) | (_gy >= (M - 1)) | (_gx < 1) | (_gx >= (N - 1))
-            _keep1 = (_gy < 1) | (_gy >= (M - 1)) | (_gx < 1) | (_gx >= (N - 1))
-            _pre = tl.load(_from + _klo * _nxy + _at, mask=_inside & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb = tl.load(_other + (_klo - 1) * _nxy + _at, mask=_keep0 & _inside & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0 = tl.zeros([TY, TX], _dt)
-            _c0 = tl.zeros([TY, TX], _dt)
-            _m1 = tl.zeros([TY, TX], _dt)
-            _c1 = tl.zeros([TY, TX], _dt)
+            _ly0 = 2 * _qy + 0
+            _gy0 = _y0 + _ly0
+            _lx0 = 2 * _qx + 0
+            _gx0 = _x0 + _lx0
+            _ly1 = 2 * _qy + 1
+            _gy1 = _y0 + _ly1
+            _lx1 = 2 * _qx + 1
+            _gx1 = _x0 + _lx1
+            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_00 = _gy0 * _cols + _gx0
+            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_01 = _gy0 * _cols + _gx1
+            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_10 = _gy1 * _cols + _gx0
+            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_11 = _gy1 * _cols + _gx1
+            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _pre_00 = tl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_00 = tl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_00 = tl.zeros([QY, QX], _dt)
+            _c0_00 = tl.zeros([QY, QX], _dt)
+            _m1_00 = tl.zeros([QY, QX], _dt)
+            _c1_00 = tl.zeros([QY, QX], _dt)
+            _pre_01 = tl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_01 = tl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_01 = tl.zeros([QY, QX], _dt)
+            _c0_01 = tl.zeros([QY, QX], _dt)
+            _m1_01 = tl.zeros([QY, QX], _dt)
+            _c1_01 = tl.zeros([QY, QX], _dt)
+            _pre_10 = tl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_10 = tl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_10 = tl.zeros([QY, QX], _dt)
+            _c0_10 = tl.zeros([QY, QX], _dt)
+            _m1_10 = tl.zeros([QY, QX], _dt)
+            _c1_10 = tl.zeros([QY, QX], _dt)
+            _pre_11 = tl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_11 = tl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_11 = tl.zeros([QY, QX], _dt)
+            _c0_11 = tl.zeros([QY, QX], _dt)
+            _m1_11 = tl.zeros([QY, QX], _dt)
+            _c1_11 = tl.zeros([QY, QX], _dt)
             for _k2 in range(_klo, _khi, 2):
                 _kk = _k2
-                _n0 = _pre
-                _pre = tl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = tl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((((0.125 * ((_n0 - (2.0 * _c0)) + _m0)) + (0.125 * ((tl.load(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + (1) * TX + (0)) - (2.0 * _c0)) + tl.load(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + (-1) * TX + (0))))) + (0.125 * ((tl.load(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (1)) - (2.0 * _c0)) + tl.load(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (-1))))) + _c0)).to(_dt)
-                    _v = tl.where(_keep0, _b1, _v)
+                    _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_00)).to(_dt)
+                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
+                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_10)).to(_dt)
+                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
+                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = tl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1 = _v
+                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((((0.125 * ((_n1 - (2.0 * _c1)) + _m1)) + (0.125 * ((tl.load(_buf + 3 * ((TY + 2 * GR) * TX) + _tile + (1) * TX + (0)) - (2.0 * _c1)) + tl.load(_buf + 3 * ((TY + 2 * GR) * TX) + _tile + (-1) * TX + (0))))) + (0.125 * ((tl.load(_buf + 3 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (1)) - (2.0 * _c1)) + tl.load(_buf + 3 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (-1))))) + _c1)).to(_dt)
-                    _v = tl.where(_keep1, _m0, _v)
+                    _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_00)).to(_dt)
+                    _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
+                    _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
+                    _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
+                    _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_10)).to(_dt)
+                    _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
+                    _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
+                    _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                tl.store(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + 0, _n0)
-                tl.store(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + 0, _n1)
+                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                tl.store(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+                tl.store(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+                tl.store(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+                tl.store(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+                tl.store(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+                tl.store(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+                tl.store(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+                tl.store(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
                 tl.debug_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
                 _kk = (_k2 + 1)
-                _n0 = _pre
-                _pre = tl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = tl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((((0.125 * ((_n0 - (2.0 * _c0)) + _m0)) + (0.125 * ((tl.load(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + (1) * TX + (0)) - (2.0 * _c0)) + tl.load(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + (-1) * TX + (0))))) + (0.125 * ((tl.load(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (1)) - (2.0 * _c0)) + tl.load(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (-1))))) + _c0)).to(_dt)
-                    _v = tl.where(_keep0, _b1, _v)
+                    _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_00)).to(_dt)
+                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
+                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_10)).to(_dt)
+                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
+                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = tl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1 = _v
+                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((((0.125 * ((_n1 - (2.0 * _c1)) + _m1)) + (0.125 * ((tl.load(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + (1) * TX + (0)) - (2.0 * _c1)) + tl.load(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + (-1) * TX + (0))))) + (0.125 * ((tl.load(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (1)) - (2.0 * _c1)) + tl.load(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (-1))))) + _c1)).to(_dt)
-                    _v = tl.where(_keep1, _m0, _v)
+                    _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_00)).to(_dt)
+                    _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
+                    _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
+                    _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
+                    _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_10)).to(_dt)
+                    _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
+                    _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
+                    _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                tl.store(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + 0, _n0)
-                tl.store(_buf + 3 * ((TY + 2 * GR) * TX) + _tile + 0, _n1)
+                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                tl.store(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+                tl.store(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+                tl.store(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+                tl.store(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+                tl.store(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+                tl.store(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+                tl.store(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+                tl.store(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
                 tl.debug_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
         if GRID_SYNC:
             _arrived += _nprog
             tl.debug_barrier()
@@ -1095,18 +1435,32 @@ def _heat_slices_persistent0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_s
 @gluon.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
 def _heat_slices_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _planes, _rows, _cols, _chunks, _groups, _g_lo, _g_hi, _sync, TY: gl.constexpr, TX: gl.constexpr, GR: gl.constexpr, HALO: gl.constexpr, GRID_SYNC: gl.constexpr):
     # samples/stencils_3d.py:41: for t in range(T):  (temporally blocked: streamed by planes, one iteration a group, planes in shared memory)
+    QY: gl.constexpr = TY // 2
+    QX: gl.constexpr = TX // 2
     _NW: gl.constexpr = gl.num_warps()
-    _L: gl.constexpr = gl.BlockedLayout([TY // _NW, 1], [1, 32], [_NW, 1], [1, 0])
+    _L: gl.constexpr = gl.BlockedLayout([QY // _NW, 1], [1, 32], [_NW, 1], [1, 0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
-    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TY * TX, 1]], [TY, TX], [1, 0])
-    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TY * TX // 2, 2 * GR * TX]], [TY, TX], [1, 0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX, 1]], [QY, QX], [1, 0])
+    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX // 2, 2 * GR * QX]], [QY, QX], [1, 0])
     _dt = _src.dtype.element_ty
-    _s0_0 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _s0_1 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _s1_0 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _s1_1 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _ly = gl.arange(0, TY, layout=gl.SliceLayout(1, _L))[:, None]
-    _lx = gl.arange(0, TX, layout=gl.SliceLayout(0, _L))[None, :]
+    _s0_0_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_0_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_0_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_0_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _qy = gl.arange(0, QY, layout=gl.SliceLayout(1, _L))[:, None]
+    _qx = gl.arange(0, QX, layout=gl.SliceLayout(0, _L))[None, :]
     _pid = gl.program_id(0)
     _nprog = gl.num_programs(0)
     _nty = gl.cdiv(_rows, TY - 2 * HALO)
@@ -1130,86 +1484,245 @@ def _heat_slices_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _planes,
             _klo = _zs - 2
             _khi = _ze + 2
             _khi = _khi + (_khi - _klo) % 2
-            _gy = _y0 + _ly
-            _gx = _x0 + _lx
-            _inside = (_gy >= 0) & (_gy < _rows) & (_gx >= 0) & (_gx < _cols)
-            _at = _gy * _cols + _gx
-            _own = _inside & (_ly >= HALO) & (_ly < TY - HALO) & (_lx >= HALO) & (_lx < TX - HALO)
-            _keep0 = (_gy < 1) | (_gy >= (M - 1)) | (_gx < 1) | (_gx >= (N - 1))
-            _keep1 = (_gy < 1) | (_gy >= (M - 1)) | (_gx < 1) | (_gx >= (N - 1))
-            _pre = gl.load(_from + _klo * _nxy + _at, mask=_inside & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb = gl.load(_other + (_klo - 1) * _nxy + _at, mask=_keep0 & _inside & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0 = gl.zeros([TY, TX], _dt, _L)
-            _c0 = gl.zeros([TY, TX], _dt, _L)
-            _m1 = gl.zeros([TY, TX], _dt, _L)
-            _c1 = gl.zeros([TY, TX], _dt, _L)
+            _ly0 = 2 * _qy + 0
+            _gy0 = _y0 + _ly0
+            _lx0 = 2 * _qx + 0
+            _gx0 = _x0 + _lx0
+            _ly1 = 2 * _qy + 1
+            _gy1 = _y0 + _ly1
+            _lx1 = 2 * _qx + 1
+            _gx1 = _x0 + _lx1
+            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_00 = _gy0 * _cols + _gx0
+            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_01 = _gy0 * _cols + _gx1
+            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_10 = _gy1 * _cols + _gx0
+            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_11 = _gy1 * _cols + _gx1
+            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_00 = gl.zeros([QY, QX], _dt, _L)
+            _c0_00 = gl.zeros([QY, QX], _dt, _L)
+            _m1_00 = gl.zeros([QY, QX], _dt, _L)
+            _c1_00 = gl.zeros([QY, QX], _dt, _L)
+            _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_01 = gl.zeros([QY, QX], _dt, _L)
+            _c0_01 = gl.zeros([QY, QX], _dt, _L)
+            _m1_01 = gl.zeros([QY, QX], _dt, _L)
+            _c1_01 = gl.zeros([QY, QX], _dt, _L)
+            _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_10 = gl.zeros([QY, QX], _dt, _L)
+            _c0_10 = gl.zeros([QY, QX], _dt, _L)
+            _m1_10 = gl.zeros([QY, QX], _dt, _L)
+            _c1_10 = gl.zeros([QY, QX], _dt, _L)
+            _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_11 = gl.zeros([QY, QX], _dt, _L)
+            _c0_11 = gl.zeros([QY, QX], _dt, _L)
+            _m1_11 = gl.zeros([QY, QX], _dt, _L)
+            _c1_11 = gl.zeros([QY, QX], _dt, _L)
             for _k2 in range(_klo, _khi, 2):
                 _kk = _k2
-                _n0 = _pre
-                _pre = gl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = gl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((((0.125 * ((_n0 - (2.0 * _c0)) + _m0)) + (0.125 * ((_s0_1.index(GR * TX + (1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L) - (2.0 * _c0)) + _s0_1.index(GR * TX + (-1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L)))) + (0.125 * ((_s0_1.index(GR * TX + (0) * TX + (1))._reinterpret(_dt, [TY, TX], _WL).load(_L) - (2.0 * _c0)) + _s0_1.index(GR * TX + (0) * TX + (-1))._reinterpret(_dt, [TY, TX], _WL).load(_L)))) + _c0)).to(_dt)
-                    _v = gl.where(_keep0, _b1, _v)
+                    _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + _s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + _s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_00)).to(_dt)
+                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
+                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((_s0_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_10)).to(_dt)
+                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((_s0_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((_s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
+                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = gl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1 = _v
+                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((((0.125 * ((_n1 - (2.0 * _c1)) + _m1)) + (0.125 * ((_s1_1.index(GR * TX + (1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L) - (2.0 * _c1)) + _s1_1.index(GR * TX + (-1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L)))) + (0.125 * ((_s1_1.index(GR * TX + (0) * TX + (1))._reinterpret(_dt, [TY, TX], _WL).load(_L) - (2.0 * _c1)) + _s1_1.index(GR * TX + (0) * TX + (-1))._reinterpret(_dt, [TY, TX], _WL).load(_L)))) + _c1)).to(_dt)
-                    _v = gl.where(_keep1, _m0, _v)
+                    _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + _s1_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + _s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_00)).to(_dt)
+                    _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+                    _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + _s1_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s1_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
+                    _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+                    _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((_s1_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + _s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_10)).to(_dt)
+                    _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+                    _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((_s1_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((_s1_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
+                    _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                _s0_0.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n0)
-                _s1_0.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n1)
+                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+                _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+                _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+                _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+                _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+                _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+                _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+                _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
                 gl.thread_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
                 _kk = (_k2 + 1)
-                _n0 = _pre
-                _pre = gl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = gl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((((0.125 * ((_n0 - (2.0 * _c0)) + _m0)) + (0.125 * ((_s0_0.index(GR * TX + (1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L) - (2.0 * _c0)) + _s0_0.index(GR * TX + (-1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L)))) + (0.125 * ((_s0_0.index(GR * TX + (0) * TX + (1))._reinterpret(_dt, [TY, TX], _WL).load(_L) - (2.0 * _c0)) + _s0_0.index(GR * TX + (0) * TX + (-1))._reinterpret(_dt, [TY, TX], _WL).load(_L)))) + _c0)).to(_dt)
-                    _v = gl.where(_keep0, _b1, _v)
+                    _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + _s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + _s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_00)).to(_dt)
+                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
+                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((_s0_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_10)).to(_dt)
+                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((_s0_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((_s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
+                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = gl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1 = _v
+                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((((0.125 * ((_n1 - (2.0 * _c1)) + _m1)) + (0.125 * ((_s1_0.index(GR * TX + (1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L) - (2.0 * _c1)) + _s1_0.index(GR * TX + (-1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L)))) + (0.125 * ((_s1_0.index(GR * TX + (0) * TX + (1))._reinterpret(_dt, [TY, TX], _WL).load(_L) - (2.0 * _c1)) + _s1_0.index(GR * TX + (0) * TX + (-1))._reinterpret(_dt, [TY, TX], _WL).load(_L)))) + _c1)).to(_dt)
-                    _v = gl.where(_keep1, _m0, _v)
+                    _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + _s1_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + _s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_00)).to(_dt)
+                    _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+                    _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + _s1_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s1_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
+                    _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+                    _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((_s1_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + _s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_10)).to(_dt)
+                    _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+                    _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((_s1_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((_s1_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
+                    _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                _s0_1.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n0)
-                _s1_1.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n1)
+                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+                _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+                _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+                _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+                _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+                _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+                _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+                _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
                 gl.thread_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
         if GRID_SYNC:
             _arrived += _nprog
             gl.thread_barrier()
@@ -1222,11 +1735,13 @@ def _heat_slices_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _planes,
 @triton.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
 def _heat_slices_persistent0_blocked_twin(_src, _dst, _other, L, M, N, _scratch, _planes, _rows, _cols, _chunks, _groups, _g_lo, _g_hi, _sync, TY: tl.constexpr, TX: tl.constexpr, GR: tl.constexpr, HALO: tl.constexpr, GRID_SYNC: tl.constexpr):
     # samples/stencils_3d.py:41: for t in range(T):  (temporally blocked: streamed by planes, one iteration a group, planes in a global scratch)
+    QY: tl.constexpr = TY // 2
+    QX: tl.constexpr = TX // 2
     _dt = _src.dtype.element_ty
-    _ly = tl.arange(0, TY)[:, None]
-    _lx = tl.arange(0, TX)[None, :]
-    _buf = _scratch + tl.program_id(0).to(tl.int64) * (4 * (TY + 2 * GR) * TX)
-    _tile = GR * TX + _ly * TX + _lx
+    _qy = tl.arange(0, QY)[:, None]
+    _qx = tl.arange(0, QX)[None, :]
+    _buf = _scratch + tl.program_id(0).to(tl.int64) * (16 * (QY + 2 * GR) * QX)
+    _tile = GR * QX + _qy * QX + _qx
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _nty = tl.cdiv(_rows, TY - 2 * HALO)
@@ -1250,86 +1765,245 @@ def _heat_slices_persistent0_blocked_twin(_src, _dst, _other, L, M, N, _scratch,
             _klo = _zs - 2
             _khi = _ze + 2
             _khi = _khi + (_khi - _klo) % 2
-            _gy = _y0 + _ly
-            _gx = _x0 + _lx
-            _inside = (_gy >= 0) & (_gy < _rows) & (_gx >= 0) & (_gx < _cols)
-            _at = _gy * _cols + _gx
-            _own = _inside & (_ly >= HALO) & (_ly < TY - HALO) & (_lx >= HALO) & (_lx < TX - HALO)
-            _keep0 = (_gy < 1) | (_gy >= (M - 1)) | (_gx < 1) | (_gx >= (N - 1))
-            _keep1 = (_gy < 1) | (_gy >= (M - 1)) | (_gx < 1) | (_gx >= (N - 1))
-            _pre = tl.load(_from + _klo * _nxy + _at, mask=_inside & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb = tl.load(_other + (_klo - 1) * _nxy + _at, mask=_keep0 & _inside & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0 = tl.zeros([TY, TX], _dt)
-            _c0 = tl.zeros([TY, TX], _dt)
-            _m1 = tl.zeros([TY, TX], _dt)
-            _c1 = tl.zeros([TY, TX], _dt)
+            _ly0 = 2 * _qy + 0
+            _gy0 = _y0 + _ly0
+            _lx0 = 2 * _qx + 0
+            _gx0 = _x0 + _lx0
+            _ly1 = 2 * _qy + 1
+            _gy1 = _y0 + _ly1
+            _lx1 = 2 * _qx + 1
+            _gx1 = _x0 + _lx1
+            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_00 = _gy0 * _cols + _gx0
+            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_01 = _gy0 * _cols + _gx1
+            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_10 = _gy1 * _cols + _gx0
+            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_11 = _gy1 * _cols + _gx1
+            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _pre_00 = tl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_00 = tl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_00 = tl.zeros([QY, QX], _dt)
+            _c0_00 = tl.zeros([QY, QX], _dt)
+            _m1_00 = tl.zeros([QY, QX], _dt)
+            _c1_00 = tl.zeros([QY, QX], _dt)
+            _pre_01 = tl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_01 = tl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_01 = tl.zeros([QY, QX], _dt)
+            _c0_01 = tl.zeros([QY, QX], _dt)
+            _m1_01 = tl.zeros([QY, QX], _dt)
+            _c1_01 = tl.zeros([QY, QX], _dt)
+            _pre_10 = tl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_10 = tl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_10 = tl.zeros([QY, QX], _dt)
+            _c0_10 = tl.zeros([QY, QX], _dt)
+            _m1_10 = tl.zeros([QY, QX], _dt)
+            _c1_10 = tl.zeros([QY, QX], _dt)
+            _pre_11 = tl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_11 = tl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_11 = tl.zeros([QY, QX], _dt)
+            _c0_11 = tl.zeros([QY, QX], _dt)
+            _m1_11 = tl.zeros([QY, QX], _dt)
+            _c1_11 = tl.zeros([QY, QX], _dt)
             for _k2 in range(_klo, _khi, 2):
                 _kk = _k2
-                _n0 = _pre
-                _pre = tl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = tl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((((0.125 * ((_n0 - (2.0 * _c0)) + _m0)) + (0.125 * ((tl.load(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + (1) * TX + (0)) - (2.0 * _c0)) + tl.load(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + (-1) * TX + (0))))) + (0.125 * ((tl.load(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (1)) - (2.0 * _c0)) + tl.load(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (-1))))) + _c0)).to(_dt)
-                    _v = tl.where(_keep0, _b1, _v)
+                    _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_00)).to(_dt)
+                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
+                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_10)).to(_dt)
+                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
+                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = tl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1 = _v
+                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((((0.125 * ((_n1 - (2.0 * _c1)) + _m1)) + (0.125 * ((tl.load(_buf + 3 * ((TY + 2 * GR) * TX) + _tile + (1) * TX + (0)) - (2.0 * _c1)) + tl.load(_buf + 3 * ((TY + 2 * GR) * TX) + _tile + (-1) * TX + (0))))) + (0.125 * ((tl.load(_buf + 3 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (1)) - (2.0 * _c1)) + tl.load(_buf + 3 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (-1))))) + _c1)).to(_dt)
-                    _v = tl.where(_keep1, _m0, _v)
+                    _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_00)).to(_dt)
+                    _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
+                    _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
+                    _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
+                    _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_10)).to(_dt)
+                    _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
+                    _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
+                    _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                tl.store(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + 0, _n0)
-                tl.store(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + 0, _n1)
+                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                tl.store(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+                tl.store(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+                tl.store(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+                tl.store(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+                tl.store(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+                tl.store(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+                tl.store(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+                tl.store(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
                 tl.debug_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
                 _kk = (_k2 + 1)
-                _n0 = _pre
-                _pre = tl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = tl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((((0.125 * ((_n0 - (2.0 * _c0)) + _m0)) + (0.125 * ((tl.load(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + (1) * TX + (0)) - (2.0 * _c0)) + tl.load(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + (-1) * TX + (0))))) + (0.125 * ((tl.load(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (1)) - (2.0 * _c0)) + tl.load(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (-1))))) + _c0)).to(_dt)
-                    _v = tl.where(_keep0, _b1, _v)
+                    _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_00)).to(_dt)
+                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
+                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_10)).to(_dt)
+                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
+                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = tl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1 = _v
+                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((((0.125 * ((_n1 - (2.0 * _c1)) + _m1)) + (0.125 * ((tl.load(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + (1) * TX + (0)) - (2.0 * _c1)) + tl.load(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + (-1) * TX + (0))))) + (0.125 * ((tl.load(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (1)) - (2.0 * _c1)) + tl.load(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (-1))))) + _c1)).to(_dt)
-                    _v = tl.where(_keep1, _m0, _v)
+                    _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_00)).to(_dt)
+                    _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
+                    _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
+                    _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
+                    _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_10)).to(_dt)
+                    _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
+                    _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
+                    _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                tl.store(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + 0, _n0)
-                tl.store(_buf + 3 * ((TY + 2 * GR) * TX) + _tile + 0, _n1)
+                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                tl.store(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+                tl.store(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+                tl.store(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+                tl.store(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+                tl.store(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+                tl.store(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+                tl.store(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+                tl.store(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
                 tl.debug_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
         if GRID_SYNC:
             _arrived += _nprog
             tl.debug_barrier()
@@ -1422,18 +2096,32 @@ def _plane_diagonals_persistent0(B, A, L, M, N, B_stride0, B_stride1, B_stride2,
 @gluon.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
 def _plane_diagonals_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _planes, _rows, _cols, _chunks, _groups, _g_lo, _g_hi, _sync, TY: gl.constexpr, TX: gl.constexpr, GR: gl.constexpr, HALO: gl.constexpr, GRID_SYNC: gl.constexpr):
     # samples/stencils_3d.py:56: for t in range(T):  (temporally blocked: streamed by planes, one iteration a group, planes in shared memory)
+    QY: gl.constexpr = TY // 2
+    QX: gl.constexpr = TX // 2
     _NW: gl.constexpr = gl.num_warps()
-    _L: gl.constexpr = gl.BlockedLayout([TY // _NW, 1], [1, 32], [_NW, 1], [1, 0])
+    _L: gl.constexpr = gl.BlockedLayout([QY // _NW, 1], [1, 32], [_NW, 1], [1, 0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
-    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TY * TX, 1]], [TY, TX], [1, 0])
-    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TY * TX // 2, 2 * GR * TX]], [TY, TX], [1, 0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX, 1]], [QY, QX], [1, 0])
+    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX // 2, 2 * GR * QX]], [QY, QX], [1, 0])
     _dt = _src.dtype.element_ty
-    _s0_0 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _s0_1 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _s1_0 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _s1_1 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _ly = gl.arange(0, TY, layout=gl.SliceLayout(1, _L))[:, None]
-    _lx = gl.arange(0, TX, layout=gl.SliceLayout(0, _L))[None, :]
+    _s0_0_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_0_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_0_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_0_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _qy = gl.arange(0, QY, layout=gl.SliceLayout(1, _L))[:, None]
+    _qx = gl.arange(0, QX, layout=gl.SliceLayout(0, _L))[None, :]
     _pid = gl.program_id(0)
     _nprog = gl.num_programs(0)
     _nty = gl.cdiv(_rows, TY - 2 * HALO)
@@ -1457,86 +2145,245 @@ def _plane_diagonals_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _pla
             _klo = _zs - 2
             _khi = _ze + 2
             _khi = _khi + (_khi - _klo) % 2
-            _gy = _y0 + _ly
-            _gx = _x0 + _lx
-            _inside = (_gy >= 0) & (_gy < _rows) & (_gx >= 0) & (_gx < _cols)
-            _at = _gy * _cols + _gx
-            _own = _inside & (_ly >= HALO) & (_ly < TY - HALO) & (_lx >= HALO) & (_lx < TX - HALO)
-            _keep0 = (_gy < 2) | (_gy >= (M - 1)) | (_gx < 1) | (_gx >= (N - 1))
-            _keep1 = (_gy < 1) | (_gy >= (M - 1)) | (_gx < 1) | (_gx >= (N - 1))
-            _pre = gl.load(_from + _klo * _nxy + _at, mask=_inside & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb = gl.load(_other + (_klo - 1) * _nxy + _at, mask=_keep0 & _inside & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0 = gl.zeros([TY, TX], _dt, _L)
-            _c0 = gl.zeros([TY, TX], _dt, _L)
-            _m1 = gl.zeros([TY, TX], _dt, _L)
-            _c1 = gl.zeros([TY, TX], _dt, _L)
+            _ly0 = 2 * _qy + 0
+            _gy0 = _y0 + _ly0
+            _lx0 = 2 * _qx + 0
+            _gx0 = _x0 + _lx0
+            _ly1 = 2 * _qy + 1
+            _gy1 = _y0 + _ly1
+            _lx1 = 2 * _qx + 1
+            _gx1 = _x0 + _lx1
+            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_00 = _gy0 * _cols + _gx0
+            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_00 = (_gy0 < 2) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_01 = _gy0 * _cols + _gx1
+            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_01 = (_gy0 < 2) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_10 = _gy1 * _cols + _gx0
+            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_10 = (_gy1 < 2) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_11 = _gy1 * _cols + _gx1
+            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_11 = (_gy1 < 2) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_00 = gl.zeros([QY, QX], _dt, _L)
+            _c0_00 = gl.zeros([QY, QX], _dt, _L)
+            _m1_00 = gl.zeros([QY, QX], _dt, _L)
+            _c1_00 = gl.zeros([QY, QX], _dt, _L)
+            _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_01 = gl.zeros([QY, QX], _dt, _L)
+            _c0_01 = gl.zeros([QY, QX], _dt, _L)
+            _m1_01 = gl.zeros([QY, QX], _dt, _L)
+            _c1_01 = gl.zeros([QY, QX], _dt, _L)
+            _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_10 = gl.zeros([QY, QX], _dt, _L)
+            _c0_10 = gl.zeros([QY, QX], _dt, _L)
+            _m1_10 = gl.zeros([QY, QX], _dt, _L)
+            _c1_10 = gl.zeros([QY, QX], _dt, _L)
+            _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_11 = gl.zeros([QY, QX], _dt, _L)
+            _c0_11 = gl.zeros([QY, QX], _dt, _L)
+            _m1_11 = gl.zeros([QY, QX], _dt, _L)
+            _c1_11 = gl.zeros([QY, QX], _dt, _L)
             for _k2 in range(_klo, _khi, 2):
                 _kk = _k2
-                _n0 = _pre
-                _pre = gl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = gl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 2) & (_z < (L - 1)):
-                    _v = (((0.1 * (((((_s0_1.index(GR * TX + (-1) * TX + (-1))._reinterpret(_dt, [TY, TX], _WL).load(_L) + _s0_1.index(GR * TX + (-1) * TX + (1))._reinterpret(_dt, [TY, TX], _WL).load(_L)) + _s0_1.index(GR * TX + (1) * TX + (-1))._reinterpret(_dt, [TY, TX], _WL).load(_L)) + _s0_1.index(GR * TX + (1) * TX + (1))._reinterpret(_dt, [TY, TX], _WL).load(_L)) + _m0) + _n0)) + (0.4 * _c0))).to(_dt)
-                    _v = gl.where(_keep0, _b1, _v)
+                    _v_00 = (((0.1 * (((((_s0_1_11.index(GR * QX + (-1) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) + _m0_00) + _n0_00)) + (0.4 * _c0_00))).to(_dt)
+                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = (((0.1 * (((((_s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s0_1_10.index(GR * QX + (-1) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_01) + _n0_01)) + (0.4 * _c0_01))).to(_dt)
+                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = (((0.1 * (((((_s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _c0_01) + _s0_1_01.index(GR * QX + (1) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_10) + _n0_10)) + (0.4 * _c0_10))).to(_dt)
+                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = (((0.1 * (((((_c0_00 + _s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_00.index(GR * QX + (1) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_11) + _n0_11)) + (0.4 * _c0_11))).to(_dt)
+                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = gl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                _n1 = _v
+                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((0.25 * (_s1_1.index(GR * TX + (0) * TX + (-1))._reinterpret(_dt, [TY, TX], _WL).load(_L) + _s1_1.index(GR * TX + (1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L))) + (0.5 * _c1))).to(_dt)
-                    _v = gl.where(_keep1, _m0, _v)
+                    _v_00 = (((0.25 * (_s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _c1_10)) + (0.5 * _c1_00))).to(_dt)
+                    _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+                    _v_01 = (((0.25 * (_c1_00 + _c1_11)) + (0.5 * _c1_01))).to(_dt)
+                    _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+                    _v_10 = (((0.25 * (_s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s1_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L))) + (0.5 * _c1_10))).to(_dt)
+                    _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+                    _v_11 = (((0.25 * (_c1_10 + _s1_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L))) + (0.5 * _c1_11))).to(_dt)
+                    _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                _s0_0.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n0)
-                _s1_0.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n1)
+                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+                _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+                _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+                _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+                _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+                _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+                _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+                _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
                 gl.thread_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
                 _kk = (_k2 + 1)
-                _n0 = _pre
-                _pre = gl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = gl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 2) & (_z < (L - 1)):
-                    _v = (((0.1 * (((((_s0_0.index(GR * TX + (-1) * TX + (-1))._reinterpret(_dt, [TY, TX], _WL).load(_L) + _s0_0.index(GR * TX + (-1) * TX + (1))._reinterpret(_dt, [TY, TX], _WL).load(_L)) + _s0_0.index(GR * TX + (1) * TX + (-1))._reinterpret(_dt, [TY, TX], _WL).load(_L)) + _s0_0.index(GR * TX + (1) * TX + (1))._reinterpret(_dt, [TY, TX], _WL).load(_L)) + _m0) + _n0)) + (0.4 * _c0))).to(_dt)
-                    _v = gl.where(_keep0, _b1, _v)
+                    _v_00 = (((0.1 * (((((_s0_0_11.index(GR * QX + (-1) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) + _m0_00) + _n0_00)) + (0.4 * _c0_00))).to(_dt)
+                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = (((0.1 * (((((_s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s0_0_10.index(GR * QX + (-1) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_01) + _n0_01)) + (0.4 * _c0_01))).to(_dt)
+                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = (((0.1 * (((((_s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _c0_01) + _s0_0_01.index(GR * QX + (1) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_10) + _n0_10)) + (0.4 * _c0_10))).to(_dt)
+                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = (((0.1 * (((((_c0_00 + _s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_00.index(GR * QX + (1) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_11) + _n0_11)) + (0.4 * _c0_11))).to(_dt)
+                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = gl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                _n1 = _v
+                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((0.25 * (_s1_0.index(GR * TX + (0) * TX + (-1))._reinterpret(_dt, [TY, TX], _WL).load(_L) + _s1_0.index(GR * TX + (1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L))) + (0.5 * _c1))).to(_dt)
-                    _v = gl.where(_keep1, _m0, _v)
+                    _v_00 = (((0.25 * (_s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _c1_10)) + (0.5 * _c1_00))).to(_dt)
+                    _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+                    _v_01 = (((0.25 * (_c1_00 + _c1_11)) + (0.5 * _c1_01))).to(_dt)
+                    _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+                    _v_10 = (((0.25 * (_s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s1_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L))) + (0.5 * _c1_10))).to(_dt)
+                    _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+                    _v_11 = (((0.25 * (_c1_10 + _s1_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L))) + (0.5 * _c1_11))).to(_dt)
+                    _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                _s0_1.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n0)
-                _s1_1.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n1)
+                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+                _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+                _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+                _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+                _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+                _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+                _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+                _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
                 gl.thread_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
         if GRID_SYNC:
             _arrived += _nprog
             gl.thread_barrier()
@@ -1549,11 +2396,13 @@ def _plane_diagonals_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _pla
 @triton.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
 def _plane_diagonals_persistent0_blocked_twin(_src, _dst, _other, L, M, N, _scratch, _planes, _rows, _cols, _chunks, _groups, _g_lo, _g_hi, _sync, TY: tl.constexpr, TX: tl.constexpr, GR: tl.constexpr, HALO: tl.constexpr, GRID_SYNC: tl.constexpr):
     # samples/stencils_3d.py:56: for t in range(T):  (temporally blocked: streamed by planes, one iteration a group, planes in a global scratch)
+    QY: tl.constexpr = TY // 2
+    QX: tl.constexpr = TX // 2
     _dt = _src.dtype.element_ty
-    _ly = tl.arange(0, TY)[:, None]
-    _lx = tl.arange(0, TX)[None, :]
-    _buf = _scratch + tl.program_id(0).to(tl.int64) * (4 * (TY + 2 * GR) * TX)
-    _tile = GR * TX + _ly * TX + _lx
+    _qy = tl.arange(0, QY)[:, None]
+    _qx = tl.arange(0, QX)[None, :]
+    _buf = _scratch + tl.program_id(0).to(tl.int64) * (16 * (QY + 2 * GR) * QX)
+    _tile = GR * QX + _qy * QX + _qx
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _nty = tl.cdiv(_rows, TY - 2 * HALO)
@@ -1577,86 +2426,245 @@ def _plane_diagonals_persistent0_blocked_twin(_src, _dst, _other, L, M, N, _scra
             _klo = _zs - 2
             _khi = _ze + 2
             _khi = _khi + (_khi - _klo) % 2
-            _gy = _y0 + _ly
-            _gx = _x0 + _lx
-            _inside = (_gy >= 0) & (_gy < _rows) & (_gx >= 0) & (_gx < _cols)
-            _at = _gy * _cols + _gx
-            _own = _inside & (_ly >= HALO) & (_ly < TY - HALO) & (_lx >= HALO) & (_lx < TX - HALO)
-            _keep0 = (_gy < 2) | (_gy >= (M - 1)) | (_gx < 1) | (_gx >= (N - 1))
-            _keep1 = (_gy < 1) | (_gy >= (M - 1)) | (_gx < 1) | (_gx >= (N - 1))
-            _pre = tl.load(_from + _klo * _nxy + _at, mask=_inside & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb = tl.load(_other + (_klo - 1) * _nxy + _at, mask=_keep0 & _inside & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0 = tl.zeros([TY, TX], _dt)
-            _c0 = tl.zeros([TY, TX], _dt)
-            _m1 = tl.zeros([TY, TX], _dt)
-            _c1 = tl.zeros([TY, TX], _dt)
+            _ly0 = 2 * _qy + 0
+            _gy0 = _y0 + _ly0
+            _lx0 = 2 * _qx + 0
+            _gx0 = _x0 + _lx0
+            _ly1 = 2 * _qy + 1
+            _gy1 = _y0 + _ly1
+            _lx1 = 2 * _qx + 1
+            _gx1 = _x0 + _lx1
+            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_00 = _gy0 * _cols + _gx0
+            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_00 = (_gy0 < 2) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_01 = _gy0 * _cols + _gx1
+            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_01 = (_gy0 < 2) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_10 = _gy1 * _cols + _gx0
+            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_10 = (_gy1 < 2) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_11 = _gy1 * _cols + _gx1
+            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_11 = (_gy1 < 2) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _pre_00 = tl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_00 = tl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_00 = tl.zeros([QY, QX], _dt)
+            _c0_00 = tl.zeros([QY, QX], _dt)
+            _m1_00 = tl.zeros([QY, QX], _dt)
+            _c1_00 = tl.zeros([QY, QX], _dt)
+            _pre_01 = tl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_01 = tl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_01 = tl.zeros([QY, QX], _dt)
+            _c0_01 = tl.zeros([QY, QX], _dt)
+            _m1_01 = tl.zeros([QY, QX], _dt)
+            _c1_01 = tl.zeros([QY, QX], _dt)
+            _pre_10 = tl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_10 = tl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_10 = tl.zeros([QY, QX], _dt)
+            _c0_10 = tl.zeros([QY, QX], _dt)
+            _m1_10 = tl.zeros([QY, QX], _dt)
+            _c1_10 = tl.zeros([QY, QX], _dt)
+            _pre_11 = tl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_11 = tl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_11 = tl.zeros([QY, QX], _dt)
+            _c0_11 = tl.zeros([QY, QX], _dt)
+            _m1_11 = tl.zeros([QY, QX], _dt)
+            _c1_11 = tl.zeros([QY, QX], _dt)
             for _k2 in range(_klo, _khi, 2):
                 _kk = _k2
-                _n0 = _pre
-                _pre = tl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = tl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 2) & (_z < (L - 1)):
-                    _v = (((0.1 * (((((tl.load(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + (-1) * TX + (-1)) + tl.load(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + (-1) * TX + (1))) + tl.load(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + (1) * TX + (-1))) + tl.load(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + (1) * TX + (1))) + _m0) + _n0)) + (0.4 * _c0))).to(_dt)
-                    _v = tl.where(_keep0, _b1, _v)
+                    _v_00 = (((0.1 * (((((tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (-1)) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c0_11) + _m0_00) + _n0_00)) + (0.4 * _c0_00))).to(_dt)
+                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = (((0.1 * (((((tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0)) + tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (1))) + _c0_10) + tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) + _m0_01) + _n0_01)) + (0.4 * _c0_01))).to(_dt)
+                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = (((0.1 * (((((tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)) + _c0_01) + tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (-1))) + tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + _m0_10) + _n0_10)) + (0.4 * _c0_10))).to(_dt)
+                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = (((0.1 * (((((_c0_00 + tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) + tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (1))) + _m0_11) + _n0_11)) + (0.4 * _c0_11))).to(_dt)
+                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = tl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                _n1 = _v
+                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((0.25 * (tl.load(_buf + 3 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (-1)) + tl.load(_buf + 3 * ((TY + 2 * GR) * TX) + _tile + (1) * TX + (0)))) + (0.5 * _c1))).to(_dt)
-                    _v = tl.where(_keep1, _m0, _v)
+                    _v_00 = (((0.25 * (tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)) + _c1_10)) + (0.5 * _c1_00))).to(_dt)
+                    _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
+                    _v_01 = (((0.25 * (_c1_00 + _c1_11)) + (0.5 * _c1_01))).to(_dt)
+                    _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
+                    _v_10 = (((0.25 * (tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)) + tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)))) + (0.5 * _c1_10))).to(_dt)
+                    _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
+                    _v_11 = (((0.25 * (_c1_10 + tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)))) + (0.5 * _c1_11))).to(_dt)
+                    _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                tl.store(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + 0, _n0)
-                tl.store(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + 0, _n1)
+                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                tl.store(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+                tl.store(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+                tl.store(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+                tl.store(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+                tl.store(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+                tl.store(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+                tl.store(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+                tl.store(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
                 tl.debug_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
                 _kk = (_k2 + 1)
-                _n0 = _pre
-                _pre = tl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = tl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 2) & (_z < (L - 1)):
-                    _v = (((0.1 * (((((tl.load(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + (-1) * TX + (-1)) + tl.load(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + (-1) * TX + (1))) + tl.load(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + (1) * TX + (-1))) + tl.load(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + (1) * TX + (1))) + _m0) + _n0)) + (0.4 * _c0))).to(_dt)
-                    _v = tl.where(_keep0, _b1, _v)
+                    _v_00 = (((0.1 * (((((tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (-1)) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c0_11) + _m0_00) + _n0_00)) + (0.4 * _c0_00))).to(_dt)
+                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = (((0.1 * (((((tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0)) + tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (1))) + _c0_10) + tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) + _m0_01) + _n0_01)) + (0.4 * _c0_01))).to(_dt)
+                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = (((0.1 * (((((tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)) + _c0_01) + tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (-1))) + tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + _m0_10) + _n0_10)) + (0.4 * _c0_10))).to(_dt)
+                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = (((0.1 * (((((_c0_00 + tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) + tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (1))) + _m0_11) + _n0_11)) + (0.4 * _c0_11))).to(_dt)
+                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = tl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                _n1 = _v
+                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((0.25 * (tl.load(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (-1)) + tl.load(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + (1) * TX + (0)))) + (0.5 * _c1))).to(_dt)
-                    _v = tl.where(_keep1, _m0, _v)
+                    _v_00 = (((0.25 * (tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)) + _c1_10)) + (0.5 * _c1_00))).to(_dt)
+                    _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
+                    _v_01 = (((0.25 * (_c1_00 + _c1_11)) + (0.5 * _c1_01))).to(_dt)
+                    _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
+                    _v_10 = (((0.25 * (tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)) + tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)))) + (0.5 * _c1_10))).to(_dt)
+                    _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
+                    _v_11 = (((0.25 * (_c1_10 + tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)))) + (0.5 * _c1_11))).to(_dt)
+                    _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                tl.store(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + 0, _n0)
-                tl.store(_buf + 3 * ((TY + 2 * GR) * TX) + _tile + 0, _n1)
+                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                tl.store(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+                tl.store(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+                tl.store(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+                tl.store(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+                tl.store(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+                tl.store(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+                tl.store(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+                tl.store(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
                 tl.debug_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
         if GRID_SYNC:
             _arrived += _nprog
             tl.debug_barrier()
@@ -1750,18 +2758,32 @@ def _upwind_persistent0(B, A, L, M, N, c: "fp64", B_stride0, B_stride1, B_stride
 @gluon.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
 def _upwind_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, c: "fp64", _planes, _rows, _cols, _chunks, _groups, _g_lo, _g_hi, _sync, TY: gl.constexpr, TX: gl.constexpr, GR: gl.constexpr, HALO: gl.constexpr, GRID_SYNC: gl.constexpr):
     # samples/stencils_3d.py:77: for t in range(T):  (temporally blocked: streamed by planes, one iteration a group, planes in shared memory)
+    QY: gl.constexpr = TY // 2
+    QX: gl.constexpr = TX // 2
     _NW: gl.constexpr = gl.num_warps()
-    _L: gl.constexpr = gl.BlockedLayout([TY // _NW, 1], [1, 32], [_NW, 1], [1, 0])
+    _L: gl.constexpr = gl.BlockedLayout([QY // _NW, 1], [1, 32], [_NW, 1], [1, 0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
-    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TY * TX, 1]], [TY, TX], [1, 0])
-    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TY * TX // 2, 2 * GR * TX]], [TY, TX], [1, 0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX, 1]], [QY, QX], [1, 0])
+    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX // 2, 2 * GR * QX]], [QY, QX], [1, 0])
     _dt = _src.dtype.element_ty
-    _s0_0 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _s0_1 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _s1_0 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _s1_1 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _ly = gl.arange(0, TY, layout=gl.SliceLayout(1, _L))[:, None]
-    _lx = gl.arange(0, TX, layout=gl.SliceLayout(0, _L))[None, :]
+    _s0_0_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_0_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_0_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_0_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _qy = gl.arange(0, QY, layout=gl.SliceLayout(1, _L))[:, None]
+    _qx = gl.arange(0, QX, layout=gl.SliceLayout(0, _L))[None, :]
     _pid = gl.program_id(0)
     _nprog = gl.num_programs(0)
     _nty = gl.cdiv(_rows, TY - 2 * HALO)
@@ -1785,86 +2807,245 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, c: "fp64", _p
             _klo = _zs - 2
             _khi = _ze + 2
             _khi = _khi + (_khi - _klo) % 2
-            _gy = _y0 + _ly
-            _gx = _x0 + _lx
-            _inside = (_gy >= 0) & (_gy < _rows) & (_gx >= 0) & (_gx < _cols)
-            _at = _gy * _cols + _gx
-            _own = _inside & (_ly >= HALO) & (_ly < TY - HALO) & (_lx >= HALO) & (_lx < TX - HALO)
-            _keep0 = (_gy < 1) | (_gy >= M) | (_gx < 1) | (_gx >= N)
-            _keep1 = (_gy < 1) | (_gy >= M) | (_gx < 1) | (_gx >= N)
-            _pre = gl.load(_from + _klo * _nxy + _at, mask=_inside & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb = gl.load(_other + (_klo - 1) * _nxy + _at, mask=_keep0 & _inside & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0 = gl.zeros([TY, TX], _dt, _L)
-            _c0 = gl.zeros([TY, TX], _dt, _L)
-            _m1 = gl.zeros([TY, TX], _dt, _L)
-            _c1 = gl.zeros([TY, TX], _dt, _L)
+            _ly0 = 2 * _qy + 0
+            _gy0 = _y0 + _ly0
+            _lx0 = 2 * _qx + 0
+            _gx0 = _x0 + _lx0
+            _ly1 = 2 * _qy + 1
+            _gy1 = _y0 + _ly1
+            _lx1 = 2 * _qx + 1
+            _gx1 = _x0 + _lx1
+            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_00 = _gy0 * _cols + _gx0
+            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_00 = (_gy0 < 1) | (_gy0 >= M) | (_gx0 < 1) | (_gx0 >= N)
+            _keep1_00 = (_gy0 < 1) | (_gy0 >= M) | (_gx0 < 1) | (_gx0 >= N)
+            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_01 = _gy0 * _cols + _gx1
+            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_01 = (_gy0 < 1) | (_gy0 >= M) | (_gx1 < 1) | (_gx1 >= N)
+            _keep1_01 = (_gy0 < 1) | (_gy0 >= M) | (_gx1 < 1) | (_gx1 >= N)
+            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_10 = _gy1 * _cols + _gx0
+            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_10 = (_gy1 < 1) | (_gy1 >= M) | (_gx0 < 1) | (_gx0 >= N)
+            _keep1_10 = (_gy1 < 1) | (_gy1 >= M) | (_gx0 < 1) | (_gx0 >= N)
+            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_11 = _gy1 * _cols + _gx1
+            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_11 = (_gy1 < 1) | (_gy1 >= M) | (_gx1 < 1) | (_gx1 >= N)
+            _keep1_11 = (_gy1 < 1) | (_gy1 >= M) | (_gx1 < 1) | (_gx1 >= N)
+            _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_00 = gl.zeros([QY, QX], _dt, _L)
+            _c0_00 = gl.zeros([QY, QX], _dt, _L)
+            _m1_00 = gl.zeros([QY, QX], _dt, _L)
+            _c1_00 = gl.zeros([QY, QX], _dt, _L)
+            _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_01 = gl.zeros([QY, QX], _dt, _L)
+            _c0_01 = gl.zeros([QY, QX], _dt, _L)
+            _m1_01 = gl.zeros([QY, QX], _dt, _L)
+            _c1_01 = gl.zeros([QY, QX], _dt, _L)
+            _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_10 = gl.zeros([QY, QX], _dt, _L)
+            _c0_10 = gl.zeros([QY, QX], _dt, _L)
+            _m1_10 = gl.zeros([QY, QX], _dt, _L)
+            _c1_10 = gl.zeros([QY, QX], _dt, _L)
+            _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_11 = gl.zeros([QY, QX], _dt, _L)
+            _c0_11 = gl.zeros([QY, QX], _dt, _L)
+            _m1_11 = gl.zeros([QY, QX], _dt, _L)
+            _c1_11 = gl.zeros([QY, QX], _dt, _L)
             for _k2 in range(_klo, _khi, 2):
                 _kk = _k2
-                _n0 = _pre
-                _pre = gl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = gl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < L):
-                    _v = ((_c0 - (c * ((((3.0 * _c0) - _m0) - _s0_1.index(GR * TX + (-1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L)) - _s0_1.index(GR * TX + (0) * TX + (-1))._reinterpret(_dt, [TY, TX], _WL).load(_L))))).to(_dt)
-                    _v = gl.where(_keep0, _b1, _v)
+                    _v_00 = ((_c0_00 - (c * ((((3.0 * _c0_00) - _m0_00) - _s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = ((_c0_01 - (c * ((((3.0 * _c0_01) - _m0_01) - _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _c0_00)))).to(_dt)
+                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = ((_c0_10 - (c * ((((3.0 * _c0_10) - _m0_10) - _c0_00) - _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = ((_c0_11 - (c * ((((3.0 * _c0_11) - _m0_11) - _c0_01) - _c0_10)))).to(_dt)
+                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = gl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                _n1 = _v
+                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < L):
-                    _v = ((_c1 - (c * ((((3.0 * _c1) - _m1) - _s1_1.index(GR * TX + (-1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L)) - _s1_1.index(GR * TX + (0) * TX + (-1))._reinterpret(_dt, [TY, TX], _WL).load(_L))))).to(_dt)
-                    _v = gl.where(_keep1, _m0, _v)
+                    _v_00 = ((_c1_00 - (c * ((((3.0 * _c1_00) - _m1_00) - _s1_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                    _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+                    _v_01 = ((_c1_01 - (c * ((((3.0 * _c1_01) - _m1_01) - _s1_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _c1_00)))).to(_dt)
+                    _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+                    _v_10 = ((_c1_10 - (c * ((((3.0 * _c1_10) - _m1_10) - _c1_00) - _s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                    _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+                    _v_11 = ((_c1_11 - (c * ((((3.0 * _c1_11) - _m1_11) - _c1_01) - _c1_10)))).to(_dt)
+                    _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                _s0_0.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n0)
-                _s1_0.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n1)
+                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+                _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+                _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+                _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+                _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+                _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+                _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+                _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
                 gl.thread_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
                 _kk = (_k2 + 1)
-                _n0 = _pre
-                _pre = gl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = gl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < L):
-                    _v = ((_c0 - (c * ((((3.0 * _c0) - _m0) - _s0_0.index(GR * TX + (-1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L)) - _s0_0.index(GR * TX + (0) * TX + (-1))._reinterpret(_dt, [TY, TX], _WL).load(_L))))).to(_dt)
-                    _v = gl.where(_keep0, _b1, _v)
+                    _v_00 = ((_c0_00 - (c * ((((3.0 * _c0_00) - _m0_00) - _s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = ((_c0_01 - (c * ((((3.0 * _c0_01) - _m0_01) - _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _c0_00)))).to(_dt)
+                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = ((_c0_10 - (c * ((((3.0 * _c0_10) - _m0_10) - _c0_00) - _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = ((_c0_11 - (c * ((((3.0 * _c0_11) - _m0_11) - _c0_01) - _c0_10)))).to(_dt)
+                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = gl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                _n1 = _v
+                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < L):
-                    _v = ((_c1 - (c * ((((3.0 * _c1) - _m1) - _s1_0.index(GR * TX + (-1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L)) - _s1_0.index(GR * TX + (0) * TX + (-1))._reinterpret(_dt, [TY, TX], _WL).load(_L))))).to(_dt)
-                    _v = gl.where(_keep1, _m0, _v)
+                    _v_00 = ((_c1_00 - (c * ((((3.0 * _c1_00) - _m1_00) - _s1_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                    _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+                    _v_01 = ((_c1_01 - (c * ((((3.0 * _c1_01) - _m1_01) - _s1_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _c1_00)))).to(_dt)
+                    _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+                    _v_10 = ((_c1_10 - (c * ((((3.0 * _c1_10) - _m1_10) - _c1_00) - _s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                    _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+                    _v_11 = ((_c1_11 - (c * ((((3.0 * _c1_11) - _m1_11) - _c1_01) - _c1_10)))).to(_dt)
+                    _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                _s0_1.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n0)
-                _s1_1.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n1)
+                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+                _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+                _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+                _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+                _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+                _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+                _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+                _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
                 gl.thread_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
         if GRID_SYNC:
             _arrived += _nprog
             gl.thread_barrier()
@@ -1877,11 +3058,13 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, c: "fp64", _p
 @triton.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
 def _upwind_persistent0_blocked_twin(_src, _dst, _other, L, M, N, c: "fp64", _scratch, _planes, _rows, _cols, _chunks, _groups, _g_lo, _g_hi, _sync, TY: tl.constexpr, TX: tl.constexpr, GR: tl.constexpr, HALO: tl.constexpr, GRID_SYNC: tl.constexpr):
     # samples/stencils_3d.py:77: for t in range(T):  (temporally blocked: streamed by planes, one iteration a group, planes in a global scratch)
+    QY: tl.constexpr = TY // 2
+    QX: tl.constexpr = TX // 2
     _dt = _src.dtype.element_ty
-    _ly = tl.arange(0, TY)[:, None]
-    _lx = tl.arange(0, TX)[None, :]
-    _buf = _scratch + tl.program_id(0).to(tl.int64) * (4 * (TY + 2 * GR) * TX)
-    _tile = GR * TX + _ly * TX + _lx
+    _qy = tl.arange(0, QY)[:, None]
+    _qx = tl.arange(0, QX)[None, :]
+    _buf = _scratch + tl.program_id(0).to(tl.int64) * (16 * (QY + 2 * GR) * QX)
+    _tile = GR * QX + _qy * QX + _qx
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _nty = tl.cdiv(_rows, TY - 2 * HALO)
@@ -1905,86 +3088,245 @@ def _upwind_persistent0_blocked_twin(_src, _dst, _other, L, M, N, c: "fp64", _sc
             _klo = _zs - 2
             _khi = _ze + 2
             _khi = _khi + (_khi - _klo) % 2
-            _gy = _y0 + _ly
-            _gx = _x0 + _lx
-            _inside = (_gy >= 0) & (_gy < _rows) & (_gx >= 0) & (_gx < _cols)
-            _at = _gy * _cols + _gx
-            _own = _inside & (_ly >= HALO) & (_ly < TY - HALO) & (_lx >= HALO) & (_lx < TX - HALO)
-            _keep0 = (_gy < 1) | (_gy >= M) | (_gx < 1) | (_gx >= N)
-            _keep1 = (_gy < 1) | (_gy >= M) | (_gx < 1) | (_gx >= N)
-            _pre = tl.load(_from + _klo * _nxy + _at, mask=_inside & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb = tl.load(_other + (_klo - 1) * _nxy + _at, mask=_keep0 & _inside & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0 = tl.zeros([TY, TX], _dt)
-            _c0 = tl.zeros([TY, TX], _dt)
-            _m1 = tl.zeros([TY, TX], _dt)
-            _c1 = tl.zeros([TY, TX], _dt)
+            _ly0 = 2 * _qy + 0
+            _gy0 = _y0 + _ly0
+            _lx0 = 2 * _qx + 0
+            _gx0 = _x0 + _lx0
+            _ly1 = 2 * _qy + 1
+            _gy1 = _y0 + _ly1
+            _lx1 = 2 * _qx + 1
+            _gx1 = _x0 + _lx1
+            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_00 = _gy0 * _cols + _gx0
+            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_00 = (_gy0 < 1) | (_gy0 >= M) | (_gx0 < 1) | (_gx0 >= N)
+            _keep1_00 = (_gy0 < 1) | (_gy0 >= M) | (_gx0 < 1) | (_gx0 >= N)
+            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_01 = _gy0 * _cols + _gx1
+            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_01 = (_gy0 < 1) | (_gy0 >= M) | (_gx1 < 1) | (_gx1 >= N)
+            _keep1_01 = (_gy0 < 1) | (_gy0 >= M) | (_gx1 < 1) | (_gx1 >= N)
+            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_10 = _gy1 * _cols + _gx0
+            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_10 = (_gy1 < 1) | (_gy1 >= M) | (_gx0 < 1) | (_gx0 >= N)
+            _keep1_10 = (_gy1 < 1) | (_gy1 >= M) | (_gx0 < 1) | (_gx0 >= N)
+            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_11 = _gy1 * _cols + _gx1
+            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_11 = (_gy1 < 1) | (_gy1 >= M) | (_gx1 < 1) | (_gx1 >= N)
+            _keep1_11 = (_gy1 < 1) | (_gy1 >= M) | (_gx1 < 1) | (_gx1 >= N)
+            _pre_00 = tl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_00 = tl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_00 = tl.zeros([QY, QX], _dt)
+            _c0_00 = tl.zeros([QY, QX], _dt)
+            _m1_00 = tl.zeros([QY, QX], _dt)
+            _c1_00 = tl.zeros([QY, QX], _dt)
+            _pre_01 = tl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_01 = tl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_01 = tl.zeros([QY, QX], _dt)
+            _c0_01 = tl.zeros([QY, QX], _dt)
+            _m1_01 = tl.zeros([QY, QX], _dt)
+            _c1_01 = tl.zeros([QY, QX], _dt)
+            _pre_10 = tl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_10 = tl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_10 = tl.zeros([QY, QX], _dt)
+            _c0_10 = tl.zeros([QY, QX], _dt)
+            _m1_10 = tl.zeros([QY, QX], _dt)
+            _c1_10 = tl.zeros([QY, QX], _dt)
+            _pre_11 = tl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_11 = tl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_11 = tl.zeros([QY, QX], _dt)
+            _c0_11 = tl.zeros([QY, QX], _dt)
+            _m1_11 = tl.zeros([QY, QX], _dt)
+            _c1_11 = tl.zeros([QY, QX], _dt)
             for _k2 in range(_klo, _khi, 2):
                 _kk = _k2
-                _n0 = _pre
-                _pre = tl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = tl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < L):
-                    _v = ((_c0 - (c * ((((3.0 * _c0) - _m0) - tl.load(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + (-1) * TX + (0))) - tl.load(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (-1)))))).to(_dt)
-                    _v = tl.where(_keep0, _b1, _v)
+                    _v_00 = ((_c0_00 - (c * ((((3.0 * _c0_00) - _m0_00) - tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
+                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = ((_c0_01 - (c * ((((3.0 * _c0_01) - _m0_01) - tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - _c0_00)))).to(_dt)
+                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = ((_c0_10 - (c * ((((3.0 * _c0_10) - _m0_10) - _c0_00) - tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
+                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = ((_c0_11 - (c * ((((3.0 * _c0_11) - _m0_11) - _c0_01) - _c0_10)))).to(_dt)
+                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = tl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                _n1 = _v
+                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < L):
-                    _v = ((_c1 - (c * ((((3.0 * _c1) - _m1) - tl.load(_buf + 3 * ((TY + 2 * GR) * TX) + _tile + (-1) * TX + (0))) - tl.load(_buf + 3 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (-1)))))).to(_dt)
-                    _v = tl.where(_keep1, _m0, _v)
+                    _v_00 = ((_c1_00 - (c * ((((3.0 * _c1_00) - _m1_00) - tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
+                    _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
+                    _v_01 = ((_c1_01 - (c * ((((3.0 * _c1_01) - _m1_01) - tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - _c1_00)))).to(_dt)
+                    _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
+                    _v_10 = ((_c1_10 - (c * ((((3.0 * _c1_10) - _m1_10) - _c1_00) - tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
+                    _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
+                    _v_11 = ((_c1_11 - (c * ((((3.0 * _c1_11) - _m1_11) - _c1_01) - _c1_10)))).to(_dt)
+                    _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                tl.store(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + 0, _n0)
-                tl.store(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + 0, _n1)
+                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                tl.store(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+                tl.store(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+                tl.store(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+                tl.store(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+                tl.store(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+                tl.store(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+                tl.store(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+                tl.store(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
                 tl.debug_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
                 _kk = (_k2 + 1)
-                _n0 = _pre
-                _pre = tl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = tl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < L):
-                    _v = ((_c0 - (c * ((((3.0 * _c0) - _m0) - tl.load(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + (-1) * TX + (0))) - tl.load(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (-1)))))).to(_dt)
-                    _v = tl.where(_keep0, _b1, _v)
+                    _v_00 = ((_c0_00 - (c * ((((3.0 * _c0_00) - _m0_00) - tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
+                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = ((_c0_01 - (c * ((((3.0 * _c0_01) - _m0_01) - tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - _c0_00)))).to(_dt)
+                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = ((_c0_10 - (c * ((((3.0 * _c0_10) - _m0_10) - _c0_00) - tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
+                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = ((_c0_11 - (c * ((((3.0 * _c0_11) - _m0_11) - _c0_01) - _c0_10)))).to(_dt)
+                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = tl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                _n1 = _v
+                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < L):
-                    _v = ((_c1 - (c * ((((3.0 * _c1) - _m1) - tl.load(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + (-1) * TX + (0))) - tl.load(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (-1)))))).to(_dt)
-                    _v = tl.where(_keep1, _m0, _v)
+                    _v_00 = ((_c1_00 - (c * ((((3.0 * _c1_00) - _m1_00) - tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
+                    _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
+                    _v_01 = ((_c1_01 - (c * ((((3.0 * _c1_01) - _m1_01) - tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - _c1_00)))).to(_dt)
+                    _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
+                    _v_10 = ((_c1_10 - (c * ((((3.0 * _c1_10) - _m1_10) - _c1_00) - tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
+                    _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
+                    _v_11 = ((_c1_11 - (c * ((((3.0 * _c1_11) - _m1_11) - _c1_01) - _c1_10)))).to(_dt)
+                    _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                tl.store(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + 0, _n0)
-                tl.store(_buf + 3 * ((TY + 2 * GR) * TX) + _tile + 0, _n1)
+                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                tl.store(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+                tl.store(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+                tl.store(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+                tl.store(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+                tl.store(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+                tl.store(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+                tl.store(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+                tl.store(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
                 tl.debug_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
         if GRID_SYNC:
             _arrived += _nprog
             tl.debug_barrier()
@@ -2549,18 +3891,32 @@ def _heat_swap_persistent0(B, A, L, M, N, B_stride0, A_stride0, B_stride1, A_str
 @gluon.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
 def _heat_swap_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _planes, _rows, _cols, _chunks, _groups, _g_lo, _g_hi, _sync, TY: gl.constexpr, TX: gl.constexpr, GR: gl.constexpr, HALO: gl.constexpr, GRID_SYNC: gl.constexpr):
     # samples/stencils_3d.py:142: for t in range(T):  (temporally blocked: streamed by planes, one iteration a group, planes in shared memory)
+    QY: gl.constexpr = TY // 2
+    QX: gl.constexpr = TX // 2
     _NW: gl.constexpr = gl.num_warps()
-    _L: gl.constexpr = gl.BlockedLayout([TY // _NW, 1], [1, 32], [_NW, 1], [1, 0])
+    _L: gl.constexpr = gl.BlockedLayout([QY // _NW, 1], [1, 32], [_NW, 1], [1, 0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
-    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TY * TX, 1]], [TY, TX], [1, 0])
-    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TY * TX // 2, 2 * GR * TX]], [TY, TX], [1, 0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX, 1]], [QY, QX], [1, 0])
+    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX // 2, 2 * GR * QX]], [QY, QX], [1, 0])
     _dt = _src.dtype.element_ty
-    _s0_0 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _s0_1 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _s1_0 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _s1_1 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _ly = gl.arange(0, TY, layout=gl.SliceLayout(1, _L))[:, None]
-    _lx = gl.arange(0, TX, layout=gl.SliceLayout(0, _L))[None, :]
+    _s0_0_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_0_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_0_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_0_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _qy = gl.arange(0, QY, layout=gl.SliceLayout(1, _L))[:, None]
+    _qx = gl.arange(0, QX, layout=gl.SliceLayout(0, _L))[None, :]
     _pid = gl.program_id(0)
     _nprog = gl.num_programs(0)
     _nty = gl.cdiv(_rows, TY - 2 * HALO)
@@ -2584,86 +3940,241 @@ def _heat_swap_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _planes, _
             _klo = _zs - 2
             _khi = _ze + 2
             _khi = _khi + (_khi - _klo) % 2
-            _gy = _y0 + _ly
-            _gx = _x0 + _lx
-            _inside = (_gy >= 0) & (_gy < _rows) & (_gx >= 0) & (_gx < _cols)
-            _at = _gy * _cols + _gx
-            _own = _inside & (_ly >= HALO) & (_ly < TY - HALO) & (_lx >= HALO) & (_lx < TX - HALO)
-            _keep0 = (_gy < 1) | (_gy >= (M - 1)) | (_gx < 1) | (_gx >= (N - 1))
-            _keep1 = (_gy < 1) | (_gy >= (M - 1)) | (_gx < 1) | (_gx >= (N - 1))
-            _pre = gl.load(_from + _klo * _nxy + _at, mask=_inside & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb = gl.load(_other + (_klo - 1) * _nxy + _at, mask=_keep0 & _inside & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0 = gl.zeros([TY, TX], _dt, _L)
-            _c0 = gl.zeros([TY, TX], _dt, _L)
-            _m1 = gl.zeros([TY, TX], _dt, _L)
-            _c1 = gl.zeros([TY, TX], _dt, _L)
+            _ly0 = 2 * _qy + 0
+            _gy0 = _y0 + _ly0
+            _lx0 = 2 * _qx + 0
+            _gx0 = _x0 + _lx0
+            _ly1 = 2 * _qy + 1
+            _gy1 = _y0 + _ly1
+            _lx1 = 2 * _qx + 1
+            _gx1 = _x0 + _lx1
+            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_00 = _gy0 * _cols + _gx0
+            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_01 = _gy0 * _cols + _gx1
+            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_10 = _gy1 * _cols + _gx0
+            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_11 = _gy1 * _cols + _gx1
+            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_00 = gl.zeros([QY, QX], _dt, _L)
+            _c0_00 = gl.zeros([QY, QX], _dt, _L)
+            _m1_00 = gl.zeros([QY, QX], _dt, _L)
+            _c1_00 = gl.zeros([QY, QX], _dt, _L)
+            _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_01 = gl.zeros([QY, QX], _dt, _L)
+            _c0_01 = gl.zeros([QY, QX], _dt, _L)
+            _m1_01 = gl.zeros([QY, QX], _dt, _L)
+            _c1_01 = gl.zeros([QY, QX], _dt, _L)
+            _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_10 = gl.zeros([QY, QX], _dt, _L)
+            _c0_10 = gl.zeros([QY, QX], _dt, _L)
+            _m1_10 = gl.zeros([QY, QX], _dt, _L)
+            _c1_10 = gl.zeros([QY, QX], _dt, _L)
+            _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_11 = gl.zeros([QY, QX], _dt, _L)
+            _c0_11 = gl.zeros([QY, QX], _dt, _L)
+            _m1_11 = gl.zeros([QY, QX], _dt, _L)
+            _c1_11 = gl.zeros([QY, QX], _dt, _L)
             for _k2 in range(_klo, _khi, 2):
                 _kk = _k2
-                _n0 = _pre
-                _pre = gl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = gl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v = ((_c0 + (0.1 * ((((((_m0 + _n0) + _s0_1.index(GR * TX + (-1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L)) + _s0_1.index(GR * TX + (1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L)) + _s0_1.index(GR * TX + (0) * TX + (-1))._reinterpret(_dt, [TY, TX], _WL).load(_L)) + _s0_1.index(GR * TX + (0) * TX + (1))._reinterpret(_dt, [TY, TX], _WL).load(_L)) - (6.0 * _c0))))).to(_dt)
-                    _v = gl.where(_keep0, _b1, _v)
+                    _v_00 = ((_c0_00 + (0.1 * ((((((_m0_00 + _n0_00) + _s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_01) - (6.0 * _c0_00))))).to(_dt)
+                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = ((_c0_01 + (0.1 * ((((((_m0_01 + _n0_01) + _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) + _c0_00) + _s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c0_01))))).to(_dt)
+                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = ((_c0_10 + (0.1 * ((((((_m0_10 + _n0_10) + _c0_00) + _s0_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) - (6.0 * _c0_10))))).to(_dt)
+                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = ((_c0_11 + (0.1 * ((((((_m0_11 + _n0_11) + _c0_01) + _s0_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c0_11))))).to(_dt)
+                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = gl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1 = _v
+                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v = ((_c1 + (0.1 * ((((((_m1 + _n1) + _s1_1.index(GR * TX + (-1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L)) + _s1_1.index(GR * TX + (1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L)) + _s1_1.index(GR * TX + (0) * TX + (-1))._reinterpret(_dt, [TY, TX], _WL).load(_L)) + _s1_1.index(GR * TX + (0) * TX + (1))._reinterpret(_dt, [TY, TX], _WL).load(_L)) - (6.0 * _c1))))).to(_dt)
-                    _v = gl.where(_keep1, _m0, _v)
+                    _v_00 = ((_c1_00 + (0.1 * ((((((_m1_00 + _n1_00) + _s1_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_10) + _s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_01) - (6.0 * _c1_00))))).to(_dt)
+                    _v_00 = gl.where(_keep0_00, _m0_00, _v_00)
+                    _v_01 = ((_c1_01 + (0.1 * ((((((_m1_01 + _n1_01) + _s1_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_11) + _c1_00) + _s1_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c1_01))))).to(_dt)
+                    _v_01 = gl.where(_keep0_01, _m0_01, _v_01)
+                    _v_10 = ((_c1_10 + (0.1 * ((((((_m1_10 + _n1_10) + _c1_00) + _s1_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_11) - (6.0 * _c1_10))))).to(_dt)
+                    _v_10 = gl.where(_keep0_10, _m0_10, _v_10)
+                    _v_11 = ((_c1_11 + (0.1 * ((((((_m1_11 + _n1_11) + _c1_01) + _s1_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_10) + _s1_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c1_11))))).to(_dt)
+                    _v_11 = gl.where(_keep0_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                _s0_0.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n0)
-                _s1_0.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n1)
+                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+                _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+                _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+                _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+                _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+                _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+                _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+                _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
                 gl.thread_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
                 _kk = (_k2 + 1)
-                _n0 = _pre
-                _pre = gl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = gl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v = ((_c0 + (0.1 * ((((((_m0 + _n0) + _s0_0.index(GR * TX + (-1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L)) + _s0_0.index(GR * TX + (1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L)) + _s0_0.index(GR * TX + (0) * TX + (-1))._reinterpret(_dt, [TY, TX], _WL).load(_L)) + _s0_0.index(GR * TX + (0) * TX + (1))._reinterpret(_dt, [TY, TX], _WL).load(_L)) - (6.0 * _c0))))).to(_dt)
-                    _v = gl.where(_keep0, _b1, _v)
+                    _v_00 = ((_c0_00 + (0.1 * ((((((_m0_00 + _n0_00) + _s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_01) - (6.0 * _c0_00))))).to(_dt)
+                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = ((_c0_01 + (0.1 * ((((((_m0_01 + _n0_01) + _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) + _c0_00) + _s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c0_01))))).to(_dt)
+                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = ((_c0_10 + (0.1 * ((((((_m0_10 + _n0_10) + _c0_00) + _s0_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) - (6.0 * _c0_10))))).to(_dt)
+                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = ((_c0_11 + (0.1 * ((((((_m0_11 + _n0_11) + _c0_01) + _s0_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c0_11))))).to(_dt)
+                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = gl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1 = _v
+                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v = ((_c1 + (0.1 * ((((((_m1 + _n1) + _s1_0.index(GR * TX + (-1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L)) + _s1_0.index(GR * TX + (1) * TX + (0))._reinterpret(_dt, [TY, TX], _WL).load(_L)) + _s1_0.index(GR * TX + (0) * TX + (-1))._reinterpret(_dt, [TY, TX], _WL).load(_L)) + _s1_0.index(GR * TX + (0) * TX + (1))._reinterpret(_dt, [TY, TX], _WL).load(_L)) - (6.0 * _c1))))).to(_dt)
-                    _v = gl.where(_keep1, _m0, _v)
+                    _v_00 = ((_c1_00 + (0.1 * ((((((_m1_00 + _n1_00) + _s1_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_10) + _s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_01) - (6.0 * _c1_00))))).to(_dt)
+                    _v_00 = gl.where(_keep0_00, _m0_00, _v_00)
+                    _v_01 = ((_c1_01 + (0.1 * ((((((_m1_01 + _n1_01) + _s1_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_11) + _c1_00) + _s1_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c1_01))))).to(_dt)
+                    _v_01 = gl.where(_keep0_01, _m0_01, _v_01)
+                    _v_10 = ((_c1_10 + (0.1 * ((((((_m1_10 + _n1_10) + _c1_00) + _s1_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_11) - (6.0 * _c1_10))))).to(_dt)
+                    _v_10 = gl.where(_keep0_10, _m0_10, _v_10)
+                    _v_11 = ((_c1_11 + (0.1 * ((((((_m1_11 + _n1_11) + _c1_01) + _s1_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_10) + _s1_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c1_11))))).to(_dt)
+                    _v_11 = gl.where(_keep0_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                _s0_1.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n0)
-                _s1_1.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n1)
+                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+                _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+                _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+                _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+                _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+                _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+                _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+                _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
                 gl.thread_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
         if GRID_SYNC:
             _arrived += _nprog
             gl.thread_barrier()
@@ -2676,11 +4187,13 @@ def _heat_swap_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _planes, _
 @triton.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
 def _heat_swap_persistent0_blocked_twin(_src, _dst, _other, L, M, N, _scratch, _planes, _rows, _cols, _chunks, _groups, _g_lo, _g_hi, _sync, TY: tl.constexpr, TX: tl.constexpr, GR: tl.constexpr, HALO: tl.constexpr, GRID_SYNC: tl.constexpr):
     # samples/stencils_3d.py:142: for t in range(T):  (temporally blocked: streamed by planes, one iteration a group, planes in a global scratch)
+    QY: tl.constexpr = TY // 2
+    QX: tl.constexpr = TX // 2
     _dt = _src.dtype.element_ty
-    _ly = tl.arange(0, TY)[:, None]
-    _lx = tl.arange(0, TX)[None, :]
-    _buf = _scratch + tl.program_id(0).to(tl.int64) * (4 * (TY + 2 * GR) * TX)
-    _tile = GR * TX + _ly * TX + _lx
+    _qy = tl.arange(0, QY)[:, None]
+    _qx = tl.arange(0, QX)[None, :]
+    _buf = _scratch + tl.program_id(0).to(tl.int64) * (16 * (QY + 2 * GR) * QX)
+    _tile = GR * QX + _qy * QX + _qx
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _nty = tl.cdiv(_rows, TY - 2 * HALO)
@@ -2704,86 +4217,241 @@ def _heat_swap_persistent0_blocked_twin(_src, _dst, _other, L, M, N, _scratch, _
             _klo = _zs - 2
             _khi = _ze + 2
             _khi = _khi + (_khi - _klo) % 2
-            _gy = _y0 + _ly
-            _gx = _x0 + _lx
-            _inside = (_gy >= 0) & (_gy < _rows) & (_gx >= 0) & (_gx < _cols)
-            _at = _gy * _cols + _gx
-            _own = _inside & (_ly >= HALO) & (_ly < TY - HALO) & (_lx >= HALO) & (_lx < TX - HALO)
-            _keep0 = (_gy < 1) | (_gy >= (M - 1)) | (_gx < 1) | (_gx >= (N - 1))
-            _keep1 = (_gy < 1) | (_gy >= (M - 1)) | (_gx < 1) | (_gx >= (N - 1))
-            _pre = tl.load(_from + _klo * _nxy + _at, mask=_inside & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb = tl.load(_other + (_klo - 1) * _nxy + _at, mask=_keep0 & _inside & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0 = tl.zeros([TY, TX], _dt)
-            _c0 = tl.zeros([TY, TX], _dt)
-            _m1 = tl.zeros([TY, TX], _dt)
-            _c1 = tl.zeros([TY, TX], _dt)
+            _ly0 = 2 * _qy + 0
+            _gy0 = _y0 + _ly0
+            _lx0 = 2 * _qx + 0
+            _gx0 = _x0 + _lx0
+            _ly1 = 2 * _qy + 1
+            _gy1 = _y0 + _ly1
+            _lx1 = 2 * _qx + 1
+            _gx1 = _x0 + _lx1
+            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_00 = _gy0 * _cols + _gx0
+            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_01 = _gy0 * _cols + _gx1
+            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_10 = _gy1 * _cols + _gx0
+            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_11 = _gy1 * _cols + _gx1
+            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _pre_00 = tl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_00 = tl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_00 = tl.zeros([QY, QX], _dt)
+            _c0_00 = tl.zeros([QY, QX], _dt)
+            _m1_00 = tl.zeros([QY, QX], _dt)
+            _c1_00 = tl.zeros([QY, QX], _dt)
+            _pre_01 = tl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_01 = tl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_01 = tl.zeros([QY, QX], _dt)
+            _c0_01 = tl.zeros([QY, QX], _dt)
+            _m1_01 = tl.zeros([QY, QX], _dt)
+            _c1_01 = tl.zeros([QY, QX], _dt)
+            _pre_10 = tl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_10 = tl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_10 = tl.zeros([QY, QX], _dt)
+            _c0_10 = tl.zeros([QY, QX], _dt)
+            _m1_10 = tl.zeros([QY, QX], _dt)
+            _c1_10 = tl.zeros([QY, QX], _dt)
+            _pre_11 = tl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_11 = tl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_11 = tl.zeros([QY, QX], _dt)
+            _c0_11 = tl.zeros([QY, QX], _dt)
+            _m1_11 = tl.zeros([QY, QX], _dt)
+            _c1_11 = tl.zeros([QY, QX], _dt)
             for _k2 in range(_klo, _khi, 2):
                 _kk = _k2
-                _n0 = _pre
-                _pre = tl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = tl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v = ((_c0 + (0.1 * ((((((_m0 + _n0) + tl.load(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + (-1) * TX + (0))) + tl.load(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + (1) * TX + (0))) + tl.load(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (-1))) + tl.load(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (1))) - (6.0 * _c0))))).to(_dt)
-                    _v = tl.where(_keep0, _b1, _v)
+                    _v_00 = ((_c0_00 + (0.1 * ((((((_m0_00 + _n0_00) + tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c0_10) + tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c0_01) - (6.0 * _c0_00))))).to(_dt)
+                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = ((_c0_01 + (0.1 * ((((((_m0_01 + _n0_01) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c0_11) + _c0_00) + tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c0_01))))).to(_dt)
+                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = ((_c0_10 + (0.1 * ((((((_m0_10 + _n0_10) + _c0_00) + tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c0_11) - (6.0 * _c0_10))))).to(_dt)
+                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = ((_c0_11 + (0.1 * ((((((_m0_11 + _n0_11) + _c0_01) + tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + _c0_10) + tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c0_11))))).to(_dt)
+                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = tl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1 = _v
+                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v = ((_c1 + (0.1 * ((((((_m1 + _n1) + tl.load(_buf + 3 * ((TY + 2 * GR) * TX) + _tile + (-1) * TX + (0))) + tl.load(_buf + 3 * ((TY + 2 * GR) * TX) + _tile + (1) * TX + (0))) + tl.load(_buf + 3 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (-1))) + tl.load(_buf + 3 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (1))) - (6.0 * _c1))))).to(_dt)
-                    _v = tl.where(_keep1, _m0, _v)
+                    _v_00 = ((_c1_00 + (0.1 * ((((((_m1_00 + _n1_00) + tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c1_10) + tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c1_01) - (6.0 * _c1_00))))).to(_dt)
+                    _v_00 = tl.where(_keep0_00, _m0_00, _v_00)
+                    _v_01 = ((_c1_01 + (0.1 * ((((((_m1_01 + _n1_01) + tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c1_11) + _c1_00) + tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c1_01))))).to(_dt)
+                    _v_01 = tl.where(_keep0_01, _m0_01, _v_01)
+                    _v_10 = ((_c1_10 + (0.1 * ((((((_m1_10 + _n1_10) + _c1_00) + tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c1_11) - (6.0 * _c1_10))))).to(_dt)
+                    _v_10 = tl.where(_keep0_10, _m0_10, _v_10)
+                    _v_11 = ((_c1_11 + (0.1 * ((((((_m1_11 + _n1_11) + _c1_01) + tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + _c1_10) + tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c1_11))))).to(_dt)
+                    _v_11 = tl.where(_keep0_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                tl.store(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + 0, _n0)
-                tl.store(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + 0, _n1)
+                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                tl.store(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+                tl.store(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+                tl.store(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+                tl.store(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+                tl.store(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+                tl.store(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+                tl.store(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+                tl.store(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
                 tl.debug_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
                 _kk = (_k2 + 1)
-                _n0 = _pre
-                _pre = tl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = tl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v = ((_c0 + (0.1 * ((((((_m0 + _n0) + tl.load(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + (-1) * TX + (0))) + tl.load(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + (1) * TX + (0))) + tl.load(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (-1))) + tl.load(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (1))) - (6.0 * _c0))))).to(_dt)
-                    _v = tl.where(_keep0, _b1, _v)
+                    _v_00 = ((_c0_00 + (0.1 * ((((((_m0_00 + _n0_00) + tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c0_10) + tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c0_01) - (6.0 * _c0_00))))).to(_dt)
+                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = ((_c0_01 + (0.1 * ((((((_m0_01 + _n0_01) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c0_11) + _c0_00) + tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c0_01))))).to(_dt)
+                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = ((_c0_10 + (0.1 * ((((((_m0_10 + _n0_10) + _c0_00) + tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c0_11) - (6.0 * _c0_10))))).to(_dt)
+                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = ((_c0_11 + (0.1 * ((((((_m0_11 + _n0_11) + _c0_01) + tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + _c0_10) + tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c0_11))))).to(_dt)
+                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = tl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1 = _v
+                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v = ((_c1 + (0.1 * ((((((_m1 + _n1) + tl.load(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + (-1) * TX + (0))) + tl.load(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + (1) * TX + (0))) + tl.load(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (-1))) + tl.load(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (1))) - (6.0 * _c1))))).to(_dt)
-                    _v = tl.where(_keep1, _m0, _v)
+                    _v_00 = ((_c1_00 + (0.1 * ((((((_m1_00 + _n1_00) + tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c1_10) + tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c1_01) - (6.0 * _c1_00))))).to(_dt)
+                    _v_00 = tl.where(_keep0_00, _m0_00, _v_00)
+                    _v_01 = ((_c1_01 + (0.1 * ((((((_m1_01 + _n1_01) + tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c1_11) + _c1_00) + tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c1_01))))).to(_dt)
+                    _v_01 = tl.where(_keep0_01, _m0_01, _v_01)
+                    _v_10 = ((_c1_10 + (0.1 * ((((((_m1_10 + _n1_10) + _c1_00) + tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c1_11) - (6.0 * _c1_10))))).to(_dt)
+                    _v_10 = tl.where(_keep0_10, _m0_10, _v_10)
+                    _v_11 = ((_c1_11 + (0.1 * ((((((_m1_11 + _n1_11) + _c1_01) + tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + _c1_10) + tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c1_11))))).to(_dt)
+                    _v_11 = tl.where(_keep0_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                tl.store(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + 0, _n0)
-                tl.store(_buf + 3 * ((TY + 2 * GR) * TX) + _tile + 0, _n1)
+                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                tl.store(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+                tl.store(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+                tl.store(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+                tl.store(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+                tl.store(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+                tl.store(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+                tl.store(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+                tl.store(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
                 tl.debug_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
         if GRID_SYNC:
             _arrived += _nprog
             tl.debug_barrier()
@@ -2926,18 +4594,32 @@ def _heat_swap_bare_persistent0(B, A, L, M, N, B_stride0, A_stride0, B_stride1, 
 @gluon.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
 def _heat_swap_bare_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _planes, _rows, _cols, _chunks, _groups, _g_lo, _g_hi, _sync, TY: gl.constexpr, TX: gl.constexpr, GR: gl.constexpr, HALO: gl.constexpr, GRID_SYNC: gl.constexpr):
     # samples/stencils_3d.py:165: for t in range(T):  (temporally blocked: streamed by planes, one iteration a group, planes in shared memory)
+    QY: gl.constexpr = TY // 2
+    QX: gl.constexpr = TX // 2
     _NW: gl.constexpr = gl.num_warps()
-    _L: gl.constexpr = gl.BlockedLayout([TY // _NW, 1], [1, 32], [_NW, 1], [1, 0])
+    _L: gl.constexpr = gl.BlockedLayout([QY // _NW, 1], [1, 32], [_NW, 1], [1, 0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
-    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TY * TX, 1]], [TY, TX], [1, 0])
-    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TY * TX // 2, 2 * GR * TX]], [TY, TX], [1, 0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX, 1]], [QY, QX], [1, 0])
+    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX // 2, 2 * GR * QX]], [QY, QX], [1, 0])
     _dt = _src.dtype.element_ty
-    _s0_0 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _s0_1 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _s1_0 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _s1_1 = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)
-    _ly = gl.arange(0, TY, layout=gl.SliceLayout(1, _L))[:, None]
-    _lx = gl.arange(0, TX, layout=gl.SliceLayout(0, _L))[None, :]
+    _s0_0_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_0_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_0_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_0_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s0_1_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_0_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_00 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_01 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_10 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _s1_1_11 = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)
+    _qy = gl.arange(0, QY, layout=gl.SliceLayout(1, _L))[:, None]
+    _qx = gl.arange(0, QX, layout=gl.SliceLayout(0, _L))[None, :]
     _pid = gl.program_id(0)
     _nprog = gl.num_programs(0)
     _nty = gl.cdiv(_rows, TY - 2 * HALO)
@@ -2961,86 +4643,241 @@ def _heat_swap_bare_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _plan
             _klo = _zs - 2
             _khi = _ze + 2
             _khi = _khi + (_khi - _klo) % 2
-            _gy = _y0 + _ly
-            _gx = _x0 + _lx
-            _inside = (_gy >= 0) & (_gy < _rows) & (_gx >= 0) & (_gx < _cols)
-            _at = _gy * _cols + _gx
-            _own = _inside & (_ly >= HALO) & (_ly < TY - HALO) & (_lx >= HALO) & (_lx < TX - HALO)
-            _keep0 = (_gy < 1) | (_gy >= (M - 1)) | (_gx < 1) | (_gx >= (N - 1))
-            _keep1 = (_gy < 1) | (_gy >= (M - 1)) | (_gx < 1) | (_gx >= (N - 1))
-            _pre = gl.load(_from + _klo * _nxy + _at, mask=_inside & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb = gl.load(_other + (_klo - 1) * _nxy + _at, mask=_keep0 & _inside & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0 = gl.zeros([TY, TX], _dt, _L)
-            _c0 = gl.zeros([TY, TX], _dt, _L)
-            _m1 = gl.zeros([TY, TX], _dt, _L)
-            _c1 = gl.zeros([TY, TX], _dt, _L)
+            _ly0 = 2 * _qy + 0
+            _gy0 = _y0 + _ly0
+            _lx0 = 2 * _qx + 0
+            _gx0 = _x0 + _lx0
+            _ly1 = 2 * _qy + 1
+            _gy1 = _y0 + _ly1
+            _lx1 = 2 * _qx + 1
+            _gx1 = _x0 + _lx1
+            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_00 = _gy0 * _cols + _gx0
+            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_01 = _gy0 * _cols + _gx1
+            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_10 = _gy1 * _cols + _gx0
+            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_11 = _gy1 * _cols + _gx1
+            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_00 = gl.zeros([QY, QX], _dt, _L)
+            _c0_00 = gl.zeros([QY, QX], _dt, _L)
+            _m1_00 = gl.zeros([QY, QX], _dt, _L)
+            _c1_00 = gl.zeros([QY, QX], _dt, _L)
+            _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_01 = gl.zeros([QY, QX], _dt, _L)
+            _c0_01 = gl.zeros([QY, QX], _dt, _L)
+            _m1_01 = gl.zeros([QY, QX], _dt, _L)
+            _c1_01 = gl.zeros([QY, QX], _dt, _L)
+            _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_10 = gl.zeros([QY, QX], _dt, _L)
+            _c0_10 = gl.zeros([QY, QX], _dt, _L)
+            _m1_10 = gl.zeros([QY, QX], _dt, _L)
+            _c1_10 = gl.zeros([QY, QX], _dt, _L)
+            _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_11 = gl.zeros([QY, QX], _dt, _L)
+            _c0_11 = gl.zeros([QY, QX], _dt, _L)
+            _m1_11 = gl.zeros([QY, QX], _dt, _L)
+            _c1_11 = gl.zeros([QY, QX], _dt, _L)
             for _k2 in range(_klo, _khi, 2):
                 _kk = _k2
-                _n0 = _pre
-                _pre = gl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = gl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((0.5 * _c0) + (0.25 * (_m0 + _s0_1.index(GR * TX + (0) * TX + (1))._reinterpret(_dt, [TY, TX], _WL).load(_L))))).to(_dt)
-                    _v = gl.where(_keep0, _b1, _v)
+                    _v_00 = (((0.5 * _c0_00) + (0.25 * (_m0_00 + _c0_01)))).to(_dt)
+                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = (((0.5 * _c0_01) + (0.25 * (_m0_01 + _s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = (((0.5 * _c0_10) + (0.25 * (_m0_10 + _c0_11)))).to(_dt)
+                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = (((0.5 * _c0_11) + (0.25 * (_m0_11 + _s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = gl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1 = _v
+                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((0.5 * _c1) + (0.25 * (_m1 + _s1_1.index(GR * TX + (0) * TX + (1))._reinterpret(_dt, [TY, TX], _WL).load(_L))))).to(_dt)
-                    _v = gl.where(_keep1, _m0, _v)
+                    _v_00 = (((0.5 * _c1_00) + (0.25 * (_m1_00 + _c1_01)))).to(_dt)
+                    _v_00 = gl.where(_keep0_00, _m0_00, _v_00)
+                    _v_01 = (((0.5 * _c1_01) + (0.25 * (_m1_01 + _s1_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                    _v_01 = gl.where(_keep0_01, _m0_01, _v_01)
+                    _v_10 = (((0.5 * _c1_10) + (0.25 * (_m1_10 + _c1_11)))).to(_dt)
+                    _v_10 = gl.where(_keep0_10, _m0_10, _v_10)
+                    _v_11 = (((0.5 * _c1_11) + (0.25 * (_m1_11 + _s1_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                    _v_11 = gl.where(_keep0_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                _s0_0.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n0)
-                _s1_0.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n1)
+                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+                _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+                _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+                _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+                _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+                _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+                _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+                _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
                 gl.thread_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
                 _kk = (_k2 + 1)
-                _n0 = _pre
-                _pre = gl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = gl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((0.5 * _c0) + (0.25 * (_m0 + _s0_0.index(GR * TX + (0) * TX + (1))._reinterpret(_dt, [TY, TX], _WL).load(_L))))).to(_dt)
-                    _v = gl.where(_keep0, _b1, _v)
+                    _v_00 = (((0.5 * _c0_00) + (0.25 * (_m0_00 + _c0_01)))).to(_dt)
+                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = (((0.5 * _c0_01) + (0.25 * (_m0_01 + _s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = (((0.5 * _c0_10) + (0.25 * (_m0_10 + _c0_11)))).to(_dt)
+                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = (((0.5 * _c0_11) + (0.25 * (_m0_11 + _s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = gl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1 = _v
+                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((0.5 * _c1) + (0.25 * (_m1 + _s1_0.index(GR * TX + (0) * TX + (1))._reinterpret(_dt, [TY, TX], _WL).load(_L))))).to(_dt)
-                    _v = gl.where(_keep1, _m0, _v)
+                    _v_00 = (((0.5 * _c1_00) + (0.25 * (_m1_00 + _c1_01)))).to(_dt)
+                    _v_00 = gl.where(_keep0_00, _m0_00, _v_00)
+                    _v_01 = (((0.5 * _c1_01) + (0.25 * (_m1_01 + _s1_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                    _v_01 = gl.where(_keep0_01, _m0_01, _v_01)
+                    _v_10 = (((0.5 * _c1_10) + (0.25 * (_m1_10 + _c1_11)))).to(_dt)
+                    _v_10 = gl.where(_keep0_10, _m0_10, _v_10)
+                    _v_11 = (((0.5 * _c1_11) + (0.25 * (_m1_11 + _s1_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                    _v_11 = gl.where(_keep0_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                _s0_1.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n0)
-                _s1_1.index(GR * TX + 0)._reinterpret(_dt, [TY, TX], _WL).store(_n1)
+                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+                _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+                _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+                _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+                _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+                _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+                _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+                _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
                 gl.thread_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
         if GRID_SYNC:
             _arrived += _nprog
             gl.thread_barrier()
@@ -3053,11 +4890,13 @@ def _heat_swap_bare_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _plan
 @triton.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
 def _heat_swap_bare_persistent0_blocked_twin(_src, _dst, _other, L, M, N, _scratch, _planes, _rows, _cols, _chunks, _groups, _g_lo, _g_hi, _sync, TY: tl.constexpr, TX: tl.constexpr, GR: tl.constexpr, HALO: tl.constexpr, GRID_SYNC: tl.constexpr):
     # samples/stencils_3d.py:165: for t in range(T):  (temporally blocked: streamed by planes, one iteration a group, planes in a global scratch)
+    QY: tl.constexpr = TY // 2
+    QX: tl.constexpr = TX // 2
     _dt = _src.dtype.element_ty
-    _ly = tl.arange(0, TY)[:, None]
-    _lx = tl.arange(0, TX)[None, :]
-    _buf = _scratch + tl.program_id(0).to(tl.int64) * (4 * (TY + 2 * GR) * TX)
-    _tile = GR * TX + _ly * TX + _lx
+    _qy = tl.arange(0, QY)[:, None]
+    _qx = tl.arange(0, QX)[None, :]
+    _buf = _scratch + tl.program_id(0).to(tl.int64) * (16 * (QY + 2 * GR) * QX)
+    _tile = GR * QX + _qy * QX + _qx
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _nty = tl.cdiv(_rows, TY - 2 * HALO)
@@ -3081,86 +4920,241 @@ def _heat_swap_bare_persistent0_blocked_twin(_src, _dst, _other, L, M, N, _scrat
             _klo = _zs - 2
             _khi = _ze + 2
             _khi = _khi + (_khi - _klo) % 2
-            _gy = _y0 + _ly
-            _gx = _x0 + _lx
-            _inside = (_gy >= 0) & (_gy < _rows) & (_gx >= 0) & (_gx < _cols)
-            _at = _gy * _cols + _gx
-            _own = _inside & (_ly >= HALO) & (_ly < TY - HALO) & (_lx >= HALO) & (_lx < TX - HALO)
-            _keep0 = (_gy < 1) | (_gy >= (M - 1)) | (_gx < 1) | (_gx >= (N - 1))
-            _keep1 = (_gy < 1) | (_gy >= (M - 1)) | (_gx < 1) | (_gx >= (N - 1))
-            _pre = tl.load(_from + _klo * _nxy + _at, mask=_inside & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb = tl.load(_other + (_klo - 1) * _nxy + _at, mask=_keep0 & _inside & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0 = tl.zeros([TY, TX], _dt)
-            _c0 = tl.zeros([TY, TX], _dt)
-            _m1 = tl.zeros([TY, TX], _dt)
-            _c1 = tl.zeros([TY, TX], _dt)
+            _ly0 = 2 * _qy + 0
+            _gy0 = _y0 + _ly0
+            _lx0 = 2 * _qx + 0
+            _gx0 = _x0 + _lx0
+            _ly1 = 2 * _qy + 1
+            _gy1 = _y0 + _ly1
+            _lx1 = 2 * _qx + 1
+            _gx1 = _x0 + _lx1
+            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_00 = _gy0 * _cols + _gx0
+            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_01 = _gy0 * _cols + _gx1
+            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+            _at_10 = _gy1 * _cols + _gx0
+            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+            _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+            _at_11 = _gy1 * _cols + _gx1
+            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+            _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+            _pre_00 = tl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_00 = tl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_00 = tl.zeros([QY, QX], _dt)
+            _c0_00 = tl.zeros([QY, QX], _dt)
+            _m1_00 = tl.zeros([QY, QX], _dt)
+            _c1_00 = tl.zeros([QY, QX], _dt)
+            _pre_01 = tl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_01 = tl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_01 = tl.zeros([QY, QX], _dt)
+            _c0_01 = tl.zeros([QY, QX], _dt)
+            _m1_01 = tl.zeros([QY, QX], _dt)
+            _c1_01 = tl.zeros([QY, QX], _dt)
+            _pre_10 = tl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_10 = tl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_10 = tl.zeros([QY, QX], _dt)
+            _c0_10 = tl.zeros([QY, QX], _dt)
+            _m1_10 = tl.zeros([QY, QX], _dt)
+            _c1_10 = tl.zeros([QY, QX], _dt)
+            _pre_11 = tl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+            _preb_11 = tl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+            _m0_11 = tl.zeros([QY, QX], _dt)
+            _c0_11 = tl.zeros([QY, QX], _dt)
+            _m1_11 = tl.zeros([QY, QX], _dt)
+            _c1_11 = tl.zeros([QY, QX], _dt)
             for _k2 in range(_klo, _khi, 2):
                 _kk = _k2
-                _n0 = _pre
-                _pre = tl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = tl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((0.5 * _c0) + (0.25 * (_m0 + tl.load(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (1)))))).to(_dt)
-                    _v = tl.where(_keep0, _b1, _v)
+                    _v_00 = (((0.5 * _c0_00) + (0.25 * (_m0_00 + _c0_01)))).to(_dt)
+                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = (((0.5 * _c0_01) + (0.25 * (_m0_01 + tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
+                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = (((0.5 * _c0_10) + (0.25 * (_m0_10 + _c0_11)))).to(_dt)
+                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = (((0.5 * _c0_11) + (0.25 * (_m0_11 + tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
+                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = tl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1 = _v
+                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((0.5 * _c1) + (0.25 * (_m1 + tl.load(_buf + 3 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (1)))))).to(_dt)
-                    _v = tl.where(_keep1, _m0, _v)
+                    _v_00 = (((0.5 * _c1_00) + (0.25 * (_m1_00 + _c1_01)))).to(_dt)
+                    _v_00 = tl.where(_keep0_00, _m0_00, _v_00)
+                    _v_01 = (((0.5 * _c1_01) + (0.25 * (_m1_01 + tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
+                    _v_01 = tl.where(_keep0_01, _m0_01, _v_01)
+                    _v_10 = (((0.5 * _c1_10) + (0.25 * (_m1_10 + _c1_11)))).to(_dt)
+                    _v_10 = tl.where(_keep0_10, _m0_10, _v_10)
+                    _v_11 = (((0.5 * _c1_11) + (0.25 * (_m1_11 + tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
+                    _v_11 = tl.where(_keep0_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                tl.store(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + 0, _n0)
-                tl.store(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + 0, _n1)
+                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                tl.store(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+                tl.store(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+                tl.store(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+                tl.store(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+                tl.store(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+                tl.store(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+                tl.store(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+                tl.store(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
                 tl.debug_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
                 _kk = (_k2 + 1)
-                _n0 = _pre
-                _pre = tl.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1 = _preb
-                _preb = tl.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_00 = _pre_00
+                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_00 = _preb_00
+                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_01 = _pre_01
+                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_01 = _preb_01
+                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_10 = _pre_10
+                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_10 = _preb_10
+                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+                _n0_11 = _pre_11
+                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+                _b1_11 = _preb_11
+                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
                 _z = _kk - 1
                 if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((0.5 * _c0) + (0.25 * (_m0 + tl.load(_buf + 0 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (1)))))).to(_dt)
-                    _v = tl.where(_keep0, _b1, _v)
+                    _v_00 = (((0.5 * _c0_00) + (0.25 * (_m0_00 + _c0_01)))).to(_dt)
+                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                    _v_01 = (((0.5 * _c0_01) + (0.25 * (_m0_01 + tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
+                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                    _v_10 = (((0.5 * _c0_10) + (0.25 * (_m0_10 + _c0_11)))).to(_dt)
+                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                    _v_11 = (((0.5 * _c0_11) + (0.25 * (_m0_11 + tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
+                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
                 else:
-                    _v = tl.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1 = _v
+                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _n1_00 = _v_00
+                _n1_01 = _v_01
+                _n1_10 = _v_10
+                _n1_11 = _v_11
                 _z = _kk - 2
                 if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v = (((0.5 * _c1) + (0.25 * (_m1 + tl.load(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (1)))))).to(_dt)
-                    _v = tl.where(_keep1, _m0, _v)
+                    _v_00 = (((0.5 * _c1_00) + (0.25 * (_m1_00 + _c1_01)))).to(_dt)
+                    _v_00 = tl.where(_keep0_00, _m0_00, _v_00)
+                    _v_01 = (((0.5 * _c1_01) + (0.25 * (_m1_01 + tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
+                    _v_01 = tl.where(_keep0_01, _m0_01, _v_01)
+                    _v_10 = (((0.5 * _c1_10) + (0.25 * (_m1_10 + _c1_11)))).to(_dt)
+                    _v_10 = tl.where(_keep0_10, _m0_10, _v_10)
+                    _v_11 = (((0.5 * _c1_11) + (0.25 * (_m1_11 + tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
+                    _v_11 = tl.where(_keep0_11, _m0_11, _v_11)
                 else:
-                    _v = _m0
-                _n2 = _v
+                    _v_00 = _m0_00
+                    _v_01 = _m0_01
+                    _v_10 = _m0_10
+                    _v_11 = _m0_11
+                _n2_00 = _v_00
+                _n2_01 = _v_01
+                _n2_10 = _v_10
+                _n2_11 = _v_11
                 _zo = _kk - 2
                 if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at, _n2, mask=_own)
+                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
                 if _last:
                     _zb = _kk - 1
                     if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at, _n1, mask=_own)
-                tl.store(_buf + 1 * ((TY + 2 * GR) * TX) + _tile + 0, _n0)
-                tl.store(_buf + 3 * ((TY + 2 * GR) * TX) + _tile + 0, _n1)
+                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+                tl.store(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+                tl.store(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+                tl.store(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+                tl.store(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+                tl.store(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+                tl.store(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+                tl.store(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+                tl.store(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
                 tl.debug_barrier()
-                _m0 = _c0
-                _c0 = _n0
-                _m1 = _c1
-                _c1 = _n1
+                _m0_00 = _c0_00
+                _c0_00 = _n0_00
+                _m0_01 = _c0_01
+                _c0_01 = _n0_01
+                _m0_10 = _c0_10
+                _c0_10 = _n0_10
+                _m0_11 = _c0_11
+                _c0_11 = _n0_11
+                _m1_00 = _c1_00
+                _c1_00 = _n1_00
+                _m1_01 = _c1_01
+                _c1_01 = _n1_01
+                _m1_10 = _c1_10
+                _c1_10 = _n1_10
+                _m1_11 = _c1_11
+                _c1_11 = _n1_11
         if GRID_SYNC:
             _arrived += _nprog
             tl.debug_barrier()

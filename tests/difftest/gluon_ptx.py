@@ -75,7 +75,7 @@ def ptx_3d(kernel, dtype, m, mod, shape=(37, 67, 190)):
     ty, tx = mod._APPYC_BLOCKED_3D_TILE
     arrays = [torch.empty(*shape, dtype=dtype) for _ in range(3)]   # _src, _dst, _other
     kwargs = dict(TY=ty, TX=tx, GR=guard, HALO=reach, GRID_SYNC=True,
-                  num_warps=mod._APPYC_BLOCKED_3D_WARPS, maxnreg=mod._APPYC_BLOCKED_3D_MAXNREG,
+                  num_warps=mod._APPYC_BLOCKED_3D_WARPS, maxnreg=mod._APPYC_BLOCKED_3D_MAXNREG[0],
                   launch_cooperative_grid=True)
     sync = torch.zeros(1, dtype=torch.int64)
     return compile_ptx(kernel, (*arrays, *scalars, *shape, 5, 3, 0, 3, sync), kwargs)

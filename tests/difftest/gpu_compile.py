@@ -175,7 +175,7 @@ def blocked_3d_launch(module):
         kernel[(1,)](state, torch.empty_like(state), other, *scalars, planes, rows, cols, 1,
                      steps, 0, steps, sync, TY=ty, TX=tx, GR=guard, HALO=reach, GRID_SYNC=True,
                      num_warps=module._APPYC_BLOCKED_3D_WARPS,
-                     maxnreg=module._APPYC_BLOCKED_3D_MAXNREG, launch_cooperative_grid=True)
+                     maxnreg=module._APPYC_BLOCKED_3D_MAXNREG[0], launch_cooperative_grid=True)
         return None
     return launch
 

@@ -18,6 +18,16 @@
 //! level alternate by step, so one block barrier a step separates every buffer's reads from
 //! its next store (the loop runs steps in pairs for that).
 //!
+//! Quadrants: a tile's plane is held as four `TY/2 x TX/2` tensors, rows of parity `a` and
+//! columns of parity `b` (tile-relative), each thread one element of each. Half of an
+//! element's in-plane neighbours are then the same thread's registers (the right neighbour of
+//! an even column is the odd quadrant at the same index); only the other half are windows of
+//! a quadrant's shared buffer. Shared memory's bandwidth bounded the one-tensor form (four
+//! windows a point and level, about three quarters of a step): quadrants took Heat-3D 120^3
+//! from 7.6 to 7.1 ms on the H100, 1.23x to 1.31x the streaming bound
+//! (bench/heat3d_sync_probe.py, docs/performance.md 48). Global loads of a quadrant stride by
+//! two elements; its partner quadrant's load, issued next, hits the same lines in L1.
+//!
 //! Boundary: points outside a phase's box keep its target's value. That target is also the
 //! target two levels down (the arrays alternate), whose plane `z` is still in registers
 //! (`_m`), so no reload: only level 1 (the other array) needs global memory, prefetched a
@@ -37,33 +47,52 @@ use crate::frontend::source::SourceFile;
 use crate::ir::*;
 use crate::schedule::temporal::{offset_3d, Phase3d, Stencil3d};
 
-/// Where the kernel keeps level `q`'s buffer `b` (of two).
-fn buffer(form: Dialect, q: usize, b: usize, off: &str) -> String {
+/// The four quadrants of a tile: rows of parity `a`, columns of parity `b` (tile-relative).
+const QUADS: [(usize, usize); 4] = [(0, 0), (0, 1), (1, 0), (1, 1)];
+
+fn quad((a, b): (usize, usize)) -> String {
+    format!("{a}{b}")
+}
+
+/// Where the kernel keeps quadrant `qd` of level `q`'s buffer `b` (of two), shifted by `off`
+/// elements (a window of the quadrant's rows and columns).
+fn buffer(form: Dialect, q: usize, b: usize, qd: (usize, usize), off: &str) -> String {
+    let s = quad(qd);
     match form {
         Dialect::Gluon => {
-            format!("_s{q}_{b}.index(GR * TX + {off})._reinterpret(_dt, [TY, TX], _WL)")
+            format!("_s{q}_{b}_{s}.index(GR * QX + {off})._reinterpret(_dt, [QY, QX], _WL)")
         }
         Dialect::Triton => {
-            format!(
-                "_buf + {} * ((TY + 2 * GR) * TX) + _tile + {off}",
-                2 * q + b
-            )
+            let index = (2 * q + b) * 4 + 2 * qd.0 + qd.1;
+            format!("_buf + {index} * ((QY + 2 * GR) * QX) + _tile + {off}")
         }
     }
 }
 
-fn load_buffer(form: Dialect, q: usize, b: usize, off: &str) -> String {
+fn load_buffer(form: Dialect, q: usize, b: usize, qd: (usize, usize), off: &str) -> String {
     match form {
-        Dialect::Gluon => format!("{}.load(_L)", buffer(form, q, b, off)),
-        Dialect::Triton => format!("tl.load({})", buffer(form, q, b, off)),
+        Dialect::Gluon => format!("{}.load(_L)", buffer(form, q, b, qd, off)),
+        Dialect::Triton => format!("tl.load({})", buffer(form, q, b, qd, off)),
     }
 }
 
-fn store_buffer(form: Dialect, q: usize, b: usize, v: &str) -> String {
+fn store_buffer(form: Dialect, q: usize, b: usize, qd: (usize, usize), v: &str) -> String {
     match form {
-        Dialect::Gluon => format!("{}.store({v})", buffer(form, q, b, "0")),
-        Dialect::Triton => format!("tl.store({}, {v})", buffer(form, q, b, "0")),
+        Dialect::Gluon => format!("{}.store({v})", buffer(form, q, b, qd, "0")),
+        Dialect::Triton => format!("tl.store({}, {v})", buffer(form, q, b, qd, "0")),
     }
+}
+
+/// Where the in-plane neighbour at `(dy, dx)` of quadrant `qd`'s element lies: the quadrant
+/// that holds it and the shift in quadrant rows and columns (`(0, 0)`: the same thread's
+/// register).
+fn neighbour((a, b): (usize, usize), dy: i64, dx: i64) -> ((usize, usize), i64, i64) {
+    let (y, x) = (a as i64 + dy, b as i64 + dx);
+    (
+        (y.rem_euclid(2) as usize, x.rem_euclid(2) as usize),
+        y.div_euclid(2),
+        x.div_euclid(2),
+    )
 }
 
 /// The Gluon kernel and its Triton twin (named `{name}_gluon`, `{name}_twin`); `plain` is the
@@ -92,39 +121,44 @@ pub fn blocked_3d_kernels(
 fn body(w: &mut Writer, form: Dialect, st: &Stencil3d) {
     let ns = form.ns();
     let levels = st.phases.len();
+    w.line(format!("QY: {ns}.constexpr = TY // 2"));
+    w.line(format!("QX: {ns}.constexpr = TX // 2"));
     match form {
         Dialect::Gluon => {
             for l in [
                 "_NW: gl.constexpr = gl.num_warps()",
                 // One element a thread along a row: shifted windows are not 16-byte aligned.
-                "_L: gl.constexpr = gl.BlockedLayout([TY // _NW, 1], [1, 32], [_NW, 1], [1, 0])",
+                "_L: gl.constexpr = gl.BlockedLayout([QY // _NW, 1], [1, 32], [_NW, 1], [1, 0])",
                 "_SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])",
-                "_WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TY * TX, 1]], [TY, TX], [1, 0])",
-                "_PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[TY * TX // 2, 2 * GR * TX]], [TY, TX], [1, 0])",
+                "_WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX, 1]], [QY, QX], [1, 0])",
+                "_PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX // 2, 2 * GR * QX]], [QY, QX], [1, 0])",
                 "_dt = _src.dtype.element_ty",
             ] {
                 w.line(l);
             }
             for q in 0..levels {
                 for b in 0..2 {
-                    w.line(format!(
-                        "_s{q}_{b} = gl.allocate_shared_memory(_dt, [TY, TX], _PL)._reinterpret(_dt, [(TY + 2 * GR) * TX, 1, 1], _SL)"
-                    ));
+                    for qd in QUADS {
+                        w.line(format!(
+                            "_s{q}_{b}_{} = gl.allocate_shared_memory(_dt, [QY, QX], _PL)._reinterpret(_dt, [(QY + 2 * GR) * QX, 1, 1], _SL)",
+                            quad(qd)
+                        ));
+                    }
                 }
             }
-            w.line("_ly = gl.arange(0, TY, layout=gl.SliceLayout(1, _L))[:, None]");
-            w.line("_lx = gl.arange(0, TX, layout=gl.SliceLayout(0, _L))[None, :]");
+            w.line("_qy = gl.arange(0, QY, layout=gl.SliceLayout(1, _L))[:, None]");
+            w.line("_qx = gl.arange(0, QX, layout=gl.SliceLayout(0, _L))[None, :]");
         }
         Dialect::Triton => {
             for l in [
                 "_dt = _src.dtype.element_ty".to_string(),
-                "_ly = tl.arange(0, TY)[:, None]".into(),
-                "_lx = tl.arange(0, TX)[None, :]".into(),
+                "_qy = tl.arange(0, QY)[:, None]".into(),
+                "_qx = tl.arange(0, QX)[None, :]".into(),
                 format!(
-                    "_buf = _scratch + tl.program_id(0).to(tl.int64) * ({} * (TY + 2 * GR) * TX)",
-                    2 * levels
+                    "_buf = _scratch + tl.program_id(0).to(tl.int64) * ({} * (QY + 2 * GR) * QX)",
+                    8 * levels
                 ),
-                "_tile = GR * TX + _ly * TX + _lx".into(),
+                "_tile = GR * QX + _qy * QX + _qx".into(),
             ] {
                 w.line(l);
             }
@@ -177,48 +211,64 @@ fn tile(w: &mut Writer, form: Dialect, st: &Stencil3d) {
     let ns = form.ns();
     let levels = st.phases.len();
     for l in [
-        "_tx = _t % _ntx".to_string(),
-        "_ty = (_t // _ntx) % _nty".into(),
-        "_y0 = _ty * (TY - 2 * HALO) - HALO".into(),
-        "_x0 = _tx * (TX - 2 * HALO) - HALO".into(),
+        "_tx = _t % _ntx",
+        "_ty = (_t // _ntx) % _nty",
+        "_y0 = _ty * (TY - 2 * HALO) - HALO",
+        "_x0 = _tx * (TX - 2 * HALO) - HALO",
         // z-chunks of `_planes // _chunks` planes or one more: balanced over the programs.
-        "_zs = (_t // (_ntx * _nty)) * _planes // _chunks".into(),
-        "_ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks".into(),
-        format!("_klo = _zs - {levels}"),
-        format!("_khi = _ze + {levels}"),
-        "_khi = _khi + (_khi - _klo) % 2".into(),
-        "_gy = _y0 + _ly".into(),
-        "_gx = _x0 + _lx".into(),
-        "_inside = (_gy >= 0) & (_gy < _rows) & (_gx >= 0) & (_gx < _cols)".into(),
-        "_at = _gy * _cols + _gx".into(),
-        "_own = _inside & (_ly >= HALO) & (_ly < TY - HALO) & (_lx >= HALO) & (_lx < TX - HALO)"
-            .into(),
+        "_zs = (_t // (_ntx * _nty)) * _planes // _chunks",
+        "_ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks",
     ] {
         w.line(l);
     }
-    for (k, p) in st.phases.iter().enumerate() {
-        let [_, (_, r_lo, r_hi), (_, c_lo, c_hi)] = &p.dims;
-        w.line(format!(
-            "_keep{k} = (_gy < {}) | (_gy >= {}) | (_gx < {}) | (_gx >= {})",
-            bound(r_lo),
-            bound(r_hi),
-            bound(c_lo),
-            bound(c_hi)
-        ));
+    w.line(format!("_klo = _zs - {levels}"));
+    w.line(format!("_khi = _ze + {levels}"));
+    w.line("_khi = _khi + (_khi - _klo) % 2");
+    for p in 0..2 {
+        w.line(format!("_ly{p} = 2 * _qy + {p}"));
+        w.line(format!("_gy{p} = _y0 + _ly{p}"));
+        w.line(format!("_lx{p} = 2 * _qx + {p}"));
+        w.line(format!("_gx{p} = _x0 + _lx{p}"));
     }
-    w.line(format!(
-        "_pre = {ns}.load(_from + _klo * _nxy + _at, mask=_inside & (_klo >= 0) & (_klo < _planes), other=0.0)"
-    ));
-    w.line(format!(
-        "_preb = {ns}.load(_other + (_klo - 1) * _nxy + _at, mask=_keep0 & _inside & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)"
-    ));
+    for (a, b) in QUADS {
+        let s = quad((a, b));
+        w.line(format!(
+            "_inside_{s} = (_gy{a} >= 0) & (_gy{a} < _rows) & (_gx{b} >= 0) & (_gx{b} < _cols)"
+        ));
+        w.line(format!("_at_{s} = _gy{a} * _cols + _gx{b}"));
+        w.line(format!(
+            "_own_{s} = _inside_{s} & (_ly{a} >= HALO) & (_ly{a} < TY - HALO) & (_lx{b} >= HALO) & (_lx{b} < TX - HALO)"
+        ));
+        for (k, p) in st.phases.iter().enumerate() {
+            if keep_mask(st, k) != k {
+                continue;
+            }
+            let [_, (_, r_lo, r_hi), (_, c_lo, c_hi)] = &p.dims;
+            w.line(format!(
+                "_keep{k}_{s} = (_gy{a} < {}) | (_gy{a} >= {}) | (_gx{b} < {}) | (_gx{b} >= {})",
+                bound(r_lo),
+                bound(r_hi),
+                bound(c_lo),
+                bound(c_hi)
+            ));
+        }
+    }
     let zeros = match form {
-        Dialect::Gluon => "gl.zeros([TY, TX], _dt, _L)",
-        Dialect::Triton => "tl.zeros([TY, TX], _dt)",
+        Dialect::Gluon => "gl.zeros([QY, QX], _dt, _L)",
+        Dialect::Triton => "tl.zeros([QY, QX], _dt)",
     };
-    for q in 0..levels {
-        w.line(format!("_m{q} = {zeros}"));
-        w.line(format!("_c{q} = {zeros}"));
+    for qd in QUADS {
+        let s = quad(qd);
+        w.line(format!(
+            "_pre_{s} = {ns}.load(_from + _klo * _nxy + _at_{s}, mask=_inside_{s} & (_klo >= 0) & (_klo < _planes), other=0.0)"
+        ));
+        w.line(format!(
+            "_preb_{s} = {ns}.load(_other + (_klo - 1) * _nxy + _at_{s}, mask=_keep0_{s} & _inside_{s} & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)"
+        ));
+        for q in 0..levels {
+            w.line(format!("_m{q}_{s} = {zeros}"));
+            w.line(format!("_c{q}_{s} = {zeros}"));
+        }
     }
     w.line("for _k2 in range(_klo, _khi, 2):");
     w.indent();
@@ -232,92 +282,145 @@ fn tile(w: &mut Writer, form: Dialect, st: &Stencil3d) {
 fn step(w: &mut Writer, form: Dialect, st: &Stencil3d, k: &str, rd: usize, wr: usize) {
     let ns = form.ns();
     let levels = st.phases.len();
-    for l in [
-        format!("_kk = {k}"),
-        "_n0 = _pre".into(),
-        format!(
-            "_pre = {ns}.load(_from + (_kk + 1) * _nxy + _at, mask=_inside & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)"
-        ),
-        "_b1 = _preb".into(),
-        format!(
-            "_preb = {ns}.load(_other + _kk * _nxy + _at, mask=_keep0 & _inside & (_kk >= 0) & (_kk < _planes), other=0.0)"
-        ),
-    ] {
-        w.line(l);
+    w.line(format!("_kk = {k}"));
+    for qd in QUADS {
+        let s = quad(qd);
+        for l in [
+            format!("_n0_{s} = _pre_{s}"),
+            format!(
+                "_pre_{s} = {ns}.load(_from + (_kk + 1) * _nxy + _at_{s}, mask=_inside_{s} & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)"
+            ),
+            format!("_b1_{s} = _preb_{s}"),
+            format!(
+                "_preb_{s} = {ns}.load(_other + _kk * _nxy + _at_{s}, mask=_keep0_{s} & _inside_{s} & (_kk >= 0) & (_kk < _planes), other=0.0)"
+            ),
+        ] {
+            w.line(l);
+        }
     }
-    for (k, p) in st.phases.iter().enumerate() {
-        level(w, form, k, p, levels, rd);
+    for k in 0..levels {
+        level(w, form, st, k, rd);
     }
     w.line(format!("_zo = _kk - {levels}"));
     w.line("if (_zo >= _zs) & (_zo < _ze):");
-    w.line(format!(
-        "    {ns}.store(_to + _zo * _nxy + _at, _n{levels}, mask=_own)"
-    ));
+    for qd in QUADS {
+        let s = quad(qd);
+        w.line(format!(
+            "    {ns}.store(_to + _zo * _nxy + _at_{s}, _n{levels}_{s}, mask=_own_{s})"
+        ));
+    }
     w.line("if _last:");
     w.line(format!("    _zb = _kk - {}", levels - 1));
     w.line("    if (_zb >= _zs) & (_zb < _ze):");
-    w.line(format!(
-        "        {ns}.store(_other + _zb * _nxy + _at, _n{}, mask=_own)",
-        levels - 1
-    ));
+    for qd in QUADS {
+        let s = quad(qd);
+        w.line(format!(
+            "        {ns}.store(_other + _zb * _nxy + _at_{s}, _n{}_{s}, mask=_own_{s})",
+            levels - 1
+        ));
+    }
     for q in 0..levels {
-        w.line(store_buffer(form, q, wr, &format!("_n{q}")));
+        for qd in QUADS {
+            w.line(store_buffer(
+                form,
+                q,
+                wr,
+                qd,
+                &format!("_n{q}_{}", quad(qd)),
+            ));
+        }
     }
     w.line(form.barrier());
     for q in 0..levels {
-        w.line(format!("_m{q} = _c{q}"));
-        w.line(format!("_c{q} = _n{q}"));
+        for qd in QUADS {
+            let s = quad(qd);
+            w.line(format!("_m{q}_{s} = _c{q}_{s}"));
+            w.line(format!("_c{q}_{s} = _n{q}_{s}"));
+        }
     }
 }
 
-/// Level `k + 1` (phase `k`) at plane `_kk - k - 1`: the stencil where the plane is inside the
-/// phase's box and past the chunk's unneeded start, the target's fixed value elsewhere.
-fn level(w: &mut Writer, form: Dialect, k: usize, p: &Phase3d, levels: usize, rd: usize) {
+/// Level `k + 1` (phase `k`) at plane `_kk - k - 1`, each quadrant: the stencil where the
+/// plane is inside the phase's box and past the chunk's unneeded start, the target's fixed
+/// value elsewhere. An in-plane neighbour in another quadrant at the same quadrant index is
+/// that quadrant's register; only the others are windows of a shared buffer.
+fn level(w: &mut Writer, form: Dialect, st: &Stencil3d, k: usize, rd: usize) {
     let ns = form.ns();
+    let (p, levels) = (&st.phases[k], st.phases.len());
     let (lvl, below) = (k + 1, k);
     let vars = [
         p.dims[0].0.as_str(),
         p.dims[1].0.as_str(),
         p.dims[2].0.as_str(),
     ];
-    let value = print(&p.value, &mut |x| match &x.kind {
-        ExprKind::Subscript { indices, .. } => {
-            let [dz, dy, dx] =
-                offset_3d(indices, vars).expect("schedule::temporal takes `i + a, j + b, k + c`");
-            Some(match (dz, dy, dx) {
-                (-1, ..) => format!("_m{below}"),
-                (1, ..) => format!("_n{below}"),
-                (_, 0, 0) => format!("_c{below}"),
-                _ => load_buffer(form, below, rd, &format!("({dy}) * TX + ({dx})")),
-            })
-        }
-        _ => None,
-    });
     let (z_lo, z_hi) = (bound(&p.dims[0].1), bound(&p.dims[0].2));
-    // The target's value two levels down, or (level 1) the other array's from global memory.
-    let (fixed, fixed_plane) = if lvl >= 2 {
-        let m = format!("_m{}", lvl - 2);
-        (m.clone(), m)
-    } else {
-        (
-            "_b1".to_string(),
-            format!(
-                "{ns}.load(_other + _z * _nxy + _at, mask=_inside & (_z >= 0) & (_z < _planes) & ((_z < {z_lo}) | (_z >= {z_hi})), other=0.0)"
-            ),
-        )
-    };
     w.line(format!("_z = _kk - {lvl}"));
     w.line(format!(
         "if (_z >= _zs - {levels} + {lvl}) & (_z >= {z_lo}) & (_z < {z_hi}):"
     ));
     w.indent();
-    // Rounded to the array's dtype as the plain kernel's store rounds it.
-    w.line(format!("_v = ({value}).to(_dt)"));
-    w.line(format!("_v = {ns}.where(_keep{k}, {fixed}, _v)"));
+    for qd in QUADS {
+        let s = quad(qd);
+        let value = print(&p.value, &mut |x| match &x.kind {
+            ExprKind::Subscript { indices, .. } => {
+                let [dz, dy, dx] = offset_3d(indices, vars)
+                    .expect("schedule::temporal takes `i + a, j + b, k + c`");
+                Some(match (dz, neighbour(qd, dy, dx)) {
+                    (-1, _) => format!("_m{below}_{s}"),
+                    (1, _) => format!("_n{below}_{s}"),
+                    (_, (other, 0, 0)) => format!("_c{below}_{}", quad(other)),
+                    (_, (other, di, dj)) => {
+                        load_buffer(form, below, rd, other, &format!("({di}) * QX + ({dj})"))
+                    }
+                })
+            }
+            _ => None,
+        });
+        // The target's value two levels down (its plane is still in registers), or (level
+        // 1) the other array's, prefetched.
+        let fixed = if lvl >= 2 {
+            format!("_m{}_{s}", lvl - 2)
+        } else {
+            format!("_b1_{s}")
+        };
+        // Rounded to the array's dtype as the plain kernel's store rounds it.
+        w.line(format!("_v_{s} = ({value}).to(_dt)"));
+        w.line(format!(
+            "_v_{s} = {ns}.where(_keep{}_{s}, {fixed}, _v_{s})",
+            keep_mask(st, k)
+        ));
+    }
     w.dedent();
     w.line("else:");
-    w.line(format!("    _v = {fixed_plane}"));
-    w.line(format!("_n{lvl} = _v"));
+    w.indent();
+    for qd in QUADS {
+        let s = quad(qd);
+        let fixed_plane = if lvl >= 2 {
+            format!("_m{}_{s}", lvl - 2)
+        } else {
+            format!(
+                "{ns}.load(_other + _z * _nxy + _at_{s}, mask=_inside_{s} & (_z >= 0) & (_z < _planes) & ((_z < {z_lo}) | (_z >= {z_hi})), other=0.0)"
+            )
+        };
+        w.line(format!("_v_{s} = {fixed_plane}"));
+    }
+    w.dedent();
+    for qd in QUADS {
+        let s = quad(qd);
+        w.line(format!("_n{lvl}_{s} = _v_{s}"));
+    }
+}
+
+/// The phase whose boundary mask phase `k` uses: the first with the same in-plane box (one
+/// mask a quadrant fewer where the phases' boxes agree, as Heat-3D's do: registers are what
+/// bound these kernels' programs an SM).
+fn keep_mask(st: &Stencil3d, k: usize) -> usize {
+    fn plane_box(p: &Phase3d) -> [&Expr; 4] {
+        [&p.dims[1].1, &p.dims[1].2, &p.dims[2].1, &p.dims[2].2]
+    }
+    (0..k)
+        .find(|&j| plane_box(&st.phases[j]) == plane_box(&st.phases[k]))
+        .unwrap_or(k)
 }
 
 /// A region bound (host names, integers, `A.shape[d]`: `_planes`, `_rows` or `_cols`).
@@ -335,16 +438,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn neighbour_planes_come_from_registers_and_the_plane_from_windows() {
-        let w = load_buffer(Dialect::Gluon, 1, 0, "(0) * TX + (1)");
+    fn an_in_plane_neighbour_is_a_register_of_another_quadrant_or_a_shifted_window() {
+        // Row parity 0, column parity 0: right and down are the same thread's, left and up a
+        // window one quadrant column / row back.
+        assert_eq!(neighbour((0, 0), 0, 1), ((0, 1), 0, 0));
+        assert_eq!(neighbour((0, 0), 1, 0), ((1, 0), 0, 0));
+        assert_eq!(neighbour((0, 0), 0, -1), ((0, 1), 0, -1));
+        assert_eq!(neighbour((0, 0), -1, 0), ((1, 0), -1, 0));
+        assert_eq!(neighbour((1, 1), 1, 1), ((0, 0), 1, 1));
+        assert_eq!(neighbour((1, 0), -1, 1), ((0, 1), 0, 0));
+        assert_eq!(neighbour((0, 1), 0, 0), ((0, 1), 0, 0));
+    }
+
+    #[test]
+    fn windows_name_their_level_buffer_and_quadrant() {
+        let w = load_buffer(Dialect::Gluon, 1, 0, (1, 0), "(0) * QX + (-1)");
         assert_eq!(
             w,
-            "_s1_0.index(GR * TX + (0) * TX + (1))._reinterpret(_dt, [TY, TX], _WL).load(_L)"
+            "_s1_0_10.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)"
         );
-        let t = load_buffer(Dialect::Triton, 1, 0, "(0) * TX + (1)");
+        let t = load_buffer(Dialect::Triton, 1, 0, (1, 0), "(0) * QX + (-1)");
         assert_eq!(
             t,
-            "tl.load(_buf + 2 * ((TY + 2 * GR) * TX) + _tile + (0) * TX + (1))"
+            "tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))"
         );
     }
 }
