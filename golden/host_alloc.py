@@ -674,18 +674,59 @@ def fill_add(N):
 
 
 @triton.jit
-def _shifted_copy_kernel0(out, A, N, out_stride0, A_stride0, MVL: tl.constexpr):
-    # samples/host_alloc.py:51: #pragma parallel for
-    i = 1 + tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/host_alloc.py:52
+def _positional_dtypes_kernel0(out, A, weights, steps, counts, N, out_stride0, A_stride0, weights_stride0, steps_stride0, counts_stride0, MVL: tl.constexpr):
+    # samples/host_alloc.py:55: #pragma parallel for simd
+    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/host_alloc.py:56
     i_mask = i < N
-    tl.store(out + i * out_stride0, tl.load(A + (i - 1) * A_stride0, mask=i_mask) + tl.load(out + i * out_stride0, mask=i_mask), mask=i_mask)  # samples/host_alloc.py:53
+    tl.store(out + i * out_stride0, tl.load(A + i * A_stride0, mask=i_mask) * tl.load(weights + i * weights_stride0, mask=i_mask) + tl.load(steps + i * steps_stride0, mask=i_mask) + tl.load(counts + 1 * counts_stride0), mask=i_mask)  # samples/host_alloc.py:57
 
 
-_shifted_copy_kernel0_tuning = _AppycTuning("_shifted_copy_kernel0", "d36b9e643e6e228c", (1024, 4), _APPYC_CANDIDATES)
+_positional_dtypes_kernel0_tuning = _AppycTuning("_positional_dtypes_kernel0", "d273f2a1c48fe5c5", (1024, 4), _APPYC_CANDIDATES)
+
+
+def _launch_positional_dtypes_kernel0(out, A, weights, steps, counts, N, _appyc_config=None):
+    """Launches _positional_dtypes_kernel0 for the region at samples/host_alloc.py:55."""
+    n_i = int(N)
+    if n_i <= 0:
+        return
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(N), out.dtype, A.dtype, weights.dtype, steps.dtype, counts.dtype)
+        _appyc_config = _positional_dtypes_kernel0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _positional_dtypes_kernel0_tuning.tune(
+                _appyc_key, (out,), lambda config: _launch_positional_dtypes_kernel0(out, A, weights, steps, counts, N, config)
+            )
+    _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_launch(
+        _positional_dtypes_kernel0, ((n_i + _appyc_mvl - 1) // _appyc_mvl,),
+        (out, A, weights, steps, counts, int(N), out.stride(0), A.stride(0), weights.stride(0), steps.stride(0), counts.stride(0),),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+    )
+
+
+def positional_dtypes(A, N):
+    # NumPy's dtype given positionally (torch takes it only by keyword).
+    counts = torch.zeros((2,), dtype=torch.int64, device=A.device)
+    weights = torch.full(_appyc_shape(N), 0.5, dtype=torch.float32, device=A.device)
+    steps = torch.arange(0, N, 1, dtype=torch.int64, device=A.device)
+    out = torch.zeros_like(A, dtype=torch.float64)
+    _launch_positional_dtypes_kernel0(out, A, weights, steps, counts, N)
+    return out
+
+
+@triton.jit
+def _shifted_copy_kernel0(out, A, N, out_stride0, A_stride0, MVL: tl.constexpr):
+    # samples/host_alloc.py:63: #pragma parallel for
+    i = 1 + tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/host_alloc.py:64
+    i_mask = i < N
+    tl.store(out + i * out_stride0, tl.load(A + (i - 1) * A_stride0, mask=i_mask) + tl.load(out + i * out_stride0, mask=i_mask), mask=i_mask)  # samples/host_alloc.py:65
+
+
+_shifted_copy_kernel0_tuning = _AppycTuning("_shifted_copy_kernel0", "5f357c5cc17ec0ef", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_shifted_copy_kernel0(out, A, N, _appyc_config=None):
-    """Launches _shifted_copy_kernel0 for the region at samples/host_alloc.py:51."""
+    """Launches _shifted_copy_kernel0 for the region at samples/host_alloc.py:63."""
     n_i = int(N) - int(1)
     if n_i <= 0:
         return

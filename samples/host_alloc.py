@@ -46,6 +46,18 @@ def fill_add(N):
     return a
 
 
+def positional_dtypes(A, N):
+    # NumPy's dtype given positionally (torch takes it only by keyword).
+    counts = np.zeros((2,), np.int64)
+    weights = np.full(N, 0.5, np.float32)
+    steps = np.arange(0, N, 1, np.int64)
+    out = np.zeros_like(A, np.float64)
+    #pragma parallel for simd
+    for i in range(N):
+        out[i] = A[i] * weights[i] + steps[i] + counts[1]
+    return out
+
+
 def shifted_copy(A, N):
     out = A.copy()
     #pragma parallel for

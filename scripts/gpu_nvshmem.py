@@ -14,13 +14,18 @@ Rust: only this checkout and the GPU image's Python (torch 2.11, Triton 3.6, nvi
     # #pragma distribute against Listing 8 alone (issue 24's target, 8192^2 per GPU):
     torchrun --standalone --nproc-per-node 2 scripts/gpu_nvshmem.py --out $OUT \
         --only nvshmem_l8,distribute --sizes 8192
+    # issue 24's 85 % of copy: Listing 8 and the held-out row program at 8192^2 per GPU
+    torchrun --standalone --nproc-per-node 2 scripts/gpu_nvshmem.py --out $OUT \
+        --only nvshmem_l8,heldout_rows --sizes 8192
 
 Per world size W it writes $OUT/nvshmem_w{W}.json with:
 * correctness: every case of tests/difftest/nvshmem_cases.py (Listing 8 and 9 Jacobi-2D and
   Jacobi-3D split along one axis; Jacobi-2D and -3D on a 2-D and 3-D process grid, whose shape
   the samples derive from W: 2 GPUs are 2 x 1 and 2 x 1 x 1, 4 are 2 x 2 and 2 x 2 x 1, 8 are
   4 x 2 and 2 x 2 x 2), each PE's block of a global grid, gathered and compared with a
-  single-array NumPy run;
+  single-array NumPy run; and the held-out row program (`heldout_rows`,
+  bench/nvshmem_heldout/heat_rows.py compiled to heat_rows_gen.py beside it: explicit heat
+  diffusion on Listing 8's row split, written after the NVSHMEM path was tuned) the same way;
 * timing (time per iteration = two Jacobi sweeps, from the difference of two runs of T1 and T2
   iterations, so set-up and first-call costs cancel), per-GPU domain n x n (weak scaling):
   appyc+NVSHMEM (Listing 8 and 9 on a slab, the 2-D grid sample on an n x n block), host-driven
@@ -35,7 +40,10 @@ Per world size W it writes $OUT/nvshmem_w{W}.json with:
   pragma): correctness of the global result on every rank against the unchanged source run by
   NumPy (odd sizes, rows not divisible by W), and its time per iteration in the 2-D table
   (`distribute`: global arrays of n*W x n, so each GPU owns n rows as the L8 slab does), with
-  its ratio to Listing 8 among the targets (issue 24: within 10 % at 8192^2 per GPU).
+  its ratio to Listing 8 among the targets (issue 24: within 10 % at 8192^2 per GPU);
+* `heldout_rows`: the held-out program timed as Listing 8 (its slab, two sweeps an iteration);
+  with it or Listing 8, a device copy (1 GiB read + written, every GPU at once) and each 2-D
+  row's % of copy (2 x 16 bytes x n^2 an iteration; issue 24: >= 85 % at 8192^2 on 2 GPUs).
 A case that runs longer than --case-cap seconds ends the larger sizes of its kind.
 
 --jax (without torchrun; JAX 0.11 with CUDA) writes $OUT/jax.json: the peer a JAX user would
@@ -111,15 +119,16 @@ def report(out):
                   "the second comparison below."]
     lines += ["", "## Time per iteration (two sweeps), microseconds, per-GPU domain n x n", "",
               "| n | GPUs | appyc+NVSHMEM L8 | appyc+NVSHMEM L9 | appyc+NVSHMEM 2-D grid | JAX shard_map "
-              "| NCCL host-driven | appyc 1-GPU persistent | appyc #pragma distribute |",
-              "|---|---|---|---|---|---|---|---|---|"]
+              "| NCCL host-driven | appyc 1-GPU persistent | appyc #pragma distribute | held-out rows |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     sizes = sorted({int(n) for r in runs.values() for n in r["timing"]})
     for n in sizes:
         for w, r in sorted(runs.items()):
             t = r["timing"].get(str(n), {})
             cell = lambda k: f"{t[k]:.1f}" if isinstance(t.get(k), (int, float)) else str(t.get(k, "-"))
             lines.append(f"| {n} | {w} | {cell('nvshmem_l8')} | {cell('nvshmem_l9')} | {cell('nvshmem_grid')} | "
-                         f"{cell('jax')} | {cell('nccl')} | {cell('appyc_single')} | {cell('distribute')} |")
+                         f"{cell('jax')} | {cell('nccl')} | {cell('appyc_single')} | {cell('distribute')} | "
+                         f"{cell('heldout_rows')} |")
     lines += ["", "## Jacobi-3D: time per iteration (two sweeps), microseconds, per-GPU domain n^3", "",
               "| n | GPUs | appyc+NVSHMEM | appyc+NVSHMEM 3-D grid | NCCL host-driven |", "|---|---|---|---|---|"]
     sizes3 = sorted({int(n) for r in runs.values() for n in r.get("timing3d", {})})
@@ -141,6 +150,12 @@ def report(out):
             if isinstance(a, float) and isinstance(b, float):
                 lines.append(f"- #pragma distribute / hand-written Listing 8, n = {n} per GPU on {w} GPU(s): "
                              f"{a / b:.3f} (target <= 1.10 at 8192 on 2 GPUs)")
+    for w, r in sorted(runs.items()):
+        for n, t in sorted(r.get("timing", {}).items(), key=lambda kv: int(kv[0])):
+            for key in ("nvshmem_l8", "heldout_rows"):
+                if isinstance(t.get(key), float) and r.get("copy_GBps"):
+                    lines.append(f"- {key}, n = {n} per GPU on {w} GPU(s): {percent_of_copy(int(n), t[key], r['copy_GBps']):.1f} "
+                                 f"% of copy ({r['copy_GBps']:.0f} GB/s) (target >= 85 % at 8192 on 2 GPUs)")
     w1 = runs.get(1)
     for w, r in sorted(runs.items()):
         if w == 1:
@@ -176,7 +191,7 @@ def report(out):
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     panels = ((axes[0], "timing", "Jacobi-2D, n x n per GPU",
                (("nvshmem_l8", "-o"), ("nvshmem_l9", "-s"), ("nvshmem_grid", "-d"), ("jax", "--v"),
-                ("nccl", "--^"), ("appyc_single", ":x"), ("distribute", "-v"))),
+                ("nccl", "--^"), ("appyc_single", ":x"), ("distribute", "-v"), ("heldout_rows", "-*"))),
               (axes[1], "timing3d", "Jacobi-3D, n^3 per GPU",
                (("nvshmem", "-o"), ("nvshmem_grid", "-d"), ("nccl", "--^"))))
     for ax, table, title, keys in panels:
@@ -198,6 +213,36 @@ def report(out):
 
 # ------------------------------------------------------------------------------------------
 # the GPU run (under torchrun)
+
+HELDOUT = ROOT / "bench" / "nvshmem_heldout"
+
+
+def percent_of_copy(n, us, copy_gbs):
+    """A 2-D row's time per iteration (two sweeps of n x n fp64 points, each point read and
+    written once a sweep: 2 x 16 bytes x n^2) as a percentage of the device copy's rate."""
+    return 100 * 2 * 16 * n * n / (us * 1e-6) / 1e9 / copy_gbs
+
+
+def copy_bandwidth(torch, dist, device):
+    """GB/s of a 1 GiB fp64 device copy (read + written bytes), every rank copying at once, as
+    they all stream during a sweep (bench/gpu_nvshmem_bandwidth.py's ceiling)."""
+    n = 1 << 27
+    x = torch.randn(n, dtype=torch.float64, device=device)
+    y = torch.empty_like(x)
+    for _ in range(3):
+        y.copy_(x)
+    torch.cuda.synchronize()
+    dist.barrier()
+    e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    e0.record()
+    for _ in range(20):
+        y.copy_(x)
+    e1.record()
+    torch.cuda.synchronize()
+    del x, y
+    torch.cuda.empty_cache()
+    return 2 * 8 * n * 20 / (e0.elapsed_time(e1) * 1e-3) / 1e9
+
 
 def microseconds_per_iteration(run, t1, t2, reps):
     """Microseconds per iteration from `run(t)` of t1 and t2 iterations, best of `reps` each,
@@ -238,6 +283,11 @@ def main(args):
     mods = {name: load(golden / f"{CASES[name].module}.py", f"gen_{name}") for name in CASES}
     single = load(golden / "jacobi_2d.py", "gen_jacobi_2d")
     distributed = load(golden / "distribute_jacobi2d.py", "gen_distribute_jacobi2d")
+    # The held-out row program (issue 24): its compiled module and its case, as CASES' are.
+    sys.path.insert(0, str(HELDOUT))
+    from heat_rows_case import HeatRows
+
+    mods["heldout_rows"] = load(HELDOUT / "heat_rows_gen.py", "gen_heldout_rows")
     any_mod = next(iter(mods.values()))
     result = {"world": world, "device": torch.cuda.get_device_name(device), "torch": torch.__version__,
               "triton": triton.__version__, "correct": {}, "timing": {}, "bandwidth": {}}
@@ -286,6 +336,16 @@ def main(args):
         if rank == 0:
             result["correct"][name] = r
             log("correct", name, r)
+    # The held-out row program, at Listing 8's sizes.
+    heldout_case = HeatRows(rows=64 if args.smoke else 500, cols=257 if args.smoke else 1001,
+                            steps=3 if args.smoke else 20, c=0.15)
+    try:
+        r = run_case("heldout_rows", heldout_case, mods["heldout_rows"])
+    except Exception as e:  # noqa: BLE001 - recorded
+        r = {"ok": False, "error": f"{type(e).__name__}: {e}"[:500]}
+    if rank == 0:
+        result["correct"]["heldout_rows"] = r
+        log("correct", "heldout_rows", r)
 
     # -- #pragma distribute: the global result on every rank -----------------------------------
     # Each rank passes the same global arrays; rows not divisible by W, odd columns.
@@ -346,7 +406,7 @@ def main(args):
     stencils = [
         ("2d", sizes2d or ([1024, 8192] if args.smoke else [1024, 2048, 4096, 8192]),
          {"nvshmem_l8": ("jacobi2d_l8", 2), "nvshmem_l9": ("jacobi2d_l9", 1),
-          "nvshmem_grid": ("jacobi2d_grid", 2)}),
+          "nvshmem_grid": ("jacobi2d_grid", 2), "heldout_rows": ("heldout_rows", 2)}),
         ("3d", [128] if args.smoke else [128, 256, 512],
          {"nvshmem": ("jacobi3d", 2), "nvshmem_grid": ("jacobi3d_grid", 2)}),
     ]
@@ -355,6 +415,8 @@ def main(args):
         """The array extents of sample `name` for n interior points per GPU along each axis:
         a slab has halos on axis 0 only (Jacobi2D's n - 2 interior columns aside), a grid block
         on every axis."""
+        if name == "heldout_rows":
+            return (n + 2, n)  # Listing 8's slab
         case = CASES[name]
         if isinstance(case, JacobiGrid):
             return (n + 2,) * len(case.block)
@@ -365,6 +427,9 @@ def main(args):
         return np.random.default_rng(rank).standard_normal(shape)
 
     t1, t2 = (5, 25) if args.smoke else (20, 220)
+    if wanted("nvshmem_l8") or wanted("heldout_rows"):
+        result["copy_GBps"] = copy_bandwidth(torch, dist, device)
+        log(f"device copy {result['copy_GBps']:.0f} GB/s (1 GiB, read + written, every GPU at once)")
     capped = set()
     up, down = (rank + world - 1) % world, (rank + 1) % world
     for dims, sizes, variants in stencils:
@@ -386,7 +451,10 @@ def main(args):
                     extents = timing_shape(name, n)
                     A = symmetric(mod, timing_array(extents))
                     B = symmetric(mod, timing_array(extents))
-                    fn = getattr(mod, CASES[name].function)
+                    if name == "heldout_rows":  # heat_rows(U, V, c, R, C, steps): two sweeps a step
+                        fn = lambda U, V, R, C, t, f=mod.heat_rows: f(U, V, 0.1, R, C, t)
+                    else:
+                        fn = getattr(mod, CASES[name].function)
                     # Two sweeps an iteration: L9 makes one sweep per iteration of its loop.
                     row[key] = per_iteration(lambda t: fn(A, B, *extents, t * (2 // k)), t1, t2)
                     del A, B
@@ -439,6 +507,9 @@ def main(args):
             if rank == 0:
                 table[str(n)] = row
                 log("timing", dims, n, row)
+                if dims == "2d" and result.get("copy_GBps"):
+                    log("% of copy", n, {k: round(percent_of_copy(n, v, result["copy_GBps"]), 1)
+                                         for k, v in row.items() if isinstance(v, float)})
 
     # -- put bandwidth -------------------------------------------------------------------------
     if world > 1 and wanted("bandwidth"):
@@ -599,7 +670,7 @@ if __name__ == "__main__":
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--case-cap", type=float, default=60.0, help="seconds; a slower case skips its larger sizes")
     ap.add_argument("--only", default="", help="timing rows to run, e.g. nvshmem_l8,distribute (also nccl, "
-                    "nvshmem_l9, nvshmem_grid, appyc_single, 3d, bandwidth); default all")
+                    "nvshmem_l9, nvshmem_grid, heldout_rows, appyc_single, 3d, bandwidth); default all")
     ap.add_argument("--sizes", default="", help="2-D per-GPU sizes n, e.g. 8192 (default: 1024 to 8192)")
     ap.add_argument("--report", metavar="DIR", help="only merge DIR/nvshmem_w*.json into a table and PNG")
     ap.add_argument("--jax", action="store_true", help="time the JAX peer instead (one process, no torchrun)")

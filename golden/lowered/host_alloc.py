@@ -55,6 +55,20 @@ def fill_add(N):
     return a
 
 
+def positional_dtypes(A, N):
+    # NumPy's dtype given positionally (torch takes it only by keyword).
+    counts = torch.zeros((2,), dtype=torch.int64, device=A.device)
+    weights = torch.full(_appyc_shape(N), 0.5, dtype=torch.float32, device=A.device)
+    steps = torch.arange(0, N, 1, dtype=torch.int64, device=A.device)
+    out = torch.zeros_like(A, dtype=torch.float64)
+    # _positional_dtypes_kernel0
+    #pragma parallel for simd
+    for i in range(0, N, 1):
+        i = appy.vidx(i, appy.MVL, N)
+        out[i] = A[i] * weights[i] + steps[i] + counts[1]
+    return out
+
+
 def shifted_copy(A, N):
     out = A.clone()
     # _shifted_copy_kernel0

@@ -342,6 +342,26 @@ impl HostRewriter<'_> {
                 ));
             }
         }
+        // NumPy takes the dtype positionally too (`np.zeros(n, np.int64)`); torch only by
+        // keyword, so it is named here.
+        let dtype_at = match name.as_str() {
+            "full" | "full_like" => 2,
+            "arange" => 3,
+            _ => 1,
+        };
+        if let Some(arg) = c.args.get(dtype_at) {
+            if let Some(extra) = c.args.get(dtype_at + 1) {
+                return Err(Diagnostic::error(
+                    Span::from(extra.range()),
+                    format!("`np.{name}` takes no argument after its dtype in host code of a compiled function"),
+                ));
+            }
+            let at = Span::from(arg.range()).start as usize;
+            self.edits.push(Edit {
+                range: at..at,
+                text: "dtype=".into(),
+            });
+        }
         self.edits.push(Edit {
             range: func_span.range(),
             text: format!("torch.{name}"),
@@ -361,7 +381,7 @@ impl HostRewriter<'_> {
             }
         }
         let mut extra = vec![];
-        let has_dtype = c.keywords.iter().any(|k| k.arg.is_some());
+        let has_dtype = c.keywords.iter().any(|k| k.arg.is_some()) || c.args.len() > dtype_at;
         if takes_shape && !has_dtype {
             if name == "full" && c.args.len() >= 2 {
                 let fill = &self.source[Span::from(c.args[1].range()).range()];

@@ -352,6 +352,9 @@ CASES = [
     Case("host_alloc", "scaled_copy_2d",
          lambda r, s: [normal(r, s), s[0], s[1]], ((19, 29), (7, 13)), mvls=(128,)),
     Case("host_alloc", "fill_add", lambda r, n: [n], SIZES_1D),
+    # float64 A: a float32 product plus an int64 element is float64 in NumPy, float32 in Triton
+    # (expr.rs leaves array dtypes to Triton's promotion).
+    Case("host_alloc", "positional_dtypes", lambda r, n: [normal(r, n, F64), n], SIZES_1D),
     Case("host_alloc", "shifted_copy", lambda r, n: [normal(r, n), n], SIZES_1D_SMALL,
          mvls=(128,)),
     Case("host_alloc", "plain_axpy",
