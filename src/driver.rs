@@ -523,6 +523,7 @@ fn codegen(
         skip: skip.clone(),
         device,
         symmetric: symmetric.arrays,
+        flags: symmetric.flags,
         edits: vec![],
     };
     rewriter.stmts(&f.body)?;

@@ -39,6 +39,18 @@ fn unknown_call_suggests_the_close_name() {
 }
 
 #[test]
+fn flags_must_be_allocated_as_64_bit_integers() {
+    // int32 flags pass the CPU stand-in (it reads 64-bit words as the GPU does) but are
+    // misaligned words on the GPU: only the compiler can tell.
+    let e = expect_error(
+        "tests/bad/nvshmem_int32_flags.py",
+        "8:31",
+        "the flag array `flags` is allocated as `np.int32`: NVSHMEM signals are 64-bit integers",
+    );
+    assert!(e.contains("dtype=np.int64"), "{e}");
+}
+
+#[test]
 fn wrong_arity_names_the_missing_argument() {
     let e = expect_error(
         "tests/bad/nvshmem_arity.py",

@@ -94,6 +94,8 @@ pub struct HostRewriter<'a> {
     /// Arrays on the symmetric heap (nvshmem puts and flags): their allocations in the
     /// function are wrapped in `_appyc_nvshmem_symmetric(...)`.
     pub symmetric: Vec<String>,
+    /// The flag arrays among them: an allocation must give them 64-bit integers.
+    pub flags: Vec<String>,
     pub edits: Vec<Edit>,
 }
 
@@ -125,6 +127,11 @@ impl HostRewriter<'_> {
                     if self.symmetric.iter().any(|s| s == n.id.as_str())
                         && matches!(a.value.as_ref(), ast::Expr::Call(_))
                     {
+                        if let ast::Expr::Call(c) = a.value.as_ref() {
+                            if self.flags.iter().any(|f| f == n.id.as_str()) {
+                                flag_dtype(self.source, n.id.as_str(), c)?;
+                            }
+                        }
                         let r = Span::from(a.value.range()).range();
                         self.edits.push(Edit {
                             range: r.start..r.start,
@@ -284,7 +291,6 @@ impl HostRewriter<'_> {
             return self.expr(&c.func);
         };
         let func_span: Span = c.func.range().into();
-        let call_span: Span = c.range.into();
         let takes_shape = matches!(name.as_str(), "empty" | "zeros" | "ones" | "full");
         let like = matches!(
             name.as_str(),
@@ -325,6 +331,20 @@ impl HostRewriter<'_> {
             });
             return Ok(());
         }
+        self.numpy_allocation(c, &name, takes_shape, like)
+    }
+
+    /// `np.empty/zeros/ones/full(_like)` and `np.arange` in host code: the torch call with
+    /// the dtype by keyword (float64 where NumPy's default is) and the function's device.
+    fn numpy_allocation(
+        &mut self,
+        c: &ast::ExprCall,
+        name: &str,
+        takes_shape: bool,
+        like: bool,
+    ) -> Result<()> {
+        let func_span: Span = c.func.range().into();
+        let call_span: Span = c.range.into();
         if !(takes_shape || like || name == "arange") {
             return Err(Diagnostic::error(
                 func_span,
@@ -344,7 +364,7 @@ impl HostRewriter<'_> {
         }
         // NumPy takes the dtype positionally too (`np.zeros(n, np.int64)`); torch only by
         // keyword, so it is named here.
-        let dtype_at = match name.as_str() {
+        let dtype_at = match name {
             "full" | "full_like" => 2,
             "arange" => 3,
             _ => 1,
@@ -408,6 +428,58 @@ impl HostRewriter<'_> {
         }
         Ok(())
     }
+}
+
+/// A flag array's allocation (`np.zeros/empty/ones/full`) must hold 64-bit integers: the
+/// kernels signal and wait on 64-bit words, so int32 flags are read two at a time (misaligned
+/// on the GPU; the CPU stand-in reads words too, so only this check tells) and float64 ones
+/// compare bit patterns. Other allocations are the runtime's to judge.
+fn flag_dtype(source: &str, name: &str, c: &ast::ExprCall) -> Result<()> {
+    let Some(func) = dotted_name(&c.func) else {
+        return Ok(());
+    };
+    let Some(np) = func
+        .strip_prefix("np.")
+        .or_else(|| func.strip_prefix("numpy."))
+    else {
+        return Ok(());
+    };
+    let dtype_at = match np {
+        "zeros" | "empty" | "ones" => 1,
+        "full" => 2,
+        _ => return Ok(()),
+    };
+    let dtype = c
+        .keywords
+        .iter()
+        .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == "dtype"))
+        .map(|k| &k.value)
+        .or_else(|| c.args.get(dtype_at));
+    let help = "allocate it as `np.zeros(k, dtype=np.int64)`";
+    let Some(dtype) = dtype else {
+        return Err(Diagnostic::error(
+            c.range.into(),
+            format!("the flag array `{name}` is allocated as float64: NVSHMEM signals are 64-bit integers"),
+        )
+        .with_help(help));
+    };
+    let span = Span::from(dtype.range());
+    let text = source[span.range()]
+        .trim()
+        .trim_matches(|ch| ch == '"' || ch == '\'');
+    let ok = ["int64", "uint64"]
+        .iter()
+        .any(|t| text == *t || text == format!("np.{t}") || text == format!("numpy.{t}"));
+    if ok {
+        return Ok(());
+    }
+    Err(Diagnostic::error(
+        span,
+        format!(
+            "the flag array `{name}` is allocated as `{text}`: NVSHMEM signals are 64-bit integers"
+        ),
+    )
+    .with_help(help))
 }
 
 #[cfg(test)]

@@ -19,6 +19,9 @@ use std::collections::HashMap;
 #[derive(Debug, Default, Clone)]
 pub struct Symmetric {
     pub arrays: Vec<String>,
+    /// The flag arrays among them: NVSHMEM signals are 64-bit words, so the host checks their
+    /// allocations' dtype (`codegen::host`).
+    pub flags: Vec<String>,
 }
 
 pub fn run(func: &Function, calls: &[LibCall], kernels: &mut Vec<Kernel>) -> Result<Symmetric> {
@@ -198,6 +201,7 @@ fn put_phase(
     push(&mut sym.arrays, &dname);
     if let Some(f) = &flag {
         push(&mut sym.arrays, &array_of(f));
+        push(&mut sym.flags, &array_of(f));
         puts.push((array_of(f), dname.clone()));
     }
     let blocking = written.contains(&sname);
@@ -223,6 +227,7 @@ fn wait_phase(
 ) -> Result<(Comm, Vec<Expr>)> {
     let flag = flag_elem(c.args[0].clone().expect("required"), c.arg_spans[0], ranks)?;
     push(&mut sym.arrays, &array_of(&flag));
+    push(&mut sym.flags, &array_of(&flag));
     let signal = c.args[1].clone().expect("required");
     let args = vec![flag.clone(), signal.clone()];
     Ok((
