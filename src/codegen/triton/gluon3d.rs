@@ -25,8 +25,9 @@
 //! a quadrant's shared buffer. Shared memory's bandwidth bounded the one-tensor form (four
 //! windows a point and level, about three quarters of a step): quadrants took Heat-3D 120^3
 //! from 7.6 to 7.1 ms on the H100, 1.23x to 1.31x the streaming bound
-//! (bench/heat3d_sync_probe.py, docs/performance.md 48). Global loads of a quadrant stride by
-//! two elements; its partner quadrant's load, issued next, hits the same lines in L1.
+//! (bench/heat3d_sync_probe.py, docs/performance.md 48). A quadrant's global loads stride by
+//! two elements, so each touches twice the sectors it uses; its partner quadrant's load,
+//! issued next, uses the rest (whether from L1 or L2 was not measured apart).
 //!
 //! Boundary: points outside a phase's box keep its target's value. That target is also the
 //! target two levels down (the arrays alternate), whose plane `z` is still in registers
@@ -35,8 +36,10 @@
 //!
 //! Groups: one iteration a group, the state ping-ponging with a spare by the group's parity
 //! (a program's halo is another's owned part). On the GPU one cooperative launch runs every
-//! group with a grid barrier between them (bench: 7.5 ms against 8.3 for a launch a group);
-//! the interpreter runs one launch a group. After the last group the other array's owned part
+//! group with a grid barrier between them (bench: 7.5 ms against 8.3 for a launch a group;
+//! the barrier costs about 0.5 ms of Heat-3D's 7, and every cheaper wait tried, neighbour
+//! flags among them, was slower: docs/performance.md 48); the interpreter runs one launch a
+//! group. After the last group the other array's owned part
 //! is stored too.
 
 use super::dialect::Dialect;
