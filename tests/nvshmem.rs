@@ -51,6 +51,25 @@ fn flags_must_be_allocated_as_64_bit_integers() {
 }
 
 #[test]
+fn flags_of_int_int64_or_their_names_compile() {
+    let bad = std::fs::read_to_string("tests/bad/nvshmem_int32_flags.py").expect("the bad input");
+    for (k, dtype) in ["int", "np.int_", "\"int64\"", "numpy.int64"]
+        .iter()
+        .enumerate()
+    {
+        let path = std::env::temp_dir().join(format!("appyc_flags_{}_{k}.py", std::process::id()));
+        std::fs::write(&path, bad.replace("np.int32", dtype)).expect("a scratch input");
+        let r = appyc(&[path.to_str().expect("utf-8"), "-o", "-"]);
+        assert_eq!(
+            r.status.code(),
+            Some(0),
+            "dtype={dtype}: {}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+    }
+}
+
+#[test]
 fn wrong_arity_names_the_missing_argument() {
     let e = expect_error(
         "tests/bad/nvshmem_arity.py",

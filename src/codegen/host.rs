@@ -467,9 +467,11 @@ fn flag_dtype(source: &str, name: &str, c: &ast::ExprCall) -> Result<()> {
     let text = source[span.range()]
         .trim()
         .trim_matches(|ch| ch == '"' || ch == '\'');
-    let ok = ["int64", "uint64"]
-        .iter()
-        .any(|t| text == *t || text == format!("np.{t}") || text == format!("numpy.{t}"));
+    // Python's `int` and `np.int_` are int64 in NumPy 2 on every platform.
+    let ok = text == "int"
+        || ["int64", "uint64", "int_"]
+            .iter()
+            .any(|t| text == *t || text == format!("np.{t}") || text == format!("numpy.{t}"));
     if ok {
         return Ok(());
     }
