@@ -15,6 +15,7 @@ import json
 import math
 import os
 import tempfile
+import threading
 import sys
 import time
 import warnings
@@ -76,15 +77,17 @@ def _appyc_remember_triton_key():
     except (OSError, ValueError, TypeError):
         table = {}
     known = table.get(stamp)
+    computing = threading.Lock()  # the start-up thread and a first compile may ask at once
 
     def triton_key():
         nonlocal known
-        if known is None:
-            known = table[stamp] = compute()
-            try:
-                _appyc_write_json(path, table)  # other installations sharing the cache stay
-            except OSError:
-                pass  # an unwritable cache only costs the hashing again next time
+        with computing:
+            if known is None:
+                known = table[stamp] = compute()
+                try:
+                    _appyc_write_json(path, table)  # other installations sharing the cache stay
+                except OSError:
+                    pass  # an unwritable cache only costs the hashing again next time
         return known
 
     triton_key._appyc = True
@@ -94,6 +97,120 @@ def _appyc_remember_triton_key():
 
 if not _APPYC_INTERPRET:
     _appyc_remember_triton_key()
+
+
+# A cold process (empty Triton cache) spent about 1 s of its first call on work no kernel
+# compile needs (bench/gpu_cold_call.py, performance.md 50): hashing Triton's installation for
+# its cache key (0.45 s on the H100), building Triton's C helper module `cuda_utils` with the
+# system C compiler (0.3-0.45 s) and, after each kernel's compile, that kernel's C launcher
+# (0.2-0.4 s each). The first two start on threads when the module is imported; a launcher's
+# build starts on a thread as soon as Triton knows the kernel's signature, before its compile.
+# The C compiler runs in its own process and hashing releases the GIL, so this work overlaps the
+# Python front end's compile. Builds land in Triton's own cache under the name and key Triton
+# computes itself; Triton, asking for a module still being built, waits for it instead of
+# building it twice. APPYC_PREWARM=0 leaves Triton as it is.
+def _appyc_c_builds():
+    """The registry of C modules being built ahead ({key: threading.Event}), shared by every
+    appyc module of the process through the wrapper of Triton's builder, installed once."""
+    from triton.backends.nvidia import driver as nvidia
+
+    wrapped = nvidia.compile_module_from_src
+    if not hasattr(wrapped, "_appyc_builds"):
+        from triton.runtime import build
+
+        builds = {}
+
+        def compile_module_from_src(src, name, *args, **kwargs):
+            done = builds.get(_appyc_c_key(build, src))
+            if done is not None:
+                done.wait(120)  # then Triton finds it in its cache (or builds it if that failed)
+            return wrapped(src, name, *args, **kwargs)
+
+        compile_module_from_src._appyc_builds = builds
+        nvidia.compile_module_from_src = compile_module_from_src
+    return nvidia.compile_module_from_src._appyc_builds
+
+
+def _appyc_c_key(build, src):
+    """Triton's cache key of a C module (triton/runtime/build.py, compile_module_from_src)."""
+    return hashlib.sha256((src + build.platform_key()).encode("utf-8")).hexdigest()
+
+
+def _appyc_build_ahead(src, name):
+    """Builds on a thread the C module `compile_module_from_src(src, name, ...)` of Triton's
+    NVIDIA driver will ask for, with the driver's own flags, into Triton's cache."""
+    import sysconfig
+    from triton.backends.nvidia import driver as nvidia
+    from triton.runtime import build
+
+    builds = _appyc_c_builds()
+    key = _appyc_c_key(build, src)
+    if key in builds:
+        return
+    done = builds[key] = threading.Event()
+
+    def work():
+        try:
+            cache = build.get_cache_manager(key)
+            file = name + sysconfig.get_config_var("EXT_SUFFIX")
+            if cache.get_file(file) is None:
+                with tempfile.TemporaryDirectory() as tmp:
+                    source = os.path.join(tmp, name + ".c")
+                    with open(source, "w") as f:
+                        f.write(src)
+                    so = build._build(name, source, tmp, nvidia.library_dirs(), nvidia.include_dirs,
+                                      nvidia.libraries, [])
+                    with open(so, "rb") as f:
+                        cache.put(f.read(), file, binary=True)
+        except Exception:  # noqa: BLE001 - Triton builds it itself and reports what fails
+            pass
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name=f"appyc-build-{name}", daemon=True).start()
+
+
+def _appyc_launcher_ahead(previous):
+    """A `jit_cache_hook` (called before each compile) that starts the build of the kernel's
+    launcher, whose C source depends only on the signature and constexprs (CudaLauncher in
+    triton/backends/nvidia/driver.py); other hooks keep running."""
+    from triton.backends.nvidia import driver as nvidia
+
+    def hook(*, fn, compile, **kwargs):
+        if fn.module == __name__:
+            try:
+                jit = fn.jit_function
+                constants = {(jit.arg_names.index(k),) if isinstance(k, str) else k: v
+                             for k, v in compile["constants"].items()}
+                _appyc_build_ahead(nvidia.make_launcher(constants, dict(compile["signature"]), None),
+                                   "__triton_launcher")
+            except Exception:  # noqa: BLE001 - only a head start is lost
+                pass
+        return previous(fn=fn, compile=compile, **kwargs) if previous is not None else None
+
+    hook._appyc_module = __name__
+    return hook
+
+
+def _appyc_prewarm():
+    if _APPYC_INTERPRET or os.environ.get("APPYC_PREWARM") == "0":
+        return
+    try:
+        from triton import knobs
+        from triton.backends.nvidia import driver as nvidia
+        from triton.runtime import cache
+
+        with open(os.path.join(nvidia.dirname, "driver.c")) as f:
+            _appyc_build_ahead(f.read(), "cuda_utils")
+        threading.Thread(target=cache.triton_key, name="appyc-triton-key", daemon=True).start()
+        hook = knobs.runtime.jit_cache_hook
+        if getattr(hook, "_appyc_module", None) != __name__:
+            knobs.runtime.jit_cache_hook = _appyc_launcher_ahead(hook)
+    except Exception:  # noqa: BLE001 - another Triton, another backend: nothing is gained
+        pass
+
+
+_appyc_prewarm()
 
 # Compiled kernels by id of the JIT function: (the function, {what Triton specializes a launch
 # on (see `_appyc_launch`): (launcher, function handle, packed metadata, constexpr names in
