@@ -922,269 +922,272 @@ def _heat_loops_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _planes, 
     _ntx = gl.cdiv(_cols, TX - 2 * HALO)
     _nxy = _rows * _cols
     _arrived = gl.full((), 0, tl.int64, None)
-    for _g in range(_g_lo, _g_hi):
+    _per = gl.cdiv(_nty * _ntx * _chunks - _pid, _nprog)
+    for _w in range(0, (_g_hi - _g_lo) * _per):
+        _g = _g_lo + _w // _per
+        _t = _pid + (_w % _per) * _nprog
         _from = _src
         _to = _dst
         if _g % 2 == 1:
             _from = _dst
             _to = _src
         _last = _g == _groups - 1
-        for _t in range(_pid, _nty * _ntx * _chunks, _nprog):
-            _tx = _t % _ntx
-            _ty = (_t // _ntx) % _nty
-            _y0 = _ty * (TY - 2 * HALO) - HALO
-            _x0 = _tx * (TX - 2 * HALO) - HALO
-            _zs = (_t // (_ntx * _nty)) * _planes // _chunks
-            _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
-            _klo = _zs - 2
-            _khi = _ze + 2
-            _khi = _khi + (_khi - _klo) % 2
-            _ly0 = 2 * _qy + 0
-            _gy0 = _y0 + _ly0
-            _lx0 = 2 * _qx + 0
-            _gx0 = _x0 + _lx0
-            _ly1 = 2 * _qy + 1
-            _gy1 = _y0 + _ly1
-            _lx1 = 2 * _qx + 1
-            _gx1 = _x0 + _lx1
-            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_00 = _gy0 * _cols + _gx0
-            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_01 = _gy0 * _cols + _gx1
-            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_10 = _gy1 * _cols + _gx0
-            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_11 = _gy1 * _cols + _gx1
-            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_00 = gl.zeros([QY, QX], _dt, _L)
-            _c0_00 = gl.zeros([QY, QX], _dt, _L)
-            _m1_00 = gl.zeros([QY, QX], _dt, _L)
-            _c1_00 = gl.zeros([QY, QX], _dt, _L)
-            _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_01 = gl.zeros([QY, QX], _dt, _L)
-            _c0_01 = gl.zeros([QY, QX], _dt, _L)
-            _m1_01 = gl.zeros([QY, QX], _dt, _L)
-            _c1_01 = gl.zeros([QY, QX], _dt, _L)
-            _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_10 = gl.zeros([QY, QX], _dt, _L)
-            _c0_10 = gl.zeros([QY, QX], _dt, _L)
-            _m1_10 = gl.zeros([QY, QX], _dt, _L)
-            _c1_10 = gl.zeros([QY, QX], _dt, _L)
-            _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_11 = gl.zeros([QY, QX], _dt, _L)
-            _c0_11 = gl.zeros([QY, QX], _dt, _L)
-            _m1_11 = gl.zeros([QY, QX], _dt, _L)
-            _c1_11 = gl.zeros([QY, QX], _dt, _L)
-            for _k2 in range(_klo, _khi, 2):
-                _kk = _k2
-                _n0_00 = _pre_00
-                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + _s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + _s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_00)).to(_dt)
-                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
-                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((_s0_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_10)).to(_dt)
-                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((_s0_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((_s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
-                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + _s1_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + _s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_00)).to(_dt)
-                    _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
-                    _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + _s1_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s1_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
-                    _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
-                    _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((_s1_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + _s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_10)).to(_dt)
-                    _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
-                    _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((_s1_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((_s1_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
-                    _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-                _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-                _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-                _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-                _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-                _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-                _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-                _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-                gl.thread_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
-                _kk = (_k2 + 1)
-                _n0_00 = _pre_00
-                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + _s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + _s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_00)).to(_dt)
-                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
-                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((_s0_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_10)).to(_dt)
-                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((_s0_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((_s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
-                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + _s1_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + _s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_00)).to(_dt)
-                    _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
-                    _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + _s1_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s1_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
-                    _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
-                    _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((_s1_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + _s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_10)).to(_dt)
-                    _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
-                    _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((_s1_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((_s1_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
-                    _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-                _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-                _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-                _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-                _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-                _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-                _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-                _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-                gl.thread_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
+        _tx = _t % _ntx
+        _ty = (_t // _ntx) % _nty
+        _y0 = _ty * (TY - 2 * HALO) - HALO
+        _x0 = _tx * (TX - 2 * HALO) - HALO
+        _zs = (_t // (_ntx * _nty)) * _planes // _chunks
+        _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
+        _klo = _zs - 2
+        _khi = _ze + 2
+        _khi = _khi + (_khi - _klo) % 2
+        _ly0 = 2 * _qy + 0
+        _gy0 = _y0 + _ly0
+        _lx0 = 2 * _qx + 0
+        _gx0 = _x0 + _lx0
+        _ly1 = 2 * _qy + 1
+        _gy1 = _y0 + _ly1
+        _lx1 = 2 * _qx + 1
+        _gx1 = _x0 + _lx1
+        _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_00 = _gy0 * _cols + _gx0
+        _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_01 = _gy0 * _cols + _gx1
+        _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_10 = _gy1 * _cols + _gx0
+        _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_11 = _gy1 * _cols + _gx1
+        _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_00 = gl.zeros([QY, QX], _dt, _L)
+        _c0_00 = gl.zeros([QY, QX], _dt, _L)
+        _m1_00 = gl.zeros([QY, QX], _dt, _L)
+        _c1_00 = gl.zeros([QY, QX], _dt, _L)
+        _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_01 = gl.zeros([QY, QX], _dt, _L)
+        _c0_01 = gl.zeros([QY, QX], _dt, _L)
+        _m1_01 = gl.zeros([QY, QX], _dt, _L)
+        _c1_01 = gl.zeros([QY, QX], _dt, _L)
+        _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_10 = gl.zeros([QY, QX], _dt, _L)
+        _c0_10 = gl.zeros([QY, QX], _dt, _L)
+        _m1_10 = gl.zeros([QY, QX], _dt, _L)
+        _c1_10 = gl.zeros([QY, QX], _dt, _L)
+        _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_11 = gl.zeros([QY, QX], _dt, _L)
+        _c0_11 = gl.zeros([QY, QX], _dt, _L)
+        _m1_11 = gl.zeros([QY, QX], _dt, _L)
+        _c1_11 = gl.zeros([QY, QX], _dt, _L)
+        for _k2 in range(_klo, _khi, 2):
+            _kk = _k2
+            _n0_00 = _pre_00
+            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + _s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + _s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_00)).to(_dt)
+                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
+                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((_s0_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_10)).to(_dt)
+                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((_s0_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((_s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
+                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + _s1_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + _s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_00)).to(_dt)
+                _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+                _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + _s1_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s1_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
+                _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+                _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((_s1_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + _s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_10)).to(_dt)
+                _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+                _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((_s1_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((_s1_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
+                _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+            _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+            _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+            _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+            _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+            _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+            _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+            _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+            gl.thread_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
+            _kk = (_k2 + 1)
+            _n0_00 = _pre_00
+            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + _s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + _s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_00)).to(_dt)
+                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
+                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((_s0_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_10)).to(_dt)
+                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((_s0_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((_s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
+                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + _s1_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + _s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_00)).to(_dt)
+                _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+                _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + _s1_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s1_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
+                _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+                _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((_s1_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + _s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_10)).to(_dt)
+                _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+                _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((_s1_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((_s1_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
+                _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+            _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+            _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+            _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+            _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+            _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+            _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+            _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+            gl.thread_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
         if GRID_SYNC:
-            _arrived += _nprog
-            gl.thread_barrier()
-            gl.atomic_add(_sync, 1, sem="release")
-            while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
-                pass
-            gl.thread_barrier()
+            if _w % _per == _per - 1:  # this program's last tile of the group
+                _arrived += _nprog
+                gl.thread_barrier()
+                gl.atomic_add(_sync, 1, sem="release")
+                while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                gl.thread_barrier()
 
 
 @triton.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
@@ -1203,269 +1206,272 @@ def _heat_loops_persistent0_blocked_twin(_src, _dst, _other, L, M, N, _scratch, 
     _ntx = tl.cdiv(_cols, TX - 2 * HALO)
     _nxy = _rows * _cols
     _arrived = tl.full((), 0, tl.int64)
-    for _g in range(_g_lo, _g_hi):
+    _per = tl.cdiv(_nty * _ntx * _chunks - _pid, _nprog)
+    for _w in range(0, (_g_hi - _g_lo) * _per):
+        _g = _g_lo + _w // _per
+        _t = _pid + (_w % _per) * _nprog
         _from = _src
         _to = _dst
         if _g % 2 == 1:
             _from = _dst
             _to = _src
         _last = _g == _groups - 1
-        for _t in range(_pid, _nty * _ntx * _chunks, _nprog):
-            _tx = _t % _ntx
-            _ty = (_t // _ntx) % _nty
-            _y0 = _ty * (TY - 2 * HALO) - HALO
-            _x0 = _tx * (TX - 2 * HALO) - HALO
-            _zs = (_t // (_ntx * _nty)) * _planes // _chunks
-            _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
-            _klo = _zs - 2
-            _khi = _ze + 2
-            _khi = _khi + (_khi - _klo) % 2
-            _ly0 = 2 * _qy + 0
-            _gy0 = _y0 + _ly0
-            _lx0 = 2 * _qx + 0
-            _gx0 = _x0 + _lx0
-            _ly1 = 2 * _qy + 1
-            _gy1 = _y0 + _ly1
-            _lx1 = 2 * _qx + 1
-            _gx1 = _x0 + _lx1
-            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_00 = _gy0 * _cols + _gx0
-            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_01 = _gy0 * _cols + _gx1
-            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_10 = _gy1 * _cols + _gx0
-            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_11 = _gy1 * _cols + _gx1
-            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _pre_00 = tl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_00 = tl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_00 = tl.zeros([QY, QX], _dt)
-            _c0_00 = tl.zeros([QY, QX], _dt)
-            _m1_00 = tl.zeros([QY, QX], _dt)
-            _c1_00 = tl.zeros([QY, QX], _dt)
-            _pre_01 = tl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_01 = tl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_01 = tl.zeros([QY, QX], _dt)
-            _c0_01 = tl.zeros([QY, QX], _dt)
-            _m1_01 = tl.zeros([QY, QX], _dt)
-            _c1_01 = tl.zeros([QY, QX], _dt)
-            _pre_10 = tl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_10 = tl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_10 = tl.zeros([QY, QX], _dt)
-            _c0_10 = tl.zeros([QY, QX], _dt)
-            _m1_10 = tl.zeros([QY, QX], _dt)
-            _c1_10 = tl.zeros([QY, QX], _dt)
-            _pre_11 = tl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_11 = tl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_11 = tl.zeros([QY, QX], _dt)
-            _c0_11 = tl.zeros([QY, QX], _dt)
-            _m1_11 = tl.zeros([QY, QX], _dt)
-            _c1_11 = tl.zeros([QY, QX], _dt)
-            for _k2 in range(_klo, _khi, 2):
-                _kk = _k2
-                _n0_00 = _pre_00
-                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_00)).to(_dt)
-                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
-                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_10)).to(_dt)
-                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
-                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_00)).to(_dt)
-                    _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
-                    _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
-                    _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
-                    _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_10)).to(_dt)
-                    _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
-                    _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
-                    _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                tl.store(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
-                tl.store(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
-                tl.store(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
-                tl.store(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
-                tl.store(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
-                tl.store(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
-                tl.store(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
-                tl.store(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
-                tl.debug_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
-                _kk = (_k2 + 1)
-                _n0_00 = _pre_00
-                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_00)).to(_dt)
-                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
-                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_10)).to(_dt)
-                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
-                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_00)).to(_dt)
-                    _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
-                    _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
-                    _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
-                    _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_10)).to(_dt)
-                    _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
-                    _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
-                    _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                tl.store(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
-                tl.store(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
-                tl.store(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
-                tl.store(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
-                tl.store(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
-                tl.store(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
-                tl.store(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
-                tl.store(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
-                tl.debug_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
+        _tx = _t % _ntx
+        _ty = (_t // _ntx) % _nty
+        _y0 = _ty * (TY - 2 * HALO) - HALO
+        _x0 = _tx * (TX - 2 * HALO) - HALO
+        _zs = (_t // (_ntx * _nty)) * _planes // _chunks
+        _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
+        _klo = _zs - 2
+        _khi = _ze + 2
+        _khi = _khi + (_khi - _klo) % 2
+        _ly0 = 2 * _qy + 0
+        _gy0 = _y0 + _ly0
+        _lx0 = 2 * _qx + 0
+        _gx0 = _x0 + _lx0
+        _ly1 = 2 * _qy + 1
+        _gy1 = _y0 + _ly1
+        _lx1 = 2 * _qx + 1
+        _gx1 = _x0 + _lx1
+        _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_00 = _gy0 * _cols + _gx0
+        _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_01 = _gy0 * _cols + _gx1
+        _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_10 = _gy1 * _cols + _gx0
+        _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_11 = _gy1 * _cols + _gx1
+        _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _pre_00 = tl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_00 = tl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_00 = tl.zeros([QY, QX], _dt)
+        _c0_00 = tl.zeros([QY, QX], _dt)
+        _m1_00 = tl.zeros([QY, QX], _dt)
+        _c1_00 = tl.zeros([QY, QX], _dt)
+        _pre_01 = tl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_01 = tl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_01 = tl.zeros([QY, QX], _dt)
+        _c0_01 = tl.zeros([QY, QX], _dt)
+        _m1_01 = tl.zeros([QY, QX], _dt)
+        _c1_01 = tl.zeros([QY, QX], _dt)
+        _pre_10 = tl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_10 = tl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_10 = tl.zeros([QY, QX], _dt)
+        _c0_10 = tl.zeros([QY, QX], _dt)
+        _m1_10 = tl.zeros([QY, QX], _dt)
+        _c1_10 = tl.zeros([QY, QX], _dt)
+        _pre_11 = tl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_11 = tl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_11 = tl.zeros([QY, QX], _dt)
+        _c0_11 = tl.zeros([QY, QX], _dt)
+        _m1_11 = tl.zeros([QY, QX], _dt)
+        _c1_11 = tl.zeros([QY, QX], _dt)
+        for _k2 in range(_klo, _khi, 2):
+            _kk = _k2
+            _n0_00 = _pre_00
+            _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_00)).to(_dt)
+                _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
+                _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_10)).to(_dt)
+                _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
+                _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_00)).to(_dt)
+                _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
+                _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
+                _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
+                _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_10)).to(_dt)
+                _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
+                _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
+                _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            tl.store(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+            tl.store(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+            tl.store(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+            tl.store(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+            tl.store(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+            tl.store(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+            tl.store(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+            tl.store(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
+            tl.debug_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
+            _kk = (_k2 + 1)
+            _n0_00 = _pre_00
+            _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_00)).to(_dt)
+                _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
+                _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_10)).to(_dt)
+                _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
+                _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_00)).to(_dt)
+                _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
+                _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
+                _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
+                _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_10)).to(_dt)
+                _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
+                _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
+                _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            tl.store(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+            tl.store(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+            tl.store(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+            tl.store(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+            tl.store(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+            tl.store(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+            tl.store(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+            tl.store(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
+            tl.debug_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
         if GRID_SYNC:
-            _arrived += _nprog
-            tl.debug_barrier()
-            tl.atomic_add(_sync, 1, sem="release")
-            while tl.atomic_add(_sync, 0, sem="acquire") < _arrived:
-                pass
-            tl.debug_barrier()
+            if _w % _per == _per - 1:  # this program's last tile of the group
+                _arrived += _nprog
+                tl.debug_barrier()
+                tl.atomic_add(_sync, 1, sem="release")
+                while tl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                tl.debug_barrier()
 
 
 _heat_loops_persistent0_tuning = _AppycTuning("_heat_loops_persistent0", "78509b12c9585614", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
@@ -1584,269 +1590,272 @@ def _heat_slices_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _planes,
     _ntx = gl.cdiv(_cols, TX - 2 * HALO)
     _nxy = _rows * _cols
     _arrived = gl.full((), 0, tl.int64, None)
-    for _g in range(_g_lo, _g_hi):
+    _per = gl.cdiv(_nty * _ntx * _chunks - _pid, _nprog)
+    for _w in range(0, (_g_hi - _g_lo) * _per):
+        _g = _g_lo + _w // _per
+        _t = _pid + (_w % _per) * _nprog
         _from = _src
         _to = _dst
         if _g % 2 == 1:
             _from = _dst
             _to = _src
         _last = _g == _groups - 1
-        for _t in range(_pid, _nty * _ntx * _chunks, _nprog):
-            _tx = _t % _ntx
-            _ty = (_t // _ntx) % _nty
-            _y0 = _ty * (TY - 2 * HALO) - HALO
-            _x0 = _tx * (TX - 2 * HALO) - HALO
-            _zs = (_t // (_ntx * _nty)) * _planes // _chunks
-            _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
-            _klo = _zs - 2
-            _khi = _ze + 2
-            _khi = _khi + (_khi - _klo) % 2
-            _ly0 = 2 * _qy + 0
-            _gy0 = _y0 + _ly0
-            _lx0 = 2 * _qx + 0
-            _gx0 = _x0 + _lx0
-            _ly1 = 2 * _qy + 1
-            _gy1 = _y0 + _ly1
-            _lx1 = 2 * _qx + 1
-            _gx1 = _x0 + _lx1
-            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_00 = _gy0 * _cols + _gx0
-            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_01 = _gy0 * _cols + _gx1
-            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_10 = _gy1 * _cols + _gx0
-            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_11 = _gy1 * _cols + _gx1
-            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_00 = gl.zeros([QY, QX], _dt, _L)
-            _c0_00 = gl.zeros([QY, QX], _dt, _L)
-            _m1_00 = gl.zeros([QY, QX], _dt, _L)
-            _c1_00 = gl.zeros([QY, QX], _dt, _L)
-            _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_01 = gl.zeros([QY, QX], _dt, _L)
-            _c0_01 = gl.zeros([QY, QX], _dt, _L)
-            _m1_01 = gl.zeros([QY, QX], _dt, _L)
-            _c1_01 = gl.zeros([QY, QX], _dt, _L)
-            _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_10 = gl.zeros([QY, QX], _dt, _L)
-            _c0_10 = gl.zeros([QY, QX], _dt, _L)
-            _m1_10 = gl.zeros([QY, QX], _dt, _L)
-            _c1_10 = gl.zeros([QY, QX], _dt, _L)
-            _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_11 = gl.zeros([QY, QX], _dt, _L)
-            _c0_11 = gl.zeros([QY, QX], _dt, _L)
-            _m1_11 = gl.zeros([QY, QX], _dt, _L)
-            _c1_11 = gl.zeros([QY, QX], _dt, _L)
-            for _k2 in range(_klo, _khi, 2):
-                _kk = _k2
-                _n0_00 = _pre_00
-                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + _s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + _s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_00)).to(_dt)
-                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
-                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((_s0_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_10)).to(_dt)
-                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((_s0_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((_s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
-                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + _s1_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + _s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_00)).to(_dt)
-                    _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
-                    _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + _s1_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s1_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
-                    _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
-                    _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((_s1_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + _s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_10)).to(_dt)
-                    _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
-                    _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((_s1_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((_s1_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
-                    _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-                _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-                _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-                _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-                _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-                _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-                _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-                _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-                gl.thread_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
-                _kk = (_k2 + 1)
-                _n0_00 = _pre_00
-                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + _s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + _s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_00)).to(_dt)
-                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
-                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((_s0_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_10)).to(_dt)
-                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((_s0_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((_s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
-                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + _s1_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + _s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_00)).to(_dt)
-                    _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
-                    _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + _s1_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s1_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
-                    _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
-                    _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((_s1_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + _s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_10)).to(_dt)
-                    _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
-                    _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((_s1_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((_s1_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
-                    _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-                _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-                _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-                _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-                _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-                _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-                _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-                _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-                gl.thread_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
+        _tx = _t % _ntx
+        _ty = (_t // _ntx) % _nty
+        _y0 = _ty * (TY - 2 * HALO) - HALO
+        _x0 = _tx * (TX - 2 * HALO) - HALO
+        _zs = (_t // (_ntx * _nty)) * _planes // _chunks
+        _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
+        _klo = _zs - 2
+        _khi = _ze + 2
+        _khi = _khi + (_khi - _klo) % 2
+        _ly0 = 2 * _qy + 0
+        _gy0 = _y0 + _ly0
+        _lx0 = 2 * _qx + 0
+        _gx0 = _x0 + _lx0
+        _ly1 = 2 * _qy + 1
+        _gy1 = _y0 + _ly1
+        _lx1 = 2 * _qx + 1
+        _gx1 = _x0 + _lx1
+        _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_00 = _gy0 * _cols + _gx0
+        _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_01 = _gy0 * _cols + _gx1
+        _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_10 = _gy1 * _cols + _gx0
+        _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_11 = _gy1 * _cols + _gx1
+        _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_00 = gl.zeros([QY, QX], _dt, _L)
+        _c0_00 = gl.zeros([QY, QX], _dt, _L)
+        _m1_00 = gl.zeros([QY, QX], _dt, _L)
+        _c1_00 = gl.zeros([QY, QX], _dt, _L)
+        _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_01 = gl.zeros([QY, QX], _dt, _L)
+        _c0_01 = gl.zeros([QY, QX], _dt, _L)
+        _m1_01 = gl.zeros([QY, QX], _dt, _L)
+        _c1_01 = gl.zeros([QY, QX], _dt, _L)
+        _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_10 = gl.zeros([QY, QX], _dt, _L)
+        _c0_10 = gl.zeros([QY, QX], _dt, _L)
+        _m1_10 = gl.zeros([QY, QX], _dt, _L)
+        _c1_10 = gl.zeros([QY, QX], _dt, _L)
+        _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_11 = gl.zeros([QY, QX], _dt, _L)
+        _c0_11 = gl.zeros([QY, QX], _dt, _L)
+        _m1_11 = gl.zeros([QY, QX], _dt, _L)
+        _c1_11 = gl.zeros([QY, QX], _dt, _L)
+        for _k2 in range(_klo, _khi, 2):
+            _kk = _k2
+            _n0_00 = _pre_00
+            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + _s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + _s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_00)).to(_dt)
+                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
+                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((_s0_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_10)).to(_dt)
+                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((_s0_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((_s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
+                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + _s1_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + _s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_00)).to(_dt)
+                _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+                _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + _s1_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s1_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
+                _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+                _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((_s1_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + _s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_10)).to(_dt)
+                _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+                _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((_s1_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((_s1_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
+                _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+            _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+            _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+            _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+            _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+            _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+            _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+            _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+            gl.thread_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
+            _kk = (_k2 + 1)
+            _n0_00 = _pre_00
+            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + _s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + _s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_00)).to(_dt)
+                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
+                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((_s0_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_10)).to(_dt)
+                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((_s0_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((_s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
+                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + _s1_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + _s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_00)).to(_dt)
+                _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+                _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + _s1_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s1_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
+                _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+                _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((_s1_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + _s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_10)).to(_dt)
+                _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+                _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((_s1_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((_s1_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
+                _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+            _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+            _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+            _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+            _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+            _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+            _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+            _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+            gl.thread_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
         if GRID_SYNC:
-            _arrived += _nprog
-            gl.thread_barrier()
-            gl.atomic_add(_sync, 1, sem="release")
-            while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
-                pass
-            gl.thread_barrier()
+            if _w % _per == _per - 1:  # this program's last tile of the group
+                _arrived += _nprog
+                gl.thread_barrier()
+                gl.atomic_add(_sync, 1, sem="release")
+                while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                gl.thread_barrier()
 
 
 @triton.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
@@ -1865,269 +1874,272 @@ def _heat_slices_persistent0_blocked_twin(_src, _dst, _other, L, M, N, _scratch,
     _ntx = tl.cdiv(_cols, TX - 2 * HALO)
     _nxy = _rows * _cols
     _arrived = tl.full((), 0, tl.int64)
-    for _g in range(_g_lo, _g_hi):
+    _per = tl.cdiv(_nty * _ntx * _chunks - _pid, _nprog)
+    for _w in range(0, (_g_hi - _g_lo) * _per):
+        _g = _g_lo + _w // _per
+        _t = _pid + (_w % _per) * _nprog
         _from = _src
         _to = _dst
         if _g % 2 == 1:
             _from = _dst
             _to = _src
         _last = _g == _groups - 1
-        for _t in range(_pid, _nty * _ntx * _chunks, _nprog):
-            _tx = _t % _ntx
-            _ty = (_t // _ntx) % _nty
-            _y0 = _ty * (TY - 2 * HALO) - HALO
-            _x0 = _tx * (TX - 2 * HALO) - HALO
-            _zs = (_t // (_ntx * _nty)) * _planes // _chunks
-            _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
-            _klo = _zs - 2
-            _khi = _ze + 2
-            _khi = _khi + (_khi - _klo) % 2
-            _ly0 = 2 * _qy + 0
-            _gy0 = _y0 + _ly0
-            _lx0 = 2 * _qx + 0
-            _gx0 = _x0 + _lx0
-            _ly1 = 2 * _qy + 1
-            _gy1 = _y0 + _ly1
-            _lx1 = 2 * _qx + 1
-            _gx1 = _x0 + _lx1
-            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_00 = _gy0 * _cols + _gx0
-            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_01 = _gy0 * _cols + _gx1
-            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_10 = _gy1 * _cols + _gx0
-            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_11 = _gy1 * _cols + _gx1
-            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _pre_00 = tl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_00 = tl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_00 = tl.zeros([QY, QX], _dt)
-            _c0_00 = tl.zeros([QY, QX], _dt)
-            _m1_00 = tl.zeros([QY, QX], _dt)
-            _c1_00 = tl.zeros([QY, QX], _dt)
-            _pre_01 = tl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_01 = tl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_01 = tl.zeros([QY, QX], _dt)
-            _c0_01 = tl.zeros([QY, QX], _dt)
-            _m1_01 = tl.zeros([QY, QX], _dt)
-            _c1_01 = tl.zeros([QY, QX], _dt)
-            _pre_10 = tl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_10 = tl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_10 = tl.zeros([QY, QX], _dt)
-            _c0_10 = tl.zeros([QY, QX], _dt)
-            _m1_10 = tl.zeros([QY, QX], _dt)
-            _c1_10 = tl.zeros([QY, QX], _dt)
-            _pre_11 = tl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_11 = tl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_11 = tl.zeros([QY, QX], _dt)
-            _c0_11 = tl.zeros([QY, QX], _dt)
-            _m1_11 = tl.zeros([QY, QX], _dt)
-            _c1_11 = tl.zeros([QY, QX], _dt)
-            for _k2 in range(_klo, _khi, 2):
-                _kk = _k2
-                _n0_00 = _pre_00
-                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_00)).to(_dt)
-                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
-                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_10)).to(_dt)
-                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
-                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_00)).to(_dt)
-                    _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
-                    _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
-                    _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
-                    _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_10)).to(_dt)
-                    _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
-                    _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
-                    _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                tl.store(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
-                tl.store(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
-                tl.store(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
-                tl.store(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
-                tl.store(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
-                tl.store(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
-                tl.store(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
-                tl.store(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
-                tl.debug_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
-                _kk = (_k2 + 1)
-                _n0_00 = _pre_00
-                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_00)).to(_dt)
-                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
-                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_10)).to(_dt)
-                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
-                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_00)).to(_dt)
-                    _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
-                    _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
-                    _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
-                    _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_10)).to(_dt)
-                    _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
-                    _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
-                    _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                tl.store(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
-                tl.store(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
-                tl.store(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
-                tl.store(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
-                tl.store(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
-                tl.store(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
-                tl.store(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
-                tl.store(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
-                tl.debug_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
+        _tx = _t % _ntx
+        _ty = (_t // _ntx) % _nty
+        _y0 = _ty * (TY - 2 * HALO) - HALO
+        _x0 = _tx * (TX - 2 * HALO) - HALO
+        _zs = (_t // (_ntx * _nty)) * _planes // _chunks
+        _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
+        _klo = _zs - 2
+        _khi = _ze + 2
+        _khi = _khi + (_khi - _klo) % 2
+        _ly0 = 2 * _qy + 0
+        _gy0 = _y0 + _ly0
+        _lx0 = 2 * _qx + 0
+        _gx0 = _x0 + _lx0
+        _ly1 = 2 * _qy + 1
+        _gy1 = _y0 + _ly1
+        _lx1 = 2 * _qx + 1
+        _gx1 = _x0 + _lx1
+        _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_00 = _gy0 * _cols + _gx0
+        _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_01 = _gy0 * _cols + _gx1
+        _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_10 = _gy1 * _cols + _gx0
+        _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_11 = _gy1 * _cols + _gx1
+        _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _pre_00 = tl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_00 = tl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_00 = tl.zeros([QY, QX], _dt)
+        _c0_00 = tl.zeros([QY, QX], _dt)
+        _m1_00 = tl.zeros([QY, QX], _dt)
+        _c1_00 = tl.zeros([QY, QX], _dt)
+        _pre_01 = tl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_01 = tl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_01 = tl.zeros([QY, QX], _dt)
+        _c0_01 = tl.zeros([QY, QX], _dt)
+        _m1_01 = tl.zeros([QY, QX], _dt)
+        _c1_01 = tl.zeros([QY, QX], _dt)
+        _pre_10 = tl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_10 = tl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_10 = tl.zeros([QY, QX], _dt)
+        _c0_10 = tl.zeros([QY, QX], _dt)
+        _m1_10 = tl.zeros([QY, QX], _dt)
+        _c1_10 = tl.zeros([QY, QX], _dt)
+        _pre_11 = tl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_11 = tl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_11 = tl.zeros([QY, QX], _dt)
+        _c0_11 = tl.zeros([QY, QX], _dt)
+        _m1_11 = tl.zeros([QY, QX], _dt)
+        _c1_11 = tl.zeros([QY, QX], _dt)
+        for _k2 in range(_klo, _khi, 2):
+            _kk = _k2
+            _n0_00 = _pre_00
+            _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_00)).to(_dt)
+                _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
+                _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_10)).to(_dt)
+                _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
+                _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_00)).to(_dt)
+                _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
+                _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
+                _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
+                _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_10)).to(_dt)
+                _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
+                _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
+                _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            tl.store(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+            tl.store(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+            tl.store(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+            tl.store(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+            tl.store(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+            tl.store(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+            tl.store(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+            tl.store(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
+            tl.debug_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
+            _kk = (_k2 + 1)
+            _n0_00 = _pre_00
+            _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_00)).to(_dt)
+                _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
+                _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c0_10)).to(_dt)
+                _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
+                _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_00)).to(_dt)
+                _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
+                _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))))) + (0.125 * ((tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
+                _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
+                _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))))) + _c1_10)).to(_dt)
+                _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
+                _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
+                _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            tl.store(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+            tl.store(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+            tl.store(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+            tl.store(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+            tl.store(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+            tl.store(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+            tl.store(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+            tl.store(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
+            tl.debug_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
         if GRID_SYNC:
-            _arrived += _nprog
-            tl.debug_barrier()
-            tl.atomic_add(_sync, 1, sem="release")
-            while tl.atomic_add(_sync, 0, sem="acquire") < _arrived:
-                pass
-            tl.debug_barrier()
+            if _w % _per == _per - 1:  # this program's last tile of the group
+                _arrived += _nprog
+                tl.debug_barrier()
+                tl.atomic_add(_sync, 1, sem="release")
+                while tl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                tl.debug_barrier()
 
 
 _heat_slices_persistent0_tuning = _AppycTuning("_heat_slices_persistent0", "08910b7b7ee80ca9", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
@@ -2245,269 +2257,272 @@ def _plane_diagonals_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _pla
     _ntx = gl.cdiv(_cols, TX - 2 * HALO)
     _nxy = _rows * _cols
     _arrived = gl.full((), 0, tl.int64, None)
-    for _g in range(_g_lo, _g_hi):
+    _per = gl.cdiv(_nty * _ntx * _chunks - _pid, _nprog)
+    for _w in range(0, (_g_hi - _g_lo) * _per):
+        _g = _g_lo + _w // _per
+        _t = _pid + (_w % _per) * _nprog
         _from = _src
         _to = _dst
         if _g % 2 == 1:
             _from = _dst
             _to = _src
         _last = _g == _groups - 1
-        for _t in range(_pid, _nty * _ntx * _chunks, _nprog):
-            _tx = _t % _ntx
-            _ty = (_t // _ntx) % _nty
-            _y0 = _ty * (TY - 2 * HALO) - HALO
-            _x0 = _tx * (TX - 2 * HALO) - HALO
-            _zs = (_t // (_ntx * _nty)) * _planes // _chunks
-            _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
-            _klo = _zs - 2
-            _khi = _ze + 2
-            _khi = _khi + (_khi - _klo) % 2
-            _ly0 = 2 * _qy + 0
-            _gy0 = _y0 + _ly0
-            _lx0 = 2 * _qx + 0
-            _gx0 = _x0 + _lx0
-            _ly1 = 2 * _qy + 1
-            _gy1 = _y0 + _ly1
-            _lx1 = 2 * _qx + 1
-            _gx1 = _x0 + _lx1
-            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_00 = _gy0 * _cols + _gx0
-            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_00 = (_gy0 < 2) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_01 = _gy0 * _cols + _gx1
-            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_01 = (_gy0 < 2) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_10 = _gy1 * _cols + _gx0
-            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_10 = (_gy1 < 2) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_11 = _gy1 * _cols + _gx1
-            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_11 = (_gy1 < 2) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_00 = gl.zeros([QY, QX], _dt, _L)
-            _c0_00 = gl.zeros([QY, QX], _dt, _L)
-            _m1_00 = gl.zeros([QY, QX], _dt, _L)
-            _c1_00 = gl.zeros([QY, QX], _dt, _L)
-            _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_01 = gl.zeros([QY, QX], _dt, _L)
-            _c0_01 = gl.zeros([QY, QX], _dt, _L)
-            _m1_01 = gl.zeros([QY, QX], _dt, _L)
-            _c1_01 = gl.zeros([QY, QX], _dt, _L)
-            _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_10 = gl.zeros([QY, QX], _dt, _L)
-            _c0_10 = gl.zeros([QY, QX], _dt, _L)
-            _m1_10 = gl.zeros([QY, QX], _dt, _L)
-            _c1_10 = gl.zeros([QY, QX], _dt, _L)
-            _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_11 = gl.zeros([QY, QX], _dt, _L)
-            _c0_11 = gl.zeros([QY, QX], _dt, _L)
-            _m1_11 = gl.zeros([QY, QX], _dt, _L)
-            _c1_11 = gl.zeros([QY, QX], _dt, _L)
-            for _k2 in range(_klo, _khi, 2):
-                _kk = _k2
-                _n0_00 = _pre_00
-                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 2) & (_z < (L - 1)):
-                    _v_00 = (((0.1 * (((((_s0_1_11.index(GR * QX + (-1) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) + _m0_00) + _n0_00)) + (0.4 * _c0_00))).to(_dt)
-                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = (((0.1 * (((((_s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s0_1_10.index(GR * QX + (-1) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_01) + _n0_01)) + (0.4 * _c0_01))).to(_dt)
-                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = (((0.1 * (((((_s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _c0_01) + _s0_1_01.index(GR * QX + (1) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_10) + _n0_10)) + (0.4 * _c0_10))).to(_dt)
-                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = (((0.1 * (((((_c0_00 + _s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_00.index(GR * QX + (1) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_11) + _n0_11)) + (0.4 * _c0_11))).to(_dt)
-                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((0.25 * (_s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _c1_10)) + (0.5 * _c1_00))).to(_dt)
-                    _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
-                    _v_01 = (((0.25 * (_c1_00 + _c1_11)) + (0.5 * _c1_01))).to(_dt)
-                    _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
-                    _v_10 = (((0.25 * (_s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s1_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L))) + (0.5 * _c1_10))).to(_dt)
-                    _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
-                    _v_11 = (((0.25 * (_c1_10 + _s1_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L))) + (0.5 * _c1_11))).to(_dt)
-                    _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-                _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-                _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-                _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-                _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-                _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-                _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-                _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-                gl.thread_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
-                _kk = (_k2 + 1)
-                _n0_00 = _pre_00
-                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 2) & (_z < (L - 1)):
-                    _v_00 = (((0.1 * (((((_s0_0_11.index(GR * QX + (-1) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) + _m0_00) + _n0_00)) + (0.4 * _c0_00))).to(_dt)
-                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = (((0.1 * (((((_s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s0_0_10.index(GR * QX + (-1) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_01) + _n0_01)) + (0.4 * _c0_01))).to(_dt)
-                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = (((0.1 * (((((_s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _c0_01) + _s0_0_01.index(GR * QX + (1) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_10) + _n0_10)) + (0.4 * _c0_10))).to(_dt)
-                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = (((0.1 * (((((_c0_00 + _s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_00.index(GR * QX + (1) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_11) + _n0_11)) + (0.4 * _c0_11))).to(_dt)
-                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((0.25 * (_s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _c1_10)) + (0.5 * _c1_00))).to(_dt)
-                    _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
-                    _v_01 = (((0.25 * (_c1_00 + _c1_11)) + (0.5 * _c1_01))).to(_dt)
-                    _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
-                    _v_10 = (((0.25 * (_s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s1_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L))) + (0.5 * _c1_10))).to(_dt)
-                    _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
-                    _v_11 = (((0.25 * (_c1_10 + _s1_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L))) + (0.5 * _c1_11))).to(_dt)
-                    _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-                _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-                _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-                _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-                _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-                _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-                _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-                _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-                gl.thread_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
+        _tx = _t % _ntx
+        _ty = (_t // _ntx) % _nty
+        _y0 = _ty * (TY - 2 * HALO) - HALO
+        _x0 = _tx * (TX - 2 * HALO) - HALO
+        _zs = (_t // (_ntx * _nty)) * _planes // _chunks
+        _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
+        _klo = _zs - 2
+        _khi = _ze + 2
+        _khi = _khi + (_khi - _klo) % 2
+        _ly0 = 2 * _qy + 0
+        _gy0 = _y0 + _ly0
+        _lx0 = 2 * _qx + 0
+        _gx0 = _x0 + _lx0
+        _ly1 = 2 * _qy + 1
+        _gy1 = _y0 + _ly1
+        _lx1 = 2 * _qx + 1
+        _gx1 = _x0 + _lx1
+        _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_00 = _gy0 * _cols + _gx0
+        _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_00 = (_gy0 < 2) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_01 = _gy0 * _cols + _gx1
+        _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_01 = (_gy0 < 2) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_10 = _gy1 * _cols + _gx0
+        _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_10 = (_gy1 < 2) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_11 = _gy1 * _cols + _gx1
+        _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_11 = (_gy1 < 2) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_00 = gl.zeros([QY, QX], _dt, _L)
+        _c0_00 = gl.zeros([QY, QX], _dt, _L)
+        _m1_00 = gl.zeros([QY, QX], _dt, _L)
+        _c1_00 = gl.zeros([QY, QX], _dt, _L)
+        _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_01 = gl.zeros([QY, QX], _dt, _L)
+        _c0_01 = gl.zeros([QY, QX], _dt, _L)
+        _m1_01 = gl.zeros([QY, QX], _dt, _L)
+        _c1_01 = gl.zeros([QY, QX], _dt, _L)
+        _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_10 = gl.zeros([QY, QX], _dt, _L)
+        _c0_10 = gl.zeros([QY, QX], _dt, _L)
+        _m1_10 = gl.zeros([QY, QX], _dt, _L)
+        _c1_10 = gl.zeros([QY, QX], _dt, _L)
+        _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_11 = gl.zeros([QY, QX], _dt, _L)
+        _c0_11 = gl.zeros([QY, QX], _dt, _L)
+        _m1_11 = gl.zeros([QY, QX], _dt, _L)
+        _c1_11 = gl.zeros([QY, QX], _dt, _L)
+        for _k2 in range(_klo, _khi, 2):
+            _kk = _k2
+            _n0_00 = _pre_00
+            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 2) & (_z < (L - 1)):
+                _v_00 = (((0.1 * (((((_s0_1_11.index(GR * QX + (-1) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) + _m0_00) + _n0_00)) + (0.4 * _c0_00))).to(_dt)
+                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = (((0.1 * (((((_s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s0_1_10.index(GR * QX + (-1) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_01) + _n0_01)) + (0.4 * _c0_01))).to(_dt)
+                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = (((0.1 * (((((_s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _c0_01) + _s0_1_01.index(GR * QX + (1) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_10) + _n0_10)) + (0.4 * _c0_10))).to(_dt)
+                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = (((0.1 * (((((_c0_00 + _s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_00.index(GR * QX + (1) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_11) + _n0_11)) + (0.4 * _c0_11))).to(_dt)
+                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((0.25 * (_s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _c1_10)) + (0.5 * _c1_00))).to(_dt)
+                _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+                _v_01 = (((0.25 * (_c1_00 + _c1_11)) + (0.5 * _c1_01))).to(_dt)
+                _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+                _v_10 = (((0.25 * (_s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s1_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L))) + (0.5 * _c1_10))).to(_dt)
+                _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+                _v_11 = (((0.25 * (_c1_10 + _s1_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L))) + (0.5 * _c1_11))).to(_dt)
+                _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+            _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+            _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+            _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+            _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+            _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+            _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+            _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+            gl.thread_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
+            _kk = (_k2 + 1)
+            _n0_00 = _pre_00
+            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 2) & (_z < (L - 1)):
+                _v_00 = (((0.1 * (((((_s0_0_11.index(GR * QX + (-1) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) + _m0_00) + _n0_00)) + (0.4 * _c0_00))).to(_dt)
+                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = (((0.1 * (((((_s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s0_0_10.index(GR * QX + (-1) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_01) + _n0_01)) + (0.4 * _c0_01))).to(_dt)
+                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = (((0.1 * (((((_s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _c0_01) + _s0_0_01.index(GR * QX + (1) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_10) + _n0_10)) + (0.4 * _c0_10))).to(_dt)
+                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = (((0.1 * (((((_c0_00 + _s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_00.index(GR * QX + (1) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_11) + _n0_11)) + (0.4 * _c0_11))).to(_dt)
+                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((0.25 * (_s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _c1_10)) + (0.5 * _c1_00))).to(_dt)
+                _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+                _v_01 = (((0.25 * (_c1_00 + _c1_11)) + (0.5 * _c1_01))).to(_dt)
+                _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+                _v_10 = (((0.25 * (_s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s1_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L))) + (0.5 * _c1_10))).to(_dt)
+                _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+                _v_11 = (((0.25 * (_c1_10 + _s1_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L))) + (0.5 * _c1_11))).to(_dt)
+                _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+            _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+            _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+            _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+            _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+            _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+            _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+            _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+            gl.thread_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
         if GRID_SYNC:
-            _arrived += _nprog
-            gl.thread_barrier()
-            gl.atomic_add(_sync, 1, sem="release")
-            while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
-                pass
-            gl.thread_barrier()
+            if _w % _per == _per - 1:  # this program's last tile of the group
+                _arrived += _nprog
+                gl.thread_barrier()
+                gl.atomic_add(_sync, 1, sem="release")
+                while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                gl.thread_barrier()
 
 
 @triton.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
@@ -2526,269 +2541,272 @@ def _plane_diagonals_persistent0_blocked_twin(_src, _dst, _other, L, M, N, _scra
     _ntx = tl.cdiv(_cols, TX - 2 * HALO)
     _nxy = _rows * _cols
     _arrived = tl.full((), 0, tl.int64)
-    for _g in range(_g_lo, _g_hi):
+    _per = tl.cdiv(_nty * _ntx * _chunks - _pid, _nprog)
+    for _w in range(0, (_g_hi - _g_lo) * _per):
+        _g = _g_lo + _w // _per
+        _t = _pid + (_w % _per) * _nprog
         _from = _src
         _to = _dst
         if _g % 2 == 1:
             _from = _dst
             _to = _src
         _last = _g == _groups - 1
-        for _t in range(_pid, _nty * _ntx * _chunks, _nprog):
-            _tx = _t % _ntx
-            _ty = (_t // _ntx) % _nty
-            _y0 = _ty * (TY - 2 * HALO) - HALO
-            _x0 = _tx * (TX - 2 * HALO) - HALO
-            _zs = (_t // (_ntx * _nty)) * _planes // _chunks
-            _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
-            _klo = _zs - 2
-            _khi = _ze + 2
-            _khi = _khi + (_khi - _klo) % 2
-            _ly0 = 2 * _qy + 0
-            _gy0 = _y0 + _ly0
-            _lx0 = 2 * _qx + 0
-            _gx0 = _x0 + _lx0
-            _ly1 = 2 * _qy + 1
-            _gy1 = _y0 + _ly1
-            _lx1 = 2 * _qx + 1
-            _gx1 = _x0 + _lx1
-            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_00 = _gy0 * _cols + _gx0
-            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_00 = (_gy0 < 2) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_01 = _gy0 * _cols + _gx1
-            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_01 = (_gy0 < 2) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_10 = _gy1 * _cols + _gx0
-            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_10 = (_gy1 < 2) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_11 = _gy1 * _cols + _gx1
-            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_11 = (_gy1 < 2) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _pre_00 = tl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_00 = tl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_00 = tl.zeros([QY, QX], _dt)
-            _c0_00 = tl.zeros([QY, QX], _dt)
-            _m1_00 = tl.zeros([QY, QX], _dt)
-            _c1_00 = tl.zeros([QY, QX], _dt)
-            _pre_01 = tl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_01 = tl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_01 = tl.zeros([QY, QX], _dt)
-            _c0_01 = tl.zeros([QY, QX], _dt)
-            _m1_01 = tl.zeros([QY, QX], _dt)
-            _c1_01 = tl.zeros([QY, QX], _dt)
-            _pre_10 = tl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_10 = tl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_10 = tl.zeros([QY, QX], _dt)
-            _c0_10 = tl.zeros([QY, QX], _dt)
-            _m1_10 = tl.zeros([QY, QX], _dt)
-            _c1_10 = tl.zeros([QY, QX], _dt)
-            _pre_11 = tl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_11 = tl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_11 = tl.zeros([QY, QX], _dt)
-            _c0_11 = tl.zeros([QY, QX], _dt)
-            _m1_11 = tl.zeros([QY, QX], _dt)
-            _c1_11 = tl.zeros([QY, QX], _dt)
-            for _k2 in range(_klo, _khi, 2):
-                _kk = _k2
-                _n0_00 = _pre_00
-                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 2) & (_z < (L - 1)):
-                    _v_00 = (((0.1 * (((((tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (-1)) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c0_11) + _m0_00) + _n0_00)) + (0.4 * _c0_00))).to(_dt)
-                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = (((0.1 * (((((tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0)) + tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (1))) + _c0_10) + tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) + _m0_01) + _n0_01)) + (0.4 * _c0_01))).to(_dt)
-                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = (((0.1 * (((((tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)) + _c0_01) + tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (-1))) + tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + _m0_10) + _n0_10)) + (0.4 * _c0_10))).to(_dt)
-                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = (((0.1 * (((((_c0_00 + tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) + tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (1))) + _m0_11) + _n0_11)) + (0.4 * _c0_11))).to(_dt)
-                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((0.25 * (tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)) + _c1_10)) + (0.5 * _c1_00))).to(_dt)
-                    _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
-                    _v_01 = (((0.25 * (_c1_00 + _c1_11)) + (0.5 * _c1_01))).to(_dt)
-                    _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
-                    _v_10 = (((0.25 * (tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)) + tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)))) + (0.5 * _c1_10))).to(_dt)
-                    _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
-                    _v_11 = (((0.25 * (_c1_10 + tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)))) + (0.5 * _c1_11))).to(_dt)
-                    _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                tl.store(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
-                tl.store(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
-                tl.store(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
-                tl.store(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
-                tl.store(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
-                tl.store(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
-                tl.store(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
-                tl.store(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
-                tl.debug_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
-                _kk = (_k2 + 1)
-                _n0_00 = _pre_00
-                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 2) & (_z < (L - 1)):
-                    _v_00 = (((0.1 * (((((tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (-1)) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c0_11) + _m0_00) + _n0_00)) + (0.4 * _c0_00))).to(_dt)
-                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = (((0.1 * (((((tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0)) + tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (1))) + _c0_10) + tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) + _m0_01) + _n0_01)) + (0.4 * _c0_01))).to(_dt)
-                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = (((0.1 * (((((tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)) + _c0_01) + tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (-1))) + tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + _m0_10) + _n0_10)) + (0.4 * _c0_10))).to(_dt)
-                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = (((0.1 * (((((_c0_00 + tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) + tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (1))) + _m0_11) + _n0_11)) + (0.4 * _c0_11))).to(_dt)
-                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((0.25 * (tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)) + _c1_10)) + (0.5 * _c1_00))).to(_dt)
-                    _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
-                    _v_01 = (((0.25 * (_c1_00 + _c1_11)) + (0.5 * _c1_01))).to(_dt)
-                    _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
-                    _v_10 = (((0.25 * (tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)) + tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)))) + (0.5 * _c1_10))).to(_dt)
-                    _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
-                    _v_11 = (((0.25 * (_c1_10 + tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)))) + (0.5 * _c1_11))).to(_dt)
-                    _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                tl.store(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
-                tl.store(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
-                tl.store(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
-                tl.store(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
-                tl.store(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
-                tl.store(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
-                tl.store(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
-                tl.store(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
-                tl.debug_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
+        _tx = _t % _ntx
+        _ty = (_t // _ntx) % _nty
+        _y0 = _ty * (TY - 2 * HALO) - HALO
+        _x0 = _tx * (TX - 2 * HALO) - HALO
+        _zs = (_t // (_ntx * _nty)) * _planes // _chunks
+        _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
+        _klo = _zs - 2
+        _khi = _ze + 2
+        _khi = _khi + (_khi - _klo) % 2
+        _ly0 = 2 * _qy + 0
+        _gy0 = _y0 + _ly0
+        _lx0 = 2 * _qx + 0
+        _gx0 = _x0 + _lx0
+        _ly1 = 2 * _qy + 1
+        _gy1 = _y0 + _ly1
+        _lx1 = 2 * _qx + 1
+        _gx1 = _x0 + _lx1
+        _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_00 = _gy0 * _cols + _gx0
+        _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_00 = (_gy0 < 2) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_01 = _gy0 * _cols + _gx1
+        _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_01 = (_gy0 < 2) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_10 = _gy1 * _cols + _gx0
+        _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_10 = (_gy1 < 2) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_11 = _gy1 * _cols + _gx1
+        _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_11 = (_gy1 < 2) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _pre_00 = tl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_00 = tl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_00 = tl.zeros([QY, QX], _dt)
+        _c0_00 = tl.zeros([QY, QX], _dt)
+        _m1_00 = tl.zeros([QY, QX], _dt)
+        _c1_00 = tl.zeros([QY, QX], _dt)
+        _pre_01 = tl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_01 = tl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_01 = tl.zeros([QY, QX], _dt)
+        _c0_01 = tl.zeros([QY, QX], _dt)
+        _m1_01 = tl.zeros([QY, QX], _dt)
+        _c1_01 = tl.zeros([QY, QX], _dt)
+        _pre_10 = tl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_10 = tl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_10 = tl.zeros([QY, QX], _dt)
+        _c0_10 = tl.zeros([QY, QX], _dt)
+        _m1_10 = tl.zeros([QY, QX], _dt)
+        _c1_10 = tl.zeros([QY, QX], _dt)
+        _pre_11 = tl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_11 = tl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_11 = tl.zeros([QY, QX], _dt)
+        _c0_11 = tl.zeros([QY, QX], _dt)
+        _m1_11 = tl.zeros([QY, QX], _dt)
+        _c1_11 = tl.zeros([QY, QX], _dt)
+        for _k2 in range(_klo, _khi, 2):
+            _kk = _k2
+            _n0_00 = _pre_00
+            _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 2) & (_z < (L - 1)):
+                _v_00 = (((0.1 * (((((tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (-1)) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c0_11) + _m0_00) + _n0_00)) + (0.4 * _c0_00))).to(_dt)
+                _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = (((0.1 * (((((tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0)) + tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (1))) + _c0_10) + tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) + _m0_01) + _n0_01)) + (0.4 * _c0_01))).to(_dt)
+                _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = (((0.1 * (((((tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)) + _c0_01) + tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (-1))) + tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + _m0_10) + _n0_10)) + (0.4 * _c0_10))).to(_dt)
+                _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = (((0.1 * (((((_c0_00 + tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) + tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (1))) + _m0_11) + _n0_11)) + (0.4 * _c0_11))).to(_dt)
+                _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((0.25 * (tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)) + _c1_10)) + (0.5 * _c1_00))).to(_dt)
+                _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
+                _v_01 = (((0.25 * (_c1_00 + _c1_11)) + (0.5 * _c1_01))).to(_dt)
+                _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
+                _v_10 = (((0.25 * (tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)) + tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)))) + (0.5 * _c1_10))).to(_dt)
+                _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
+                _v_11 = (((0.25 * (_c1_10 + tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)))) + (0.5 * _c1_11))).to(_dt)
+                _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            tl.store(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+            tl.store(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+            tl.store(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+            tl.store(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+            tl.store(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+            tl.store(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+            tl.store(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+            tl.store(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
+            tl.debug_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
+            _kk = (_k2 + 1)
+            _n0_00 = _pre_00
+            _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 2) & (_z < (L - 1)):
+                _v_00 = (((0.1 * (((((tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (-1)) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c0_11) + _m0_00) + _n0_00)) + (0.4 * _c0_00))).to(_dt)
+                _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = (((0.1 * (((((tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0)) + tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (1))) + _c0_10) + tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) + _m0_01) + _n0_01)) + (0.4 * _c0_01))).to(_dt)
+                _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = (((0.1 * (((((tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)) + _c0_01) + tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (-1))) + tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + _m0_10) + _n0_10)) + (0.4 * _c0_10))).to(_dt)
+                _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = (((0.1 * (((((_c0_00 + tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) + tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (1))) + _m0_11) + _n0_11)) + (0.4 * _c0_11))).to(_dt)
+                _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+                _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((0.25 * (tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)) + _c1_10)) + (0.5 * _c1_00))).to(_dt)
+                _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
+                _v_01 = (((0.25 * (_c1_00 + _c1_11)) + (0.5 * _c1_01))).to(_dt)
+                _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
+                _v_10 = (((0.25 * (tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)) + tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)))) + (0.5 * _c1_10))).to(_dt)
+                _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
+                _v_11 = (((0.25 * (_c1_10 + tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0)))) + (0.5 * _c1_11))).to(_dt)
+                _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            tl.store(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+            tl.store(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+            tl.store(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+            tl.store(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+            tl.store(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+            tl.store(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+            tl.store(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+            tl.store(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
+            tl.debug_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
         if GRID_SYNC:
-            _arrived += _nprog
-            tl.debug_barrier()
-            tl.atomic_add(_sync, 1, sem="release")
-            while tl.atomic_add(_sync, 0, sem="acquire") < _arrived:
-                pass
-            tl.debug_barrier()
+            if _w % _per == _per - 1:  # this program's last tile of the group
+                _arrived += _nprog
+                tl.debug_barrier()
+                tl.atomic_add(_sync, 1, sem="release")
+                while tl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                tl.debug_barrier()
 
 
 _plane_diagonals_persistent0_tuning = _AppycTuning("_plane_diagonals_persistent0", "69a4b42eff33e9b3", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
@@ -2907,269 +2925,272 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, c: "fp64", _p
     _ntx = gl.cdiv(_cols, TX - 2 * HALO)
     _nxy = _rows * _cols
     _arrived = gl.full((), 0, tl.int64, None)
-    for _g in range(_g_lo, _g_hi):
+    _per = gl.cdiv(_nty * _ntx * _chunks - _pid, _nprog)
+    for _w in range(0, (_g_hi - _g_lo) * _per):
+        _g = _g_lo + _w // _per
+        _t = _pid + (_w % _per) * _nprog
         _from = _src
         _to = _dst
         if _g % 2 == 1:
             _from = _dst
             _to = _src
         _last = _g == _groups - 1
-        for _t in range(_pid, _nty * _ntx * _chunks, _nprog):
-            _tx = _t % _ntx
-            _ty = (_t // _ntx) % _nty
-            _y0 = _ty * (TY - 2 * HALO) - HALO
-            _x0 = _tx * (TX - 2 * HALO) - HALO
-            _zs = (_t // (_ntx * _nty)) * _planes // _chunks
-            _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
-            _klo = _zs - 2
-            _khi = _ze + 2
-            _khi = _khi + (_khi - _klo) % 2
-            _ly0 = 2 * _qy + 0
-            _gy0 = _y0 + _ly0
-            _lx0 = 2 * _qx + 0
-            _gx0 = _x0 + _lx0
-            _ly1 = 2 * _qy + 1
-            _gy1 = _y0 + _ly1
-            _lx1 = 2 * _qx + 1
-            _gx1 = _x0 + _lx1
-            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_00 = _gy0 * _cols + _gx0
-            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_00 = (_gy0 < 1) | (_gy0 >= M) | (_gx0 < 1) | (_gx0 >= N)
-            _keep1_00 = (_gy0 < 1) | (_gy0 >= M) | (_gx0 < 1) | (_gx0 >= N)
-            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_01 = _gy0 * _cols + _gx1
-            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_01 = (_gy0 < 1) | (_gy0 >= M) | (_gx1 < 1) | (_gx1 >= N)
-            _keep1_01 = (_gy0 < 1) | (_gy0 >= M) | (_gx1 < 1) | (_gx1 >= N)
-            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_10 = _gy1 * _cols + _gx0
-            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_10 = (_gy1 < 1) | (_gy1 >= M) | (_gx0 < 1) | (_gx0 >= N)
-            _keep1_10 = (_gy1 < 1) | (_gy1 >= M) | (_gx0 < 1) | (_gx0 >= N)
-            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_11 = _gy1 * _cols + _gx1
-            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_11 = (_gy1 < 1) | (_gy1 >= M) | (_gx1 < 1) | (_gx1 >= N)
-            _keep1_11 = (_gy1 < 1) | (_gy1 >= M) | (_gx1 < 1) | (_gx1 >= N)
-            _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_00 = gl.zeros([QY, QX], _dt, _L)
-            _c0_00 = gl.zeros([QY, QX], _dt, _L)
-            _m1_00 = gl.zeros([QY, QX], _dt, _L)
-            _c1_00 = gl.zeros([QY, QX], _dt, _L)
-            _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_01 = gl.zeros([QY, QX], _dt, _L)
-            _c0_01 = gl.zeros([QY, QX], _dt, _L)
-            _m1_01 = gl.zeros([QY, QX], _dt, _L)
-            _c1_01 = gl.zeros([QY, QX], _dt, _L)
-            _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_10 = gl.zeros([QY, QX], _dt, _L)
-            _c0_10 = gl.zeros([QY, QX], _dt, _L)
-            _m1_10 = gl.zeros([QY, QX], _dt, _L)
-            _c1_10 = gl.zeros([QY, QX], _dt, _L)
-            _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_11 = gl.zeros([QY, QX], _dt, _L)
-            _c0_11 = gl.zeros([QY, QX], _dt, _L)
-            _m1_11 = gl.zeros([QY, QX], _dt, _L)
-            _c1_11 = gl.zeros([QY, QX], _dt, _L)
-            for _k2 in range(_klo, _khi, 2):
-                _kk = _k2
-                _n0_00 = _pre_00
-                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < L):
-                    _v_00 = ((_c0_00 - (c * ((((3.0 * _c0_00) - _m0_00) - _s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = ((_c0_01 - (c * ((((3.0 * _c0_01) - _m0_01) - _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _c0_00)))).to(_dt)
-                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = ((_c0_10 - (c * ((((3.0 * _c0_10) - _m0_10) - _c0_00) - _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = ((_c0_11 - (c * ((((3.0 * _c0_11) - _m0_11) - _c0_01) - _c0_10)))).to(_dt)
-                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < L):
-                    _v_00 = ((_c1_00 - (c * ((((3.0 * _c1_00) - _m1_00) - _s1_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                    _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
-                    _v_01 = ((_c1_01 - (c * ((((3.0 * _c1_01) - _m1_01) - _s1_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _c1_00)))).to(_dt)
-                    _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
-                    _v_10 = ((_c1_10 - (c * ((((3.0 * _c1_10) - _m1_10) - _c1_00) - _s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                    _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
-                    _v_11 = ((_c1_11 - (c * ((((3.0 * _c1_11) - _m1_11) - _c1_01) - _c1_10)))).to(_dt)
-                    _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-                _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-                _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-                _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-                _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-                _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-                _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-                _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-                gl.thread_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
-                _kk = (_k2 + 1)
-                _n0_00 = _pre_00
-                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < L):
-                    _v_00 = ((_c0_00 - (c * ((((3.0 * _c0_00) - _m0_00) - _s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = ((_c0_01 - (c * ((((3.0 * _c0_01) - _m0_01) - _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _c0_00)))).to(_dt)
-                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = ((_c0_10 - (c * ((((3.0 * _c0_10) - _m0_10) - _c0_00) - _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = ((_c0_11 - (c * ((((3.0 * _c0_11) - _m0_11) - _c0_01) - _c0_10)))).to(_dt)
-                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < L):
-                    _v_00 = ((_c1_00 - (c * ((((3.0 * _c1_00) - _m1_00) - _s1_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                    _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
-                    _v_01 = ((_c1_01 - (c * ((((3.0 * _c1_01) - _m1_01) - _s1_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _c1_00)))).to(_dt)
-                    _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
-                    _v_10 = ((_c1_10 - (c * ((((3.0 * _c1_10) - _m1_10) - _c1_00) - _s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                    _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
-                    _v_11 = ((_c1_11 - (c * ((((3.0 * _c1_11) - _m1_11) - _c1_01) - _c1_10)))).to(_dt)
-                    _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-                _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-                _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-                _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-                _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-                _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-                _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-                _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-                gl.thread_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
+        _tx = _t % _ntx
+        _ty = (_t // _ntx) % _nty
+        _y0 = _ty * (TY - 2 * HALO) - HALO
+        _x0 = _tx * (TX - 2 * HALO) - HALO
+        _zs = (_t // (_ntx * _nty)) * _planes // _chunks
+        _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
+        _klo = _zs - 2
+        _khi = _ze + 2
+        _khi = _khi + (_khi - _klo) % 2
+        _ly0 = 2 * _qy + 0
+        _gy0 = _y0 + _ly0
+        _lx0 = 2 * _qx + 0
+        _gx0 = _x0 + _lx0
+        _ly1 = 2 * _qy + 1
+        _gy1 = _y0 + _ly1
+        _lx1 = 2 * _qx + 1
+        _gx1 = _x0 + _lx1
+        _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_00 = _gy0 * _cols + _gx0
+        _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_00 = (_gy0 < 1) | (_gy0 >= M) | (_gx0 < 1) | (_gx0 >= N)
+        _keep1_00 = (_gy0 < 1) | (_gy0 >= M) | (_gx0 < 1) | (_gx0 >= N)
+        _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_01 = _gy0 * _cols + _gx1
+        _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_01 = (_gy0 < 1) | (_gy0 >= M) | (_gx1 < 1) | (_gx1 >= N)
+        _keep1_01 = (_gy0 < 1) | (_gy0 >= M) | (_gx1 < 1) | (_gx1 >= N)
+        _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_10 = _gy1 * _cols + _gx0
+        _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_10 = (_gy1 < 1) | (_gy1 >= M) | (_gx0 < 1) | (_gx0 >= N)
+        _keep1_10 = (_gy1 < 1) | (_gy1 >= M) | (_gx0 < 1) | (_gx0 >= N)
+        _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_11 = _gy1 * _cols + _gx1
+        _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_11 = (_gy1 < 1) | (_gy1 >= M) | (_gx1 < 1) | (_gx1 >= N)
+        _keep1_11 = (_gy1 < 1) | (_gy1 >= M) | (_gx1 < 1) | (_gx1 >= N)
+        _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_00 = gl.zeros([QY, QX], _dt, _L)
+        _c0_00 = gl.zeros([QY, QX], _dt, _L)
+        _m1_00 = gl.zeros([QY, QX], _dt, _L)
+        _c1_00 = gl.zeros([QY, QX], _dt, _L)
+        _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_01 = gl.zeros([QY, QX], _dt, _L)
+        _c0_01 = gl.zeros([QY, QX], _dt, _L)
+        _m1_01 = gl.zeros([QY, QX], _dt, _L)
+        _c1_01 = gl.zeros([QY, QX], _dt, _L)
+        _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_10 = gl.zeros([QY, QX], _dt, _L)
+        _c0_10 = gl.zeros([QY, QX], _dt, _L)
+        _m1_10 = gl.zeros([QY, QX], _dt, _L)
+        _c1_10 = gl.zeros([QY, QX], _dt, _L)
+        _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_11 = gl.zeros([QY, QX], _dt, _L)
+        _c0_11 = gl.zeros([QY, QX], _dt, _L)
+        _m1_11 = gl.zeros([QY, QX], _dt, _L)
+        _c1_11 = gl.zeros([QY, QX], _dt, _L)
+        for _k2 in range(_klo, _khi, 2):
+            _kk = _k2
+            _n0_00 = _pre_00
+            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < L):
+                _v_00 = ((_c0_00 - (c * ((((3.0 * _c0_00) - _m0_00) - _s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = ((_c0_01 - (c * ((((3.0 * _c0_01) - _m0_01) - _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _c0_00)))).to(_dt)
+                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = ((_c0_10 - (c * ((((3.0 * _c0_10) - _m0_10) - _c0_00) - _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = ((_c0_11 - (c * ((((3.0 * _c0_11) - _m0_11) - _c0_01) - _c0_10)))).to(_dt)
+                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < L):
+                _v_00 = ((_c1_00 - (c * ((((3.0 * _c1_00) - _m1_00) - _s1_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+                _v_01 = ((_c1_01 - (c * ((((3.0 * _c1_01) - _m1_01) - _s1_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _c1_00)))).to(_dt)
+                _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+                _v_10 = ((_c1_10 - (c * ((((3.0 * _c1_10) - _m1_10) - _c1_00) - _s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+                _v_11 = ((_c1_11 - (c * ((((3.0 * _c1_11) - _m1_11) - _c1_01) - _c1_10)))).to(_dt)
+                _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+            _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+            _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+            _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+            _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+            _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+            _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+            _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+            gl.thread_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
+            _kk = (_k2 + 1)
+            _n0_00 = _pre_00
+            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < L):
+                _v_00 = ((_c0_00 - (c * ((((3.0 * _c0_00) - _m0_00) - _s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = ((_c0_01 - (c * ((((3.0 * _c0_01) - _m0_01) - _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _c0_00)))).to(_dt)
+                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = ((_c0_10 - (c * ((((3.0 * _c0_10) - _m0_10) - _c0_00) - _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = ((_c0_11 - (c * ((((3.0 * _c0_11) - _m0_11) - _c0_01) - _c0_10)))).to(_dt)
+                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < L):
+                _v_00 = ((_c1_00 - (c * ((((3.0 * _c1_00) - _m1_00) - _s1_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+                _v_01 = ((_c1_01 - (c * ((((3.0 * _c1_01) - _m1_01) - _s1_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _c1_00)))).to(_dt)
+                _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+                _v_10 = ((_c1_10 - (c * ((((3.0 * _c1_10) - _m1_10) - _c1_00) - _s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+                _v_11 = ((_c1_11 - (c * ((((3.0 * _c1_11) - _m1_11) - _c1_01) - _c1_10)))).to(_dt)
+                _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+            _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+            _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+            _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+            _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+            _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+            _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+            _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+            gl.thread_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
         if GRID_SYNC:
-            _arrived += _nprog
-            gl.thread_barrier()
-            gl.atomic_add(_sync, 1, sem="release")
-            while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
-                pass
-            gl.thread_barrier()
+            if _w % _per == _per - 1:  # this program's last tile of the group
+                _arrived += _nprog
+                gl.thread_barrier()
+                gl.atomic_add(_sync, 1, sem="release")
+                while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                gl.thread_barrier()
 
 
 @triton.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
@@ -3188,269 +3209,272 @@ def _upwind_persistent0_blocked_twin(_src, _dst, _other, L, M, N, c: "fp64", _sc
     _ntx = tl.cdiv(_cols, TX - 2 * HALO)
     _nxy = _rows * _cols
     _arrived = tl.full((), 0, tl.int64)
-    for _g in range(_g_lo, _g_hi):
+    _per = tl.cdiv(_nty * _ntx * _chunks - _pid, _nprog)
+    for _w in range(0, (_g_hi - _g_lo) * _per):
+        _g = _g_lo + _w // _per
+        _t = _pid + (_w % _per) * _nprog
         _from = _src
         _to = _dst
         if _g % 2 == 1:
             _from = _dst
             _to = _src
         _last = _g == _groups - 1
-        for _t in range(_pid, _nty * _ntx * _chunks, _nprog):
-            _tx = _t % _ntx
-            _ty = (_t // _ntx) % _nty
-            _y0 = _ty * (TY - 2 * HALO) - HALO
-            _x0 = _tx * (TX - 2 * HALO) - HALO
-            _zs = (_t // (_ntx * _nty)) * _planes // _chunks
-            _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
-            _klo = _zs - 2
-            _khi = _ze + 2
-            _khi = _khi + (_khi - _klo) % 2
-            _ly0 = 2 * _qy + 0
-            _gy0 = _y0 + _ly0
-            _lx0 = 2 * _qx + 0
-            _gx0 = _x0 + _lx0
-            _ly1 = 2 * _qy + 1
-            _gy1 = _y0 + _ly1
-            _lx1 = 2 * _qx + 1
-            _gx1 = _x0 + _lx1
-            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_00 = _gy0 * _cols + _gx0
-            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_00 = (_gy0 < 1) | (_gy0 >= M) | (_gx0 < 1) | (_gx0 >= N)
-            _keep1_00 = (_gy0 < 1) | (_gy0 >= M) | (_gx0 < 1) | (_gx0 >= N)
-            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_01 = _gy0 * _cols + _gx1
-            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_01 = (_gy0 < 1) | (_gy0 >= M) | (_gx1 < 1) | (_gx1 >= N)
-            _keep1_01 = (_gy0 < 1) | (_gy0 >= M) | (_gx1 < 1) | (_gx1 >= N)
-            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_10 = _gy1 * _cols + _gx0
-            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_10 = (_gy1 < 1) | (_gy1 >= M) | (_gx0 < 1) | (_gx0 >= N)
-            _keep1_10 = (_gy1 < 1) | (_gy1 >= M) | (_gx0 < 1) | (_gx0 >= N)
-            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_11 = _gy1 * _cols + _gx1
-            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_11 = (_gy1 < 1) | (_gy1 >= M) | (_gx1 < 1) | (_gx1 >= N)
-            _keep1_11 = (_gy1 < 1) | (_gy1 >= M) | (_gx1 < 1) | (_gx1 >= N)
-            _pre_00 = tl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_00 = tl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_00 = tl.zeros([QY, QX], _dt)
-            _c0_00 = tl.zeros([QY, QX], _dt)
-            _m1_00 = tl.zeros([QY, QX], _dt)
-            _c1_00 = tl.zeros([QY, QX], _dt)
-            _pre_01 = tl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_01 = tl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_01 = tl.zeros([QY, QX], _dt)
-            _c0_01 = tl.zeros([QY, QX], _dt)
-            _m1_01 = tl.zeros([QY, QX], _dt)
-            _c1_01 = tl.zeros([QY, QX], _dt)
-            _pre_10 = tl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_10 = tl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_10 = tl.zeros([QY, QX], _dt)
-            _c0_10 = tl.zeros([QY, QX], _dt)
-            _m1_10 = tl.zeros([QY, QX], _dt)
-            _c1_10 = tl.zeros([QY, QX], _dt)
-            _pre_11 = tl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_11 = tl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_11 = tl.zeros([QY, QX], _dt)
-            _c0_11 = tl.zeros([QY, QX], _dt)
-            _m1_11 = tl.zeros([QY, QX], _dt)
-            _c1_11 = tl.zeros([QY, QX], _dt)
-            for _k2 in range(_klo, _khi, 2):
-                _kk = _k2
-                _n0_00 = _pre_00
-                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < L):
-                    _v_00 = ((_c0_00 - (c * ((((3.0 * _c0_00) - _m0_00) - tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
-                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = ((_c0_01 - (c * ((((3.0 * _c0_01) - _m0_01) - tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - _c0_00)))).to(_dt)
-                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = ((_c0_10 - (c * ((((3.0 * _c0_10) - _m0_10) - _c0_00) - tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
-                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = ((_c0_11 - (c * ((((3.0 * _c0_11) - _m0_11) - _c0_01) - _c0_10)))).to(_dt)
-                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < L):
-                    _v_00 = ((_c1_00 - (c * ((((3.0 * _c1_00) - _m1_00) - tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
-                    _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
-                    _v_01 = ((_c1_01 - (c * ((((3.0 * _c1_01) - _m1_01) - tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - _c1_00)))).to(_dt)
-                    _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
-                    _v_10 = ((_c1_10 - (c * ((((3.0 * _c1_10) - _m1_10) - _c1_00) - tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
-                    _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
-                    _v_11 = ((_c1_11 - (c * ((((3.0 * _c1_11) - _m1_11) - _c1_01) - _c1_10)))).to(_dt)
-                    _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                tl.store(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
-                tl.store(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
-                tl.store(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
-                tl.store(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
-                tl.store(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
-                tl.store(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
-                tl.store(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
-                tl.store(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
-                tl.debug_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
-                _kk = (_k2 + 1)
-                _n0_00 = _pre_00
-                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < L):
-                    _v_00 = ((_c0_00 - (c * ((((3.0 * _c0_00) - _m0_00) - tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
-                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = ((_c0_01 - (c * ((((3.0 * _c0_01) - _m0_01) - tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - _c0_00)))).to(_dt)
-                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = ((_c0_10 - (c * ((((3.0 * _c0_10) - _m0_10) - _c0_00) - tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
-                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = ((_c0_11 - (c * ((((3.0 * _c0_11) - _m0_11) - _c0_01) - _c0_10)))).to(_dt)
-                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < L):
-                    _v_00 = ((_c1_00 - (c * ((((3.0 * _c1_00) - _m1_00) - tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
-                    _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
-                    _v_01 = ((_c1_01 - (c * ((((3.0 * _c1_01) - _m1_01) - tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - _c1_00)))).to(_dt)
-                    _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
-                    _v_10 = ((_c1_10 - (c * ((((3.0 * _c1_10) - _m1_10) - _c1_00) - tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
-                    _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
-                    _v_11 = ((_c1_11 - (c * ((((3.0 * _c1_11) - _m1_11) - _c1_01) - _c1_10)))).to(_dt)
-                    _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                tl.store(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
-                tl.store(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
-                tl.store(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
-                tl.store(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
-                tl.store(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
-                tl.store(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
-                tl.store(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
-                tl.store(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
-                tl.debug_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
+        _tx = _t % _ntx
+        _ty = (_t // _ntx) % _nty
+        _y0 = _ty * (TY - 2 * HALO) - HALO
+        _x0 = _tx * (TX - 2 * HALO) - HALO
+        _zs = (_t // (_ntx * _nty)) * _planes // _chunks
+        _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
+        _klo = _zs - 2
+        _khi = _ze + 2
+        _khi = _khi + (_khi - _klo) % 2
+        _ly0 = 2 * _qy + 0
+        _gy0 = _y0 + _ly0
+        _lx0 = 2 * _qx + 0
+        _gx0 = _x0 + _lx0
+        _ly1 = 2 * _qy + 1
+        _gy1 = _y0 + _ly1
+        _lx1 = 2 * _qx + 1
+        _gx1 = _x0 + _lx1
+        _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_00 = _gy0 * _cols + _gx0
+        _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_00 = (_gy0 < 1) | (_gy0 >= M) | (_gx0 < 1) | (_gx0 >= N)
+        _keep1_00 = (_gy0 < 1) | (_gy0 >= M) | (_gx0 < 1) | (_gx0 >= N)
+        _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_01 = _gy0 * _cols + _gx1
+        _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_01 = (_gy0 < 1) | (_gy0 >= M) | (_gx1 < 1) | (_gx1 >= N)
+        _keep1_01 = (_gy0 < 1) | (_gy0 >= M) | (_gx1 < 1) | (_gx1 >= N)
+        _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_10 = _gy1 * _cols + _gx0
+        _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_10 = (_gy1 < 1) | (_gy1 >= M) | (_gx0 < 1) | (_gx0 >= N)
+        _keep1_10 = (_gy1 < 1) | (_gy1 >= M) | (_gx0 < 1) | (_gx0 >= N)
+        _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_11 = _gy1 * _cols + _gx1
+        _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_11 = (_gy1 < 1) | (_gy1 >= M) | (_gx1 < 1) | (_gx1 >= N)
+        _keep1_11 = (_gy1 < 1) | (_gy1 >= M) | (_gx1 < 1) | (_gx1 >= N)
+        _pre_00 = tl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_00 = tl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_00 = tl.zeros([QY, QX], _dt)
+        _c0_00 = tl.zeros([QY, QX], _dt)
+        _m1_00 = tl.zeros([QY, QX], _dt)
+        _c1_00 = tl.zeros([QY, QX], _dt)
+        _pre_01 = tl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_01 = tl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_01 = tl.zeros([QY, QX], _dt)
+        _c0_01 = tl.zeros([QY, QX], _dt)
+        _m1_01 = tl.zeros([QY, QX], _dt)
+        _c1_01 = tl.zeros([QY, QX], _dt)
+        _pre_10 = tl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_10 = tl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_10 = tl.zeros([QY, QX], _dt)
+        _c0_10 = tl.zeros([QY, QX], _dt)
+        _m1_10 = tl.zeros([QY, QX], _dt)
+        _c1_10 = tl.zeros([QY, QX], _dt)
+        _pre_11 = tl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_11 = tl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_11 = tl.zeros([QY, QX], _dt)
+        _c0_11 = tl.zeros([QY, QX], _dt)
+        _m1_11 = tl.zeros([QY, QX], _dt)
+        _c1_11 = tl.zeros([QY, QX], _dt)
+        for _k2 in range(_klo, _khi, 2):
+            _kk = _k2
+            _n0_00 = _pre_00
+            _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < L):
+                _v_00 = ((_c0_00 - (c * ((((3.0 * _c0_00) - _m0_00) - tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
+                _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = ((_c0_01 - (c * ((((3.0 * _c0_01) - _m0_01) - tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - _c0_00)))).to(_dt)
+                _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = ((_c0_10 - (c * ((((3.0 * _c0_10) - _m0_10) - _c0_00) - tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
+                _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = ((_c0_11 - (c * ((((3.0 * _c0_11) - _m0_11) - _c0_01) - _c0_10)))).to(_dt)
+                _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < L):
+                _v_00 = ((_c1_00 - (c * ((((3.0 * _c1_00) - _m1_00) - tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
+                _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
+                _v_01 = ((_c1_01 - (c * ((((3.0 * _c1_01) - _m1_01) - tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - _c1_00)))).to(_dt)
+                _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
+                _v_10 = ((_c1_10 - (c * ((((3.0 * _c1_10) - _m1_10) - _c1_00) - tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
+                _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
+                _v_11 = ((_c1_11 - (c * ((((3.0 * _c1_11) - _m1_11) - _c1_01) - _c1_10)))).to(_dt)
+                _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            tl.store(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+            tl.store(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+            tl.store(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+            tl.store(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+            tl.store(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+            tl.store(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+            tl.store(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+            tl.store(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
+            tl.debug_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
+            _kk = (_k2 + 1)
+            _n0_00 = _pre_00
+            _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < L):
+                _v_00 = ((_c0_00 - (c * ((((3.0 * _c0_00) - _m0_00) - tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
+                _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = ((_c0_01 - (c * ((((3.0 * _c0_01) - _m0_01) - tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - _c0_00)))).to(_dt)
+                _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = ((_c0_10 - (c * ((((3.0 * _c0_10) - _m0_10) - _c0_00) - tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
+                _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = ((_c0_11 - (c * ((((3.0 * _c0_11) - _m0_11) - _c0_01) - _c0_10)))).to(_dt)
+                _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+                _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < L):
+                _v_00 = ((_c1_00 - (c * ((((3.0 * _c1_00) - _m1_00) - tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
+                _v_00 = tl.where(_keep1_00, _m0_00, _v_00)
+                _v_01 = ((_c1_01 - (c * ((((3.0 * _c1_01) - _m1_01) - tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) - _c1_00)))).to(_dt)
+                _v_01 = tl.where(_keep1_01, _m0_01, _v_01)
+                _v_10 = ((_c1_10 - (c * ((((3.0 * _c1_10) - _m1_10) - _c1_00) - tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1)))))).to(_dt)
+                _v_10 = tl.where(_keep1_10, _m0_10, _v_10)
+                _v_11 = ((_c1_11 - (c * ((((3.0 * _c1_11) - _m1_11) - _c1_01) - _c1_10)))).to(_dt)
+                _v_11 = tl.where(_keep1_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            tl.store(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+            tl.store(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+            tl.store(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+            tl.store(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+            tl.store(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+            tl.store(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+            tl.store(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+            tl.store(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
+            tl.debug_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
         if GRID_SYNC:
-            _arrived += _nprog
-            tl.debug_barrier()
-            tl.atomic_add(_sync, 1, sem="release")
-            while tl.atomic_add(_sync, 0, sem="acquire") < _arrived:
-                pass
-            tl.debug_barrier()
+            if _w % _per == _per - 1:  # this program's last tile of the group
+                _arrived += _nprog
+                tl.debug_barrier()
+                tl.atomic_add(_sync, 1, sem="release")
+                while tl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                tl.debug_barrier()
 
 
 _upwind_persistent0_tuning = _AppycTuning("_upwind_persistent0", "26bd764bb4261eb0", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
@@ -4040,265 +4064,268 @@ def _heat_swap_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _planes, _
     _ntx = gl.cdiv(_cols, TX - 2 * HALO)
     _nxy = _rows * _cols
     _arrived = gl.full((), 0, tl.int64, None)
-    for _g in range(_g_lo, _g_hi):
+    _per = gl.cdiv(_nty * _ntx * _chunks - _pid, _nprog)
+    for _w in range(0, (_g_hi - _g_lo) * _per):
+        _g = _g_lo + _w // _per
+        _t = _pid + (_w % _per) * _nprog
         _from = _src
         _to = _dst
         if _g % 2 == 1:
             _from = _dst
             _to = _src
         _last = _g == _groups - 1
-        for _t in range(_pid, _nty * _ntx * _chunks, _nprog):
-            _tx = _t % _ntx
-            _ty = (_t // _ntx) % _nty
-            _y0 = _ty * (TY - 2 * HALO) - HALO
-            _x0 = _tx * (TX - 2 * HALO) - HALO
-            _zs = (_t // (_ntx * _nty)) * _planes // _chunks
-            _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
-            _klo = _zs - 2
-            _khi = _ze + 2
-            _khi = _khi + (_khi - _klo) % 2
-            _ly0 = 2 * _qy + 0
-            _gy0 = _y0 + _ly0
-            _lx0 = 2 * _qx + 0
-            _gx0 = _x0 + _lx0
-            _ly1 = 2 * _qy + 1
-            _gy1 = _y0 + _ly1
-            _lx1 = 2 * _qx + 1
-            _gx1 = _x0 + _lx1
-            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_00 = _gy0 * _cols + _gx0
-            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_01 = _gy0 * _cols + _gx1
-            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_10 = _gy1 * _cols + _gx0
-            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_11 = _gy1 * _cols + _gx1
-            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_00 = gl.zeros([QY, QX], _dt, _L)
-            _c0_00 = gl.zeros([QY, QX], _dt, _L)
-            _m1_00 = gl.zeros([QY, QX], _dt, _L)
-            _c1_00 = gl.zeros([QY, QX], _dt, _L)
-            _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_01 = gl.zeros([QY, QX], _dt, _L)
-            _c0_01 = gl.zeros([QY, QX], _dt, _L)
-            _m1_01 = gl.zeros([QY, QX], _dt, _L)
-            _c1_01 = gl.zeros([QY, QX], _dt, _L)
-            _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_10 = gl.zeros([QY, QX], _dt, _L)
-            _c0_10 = gl.zeros([QY, QX], _dt, _L)
-            _m1_10 = gl.zeros([QY, QX], _dt, _L)
-            _c1_10 = gl.zeros([QY, QX], _dt, _L)
-            _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_11 = gl.zeros([QY, QX], _dt, _L)
-            _c0_11 = gl.zeros([QY, QX], _dt, _L)
-            _m1_11 = gl.zeros([QY, QX], _dt, _L)
-            _c1_11 = gl.zeros([QY, QX], _dt, _L)
-            for _k2 in range(_klo, _khi, 2):
-                _kk = _k2
-                _n0_00 = _pre_00
-                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = ((_c0_00 + (0.1 * ((((((_m0_00 + _n0_00) + _s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_01) - (6.0 * _c0_00))))).to(_dt)
-                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = ((_c0_01 + (0.1 * ((((((_m0_01 + _n0_01) + _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) + _c0_00) + _s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c0_01))))).to(_dt)
-                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = ((_c0_10 + (0.1 * ((((((_m0_10 + _n0_10) + _c0_00) + _s0_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) - (6.0 * _c0_10))))).to(_dt)
-                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = ((_c0_11 + (0.1 * ((((((_m0_11 + _n0_11) + _c0_01) + _s0_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c0_11))))).to(_dt)
-                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = ((_c1_00 + (0.1 * ((((((_m1_00 + _n1_00) + _s1_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_10) + _s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_01) - (6.0 * _c1_00))))).to(_dt)
-                    _v_00 = gl.where(_keep0_00, _m0_00, _v_00)
-                    _v_01 = ((_c1_01 + (0.1 * ((((((_m1_01 + _n1_01) + _s1_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_11) + _c1_00) + _s1_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c1_01))))).to(_dt)
-                    _v_01 = gl.where(_keep0_01, _m0_01, _v_01)
-                    _v_10 = ((_c1_10 + (0.1 * ((((((_m1_10 + _n1_10) + _c1_00) + _s1_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_11) - (6.0 * _c1_10))))).to(_dt)
-                    _v_10 = gl.where(_keep0_10, _m0_10, _v_10)
-                    _v_11 = ((_c1_11 + (0.1 * ((((((_m1_11 + _n1_11) + _c1_01) + _s1_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_10) + _s1_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c1_11))))).to(_dt)
-                    _v_11 = gl.where(_keep0_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-                _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-                _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-                _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-                _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-                _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-                _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-                _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-                gl.thread_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
-                _kk = (_k2 + 1)
-                _n0_00 = _pre_00
-                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = ((_c0_00 + (0.1 * ((((((_m0_00 + _n0_00) + _s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_01) - (6.0 * _c0_00))))).to(_dt)
-                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = ((_c0_01 + (0.1 * ((((((_m0_01 + _n0_01) + _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) + _c0_00) + _s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c0_01))))).to(_dt)
-                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = ((_c0_10 + (0.1 * ((((((_m0_10 + _n0_10) + _c0_00) + _s0_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) - (6.0 * _c0_10))))).to(_dt)
-                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = ((_c0_11 + (0.1 * ((((((_m0_11 + _n0_11) + _c0_01) + _s0_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c0_11))))).to(_dt)
-                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = ((_c1_00 + (0.1 * ((((((_m1_00 + _n1_00) + _s1_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_10) + _s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_01) - (6.0 * _c1_00))))).to(_dt)
-                    _v_00 = gl.where(_keep0_00, _m0_00, _v_00)
-                    _v_01 = ((_c1_01 + (0.1 * ((((((_m1_01 + _n1_01) + _s1_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_11) + _c1_00) + _s1_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c1_01))))).to(_dt)
-                    _v_01 = gl.where(_keep0_01, _m0_01, _v_01)
-                    _v_10 = ((_c1_10 + (0.1 * ((((((_m1_10 + _n1_10) + _c1_00) + _s1_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_11) - (6.0 * _c1_10))))).to(_dt)
-                    _v_10 = gl.where(_keep0_10, _m0_10, _v_10)
-                    _v_11 = ((_c1_11 + (0.1 * ((((((_m1_11 + _n1_11) + _c1_01) + _s1_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_10) + _s1_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c1_11))))).to(_dt)
-                    _v_11 = gl.where(_keep0_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-                _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-                _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-                _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-                _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-                _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-                _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-                _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-                gl.thread_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
+        _tx = _t % _ntx
+        _ty = (_t // _ntx) % _nty
+        _y0 = _ty * (TY - 2 * HALO) - HALO
+        _x0 = _tx * (TX - 2 * HALO) - HALO
+        _zs = (_t // (_ntx * _nty)) * _planes // _chunks
+        _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
+        _klo = _zs - 2
+        _khi = _ze + 2
+        _khi = _khi + (_khi - _klo) % 2
+        _ly0 = 2 * _qy + 0
+        _gy0 = _y0 + _ly0
+        _lx0 = 2 * _qx + 0
+        _gx0 = _x0 + _lx0
+        _ly1 = 2 * _qy + 1
+        _gy1 = _y0 + _ly1
+        _lx1 = 2 * _qx + 1
+        _gx1 = _x0 + _lx1
+        _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_00 = _gy0 * _cols + _gx0
+        _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_01 = _gy0 * _cols + _gx1
+        _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_10 = _gy1 * _cols + _gx0
+        _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_11 = _gy1 * _cols + _gx1
+        _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_00 = gl.zeros([QY, QX], _dt, _L)
+        _c0_00 = gl.zeros([QY, QX], _dt, _L)
+        _m1_00 = gl.zeros([QY, QX], _dt, _L)
+        _c1_00 = gl.zeros([QY, QX], _dt, _L)
+        _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_01 = gl.zeros([QY, QX], _dt, _L)
+        _c0_01 = gl.zeros([QY, QX], _dt, _L)
+        _m1_01 = gl.zeros([QY, QX], _dt, _L)
+        _c1_01 = gl.zeros([QY, QX], _dt, _L)
+        _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_10 = gl.zeros([QY, QX], _dt, _L)
+        _c0_10 = gl.zeros([QY, QX], _dt, _L)
+        _m1_10 = gl.zeros([QY, QX], _dt, _L)
+        _c1_10 = gl.zeros([QY, QX], _dt, _L)
+        _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_11 = gl.zeros([QY, QX], _dt, _L)
+        _c0_11 = gl.zeros([QY, QX], _dt, _L)
+        _m1_11 = gl.zeros([QY, QX], _dt, _L)
+        _c1_11 = gl.zeros([QY, QX], _dt, _L)
+        for _k2 in range(_klo, _khi, 2):
+            _kk = _k2
+            _n0_00 = _pre_00
+            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = ((_c0_00 + (0.1 * ((((((_m0_00 + _n0_00) + _s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_01) - (6.0 * _c0_00))))).to(_dt)
+                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = ((_c0_01 + (0.1 * ((((((_m0_01 + _n0_01) + _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) + _c0_00) + _s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c0_01))))).to(_dt)
+                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = ((_c0_10 + (0.1 * ((((((_m0_10 + _n0_10) + _c0_00) + _s0_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) - (6.0 * _c0_10))))).to(_dt)
+                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = ((_c0_11 + (0.1 * ((((((_m0_11 + _n0_11) + _c0_01) + _s0_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c0_11))))).to(_dt)
+                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = ((_c1_00 + (0.1 * ((((((_m1_00 + _n1_00) + _s1_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_10) + _s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_01) - (6.0 * _c1_00))))).to(_dt)
+                _v_00 = gl.where(_keep0_00, _m0_00, _v_00)
+                _v_01 = ((_c1_01 + (0.1 * ((((((_m1_01 + _n1_01) + _s1_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_11) + _c1_00) + _s1_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c1_01))))).to(_dt)
+                _v_01 = gl.where(_keep0_01, _m0_01, _v_01)
+                _v_10 = ((_c1_10 + (0.1 * ((((((_m1_10 + _n1_10) + _c1_00) + _s1_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_11) - (6.0 * _c1_10))))).to(_dt)
+                _v_10 = gl.where(_keep0_10, _m0_10, _v_10)
+                _v_11 = ((_c1_11 + (0.1 * ((((((_m1_11 + _n1_11) + _c1_01) + _s1_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_10) + _s1_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c1_11))))).to(_dt)
+                _v_11 = gl.where(_keep0_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+            _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+            _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+            _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+            _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+            _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+            _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+            _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+            gl.thread_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
+            _kk = (_k2 + 1)
+            _n0_00 = _pre_00
+            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = ((_c0_00 + (0.1 * ((((((_m0_00 + _n0_00) + _s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_01) - (6.0 * _c0_00))))).to(_dt)
+                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = ((_c0_01 + (0.1 * ((((((_m0_01 + _n0_01) + _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) + _c0_00) + _s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c0_01))))).to(_dt)
+                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = ((_c0_10 + (0.1 * ((((((_m0_10 + _n0_10) + _c0_00) + _s0_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) - (6.0 * _c0_10))))).to(_dt)
+                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = ((_c0_11 + (0.1 * ((((((_m0_11 + _n0_11) + _c0_01) + _s0_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c0_11))))).to(_dt)
+                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = ((_c1_00 + (0.1 * ((((((_m1_00 + _n1_00) + _s1_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_10) + _s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_01) - (6.0 * _c1_00))))).to(_dt)
+                _v_00 = gl.where(_keep0_00, _m0_00, _v_00)
+                _v_01 = ((_c1_01 + (0.1 * ((((((_m1_01 + _n1_01) + _s1_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_11) + _c1_00) + _s1_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c1_01))))).to(_dt)
+                _v_01 = gl.where(_keep0_01, _m0_01, _v_01)
+                _v_10 = ((_c1_10 + (0.1 * ((((((_m1_10 + _n1_10) + _c1_00) + _s1_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_11) - (6.0 * _c1_10))))).to(_dt)
+                _v_10 = gl.where(_keep0_10, _m0_10, _v_10)
+                _v_11 = ((_c1_11 + (0.1 * ((((((_m1_11 + _n1_11) + _c1_01) + _s1_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_10) + _s1_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c1_11))))).to(_dt)
+                _v_11 = gl.where(_keep0_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+            _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+            _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+            _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+            _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+            _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+            _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+            _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+            gl.thread_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
         if GRID_SYNC:
-            _arrived += _nprog
-            gl.thread_barrier()
-            gl.atomic_add(_sync, 1, sem="release")
-            while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
-                pass
-            gl.thread_barrier()
+            if _w % _per == _per - 1:  # this program's last tile of the group
+                _arrived += _nprog
+                gl.thread_barrier()
+                gl.atomic_add(_sync, 1, sem="release")
+                while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                gl.thread_barrier()
 
 
 @triton.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
@@ -4317,265 +4344,268 @@ def _heat_swap_persistent0_blocked_twin(_src, _dst, _other, L, M, N, _scratch, _
     _ntx = tl.cdiv(_cols, TX - 2 * HALO)
     _nxy = _rows * _cols
     _arrived = tl.full((), 0, tl.int64)
-    for _g in range(_g_lo, _g_hi):
+    _per = tl.cdiv(_nty * _ntx * _chunks - _pid, _nprog)
+    for _w in range(0, (_g_hi - _g_lo) * _per):
+        _g = _g_lo + _w // _per
+        _t = _pid + (_w % _per) * _nprog
         _from = _src
         _to = _dst
         if _g % 2 == 1:
             _from = _dst
             _to = _src
         _last = _g == _groups - 1
-        for _t in range(_pid, _nty * _ntx * _chunks, _nprog):
-            _tx = _t % _ntx
-            _ty = (_t // _ntx) % _nty
-            _y0 = _ty * (TY - 2 * HALO) - HALO
-            _x0 = _tx * (TX - 2 * HALO) - HALO
-            _zs = (_t // (_ntx * _nty)) * _planes // _chunks
-            _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
-            _klo = _zs - 2
-            _khi = _ze + 2
-            _khi = _khi + (_khi - _klo) % 2
-            _ly0 = 2 * _qy + 0
-            _gy0 = _y0 + _ly0
-            _lx0 = 2 * _qx + 0
-            _gx0 = _x0 + _lx0
-            _ly1 = 2 * _qy + 1
-            _gy1 = _y0 + _ly1
-            _lx1 = 2 * _qx + 1
-            _gx1 = _x0 + _lx1
-            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_00 = _gy0 * _cols + _gx0
-            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_01 = _gy0 * _cols + _gx1
-            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_10 = _gy1 * _cols + _gx0
-            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_11 = _gy1 * _cols + _gx1
-            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _pre_00 = tl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_00 = tl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_00 = tl.zeros([QY, QX], _dt)
-            _c0_00 = tl.zeros([QY, QX], _dt)
-            _m1_00 = tl.zeros([QY, QX], _dt)
-            _c1_00 = tl.zeros([QY, QX], _dt)
-            _pre_01 = tl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_01 = tl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_01 = tl.zeros([QY, QX], _dt)
-            _c0_01 = tl.zeros([QY, QX], _dt)
-            _m1_01 = tl.zeros([QY, QX], _dt)
-            _c1_01 = tl.zeros([QY, QX], _dt)
-            _pre_10 = tl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_10 = tl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_10 = tl.zeros([QY, QX], _dt)
-            _c0_10 = tl.zeros([QY, QX], _dt)
-            _m1_10 = tl.zeros([QY, QX], _dt)
-            _c1_10 = tl.zeros([QY, QX], _dt)
-            _pre_11 = tl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_11 = tl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_11 = tl.zeros([QY, QX], _dt)
-            _c0_11 = tl.zeros([QY, QX], _dt)
-            _m1_11 = tl.zeros([QY, QX], _dt)
-            _c1_11 = tl.zeros([QY, QX], _dt)
-            for _k2 in range(_klo, _khi, 2):
-                _kk = _k2
-                _n0_00 = _pre_00
-                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = ((_c0_00 + (0.1 * ((((((_m0_00 + _n0_00) + tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c0_10) + tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c0_01) - (6.0 * _c0_00))))).to(_dt)
-                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = ((_c0_01 + (0.1 * ((((((_m0_01 + _n0_01) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c0_11) + _c0_00) + tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c0_01))))).to(_dt)
-                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = ((_c0_10 + (0.1 * ((((((_m0_10 + _n0_10) + _c0_00) + tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c0_11) - (6.0 * _c0_10))))).to(_dt)
-                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = ((_c0_11 + (0.1 * ((((((_m0_11 + _n0_11) + _c0_01) + tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + _c0_10) + tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c0_11))))).to(_dt)
-                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = ((_c1_00 + (0.1 * ((((((_m1_00 + _n1_00) + tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c1_10) + tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c1_01) - (6.0 * _c1_00))))).to(_dt)
-                    _v_00 = tl.where(_keep0_00, _m0_00, _v_00)
-                    _v_01 = ((_c1_01 + (0.1 * ((((((_m1_01 + _n1_01) + tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c1_11) + _c1_00) + tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c1_01))))).to(_dt)
-                    _v_01 = tl.where(_keep0_01, _m0_01, _v_01)
-                    _v_10 = ((_c1_10 + (0.1 * ((((((_m1_10 + _n1_10) + _c1_00) + tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c1_11) - (6.0 * _c1_10))))).to(_dt)
-                    _v_10 = tl.where(_keep0_10, _m0_10, _v_10)
-                    _v_11 = ((_c1_11 + (0.1 * ((((((_m1_11 + _n1_11) + _c1_01) + tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + _c1_10) + tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c1_11))))).to(_dt)
-                    _v_11 = tl.where(_keep0_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                tl.store(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
-                tl.store(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
-                tl.store(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
-                tl.store(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
-                tl.store(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
-                tl.store(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
-                tl.store(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
-                tl.store(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
-                tl.debug_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
-                _kk = (_k2 + 1)
-                _n0_00 = _pre_00
-                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = ((_c0_00 + (0.1 * ((((((_m0_00 + _n0_00) + tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c0_10) + tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c0_01) - (6.0 * _c0_00))))).to(_dt)
-                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = ((_c0_01 + (0.1 * ((((((_m0_01 + _n0_01) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c0_11) + _c0_00) + tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c0_01))))).to(_dt)
-                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = ((_c0_10 + (0.1 * ((((((_m0_10 + _n0_10) + _c0_00) + tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c0_11) - (6.0 * _c0_10))))).to(_dt)
-                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = ((_c0_11 + (0.1 * ((((((_m0_11 + _n0_11) + _c0_01) + tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + _c0_10) + tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c0_11))))).to(_dt)
-                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = ((_c1_00 + (0.1 * ((((((_m1_00 + _n1_00) + tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c1_10) + tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c1_01) - (6.0 * _c1_00))))).to(_dt)
-                    _v_00 = tl.where(_keep0_00, _m0_00, _v_00)
-                    _v_01 = ((_c1_01 + (0.1 * ((((((_m1_01 + _n1_01) + tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c1_11) + _c1_00) + tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c1_01))))).to(_dt)
-                    _v_01 = tl.where(_keep0_01, _m0_01, _v_01)
-                    _v_10 = ((_c1_10 + (0.1 * ((((((_m1_10 + _n1_10) + _c1_00) + tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c1_11) - (6.0 * _c1_10))))).to(_dt)
-                    _v_10 = tl.where(_keep0_10, _m0_10, _v_10)
-                    _v_11 = ((_c1_11 + (0.1 * ((((((_m1_11 + _n1_11) + _c1_01) + tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + _c1_10) + tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c1_11))))).to(_dt)
-                    _v_11 = tl.where(_keep0_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                tl.store(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
-                tl.store(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
-                tl.store(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
-                tl.store(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
-                tl.store(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
-                tl.store(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
-                tl.store(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
-                tl.store(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
-                tl.debug_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
+        _tx = _t % _ntx
+        _ty = (_t // _ntx) % _nty
+        _y0 = _ty * (TY - 2 * HALO) - HALO
+        _x0 = _tx * (TX - 2 * HALO) - HALO
+        _zs = (_t // (_ntx * _nty)) * _planes // _chunks
+        _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
+        _klo = _zs - 2
+        _khi = _ze + 2
+        _khi = _khi + (_khi - _klo) % 2
+        _ly0 = 2 * _qy + 0
+        _gy0 = _y0 + _ly0
+        _lx0 = 2 * _qx + 0
+        _gx0 = _x0 + _lx0
+        _ly1 = 2 * _qy + 1
+        _gy1 = _y0 + _ly1
+        _lx1 = 2 * _qx + 1
+        _gx1 = _x0 + _lx1
+        _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_00 = _gy0 * _cols + _gx0
+        _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_01 = _gy0 * _cols + _gx1
+        _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_10 = _gy1 * _cols + _gx0
+        _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_11 = _gy1 * _cols + _gx1
+        _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _pre_00 = tl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_00 = tl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_00 = tl.zeros([QY, QX], _dt)
+        _c0_00 = tl.zeros([QY, QX], _dt)
+        _m1_00 = tl.zeros([QY, QX], _dt)
+        _c1_00 = tl.zeros([QY, QX], _dt)
+        _pre_01 = tl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_01 = tl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_01 = tl.zeros([QY, QX], _dt)
+        _c0_01 = tl.zeros([QY, QX], _dt)
+        _m1_01 = tl.zeros([QY, QX], _dt)
+        _c1_01 = tl.zeros([QY, QX], _dt)
+        _pre_10 = tl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_10 = tl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_10 = tl.zeros([QY, QX], _dt)
+        _c0_10 = tl.zeros([QY, QX], _dt)
+        _m1_10 = tl.zeros([QY, QX], _dt)
+        _c1_10 = tl.zeros([QY, QX], _dt)
+        _pre_11 = tl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_11 = tl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_11 = tl.zeros([QY, QX], _dt)
+        _c0_11 = tl.zeros([QY, QX], _dt)
+        _m1_11 = tl.zeros([QY, QX], _dt)
+        _c1_11 = tl.zeros([QY, QX], _dt)
+        for _k2 in range(_klo, _khi, 2):
+            _kk = _k2
+            _n0_00 = _pre_00
+            _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = ((_c0_00 + (0.1 * ((((((_m0_00 + _n0_00) + tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c0_10) + tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c0_01) - (6.0 * _c0_00))))).to(_dt)
+                _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = ((_c0_01 + (0.1 * ((((((_m0_01 + _n0_01) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c0_11) + _c0_00) + tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c0_01))))).to(_dt)
+                _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = ((_c0_10 + (0.1 * ((((((_m0_10 + _n0_10) + _c0_00) + tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + tl.load(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c0_11) - (6.0 * _c0_10))))).to(_dt)
+                _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = ((_c0_11 + (0.1 * ((((((_m0_11 + _n0_11) + _c0_01) + tl.load(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + _c0_10) + tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c0_11))))).to(_dt)
+                _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = ((_c1_00 + (0.1 * ((((((_m1_00 + _n1_00) + tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c1_10) + tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c1_01) - (6.0 * _c1_00))))).to(_dt)
+                _v_00 = tl.where(_keep0_00, _m0_00, _v_00)
+                _v_01 = ((_c1_01 + (0.1 * ((((((_m1_01 + _n1_01) + tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c1_11) + _c1_00) + tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c1_01))))).to(_dt)
+                _v_01 = tl.where(_keep0_01, _m0_01, _v_01)
+                _v_10 = ((_c1_10 + (0.1 * ((((((_m1_10 + _n1_10) + _c1_00) + tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + tl.load(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c1_11) - (6.0 * _c1_10))))).to(_dt)
+                _v_10 = tl.where(_keep0_10, _m0_10, _v_10)
+                _v_11 = ((_c1_11 + (0.1 * ((((((_m1_11 + _n1_11) + _c1_01) + tl.load(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + _c1_10) + tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c1_11))))).to(_dt)
+                _v_11 = tl.where(_keep0_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            tl.store(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+            tl.store(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+            tl.store(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+            tl.store(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+            tl.store(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+            tl.store(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+            tl.store(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+            tl.store(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
+            tl.debug_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
+            _kk = (_k2 + 1)
+            _n0_00 = _pre_00
+            _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = ((_c0_00 + (0.1 * ((((((_m0_00 + _n0_00) + tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c0_10) + tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c0_01) - (6.0 * _c0_00))))).to(_dt)
+                _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = ((_c0_01 + (0.1 * ((((((_m0_01 + _n0_01) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c0_11) + _c0_00) + tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c0_01))))).to(_dt)
+                _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = ((_c0_10 + (0.1 * ((((((_m0_10 + _n0_10) + _c0_00) + tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + tl.load(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c0_11) - (6.0 * _c0_10))))).to(_dt)
+                _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = ((_c0_11 + (0.1 * ((((((_m0_11 + _n0_11) + _c0_01) + tl.load(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + _c0_10) + tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c0_11))))).to(_dt)
+                _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = ((_c1_00 + (0.1 * ((((((_m1_00 + _n1_00) + tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c1_10) + tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c1_01) - (6.0 * _c1_00))))).to(_dt)
+                _v_00 = tl.where(_keep0_00, _m0_00, _v_00)
+                _v_01 = ((_c1_01 + (0.1 * ((((((_m1_01 + _n1_01) + tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (-1) * QX + (0))) + _c1_11) + _c1_00) + tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c1_01))))).to(_dt)
+                _v_01 = tl.where(_keep0_01, _m0_01, _v_01)
+                _v_10 = ((_c1_10 + (0.1 * ((((((_m1_10 + _n1_10) + _c1_00) + tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + tl.load(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (-1))) + _c1_11) - (6.0 * _c1_10))))).to(_dt)
+                _v_10 = tl.where(_keep0_10, _m0_10, _v_10)
+                _v_11 = ((_c1_11 + (0.1 * ((((((_m1_11 + _n1_11) + _c1_01) + tl.load(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + (1) * QX + (0))) + _c1_10) + tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1))) - (6.0 * _c1_11))))).to(_dt)
+                _v_11 = tl.where(_keep0_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            tl.store(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+            tl.store(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+            tl.store(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+            tl.store(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+            tl.store(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+            tl.store(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+            tl.store(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+            tl.store(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
+            tl.debug_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
         if GRID_SYNC:
-            _arrived += _nprog
-            tl.debug_barrier()
-            tl.atomic_add(_sync, 1, sem="release")
-            while tl.atomic_add(_sync, 0, sem="acquire") < _arrived:
-                pass
-            tl.debug_barrier()
+            if _w % _per == _per - 1:  # this program's last tile of the group
+                _arrived += _nprog
+                tl.debug_barrier()
+                tl.atomic_add(_sync, 1, sem="release")
+                while tl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                tl.debug_barrier()
 
 
 _heat_swap_persistent0_tuning = _AppycTuning("_heat_swap_persistent0", "7870d1154563e6dc", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
@@ -4743,265 +4773,268 @@ def _heat_swap_bare_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _plan
     _ntx = gl.cdiv(_cols, TX - 2 * HALO)
     _nxy = _rows * _cols
     _arrived = gl.full((), 0, tl.int64, None)
-    for _g in range(_g_lo, _g_hi):
+    _per = gl.cdiv(_nty * _ntx * _chunks - _pid, _nprog)
+    for _w in range(0, (_g_hi - _g_lo) * _per):
+        _g = _g_lo + _w // _per
+        _t = _pid + (_w % _per) * _nprog
         _from = _src
         _to = _dst
         if _g % 2 == 1:
             _from = _dst
             _to = _src
         _last = _g == _groups - 1
-        for _t in range(_pid, _nty * _ntx * _chunks, _nprog):
-            _tx = _t % _ntx
-            _ty = (_t // _ntx) % _nty
-            _y0 = _ty * (TY - 2 * HALO) - HALO
-            _x0 = _tx * (TX - 2 * HALO) - HALO
-            _zs = (_t // (_ntx * _nty)) * _planes // _chunks
-            _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
-            _klo = _zs - 2
-            _khi = _ze + 2
-            _khi = _khi + (_khi - _klo) % 2
-            _ly0 = 2 * _qy + 0
-            _gy0 = _y0 + _ly0
-            _lx0 = 2 * _qx + 0
-            _gx0 = _x0 + _lx0
-            _ly1 = 2 * _qy + 1
-            _gy1 = _y0 + _ly1
-            _lx1 = 2 * _qx + 1
-            _gx1 = _x0 + _lx1
-            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_00 = _gy0 * _cols + _gx0
-            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_01 = _gy0 * _cols + _gx1
-            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_10 = _gy1 * _cols + _gx0
-            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_11 = _gy1 * _cols + _gx1
-            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_00 = gl.zeros([QY, QX], _dt, _L)
-            _c0_00 = gl.zeros([QY, QX], _dt, _L)
-            _m1_00 = gl.zeros([QY, QX], _dt, _L)
-            _c1_00 = gl.zeros([QY, QX], _dt, _L)
-            _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_01 = gl.zeros([QY, QX], _dt, _L)
-            _c0_01 = gl.zeros([QY, QX], _dt, _L)
-            _m1_01 = gl.zeros([QY, QX], _dt, _L)
-            _c1_01 = gl.zeros([QY, QX], _dt, _L)
-            _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_10 = gl.zeros([QY, QX], _dt, _L)
-            _c0_10 = gl.zeros([QY, QX], _dt, _L)
-            _m1_10 = gl.zeros([QY, QX], _dt, _L)
-            _c1_10 = gl.zeros([QY, QX], _dt, _L)
-            _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_11 = gl.zeros([QY, QX], _dt, _L)
-            _c0_11 = gl.zeros([QY, QX], _dt, _L)
-            _m1_11 = gl.zeros([QY, QX], _dt, _L)
-            _c1_11 = gl.zeros([QY, QX], _dt, _L)
-            for _k2 in range(_klo, _khi, 2):
-                _kk = _k2
-                _n0_00 = _pre_00
-                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((0.5 * _c0_00) + (0.25 * (_m0_00 + _c0_01)))).to(_dt)
-                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = (((0.5 * _c0_01) + (0.25 * (_m0_01 + _s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = (((0.5 * _c0_10) + (0.25 * (_m0_10 + _c0_11)))).to(_dt)
-                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = (((0.5 * _c0_11) + (0.25 * (_m0_11 + _s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((0.5 * _c1_00) + (0.25 * (_m1_00 + _c1_01)))).to(_dt)
-                    _v_00 = gl.where(_keep0_00, _m0_00, _v_00)
-                    _v_01 = (((0.5 * _c1_01) + (0.25 * (_m1_01 + _s1_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                    _v_01 = gl.where(_keep0_01, _m0_01, _v_01)
-                    _v_10 = (((0.5 * _c1_10) + (0.25 * (_m1_10 + _c1_11)))).to(_dt)
-                    _v_10 = gl.where(_keep0_10, _m0_10, _v_10)
-                    _v_11 = (((0.5 * _c1_11) + (0.25 * (_m1_11 + _s1_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                    _v_11 = gl.where(_keep0_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-                _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-                _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-                _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-                _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-                _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-                _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-                _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-                gl.thread_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
-                _kk = (_k2 + 1)
-                _n0_00 = _pre_00
-                _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((0.5 * _c0_00) + (0.25 * (_m0_00 + _c0_01)))).to(_dt)
-                    _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = (((0.5 * _c0_01) + (0.25 * (_m0_01 + _s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                    _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = (((0.5 * _c0_10) + (0.25 * (_m0_10 + _c0_11)))).to(_dt)
-                    _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = (((0.5 * _c0_11) + (0.25 * (_m0_11 + _s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                    _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((0.5 * _c1_00) + (0.25 * (_m1_00 + _c1_01)))).to(_dt)
-                    _v_00 = gl.where(_keep0_00, _m0_00, _v_00)
-                    _v_01 = (((0.5 * _c1_01) + (0.25 * (_m1_01 + _s1_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                    _v_01 = gl.where(_keep0_01, _m0_01, _v_01)
-                    _v_10 = (((0.5 * _c1_10) + (0.25 * (_m1_10 + _c1_11)))).to(_dt)
-                    _v_10 = gl.where(_keep0_10, _m0_10, _v_10)
-                    _v_11 = (((0.5 * _c1_11) + (0.25 * (_m1_11 + _s1_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                    _v_11 = gl.where(_keep0_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-                _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-                _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-                _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-                _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-                _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-                _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-                _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-                gl.thread_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
+        _tx = _t % _ntx
+        _ty = (_t // _ntx) % _nty
+        _y0 = _ty * (TY - 2 * HALO) - HALO
+        _x0 = _tx * (TX - 2 * HALO) - HALO
+        _zs = (_t // (_ntx * _nty)) * _planes // _chunks
+        _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
+        _klo = _zs - 2
+        _khi = _ze + 2
+        _khi = _khi + (_khi - _klo) % 2
+        _ly0 = 2 * _qy + 0
+        _gy0 = _y0 + _ly0
+        _lx0 = 2 * _qx + 0
+        _gx0 = _x0 + _lx0
+        _ly1 = 2 * _qy + 1
+        _gy1 = _y0 + _ly1
+        _lx1 = 2 * _qx + 1
+        _gx1 = _x0 + _lx1
+        _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_00 = _gy0 * _cols + _gx0
+        _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_01 = _gy0 * _cols + _gx1
+        _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_10 = _gy1 * _cols + _gx0
+        _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_11 = _gy1 * _cols + _gx1
+        _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_00 = gl.zeros([QY, QX], _dt, _L)
+        _c0_00 = gl.zeros([QY, QX], _dt, _L)
+        _m1_00 = gl.zeros([QY, QX], _dt, _L)
+        _c1_00 = gl.zeros([QY, QX], _dt, _L)
+        _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_01 = gl.zeros([QY, QX], _dt, _L)
+        _c0_01 = gl.zeros([QY, QX], _dt, _L)
+        _m1_01 = gl.zeros([QY, QX], _dt, _L)
+        _c1_01 = gl.zeros([QY, QX], _dt, _L)
+        _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_10 = gl.zeros([QY, QX], _dt, _L)
+        _c0_10 = gl.zeros([QY, QX], _dt, _L)
+        _m1_10 = gl.zeros([QY, QX], _dt, _L)
+        _c1_10 = gl.zeros([QY, QX], _dt, _L)
+        _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_11 = gl.zeros([QY, QX], _dt, _L)
+        _c0_11 = gl.zeros([QY, QX], _dt, _L)
+        _m1_11 = gl.zeros([QY, QX], _dt, _L)
+        _c1_11 = gl.zeros([QY, QX], _dt, _L)
+        for _k2 in range(_klo, _khi, 2):
+            _kk = _k2
+            _n0_00 = _pre_00
+            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((0.5 * _c0_00) + (0.25 * (_m0_00 + _c0_01)))).to(_dt)
+                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = (((0.5 * _c0_01) + (0.25 * (_m0_01 + _s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = (((0.5 * _c0_10) + (0.25 * (_m0_10 + _c0_11)))).to(_dt)
+                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = (((0.5 * _c0_11) + (0.25 * (_m0_11 + _s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((0.5 * _c1_00) + (0.25 * (_m1_00 + _c1_01)))).to(_dt)
+                _v_00 = gl.where(_keep0_00, _m0_00, _v_00)
+                _v_01 = (((0.5 * _c1_01) + (0.25 * (_m1_01 + _s1_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                _v_01 = gl.where(_keep0_01, _m0_01, _v_01)
+                _v_10 = (((0.5 * _c1_10) + (0.25 * (_m1_10 + _c1_11)))).to(_dt)
+                _v_10 = gl.where(_keep0_10, _m0_10, _v_10)
+                _v_11 = (((0.5 * _c1_11) + (0.25 * (_m1_11 + _s1_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                _v_11 = gl.where(_keep0_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+            _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+            _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+            _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+            _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+            _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+            _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+            _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+            gl.thread_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
+            _kk = (_k2 + 1)
+            _n0_00 = _pre_00
+            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((0.5 * _c0_00) + (0.25 * (_m0_00 + _c0_01)))).to(_dt)
+                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = (((0.5 * _c0_01) + (0.25 * (_m0_01 + _s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = (((0.5 * _c0_10) + (0.25 * (_m0_10 + _c0_11)))).to(_dt)
+                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = (((0.5 * _c0_11) + (0.25 * (_m0_11 + _s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((0.5 * _c1_00) + (0.25 * (_m1_00 + _c1_01)))).to(_dt)
+                _v_00 = gl.where(_keep0_00, _m0_00, _v_00)
+                _v_01 = (((0.5 * _c1_01) + (0.25 * (_m1_01 + _s1_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                _v_01 = gl.where(_keep0_01, _m0_01, _v_01)
+                _v_10 = (((0.5 * _c1_10) + (0.25 * (_m1_10 + _c1_11)))).to(_dt)
+                _v_10 = gl.where(_keep0_10, _m0_10, _v_10)
+                _v_11 = (((0.5 * _c1_11) + (0.25 * (_m1_11 + _s1_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+                _v_11 = gl.where(_keep0_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+            _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+            _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+            _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+            _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+            _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+            _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+            _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+            gl.thread_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
         if GRID_SYNC:
-            _arrived += _nprog
-            gl.thread_barrier()
-            gl.atomic_add(_sync, 1, sem="release")
-            while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
-                pass
-            gl.thread_barrier()
+            if _w % _per == _per - 1:  # this program's last tile of the group
+                _arrived += _nprog
+                gl.thread_barrier()
+                gl.atomic_add(_sync, 1, sem="release")
+                while gl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                gl.thread_barrier()
 
 
 @triton.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
@@ -5020,265 +5053,268 @@ def _heat_swap_bare_persistent0_blocked_twin(_src, _dst, _other, L, M, N, _scrat
     _ntx = tl.cdiv(_cols, TX - 2 * HALO)
     _nxy = _rows * _cols
     _arrived = tl.full((), 0, tl.int64)
-    for _g in range(_g_lo, _g_hi):
+    _per = tl.cdiv(_nty * _ntx * _chunks - _pid, _nprog)
+    for _w in range(0, (_g_hi - _g_lo) * _per):
+        _g = _g_lo + _w // _per
+        _t = _pid + (_w % _per) * _nprog
         _from = _src
         _to = _dst
         if _g % 2 == 1:
             _from = _dst
             _to = _src
         _last = _g == _groups - 1
-        for _t in range(_pid, _nty * _ntx * _chunks, _nprog):
-            _tx = _t % _ntx
-            _ty = (_t // _ntx) % _nty
-            _y0 = _ty * (TY - 2 * HALO) - HALO
-            _x0 = _tx * (TX - 2 * HALO) - HALO
-            _zs = (_t // (_ntx * _nty)) * _planes // _chunks
-            _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
-            _klo = _zs - 2
-            _khi = _ze + 2
-            _khi = _khi + (_khi - _klo) % 2
-            _ly0 = 2 * _qy + 0
-            _gy0 = _y0 + _ly0
-            _lx0 = 2 * _qx + 0
-            _gx0 = _x0 + _lx0
-            _ly1 = 2 * _qy + 1
-            _gy1 = _y0 + _ly1
-            _lx1 = 2 * _qx + 1
-            _gx1 = _x0 + _lx1
-            _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_00 = _gy0 * _cols + _gx0
-            _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_01 = _gy0 * _cols + _gx1
-            _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-            _at_10 = _gy1 * _cols + _gx0
-            _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-            _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-            _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-            _at_11 = _gy1 * _cols + _gx1
-            _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-            _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-            _pre_00 = tl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_00 = tl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_00 = tl.zeros([QY, QX], _dt)
-            _c0_00 = tl.zeros([QY, QX], _dt)
-            _m1_00 = tl.zeros([QY, QX], _dt)
-            _c1_00 = tl.zeros([QY, QX], _dt)
-            _pre_01 = tl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_01 = tl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_01 = tl.zeros([QY, QX], _dt)
-            _c0_01 = tl.zeros([QY, QX], _dt)
-            _m1_01 = tl.zeros([QY, QX], _dt)
-            _c1_01 = tl.zeros([QY, QX], _dt)
-            _pre_10 = tl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_10 = tl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_10 = tl.zeros([QY, QX], _dt)
-            _c0_10 = tl.zeros([QY, QX], _dt)
-            _m1_10 = tl.zeros([QY, QX], _dt)
-            _c1_10 = tl.zeros([QY, QX], _dt)
-            _pre_11 = tl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
-            _preb_11 = tl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-            _m0_11 = tl.zeros([QY, QX], _dt)
-            _c0_11 = tl.zeros([QY, QX], _dt)
-            _m1_11 = tl.zeros([QY, QX], _dt)
-            _c1_11 = tl.zeros([QY, QX], _dt)
-            for _k2 in range(_klo, _khi, 2):
-                _kk = _k2
-                _n0_00 = _pre_00
-                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((0.5 * _c0_00) + (0.25 * (_m0_00 + _c0_01)))).to(_dt)
-                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = (((0.5 * _c0_01) + (0.25 * (_m0_01 + tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
-                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = (((0.5 * _c0_10) + (0.25 * (_m0_10 + _c0_11)))).to(_dt)
-                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = (((0.5 * _c0_11) + (0.25 * (_m0_11 + tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
-                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((0.5 * _c1_00) + (0.25 * (_m1_00 + _c1_01)))).to(_dt)
-                    _v_00 = tl.where(_keep0_00, _m0_00, _v_00)
-                    _v_01 = (((0.5 * _c1_01) + (0.25 * (_m1_01 + tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
-                    _v_01 = tl.where(_keep0_01, _m0_01, _v_01)
-                    _v_10 = (((0.5 * _c1_10) + (0.25 * (_m1_10 + _c1_11)))).to(_dt)
-                    _v_10 = tl.where(_keep0_10, _m0_10, _v_10)
-                    _v_11 = (((0.5 * _c1_11) + (0.25 * (_m1_11 + tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
-                    _v_11 = tl.where(_keep0_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                tl.store(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
-                tl.store(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
-                tl.store(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
-                tl.store(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
-                tl.store(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
-                tl.store(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
-                tl.store(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
-                tl.store(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
-                tl.debug_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
-                _kk = (_k2 + 1)
-                _n0_00 = _pre_00
-                _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_00 = _preb_00
-                _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_01 = _pre_01
-                _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_01 = _preb_01
-                _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_10 = _pre_10
-                _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_10 = _preb_10
-                _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _n0_11 = _pre_11
-                _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-                _b1_11 = _preb_11
-                _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-                _z = _kk - 1
-                if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((0.5 * _c0_00) + (0.25 * (_m0_00 + _c0_01)))).to(_dt)
-                    _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
-                    _v_01 = (((0.5 * _c0_01) + (0.25 * (_m0_01 + tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
-                    _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
-                    _v_10 = (((0.5 * _c0_10) + (0.25 * (_m0_10 + _c0_11)))).to(_dt)
-                    _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
-                    _v_11 = (((0.5 * _c0_11) + (0.25 * (_m0_11 + tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
-                    _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
-                else:
-                    _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                    _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _n1_00 = _v_00
-                _n1_01 = _v_01
-                _n1_10 = _v_10
-                _n1_11 = _v_11
-                _z = _kk - 2
-                if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                    _v_00 = (((0.5 * _c1_00) + (0.25 * (_m1_00 + _c1_01)))).to(_dt)
-                    _v_00 = tl.where(_keep0_00, _m0_00, _v_00)
-                    _v_01 = (((0.5 * _c1_01) + (0.25 * (_m1_01 + tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
-                    _v_01 = tl.where(_keep0_01, _m0_01, _v_01)
-                    _v_10 = (((0.5 * _c1_10) + (0.25 * (_m1_10 + _c1_11)))).to(_dt)
-                    _v_10 = tl.where(_keep0_10, _m0_10, _v_10)
-                    _v_11 = (((0.5 * _c1_11) + (0.25 * (_m1_11 + tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
-                    _v_11 = tl.where(_keep0_11, _m0_11, _v_11)
-                else:
-                    _v_00 = _m0_00
-                    _v_01 = _m0_01
-                    _v_10 = _m0_10
-                    _v_11 = _m0_11
-                _n2_00 = _v_00
-                _n2_01 = _v_01
-                _n2_10 = _v_10
-                _n2_11 = _v_11
-                _zo = _kk - 2
-                if (_zo >= _zs) & (_zo < _ze):
-                    tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                    tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                    tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                    tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-                if _last:
-                    _zb = _kk - 1
-                    if (_zb >= _zs) & (_zb < _ze):
-                        tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                        tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                        tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                        tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-                tl.store(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
-                tl.store(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
-                tl.store(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
-                tl.store(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
-                tl.store(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
-                tl.store(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
-                tl.store(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
-                tl.store(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
-                tl.debug_barrier()
-                _m0_00 = _c0_00
-                _c0_00 = _n0_00
-                _m0_01 = _c0_01
-                _c0_01 = _n0_01
-                _m0_10 = _c0_10
-                _c0_10 = _n0_10
-                _m0_11 = _c0_11
-                _c0_11 = _n0_11
-                _m1_00 = _c1_00
-                _c1_00 = _n1_00
-                _m1_01 = _c1_01
-                _c1_01 = _n1_01
-                _m1_10 = _c1_10
-                _c1_10 = _n1_10
-                _m1_11 = _c1_11
-                _c1_11 = _n1_11
+        _tx = _t % _ntx
+        _ty = (_t // _ntx) % _nty
+        _y0 = _ty * (TY - 2 * HALO) - HALO
+        _x0 = _tx * (TX - 2 * HALO) - HALO
+        _zs = (_t // (_ntx * _nty)) * _planes // _chunks
+        _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
+        _klo = _zs - 2
+        _khi = _ze + 2
+        _khi = _khi + (_khi - _klo) % 2
+        _ly0 = 2 * _qy + 0
+        _gy0 = _y0 + _ly0
+        _lx0 = 2 * _qx + 0
+        _gx0 = _x0 + _lx0
+        _ly1 = 2 * _qy + 1
+        _gy1 = _y0 + _ly1
+        _lx1 = 2 * _qx + 1
+        _gx1 = _x0 + _lx1
+        _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_00 = _gy0 * _cols + _gx0
+        _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_01 = _gy0 * _cols + _gx1
+        _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+        _at_10 = _gy1 * _cols + _gx0
+        _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+        _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+        _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+        _at_11 = _gy1 * _cols + _gx1
+        _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+        _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+        _pre_00 = tl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_00 = tl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_00 = tl.zeros([QY, QX], _dt)
+        _c0_00 = tl.zeros([QY, QX], _dt)
+        _m1_00 = tl.zeros([QY, QX], _dt)
+        _c1_00 = tl.zeros([QY, QX], _dt)
+        _pre_01 = tl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_01 = tl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_01 = tl.zeros([QY, QX], _dt)
+        _c0_01 = tl.zeros([QY, QX], _dt)
+        _m1_01 = tl.zeros([QY, QX], _dt)
+        _c1_01 = tl.zeros([QY, QX], _dt)
+        _pre_10 = tl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_10 = tl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_10 = tl.zeros([QY, QX], _dt)
+        _c0_10 = tl.zeros([QY, QX], _dt)
+        _m1_10 = tl.zeros([QY, QX], _dt)
+        _c1_10 = tl.zeros([QY, QX], _dt)
+        _pre_11 = tl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+        _preb_11 = tl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+        _m0_11 = tl.zeros([QY, QX], _dt)
+        _c0_11 = tl.zeros([QY, QX], _dt)
+        _m1_11 = tl.zeros([QY, QX], _dt)
+        _c1_11 = tl.zeros([QY, QX], _dt)
+        for _k2 in range(_klo, _khi, 2):
+            _kk = _k2
+            _n0_00 = _pre_00
+            _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((0.5 * _c0_00) + (0.25 * (_m0_00 + _c0_01)))).to(_dt)
+                _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = (((0.5 * _c0_01) + (0.25 * (_m0_01 + tl.load(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
+                _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = (((0.5 * _c0_10) + (0.25 * (_m0_10 + _c0_11)))).to(_dt)
+                _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = (((0.5 * _c0_11) + (0.25 * (_m0_11 + tl.load(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
+                _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((0.5 * _c1_00) + (0.25 * (_m1_00 + _c1_01)))).to(_dt)
+                _v_00 = tl.where(_keep0_00, _m0_00, _v_00)
+                _v_01 = (((0.5 * _c1_01) + (0.25 * (_m1_01 + tl.load(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
+                _v_01 = tl.where(_keep0_01, _m0_01, _v_01)
+                _v_10 = (((0.5 * _c1_10) + (0.25 * (_m1_10 + _c1_11)))).to(_dt)
+                _v_10 = tl.where(_keep0_10, _m0_10, _v_10)
+                _v_11 = (((0.5 * _c1_11) + (0.25 * (_m1_11 + tl.load(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
+                _v_11 = tl.where(_keep0_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            tl.store(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+            tl.store(_buf + 1 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+            tl.store(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+            tl.store(_buf + 3 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+            tl.store(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+            tl.store(_buf + 9 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+            tl.store(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+            tl.store(_buf + 11 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
+            tl.debug_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
+            _kk = (_k2 + 1)
+            _n0_00 = _pre_00
+            _pre_00 = tl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_00 = _preb_00
+            _preb_00 = tl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_01 = _pre_01
+            _pre_01 = tl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_01 = _preb_01
+            _preb_01 = tl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_10 = _pre_10
+            _pre_10 = tl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_10 = _preb_10
+            _preb_10 = tl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _n0_11 = _pre_11
+            _pre_11 = tl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+            _b1_11 = _preb_11
+            _preb_11 = tl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+            _z = _kk - 1
+            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((0.5 * _c0_00) + (0.25 * (_m0_00 + _c0_01)))).to(_dt)
+                _v_00 = tl.where(_keep0_00, _b1_00, _v_00)
+                _v_01 = (((0.5 * _c0_01) + (0.25 * (_m0_01 + tl.load(_buf + 0 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
+                _v_01 = tl.where(_keep0_01, _b1_01, _v_01)
+                _v_10 = (((0.5 * _c0_10) + (0.25 * (_m0_10 + _c0_11)))).to(_dt)
+                _v_10 = tl.where(_keep0_10, _b1_10, _v_10)
+                _v_11 = (((0.5 * _c0_11) + (0.25 * (_m0_11 + tl.load(_buf + 2 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
+                _v_11 = tl.where(_keep0_11, _b1_11, _v_11)
+            else:
+                _v_00 = tl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_01 = tl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_10 = tl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+                _v_11 = tl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _n1_00 = _v_00
+            _n1_01 = _v_01
+            _n1_10 = _v_10
+            _n1_11 = _v_11
+            _z = _kk - 2
+            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+                _v_00 = (((0.5 * _c1_00) + (0.25 * (_m1_00 + _c1_01)))).to(_dt)
+                _v_00 = tl.where(_keep0_00, _m0_00, _v_00)
+                _v_01 = (((0.5 * _c1_01) + (0.25 * (_m1_01 + tl.load(_buf + 8 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
+                _v_01 = tl.where(_keep0_01, _m0_01, _v_01)
+                _v_10 = (((0.5 * _c1_10) + (0.25 * (_m1_10 + _c1_11)))).to(_dt)
+                _v_10 = tl.where(_keep0_10, _m0_10, _v_10)
+                _v_11 = (((0.5 * _c1_11) + (0.25 * (_m1_11 + tl.load(_buf + 10 * ((QY + 2 * GR) * QX) + _tile + (0) * QX + (1)))))).to(_dt)
+                _v_11 = tl.where(_keep0_11, _m0_11, _v_11)
+            else:
+                _v_00 = _m0_00
+                _v_01 = _m0_01
+                _v_10 = _m0_10
+                _v_11 = _m0_11
+            _n2_00 = _v_00
+            _n2_01 = _v_01
+            _n2_10 = _v_10
+            _n2_11 = _v_11
+            _zo = _kk - 2
+            if (_zo >= _zs) & (_zo < _ze):
+                tl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+                tl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+                tl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+                tl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+            if _last:
+                _zb = _kk - 1
+                if (_zb >= _zs) & (_zb < _ze):
+                    tl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                    tl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                    tl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                    tl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+            tl.store(_buf + 4 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_00)
+            tl.store(_buf + 5 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_01)
+            tl.store(_buf + 6 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_10)
+            tl.store(_buf + 7 * ((QY + 2 * GR) * QX) + _tile + 0, _n0_11)
+            tl.store(_buf + 12 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_00)
+            tl.store(_buf + 13 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_01)
+            tl.store(_buf + 14 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_10)
+            tl.store(_buf + 15 * ((QY + 2 * GR) * QX) + _tile + 0, _n1_11)
+            tl.debug_barrier()
+            _m0_00 = _c0_00
+            _c0_00 = _n0_00
+            _m0_01 = _c0_01
+            _c0_01 = _n0_01
+            _m0_10 = _c0_10
+            _c0_10 = _n0_10
+            _m0_11 = _c0_11
+            _c0_11 = _n0_11
+            _m1_00 = _c1_00
+            _c1_00 = _n1_00
+            _m1_01 = _c1_01
+            _c1_01 = _n1_01
+            _m1_10 = _c1_10
+            _c1_10 = _n1_10
+            _m1_11 = _c1_11
+            _c1_11 = _n1_11
         if GRID_SYNC:
-            _arrived += _nprog
-            tl.debug_barrier()
-            tl.atomic_add(_sync, 1, sem="release")
-            while tl.atomic_add(_sync, 0, sem="acquire") < _arrived:
-                pass
-            tl.debug_barrier()
+            if _w % _per == _per - 1:  # this program's last tile of the group
+                _arrived += _nprog
+                tl.debug_barrier()
+                tl.atomic_add(_sync, 1, sem="release")
+                while tl.atomic_add(_sync, 0, sem="acquire") < _arrived:
+                    pass
+                tl.debug_barrier()
 
 
 _heat_swap_bare_persistent0_tuning = _AppycTuning("_heat_swap_bare_persistent0", "76cd2d81f18a8277", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))

@@ -40,7 +40,9 @@
 //! the barrier costs about 0.5 ms of Heat-3D's 7, and every cheaper wait tried, neighbour
 //! flags among them, was slower: docs/performance.md 48); the interpreter runs one launch a
 //! group. After the last group the other array's owned part
-//! is stored too.
+//! is stored too. Groups and a program's tiles run as one loop: Triton's front end visits a
+//! loop's body twice, so the plane loop inside two more loops cost heat_3d's cold first call
+//! 1.5-1.9 s of front end on the H100 (performance.md 50).
 
 use super::dialect::Dialect;
 use super::stencil_print::{blocked_pair, print, BlockedSignature};
@@ -174,26 +176,31 @@ fn body(w: &mut Writer, form: Dialect, st: &Stencil3d) {
         format!("_ntx = {ns}.cdiv(_cols, TX - 2 * HALO)"),
         "_nxy = _rows * _cols".into(),
         format!("_arrived = {}", form.full("0", "tl.int64")),
+        // This program's tiles a group: one at least, as the launchers start at most one
+        // program a tile (a program without tiles would miss every barrier).
+        format!("_per = {ns}.cdiv(_nty * _ntx * _chunks - _pid, _nprog)"),
     ] {
         w.line(l);
     }
-    w.line("for _g in range(_g_lo, _g_hi):");
+    // Groups and this program's tiles in one loop, not two nested (see the module comment).
+    w.line("for _w in range(0, (_g_hi - _g_lo) * _per):");
     w.indent();
     for l in [
+        "_g = _g_lo + _w // _per",
+        "_t = _pid + (_w % _per) * _nprog",
         "_from = _src",
         "_to = _dst",
         "if _g % 2 == 1:",
         "    _from = _dst",
         "    _to = _src",
         "_last = _g == _groups - 1",
-        "for _t in range(_pid, _nty * _ntx * _chunks, _nprog):",
     ] {
         w.line(l);
     }
-    w.indent();
     tile(w, form, st);
-    w.dedent();
     w.line("if GRID_SYNC:");
+    w.indent();
+    w.line("if _w % _per == _per - 1:  # this program's last tile of the group");
     w.indent();
     for l in [
         "_arrived += _nprog".to_string(),
@@ -205,6 +212,7 @@ fn body(w: &mut Writer, form: Dialect, st: &Stencil3d) {
     ] {
         w.line(l);
     }
+    w.dedent();
     w.dedent();
     w.dedent();
 }
