@@ -594,6 +594,16 @@ def _appyc_shared_scalar(value, like, device):
     return torch.full((1,), value, dtype=dtype, device=device)
 
 
+@triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
 
 @triton.jit
 def _scale_kernel0(y, x, a: "fp64", y_stride0, x_stride0, x_shape0, MVL: tl.constexpr):
@@ -636,10 +646,10 @@ def _strips_kernel0(y, x, N, y_stride0, x_stride0, MVL: tl.constexpr):
     i0 = tl.program_id(0) * MVL  # samples/appy_decorators.py:27
     vi = i0 + tl.arange(0, MVL)  # samples/appy_decorators.py:28
     vi_mask = vi < N
-    tl.store(y + vi * y_stride0, tl.load(x + vi * x_stride0, mask=vi_mask) + 1.0, mask=vi_mask)  # samples/appy_decorators.py:29
+    tl.store(y + vi * y_stride0, _appyc_np_float(tl.load(x + vi * x_stride0, mask=vi_mask)) + 1.0, mask=vi_mask)  # samples/appy_decorators.py:29
 
 
-_strips_kernel0_tuning = _AppycTuning("_strips_kernel0", "c86d8b010a6a5276", (1024, 4), _APPYC_CANDIDATES)
+_strips_kernel0_tuning = _AppycTuning("_strips_kernel0", "b021caa9bcb72521", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_strips_kernel0(y, x, N, _appyc_config=None):

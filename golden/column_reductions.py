@@ -666,6 +666,16 @@ def _appyc_dot_ok(*arrays):
 
 
 @triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
+@triton.jit
 def _appyc_lowest_like(x):
     # x's shape and dtype, every element the dtype's lowest value: max's identity.
     if x.dtype.is_floating():
@@ -909,7 +919,7 @@ def _col_offsets_kernel0(A, out, N, M, A_stride0, A_stride1, out_stride0, _appyc
     # samples/column_reductions.py:63: #pragma parallel for simd
     j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/column_reductions.py:64
     j_mask = j < N
-    t = tl.load(A + 0 * A_stride0 + j * A_stride1, mask=j_mask) * 0.5  # samples/column_reductions.py:65
+    t = _appyc_np_float(tl.load(A + 0 * A_stride0 + j * A_stride1, mask=j_mask)) * 0.5  # samples/column_reductions.py:65
     s = tl.full((MVL,), 1.0, tl.float32)  # samples/column_reductions.py:66
     _appyc_split = tl.program_id(1)
     _appyc_rows_lo = 0 + _appyc_split * _appyc_split_rows
@@ -935,7 +945,7 @@ def _col_offsets_kernel0(A, out, N, M, A_stride0, A_stride1, out_stride0, _appyc
         tl.store(out + j * out_stride0, s, mask=j_mask)  # samples/column_reductions.py:69
 
 
-_col_offsets_kernel0_tuning = _AppycTuning("_col_offsets_kernel0", "781643e2b3aa33a9", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_col_offsets_kernel0_tuning = _AppycTuning("_col_offsets_kernel0", "337e1e9a9abaa774", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_col_offsets_kernel0(A, out, N, M, _appyc_config=None):
@@ -979,7 +989,7 @@ def _col_sums_auto_kernel0(A, out, N, M, A_stride0, A_stride1, out_stride0, _app
     for _i_base in range(_appyc_rows_lo, _appyc_rows_hi, 32):  # samples/column_reductions.py:77
         i = _i_base + tl.arange(0, 32)
         i_mask = i < _appyc_rows_hi
-        _s_rows = _s_rows + tl.where(i_mask[:, None] & j_mask, tl.load(A + i[:, None] * A_stride0 + j * A_stride1, mask=i_mask[:, None] & j_mask) * 2.0, 0)  # samples/column_reductions.py:78
+        _s_rows = _s_rows + tl.where(i_mask[:, None] & j_mask, _appyc_np_float(tl.load(A + i[:, None] * A_stride0 + j * A_stride1, mask=i_mask[:, None] & j_mask)) * 2.0, 0)  # samples/column_reductions.py:78
     _appyc_part = _appyc_partials.to(tl.pointer_type(_s_rows.dtype)) + tl.program_id(0) * MVL + tl.arange(0, MVL)
     _appyc_stride = tl.num_programs(0) * MVL
     tl.store(_appyc_part + _appyc_split * _appyc_stride, tl.sum(_s_rows, axis=0))
@@ -996,7 +1006,7 @@ def _col_sums_auto_kernel0(A, out, N, M, A_stride0, A_stride1, out_stride0, _app
         tl.store(out + j * out_stride0, s, mask=j_mask)  # samples/column_reductions.py:79
 
 
-_col_sums_auto_kernel0_tuning = _AppycTuning("_col_sums_auto_kernel0", "e0b13459da45731f", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_col_sums_auto_kernel0_tuning = _AppycTuning("_col_sums_auto_kernel0", "362ad678349c9540", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_col_sums_auto_kernel0(A, out, N, M, _appyc_config=None):
@@ -1214,11 +1224,11 @@ def _col_running_max_kernel0(A, out, N, M, A_stride0, A_stride1, out_stride0, MV
     s = tl.full((MVL,), 0.0, A.dtype.element_ty)  # samples/column_reductions.py:119
     for i in range(0, M, 1):  # samples/column_reductions.py:120
         s = s + tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask)  # samples/column_reductions.py:121
-        s = tl.maximum(s, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * 2.0)  # samples/column_reductions.py:122
+        s = tl.maximum(s, _appyc_np_float(tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask)) * 2.0)  # samples/column_reductions.py:122
     tl.store(out + j * out_stride0, s, mask=j_mask)  # samples/column_reductions.py:123
 
 
-_col_running_max_kernel0_tuning = _AppycTuning("_col_running_max_kernel0", "738d6c3fde8d7e26", (256, 4), _APPYC_CANDIDATES)
+_col_running_max_kernel0_tuning = _AppycTuning("_col_running_max_kernel0", "bf920fcbf79669a7", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_col_running_max_kernel0(A, out, N, M, _appyc_config=None):
@@ -1260,7 +1270,7 @@ def _scaled_col_sums_kernel0(A, y, out, N, M, A_stride0, A_stride1, y_stride0, o
     for _i_base in range(_appyc_rows_lo, _appyc_rows_hi, 32):  # samples/column_reductions.py:131
         i = _i_base + tl.arange(0, 32)
         i_mask = i < _appyc_rows_hi
-        a = tl.load(A + i[:, None] * A_stride0 + j * A_stride1, mask=i_mask[:, None] & j_mask) * tl.load(y + i[:, None] * y_stride0, mask=i_mask[:, None]) + 1.0  # samples/column_reductions.py:132
+        a = _appyc_np_float(tl.load(A + i[:, None] * A_stride0 + j * A_stride1, mask=i_mask[:, None] & j_mask) * tl.load(y + i[:, None] * y_stride0, mask=i_mask[:, None])) + 1.0  # samples/column_reductions.py:132
         tl.store(A + i[:, None] * A_stride0 + j * A_stride1, a, mask=i_mask[:, None] & j_mask)  # samples/column_reductions.py:133
         _s_rows = _s_rows + tl.where(i_mask[:, None] & j_mask, a * a, 0)  # samples/column_reductions.py:134
     _appyc_part = _appyc_partials.to(tl.pointer_type(_s_rows.dtype)) + tl.program_id(0) * MVL + tl.arange(0, MVL)
@@ -1279,7 +1289,7 @@ def _scaled_col_sums_kernel0(A, y, out, N, M, A_stride0, A_stride1, y_stride0, o
         tl.store(out + j * out_stride0, s, mask=j_mask)  # samples/column_reductions.py:135
 
 
-_scaled_col_sums_kernel0_tuning = _AppycTuning("_scaled_col_sums_kernel0", "190a7ce55ef051a9", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_scaled_col_sums_kernel0_tuning = _AppycTuning("_scaled_col_sums_kernel0", "1d00ba930446a770", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_scaled_col_sums_kernel0(A, y, out, N, M, _appyc_config=None):
@@ -1387,10 +1397,10 @@ def _rank1_shifted_sums_kernel0(A, u, v, M, N, A_stride0, A_stride1, u_stride0, 
     i_mask = i < M
     _i = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/column_reductions.py:156
     _i_mask = _i < N
-    tl.store(A + i[:, None] * A_stride0 + _i[None, :] * A_stride1, tl.load(A + i[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & i_mask[:, None]) * 0.5 + tl.load(u + i[:, None] * u_stride0, mask=i_mask[:, None]) * tl.load(v + _i[None, :] * v_stride0, mask=_i_mask[None, :]), mask=_i_mask[None, :] & i_mask[:, None])  # samples/column_reductions.py:156
+    tl.store(A + i[:, None] * A_stride0 + _i[None, :] * A_stride1, _appyc_np_float(tl.load(A + i[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & i_mask[:, None])) * 0.5 + tl.load(u + i[:, None] * u_stride0, mask=i_mask[:, None]) * tl.load(v + _i[None, :] * v_stride0, mask=_i_mask[None, :]), mask=_i_mask[None, :] & i_mask[:, None])  # samples/column_reductions.py:156
 
 
-_rank1_shifted_sums_kernel0_tuning = _AppycTuning("_rank1_shifted_sums_kernel0", "ffcf85223b3210a3", (1024, 4), _APPYC_CANDIDATES)
+_rank1_shifted_sums_kernel0_tuning = _AppycTuning("_rank1_shifted_sums_kernel0", "02c503b085b7da2a", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_rank1_shifted_sums_kernel0(A, u, v, M, N, _appyc_config=None):

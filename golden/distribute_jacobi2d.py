@@ -825,6 +825,16 @@ def _appyc_grid_barrier(counter, target):
     tl.debug_barrier()
 
 
+@triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
 # --- Multi-GPU: NVSHMEM from Triton ---------------------------------------------------------
 # One process per GPU (torchrun). Device calls are extern functions resolved against NVSHMEM's
 # libnvshmem_device.bc (pointers as int64, void results as an unused int32). Every function whose
@@ -1489,7 +1499,7 @@ def _jacobi_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride
                 _p0_mask = _p0 < (M - 1)
                 _p1 = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/distribute_jacobi2d.py:20
                 _p1_mask = _p1 < (N - 1)
-                tl.store(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, 0.2 * (tl.load(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] - 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] + 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] + 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/distribute_jacobi2d.py:21
+                tl.store(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, 0.2 * _appyc_np_float(tl.load(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] - 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] + 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] + 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/distribute_jacobi2d.py:21
         if _region == 1:
             # samples/distribute_jacobi2d.py:23: #pragma 1:M-1=>parallel 1:N-1=>parallel
             _n1_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
@@ -1502,7 +1512,7 @@ def _jacobi_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride
                 _p0_mask = _p0 < (M - 1)
                 _p1 = 1 + _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/distribute_jacobi2d.py:23
                 _p1_mask = _p1 < (N - 1)
-                tl.store(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, 0.2 * (tl.load(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + _p0[:, None] * B_stride0 + (_p1[None, :] - 1) * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + _p0[:, None] * B_stride0 + (_p1[None, :] + 1) * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] + 1) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] - 1) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/distribute_jacobi2d.py:24
+                tl.store(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, 0.2 * _appyc_np_float(tl.load(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + _p0[:, None] * B_stride0 + (_p1[None, :] - 1) * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + _p0[:, None] * B_stride0 + (_p1[None, :] + 1) * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] + 1) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] - 1) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/distribute_jacobi2d.py:24
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1701,7 +1711,7 @@ def _jacobi_2d_persistent0_blocked_twin(_src, _dst, _other, M, N, _scratch, _row
     tl.store(_dst + _at, tl.load(_buf + _tile + 0), mask=_own)
 
 
-_jacobi_2d_persistent0_tuning = _AppycTuning("_jacobi_2d_persistent0", "b6902b0742d426c5", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_jacobi_2d_persistent0_tuning = _AppycTuning("_jacobi_2d_persistent0", "e51f9c841b0ef72b", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_jacobi_2d_persistent0(B, A, M, N, T, _appyc_config=None):
@@ -1770,7 +1780,7 @@ def _jacobi_2d_distributed(A, _appyc_flags, B, _appyc_up_halo, _appyc_up, _appyc
                 _p0_mask = _p0 < tl.minimum(M - 1, _appyc_r1)
                 _p1 = 1 + _pid4_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/distribute_jacobi2d.py:20
                 _p1_mask = _p1 < (N - 1)
-                tl.store(B + (_p0[:, None] - _appyc_o) * B_stride0 + _p1[None, :] * B_stride1, 0.2 * (tl.load(A + (_p0[:, None] - _appyc_o) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - _appyc_o) * A_stride0 + (_p1[None, :] - 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - _appyc_o) * A_stride0 + (_p1[None, :] + 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] + 1 - _appyc_o) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - 1 - _appyc_o) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/distribute_jacobi2d.py:21
+                tl.store(B + (_p0[:, None] - _appyc_o) * B_stride0 + _p1[None, :] * B_stride1, 0.2 * _appyc_np_float(tl.load(A + (_p0[:, None] - _appyc_o) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - _appyc_o) * A_stride0 + (_p1[None, :] - 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - _appyc_o) * A_stride0 + (_p1[None, :] + 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] + 1 - _appyc_o) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - 1 - _appyc_o) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/distribute_jacobi2d.py:21
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog
@@ -1805,7 +1815,7 @@ def _jacobi_2d_distributed(A, _appyc_flags, B, _appyc_up_halo, _appyc_up, _appyc
                 _p0_mask = _p0 < tl.minimum(M - 1, _appyc_r1)
                 _p1 = 1 + _pid9_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/distribute_jacobi2d.py:23
                 _p1_mask = _p1 < (N - 1)
-                tl.store(A + (_p0[:, None] - _appyc_o) * A_stride0 + _p1[None, :] * A_stride1, 0.2 * (tl.load(B + (_p0[:, None] - _appyc_o) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] - _appyc_o) * B_stride0 + (_p1[None, :] - 1) * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] - _appyc_o) * B_stride0 + (_p1[None, :] + 1) * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] + 1 - _appyc_o) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] - 1 - _appyc_o) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/distribute_jacobi2d.py:24
+                tl.store(A + (_p0[:, None] - _appyc_o) * A_stride0 + _p1[None, :] * A_stride1, 0.2 * _appyc_np_float(tl.load(B + (_p0[:, None] - _appyc_o) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] - _appyc_o) * B_stride0 + (_p1[None, :] - 1) * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] - _appyc_o) * B_stride0 + (_p1[None, :] + 1) * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] + 1 - _appyc_o) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] - 1 - _appyc_o) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/distribute_jacobi2d.py:24
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog

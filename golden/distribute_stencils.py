@@ -831,6 +831,16 @@ def _appyc_grid_barrier(counter, target):
     tl.debug_barrier()
 
 
+@triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
 # --- Multi-GPU: NVSHMEM from Triton ---------------------------------------------------------
 # One process per GPU (torchrun). Device calls are extern functions resolved against NVSHMEM's
 # libnvshmem_device.bc (pointers as int64, void results as an unused int32). Every function whose
@@ -1495,7 +1505,7 @@ def _smooth_copy_back_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A
                 _p0_mask = _p0 < (M - 2)
                 _p1 = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/distribute_stencils.py:14
                 _p1_mask = _p1 < (N - 1)
-                tl.store(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, 0.25 * (tl.load(A + (_p0[:, None] + 2) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - 2) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])) + 0.5 * tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] - 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/distribute_stencils.py:15
+                tl.store(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, 0.25 * _appyc_np_float(tl.load(A + (_p0[:, None] + 2) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - 2) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])) + 0.5 * _appyc_np_float(tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] - 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/distribute_stencils.py:15
         if _region == 1:
             # samples/distribute_stencils.py:16: #pragma 2:M-2=>parallel 1:N-1=>parallel
             _n1_1 = tl.maximum(tl.cdiv((M - 2) - (2), ROW_BLOCK), 0)
@@ -1514,7 +1524,7 @@ def _smooth_copy_back_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_smooth_copy_back_persistent0_tuning = _AppycTuning("_smooth_copy_back_persistent0", "12ba244e8e5a0ae9", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_smooth_copy_back_persistent0_tuning = _AppycTuning("_smooth_copy_back_persistent0", "63f14b69f4891928", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_smooth_copy_back_persistent0(B, A, M, N, T, _appyc_config=None):
@@ -1591,7 +1601,7 @@ def _smooth_copy_back_distributed(_appyc_flags, A, B, _appyc_up_halo, _appyc_up,
                 _p0_mask = _p0 < tl.minimum(M - 2, _appyc_r1)
                 _p1 = 1 + _pid6_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/distribute_stencils.py:14
                 _p1_mask = _p1 < (N - 1)
-                tl.store(B + (_p0[:, None] - _appyc_o) * B_stride0 + _p1[None, :] * B_stride1, 0.25 * (tl.load(A + (_p0[:, None] + 2 - _appyc_o) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - 2 - _appyc_o) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])) + 0.5 * tl.load(A + (_p0[:, None] - _appyc_o) * A_stride0 + (_p1[None, :] - 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/distribute_stencils.py:15
+                tl.store(B + (_p0[:, None] - _appyc_o) * B_stride0 + _p1[None, :] * B_stride1, 0.25 * _appyc_np_float(tl.load(A + (_p0[:, None] + 2 - _appyc_o) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - 2 - _appyc_o) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])) + 0.5 * _appyc_np_float(tl.load(A + (_p0[:, None] - _appyc_o) * A_stride0 + (_p1[None, :] - 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/distribute_stencils.py:15
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog
@@ -1669,14 +1679,14 @@ def _jacobi_1d_persistent0(B, A, N, B_stride0, A_stride0, _phase_lo, _phase_hi, 
             for _vp in range(_pid, _n0_0, _nprog):
                 i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:24
                 i_mask = i < (N - 1)
-                tl.store(B + i * B_stride0, 0.33333 * (tl.load(A + (i - 1) * A_stride0, mask=i_mask) + tl.load(A + i * A_stride0, mask=i_mask) + tl.load(A + (i + 1) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:25
+                tl.store(B + i * B_stride0, 0.33333 * _appyc_np_float(tl.load(A + (i - 1) * A_stride0, mask=i_mask) + tl.load(A + i * A_stride0, mask=i_mask) + tl.load(A + (i + 1) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:25
         if _region == 1:
             # samples/distribute_stencils.py:26: #pragma parallel for simd
             _n1_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
                 i = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:27
                 i_mask = i < (N - 1)
-                tl.store(A + i * A_stride0, 0.33333 * (tl.load(B + (i - 1) * B_stride0, mask=i_mask) + tl.load(B + i * B_stride0, mask=i_mask) + tl.load(B + (i + 1) * B_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:28
+                tl.store(A + i * A_stride0, 0.33333 * _appyc_np_float(tl.load(B + (i - 1) * B_stride0, mask=i_mask) + tl.load(B + i * B_stride0, mask=i_mask) + tl.load(B + (i + 1) * B_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:28
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1807,7 +1817,7 @@ def _jacobi_1d_persistent0_blocked_gluon(B, A, _scratch_B, _scratch_A, N, _n, _s
                 gl.thread_barrier()
 
 
-_jacobi_1d_persistent0_tuning = _AppycTuning("_jacobi_1d_persistent0", "1d6be9ad2a2466c9", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_jacobi_1d_persistent0_tuning = _AppycTuning("_jacobi_1d_persistent0", "4228dca8cfc4f2df", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_jacobi_1d_persistent0(B, A, N, T, _appyc_config=None):
@@ -1868,7 +1878,7 @@ def _jacobi_1d_distributed(A, _appyc_flags, B, _appyc_up_halo, _appyc_up, _appyc
             for _vp in range(_pid, _n4_0, _nprog):
                 i = tl.maximum(1, _appyc_r0) + _vp * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:24
                 i_mask = i < tl.minimum(N - 1, _appyc_r1)
-                tl.store(B + (i - _appyc_o) * B_stride0, 0.33333 * (tl.load(A + (i - 1 - _appyc_o) * A_stride0, mask=i_mask) + tl.load(A + (i - _appyc_o) * A_stride0, mask=i_mask) + tl.load(A + (i + 1 - _appyc_o) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:25
+                tl.store(B + (i - _appyc_o) * B_stride0, 0.33333 * _appyc_np_float(tl.load(A + (i - 1 - _appyc_o) * A_stride0, mask=i_mask) + tl.load(A + (i - _appyc_o) * A_stride0, mask=i_mask) + tl.load(A + (i + 1 - _appyc_o) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:25
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog
@@ -1897,7 +1907,7 @@ def _jacobi_1d_distributed(A, _appyc_flags, B, _appyc_up_halo, _appyc_up, _appyc
             for _vp1 in range(_pid, _n9_0, _nprog):
                 i = tl.maximum(1, _appyc_r0) + _vp1 * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:27
                 i_mask = i < tl.minimum(N - 1, _appyc_r1)
-                tl.store(A + (i - _appyc_o) * A_stride0, 0.33333 * (tl.load(B + (i - 1 - _appyc_o) * B_stride0, mask=i_mask) + tl.load(B + (i - _appyc_o) * B_stride0, mask=i_mask) + tl.load(B + (i + 1 - _appyc_o) * B_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:28
+                tl.store(A + (i - _appyc_o) * A_stride0, 0.33333 * _appyc_np_float(tl.load(B + (i - 1 - _appyc_o) * B_stride0, mask=i_mask) + tl.load(B + (i - _appyc_o) * B_stride0, mask=i_mask) + tl.load(B + (i + 1 - _appyc_o) * B_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:28
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog
@@ -1961,7 +1971,7 @@ def _heat_3d_persistent0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_strid
                 _p1_mask = _p1 < (M - 1)
                 _p2 = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/distribute_stencils.py:34
                 _p2_mask = _p2 < (N - 1)
-                tl.store(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, 0.125 * (tl.load(A + (_p0 + 1) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(A + (_p0 - 1) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + 0.125 * (tl.load(A + _p0 * A_stride0 + (_p1[:, None] + 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(A + _p0 * A_stride0 + (_p1[:, None] - 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]), mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/distribute_stencils.py:35
+                tl.store(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, 0.125 * _appyc_np_float(tl.load(A + (_p0 + 1) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(A + (_p0 - 1) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + 0.125 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + (_p1[:, None] + 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(A + _p0 * A_stride0 + (_p1[:, None] - 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]), mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/distribute_stencils.py:35
         if _region == 1:
             # samples/distribute_stencils.py:38: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
             _n1_2 = tl.maximum((L - 1) - (1), 0)
@@ -1978,13 +1988,13 @@ def _heat_3d_persistent0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_strid
                 _p1_mask = _p1 < (M - 1)
                 _p2 = 1 + _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/distribute_stencils.py:38
                 _p2_mask = _p2 < (N - 1)
-                tl.store(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, 0.125 * (tl.load(B + (_p0 + 1) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(B + (_p0 - 1) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + 0.125 * (tl.load(B + _p0 * B_stride0 + (_p1[:, None] + 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(B + _p0 * B_stride0 + (_p1[:, None] - 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]), mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/distribute_stencils.py:39
+                tl.store(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, 0.125 * _appyc_np_float(tl.load(B + (_p0 + 1) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(B + (_p0 - 1) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + 0.125 * _appyc_np_float(tl.load(B + _p0 * B_stride0 + (_p1[:, None] + 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(B + _p0 * B_stride0 + (_p1[:, None] - 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]), mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/distribute_stencils.py:39
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_heat_3d_persistent0_tuning = _AppycTuning("_heat_3d_persistent0", "b6fb3d3c0ce4fb3b", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_heat_3d_persistent0_tuning = _AppycTuning("_heat_3d_persistent0", "12137dfc0a4d944b", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_heat_3d_persistent0(B, A, L, M, N, T, _appyc_config=None):
@@ -2087,7 +2097,7 @@ def _heat_3d_distributed(A, _appyc_flags, B, _appyc_up_halo, _appyc_up, _appyc_o
                 _p1_mask = _p1 < (M - 1)
                 _p2 = 1 + _pid4_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/distribute_stencils.py:34
                 _p2_mask = _p2 < (N - 1)
-                tl.store(B + (_p0 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, 0.125 * (tl.load(A + (_p0 + 1 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * tl.load(A + (_p0 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(A + (_p0 - 1 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + 0.125 * (tl.load(A + (_p0 - _appyc_o) * A_stride0 + (_p1[:, None] + 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * tl.load(A + (_p0 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(A + (_p0 - _appyc_o) * A_stride0 + (_p1[:, None] - 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(A + (_p0 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]), mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/distribute_stencils.py:35
+                tl.store(B + (_p0 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, 0.125 * _appyc_np_float(tl.load(A + (_p0 + 1 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(A + (_p0 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(A + (_p0 - 1 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + 0.125 * _appyc_np_float(tl.load(A + (_p0 - _appyc_o) * A_stride0 + (_p1[:, None] + 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(A + (_p0 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(A + (_p0 - _appyc_o) * A_stride0 + (_p1[:, None] - 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(A + (_p0 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]), mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/distribute_stencils.py:35
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog
@@ -2126,7 +2136,7 @@ def _heat_3d_distributed(A, _appyc_flags, B, _appyc_up_halo, _appyc_up, _appyc_o
                 _p1_mask = _p1 < (M - 1)
                 _p2 = 1 + _pid9_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/distribute_stencils.py:38
                 _p2_mask = _p2 < (N - 1)
-                tl.store(A + (_p0 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, 0.125 * (tl.load(B + (_p0 + 1 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * tl.load(B + (_p0 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(B + (_p0 - 1 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + 0.125 * (tl.load(B + (_p0 - _appyc_o) * B_stride0 + (_p1[:, None] + 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * tl.load(B + (_p0 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(B + (_p0 - _appyc_o) * B_stride0 + (_p1[:, None] - 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(B + (_p0 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]), mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/distribute_stencils.py:39
+                tl.store(A + (_p0 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, 0.125 * _appyc_np_float(tl.load(B + (_p0 + 1 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(B + (_p0 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(B + (_p0 - 1 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + 0.125 * _appyc_np_float(tl.load(B + (_p0 - _appyc_o) * B_stride0 + (_p1[:, None] + 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(B + (_p0 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(B + (_p0 - _appyc_o) * B_stride0 + (_p1[:, None] - 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(B + (_p0 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]), mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/distribute_stencils.py:39
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog
@@ -2194,21 +2204,21 @@ def _three_sweeps_persistent0(B, A, C, N, B_stride0, A_stride0, C_stride0, _phas
             for _vp in range(_pid, _n0_0, _nprog):
                 i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:50
                 i_mask = i < (N - 1)
-                tl.store(B + i * B_stride0, 0.5 * (tl.load(A + (i - 1) * A_stride0, mask=i_mask) + tl.load(A + (i + 1) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:51
+                tl.store(B + i * B_stride0, 0.5 * _appyc_np_float(tl.load(A + (i - 1) * A_stride0, mask=i_mask) + tl.load(A + (i + 1) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:51
         if _region == 1:
             # samples/distribute_stencils.py:52: #pragma parallel for simd
             _n1_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
                 i = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:53
                 i_mask = i < (N - 1)
-                tl.store(A + i * A_stride0, 0.75 * tl.load(B + i * B_stride0, mask=i_mask) + 0.25 * tl.load(C + i * C_stride0, mask=i_mask), mask=i_mask)  # samples/distribute_stencils.py:54
+                tl.store(A + i * A_stride0, 0.75 * _appyc_np_float(tl.load(B + i * B_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(C + i * C_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:54
         if _region == 2:
             # samples/distribute_stencils.py:55: #pragma parallel for simd
             _n2_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp2 in range(_pid, _n2_0, _nprog):
                 i = 1 + _vp2 * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:56
                 i_mask = i < (N - 1)
-                tl.store(C + i * C_stride0, tl.load(A + (i + 1) * A_stride0, mask=i_mask) - 0.5 * tl.load(C + i * C_stride0, mask=i_mask), mask=i_mask)  # samples/distribute_stencils.py:57
+                tl.store(C + i * C_stride0, tl.load(A + (i + 1) * A_stride0, mask=i_mask) - 0.5 * _appyc_np_float(tl.load(C + i * C_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:57
         if GRID_SYNC:
             if (_region == 0) | (_region == 1):
                 _arrived += _nprog
@@ -2361,7 +2371,7 @@ def _three_sweeps_persistent0_blocked_gluon(B, A, C, _scratch_B, _scratch_A, _sc
                 gl.thread_barrier()
 
 
-_three_sweeps_persistent0_tuning = _AppycTuning("_three_sweeps_persistent0", "5c9fc59da9185878", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_three_sweeps_persistent0_tuning = _AppycTuning("_three_sweeps_persistent0", "c5815c46c6b16c29", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_three_sweeps_persistent0(B, A, N, C, T, _appyc_config=None):
@@ -2404,7 +2414,7 @@ def _three_sweeps_distributed(B, A, _appyc_flags, C, _appyc_r0, N, _appyc_r1, _a
             for _vp in range(_pid, _n0_0, _nprog):
                 i = tl.maximum(1, _appyc_r0) + _vp * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:50
                 i_mask = i < tl.minimum(N - 1, _appyc_r1)
-                tl.store(B + (i - _appyc_o) * B_stride0, 0.5 * (tl.load(A + (i - 1 - _appyc_o) * A_stride0, mask=i_mask) + tl.load(A + (i + 1 - _appyc_o) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:51
+                tl.store(B + (i - _appyc_o) * B_stride0, 0.5 * _appyc_np_float(tl.load(A + (i - 1 - _appyc_o) * A_stride0, mask=i_mask) + tl.load(A + (i + 1 - _appyc_o) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:51
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog
@@ -2423,7 +2433,7 @@ def _three_sweeps_distributed(B, A, _appyc_flags, C, _appyc_r0, N, _appyc_r1, _a
             for _vp1 in range(_pid, _n3_0, _nprog):
                 i = tl.maximum(1, _appyc_r0) + _vp1 * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:53
                 i_mask = i < tl.minimum(N - 1, _appyc_r1)
-                tl.store(A + (i - _appyc_o) * A_stride0, 0.75 * tl.load(B + (i - _appyc_o) * B_stride0, mask=i_mask) + 0.25 * tl.load(C + (i - _appyc_o) * C_stride0, mask=i_mask), mask=i_mask)  # samples/distribute_stencils.py:54
+                tl.store(A + (i - _appyc_o) * A_stride0, 0.75 * _appyc_np_float(tl.load(B + (i - _appyc_o) * B_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(C + (i - _appyc_o) * C_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:54
         if _region == 4:
             # samples/distribute_stencils.py:55: #pragma parallel for simd
             _live = _appyc_nvshmem_wait(_appyc_flags + 2 * _appyc_flags_stride0, t + 1, _sync, t, 2 * _appyc_flags_stride0, 55)
@@ -2458,7 +2468,7 @@ def _three_sweeps_distributed(B, A, _appyc_flags, C, _appyc_r0, N, _appyc_r1, _a
             for _vp2 in range(_pid, _n10_0, _nprog):
                 i = tl.maximum(1, _appyc_r0) + _vp2 * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:56
                 i_mask = i < tl.minimum(N - 1, _appyc_r1)
-                tl.store(C + (i - _appyc_o) * C_stride0, tl.load(A + (i + 1 - _appyc_o) * A_stride0, mask=i_mask) - 0.5 * tl.load(C + (i - _appyc_o) * C_stride0, mask=i_mask), mask=i_mask)  # samples/distribute_stencils.py:57
+                tl.store(C + (i - _appyc_o) * C_stride0, tl.load(A + (i + 1 - _appyc_o) * A_stride0, mask=i_mask) - 0.5 * _appyc_np_float(tl.load(C + (i - _appyc_o) * C_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:57
         _phase += 1
 
 

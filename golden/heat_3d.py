@@ -604,6 +604,16 @@ def _appyc_rows_a_program(mvl, extent):
     return max(1, mvl // (1 << (min(max(extent, 1), _APPYC_ROW_LANES_MAX) - 1).bit_length()))
 
 
+@triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
 
 @triton.jit
 def _heat_3d_kernel0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_stride0, A_stride1, A_stride2, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
@@ -621,10 +631,10 @@ def _heat_3d_kernel0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_stride0, 
     _p1_mask = _p1 < (M - 1)
     _i = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/heat_3d.py:11
     _i_mask = _i < (N - 1)
-    tl.store(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _i[None, :] * B_stride2, 0.125 * (tl.load(A + (_p0 + 1) * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) + tl.load(A + (_p0 - 1) * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + 0.125 * (tl.load(A + _p0 * A_stride0 + (_p1[:, None] + 1) * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) + tl.load(A + _p0 * A_stride0 + (_p1[:, None] - 1) * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + 0.125 * (tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_i[None, :] + 1) * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_i[None, :] - 1) * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]), mask=_i_mask[None, :] & _p1_mask[:, None])  # samples/heat_3d.py:11
+    tl.store(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _i[None, :] * B_stride2, 0.125 * _appyc_np_float(tl.load(A + (_p0 + 1) * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + tl.load(A + (_p0 - 1) * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + 0.125 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + (_p1[:, None] + 1) * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + tl.load(A + _p0 * A_stride0 + (_p1[:, None] - 1) * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + 0.125 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_i[None, :] + 1) * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_i[None, :] - 1) * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]), mask=_i_mask[None, :] & _p1_mask[:, None])  # samples/heat_3d.py:11
 
 
-_heat_3d_kernel0_tuning = _AppycTuning("_heat_3d_kernel0", "f2f3829404aceb94", (1024, 4), _APPYC_CANDIDATES)
+_heat_3d_kernel0_tuning = _AppycTuning("_heat_3d_kernel0", "e97efedc1aeeb38d", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_heat_3d_kernel0(B, A, L, M, N, _appyc_config=None):
@@ -666,10 +676,10 @@ def _laplace_open_bounds_kernel0(B, A, B_stride0, B_stride1, A_stride0, A_stride
     _p0_mask = _p0 < (B_shape0 - 1)
     _i = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/heat_3d.py:19
     _i_mask = _i < (B_shape1 - 1)
-    tl.store(B + _p0[:, None] * B_stride0 + _i[None, :] * B_stride1, tl.load(A + (_p0[:, None] - 1) * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(A + (_p0[:, None] + 1) * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(A + _p0[:, None] * A_stride0 + (_i[None, :] - 1) * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(A + _p0[:, None] * A_stride0 + (_i[None, :] + 1) * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) - 4.0 * tl.load(A + _p0[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]), mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/heat_3d.py:19
+    tl.store(B + _p0[:, None] * B_stride0 + _i[None, :] * B_stride1, tl.load(A + (_p0[:, None] - 1) * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(A + (_p0[:, None] + 1) * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(A + _p0[:, None] * A_stride0 + (_i[None, :] - 1) * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(A + _p0[:, None] * A_stride0 + (_i[None, :] + 1) * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) - 4.0 * _appyc_np_float(tl.load(A + _p0[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None])), mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/heat_3d.py:19
 
 
-_laplace_open_bounds_kernel0_tuning = _AppycTuning("_laplace_open_bounds_kernel0", "ea02620d8456fdbd", (1024, 4), _APPYC_CANDIDATES)
+_laplace_open_bounds_kernel0_tuning = _AppycTuning("_laplace_open_bounds_kernel0", "7706d3b33ad71cb0", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_laplace_open_bounds_kernel0(B, A, _appyc_config=None):
@@ -712,7 +722,7 @@ def _heat_3d_tiles_kernel0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_str
         for _i1_base in range(1, N - 1, 64):  # samples/heat_3d.py:25
             _i1 = _i1_base + tl.arange(0, 64)
             _i1_mask = _i1 < N - 1
-            tl.store(B + _p0 * B_stride0 + _i[:, None] * B_stride1 + _i1[None, :] * B_stride2, 0.125 * (tl.load(A + (_p0 + 1) * A_stride0 + _i[:, None] * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None]) - 2.0 * tl.load(A + _p0 * A_stride0 + _i[:, None] * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None]) + tl.load(A + (_p0 - 1) * A_stride0 + _i[:, None] * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None])) + 0.125 * (tl.load(A + _p0 * A_stride0 + (_i[:, None] + 1) * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None]) - 2.0 * tl.load(A + _p0 * A_stride0 + _i[:, None] * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None]) + tl.load(A + _p0 * A_stride0 + (_i[:, None] - 1) * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None])) + 0.125 * (tl.load(A + _p0 * A_stride0 + _i[:, None] * A_stride1 + (_i1[None, :] + 1) * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None]) - 2.0 * tl.load(A + _p0 * A_stride0 + _i[:, None] * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None]) + tl.load(A + _p0 * A_stride0 + _i[:, None] * A_stride1 + (_i1[None, :] - 1) * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None])) + tl.load(A + _p0 * A_stride0 + _i[:, None] * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None]), mask=_i1_mask[None, :] & _i_mask[:, None])  # samples/heat_3d.py:25
+            tl.store(B + _p0 * B_stride0 + _i[:, None] * B_stride1 + _i1[None, :] * B_stride2, 0.125 * _appyc_np_float(tl.load(A + (_p0 + 1) * A_stride0 + _i[:, None] * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None]) - 2.0 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + _i[:, None] * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None])) + tl.load(A + (_p0 - 1) * A_stride0 + _i[:, None] * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None])) + 0.125 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + (_i[:, None] + 1) * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None]) - 2.0 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + _i[:, None] * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None])) + tl.load(A + _p0 * A_stride0 + (_i[:, None] - 1) * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None])) + 0.125 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + _i[:, None] * A_stride1 + (_i1[None, :] + 1) * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None]) - 2.0 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + _i[:, None] * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None])) + tl.load(A + _p0 * A_stride0 + _i[:, None] * A_stride1 + (_i1[None, :] - 1) * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None])) + tl.load(A + _p0 * A_stride0 + _i[:, None] * A_stride1 + _i1[None, :] * A_stride2, mask=_i1_mask[None, :] & _i_mask[:, None]), mask=_i1_mask[None, :] & _i_mask[:, None])  # samples/heat_3d.py:25
 
 
 def _launch_heat_3d_tiles_kernel0(B, A, L, M, N):

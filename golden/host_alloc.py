@@ -627,6 +627,16 @@ def _appyc_fill_dtype(fill):
     return torch.int64 if isinstance(fill, int) else torch.float64
 
 
+@triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
 
 @triton.jit
 def _relu_new_kernel0(out, A, N, out_stride0, A_stride0, MVL: tl.constexpr):
@@ -718,10 +728,10 @@ def _scaled_copy_2d_kernel0(out, A, M, N, out_stride0, out_stride1, A_stride0, A
     i_mask = i < M
     j = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/host_alloc.py:35
     j_mask = j < N
-    tl.store(out + i[:, None] * out_stride0 + j[None, :] * out_stride1, tl.load(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) * 2.0, mask=i_mask[:, None] & j_mask[None, :])  # samples/host_alloc.py:36
+    tl.store(out + i[:, None] * out_stride0 + j[None, :] * out_stride1, _appyc_np_float(tl.load(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :])) * 2.0, mask=i_mask[:, None] & j_mask[None, :])  # samples/host_alloc.py:36
 
 
-_scaled_copy_2d_kernel0_tuning = _AppycTuning("_scaled_copy_2d_kernel0", "93438df67ba1e329", (1024, 4), _APPYC_CANDIDATES)
+_scaled_copy_2d_kernel0_tuning = _AppycTuning("_scaled_copy_2d_kernel0", "ab6aab2fffd0c386", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_scaled_copy_2d_kernel0(out, A, M, N, _appyc_config=None):

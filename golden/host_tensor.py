@@ -590,6 +590,16 @@ def _appyc_maximum(a, b):
     return torch.maximum(a, b) if isinstance(b, torch.Tensor) else torch.clamp(a, min=b)
 
 
+@triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
 
 @triton.jit
 def _scale_product_kernel0(C, s, w, M, N, C_stride0, C_stride1, s_stride0, w_stride0, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
@@ -603,10 +613,10 @@ def _scale_product_kernel0(C, s, w, M, N, C_stride0, C_stride1, s_stride0, w_str
     _p0_mask = _p0 < M
     _i = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/host_tensor.py:16
     _i_mask = _i < N
-    tl.store(C + _p0[:, None] * C_stride0 + _i[None, :] * C_stride1, tl.load(C + _p0[:, None] * C_stride0 + _i[None, :] * C_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) / tl.abs(tl.load(s + _p0[:, None] * s_stride0, mask=_p0_mask[:, None])) + tl.load(w + _i[None, :] * w_stride0, mask=_i_mask[None, :]), mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/host_tensor.py:16
+    tl.store(C + _p0[:, None] * C_stride0 + _i[None, :] * C_stride1, _appyc_np_float(tl.load(C + _p0[:, None] * C_stride0 + _i[None, :] * C_stride1, mask=_i_mask[None, :] & _p0_mask[:, None])) / tl.abs(tl.load(s + _p0[:, None] * s_stride0, mask=_p0_mask[:, None])) + tl.load(w + _i[None, :] * w_stride0, mask=_i_mask[None, :]), mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/host_tensor.py:16
 
 
-_scale_product_kernel0_tuning = _AppycTuning("_scale_product_kernel0", "ac65c0ce8efa90bc", (1024, 4), _APPYC_CANDIDATES)
+_scale_product_kernel0_tuning = _AppycTuning("_scale_product_kernel0", "a11e3e6afcc3f00b", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_scale_product_kernel0(C, s, w, M, N, _appyc_config=None):

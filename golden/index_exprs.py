@@ -583,6 +583,16 @@ def _appyc_rows_a_program(mvl, extent):
     return max(1, mvl // (1 << (min(max(extent, 1), _APPYC_ROW_LANES_MAX) - 1).bit_length()))
 
 
+@triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
 
 @triton.jit
 def _affine_2d_kernel0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
@@ -668,10 +678,10 @@ def _last_columns_kernel0(out, A, M, out_stride0, A_stride0, A_stride1, A_shape1
     # samples/index_exprs.py:25: #pragma parallel for
     i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/index_exprs.py:26
     i_mask = i < M
-    tl.store(out + i * out_stride0, tl.load(A + i * A_stride0 + (A_shape1 - 1) * A_stride1, mask=i_mask) - 2.0 * tl.load(A + i * A_stride0 + (A_shape1 - 2) * A_stride1, mask=i_mask) + tl.load(A + i * A_stride0 + (A_shape1 - 3) * A_stride1, mask=i_mask), mask=i_mask)  # samples/index_exprs.py:27
+    tl.store(out + i * out_stride0, tl.load(A + i * A_stride0 + (A_shape1 - 1) * A_stride1, mask=i_mask) - 2.0 * _appyc_np_float(tl.load(A + i * A_stride0 + (A_shape1 - 2) * A_stride1, mask=i_mask)) + tl.load(A + i * A_stride0 + (A_shape1 - 3) * A_stride1, mask=i_mask), mask=i_mask)  # samples/index_exprs.py:27
 
 
-_last_columns_kernel0_tuning = _AppycTuning("_last_columns_kernel0", "9019fc4cb4fe9548", (1024, 4), _APPYC_CANDIDATES)
+_last_columns_kernel0_tuning = _AppycTuning("_last_columns_kernel0", "af1ca8ba6b0be019", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_last_columns_kernel0(out, A, M, _appyc_config=None):

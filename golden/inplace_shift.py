@@ -746,6 +746,16 @@ def _appyc_grid_barrier(counter, target):
     tl.debug_barrier()
 
 
+@triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
 
 @triton.jit
 def _smooth_rows_kernel0(_tmp, A, M, N, _tmp_stride0, _tmp_stride1, A_stride0, A_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
@@ -754,7 +764,7 @@ def _smooth_rows_kernel0(_tmp, A, M, N, _tmp_stride0, _tmp_stride1, A_stride0, A
     for _i_base in range(1, 2 if ONE_STRIP else N, MVL):  # samples/inplace_shift.py:13
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
-        tl.store(_tmp + i * _tmp_stride0 + _i * _tmp_stride1, 0.5 * (tl.load(A + i * A_stride0 + (_i - 1) * A_stride1, mask=_i_mask) + tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask)), mask=_i_mask)  # samples/inplace_shift.py:13
+        tl.store(_tmp + i * _tmp_stride0 + _i * _tmp_stride1, 0.5 * _appyc_np_float(tl.load(A + i * A_stride0 + (_i - 1) * A_stride1, mask=_i_mask) + tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask)), mask=_i_mask)  # samples/inplace_shift.py:13
     tl.debug_barrier()
     for _i1_base in range(1, 2 if ONE_STRIP else N, MVL):  # samples/inplace_shift.py:13
         _i1 = _i1_base + tl.arange(0, MVL)
@@ -762,7 +772,7 @@ def _smooth_rows_kernel0(_tmp, A, M, N, _tmp_stride0, _tmp_stride1, A_stride0, A
         tl.store(A + i * A_stride0 + _i1 * A_stride1, tl.load(_tmp + i * _tmp_stride0 + _i1 * _tmp_stride1, mask=_i1_mask), mask=_i1_mask)  # samples/inplace_shift.py:13
 
 
-_smooth_rows_kernel0_tuning = _AppycTuning("_smooth_rows_kernel0", "3822581d9f889598", (256, 4), _APPYC_CANDIDATES)
+_smooth_rows_kernel0_tuning = _AppycTuning("_smooth_rows_kernel0", "981c4785a42d51b2", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_smooth_rows_kernel0(A, M, N, _appyc_config=None):
@@ -796,7 +806,7 @@ def _smooth_vector_kernel0(_tmp, x, N, _tmp_stride0, x_stride0, MVL: tl.constexp
     for _i_base in range(1, 2 if ONE_STRIP else N, MVL):  # samples/inplace_shift.py:18
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
-        tl.store(_tmp + _i * _tmp_stride0, 0.5 * (tl.load(x + (_i - 1) * x_stride0, mask=_i_mask) + tl.load(x + _i * x_stride0, mask=_i_mask)), mask=_i_mask)  # samples/inplace_shift.py:18
+        tl.store(_tmp + _i * _tmp_stride0, 0.5 * _appyc_np_float(tl.load(x + (_i - 1) * x_stride0, mask=_i_mask) + tl.load(x + _i * x_stride0, mask=_i_mask)), mask=_i_mask)  # samples/inplace_shift.py:18
     tl.debug_barrier()
     for _i1_base in range(1, 2 if ONE_STRIP else N, MVL):  # samples/inplace_shift.py:18
         _i1 = _i1_base + tl.arange(0, MVL)
@@ -804,7 +814,7 @@ def _smooth_vector_kernel0(_tmp, x, N, _tmp_stride0, x_stride0, MVL: tl.constexp
         tl.store(x + _i1 * x_stride0, tl.load(_tmp + _i1 * _tmp_stride0, mask=_i1_mask), mask=_i1_mask)  # samples/inplace_shift.py:18
 
 
-_smooth_vector_kernel0_tuning = _AppycTuning("_smooth_vector_kernel0", "fc39dd7c49862574", (256, 4), _APPYC_CANDIDATES)
+_smooth_vector_kernel0_tuning = _AppycTuning("_smooth_vector_kernel0", "11fd5aa61599a4ea", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_smooth_vector_kernel0(x, N, _appyc_config=None):
@@ -841,10 +851,10 @@ def _scale_in_place_kernel0(A, M, N, s: "fp64", A_stride0, A_stride1, MVL: tl.co
     _p0_mask = _p0 < M
     _i = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/inplace_shift.py:23
     _i_mask = _i < N
-    tl.store(A + _p0[:, None] * A_stride0 + _i[None, :] * A_stride1, tl.load(A + _p0[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) * s + 1.0, mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/inplace_shift.py:23
+    tl.store(A + _p0[:, None] * A_stride0 + _i[None, :] * A_stride1, _appyc_np_float(tl.load(A + _p0[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) * s) + 1.0, mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/inplace_shift.py:23
 
 
-_scale_in_place_kernel0_tuning = _AppycTuning("_scale_in_place_kernel0", "6d2cfcc6c0ca9179", (1024, 4), _APPYC_CANDIDATES)
+_scale_in_place_kernel0_tuning = _AppycTuning("_scale_in_place_kernel0", "ab6ce8f781072170", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_scale_in_place_kernel0(A, M, N, s, _appyc_config=None):

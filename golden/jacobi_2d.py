@@ -814,6 +814,16 @@ def _appyc_grid_barrier(counter, target):
     tl.debug_barrier()
 
 
+@triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
 def _jacobi_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, ROW_BLOCK: tl.constexpr):
@@ -837,7 +847,7 @@ def _jacobi_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride
                 _p0_mask = _p0 < (M - 1)
                 _p1 = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/jacobi_2d.py:12
                 _p1_mask = _p1 < (N - 1)
-                tl.store(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, 0.2 * (tl.load(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] - 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] + 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] + 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/jacobi_2d.py:13
+                tl.store(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, 0.2 * _appyc_np_float(tl.load(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] - 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] + 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] + 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/jacobi_2d.py:13
         if _region == 1:
             # samples/jacobi_2d.py:15: #pragma 1:M-1=>parallel 1:N-1=>simd
             _n1_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
@@ -850,7 +860,7 @@ def _jacobi_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride
                 _p0_mask = _p0 < (M - 1)
                 _i = 1 + _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/jacobi_2d.py:16
                 _i_mask = _i < (N - 1)
-                tl.store(A + _p0[:, None] * A_stride0 + _i[None, :] * A_stride1, 0.2 * (tl.load(B + _p0[:, None] * B_stride0 + _i[None, :] * B_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(B + _p0[:, None] * B_stride0 + (_i[None, :] - 1) * B_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(B + _p0[:, None] * B_stride0 + (_i[None, :] + 1) * B_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(B + (_p0[:, None] + 1) * B_stride0 + _i[None, :] * B_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(B + (_p0[:, None] - 1) * B_stride0 + _i[None, :] * B_stride1, mask=_i_mask[None, :] & _p0_mask[:, None])), mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/jacobi_2d.py:16
+                tl.store(A + _p0[:, None] * A_stride0 + _i[None, :] * A_stride1, 0.2 * _appyc_np_float(tl.load(B + _p0[:, None] * B_stride0 + _i[None, :] * B_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(B + _p0[:, None] * B_stride0 + (_i[None, :] - 1) * B_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(B + _p0[:, None] * B_stride0 + (_i[None, :] + 1) * B_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(B + (_p0[:, None] + 1) * B_stride0 + _i[None, :] * B_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(B + (_p0[:, None] - 1) * B_stride0 + _i[None, :] * B_stride1, mask=_i_mask[None, :] & _p0_mask[:, None])), mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/jacobi_2d.py:16
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1049,7 +1059,7 @@ def _jacobi_2d_persistent0_blocked_twin(_src, _dst, _other, M, N, _scratch, _row
     tl.store(_dst + _at, tl.load(_buf + _tile + 0), mask=_own)
 
 
-_jacobi_2d_persistent0_tuning = _AppycTuning("_jacobi_2d_persistent0", "64a1f11dd2a9493b", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_jacobi_2d_persistent0_tuning = _AppycTuning("_jacobi_2d_persistent0", "d453ef9e41854ca3", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_jacobi_2d_persistent0(B, A, M, N, T, _appyc_config=None):

@@ -596,6 +596,16 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
+@triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
 
 @triton.jit
 def _transcendental_kernel0(X, Y, N, X_stride0, Y_stride0, MVL: tl.constexpr):
@@ -675,10 +685,10 @@ def _builtins_mix_kernel0(Y, I, X, K, N, Y_stride0, I_stride0, X_stride0, K_stri
     i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/math_funcs.py:26
     i_mask = i < N
     tl.store(Y + i * Y_stride0, tl.load(I + i * I_stride0, mask=i_mask).to(tl.float64) * 0.5 + tl.minimum(tl.load(X + i * X_stride0, mask=i_mask), 1.0) - tl.maximum(tl.load(X + i * X_stride0, mask=i_mask), -1.0) + tl.abs(tl.load(X + i * X_stride0, mask=i_mask)), mask=i_mask)  # samples/math_funcs.py:27
-    tl.store(K + i * K_stride0, (tl.load(X + i * X_stride0, mask=i_mask) * 4.0).to(tl.int64), mask=i_mask)  # samples/math_funcs.py:28
+    tl.store(K + i * K_stride0, (_appyc_np_float(tl.load(X + i * X_stride0, mask=i_mask)) * 4.0).to(tl.int64), mask=i_mask)  # samples/math_funcs.py:28
 
 
-_builtins_mix_kernel0_tuning = _AppycTuning("_builtins_mix_kernel0", "92a5aab6c633207e", (1024, 4), _APPYC_CANDIDATES)
+_builtins_mix_kernel0_tuning = _AppycTuning("_builtins_mix_kernel0", "97491396c2b2fd39", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_builtins_mix_kernel0(Y, I, X, K, N, _appyc_config=None):
@@ -774,3 +784,41 @@ def _launch_inf_cap_kernel0(Y, X, N, _appyc_config=None):
 
 def inf_cap(X, Y, N):
     _launch_inf_cap_kernel0(Y, X, N)
+
+
+@triton.jit
+def _counts_as_floats_kernel0(Y, K, D, Z, n, Y_stride0, K_stride0, D_stride0, Z_stride0, MVL: tl.constexpr):
+    # samples/math_funcs.py:47: #pragma parallel for simd
+    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/math_funcs.py:48
+    i_mask = i < n
+    tl.store(Y + i * Y_stride0, _appyc_np_float(tl.load(K + i * K_stride0, mask=i_mask)) * 0.1 + _appyc_np_float(tl.load(K + i * K_stride0, mask=i_mask)) / _appyc_np_float(tl.load(D + i * D_stride0, mask=i_mask)), mask=i_mask)  # samples/math_funcs.py:49
+    tl.store(Z + i * Z_stride0, 2.5 - _appyc_np_float(tl.load(K + i * K_stride0, mask=i_mask)) / n, mask=i_mask)  # samples/math_funcs.py:50
+
+
+_counts_as_floats_kernel0_tuning = _AppycTuning("_counts_as_floats_kernel0", "f3ff38e334f1ed46", (1024, 4), _APPYC_CANDIDATES)
+
+
+def _launch_counts_as_floats_kernel0(Y, K, D, Z, n, _appyc_config=None):
+    """Launches _counts_as_floats_kernel0 for the region at samples/math_funcs.py:47."""
+    n_i = int(n)
+    if n_i <= 0:
+        return
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(n), Y.dtype, K.dtype, D.dtype, Z.dtype)
+        _appyc_config = _counts_as_floats_kernel0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _counts_as_floats_kernel0_tuning.tune(
+                _appyc_key, (Y, Z), lambda config: _launch_counts_as_floats_kernel0(Y, K, D, Z, n, config)
+            )
+    _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_launch(
+        _counts_as_floats_kernel0, ((n_i + _appyc_mvl - 1) // _appyc_mvl,),
+        (Y, K, D, Z, int(n), Y.stride(0), K.stride(0), D.stride(0), Z.stride(0),),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+    )
+
+
+def counts_as_floats(K, D, Y, Z, n):
+    # Integer arrays meeting a float literal or a true division compute in float64 in NumPy,
+    # whatever the arrays' widths; the destination's dtype then rounds once.
+    _launch_counts_as_floats_kernel0(Y, K, D, Z, n)

@@ -1019,6 +1019,16 @@ def _appyc_grid_barrier(counter, target):
 
 
 @triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
+@triton.jit
 def _appyc_masked_max(v, mask):
     # Masked-off lanes take the dtype's lowest value so they never win.
     if v.dtype.is_floating():
@@ -1059,7 +1069,7 @@ def _yee_natural_persistent0(ey, fict, hz, ex, ey_stride0, ey_stride1, fict_stri
                 _p0_mask = _p0 < ey_shape0
                 _p1 = _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/natural_loops.py:20
                 _p1_mask = _p1 < ey_shape1
-                tl.store(ey + _p0[:, None] * ey_stride0 + _p1[None, :] * ey_stride1, tl.load(ey + _p0[:, None] * ey_stride0 + _p1[None, :] * ey_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) - 0.5 * (tl.load(hz + _p0[:, None] * hz_stride0 + _p1[None, :] * hz_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) - tl.load(hz + (_p0[:, None] - 1) * hz_stride0 + _p1[None, :] * hz_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/natural_loops.py:21
+                tl.store(ey + _p0[:, None] * ey_stride0 + _p1[None, :] * ey_stride1, tl.load(ey + _p0[:, None] * ey_stride0 + _p1[None, :] * ey_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) - 0.5 * _appyc_np_float(tl.load(hz + _p0[:, None] * hz_stride0 + _p1[None, :] * hz_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) - tl.load(hz + (_p0[:, None] - 1) * hz_stride0 + _p1[None, :] * hz_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/natural_loops.py:21
         if _region == 2:
             # samples/natural_loops.py:22: #pragma :ex.shape[0]=>parallel 1:ex.shape[1]=>parallel
             _n2_1 = tl.maximum(tl.cdiv((ex_shape0) - (0), ROW_BLOCK), 0)
@@ -1072,7 +1082,7 @@ def _yee_natural_persistent0(ey, fict, hz, ex, ey_stride0, ey_stride1, fict_stri
                 _p0_mask = _p0 < ex_shape0
                 _p1 = 1 + _pid2_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/natural_loops.py:22
                 _p1_mask = _p1 < ex_shape1
-                tl.store(ex + _p0[:, None] * ex_stride0 + _p1[None, :] * ex_stride1, tl.load(ex + _p0[:, None] * ex_stride0 + _p1[None, :] * ex_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) - 0.5 * (tl.load(hz + _p0[:, None] * hz_stride0 + _p1[None, :] * hz_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) - tl.load(hz + _p0[:, None] * hz_stride0 + (_p1[None, :] - 1) * hz_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/natural_loops.py:23
+                tl.store(ex + _p0[:, None] * ex_stride0 + _p1[None, :] * ex_stride1, tl.load(ex + _p0[:, None] * ex_stride0 + _p1[None, :] * ex_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) - 0.5 * _appyc_np_float(tl.load(hz + _p0[:, None] * hz_stride0 + _p1[None, :] * hz_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) - tl.load(hz + _p0[:, None] * hz_stride0 + (_p1[None, :] - 1) * hz_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/natural_loops.py:23
         if _region == 3:
             # samples/natural_loops.py:24: #pragma :hz.shape[0]-1=>parallel :hz.shape[1]-1=>parallel
             _n3_1 = tl.maximum(tl.cdiv((hz_shape0 - 1) - (0), ROW_BLOCK), 0)
@@ -1085,14 +1095,14 @@ def _yee_natural_persistent0(ey, fict, hz, ex, ey_stride0, ey_stride1, fict_stri
                 _p0_mask = _p0 < (hz_shape0 - 1)
                 _p1 = _pid3_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/natural_loops.py:24
                 _p1_mask = _p1 < (hz_shape1 - 1)
-                tl.store(hz + _p0[:, None] * hz_stride0 + _p1[None, :] * hz_stride1, tl.load(hz + _p0[:, None] * hz_stride0 + _p1[None, :] * hz_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) - 0.7 * (tl.load(ex + _p0[:, None] * ex_stride0 + (_p1[None, :] + 1) * ex_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) - tl.load(ex + _p0[:, None] * ex_stride0 + _p1[None, :] * ex_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(ey + (_p0[:, None] + 1) * ey_stride0 + _p1[None, :] * ey_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) - tl.load(ey + _p0[:, None] * ey_stride0 + _p1[None, :] * ey_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/natural_loops.py:25
+                tl.store(hz + _p0[:, None] * hz_stride0 + _p1[None, :] * hz_stride1, tl.load(hz + _p0[:, None] * hz_stride0 + _p1[None, :] * hz_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) - 0.7 * _appyc_np_float(tl.load(ex + _p0[:, None] * ex_stride0 + (_p1[None, :] + 1) * ex_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) - tl.load(ex + _p0[:, None] * ex_stride0 + _p1[None, :] * ex_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(ey + (_p0[:, None] + 1) * ey_stride0 + _p1[None, :] * ey_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) - tl.load(ey + _p0[:, None] * ey_stride0 + _p1[None, :] * ey_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/natural_loops.py:25
         if GRID_SYNC:
             if (_region == 0) | (_region == 2) | (_region == 3):
                 _arrived += _nprog
                 _appyc_grid_barrier(_sync, _arrived)
 
 
-_yee_natural_persistent0_tuning = _AppycTuning("_yee_natural_persistent0", "ee40b53266578b2a", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_yee_natural_persistent0_tuning = _AppycTuning("_yee_natural_persistent0", "010d1fa5c675f90c", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_yee_natural_persistent0(ey, fict, hz, ex, T, _appyc_config=None):
@@ -1154,7 +1164,7 @@ def _reflecting_ends_persistent0(B, A, N, B_stride0, A_stride0, A_shape0, _phase
             for _vp in range(_pid, _n0_0, _nprog):
                 i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:33
                 i_mask = i < (N - 1)
-                tl.store(B + i * B_stride0, 0.25 * tl.load(A + (i - 1) * A_stride0, mask=i_mask) + 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + 0.25 * tl.load(A + (i + 1) * A_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:34
+                tl.store(B + i * B_stride0, 0.25 * _appyc_np_float(tl.load(A + (i - 1) * A_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(A + (i + 1) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:34
         if _region == 1:
             # samples/natural_loops.py:35: B[0] = B[1]
             if _pid == 0:
@@ -1181,7 +1191,7 @@ def _reflecting_ends_persistent0(B, A, N, B_stride0, A_stride0, A_shape0, _phase
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_reflecting_ends_persistent0_tuning = _AppycTuning("_reflecting_ends_persistent0", "91668cfa3025874d", (256, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_reflecting_ends_persistent0_tuning = _AppycTuning("_reflecting_ends_persistent0", "c2dc431de5e10fb4", (256, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_reflecting_ends_persistent0(B, A, N, T, _appyc_config=None):
@@ -1229,7 +1239,7 @@ def _decaying_wave_persistent0(v, u, N, decay: "fp64", v_stride0, u_stride0, _ph
             for _vp in range(_pid, _n0_0, _nprog):
                 i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:44
                 i_mask = i < (N - 1)
-                tl.store(v + i * v_stride0, tl.load(v + i * v_stride0, mask=i_mask) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * tl.load(u + i * u_stride0, mask=i_mask) + tl.load(u + (i + 1) * u_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:45
+                tl.store(v + i * v_stride0, tl.load(v + i * v_stride0, mask=i_mask) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * _appyc_np_float(tl.load(u + i * u_stride0, mask=i_mask)) + tl.load(u + (i + 1) * u_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:45
         if _region == 1:
             # samples/natural_loops.py:46: #pragma parallel for simd
             _n1_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
@@ -1389,7 +1399,7 @@ def _decaying_wave_persistent0_blocked_gluon(v, u, _scratch_v, _scratch_u, N, de
         tl.store(_carried + 0, (dt).to(tl.float64))
 
 
-_decaying_wave_persistent0_tuning = _AppycTuning("_decaying_wave_persistent0", "570c6609e9fe2db5", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_decaying_wave_persistent0_tuning = _AppycTuning("_decaying_wave_persistent0", "621241467891f6f2", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_decaying_wave_persistent0(v, u, N, dt, decay, T, _appyc_config=None):
@@ -1440,7 +1450,7 @@ def _wave_with_clock_persistent0(v, u, N, v_stride0, u_stride0, _phase_lo, _phas
             for _vp in range(_pid, _n0_0, _nprog):
                 i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:58
                 i_mask = i < (N - 1)
-                tl.store(v + i * v_stride0, tl.load(v + i * v_stride0, mask=i_mask) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * tl.load(u + i * u_stride0, mask=i_mask) + tl.load(u + (i + 1) * u_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:59
+                tl.store(v + i * v_stride0, tl.load(v + i * v_stride0, mask=i_mask) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * _appyc_np_float(tl.load(u + i * u_stride0, mask=i_mask)) + tl.load(u + (i + 1) * u_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:59
         if _region == 1:
             # samples/natural_loops.py:60: #pragma parallel for simd
             _n1_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
@@ -1457,7 +1467,7 @@ def _wave_with_clock_persistent0(v, u, N, v_stride0, u_stride0, _phase_lo, _phas
         tl.store(_carried + 0, (dt).to(tl.float64))
 
 
-_wave_with_clock_persistent0_tuning = _AppycTuning("_wave_with_clock_persistent0", "7f11ba877a92ab24", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_wave_with_clock_persistent0_tuning = _AppycTuning("_wave_with_clock_persistent0", "27aeb502ae2c01f9", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_wave_with_clock_persistent0(v, u, N, dt, T, _appyc_config=None):
@@ -1517,7 +1527,7 @@ def _swap_smooth_persistent0(B, A, N, B_stride0, A_stride0, _phase_lo, _phase_hi
             for _vp in range(_pid, _n0_0, _nprog):
                 i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:71
                 i_mask = i < (N - 1)
-                tl.store(_B_now + i * _B_now_stride0, (tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + tl.load(_A_now + i * _A_now_stride0, mask=i_mask) + tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)) / 3.0, mask=i_mask)  # samples/natural_loops.py:72
+                tl.store(_B_now + i * _B_now_stride0, _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + tl.load(_A_now + i * _A_now_stride0, mask=i_mask) + tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)) / 3.0, mask=i_mask)  # samples/natural_loops.py:72
         if _region == 1:
             if _which_A == 0:
                 _A_now = B
@@ -1568,7 +1578,7 @@ def _swap_smooth_persistent0(B, A, N, B_stride0, A_stride0, _phase_lo, _phase_hi
         tl.store(_carried + 3, (_which__swap1).to(tl.float64))
 
 
-_swap_smooth_persistent0_tuning = _AppycTuning("_swap_smooth_persistent0", "48823ba52251c862", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_swap_smooth_persistent0_tuning = _AppycTuning("_swap_smooth_persistent0", "4c689dacb26124e4", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_swap_smooth_persistent0(N, B, A, T, _appyc_config=None):
@@ -1693,7 +1703,7 @@ def _relax_to_tolerance_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter
         for _vp in range(_pid, _n0_0, _nprog):
             i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:100
             i_mask = i < (N - 1)
-            tl.store(_B_now + i * _B_now_stride0, 0.25 * tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + 0.5 * tl.load(_A_now + i * _A_now_stride0, mask=i_mask) + 0.25 * tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:101
+            tl.store(_B_now + i * _B_now_stride0, 0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:101
             tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:102
         if GRID_SYNC:
             _arrived += _nprog
@@ -1718,7 +1728,7 @@ def _relax_to_tolerance_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter
         tl.store(_carried + 6, (_running).to(tl.float64))
 
 
-_relax_to_tolerance_persistent0_tuning = _AppycTuning("_relax_to_tolerance_persistent0", "3944a44b23ee32e5", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_relax_to_tolerance_persistent0_tuning = _AppycTuning("_relax_to_tolerance_persistent0", "ceb138c7c4d33362", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_relax_to_tolerance_persistent0(N, B, A, diff, it, tol, max_iter, _appyc_config=None):
@@ -1774,7 +1784,7 @@ def _relax_until_small_persistent0(B, A, _diff_shared, N, tol: "fp64", B_stride0
             for _vp in range(_pid, _n0_0, _nprog):
                 i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:113
                 i_mask = i < (N - 1)
-                tl.store(B + i * B_stride0, 0.25 * tl.load(A + (i - 1) * A_stride0, mask=i_mask) + 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + 0.25 * tl.load(A + (i + 1) * A_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:114
+                tl.store(B + i * B_stride0, 0.25 * _appyc_np_float(tl.load(A + (i - 1) * A_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(A + (i + 1) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:114
                 tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(B + i * B_stride0, mask=i_mask) - tl.load(A + i * A_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:115
         if _region == 1:
             diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
@@ -1797,7 +1807,7 @@ def _relax_until_small_persistent0(B, A, _diff_shared, N, tol: "fp64", B_stride0
         tl.store(_carried + 1, (_running).to(tl.float64))
 
 
-_relax_until_small_persistent0_tuning = _AppycTuning("_relax_until_small_persistent0", "49ddc05939bb226b", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_relax_until_small_persistent0_tuning = _AppycTuning("_relax_until_small_persistent0", "b81c5f35af123bb4", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_relax_until_small_persistent0(B, A, N, tol, max_iter, _appyc_config=None):
@@ -1978,7 +1988,7 @@ def _smooth_2d_swap_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A_s
                 i_mask = i < (M - 1)
                 j = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/natural_loops.py:157
                 j_mask = j < (N - 1)
-                tl.store(_B_now + i[:, None] * _B_now_stride0 + j[None, :] * _B_now_stride1, 0.25 * (tl.load(_A_now + (i[:, None] - 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + (i[:, None] + 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] - 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] + 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/natural_loops.py:158
+                tl.store(_B_now + i[:, None] * _B_now_stride0 + j[None, :] * _B_now_stride1, 0.25 * _appyc_np_float(tl.load(_A_now + (i[:, None] - 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + (i[:, None] + 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] - 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] + 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/natural_loops.py:158
         if _region == 1:
             if _which_A == 0:
                 _A_now = B
@@ -2312,7 +2322,7 @@ def _smooth_2d_swap_persistent0_blocked_twin(_src, _dst, _other, M, N, _scratch,
     tl.store(_dst + _at, tl.load(_buf + _tile + 0), mask=_own)
 
 
-_smooth_2d_swap_persistent0_tuning = _AppycTuning("_smooth_2d_swap_persistent0", "d35871331391d0c3", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_smooth_2d_swap_persistent0_tuning = _AppycTuning("_smooth_2d_swap_persistent0", "ef47760334f5d259", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_smooth_2d_swap_persistent0(M, N, B, A, T, _appyc_config=None):
@@ -2380,13 +2390,13 @@ def _last_step_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, MVL: tl
         for _vp in range(_pid, _n0_0, _nprog):
             i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:173
             i_mask = i < N
-            tl.store(A + i * A_stride0, 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + t, mask=i_mask)  # samples/natural_loops.py:174
+            tl.store(A + i * A_stride0, 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + t, mask=i_mask)  # samples/natural_loops.py:174
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_last_step_persistent0_tuning = _AppycTuning("_last_step_persistent0", "2b7475fe2711a5de", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_last_step_persistent0_tuning = _AppycTuning("_last_step_persistent0", "187df51b587a4183", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_last_step_persistent0(A, N, T, t, _appyc_config=None):
@@ -2432,13 +2442,13 @@ def _strided_last_step_persistent0(A, N, A_stride0, _t_start, _t_step, _phase_lo
         for _vp in range(_pid, _n0_0, _nprog):
             i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:183
             i_mask = i < N
-            tl.store(A + i * A_stride0, 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + t, mask=i_mask)  # samples/natural_loops.py:184
+            tl.store(A + i * A_stride0, 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + t, mask=i_mask)  # samples/natural_loops.py:184
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_strided_last_step_persistent0_tuning = _AppycTuning("_strided_last_step_persistent0", "8962fe0e8a45c3b3", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_strided_last_step_persistent0_tuning = _AppycTuning("_strided_last_step_persistent0", "9aff036b6b0d0cee", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_strided_last_step_persistent0(A, N, T, _appyc_config=None):
@@ -2492,7 +2502,7 @@ def _steps_until_small_persistent0(B, A, _diff_shared, N, tol: "fp64", B_stride0
             for _vp in range(_pid, _n0_0, _nprog):
                 i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:194
                 i_mask = i < (N - 1)
-                tl.store(B + i * B_stride0, 0.25 * tl.load(A + (i - 1) * A_stride0, mask=i_mask) + 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + 0.25 * tl.load(A + (i + 1) * A_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:195
+                tl.store(B + i * B_stride0, 0.25 * _appyc_np_float(tl.load(A + (i - 1) * A_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(A + (i + 1) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:195
                 tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(B + i * B_stride0, mask=i_mask) - tl.load(A + i * A_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:196
         if _region == 1:
             diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
@@ -2516,7 +2526,7 @@ def _steps_until_small_persistent0(B, A, _diff_shared, N, tol: "fp64", B_stride0
         tl.store(_carried + 2, (_running).to(tl.float64))
 
 
-_steps_until_small_persistent0_tuning = _AppycTuning("_steps_until_small_persistent0", "ce553fc75baa0750", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_steps_until_small_persistent0_tuning = _AppycTuning("_steps_until_small_persistent0", "96ce9f98045c00d3", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_steps_until_small_persistent0(B, A, N, tol, max_iter, _appyc_config=None):
@@ -2585,7 +2595,7 @@ def _counters_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", max_it
         for _vp in range(_pid, _n0_0, _nprog):
             i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:214
             i_mask = i < (N - 1)
-            tl.store(_B_now + i * _B_now_stride0, 0.25 * tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + 0.5 * tl.load(_A_now + i * _A_now_stride0, mask=i_mask) + 0.25 * tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:215
+            tl.store(_B_now + i * _B_now_stride0, 0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:215
             tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:216
         if GRID_SYNC:
             _arrived += _nprog
@@ -2615,7 +2625,7 @@ def _counters_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", max_it
         tl.store(_carried + 8, (_running).to(tl.float64))
 
 
-_counters_until_small_persistent0_tuning = _AppycTuning("_counters_until_small_persistent0", "e9a2f5217c0ec292", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_counters_until_small_persistent0_tuning = _AppycTuning("_counters_until_small_persistent0", "e984db6d641c577d", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_counters_until_small_persistent0(N, B, A, sweeps, pairs, tol, max_iter, _appyc_config=None):
@@ -2728,7 +2738,7 @@ def _counted_from_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, k, _
         for _vp in range(_pid, _n0_0, _nprog):
             i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:245
             i_mask = i < N
-            tl.store(A + i * A_stride0, 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + k, mask=i_mask)  # samples/natural_loops.py:246
+            tl.store(A + i * A_stride0, 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + k, mask=i_mask)  # samples/natural_loops.py:246
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -2858,7 +2868,7 @@ def _counted_from_persistent0_blocked_gluon(A, _scratch_A, N, _n, _steps, _chunk
         tl.store(_carried + 0, (k).to(tl.float64))
 
 
-_counted_from_persistent0_tuning = _AppycTuning("_counted_from_persistent0", "44b84cf295364daf", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_counted_from_persistent0_tuning = _AppycTuning("_counted_from_persistent0", "a97bb7f70c041d42", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_counted_from_persistent0(A, N, k, T, _appyc_config=None):
@@ -2909,7 +2919,7 @@ def _offset_counter_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, c:
         for _vp in range(_pid, _n0_0, _nprog):
             i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:256
             i_mask = i < N
-            tl.store(A + i * A_stride0, 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + c, mask=i_mask)  # samples/natural_loops.py:257
+            tl.store(A + i * A_stride0, 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + c, mask=i_mask)  # samples/natural_loops.py:257
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -3039,7 +3049,7 @@ def _offset_counter_persistent0_blocked_gluon(A, _scratch_A, N, _n, _steps, _chu
         tl.store(_carried + 0, (c).to(tl.float64))
 
 
-_offset_counter_persistent0_tuning = _AppycTuning("_offset_counter_persistent0", "880ab055977ec29f", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_offset_counter_persistent0_tuning = _AppycTuning("_offset_counter_persistent0", "42513108e55bcf4e", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_offset_counter_persistent0(A, N, c, T, _appyc_config=None):
@@ -3095,7 +3105,7 @@ def _smooth_then_measure_persistent0(B, A, R, _diff_shared, N, tol: "fp64", max_
             for _vp in range(_pid, _n0_0, _nprog):
                 i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:270
                 i_mask = i < (N - 1)
-                tl.store(B + i * B_stride0, 0.25 * tl.load(A + (i - 1) * A_stride0, mask=i_mask) + 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + 0.25 * tl.load(A + (i + 1) * A_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:271
+                tl.store(B + i * B_stride0, 0.25 * _appyc_np_float(tl.load(A + (i - 1) * A_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(A + (i + 1) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:271
         if _region == 1:
             diff = tl.full((), 0.0, tl.float64)
             _diff_shared_now = _diff_shared + _iteration % 3
@@ -3130,7 +3140,7 @@ def _smooth_then_measure_persistent0(B, A, R, _diff_shared, N, tol: "fp64", max_
         tl.store(_carried + 2, (_running).to(tl.float64))
 
 
-_smooth_then_measure_persistent0_tuning = _AppycTuning("_smooth_then_measure_persistent0", "4fbc3ca7a3cea364", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_smooth_then_measure_persistent0_tuning = _AppycTuning("_smooth_then_measure_persistent0", "afb3d3d9ef2e20a7", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_smooth_then_measure_persistent0(B, A, N, R, diff, it, tol, max_iter, _appyc_config=None):
@@ -3202,7 +3212,7 @@ def _swap_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_shar
             for _vp in range(_pid, _n0_0, _nprog):
                 i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:293
                 i_mask = i < (N - 1)
-                tl.store(_B_now + i * _B_now_stride0, 0.25 * tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + 0.5 * tl.load(_A_now + i * _A_now_stride0, mask=i_mask) + 0.25 * tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:294
+                tl.store(_B_now + i * _B_now_stride0, 0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:294
                 tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:295
         if _region == 1:
             diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
@@ -3265,7 +3275,7 @@ def _swap_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_shar
         tl.store(_carried + 7, (_running).to(tl.float64))
 
 
-_swap_until_small_persistent0_tuning = _AppycTuning("_swap_until_small_persistent0", "ed7bab2809c7d2f6", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_swap_until_small_persistent0_tuning = _AppycTuning("_swap_until_small_persistent0", "9d617077b4833589", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_swap_until_small_persistent0(N, B, A, sweeps, tol, max_iter, _appyc_config=None):
@@ -3325,7 +3335,7 @@ def _damped_until_small_persistent0(v, u, _speed_shared, N, tol: "fp64", decay: 
             for _vp in range(_pid, _n0_0, _nprog):
                 i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:311
                 i_mask = i < (N - 1)
-                tl.store(v + i * v_stride0, 0.5 * tl.load(v + i * v_stride0, mask=i_mask) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * tl.load(u + i * u_stride0, mask=i_mask) + tl.load(u + (i + 1) * u_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:312
+                tl.store(v + i * v_stride0, 0.5 * _appyc_np_float(tl.load(v + i * v_stride0, mask=i_mask)) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * _appyc_np_float(tl.load(u + i * u_stride0, mask=i_mask)) + tl.load(u + (i + 1) * u_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:312
                 tl.atomic_max(_speed_shared_now + 0 * _speed_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(v + i * v_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:313
         if _region == 1:
             speed = tl.maximum(speed, tl.load(_speed_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
@@ -3351,7 +3361,7 @@ def _damped_until_small_persistent0(v, u, _speed_shared, N, tol: "fp64", decay: 
         tl.store(_carried + 3, (_running).to(tl.float64))
 
 
-_damped_until_small_persistent0_tuning = _AppycTuning("_damped_until_small_persistent0", "3e8130f5bd828338", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_damped_until_small_persistent0_tuning = _AppycTuning("_damped_until_small_persistent0", "c14813d5f99d66e4", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_damped_until_small_persistent0(v, u, N, dt, tol, decay, max_iter, _appyc_config=None):
@@ -3404,7 +3414,7 @@ def _within_budget_persistent0(A, N, budget: "fp64", A_stride0, _phase_lo, _phas
             for _vp in range(_pid, _n0_0, _nprog):
                 i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:330
                 i_mask = i < N
-                tl.store(A + i * A_stride0, 0.5 * tl.load(A + i * A_stride0, mask=i_mask) + it, mask=i_mask)  # samples/natural_loops.py:331
+                tl.store(A + i * A_stride0, 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + it, mask=i_mask)  # samples/natural_loops.py:331
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -3417,7 +3427,7 @@ def _within_budget_persistent0(A, N, budget: "fp64", A_stride0, _phase_lo, _phas
         tl.store(_carried + 2, (_running).to(tl.float64))
 
 
-_within_budget_persistent0_tuning = _AppycTuning("_within_budget_persistent0", "5fd18fdf5d625531", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_within_budget_persistent0_tuning = _AppycTuning("_within_budget_persistent0", "ae335837bdbe85f6", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_within_budget_persistent0(A, N, spent, budget, max_iter, _appyc_config=None):
@@ -3484,7 +3494,7 @@ def _until_done_persistent0(_diff_shared, B, A, N, cap: "fp64", tol: "fp64", _di
         for _vp in range(_pid, _n0_0, _nprog):
             i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:345
             i_mask = i < (N - 1)
-            tl.store(_B_now + i * _B_now_stride0, 0.25 * tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + 0.5 * tl.load(_A_now + i * _A_now_stride0, mask=i_mask) + 0.25 * tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:346
+            tl.store(_B_now + i * _B_now_stride0, 0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:346
             tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:347
         if GRID_SYNC:
             _arrived += _nprog
@@ -3513,7 +3523,7 @@ def _until_done_persistent0(_diff_shared, B, A, N, cap: "fp64", tol: "fp64", _di
         tl.store(_carried + 7, (_running).to(tl.float64))
 
 
-_until_done_persistent0_tuning = _AppycTuning("_until_done_persistent0", "bba4ce83370a4d90", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_until_done_persistent0_tuning = _AppycTuning("_until_done_persistent0", "5bb730c3fb9857a1", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_until_done_persistent0(N, B, A, done, it, cap, tol, _appyc_config=None):
@@ -3582,7 +3592,7 @@ def _marks_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_sha
         for _vp in range(_pid, _n0_0, _nprog):
             i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:364
             i_mask = i < (N - 1)
-            tl.store(_B_now + i * _B_now_stride0, 0.25 * tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + 0.5 * tl.load(_A_now + i * _A_now_stride0, mask=i_mask) + 0.25 * tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:365
+            tl.store(_B_now + i * _B_now_stride0, 0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:365
             tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:366
         if GRID_SYNC:
             _arrived += _nprog
@@ -3610,7 +3620,7 @@ def _marks_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_sha
         tl.store(_carried + 7, (_running).to(tl.float64))
 
 
-_marks_until_small_persistent0_tuning = _AppycTuning("_marks_until_small_persistent0", "e60833cdc31be370", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_marks_until_small_persistent0_tuning = _AppycTuning("_marks_until_small_persistent0", "35d28cdce1c3a369", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_marks_until_small_persistent0(N, B, A, small, last, tol, max_iter, _appyc_config=None):
@@ -3681,7 +3691,7 @@ def _relax_converged_persistent0(_diff_shared, y, x, n, tol: "fp64", max_iter: "
         for _vp in range(_pid, _n0_0, _nprog):
             i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:384
             i_mask = i < (n - 1)
-            tl.store(_y_now + i * _y_now_stride0, 0.5 * (tl.load(_x_now + (i - 1) * _x_now_stride0, mask=i_mask) + tl.load(_x_now + (i + 1) * _x_now_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:385
+            tl.store(_y_now + i * _y_now_stride0, 0.5 * _appyc_np_float(tl.load(_x_now + (i - 1) * _x_now_stride0, mask=i_mask) + tl.load(_x_now + (i + 1) * _x_now_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:385
             tl.debug_barrier()
             tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_y_now + i * _y_now_stride0, mask=i_mask) - tl.load(_x_now + i * _x_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:386
         if GRID_SYNC:
@@ -3712,7 +3722,7 @@ def _relax_converged_persistent0(_diff_shared, y, x, n, tol: "fp64", max_iter: "
         tl.store(_carried + 8, (_running).to(tl.float64))
 
 
-_relax_converged_persistent0_tuning = _AppycTuning("_relax_converged_persistent0", "1e749f33c01575b0", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_relax_converged_persistent0_tuning = _AppycTuning("_relax_converged_persistent0", "0b34f46c953b4990", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_relax_converged_persistent0(n, y, x, it, converged, tol, max_iter, _appyc_config=None):
@@ -3766,7 +3776,7 @@ def _rescale_every_persistent0(v, u, N, k: "fp64", v_stride0, u_stride0, _phase_
             for _vp in range(_pid, _n0_0, _nprog):
                 i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:401
                 i_mask = i < (N - 1)
-                tl.store(v + i * v_stride0, tl.load(v + i * v_stride0, mask=i_mask) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * tl.load(u + i * u_stride0, mask=i_mask) + tl.load(u + (i + 1) * u_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:402
+                tl.store(v + i * v_stride0, tl.load(v + i * v_stride0, mask=i_mask) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * _appyc_np_float(tl.load(u + i * u_stride0, mask=i_mask)) + tl.load(u + (i + 1) * u_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:402
         if _region == 1:
             # samples/natural_loops.py:403: #pragma parallel for simd
             _n1_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
@@ -3788,7 +3798,7 @@ def _rescale_every_persistent0(v, u, N, k: "fp64", v_stride0, u_stride0, _phase_
         tl.store(_carried + 2, (dt).to(tl.float64))
 
 
-_rescale_every_persistent0_tuning = _AppycTuning("_rescale_every_persistent0", "f7baee6a9154c736", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_rescale_every_persistent0_tuning = _AppycTuning("_rescale_every_persistent0", "05a4721cffce8e1f", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_rescale_every_persistent0(v, u, N, dt, k, T, _appyc_config=None):
@@ -3847,7 +3857,7 @@ def _nested_gain_persistent0(A, N, hi: "fp64", lo: "fp64", A_stride0, _phase_lo,
         for _vp in range(_pid, _n0_0, _nprog):
             i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:429
             i_mask = i < N
-            tl.store(A + i * A_stride0, tl.load(A + i * A_stride0, mask=i_mask) * 0.5 + gain, mask=i_mask)  # samples/natural_loops.py:430
+            tl.store(A + i * A_stride0, _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) * 0.5 + gain, mask=i_mask)  # samples/natural_loops.py:430
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -3859,7 +3869,7 @@ def _nested_gain_persistent0(A, N, hi: "fp64", lo: "fp64", A_stride0, _phase_lo,
         tl.store(_carried + 4, (_if2).to(tl.float64))
 
 
-_nested_gain_persistent0_tuning = _AppycTuning("_nested_gain_persistent0", "7736fc6d3fa8a8c5", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_nested_gain_persistent0_tuning = _AppycTuning("_nested_gain_persistent0", "fa369204ae30a00a", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_nested_gain_persistent0(A, N, gain, ups, hi, lo, T, _appyc_config=None):
@@ -3931,7 +3941,7 @@ def _watch_change_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_shared_s
         for _vp in range(_pid, _n0_0, _nprog):
             i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:444
             i_mask = i < (N - 1)
-            tl.store(_B_now + i * _B_now_stride0, 0.25 * tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + 0.5 * tl.load(_A_now + i * _A_now_stride0, mask=i_mask) + 0.25 * tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:445
+            tl.store(_B_now + i * _B_now_stride0, 0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:445
             tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:446
         if GRID_SYNC:
             _arrived += _nprog
@@ -3966,7 +3976,7 @@ def _watch_change_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_shared_s
         tl.store(_carried + 11, (_running).to(tl.float64))
 
 
-_watch_change_persistent0_tuning = _AppycTuning("_watch_change_persistent0", "16b57ba600df917a", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_watch_change_persistent0_tuning = _AppycTuning("_watch_change_persistent0", "9f278c5e7beab051", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_watch_change_persistent0(N, B, A, largest, reason, quiet, tol, max_iter, _appyc_config=None):
@@ -4021,7 +4031,7 @@ def _floored_wave_persistent0(v, u, N, floor: "fp64", decay: "fp64", v_stride0, 
             for _vp in range(_pid, _n0_0, _nprog):
                 i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:463
                 i_mask = i < (N - 1)
-                tl.store(v + i * v_stride0, tl.load(v + i * v_stride0, mask=i_mask) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * tl.load(u + i * u_stride0, mask=i_mask) + tl.load(u + (i + 1) * u_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:464
+                tl.store(v + i * v_stride0, tl.load(v + i * v_stride0, mask=i_mask) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * _appyc_np_float(tl.load(u + i * u_stride0, mask=i_mask)) + tl.load(u + (i + 1) * u_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:464
         if _region == 1:
             # samples/natural_loops.py:465: #pragma parallel for simd
             _n1_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
@@ -4197,7 +4207,7 @@ def _floored_wave_persistent0_blocked_gluon(v, u, _scratch_v, _scratch_u, N, flo
         tl.store(_carried + 1, (dt).to(tl.float64))
 
 
-_floored_wave_persistent0_tuning = _AppycTuning("_floored_wave_persistent0", "06fdfb480a6759e4", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_floored_wave_persistent0_tuning = _AppycTuning("_floored_wave_persistent0", "4121a7b2aa05150f", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_floored_wave_persistent0(v, u, N, dt, floor, decay, T, _appyc_config=None):
@@ -4247,7 +4257,7 @@ def _int_counter_persistent0(x, step, x_stride0, x_shape0, _phase_lo, _phase_hi,
         for _vp in range(_pid, _n0_0, _nprog):
             i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:479
             i_mask = i < x_shape0
-            tl.store(x + i * x_stride0, tl.load(x + i * x_stride0, mask=i_mask) + 1.0, mask=i_mask)  # samples/natural_loops.py:480
+            tl.store(x + i * x_stride0, _appyc_np_float(tl.load(x + i * x_stride0, mask=i_mask)) + 1.0, mask=i_mask)  # samples/natural_loops.py:480
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -4378,7 +4388,7 @@ def _int_counter_persistent0_blocked_gluon(x, _scratch_x, step, _n, _steps, _chu
         tl.store(_carried + 0, (hits).to(tl.float64))
 
 
-_int_counter_persistent0_tuning = _AppycTuning("_int_counter_persistent0", "4c9bbb3603508962", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_int_counter_persistent0_tuning = _AppycTuning("_int_counter_persistent0", "c4ff805ad854816b", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_int_counter_persistent0(x, hits, step, T, _appyc_config=None):

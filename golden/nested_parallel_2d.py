@@ -607,6 +607,16 @@ def _appyc_rows_a_program(mvl, extent):
     return max(1, mvl // (1 << (min(max(extent, 1), _APPYC_ROW_LANES_MAX) - 1).bit_length()))
 
 
+@triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
 
 @triton.jit
 def _add_transpose_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
@@ -664,10 +674,10 @@ def _scale_shape_kernel0(C, A, beta: "fp64", C_stride0, C_stride1, A_stride0, A_
     i_mask = i < A_shape0
     j = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/nested_parallel_2d.py:24
     j_mask = j < A_shape1
-    tl.store(C + i[:, None] * C_stride0 + j[None, :] * C_stride1, tl.load(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) * beta - 1.0, mask=i_mask[:, None] & j_mask[None, :])  # samples/nested_parallel_2d.py:25
+    tl.store(C + i[:, None] * C_stride0 + j[None, :] * C_stride1, _appyc_np_float(tl.load(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) * beta) - 1.0, mask=i_mask[:, None] & j_mask[None, :])  # samples/nested_parallel_2d.py:25
 
 
-_scale_shape_kernel0_tuning = _AppycTuning("_scale_shape_kernel0", "a2c3ba76bd6a372e", (1024, 4), _APPYC_CANDIDATES)
+_scale_shape_kernel0_tuning = _AppycTuning("_scale_shape_kernel0", "d068649acc32cac3", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_scale_shape_kernel0(C, A, beta, _appyc_config=None):
@@ -712,10 +722,10 @@ def _stencil_3d_kernel0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_stride
     j_mask = j < (M - 1)
     k = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/nested_parallel_2d.py:34
     k_mask = k < (N - 1)
-    tl.store(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, tl.load(A + (i - 1) * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + (i + 1) * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + (j[:, None] - 1) * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + (j[:, None] + 1) * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + (k[None, :] - 1) * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + (k[None, :] + 1) * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) - 6.0 * tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]), mask=j_mask[:, None] & k_mask[None, :])  # samples/nested_parallel_2d.py:35
+    tl.store(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, tl.load(A + (i - 1) * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + (i + 1) * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + (j[:, None] - 1) * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + (j[:, None] + 1) * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + (k[None, :] - 1) * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + (k[None, :] + 1) * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) - 6.0 * _appyc_np_float(tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :])), mask=j_mask[:, None] & k_mask[None, :])  # samples/nested_parallel_2d.py:35
 
 
-_stencil_3d_kernel0_tuning = _AppycTuning("_stencil_3d_kernel0", "9f119fcb0424fd43", (1024, 4), _APPYC_CANDIDATES)
+_stencil_3d_kernel0_tuning = _AppycTuning("_stencil_3d_kernel0", "22c875cfbccc000a", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_stencil_3d_kernel0(B, A, L, M, N, _appyc_config=None):
@@ -752,10 +762,10 @@ def _upper_scale_kernel0(B, A, N, B_stride0, B_stride1, A_stride0, A_stride1, MV
     for _j_base in range(i, N, MVL):  # samples/nested_parallel_2d.py:44
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
-        tl.store(B + i * B_stride0 + j * B_stride1, 2.0 * tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) + tl.load(A + j * A_stride0 + i * A_stride1, mask=j_mask), mask=j_mask)  # samples/nested_parallel_2d.py:45
+        tl.store(B + i * B_stride0 + j * B_stride1, 2.0 * _appyc_np_float(tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask)) + tl.load(A + j * A_stride0 + i * A_stride1, mask=j_mask), mask=j_mask)  # samples/nested_parallel_2d.py:45
 
 
-_upper_scale_kernel0_tuning = _AppycTuning("_upper_scale_kernel0", "9216075aa4f8fbca", (256, 4), _APPYC_CANDIDATES)
+_upper_scale_kernel0_tuning = _AppycTuning("_upper_scale_kernel0", "f17eaf9416c9ec17", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_upper_scale_kernel0(B, A, N, _appyc_config=None):

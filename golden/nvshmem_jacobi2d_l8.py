@@ -439,6 +439,16 @@ def _appyc_grid_barrier(counter, target):
     tl.debug_barrier()
 
 
+@triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
 # --- Multi-GPU: NVSHMEM from Triton ---------------------------------------------------------
 # One process per GPU (torchrun). Device calls are extern functions resolved against NVSHMEM's
 # libnvshmem_device.bc (pointers as int64, void results as an unused int32). Every function whose
@@ -1123,7 +1133,7 @@ def _jacobi_2d_persistent0(A, flags, B, M, N, up, down, A_stride0, A_stride1, fl
                 _p0_mask = _p0 < (M - 1)
                 _p1 = 1 + _pid4_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/nvshmem_jacobi2d_l8.py:29
                 _p1_mask = _p1 < (N - 1)
-                tl.store(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, 0.2 * (tl.load(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] - 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] + 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] + 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/nvshmem_jacobi2d_l8.py:30
+                tl.store(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, 0.2 * _appyc_np_float(tl.load(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] - 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] + 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] + 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/nvshmem_jacobi2d_l8.py:30
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog
@@ -1158,7 +1168,7 @@ def _jacobi_2d_persistent0(A, flags, B, M, N, up, down, A_stride0, A_stride1, fl
                 _p0_mask = _p0 < (M - 1)
                 _p1 = 1 + _pid9_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/nvshmem_jacobi2d_l8.py:36
                 _p1_mask = _p1 < (N - 1)
-                tl.store(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, 0.2 * (tl.load(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + _p0[:, None] * B_stride0 + (_p1[None, :] - 1) * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + _p0[:, None] * B_stride0 + (_p1[None, :] + 1) * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] + 1) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] - 1) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/nvshmem_jacobi2d_l8.py:37
+                tl.store(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, 0.2 * _appyc_np_float(tl.load(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + _p0[:, None] * B_stride0 + (_p1[None, :] - 1) * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + _p0[:, None] * B_stride0 + (_p1[None, :] + 1) * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] + 1) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] - 1) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/nvshmem_jacobi2d_l8.py:37
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog

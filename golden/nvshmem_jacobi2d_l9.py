@@ -441,6 +441,16 @@ def _appyc_grid_barrier(counter, target):
     tl.debug_barrier()
 
 
+@triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
 # --- Multi-GPU: NVSHMEM from Triton ---------------------------------------------------------
 # One process per GPU (torchrun). Device calls are extern functions resolved against NVSHMEM's
 # libnvshmem_device.bc (pointers as int64, void results as an unused int32). Every function whose
@@ -1115,7 +1125,7 @@ def _jacobi_2d_persistent0(A_prev, A, flags, B, N, up, M, down, A_prev_stride0, 
                 _p0_mask = _p0 < (M - 2)
                 _p1 = 1 + _pid2_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/nvshmem_jacobi2d_l9.py:29
                 _p1_mask = _p1 < (N - 1)
-                tl.store(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, 0.2 * (tl.load(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] - 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] + 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] + 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/nvshmem_jacobi2d_l9.py:30
+                tl.store(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, 0.2 * _appyc_np_float(tl.load(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] - 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] + 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] + 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/nvshmem_jacobi2d_l9.py:30
         if _region == 3:
             # samples/nvshmem_jacobi2d_l9.py:32: nvshmem.SignalWait(flags[0], t)
             _live = _appyc_nvshmem_wait(flags, t, _sync, t, 0, 32)
@@ -1154,7 +1164,7 @@ def _jacobi_2d_persistent0(A_prev, A, flags, B, N, up, M, down, A_prev_stride0, 
             for _vp3 in range(_pid, _n7_0, _nprog):
                 _p0 = 1 + _vp3 * MVL + tl.arange(0, MVL)  # samples/nvshmem_jacobi2d_l9.py:38
                 _p0_mask = _p0 < (N - 1)
-                tl.store(B + 1 * B_stride0 + _p0 * B_stride1, 0.2 * (tl.load(A + 1 * A_stride0 + _p0 * A_stride1, mask=_p0_mask) + tl.load(A + 1 * A_stride0 + (_p0 - 1) * A_stride1, mask=_p0_mask) + tl.load(A + 1 * A_stride0 + (_p0 + 1) * A_stride1, mask=_p0_mask) + tl.load(A + 2 * A_stride0 + _p0 * A_stride1, mask=_p0_mask) + tl.load(A + 0 * A_stride0 + _p0 * A_stride1, mask=_p0_mask)), mask=_p0_mask)  # samples/nvshmem_jacobi2d_l9.py:39
+                tl.store(B + 1 * B_stride0 + _p0 * B_stride1, 0.2 * _appyc_np_float(tl.load(A + 1 * A_stride0 + _p0 * A_stride1, mask=_p0_mask) + tl.load(A + 1 * A_stride0 + (_p0 - 1) * A_stride1, mask=_p0_mask) + tl.load(A + 1 * A_stride0 + (_p0 + 1) * A_stride1, mask=_p0_mask) + tl.load(A + 2 * A_stride0 + _p0 * A_stride1, mask=_p0_mask) + tl.load(A + 0 * A_stride0 + _p0 * A_stride1, mask=_p0_mask)), mask=_p0_mask)  # samples/nvshmem_jacobi2d_l9.py:39
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog
@@ -1165,7 +1175,7 @@ def _jacobi_2d_persistent0(A_prev, A, flags, B, N, up, M, down, A_prev_stride0, 
             for _vp4 in range(_pid, _n8_0, _nprog):
                 _p0 = 1 + _vp4 * MVL + tl.arange(0, MVL)  # samples/nvshmem_jacobi2d_l9.py:40
                 _p0_mask = _p0 < (N - 1)
-                tl.store(B + (M - 2) * B_stride0 + _p0 * B_stride1, 0.2 * (tl.load(A + (M - 2) * A_stride0 + _p0 * A_stride1, mask=_p0_mask) + tl.load(A + (M - 2) * A_stride0 + (_p0 - 1) * A_stride1, mask=_p0_mask) + tl.load(A + (M - 2) * A_stride0 + (_p0 + 1) * A_stride1, mask=_p0_mask) + tl.load(A + (M - 1) * A_stride0 + _p0 * A_stride1, mask=_p0_mask) + tl.load(A + (M - 3) * A_stride0 + _p0 * A_stride1, mask=_p0_mask)), mask=_p0_mask)  # samples/nvshmem_jacobi2d_l9.py:41
+                tl.store(B + (M - 2) * B_stride0 + _p0 * B_stride1, 0.2 * _appyc_np_float(tl.load(A + (M - 2) * A_stride0 + _p0 * A_stride1, mask=_p0_mask) + tl.load(A + (M - 2) * A_stride0 + (_p0 - 1) * A_stride1, mask=_p0_mask) + tl.load(A + (M - 2) * A_stride0 + (_p0 + 1) * A_stride1, mask=_p0_mask) + tl.load(A + (M - 1) * A_stride0 + _p0 * A_stride1, mask=_p0_mask) + tl.load(A + (M - 3) * A_stride0 + _p0 * A_stride1, mask=_p0_mask)), mask=_p0_mask)  # samples/nvshmem_jacobi2d_l9.py:41
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog

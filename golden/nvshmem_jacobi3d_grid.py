@@ -445,6 +445,16 @@ def _appyc_grid_barrier(counter, target):
     tl.debug_barrier()
 
 
+@triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
 # --- Multi-GPU: NVSHMEM from Triton ---------------------------------------------------------
 # One process per GPU (torchrun). Device calls are extern functions resolved against NVSHMEM's
 # libnvshmem_device.bc (pointers as int64, void results as an unused int32). Every function whose
@@ -1184,7 +1194,7 @@ def _jacobi_3d_persistent0(A, flags, B, L, b0, a0, M, N, b1, a1, b2, a2, A_strid
                 _p1_mask = _p1 < (M - 1)
                 _p2 = 1 + _pid12_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/nvshmem_jacobi3d_grid.py:73
                 _p2_mask = _p2 < (N - 1)
-                tl.store(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, (tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(A + (_p0 - 1) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(A + (_p0 + 1) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(A + _p0 * A_stride0 + (_p1[:, None] - 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(A + _p0 * A_stride0 + (_p1[:, None] + 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_p2[None, :] - 1) * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_p2[None, :] + 1) * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) / 7.0, mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/nvshmem_jacobi3d_grid.py:74
+                tl.store(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, _appyc_np_float(tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(A + (_p0 - 1) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(A + (_p0 + 1) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(A + _p0 * A_stride0 + (_p1[:, None] - 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(A + _p0 * A_stride0 + (_p1[:, None] + 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_p2[None, :] - 1) * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_p2[None, :] + 1) * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) / 7.0, mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/nvshmem_jacobi3d_grid.py:74
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog
@@ -1251,7 +1261,7 @@ def _jacobi_3d_persistent0(A, flags, B, L, b0, a0, M, N, b1, a1, b2, a2, A_strid
                 _p1_mask = _p1 < (M - 1)
                 _p2 = 1 + _pid25_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/nvshmem_jacobi3d_grid.py:89
                 _p2_mask = _p2 < (N - 1)
-                tl.store(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, (tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(B + (_p0 - 1) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(B + (_p0 + 1) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(B + _p0 * B_stride0 + (_p1[:, None] - 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(B + _p0 * B_stride0 + (_p1[:, None] + 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + (_p2[None, :] - 1) * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + (_p2[None, :] + 1) * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) / 7.0, mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/nvshmem_jacobi3d_grid.py:90
+                tl.store(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, _appyc_np_float(tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(B + (_p0 - 1) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(B + (_p0 + 1) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(B + _p0 * B_stride0 + (_p1[:, None] - 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(B + _p0 * B_stride0 + (_p1[:, None] + 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + (_p2[None, :] - 1) * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) + tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + (_p2[None, :] + 1) * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) / 7.0, mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/nvshmem_jacobi3d_grid.py:90
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog

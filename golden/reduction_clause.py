@@ -589,6 +589,16 @@ def _appyc_shared_scalar(value, like, device):
 
 
 @triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
+@triton.jit
 def _appyc_masked_max(v, mask):
     # Masked-off lanes take the dtype's lowest value so they never win.
     if v.dtype.is_floating():
@@ -714,7 +724,7 @@ def _signed_total_kernel0(keep, _s_shared, x, keep_stride0, _s_shared_stride0, x
         tl.debug_barrier()
     else:
         tl.debug_barrier()
-        tl.atomic_add(_s_shared + 0 * _s_shared_stride0, 2.0 * tl.load(x + i * x_stride0))  # samples/reduction_clause.py:48
+        tl.atomic_add(_s_shared + 0 * _s_shared_stride0, 2.0 * _appyc_np_float(tl.load(x + i * x_stride0)))  # samples/reduction_clause.py:48
         tl.debug_barrier()
 
 

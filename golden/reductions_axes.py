@@ -606,6 +606,16 @@ def _appyc_rows_a_program(mvl, extent):
 
 
 @triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
+@triton.jit
 def _appyc_masked_max(v, mask):
     # Masked-off lanes take the dtype's lowest value so they never win.
     if v.dtype.is_floating():
@@ -888,10 +898,10 @@ def _add_full_kernel0(B, A, B_stride0, B_stride1, A_stride0, A_stride1, B_shape0
     _p0_mask = _p0 < B_shape0
     _i = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/reductions_axes.py:51
     _i_mask = _i < B_shape1
-    tl.store(B + _p0[:, None] * B_stride0 + _i[None, :] * B_stride1, tl.load(A + _p0[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + 1.0, mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/reductions_axes.py:51
+    tl.store(B + _p0[:, None] * B_stride0 + _i[None, :] * B_stride1, _appyc_np_float(tl.load(A + _p0[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None])) + 1.0, mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/reductions_axes.py:51
 
 
-_add_full_kernel0_tuning = _AppycTuning("_add_full_kernel0", "b470541a0d4b7643", (1024, 4), _APPYC_CANDIDATES)
+_add_full_kernel0_tuning = _AppycTuning("_add_full_kernel0", "c6d7a3eaea8047aa", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_add_full_kernel0(B, A, _appyc_config=None):

@@ -608,6 +608,16 @@ def _appyc_rows_a_program(mvl, extent):
     return max(1, mvl // (1 << (min(max(extent, 1), _APPYC_ROW_LANES_MAX) - 1).bit_length()))
 
 
+@triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
 
 @triton.jit
 def _axpy_rows_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
@@ -709,10 +719,10 @@ def _shift_rows_kernel0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, 
     i_mask = i < M
     _i = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/slice_rows.py:24
     _i_mask = _i < N
-    tl.store(B + i[:, None] * B_stride0 + _i[None, :] * B_stride1, tl.load(A + i[:, None] * A_stride0 + (_i[None, :] - 1) * A_stride1, mask=_i_mask[None, :] & i_mask[:, None]) * 2.0, mask=_i_mask[None, :] & i_mask[:, None])  # samples/slice_rows.py:24
+    tl.store(B + i[:, None] * B_stride0 + _i[None, :] * B_stride1, _appyc_np_float(tl.load(A + i[:, None] * A_stride0 + (_i[None, :] - 1) * A_stride1, mask=_i_mask[None, :] & i_mask[:, None])) * 2.0, mask=_i_mask[None, :] & i_mask[:, None])  # samples/slice_rows.py:24
 
 
-_shift_rows_kernel0_tuning = _AppycTuning("_shift_rows_kernel0", "409a2101574fc705", (1024, 4), _APPYC_CANDIDATES)
+_shift_rows_kernel0_tuning = _AppycTuning("_shift_rows_kernel0", "3090998ef8bfd19a", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_shift_rows_kernel0(B, A, M, N, _appyc_config=None):

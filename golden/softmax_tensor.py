@@ -620,6 +620,16 @@ def _appyc_remember(entry, config):
 
 
 @triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
+@triton.jit
 def _appyc_masked_max(v, mask):
     # Masked-off lanes take the dtype's lowest value so they never win.
     if v.dtype.is_floating():
@@ -733,10 +743,10 @@ def _softmax_rows_kernel1(b, M, N, b_stride0, b_stride1, MVL: tl.constexpr, ONE_
     for _i1_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/softmax_tensor.py:22
         _i1 = _i1_base + tl.arange(0, MVL)
         _i1_mask = _i1 < N
-        tl.store(b + _p0 * b_stride0 + _i1 * b_stride1, tl.load(b + _p0 * b_stride0 + _i1 * b_stride1, mask=_i1_mask) / _r, mask=_i1_mask)  # samples/softmax_tensor.py:22
+        tl.store(b + _p0 * b_stride0 + _i1 * b_stride1, _appyc_np_float(tl.load(b + _p0 * b_stride0 + _i1 * b_stride1, mask=_i1_mask)) / _r, mask=_i1_mask)  # samples/softmax_tensor.py:22
 
 
-_softmax_rows_kernel1_tuning = _AppycTuning("_softmax_rows_kernel1", "de13dbe761e0788e", (256, 4), _APPYC_CANDIDATES)
+_softmax_rows_kernel1_tuning = _AppycTuning("_softmax_rows_kernel1", "d819feffeb66f6b7", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_softmax_rows_kernel1(b, M, N, _appyc_config=None):
@@ -808,7 +818,7 @@ def _softmax_short_rows_kernel1(b, M, N, b_stride0, b_stride1):
     for _i1_base in range(0, N, 1024):  # samples/softmax_tensor.py:30
         _i1 = _i1_base + tl.arange(0, 1024)
         _i1_mask = _i1 < N
-        tl.store(b + _p0 * b_stride0 + _i1 * b_stride1, tl.load(b + _p0 * b_stride0 + _i1 * b_stride1, mask=_i1_mask) / _r, mask=_i1_mask)  # samples/softmax_tensor.py:30
+        tl.store(b + _p0 * b_stride0 + _i1 * b_stride1, _appyc_np_float(tl.load(b + _p0 * b_stride0 + _i1 * b_stride1, mask=_i1_mask)) / _r, mask=_i1_mask)  # samples/softmax_tensor.py:30
 
 
 def _launch_softmax_short_rows_kernel1(b, M, N):

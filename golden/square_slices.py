@@ -606,6 +606,16 @@ def _appyc_rows_a_program(mvl, extent):
     return max(1, mvl // (1 << (min(max(extent, 1), _APPYC_ROW_LANES_MAX) - 1).bit_length()))
 
 
+@triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
 
 @triton.jit
 def _square_scale_kernel0(B, A, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
@@ -619,10 +629,10 @@ def _square_scale_kernel0(B, A, N, B_stride0, B_stride1, A_stride0, A_stride1, M
     _p0_mask = _p0 < N
     _i = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/square_slices.py:13
     _i_mask = _i < N
-    tl.store(B + _p0[:, None] * B_stride0 + _i[None, :] * B_stride1, 2.0 * tl.load(A + _p0[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + 1.0, mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/square_slices.py:13
+    tl.store(B + _p0[:, None] * B_stride0 + _i[None, :] * B_stride1, _appyc_np_float(2.0 * _appyc_np_float(tl.load(A + _p0[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]))) + 1.0, mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/square_slices.py:13
 
 
-_square_scale_kernel0_tuning = _AppycTuning("_square_scale_kernel0", "eda5b72ae51647c7", (1024, 4), _APPYC_CANDIDATES)
+_square_scale_kernel0_tuning = _AppycTuning("_square_scale_kernel0", "4bdbd2f26589d515", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_square_scale_kernel0(B, A, N, _appyc_config=None):
@@ -663,10 +673,10 @@ def _square_grid_kernel0(B, A, N, B_stride0, B_stride1, A_stride0, A_stride1, MV
     _p0_mask = _p0 < N
     _p1 = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/square_slices.py:17
     _p1_mask = _p1 < N
-    tl.store(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, tl.load(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) - 0.5, mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/square_slices.py:18
+    tl.store(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, _appyc_np_float(tl.load(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])) - 0.5, mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/square_slices.py:18
 
 
-_square_grid_kernel0_tuning = _AppycTuning("_square_grid_kernel0", "78342896dc708eca", (1024, 4), _APPYC_CANDIDATES)
+_square_grid_kernel0_tuning = _AppycTuning("_square_grid_kernel0", "eb5dd8dc625350eb", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_square_grid_kernel0(B, A, N, _appyc_config=None):

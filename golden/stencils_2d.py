@@ -818,6 +818,16 @@ def _appyc_grid_barrier(counter, target):
     tl.debug_barrier()
 
 
+@triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
 def _jacobi_loops_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, ROW_BLOCK: tl.constexpr):
@@ -841,7 +851,7 @@ def _jacobi_loops_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_str
                 i_mask = i < (M - 1)
                 j = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_2d.py:19
                 j_mask = j < (N - 1)
-                tl.store(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, 0.2 * (tl.load(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + i[:, None] * A_stride0 + (j[None, :] - 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + i[:, None] * A_stride0 + (j[None, :] + 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + (i[:, None] + 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + (i[:, None] - 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/stencils_2d.py:20
+                tl.store(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, 0.2 * _appyc_np_float(tl.load(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + i[:, None] * A_stride0 + (j[None, :] - 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + i[:, None] * A_stride0 + (j[None, :] + 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + (i[:, None] + 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + (i[:, None] - 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/stencils_2d.py:20
         if _region == 1:
             # samples/stencils_2d.py:21: #pragma parallel for
             _n1_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
@@ -854,7 +864,7 @@ def _jacobi_loops_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_str
                 i_mask = i < (M - 1)
                 j = 1 + _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_2d.py:24
                 j_mask = j < (N - 1)
-                tl.store(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, 0.2 * (tl.load(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(B + i[:, None] * B_stride0 + (j[None, :] - 1) * B_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(B + i[:, None] * B_stride0 + (j[None, :] + 1) * B_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(B + (i[:, None] + 1) * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(B + (i[:, None] - 1) * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/stencils_2d.py:25
+                tl.store(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, 0.2 * _appyc_np_float(tl.load(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(B + i[:, None] * B_stride0 + (j[None, :] - 1) * B_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(B + i[:, None] * B_stride0 + (j[None, :] + 1) * B_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(B + (i[:, None] + 1) * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(B + (i[:, None] - 1) * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/stencils_2d.py:25
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1053,7 +1063,7 @@ def _jacobi_loops_persistent0_blocked_twin(_src, _dst, _other, M, N, _scratch, _
     tl.store(_dst + _at, tl.load(_buf + _tile + 0), mask=_own)
 
 
-_jacobi_loops_persistent0_tuning = _AppycTuning("_jacobi_loops_persistent0", "044bacc2a2963ae9", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_jacobi_loops_persistent0_tuning = _AppycTuning("_jacobi_loops_persistent0", "9b0cfd028684e7bf", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_jacobi_loops_persistent0(B, A, M, N, T, _appyc_config=None):
@@ -1106,7 +1116,7 @@ def _jacobi_slices_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_st
                 _p0_mask = _p0 < (M - 1)
                 _p1 = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_2d.py:30
                 _p1_mask = _p1 < (N - 1)
-                tl.store(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, 0.2 * (tl.load(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] - 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] + 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] + 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/stencils_2d.py:31
+                tl.store(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, 0.2 * _appyc_np_float(tl.load(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] - 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + _p0[:, None] * A_stride0 + (_p1[None, :] + 1) * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] + 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(A + (_p0[:, None] - 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/stencils_2d.py:31
         if _region == 1:
             # samples/stencils_2d.py:33: #pragma 1:M-1=>parallel 1:N-1=>parallel
             _n1_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
@@ -1119,7 +1129,7 @@ def _jacobi_slices_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_st
                 _p0_mask = _p0 < (M - 1)
                 _p1 = 1 + _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_2d.py:33
                 _p1_mask = _p1 < (N - 1)
-                tl.store(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, 0.2 * (tl.load(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + _p0[:, None] * B_stride0 + (_p1[None, :] - 1) * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + _p0[:, None] * B_stride0 + (_p1[None, :] + 1) * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] + 1) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] - 1) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/stencils_2d.py:34
+                tl.store(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, 0.2 * _appyc_np_float(tl.load(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + _p0[:, None] * B_stride0 + (_p1[None, :] - 1) * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + _p0[:, None] * B_stride0 + (_p1[None, :] + 1) * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] + 1) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(B + (_p0[:, None] - 1) * B_stride0 + _p1[None, :] * B_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/stencils_2d.py:34
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1318,7 +1328,7 @@ def _jacobi_slices_persistent0_blocked_twin(_src, _dst, _other, M, N, _scratch, 
     tl.store(_dst + _at, tl.load(_buf + _tile + 0), mask=_own)
 
 
-_jacobi_slices_persistent0_tuning = _AppycTuning("_jacobi_slices_persistent0", "99da2bdefced425b", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_jacobi_slices_persistent0_tuning = _AppycTuning("_jacobi_slices_persistent0", "f920fa15c1e913f5", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_jacobi_slices_persistent0(B, A, M, N, T, _appyc_config=None):
@@ -1371,7 +1381,7 @@ def _nine_point_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_strid
                 i_mask = i < (M - 1)
                 j = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_2d.py:44
                 j_mask = j < (N - 1)
-                tl.store(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, 0.125 * (tl.load(A + (i[:, None] - 1) * A_stride0 + (j[None, :] - 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + (i[:, None] - 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + (i[:, None] - 1) * A_stride0 + (j[None, :] + 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + i[:, None] * A_stride0 + (j[None, :] - 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + i[:, None] * A_stride0 + (j[None, :] + 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + (i[:, None] + 1) * A_stride0 + (j[None, :] - 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + (i[:, None] + 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + (i[:, None] + 1) * A_stride0 + (j[None, :] + 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :])) - 0.5 * tl.load(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]), mask=i_mask[:, None] & j_mask[None, :])  # samples/stencils_2d.py:45
+                tl.store(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, 0.125 * _appyc_np_float(tl.load(A + (i[:, None] - 1) * A_stride0 + (j[None, :] - 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + (i[:, None] - 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + (i[:, None] - 1) * A_stride0 + (j[None, :] + 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + i[:, None] * A_stride0 + (j[None, :] - 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + i[:, None] * A_stride0 + (j[None, :] + 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + (i[:, None] + 1) * A_stride0 + (j[None, :] - 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + (i[:, None] + 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + (i[:, None] + 1) * A_stride0 + (j[None, :] + 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :])) - 0.5 * _appyc_np_float(tl.load(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/stencils_2d.py:45
         if _region == 1:
             # samples/stencils_2d.py:47: #pragma parallel for
             _n1_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
@@ -1384,7 +1394,7 @@ def _nine_point_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_strid
                 i_mask = i < (M - 1)
                 j = 1 + _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_2d.py:50
                 j_mask = j < (N - 1)
-                tl.store(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, 0.25 * (tl.load(B + (i[:, None] - 1) * B_stride0 + (j[None, :] - 1) * B_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(B + (i[:, None] + 1) * B_stride0 + (j[None, :] + 1) * B_stride1, mask=i_mask[:, None] & j_mask[None, :])) + 0.5 * tl.load(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :]), mask=i_mask[:, None] & j_mask[None, :])  # samples/stencils_2d.py:51
+                tl.store(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, 0.25 * _appyc_np_float(tl.load(B + (i[:, None] - 1) * B_stride0 + (j[None, :] - 1) * B_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(B + (i[:, None] + 1) * B_stride0 + (j[None, :] + 1) * B_stride1, mask=i_mask[:, None] & j_mask[None, :])) + 0.5 * _appyc_np_float(tl.load(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/stencils_2d.py:51
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1583,7 +1593,7 @@ def _nine_point_persistent0_blocked_twin(_src, _dst, _other, M, N, _scratch, _ro
     tl.store(_dst + _at, tl.load(_buf + _tile + 0), mask=_own)
 
 
-_nine_point_persistent0_tuning = _AppycTuning("_nine_point_persistent0", "b648a953608480c2", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_nine_point_persistent0_tuning = _AppycTuning("_nine_point_persistent0", "0a222f54f574c232", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_nine_point_persistent0(B, A, M, N, T, _appyc_config=None):
@@ -1650,7 +1660,7 @@ def _upwind_persistent0(B, A, M, N, c: "fp64", B_stride0, B_stride1, A_stride0, 
                 i_mask = i < M
                 j = 1 + _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_2d.py:65
                 j_mask = j < N
-                tl.store(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, tl.load(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :]) - c * (tl.load(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(B + (i[:, None] - 1) * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :])) / 2.0, mask=i_mask[:, None] & j_mask[None, :])  # samples/stencils_2d.py:66
+                tl.store(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, tl.load(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :]) - _appyc_np_float(c * (tl.load(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(B + (i[:, None] - 1) * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :]))) / 2.0, mask=i_mask[:, None] & j_mask[None, :])  # samples/stencils_2d.py:66
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1849,7 +1859,7 @@ def _upwind_persistent0_blocked_twin(_src, _dst, _other, M, N, c: "fp64", _scrat
     tl.store(_dst + _at, tl.load(_buf + _tile + 0), mask=_own)
 
 
-_upwind_persistent0_tuning = _AppycTuning("_upwind_persistent0", "52fc83337855a195", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_upwind_persistent0_tuning = _AppycTuning("_upwind_persistent0", "3427e2af10ffe4f6", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_upwind_persistent0(B, A, M, N, c, T, _appyc_config=None):
@@ -1903,7 +1913,7 @@ def _wide_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, _p
                 i_mask = i < (M - 1)
                 j = 2 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_2d.py:75
                 j_mask = j < (N - 2)
-                tl.store(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, 0.5 * (tl.load(A + i[:, None] * A_stride0 + (j[None, :] - 2) * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + i[:, None] * A_stride0 + (j[None, :] + 2) * A_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/stencils_2d.py:76
+                tl.store(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, 0.5 * _appyc_np_float(tl.load(A + i[:, None] * A_stride0 + (j[None, :] - 2) * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + i[:, None] * A_stride0 + (j[None, :] + 2) * A_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/stencils_2d.py:76
         if _region == 1:
             # samples/stencils_2d.py:77: #pragma parallel for
             _n1_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
@@ -1916,13 +1926,13 @@ def _wide_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, _p
                 i_mask = i < (M - 1)
                 j = 2 + _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_2d.py:80
                 j_mask = j < (N - 2)
-                tl.store(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, 0.5 * (tl.load(B + (i[:, None] - 1) * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(B + (i[:, None] + 1) * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/stencils_2d.py:81
+                tl.store(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, 0.5 * _appyc_np_float(tl.load(B + (i[:, None] - 1) * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(B + (i[:, None] + 1) * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/stencils_2d.py:81
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_wide_persistent0_tuning = _AppycTuning("_wide_persistent0", "87ea76967ee27686", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_wide_persistent0_tuning = _AppycTuning("_wide_persistent0", "33886e3c41f37b9e", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_wide_persistent0(B, A, M, N, T, _appyc_config=None):
@@ -1974,7 +1984,7 @@ def _three_arrays_persistent0(C, A, B, M, N, C_stride0, C_stride1, A_stride0, A_
                 i_mask = i < (M - 1)
                 j = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_2d.py:90
                 j_mask = j < (N - 1)
-                tl.store(C + i[:, None] * C_stride0 + j[None, :] * C_stride1, 0.5 * (tl.load(A + (i[:, None] - 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + (i[:, None] + 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/stencils_2d.py:91
+                tl.store(C + i[:, None] * C_stride0 + j[None, :] * C_stride1, 0.5 * _appyc_np_float(tl.load(A + (i[:, None] - 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + (i[:, None] + 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/stencils_2d.py:91
         if _region == 1:
             # samples/stencils_2d.py:92: #pragma parallel for
             _n1_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
@@ -1993,7 +2003,7 @@ def _three_arrays_persistent0(C, A, B, M, N, C_stride0, C_stride1, A_stride0, A_
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_three_arrays_persistent0_tuning = _AppycTuning("_three_arrays_persistent0", "d10dfce7a7333d86", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_three_arrays_persistent0_tuning = _AppycTuning("_three_arrays_persistent0", "479285f1d028caa6", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_three_arrays_persistent0(C, A, M, N, B, T, _appyc_config=None):
@@ -2069,7 +2079,7 @@ def _smooth_swap_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A_stri
                 i_mask = i < (M - 1)
                 j = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_2d.py:104
                 j_mask = j < (N - 1)
-                tl.store(_B_now + i[:, None] * _B_now_stride0 + j[None, :] * _B_now_stride1, 0.2 * (tl.load(_A_now + i[:, None] * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + (i[:, None] - 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + (i[:, None] + 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] - 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] + 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/stencils_2d.py:105
+                tl.store(_B_now + i[:, None] * _B_now_stride0 + j[None, :] * _B_now_stride1, 0.2 * _appyc_np_float(tl.load(_A_now + i[:, None] * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + (i[:, None] - 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + (i[:, None] + 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] - 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] + 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/stencils_2d.py:105
         if _region == 1:
             if _which_A == 0:
                 _A_now = B
@@ -2403,7 +2413,7 @@ def _smooth_swap_persistent0_blocked_twin(_src, _dst, _other, M, N, _scratch, _r
     tl.store(_dst + _at, tl.load(_buf + _tile + 0), mask=_own)
 
 
-_smooth_swap_persistent0_tuning = _AppycTuning("_smooth_swap_persistent0", "c078ca21d4ea37ea", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_smooth_swap_persistent0_tuning = _AppycTuning("_smooth_swap_persistent0", "8f9e4b0dc00f36c4", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_smooth_swap_persistent0(M, N, B, A, T, _appyc_config=None):
@@ -2490,7 +2500,7 @@ def _swap_no_copies_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A_s
             i_mask = i < (M - 1)
             j = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_2d.py:119
             j_mask = j < (N - 1)
-            tl.store(_B_now + i[:, None] * _B_now_stride0 + j[None, :] * _B_now_stride1, 0.25 * (tl.load(_A_now + (i[:, None] - 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + (i[:, None] + 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] - 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] + 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/stencils_2d.py:120
+            tl.store(_B_now + i[:, None] * _B_now_stride0 + j[None, :] * _B_now_stride1, 0.25 * _appyc_np_float(tl.load(_A_now + (i[:, None] - 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + (i[:, None] + 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] - 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] + 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/stencils_2d.py:120
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -2698,7 +2708,7 @@ def _swap_no_copies_persistent0_blocked_twin(_src, _dst, _other, M, N, _scratch,
     tl.store(_dst + _at, tl.load(_buf + _tile + 0), mask=_own)
 
 
-_swap_no_copies_persistent0_tuning = _AppycTuning("_swap_no_copies_persistent0", "69c49d50c484f3c0", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_swap_no_copies_persistent0_tuning = _AppycTuning("_swap_no_copies_persistent0", "4f0edcbf46e38c40", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_swap_no_copies_persistent0(M, N, B, A, T, _appyc_config=None):
@@ -2779,7 +2789,7 @@ def _swap_copy_inside_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A
                 i_mask = i < (M - 1)
                 j = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_2d.py:130
                 j_mask = j < (N - 1)
-                tl.store(_B_now + i[:, None] * _B_now_stride0 + j[None, :] * _B_now_stride1, 0.2 * (tl.load(_A_now + i[:, None] * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + (i[:, None] - 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + (i[:, None] + 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] - 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] + 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/stencils_2d.py:131
+                tl.store(_B_now + i[:, None] * _B_now_stride0 + j[None, :] * _B_now_stride1, 0.2 * _appyc_np_float(tl.load(_A_now + i[:, None] * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + (i[:, None] - 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + (i[:, None] + 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] - 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] + 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/stencils_2d.py:131
         if _region == 1:
             if _which_A == 0:
                 _A_now = B
@@ -2822,7 +2832,7 @@ def _swap_copy_inside_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A
         tl.store(_carried + 3, (_which__swap1).to(tl.float64))
 
 
-_swap_copy_inside_persistent0_tuning = _AppycTuning("_swap_copy_inside_persistent0", "a3da22a3f1cdb374", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_swap_copy_inside_persistent0_tuning = _AppycTuning("_swap_copy_inside_persistent0", "1b1e6efde8d2a2d4", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_swap_copy_inside_persistent0(M, N, B, A, T, _appyc_config=None):

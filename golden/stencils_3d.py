@@ -837,6 +837,16 @@ def _appyc_grid_barrier(counter, target):
     tl.debug_barrier()
 
 
+@triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
 def _heat_loops_persistent0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_stride0, A_stride1, A_stride2, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, ROW_BLOCK: tl.constexpr):
@@ -864,7 +874,7 @@ def _heat_loops_persistent0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_st
                 j_mask = j < (M - 1)
                 k = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_3d.py:23
                 k_mask = k < (N - 1)
-                tl.store(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, 0.125 * (tl.load(A + (i + 1) * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) - 2.0 * tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + (i - 1) * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :])) + 0.125 * (tl.load(A + i * A_stride0 + (j[:, None] + 1) * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) - 2.0 * tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + (j[:, None] - 1) * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :])) + 0.125 * (tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + (k[None, :] + 1) * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) - 2.0 * tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + (k[None, :] - 1) * A_stride2, mask=j_mask[:, None] & k_mask[None, :])) + tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:24
+                tl.store(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, 0.125 * _appyc_np_float(tl.load(A + (i + 1) * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :])) + tl.load(A + (i - 1) * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :])) + 0.125 * _appyc_np_float(tl.load(A + i * A_stride0 + (j[:, None] + 1) * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :])) + tl.load(A + i * A_stride0 + (j[:, None] - 1) * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :])) + 0.125 * _appyc_np_float(tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + (k[None, :] + 1) * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :])) + tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + (k[None, :] - 1) * A_stride2, mask=j_mask[:, None] & k_mask[None, :])) + tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:24
         if _region == 1:
             # samples/stencils_3d.py:28: #pragma parallel for
             _n1_2 = tl.maximum((L - 1) - (1), 0)
@@ -881,7 +891,7 @@ def _heat_loops_persistent0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_st
                 j_mask = j < (M - 1)
                 k = 1 + _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_3d.py:33
                 k_mask = k < (N - 1)
-                tl.store(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, 0.125 * (tl.load(B + (i + 1) * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :]) - 2.0 * tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(B + (i - 1) * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :])) + 0.125 * (tl.load(B + i * B_stride0 + (j[:, None] + 1) * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :]) - 2.0 * tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(B + i * B_stride0 + (j[:, None] - 1) * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :])) + 0.125 * (tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + (k[None, :] + 1) * B_stride2, mask=j_mask[:, None] & k_mask[None, :]) - 2.0 * tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + (k[None, :] - 1) * B_stride2, mask=j_mask[:, None] & k_mask[None, :])) + tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :]), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:34
+                tl.store(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, 0.125 * _appyc_np_float(tl.load(B + (i + 1) * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :])) + tl.load(B + (i - 1) * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :])) + 0.125 * _appyc_np_float(tl.load(B + i * B_stride0 + (j[:, None] + 1) * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :])) + tl.load(B + i * B_stride0 + (j[:, None] - 1) * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :])) + 0.125 * _appyc_np_float(tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + (k[None, :] + 1) * B_stride2, mask=j_mask[:, None] & k_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :])) + tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + (k[None, :] - 1) * B_stride2, mask=j_mask[:, None] & k_mask[None, :])) + tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :]), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:34
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1474,7 +1484,7 @@ def _heat_loops_persistent0_blocked_twin(_src, _dst, _other, L, M, N, _scratch, 
                 tl.debug_barrier()
 
 
-_heat_loops_persistent0_tuning = _AppycTuning("_heat_loops_persistent0", "78509b12c9585614", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_heat_loops_persistent0_tuning = _AppycTuning("_heat_loops_persistent0", "285de25564e270be", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_heat_loops_persistent0(B, A, L, M, N, T, _appyc_config=None):
@@ -1532,7 +1542,7 @@ def _heat_slices_persistent0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_s
                 _p1_mask = _p1 < (M - 1)
                 _i = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_3d.py:43
                 _i_mask = _i < (N - 1)
-                tl.store(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _i[None, :] * B_stride2, 0.125 * (tl.load(A + (_p0 + 1) * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) + tl.load(A + (_p0 - 1) * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + 0.125 * (tl.load(A + _p0 * A_stride0 + (_p1[:, None] + 1) * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) + tl.load(A + _p0 * A_stride0 + (_p1[:, None] - 1) * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + 0.125 * (tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_i[None, :] + 1) * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_i[None, :] - 1) * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]), mask=_i_mask[None, :] & _p1_mask[:, None])  # samples/stencils_3d.py:43
+                tl.store(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _i[None, :] * B_stride2, 0.125 * _appyc_np_float(tl.load(A + (_p0 + 1) * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + tl.load(A + (_p0 - 1) * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + 0.125 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + (_p1[:, None] + 1) * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + tl.load(A + _p0 * A_stride0 + (_p1[:, None] - 1) * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + 0.125 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_i[None, :] + 1) * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_i[None, :] - 1) * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]), mask=_i_mask[None, :] & _p1_mask[:, None])  # samples/stencils_3d.py:43
         if _region == 1:
             # samples/stencils_3d.py:47: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>simd
             _n1_2 = tl.maximum((L - 1) - (1), 0)
@@ -1549,7 +1559,7 @@ def _heat_slices_persistent0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_s
                 _p1_mask = _p1 < (M - 1)
                 _i = 1 + _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_3d.py:48
                 _i_mask = _i < (N - 1)
-                tl.store(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, 0.125 * (tl.load(B + (_p0 + 1) * B_stride0 + _p1[:, None] * B_stride1 + _i[None, :] * B_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _i[None, :] * B_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) + tl.load(B + (_p0 - 1) * B_stride0 + _p1[:, None] * B_stride1 + _i[None, :] * B_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + 0.125 * (tl.load(B + _p0 * B_stride0 + (_p1[:, None] + 1) * B_stride1 + _i[None, :] * B_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _i[None, :] * B_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) + tl.load(B + _p0 * B_stride0 + (_p1[:, None] - 1) * B_stride1 + _i[None, :] * B_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + 0.125 * (tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + (_i[None, :] + 1) * B_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _i[None, :] * B_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) + tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + (_i[None, :] - 1) * B_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _i[None, :] * B_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]), mask=_i_mask[None, :] & _p1_mask[:, None])  # samples/stencils_3d.py:48
+                tl.store(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, 0.125 * _appyc_np_float(tl.load(B + (_p0 + 1) * B_stride0 + _p1[:, None] * B_stride1 + _i[None, :] * B_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * _appyc_np_float(tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _i[None, :] * B_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + tl.load(B + (_p0 - 1) * B_stride0 + _p1[:, None] * B_stride1 + _i[None, :] * B_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + 0.125 * _appyc_np_float(tl.load(B + _p0 * B_stride0 + (_p1[:, None] + 1) * B_stride1 + _i[None, :] * B_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * _appyc_np_float(tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _i[None, :] * B_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + tl.load(B + _p0 * B_stride0 + (_p1[:, None] - 1) * B_stride1 + _i[None, :] * B_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + 0.125 * _appyc_np_float(tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + (_i[None, :] + 1) * B_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * _appyc_np_float(tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _i[None, :] * B_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + (_i[None, :] - 1) * B_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _i[None, :] * B_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]), mask=_i_mask[None, :] & _p1_mask[:, None])  # samples/stencils_3d.py:48
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -2142,7 +2152,7 @@ def _heat_slices_persistent0_blocked_twin(_src, _dst, _other, L, M, N, _scratch,
                 tl.debug_barrier()
 
 
-_heat_slices_persistent0_tuning = _AppycTuning("_heat_slices_persistent0", "08910b7b7ee80ca9", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_heat_slices_persistent0_tuning = _AppycTuning("_heat_slices_persistent0", "f9c626b322af2753", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_heat_slices_persistent0(B, A, L, M, N, T, _appyc_config=None):
@@ -2199,7 +2209,7 @@ def _plane_diagonals_persistent0(B, A, L, M, N, B_stride0, B_stride1, B_stride2,
                 j_mask = j < (M - 1)
                 k = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_3d.py:62
                 k_mask = k < (N - 1)
-                tl.store(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, 0.1 * (tl.load(A + i * A_stride0 + (j[:, None] - 1) * A_stride1 + (k[None, :] - 1) * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + (j[:, None] - 1) * A_stride1 + (k[None, :] + 1) * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + (j[:, None] + 1) * A_stride1 + (k[None, :] - 1) * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + (j[:, None] + 1) * A_stride1 + (k[None, :] + 1) * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + (i - 1) * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + (i + 1) * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :])) + 0.4 * tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:63
+                tl.store(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, 0.1 * _appyc_np_float(tl.load(A + i * A_stride0 + (j[:, None] - 1) * A_stride1 + (k[None, :] - 1) * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + (j[:, None] - 1) * A_stride1 + (k[None, :] + 1) * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + (j[:, None] + 1) * A_stride1 + (k[None, :] - 1) * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + (j[:, None] + 1) * A_stride1 + (k[None, :] + 1) * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + (i - 1) * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + (i + 1) * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :])) + 0.4 * _appyc_np_float(tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :])), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:63
         if _region == 1:
             # samples/stencils_3d.py:66: #pragma parallel for
             _n1_2 = tl.maximum((L - 1) - (1), 0)
@@ -2216,7 +2226,7 @@ def _plane_diagonals_persistent0(B, A, L, M, N, B_stride0, B_stride1, B_stride2,
                 j_mask = j < (M - 1)
                 k = 1 + _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_3d.py:71
                 k_mask = k < (N - 1)
-                tl.store(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, 0.25 * (tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + (k[None, :] - 1) * B_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(B + i * B_stride0 + (j[:, None] + 1) * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :])) + 0.5 * tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :]), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:72
+                tl.store(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, 0.25 * _appyc_np_float(tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + (k[None, :] - 1) * B_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(B + i * B_stride0 + (j[:, None] + 1) * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :])) + 0.5 * _appyc_np_float(tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :])), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:72
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -2809,7 +2819,7 @@ def _plane_diagonals_persistent0_blocked_twin(_src, _dst, _other, L, M, N, _scra
                 tl.debug_barrier()
 
 
-_plane_diagonals_persistent0_tuning = _AppycTuning("_plane_diagonals_persistent0", "69a4b42eff33e9b3", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_plane_diagonals_persistent0_tuning = _AppycTuning("_plane_diagonals_persistent0", "c21866117103a1bf", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_plane_diagonals_persistent0(B, A, L, M, N, T, _appyc_config=None):
@@ -2867,7 +2877,7 @@ def _upwind_persistent0(B, A, L, M, N, c: "fp64", B_stride0, B_stride1, B_stride
                 j_mask = j < M
                 k = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_3d.py:83
                 k_mask = k < N
-                tl.store(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) - c * (3.0 * tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) - tl.load(A + (i - 1) * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) - tl.load(A + i * A_stride0 + (j[:, None] - 1) * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) - tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + (k[None, :] - 1) * A_stride2, mask=j_mask[:, None] & k_mask[None, :])), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:84
+                tl.store(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) - c * (3.0 * _appyc_np_float(tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :])) - tl.load(A + (i - 1) * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) - tl.load(A + i * A_stride0 + (j[:, None] - 1) * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) - tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + (k[None, :] - 1) * A_stride2, mask=j_mask[:, None] & k_mask[None, :])), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:84
         if _region == 1:
             # samples/stencils_3d.py:85: #pragma parallel for
             _n1_2 = tl.maximum((L) - (1), 0)
@@ -2884,7 +2894,7 @@ def _upwind_persistent0(B, A, L, M, N, c: "fp64", B_stride0, B_stride1, B_stride
                 j_mask = j < M
                 k = 1 + _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_3d.py:90
                 k_mask = k < N
-                tl.store(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :]) - c * (3.0 * tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :]) - tl.load(B + (i - 1) * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :]) - tl.load(B + i * B_stride0 + (j[:, None] - 1) * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :]) - tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + (k[None, :] - 1) * B_stride2, mask=j_mask[:, None] & k_mask[None, :])), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:91
+                tl.store(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :]) - c * (3.0 * _appyc_np_float(tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :])) - tl.load(B + (i - 1) * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :]) - tl.load(B + i * B_stride0 + (j[:, None] - 1) * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :]) - tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + (k[None, :] - 1) * B_stride2, mask=j_mask[:, None] & k_mask[None, :])), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:91
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -3477,7 +3487,7 @@ def _upwind_persistent0_blocked_twin(_src, _dst, _other, L, M, N, c: "fp64", _sc
                 tl.debug_barrier()
 
 
-_upwind_persistent0_tuning = _AppycTuning("_upwind_persistent0", "26bd764bb4261eb0", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_upwind_persistent0_tuning = _AppycTuning("_upwind_persistent0", "f2fd3a263d04d16e", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_upwind_persistent0(B, A, L, M, N, c, T, _appyc_config=None):
@@ -3535,7 +3545,7 @@ def _plane_shear_persistent0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_s
                 j_mask = j < (M - 1)
                 k = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_3d.py:102
                 k_mask = k < (N - 1)
-                tl.store(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, 0.5 * (tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + (i + 1) * A_stride0 + (j[:, None] + 1) * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :])), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:103
+                tl.store(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, 0.5 * _appyc_np_float(tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + (i + 1) * A_stride0 + (j[:, None] + 1) * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :])), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:103
         if _region == 1:
             # samples/stencils_3d.py:104: #pragma parallel for
             _n1_2 = tl.maximum((L - 1) - (1), 0)
@@ -3552,13 +3562,13 @@ def _plane_shear_persistent0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_s
                 j_mask = j < (M - 1)
                 k = 1 + _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_3d.py:109
                 k_mask = k < (N - 1)
-                tl.store(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, 0.5 * (tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(B + (i - 1) * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :])), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:110
+                tl.store(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, 0.5 * _appyc_np_float(tl.load(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(B + (i - 1) * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :])), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:110
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_plane_shear_persistent0_tuning = _AppycTuning("_plane_shear_persistent0", "64ca198e5555c751", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_plane_shear_persistent0_tuning = _AppycTuning("_plane_shear_persistent0", "025629950faf2b47", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_plane_shear_persistent0(B, A, L, M, N, T, _appyc_config=None):
@@ -3614,7 +3624,7 @@ def _three_phases_persistent0(B, A, C, L, M, N, B_stride0, B_stride1, B_stride2,
                 j_mask = j < (M - 1)
                 k = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_3d.py:121
                 k_mask = k < (N - 1)
-                tl.store(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, 0.5 * (tl.load(A + (i - 1) * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + (i + 1) * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :])), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:122
+                tl.store(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, 0.5 * _appyc_np_float(tl.load(A + (i - 1) * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + (i + 1) * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :])), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:122
         if _region == 1:
             # samples/stencils_3d.py:123: #pragma parallel for
             _n1_2 = tl.maximum((L - 1) - (1), 0)
@@ -3631,7 +3641,7 @@ def _three_phases_persistent0(B, A, C, L, M, N, B_stride0, B_stride1, B_stride2,
                 j_mask = j < (M - 1)
                 k = 1 + _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_3d.py:128
                 k_mask = k < (N - 1)
-                tl.store(C + i * C_stride0 + j[:, None] * C_stride1 + k[None, :] * C_stride2, 0.5 * (tl.load(B + i * B_stride0 + (j[:, None] - 1) * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(B + i * B_stride0 + (j[:, None] + 1) * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :])), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:129
+                tl.store(C + i * C_stride0 + j[:, None] * C_stride1 + k[None, :] * C_stride2, 0.5 * _appyc_np_float(tl.load(B + i * B_stride0 + (j[:, None] - 1) * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(B + i * B_stride0 + (j[:, None] + 1) * B_stride1 + k[None, :] * B_stride2, mask=j_mask[:, None] & k_mask[None, :])), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:129
         if _region == 2:
             # samples/stencils_3d.py:130: #pragma parallel for
             _n2_2 = tl.maximum((L - 1) - (1), 0)
@@ -3648,13 +3658,13 @@ def _three_phases_persistent0(B, A, C, L, M, N, B_stride0, B_stride1, B_stride2,
                 j_mask = j < (M - 1)
                 k = 1 + _pid2_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_3d.py:135
                 k_mask = k < (N - 1)
-                tl.store(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, 0.5 * (tl.load(C + i * C_stride0 + j[:, None] * C_stride1 + (k[None, :] - 1) * C_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(C + i * C_stride0 + j[:, None] * C_stride1 + (k[None, :] + 1) * C_stride2, mask=j_mask[:, None] & k_mask[None, :])), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:136
+                tl.store(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, 0.5 * _appyc_np_float(tl.load(C + i * C_stride0 + j[:, None] * C_stride1 + (k[None, :] - 1) * C_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(C + i * C_stride0 + j[:, None] * C_stride1 + (k[None, :] + 1) * C_stride2, mask=j_mask[:, None] & k_mask[None, :])), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:136
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_three_phases_persistent0_tuning = _AppycTuning("_three_phases_persistent0", "7055ddd7b2563313", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_three_phases_persistent0_tuning = _AppycTuning("_three_phases_persistent0", "72ae03c3a1c3b3ad", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_three_phases_persistent0(B, A, L, M, N, C, T, _appyc_config=None):
@@ -3742,7 +3752,7 @@ def _heat_swap_persistent0(B, A, L, M, N, B_stride0, A_stride0, B_stride1, A_str
                 j_mask = j < (M - 1)
                 k = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_3d.py:148
                 k_mask = k < (N - 1)
-                tl.store(_B_now + i * _B_now_stride0 + j[:, None] * _B_now_stride1 + k[None, :] * _B_now_stride2, tl.load(_A_now + i * _A_now_stride0 + j[:, None] * _A_now_stride1 + k[None, :] * _A_now_stride2, mask=j_mask[:, None] & k_mask[None, :]) + 0.1 * (tl.load(_A_now + (i - 1) * _A_now_stride0 + j[:, None] * _A_now_stride1 + k[None, :] * _A_now_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(_A_now + (i + 1) * _A_now_stride0 + j[:, None] * _A_now_stride1 + k[None, :] * _A_now_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(_A_now + i * _A_now_stride0 + (j[:, None] - 1) * _A_now_stride1 + k[None, :] * _A_now_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(_A_now + i * _A_now_stride0 + (j[:, None] + 1) * _A_now_stride1 + k[None, :] * _A_now_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(_A_now + i * _A_now_stride0 + j[:, None] * _A_now_stride1 + (k[None, :] - 1) * _A_now_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(_A_now + i * _A_now_stride0 + j[:, None] * _A_now_stride1 + (k[None, :] + 1) * _A_now_stride2, mask=j_mask[:, None] & k_mask[None, :]) - 6.0 * tl.load(_A_now + i * _A_now_stride0 + j[:, None] * _A_now_stride1 + k[None, :] * _A_now_stride2, mask=j_mask[:, None] & k_mask[None, :])), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:149
+                tl.store(_B_now + i * _B_now_stride0 + j[:, None] * _B_now_stride1 + k[None, :] * _B_now_stride2, tl.load(_A_now + i * _A_now_stride0 + j[:, None] * _A_now_stride1 + k[None, :] * _A_now_stride2, mask=j_mask[:, None] & k_mask[None, :]) + 0.1 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0 + j[:, None] * _A_now_stride1 + k[None, :] * _A_now_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(_A_now + (i + 1) * _A_now_stride0 + j[:, None] * _A_now_stride1 + k[None, :] * _A_now_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(_A_now + i * _A_now_stride0 + (j[:, None] - 1) * _A_now_stride1 + k[None, :] * _A_now_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(_A_now + i * _A_now_stride0 + (j[:, None] + 1) * _A_now_stride1 + k[None, :] * _A_now_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(_A_now + i * _A_now_stride0 + j[:, None] * _A_now_stride1 + (k[None, :] - 1) * _A_now_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(_A_now + i * _A_now_stride0 + j[:, None] * _A_now_stride1 + (k[None, :] + 1) * _A_now_stride2, mask=j_mask[:, None] & k_mask[None, :]) - 6.0 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0 + j[:, None] * _A_now_stride1 + k[None, :] * _A_now_stride2, mask=j_mask[:, None] & k_mask[None, :]))), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:149
         if _region == 1:
             if _which_A == 0:
                 _A_now = B
@@ -4608,7 +4618,7 @@ def _heat_swap_persistent0_blocked_twin(_src, _dst, _other, L, M, N, _scratch, _
                 tl.debug_barrier()
 
 
-_heat_swap_persistent0_tuning = _AppycTuning("_heat_swap_persistent0", "7870d1154563e6dc", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_heat_swap_persistent0_tuning = _AppycTuning("_heat_swap_persistent0", "a48d44df7ebed303", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_heat_swap_persistent0(L, M, N, B, A, T, _appyc_config=None):
@@ -4723,7 +4733,7 @@ def _heat_swap_bare_persistent0(B, A, L, M, N, B_stride0, A_stride0, B_stride1, 
             j_mask = j < (M - 1)
             k = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/stencils_3d.py:171
             k_mask = k < (N - 1)
-            tl.store(_B_now + i * _B_now_stride0 + j[:, None] * _B_now_stride1 + k[None, :] * _B_now_stride2, 0.5 * tl.load(_A_now + i * _A_now_stride0 + j[:, None] * _A_now_stride1 + k[None, :] * _A_now_stride2, mask=j_mask[:, None] & k_mask[None, :]) + 0.25 * (tl.load(_A_now + (i - 1) * _A_now_stride0 + j[:, None] * _A_now_stride1 + k[None, :] * _A_now_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(_A_now + i * _A_now_stride0 + j[:, None] * _A_now_stride1 + (k[None, :] + 1) * _A_now_stride2, mask=j_mask[:, None] & k_mask[None, :])), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:172
+            tl.store(_B_now + i * _B_now_stride0 + j[:, None] * _B_now_stride1 + k[None, :] * _B_now_stride2, 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0 + j[:, None] * _A_now_stride1 + k[None, :] * _A_now_stride2, mask=j_mask[:, None] & k_mask[None, :])) + 0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0 + j[:, None] * _A_now_stride1 + k[None, :] * _A_now_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(_A_now + i * _A_now_stride0 + j[:, None] * _A_now_stride1 + (k[None, :] + 1) * _A_now_stride2, mask=j_mask[:, None] & k_mask[None, :])), mask=j_mask[:, None] & k_mask[None, :])  # samples/stencils_3d.py:172
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -5317,7 +5327,7 @@ def _heat_swap_bare_persistent0_blocked_twin(_src, _dst, _other, L, M, N, _scrat
                 tl.debug_barrier()
 
 
-_heat_swap_bare_persistent0_tuning = _AppycTuning("_heat_swap_bare_persistent0", "76cd2d81f18a8277", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_heat_swap_bare_persistent0_tuning = _AppycTuning("_heat_swap_bare_persistent0", "1ff0033ca2ee7b74", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_heat_swap_bare_persistent0(L, M, N, B, A, T, _appyc_config=None):

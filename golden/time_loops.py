@@ -903,6 +903,16 @@ def _appyc_grid_barrier(counter, target):
     tl.debug_barrier()
 
 
+@triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
 def _jacobi_1d_persistent0(B, A, N, B_stride0, A_stride0, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
@@ -920,14 +930,14 @@ def _jacobi_1d_persistent0(B, A, N, B_stride0, A_stride0, _phase_lo, _phase_hi, 
             for _vp in range(_pid, _n0_0, _nprog):
                 i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/time_loops.py:19
                 i_mask = i < (N - 1)
-                tl.store(B + i * B_stride0, 0.33333 * (tl.load(A + (i - 1) * A_stride0, mask=i_mask) + tl.load(A + i * A_stride0, mask=i_mask) + tl.load(A + (i + 1) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/time_loops.py:20
+                tl.store(B + i * B_stride0, 0.33333 * _appyc_np_float(tl.load(A + (i - 1) * A_stride0, mask=i_mask) + tl.load(A + i * A_stride0, mask=i_mask) + tl.load(A + (i + 1) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/time_loops.py:20
         if _region == 1:
             # samples/time_loops.py:21: #pragma parallel for simd
             _n1_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
                 i = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/time_loops.py:22
                 i_mask = i < (N - 1)
-                tl.store(A + i * A_stride0, 0.33333 * (tl.load(B + (i - 1) * B_stride0, mask=i_mask) + tl.load(B + i * B_stride0, mask=i_mask) + tl.load(B + (i + 1) * B_stride0, mask=i_mask)), mask=i_mask)  # samples/time_loops.py:23
+                tl.store(A + i * A_stride0, 0.33333 * _appyc_np_float(tl.load(B + (i - 1) * B_stride0, mask=i_mask) + tl.load(B + i * B_stride0, mask=i_mask) + tl.load(B + (i + 1) * B_stride0, mask=i_mask)), mask=i_mask)  # samples/time_loops.py:23
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1058,7 +1068,7 @@ def _jacobi_1d_persistent0_blocked_gluon(B, A, _scratch_B, _scratch_A, N, _n, _s
                 gl.thread_barrier()
 
 
-_jacobi_1d_persistent0_tuning = _AppycTuning("_jacobi_1d_persistent0", "28824b0984d8c058", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_jacobi_1d_persistent0_tuning = _AppycTuning("_jacobi_1d_persistent0", "1ebaced702036804", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_jacobi_1d_persistent0(B, A, N, TSTEPS, _appyc_config=None):
@@ -1103,14 +1113,14 @@ def _smooth_1d_slices_persistent0(B, A, N, alpha: "fp64", B_stride0, A_stride0, 
             for _vp in range(_pid, _n0_0, _nprog):
                 _p0 = 2 + _vp * MVL + tl.arange(0, MVL)  # samples/time_loops.py:30
                 _p0_mask = _p0 < (N - 2)
-                tl.store(B + _p0 * B_stride0, alpha * (tl.load(A + (_p0 - 2) * A_stride0, mask=_p0_mask) + tl.load(A + (_p0 + 2) * A_stride0, mask=_p0_mask)) + (1.0 - 2.0 * alpha) * tl.load(A + _p0 * A_stride0, mask=_p0_mask) / 1.5, mask=_p0_mask)  # samples/time_loops.py:31
+                tl.store(B + _p0 * B_stride0, alpha * (tl.load(A + (_p0 - 2) * A_stride0, mask=_p0_mask) + tl.load(A + (_p0 + 2) * A_stride0, mask=_p0_mask)) + _appyc_np_float((1.0 - 2.0 * alpha) * tl.load(A + _p0 * A_stride0, mask=_p0_mask)) / 1.5, mask=_p0_mask)  # samples/time_loops.py:31
         if _region == 1:
             # samples/time_loops.py:32: #pragma 1:N-1=>parallel
             _n1_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
                 _p0 = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/time_loops.py:32
                 _p0_mask = _p0 < (N - 1)
-                tl.store(A + _p0 * A_stride0, 0.5 * (tl.load(B + (_p0 - 1) * B_stride0, mask=_p0_mask) - tl.load(B + (_p0 + 1) * B_stride0, mask=_p0_mask)) + tl.load(B + _p0 * B_stride0, mask=_p0_mask), mask=_p0_mask)  # samples/time_loops.py:33
+                tl.store(A + _p0 * A_stride0, 0.5 * _appyc_np_float(tl.load(B + (_p0 - 1) * B_stride0, mask=_p0_mask) - tl.load(B + (_p0 + 1) * B_stride0, mask=_p0_mask)) + tl.load(B + _p0 * B_stride0, mask=_p0_mask), mask=_p0_mask)  # samples/time_loops.py:33
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1241,7 +1251,7 @@ def _smooth_1d_slices_persistent0_blocked_gluon(B, A, _scratch_B, _scratch_A, N,
                 gl.thread_barrier()
 
 
-_smooth_1d_slices_persistent0_tuning = _AppycTuning("_smooth_1d_slices_persistent0", "33d55d8daa9e9c0e", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_smooth_1d_slices_persistent0_tuning = _AppycTuning("_smooth_1d_slices_persistent0", "dcdd18ae06c9adf7", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_smooth_1d_slices_persistent0(B, A, N, alpha, T, _appyc_config=None):
@@ -1341,14 +1351,14 @@ def _independent_phases_persistent0(X, Y, Z, N, X_stride0, Y_stride0, Z_stride0,
             for _vp in range(_pid, _n0_0, _nprog):
                 i = _vp * MVL + tl.arange(0, MVL)  # samples/time_loops.py:51
                 i_mask = i < N
-                tl.store(X + i * X_stride0, tl.load(X + i * X_stride0, mask=i_mask) * 0.9 + 0.1, mask=i_mask)  # samples/time_loops.py:52
+                tl.store(X + i * X_stride0, _appyc_np_float(_appyc_np_float(tl.load(X + i * X_stride0, mask=i_mask)) * 0.9) + 0.1, mask=i_mask)  # samples/time_loops.py:52
         if _region == 1:
             # samples/time_loops.py:53: #pragma parallel for simd
             _n1_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
                 i = _vp1 * MVL + tl.arange(0, MVL)  # samples/time_loops.py:54
                 i_mask = i < N
-                tl.store(Y + i * Y_stride0, tl.load(Y + i * Y_stride0, mask=i_mask) * 0.5 - 0.25, mask=i_mask)  # samples/time_loops.py:55
+                tl.store(Y + i * Y_stride0, _appyc_np_float(_appyc_np_float(tl.load(Y + i * Y_stride0, mask=i_mask)) * 0.5) - 0.25, mask=i_mask)  # samples/time_loops.py:55
         if _region == 2:
             # samples/time_loops.py:56: #pragma parallel for simd
             _n2_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
@@ -1362,7 +1372,7 @@ def _independent_phases_persistent0(X, Y, Z, N, X_stride0, Y_stride0, Z_stride0,
                 _appyc_grid_barrier(_sync, _arrived)
 
 
-_independent_phases_persistent0_tuning = _AppycTuning("_independent_phases_persistent0", "4cfd9ed562a4acfb", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_independent_phases_persistent0_tuning = _AppycTuning("_independent_phases_persistent0", "8e7a40d50af5772b", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_independent_phases_persistent0(X, N, Y, Z, T, _appyc_config=None):
@@ -1406,7 +1416,7 @@ def _shifted_steps_persistent0(X, Y, N, X_stride0, Y_stride0, _t_start, _t_step,
             for _vp in range(_pid, _n0_0, _nprog):
                 i = _vp * MVL + tl.arange(0, MVL)  # samples/time_loops.py:64
                 i_mask = i < N
-                tl.store(X + i * X_stride0, tl.load(X + i * X_stride0, mask=i_mask) * 0.5 + t, mask=i_mask)  # samples/time_loops.py:65
+                tl.store(X + i * X_stride0, _appyc_np_float(tl.load(X + i * X_stride0, mask=i_mask)) * 0.5 + t, mask=i_mask)  # samples/time_loops.py:65
         if _region == 1:
             # samples/time_loops.py:66: #pragma parallel for
             _n1_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
@@ -1419,7 +1429,7 @@ def _shifted_steps_persistent0(X, Y, N, X_stride0, Y_stride0, _t_start, _t_step,
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_shifted_steps_persistent0_tuning = _AppycTuning("_shifted_steps_persistent0", "a0ea12e0b87810b2", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_shifted_steps_persistent0_tuning = _AppycTuning("_shifted_steps_persistent0", "288e37c3f20c8f79", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_shifted_steps_persistent0(X, N, Y, T0, T, _appyc_config=None):
@@ -1461,7 +1471,7 @@ def _prefix_steps_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, MVL:
             if _pid == 0:
                 for i in range(1, N, 1):  # samples/time_loops.py:74
                     tl.debug_barrier()
-                    tl.store(A + i * A_stride0, tl.load(A + i * A_stride0) + tl.load(A + (i - 1) * A_stride0) * 0.5)  # samples/time_loops.py:75
+                    tl.store(A + i * A_stride0, tl.load(A + i * A_stride0) + _appyc_np_float(tl.load(A + (i - 1) * A_stride0)) * 0.5)  # samples/time_loops.py:75
                     tl.debug_barrier()
         if _region == 1:
             # samples/time_loops.py:76: #pragma parallel for simd
@@ -1469,13 +1479,13 @@ def _prefix_steps_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, MVL:
             for _vp in range(_pid, _n1_0, _nprog):
                 i = _vp * MVL + tl.arange(0, MVL)  # samples/time_loops.py:77
                 i_mask = i < N
-                tl.store(A + i * A_stride0, tl.load(A + i * A_stride0, mask=i_mask) * 0.5, mask=i_mask)  # samples/time_loops.py:78
+                tl.store(A + i * A_stride0, _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) * 0.5, mask=i_mask)  # samples/time_loops.py:78
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_prefix_steps_persistent0_tuning = _AppycTuning("_prefix_steps_persistent0", "02518585ba6909b0", (256, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_prefix_steps_persistent0_tuning = _AppycTuning("_prefix_steps_persistent0", "b7d84f0fcba16d6e", (256, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_prefix_steps_persistent0(A, N, T, _appyc_config=None):
@@ -1524,7 +1534,7 @@ def _smooth_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride
                 i_mask = i < (M - 1)
                 j = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/time_loops.py:86
                 j_mask = j < (N - 1)
-                tl.store(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, 0.25 * (tl.load(A + (i[:, None] - 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + (i[:, None] + 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + i[:, None] * A_stride0 + (j[None, :] - 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + i[:, None] * A_stride0 + (j[None, :] + 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/time_loops.py:87
+                tl.store(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, 0.25 * _appyc_np_float(tl.load(A + (i[:, None] - 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + (i[:, None] + 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + i[:, None] * A_stride0 + (j[None, :] - 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + i[:, None] * A_stride0 + (j[None, :] + 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/time_loops.py:87
         if _region == 1:
             # samples/time_loops.py:88: #pragma parallel for
             _n1_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
@@ -1736,7 +1746,7 @@ def _smooth_2d_persistent0_blocked_twin(_src, _dst, _other, M, N, _scratch, _row
     tl.store(_dst + _at, tl.load(_buf + _tile + 0), mask=_own)
 
 
-_smooth_2d_persistent0_tuning = _AppycTuning("_smooth_2d_persistent0", "a5309af5af334447", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_smooth_2d_persistent0_tuning = _AppycTuning("_smooth_2d_persistent0", "70b872c43c2a6f47", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_smooth_2d_persistent0(B, A, M, N, T, _appyc_config=None):
@@ -1796,7 +1806,7 @@ def _yee_steps_persistent0(ey, fict, hz, ex, N, M, ey_stride0, ey_stride1, fict_
                 i_mask = i < M
                 j = _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/time_loops.py:106
                 j_mask = j < N
-                tl.store(ey + i[:, None] * ey_stride0 + j[None, :] * ey_stride1, tl.load(ey + i[:, None] * ey_stride0 + j[None, :] * ey_stride1, mask=i_mask[:, None] & j_mask[None, :]) - 0.5 * (tl.load(hz + i[:, None] * hz_stride0 + j[None, :] * hz_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(hz + (i[:, None] - 1) * hz_stride0 + j[None, :] * hz_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/time_loops.py:107
+                tl.store(ey + i[:, None] * ey_stride0 + j[None, :] * ey_stride1, tl.load(ey + i[:, None] * ey_stride0 + j[None, :] * ey_stride1, mask=i_mask[:, None] & j_mask[None, :]) - 0.5 * _appyc_np_float(tl.load(hz + i[:, None] * hz_stride0 + j[None, :] * hz_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(hz + (i[:, None] - 1) * hz_stride0 + j[None, :] * hz_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/time_loops.py:107
         if _region == 2:
             # samples/time_loops.py:108: #pragma parallel for
             _n2_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)
@@ -1809,7 +1819,7 @@ def _yee_steps_persistent0(ey, fict, hz, ex, N, M, ey_stride0, ey_stride1, fict_
                 i_mask = i < M
                 j = 1 + _pid2_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/time_loops.py:111
                 j_mask = j < N
-                tl.store(ex + i[:, None] * ex_stride0 + j[None, :] * ex_stride1, tl.load(ex + i[:, None] * ex_stride0 + j[None, :] * ex_stride1, mask=i_mask[:, None] & j_mask[None, :]) - 0.5 * (tl.load(hz + i[:, None] * hz_stride0 + j[None, :] * hz_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(hz + i[:, None] * hz_stride0 + (j[None, :] - 1) * hz_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/time_loops.py:112
+                tl.store(ex + i[:, None] * ex_stride0 + j[None, :] * ex_stride1, tl.load(ex + i[:, None] * ex_stride0 + j[None, :] * ex_stride1, mask=i_mask[:, None] & j_mask[None, :]) - 0.5 * _appyc_np_float(tl.load(hz + i[:, None] * hz_stride0 + j[None, :] * hz_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(hz + i[:, None] * hz_stride0 + (j[None, :] - 1) * hz_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/time_loops.py:112
         if _region == 3:
             # samples/time_loops.py:113: #pragma parallel for
             _n3_1 = tl.maximum(tl.cdiv((M - 1) - (0), ROW_BLOCK), 0)
@@ -1822,14 +1832,14 @@ def _yee_steps_persistent0(ey, fict, hz, ex, N, M, ey_stride0, ey_stride1, fict_
                 i_mask = i < (M - 1)
                 j = _pid3_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/time_loops.py:116
                 j_mask = j < (N - 1)
-                tl.store(hz + i[:, None] * hz_stride0 + j[None, :] * hz_stride1, tl.load(hz + i[:, None] * hz_stride0 + j[None, :] * hz_stride1, mask=i_mask[:, None] & j_mask[None, :]) - 0.7 * (tl.load(ex + i[:, None] * ex_stride0 + (j[None, :] + 1) * ex_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(ex + i[:, None] * ex_stride0 + j[None, :] * ex_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(ey + (i[:, None] + 1) * ey_stride0 + j[None, :] * ey_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(ey + i[:, None] * ey_stride0 + j[None, :] * ey_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/time_loops.py:117
+                tl.store(hz + i[:, None] * hz_stride0 + j[None, :] * hz_stride1, tl.load(hz + i[:, None] * hz_stride0 + j[None, :] * hz_stride1, mask=i_mask[:, None] & j_mask[None, :]) - 0.7 * _appyc_np_float(tl.load(ex + i[:, None] * ex_stride0 + (j[None, :] + 1) * ex_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(ex + i[:, None] * ex_stride0 + j[None, :] * ex_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(ey + (i[:, None] + 1) * ey_stride0 + j[None, :] * ey_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(ey + i[:, None] * ey_stride0 + j[None, :] * ey_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/time_loops.py:117
         if GRID_SYNC:
             if (_region == 2) | (_region == 3):
                 _arrived += _nprog
                 _appyc_grid_barrier(_sync, _arrived)
 
 
-_yee_steps_persistent0_tuning = _AppycTuning("_yee_steps_persistent0", "9f1ddbff86ee3fb9", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_yee_steps_persistent0_tuning = _AppycTuning("_yee_steps_persistent0", "689fb7ade88ad3d7", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_yee_steps_persistent0(ey, fict, N, hz, M, ex, T, _appyc_config=None):
@@ -1877,7 +1887,7 @@ def _host_code_in_loop_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync,
         for _vp in range(_pid, _n0_0, _nprog):
             i = _vp * MVL + tl.arange(0, MVL)  # samples/time_loops.py:124
             i_mask = i < N
-            tl.store(A + i * A_stride0, tl.load(A + i * A_stride0, mask=i_mask) * scale + 1.0, mask=i_mask)  # samples/time_loops.py:125
+            tl.store(A + i * A_stride0, _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask) * scale) + 1.0, mask=i_mask)  # samples/time_loops.py:125
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1885,7 +1895,7 @@ def _host_code_in_loop_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync,
         tl.store(_carried + 0, (scale).to(tl.float64))
 
 
-_host_code_in_loop_persistent0_tuning = _AppycTuning("_host_code_in_loop_persistent0", "991ee2c67991209e", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_host_code_in_loop_persistent0_tuning = _AppycTuning("_host_code_in_loop_persistent0", "1519ef425b1bb77d", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_host_code_in_loop_persistent0(A, N, T, _appyc_config=None):

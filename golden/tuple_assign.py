@@ -593,6 +593,16 @@ def _appyc_remember(entry, config):
         warnings.warn(f"appyc: cannot write the tuning cache {path}: {e}")
 
 
+@triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
 
 @triton.jit
 def _csr_rows_kernel0(ptr, vals, v, cols, out, nrows, ptr_stride0, vals_stride0, v_stride0, cols_stride0, out_stride0, MVL: tl.constexpr):
@@ -720,10 +730,10 @@ def _scale_by_norm_kernel0(y, x, norm: "fp64", y_stride0, x_stride0, x_shape0, M
     # samples/tuple_assign.py:49: #pragma parallel for simd
     i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/tuple_assign.py:50
     i_mask = i < x_shape0
-    tl.store(y + i * y_stride0, tl.load(x + i * x_stride0, mask=i_mask) / norm, mask=i_mask)  # samples/tuple_assign.py:51
+    tl.store(y + i * y_stride0, _appyc_np_float(tl.load(x + i * x_stride0, mask=i_mask)) / norm, mask=i_mask)  # samples/tuple_assign.py:51
 
 
-_scale_by_norm_kernel0_tuning = _AppycTuning("_scale_by_norm_kernel0", "c9af71741a2d1283", (1024, 4), _APPYC_CANDIDATES)
+_scale_by_norm_kernel0_tuning = _AppycTuning("_scale_by_norm_kernel0", "3d1ce3c261f6605a", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_scale_by_norm_kernel0(y, x, norm, _appyc_config=None):

@@ -597,6 +597,16 @@ def _appyc_trip(start, stop, step):
     return len(range(int(start), int(stop), int(step)))
 
 
+@triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
 
 @triton.jit
 def _vadd_strips_kernel0(C, A, B, N, C_stride0, A_stride0, B_stride0, MVL: tl.constexpr):
@@ -641,10 +651,10 @@ def _row_scale_kernel0(y, A, s, M, N, y_stride0, y_stride1, A_stride0, A_stride1
     for j0 in range(0, N, MVL):  # samples/vidx_manual.py:20
         vj = j0 + tl.arange(0, MVL)  # samples/vidx_manual.py:21
         vj_mask = vj < N
-        tl.store(y + i * y_stride0 + vj * y_stride1, tl.load(A + i * A_stride0 + vj * A_stride1, mask=vj_mask) * tl.load(s + i * s_stride0) + 1.0, mask=vj_mask)  # samples/vidx_manual.py:22
+        tl.store(y + i * y_stride0 + vj * y_stride1, _appyc_np_float(tl.load(A + i * A_stride0 + vj * A_stride1, mask=vj_mask) * tl.load(s + i * s_stride0)) + 1.0, mask=vj_mask)  # samples/vidx_manual.py:22
 
 
-_row_scale_kernel0_tuning = _AppycTuning("_row_scale_kernel0", "80873457d785c2ea", (256, 4), _APPYC_CANDIDATES)
+_row_scale_kernel0_tuning = _AppycTuning("_row_scale_kernel0", "f463e31b3e98775f", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_row_scale_kernel0(y, A, s, M, N, _appyc_config=None):

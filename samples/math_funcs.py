@@ -39,3 +39,12 @@ def inf_cap(X, Y, N):
     #pragma parallel for simd
     for i in range(N):
         Y[i] = np.where(X[i] > 1.0, float('inf'), X[i])
+
+
+def counts_as_floats(K, D, Y, Z, n):
+    # Integer arrays meeting a float literal or a true division compute in float64 in NumPy,
+    # whatever the arrays' widths; the destination's dtype then rounds once.
+    #pragma parallel for simd
+    for i in range(n):
+        Y[i] = K[i] * 0.1 + K[i] / D[i]
+        Z[i] = 2.5 - K[i] / n

@@ -445,6 +445,16 @@ def _appyc_grid_barrier(counter, target):
     tl.debug_barrier()
 
 
+@triton.jit
+def _appyc_np_float(v):
+    # An array's element meeting a Python float or a true division, as NumPy computes with it:
+    # integers and bools in float64, floats as they are (Triton would take fp32 for integers).
+    if v.dtype.is_floating():
+        return v
+    else:
+        return v.to(tl.float64)
+
+
 # --- Multi-GPU: NVSHMEM from Triton ---------------------------------------------------------
 # One process per GPU (torchrun). Device calls are extern functions resolved against NVSHMEM's
 # libnvshmem_device.bc (pointers as int64, void results as an unused int32). Every function whose
@@ -1129,7 +1139,7 @@ def _heat_rows_persistent0(U, got_u, V, got_v, R, south, north, C, c: "fp64", U_
                 _p0_mask = _p0 < (R - 1)
                 _p1 = 1 + _pid4_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # bench/nvshmem_heldout/heat_rows.py:37
                 _p1_mask = _p1 < (C - 1)
-                tl.store(V + _p0[:, None] * V_stride0 + _p1[None, :] * V_stride1, tl.load(U + _p0[:, None] * U_stride0 + _p1[None, :] * U_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + c * (tl.load(U + (_p0[:, None] - 1) * U_stride0 + _p1[None, :] * U_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(U + (_p0[:, None] + 1) * U_stride0 + _p1[None, :] * U_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(U + _p0[:, None] * U_stride0 + (_p1[None, :] - 1) * U_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(U + _p0[:, None] * U_stride0 + (_p1[None, :] + 1) * U_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) - 4.0 * tl.load(U + _p0[:, None] * U_stride0 + _p1[None, :] * U_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # bench/nvshmem_heldout/heat_rows.py:38
+                tl.store(V + _p0[:, None] * V_stride0 + _p1[None, :] * V_stride1, tl.load(U + _p0[:, None] * U_stride0 + _p1[None, :] * U_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + c * (tl.load(U + (_p0[:, None] - 1) * U_stride0 + _p1[None, :] * U_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(U + (_p0[:, None] + 1) * U_stride0 + _p1[None, :] * U_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(U + _p0[:, None] * U_stride0 + (_p1[None, :] - 1) * U_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(U + _p0[:, None] * U_stride0 + (_p1[None, :] + 1) * U_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) - 4.0 * _appyc_np_float(tl.load(U + _p0[:, None] * U_stride0 + _p1[None, :] * U_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]))), mask=_p0_mask[:, None] & _p1_mask[None, :])  # bench/nvshmem_heldout/heat_rows.py:38
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog
@@ -1164,7 +1174,7 @@ def _heat_rows_persistent0(U, got_u, V, got_v, R, south, north, C, c: "fp64", U_
                 _p0_mask = _p0 < (R - 1)
                 _p1 = 1 + _pid9_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # bench/nvshmem_heldout/heat_rows.py:44
                 _p1_mask = _p1 < (C - 1)
-                tl.store(U + _p0[:, None] * U_stride0 + _p1[None, :] * U_stride1, tl.load(V + _p0[:, None] * V_stride0 + _p1[None, :] * V_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + c * (tl.load(V + (_p0[:, None] - 1) * V_stride0 + _p1[None, :] * V_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(V + (_p0[:, None] + 1) * V_stride0 + _p1[None, :] * V_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(V + _p0[:, None] * V_stride0 + (_p1[None, :] - 1) * V_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(V + _p0[:, None] * V_stride0 + (_p1[None, :] + 1) * V_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) - 4.0 * tl.load(V + _p0[:, None] * V_stride0 + _p1[None, :] * V_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])), mask=_p0_mask[:, None] & _p1_mask[None, :])  # bench/nvshmem_heldout/heat_rows.py:45
+                tl.store(U + _p0[:, None] * U_stride0 + _p1[None, :] * U_stride1, tl.load(V + _p0[:, None] * V_stride0 + _p1[None, :] * V_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + c * (tl.load(V + (_p0[:, None] - 1) * V_stride0 + _p1[None, :] * V_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(V + (_p0[:, None] + 1) * V_stride0 + _p1[None, :] * V_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(V + _p0[:, None] * V_stride0 + (_p1[None, :] - 1) * V_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) + tl.load(V + _p0[:, None] * V_stride0 + (_p1[None, :] + 1) * V_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]) - 4.0 * _appyc_np_float(tl.load(V + _p0[:, None] * V_stride0 + _p1[None, :] * V_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :]))), mask=_p0_mask[:, None] & _p1_mask[None, :])  # bench/nvshmem_heldout/heat_rows.py:45
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog

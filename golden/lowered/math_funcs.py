@@ -49,3 +49,14 @@ def inf_cap(X, Y, N):
     for i in range(0, N, 1):
         i = appy.vidx(i, appy.MVL, N)
         Y[i] = np.where(X[i] > 1.0, float('inf'), X[i])
+
+
+def counts_as_floats(K, D, Y, Z, n):
+    # Integer arrays meeting a float literal or a true division compute in float64 in NumPy,
+    # whatever the arrays' widths; the destination's dtype then rounds once.
+    # _counts_as_floats_kernel0
+    #pragma parallel for simd
+    for i in range(0, n, 1):
+        i = appy.vidx(i, appy.MVL, n)
+        Y[i] = K[i] * 0.1 + K[i] / D[i]
+        Z[i] = 2.5 - K[i] / n

@@ -31,6 +31,8 @@ pub struct PreludeUses {
     pub maximum: bool,
     pub minimum: bool,
     pub fill_dtype: bool,
+    /// An array element meets a float (`codegen/triton/expr.rs`, `Widen::NumpyFloat`).
+    pub np_float: bool,
     pub masked_max: bool,
     pub masked_min: bool,
     pub lowest_like: bool,
@@ -70,6 +72,7 @@ impl PreludeUses {
             maximum: calls("_appyc_maximum"),
             minimum: calls("_appyc_minimum"),
             fill_dtype: calls("_appyc_fill_dtype"),
+            np_float: calls("_appyc_np_float"),
             masked_max: calls("_appyc_masked_max"),
             masked_min: calls("_appyc_masked_min"),
             lowest_like: calls("_appyc_lowest_like"),

@@ -481,10 +481,40 @@ mod tests {
         assert!(
             has_line(
                 &k,
-                "tl.store(B + i * B_stride0, tl.load(A + i * A_stride0, mask=i_mask) * 2.0, mask=i_mask)"
+                "tl.store(B + i * B_stride0, _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) * 2.0, mask=i_mask)"
             ),
             "{k}"
         );
+    }
+
+    #[test]
+    fn array_elements_meeting_a_float_compute_as_numpy_does() {
+        // NumPy: an integer array times a Python float, or divided, is float64; a Python int
+        // (the loop variable) divided by a float array keeps the array's type.
+        let k = kernel_of(
+            "def f(K, D, X, Y, Z, W, N):\n    #pragma parallel for simd\n    for i in range(N):\n        Y[i] = K[i] * 0.5 + i * 0.5\n        Z[i] = 1.5 - K[i] / D[i]\n        W[i] = i / X[i] + K[i] * N\n",
+            "f",
+        );
+        let load = |a: &str| format!("tl.load({a} + i * {a}_stride0, mask=i_mask)");
+        for line in [
+            format!(
+                "tl.store(Y + i * Y_stride0, _appyc_np_float({}) * 0.5 + i.to(tl.float64) * 0.5, mask=i_mask)",
+                load("K")
+            ),
+            // The quotient is a float already: not converted again.
+            format!(
+                "tl.store(Z + i * Z_stride0, 1.5 - _appyc_np_float({}) / _appyc_np_float({}), mask=i_mask)",
+                load("K"),
+                load("D")
+            ),
+            format!(
+                "tl.store(W + i * W_stride0, i / _appyc_np_float({}) + {} * N, mask=i_mask)",
+                load("X"),
+                load("K")
+            ),
+        ] {
+            assert!(has_line(&k, &line), "{line}\n{k}");
+        }
     }
 
     #[test]

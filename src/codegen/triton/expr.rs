@@ -5,16 +5,52 @@
 //! - Printed by precedence (`expr_prec`), parenthesised only where needed; a left-associated
 //!   chain prints in linear time.
 //! - NumPy's float64 arithmetic on integers is kept: an integer operand meeting a float
-//!   literal, or a true division of integers, is converted to fp64 first.
+//!   literal, or a true division of integers, is converted to fp64 first. An array element
+//!   meeting a float literal, and the array elements of a true division, go through
+//!   `_appyc_np_float`, which does that for integer arrays and nothing for float ones: the
+//!   dtype is known only at launch (`K[i] * 0.1` with int64 `K` lost 1e-7 in fp32).
 //! - Transcendentals go through libdevice, correct in fp32 and fp64 alike.
 //! - A dtype decided by several arrays is left to Triton's promotion
 //!   (`(tl.zeros((), a) + tl.zeros((), b)).dtype`): the arrays' dtypes are known only at launch.
+//!   Where NumPy's differs (a float32 element plus an int64 element is float64 in NumPy,
+//!   float32 in Triton) results differ by float32's rounding: not handled.
 
 use super::cx::{mask_arg, width_text, Cx};
 use crate::diag::{Diagnostic, Result};
 use crate::ir::python::{binop_prec, float_literal, prec};
 use crate::ir::*;
 use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// How an operand of a float operation is converted to compute as NumPy does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Widen {
+    Keep,
+    /// A known integer (a loop variable, an integer parameter): to fp64.
+    ToFloat64,
+    /// A value loaded from an array whose dtype is known only at launch: `_appyc_np_float`.
+    NumpyFloat,
+}
+
+/// A true division's value is a float already (`_appyc_np_float` on it would do nothing).
+fn is_true_division(e: &Expr) -> bool {
+    matches!(e.kind, ExprKind::Binary { op: BinOp::Div, .. })
+}
+
+/// Whether `e`'s value (not an index of it) comes from an array element.
+fn loads_array_value(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Subscript { .. } => true,
+        ExprKind::Binary { left, right, .. } => loads_array_value(left) || loads_array_value(right),
+        ExprKind::Unary { operand, .. } => loads_array_value(operand),
+        ExprKind::IfExp { body, orelse, .. } => {
+            loads_array_value(body) || loads_array_value(orelse)
+        }
+        ExprKind::Reduce { value, .. } | ExprKind::ReduceRows { value, .. } => {
+            loads_array_value(value)
+        }
+        _ => false,
+    }
+}
 
 impl Cx<'_> {
     /// Whether `e` is an integer: literals, loop variables, integer parameters, extents and
@@ -56,27 +92,49 @@ impl Cx<'_> {
     }
 
     /// NumPy computes `i + 0.5` and `i / n` on Python ints in float64; Triton would give fp32
-    /// (an int32 vector meets a weak float literal). The integer side is converted to fp64 first.
-    fn float64_operands(&self, op: BinOp, left: &Expr, right: &Expr) -> (bool, bool) {
-        let literal = |e: &Expr| matches!(e.kind, ExprKind::Float(_));
+    /// (an int32 vector meets a weak float literal). The integer side is converted to fp64
+    /// first. An array's element meets the same rule when the array holds integers, which is
+    /// known only at launch: such an operand goes through `_appyc_np_float`, which converts
+    /// integers and bools to fp64 and leaves floats as they are (`K[i] * 0.5`, `K[i] / n`).
+    fn float64_operands(&self, op: BinOp, left: &Expr, right: &Expr) -> (Widen, Widen) {
+        let literal = |e: &Expr| matches!(e.kind, ExprKind::Float(_) | ExprKind::FloatSpecial(_));
         // A Triton value, not a constant the JIT folds (`(1).to(...)` would not compile).
         let int_value = |e: &Expr| {
             self.is_int(e)
                 && e.any(&mut |x| matches!(x.kind, ExprKind::Name(_) | ExprKind::Shape { .. }))
         };
+        let widen = |e: &Expr, other_float: bool| {
+            if int_value(e) && other_float {
+                Widen::ToFloat64
+            } else if other_float && loads_array_value(e) && !is_true_division(e) {
+                Widen::NumpyFloat
+            } else {
+                Widen::Keep
+            }
+        };
         match op {
             BinOp::Div if self.is_int(left) && self.is_int(right) => {
                 if int_value(left) {
-                    (true, false)
+                    (Widen::ToFloat64, Widen::Keep)
+                } else if int_value(right) {
+                    (Widen::Keep, Widen::ToFloat64)
                 } else {
-                    (false, int_value(right))
+                    (Widen::Keep, Widen::Keep)
                 }
             }
-            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div => (
-                int_value(left) && literal(right),
-                literal(left) && int_value(right),
-            ),
-            _ => (false, false),
+            // A true division of array elements: integer arrays divide in fp64. A Python int
+            // meeting a float array keeps the array's type, so it is left as it is.
+            BinOp::Div => {
+                let side = |e: &Expr| match loads_array_value(e) {
+                    true => Widen::NumpyFloat,
+                    false => Widen::Keep,
+                };
+                (side(left), side(right))
+            }
+            BinOp::Add | BinOp::Sub | BinOp::Mul => {
+                (widen(left, literal(right)), widen(right, literal(left)))
+            }
+            _ => (Widen::Keep, Widen::Keep),
         }
     }
 
@@ -207,15 +265,19 @@ impl Cx<'_> {
                 let (wide_left, wide_right) = self.float64_operands(*op, left, right);
                 // Appended to the left operand's text, not formatted anew: a long
                 // left-associated chain (`a + b + c + ...`) then prints in linear time.
-                let mut l = if wide_left {
-                    format!("{}.to(tl.float64)", self.expr_prec(left, prec::ATOM)?)
-                } else {
-                    self.expr_prec(left, p)?
+                let mut l = match wide_left {
+                    Widen::Keep => self.expr_prec(left, p)?,
+                    Widen::ToFloat64 => {
+                        format!("{}.to(tl.float64)", self.expr_prec(left, prec::ATOM)?)
+                    }
+                    Widen::NumpyFloat => format!("_appyc_np_float({})", self.expr(left)?),
                 };
-                let r = if wide_right {
-                    format!("{}.to(tl.float64)", self.expr_prec(right, prec::ATOM)?)
-                } else {
-                    self.expr_prec(right, p + 1)?
+                let r = match wide_right {
+                    Widen::Keep => self.expr_prec(right, p + 1)?,
+                    Widen::ToFloat64 => {
+                        format!("{}.to(tl.float64)", self.expr_prec(right, prec::ATOM)?)
+                    }
+                    Widen::NumpyFloat => format!("_appyc_np_float({})", self.expr(right)?),
                 };
                 l.reserve(r.len() + 5);
                 l.push(' ');

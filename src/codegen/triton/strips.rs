@@ -181,7 +181,7 @@ mod tests {
             "i_mask = i < M",
             "for _j_base in range(lo, lo + 1 if ONE_STRIP else N - 1, MVL // ROW_BLOCK):  # t.py:5",
             "j = _j_base + tl.arange(0, MVL // ROW_BLOCK)",
-            "tl.store(B + i[:, None] * B_stride0 + (j[None, :] + 1) * B_stride1, tl.load(A + (i[:, None] - 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + 1.0, mask=i_mask[:, None] & j_mask[None, :])  # t.py:6",
+            "tl.store(B + i[:, None] * B_stride0 + (j[None, :] + 1) * B_stride1, _appyc_np_float(tl.load(A + (i[:, None] - 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :])) + 1.0, mask=i_mask[:, None] & j_mask[None, :])  # t.py:6",
         ] {
             assert!(has_line(k, line), "{line}\n{k}");
         }
