@@ -136,11 +136,10 @@ def _appyc_build_ahead(src, name):
     from triton.backends.nvidia import driver as nvidia
     from triton.runtime import build
 
-    builds = _appyc_c_builds()
     key = _appyc_c_key(build, src)
-    if key in builds:
-        return
-    done = builds[key] = threading.Event()
+    done = threading.Event()
+    if _appyc_c_builds().setdefault(key, done) is not done:
+        return  # built or being built (setdefault: one of two threads asking at once wins)
 
     def work():
         try:
