@@ -879,7 +879,7 @@ def _appyc_nvshmem_p2p():
 
 
 def _appyc_nvshmem_persistent(kernel, phases, work, args, mvl, num_warps, constants=None, sites=None,
-                              maxnreg=None):
+                              maxnreg=None, state=None, kinds=""):
     """Runs `phases` phases of a persistent kernel with nvshmem calls (`constants`: its
     constexprs besides MVL): one cooperative launch
     (its waits need every program resident). Every compiled specialisation of the kernel is
@@ -888,17 +888,33 @@ def _appyc_nvshmem_persistent(kernel, phases, work, args, mvl, num_warps, consta
     without init faults on its first nvshmem call. Under the interpreter: one launch per phase.
     Then, if a wait gave up, raises with its record (`sites`: see _appyc_nvshmem_check): waiting
     for the kernel here is what makes a deadlock an error on this rank rather than a hang.
-    `maxnreg`: the kernel's register cap (default _APPYC_NVSHMEM_MAXNREG)."""
+    `maxnreg`: the kernel's register cap (default _APPYC_NVSHMEM_MAXNREG). `state`, `kinds`:
+    the loop's registers (its host scalar statements), as `_appyc_persistent` takes them;
+    returns their last values (None without registers)."""
     device = next(a.device for a in args if isinstance(a, torch.Tensor))
     control = _appyc_nvshmem_control(device)
     p2p = bool(_appyc_nvshmem_p2p())
+    registers = None if state is None else list(state)
+    out = None if state is None else torch.empty(max(len(state), 1), dtype=torch.float64,
+                                                 device=device)
+
+    def tail():
+        return (control,) if registers is None else (control, *registers, out)
+
+    def read_back():
+        if registers is not None:
+            for i, (value, kind) in enumerate(zip(out.tolist(), kinds)):
+                registers[i] = float(value) if kind == "f" else int(value)
+        return registers
+
     if _APPYC_INTERPRET:
         programs = 3 if work is None else max(1, min(work, 3))
         for phase in range(phases):
-            kernel[(programs,)](*args, phase, phase + 1, control, MVL=mvl, GRID_SYNC=False, P2P=p2p,
+            kernel[(programs,)](*args, phase, phase + 1, *tail(), MVL=mvl, GRID_SYNC=False, P2P=p2p,
                                 **(constants or {}))
             _appyc_nvshmem_check(control, sites)
-        return
+            read_back()
+        return registers
     cap = os.environ.get("APPYC_NVSHMEM_MAXNREG")
     cap = int(cap) if cap else (maxnreg or _APPYC_NVSHMEM_MAXNREG)
     options = dict(MVL=mvl, GRID_SYNC=True, P2P=p2p, num_warps=num_warps, launch_cooperative_grid=True,
@@ -906,7 +922,7 @@ def _appyc_nvshmem_persistent(kernel, phases, work, args, mvl, num_warps, consta
     if cap:
         options["maxnreg"] = cap
     # warmup() returns the specialisation that the launch below will find in Triton's cache.
-    compiled = kernel.warmup(*args, 0, phases, control, grid=(1,), **options)
+    compiled = kernel.warmup(*args, 0, phases, *tail(), grid=(1,), **options)
     loaded = _APPYC_NVSHMEM_STATE["programs"].get(id(compiled))
     if loaded is None:
         from torch._C._distributed_c10d import _nvshmemx_cumodule_init
@@ -925,8 +941,9 @@ def _appyc_nvshmem_persistent(kernel, phases, work, args, mvl, num_warps, consta
         # Listing 8 28.7 -> 27.1 us an iteration, distribute 29.6 -> 26.0; at 8192^2 the
         # count does not move (bench/nvshmem_small_domain_h100x2.log).
         programs = -(-work // -(-work // programs))
-    kernel[(programs,)](*args, 0, phases, control, **options)
+    kernel[(programs,)](*args, 0, phases, *tail(), **options)
     _appyc_nvshmem_check(control, sites)
+    return read_back()
 
 
 def _appyc_nvshmem_distributed():

@@ -1012,9 +1012,11 @@ fn pass_registers(code: &KernelCode, p: &Persistent, launch: &mut [String]) {
     let kinds: String = code.state.iter().map(|r| r.kind).collect();
     let call = launch
         .iter_mut()
-        .find(|l| l.starts_with("_appyc_persistent("))
-        .expect("a loop with registers has no nvshmem calls");
-    *call = "_appyc_state = _appyc_persistent(".into();
+        .find(|l| {
+            l.starts_with("_appyc_persistent(") || l.starts_with("_appyc_nvshmem_persistent(")
+        })
+        .expect("a persistent loop's launch");
+    *call = format!("_appyc_state = {call}");
     let close = launch.iter().rposition(|l| l == ")").unwrap();
     // The running register (a loop with an exit test) is the last: a launch per phase stops
     // when it clears.

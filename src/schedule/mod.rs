@@ -256,7 +256,7 @@ impl Cx<'_> {
                 "this loop holds `nvshmem` calls, so it must run as one persistent cooperative kernel, but it cannot",
             )
             .with_label(why)
-            .with_help("a SignalWait outside a persistent kernel can deadlock: keep only parallel regions and nvshmem calls in the loop"));
+            .with_help("a SignalWait outside a persistent kernel can deadlock: keep only parallel regions, nvshmem calls and host scalar statements in the loop"));
         }
         if matches!(&s.pragma, Some(p) if matches!(p.directive, Directive::Distribute { .. })) {
             return Err(Diagnostic::error(
@@ -570,10 +570,10 @@ impl Cx<'_> {
         })
     }
 
-    /// A loop with nvshmem calls holds nothing else but regions: the NVSHMEM runner launches
-    /// once per PE with no registers to read back, so no host statements, and no break (its
-    /// `running` flag is a register; a closing break once reached the launcher and failed
-    /// there).
+    /// A loop with nvshmem calls holds regions and host scalar statements (`k = step + 1`,
+    /// registers of every program, read back after the launch as in any persistent loop);
+    /// no swap, no shared reduction and no break: a PE's launch cannot stop early while its
+    /// peers wait on it (a closing break once reached the launcher and failed there).
     fn comm_allows(
         &self,
         regions: &[usize],
@@ -582,7 +582,7 @@ impl Cx<'_> {
         if !regions.iter().any(|&r| self.kernels[r].comm.is_some()) {
             return Ok(());
         }
-        match steps.steps.first() {
+        match steps.steps.iter().find(|s| s.kind != StepKind::Scalar) {
             Some(s) if s.kind == StepKind::Break => Err((
                 "a break beside nvshmem calls needs the host between iterations".into(),
                 s.span,
@@ -1224,6 +1224,41 @@ def f(A, M, N, T):
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn host_scalars_beside_nvshmem_calls_are_registers_but_swaps_need_the_host() {
+        let src = "from appyc_aot import nvshmem
+import numpy as np
+
+def f(A, B, M, N, T):
+    me = nvshmem.my_pe()
+    npes = nvshmem.n_pes()
+    flags = np.zeros(2, dtype=np.int64)
+    for t in range(T):
+        k = t + 1
+        nvshmem.Putmem(A[0, 1:N - 1], A[M - 2, 1:N - 1], (me + 1) % npes, flags[0], k)
+        nvshmem.SignalWait(flags[0], k)
+        #pragma 1:M-1=>parallel 1:N-1=>parallel
+        B[1:M-1, 1:N-1] = 0.5 * (A[0:M-2, 1:N-1] + A[2:M, 1:N-1])
+";
+        let options = crate::driver::Options::default();
+        let out = crate::driver::compile(&SourceFile::new("t.py", src), &options)
+            .unwrap()
+            .text;
+        assert!(
+            out.contains("_appyc_state = _appyc_nvshmem_persistent("),
+            "{out}"
+        );
+        let swap = format!("{src}        A, B = B, A\n");
+        let Err(err) = crate::driver::compile(&SourceFile::new("t.py", &swap), &options) else {
+            panic!("compiled:\n{swap}");
+        };
+        let text = format!("{err:?}");
+        assert!(
+            text.contains("host statements beside nvshmem calls need the host"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -152,6 +152,8 @@ def Jacobi3DGrid(module="nvshmem_jacobi3d_grid", planes=3, m=4, n=5, T=2, seed=1
 CASES = {
     "jacobi2d_l8": Jacobi2D("nvshmem_jacobi2d_l8", steps_per_iteration=2),
     "jacobi2d_l9": Jacobi2D("nvshmem_jacobi2d_l9", steps_per_iteration=1, T=4),
+    # Host scalars in the loop: the signal value and a count of sweeps it returns.
+    "host_scalars": Jacobi2D("nvshmem_host_scalars", steps_per_iteration=2),
     "jacobi3d": Jacobi3D(),
     "jacobi2d_grid": Jacobi2DGrid(),
     "jacobi3d_grid": Jacobi3DGrid(),

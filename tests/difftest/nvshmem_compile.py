@@ -67,13 +67,17 @@ def main(library, request_path, result_path):
     gc._jit.JITFunction.run = gc.compiling_run
     libs = {"libnvshmem_device": library}
 
-    def persistent(kernel, phases, work, args, mvl, num_warps, constants=None, sites=None, maxnreg=None):
-        control = torch.zeros(16, dtype=torch.int64)
+    def persistent(kernel, phases, work, args, mvl, num_warps, constants=None, sites=None, maxnreg=None,
+                   state=None, kinds=""):
+        tail = (torch.zeros(16, dtype=torch.int64),)  # the control buffer
+        if state is not None:  # the registers' first values and the buffer of their last
+            tail += (*state, torch.empty(max(len(state), 1), dtype=torch.float64))
         # The register cap of the real runtime (the launch's own, a distributed loop's): ptxas
         # must fit the kernel under it.
-        kernel[(1,)](*args, 0, phases, control, MVL=mvl, GRID_SYNC=True, P2P=p2p, **(constants or {}),
+        kernel[(1,)](*args, 0, phases, *tail, MVL=mvl, GRID_SYNC=True, P2P=p2p, **(constants or {}),
                      num_warps=num_warps, launch_cooperative_grid=True, extern_libs=libs,
                      maxnreg=maxnreg or default_maxnreg)
+        return None if state is None else list(state)  # nothing ran: the first values
 
     results = {}
     for name, path in request["cases"].items():

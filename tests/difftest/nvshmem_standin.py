@@ -328,9 +328,11 @@ def main(argv):
         else:
             args.append(a)
     for _ in range(getattr(case, "calls", 1)):
-        getattr(mod, function)(*args)
+        returned = getattr(mod, function)(*args)
     args = [a.block if hasattr(a, "block") else a for a in args]
     out = {f"a{i}": a.numpy().copy() for i, a in enumerate(args) if isinstance(a, torch.Tensor)}
+    if isinstance(returned, (int, float)):
+        out["returned"] = np.array(returned)  # a host scalar the function returns
     out.update({f"calls_{k}": np.array(v) for k, v in rt.calls.items()})
     np.savez(Path(directory) / f"out{pe}.npz", **out)
 

@@ -102,6 +102,24 @@ def test_generated_module_matches_reference_on_stand_in(name, n_pes, tmp_path_fa
     np.testing.assert_allclose(got, case.expected(n_pes), rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("n_pes", [1, 3])
+def test_host_scalars_of_the_loop_are_registers_read_back_on_every_pe(n_pes, tmp_path_factory):
+    """samples/nvshmem_host_scalars.py: `k = t + 1` gives each step's signal value and `sweeps`
+    counts the sweeps; the function returns it. On every PE the grid is the reference's and the
+    count is the sequential program's, 2 a step."""
+    case = CASES["host_scalars"]
+    out_dir = tmp_path_factory.getbasetemp() / "nvshmem_gen"
+    out_dir.mkdir(exist_ok=True)
+    module = compile_sample(case.module, out_dir)
+    try:
+        per_pe = run_pes(module, case.function, "host_scalars", n_pes)
+    except PEFailure as e:
+        pytest.fail(str(e), pytrace=False)
+    np.testing.assert_allclose(case.gather([(pe["a0"],) for pe in per_pe]), case.expected(n_pes),
+                               rtol=1e-10, atol=1e-10)
+    assert [int(pe["returned"]) for pe in per_pe] == [2 * case.T] * n_pes
+
+
 @pytest.mark.parametrize("p2p", ["1", "0"])
 def test_puts_are_loads_and_stores_when_every_pe_is_reachable(p2p, tmp_path_factory):
     """P2P (the launch's choice when every PE is on this node; APPYC_NVSHMEM_P2P decides here):
