@@ -1961,9 +1961,188 @@ def jacobi_1d(A, B, N, T):
         _launch_jacobi_1d_persistent0(B, A, N, T)
 
 
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "w", "sweeps"])
+def _relax_counted_persistent0(B, A, N, B_stride0, A_stride0, _phase_lo, _phase_hi, _sync, w: "fp64", sweeps, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/distribute_stencils.py:36: for t in range(T):  (persistent: 2 phase(s) per iteration)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _arrived = tl.full((), 0, tl.int64)
+    w = tl.full((), -0.0, tl.float64) + w
+    sweeps = sweeps.to(tl.int64)
+    for _phase in range(_phase_lo, _phase_hi):
+        _iteration = _phase // 2
+        _region = _phase - _iteration * 2
+        t = _iteration
+        if _region == 0:
+            w = (tl.full((), 0.25, tl.float64) + (tl.full((), 0.125, tl.float64) * ((t % 2 + tl.where((((t % 2) != 0) & (((t % 2) < 0) != (2 < 0))), 2, 0))).to(tl.float64)))
+            # samples/distribute_stencils.py:38: #pragma parallel for simd
+            _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            for _vp in range(_pid, _n0_0, _nprog):
+                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:39
+                i_mask = i < (N - 1)
+                tl.store(B + i * B_stride0, tl.load(A + i * A_stride0, mask=i_mask) + w * (tl.load(A + (i - 1) * A_stride0, mask=i_mask) - 2.0 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + tl.load(A + (i + 1) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:40
+        if _region == 1:
+            # samples/distribute_stencils.py:41: #pragma parallel for simd
+            _n1_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            for _vp1 in range(_pid, _n1_0, _nprog):
+                i = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:42
+                i_mask = i < (N - 1)
+                tl.store(A + i * A_stride0, tl.load(B + i * B_stride0, mask=i_mask) + w * (tl.load(B + (i - 1) * B_stride0, mask=i_mask) - 2.0 * _appyc_np_float(tl.load(B + i * B_stride0, mask=i_mask)) + tl.load(B + (i + 1) * B_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:43
+        if GRID_SYNC:
+            _arrived += _nprog
+            _appyc_grid_barrier(_sync, _arrived)
+        if _region == 1:
+            sweeps = ((sweeps + 2)).to(tl.int64)
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (w).to(tl.float64))
+        tl.store(_carried + 1, (sweeps).to(tl.float64))
+
+
+_relax_counted_persistent0_tuning = _AppycTuning("_relax_counted_persistent0", "ee4ce3a1bb98bb22", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+
+
+def _launch_relax_counted_persistent0(B, A, N, sweeps, T, _appyc_config=None):
+    """Runs the loop at samples/distribute_stencils.py:36 on the GPU: one launch of the persistent kernel _relax_counted_persistent0."""
+    n_t = int(T)
+    if n_t <= 0:
+        return sweeps
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(N), B.dtype, A.dtype)
+        _appyc_config = _relax_counted_persistent0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _relax_counted_persistent0_tuning.tune(
+                _appyc_key, (B, A), lambda config: _launch_relax_counted_persistent0(B, A, N, sweeps, T, config)
+            )
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
+    _appyc_state = _appyc_persistent(
+        _relax_counted_persistent0, n_t * 2, (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl),
+        (B, A, int(N), B.stride(0), A.stride(0)),
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+        state=(0.0, int(sweeps)), kinds="fi",
+    )
+    return int(_appyc_state[1])
+
+
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "w", "sweeps", "_appyc_up", "_appyc_down"])
+def _relax_counted_distributed(A, _appyc_flags, B, _appyc_up_halo, _appyc_up, _appyc_own, _appyc_down, _appyc_r0, N, _appyc_r1, _appyc_o, A_stride0, _appyc_flags_stride0, B_stride0, _phase_lo, _phase_hi, _sync, w: "fp64", sweeps, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, P2P: tl.constexpr):
+    # samples/distribute_stencils.py:36: for t in range(T):  (persistent: 10 phase(s) per iteration)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _arrived = tl.full((), 0, tl.int64)
+    w = tl.full((), -0.0, tl.float64) + w
+    sweeps = sweeps.to(tl.int64)
+    _live = tl.full((), 1, tl.int1)
+    _phase = _phase_lo
+    while _live & (_phase < _phase_hi):
+        _iteration = _phase // 10
+        _region = _phase - _iteration * 10
+        t = _iteration
+        if _region == 0:
+            w = (tl.full((), 0.25, tl.float64) + (tl.full((), 0.125, tl.float64) * ((t % 2 + tl.where((((t % 2) != 0) & (((t % 2) < 0) != (2 < 0))), 2, 0))).to(tl.float64)))
+            # samples/distribute_stencils.py:38: #pragma parallel for simd
+            if _pid == 0 % _nprog:
+                _appyc_nvshmem_put(A + _appyc_up_halo * A_stride0, A + 1 * A_stride0, 1, (_appyc_up_halo + 1) - (_appyc_up_halo), 0, A_stride0, 0, A_stride0, _appyc_flags + 1 * _appyc_flags_stride0, _appyc_up, SIGNAL=True, BLOCKING=True, P2P=P2P)
+        if _region == 1:
+            # samples/distribute_stencils.py:38: #pragma parallel for simd
+            if _pid == 1 % _nprog:
+                _appyc_nvshmem_put(A, A + _appyc_own * A_stride0, 1, 0 + 1, 0, A_stride0, 0, A_stride0, _appyc_flags, _appyc_down, SIGNAL=True, BLOCKING=True, P2P=P2P)
+        if _region == 2:
+            # samples/distribute_stencils.py:38: #pragma parallel for simd
+            _live = _appyc_nvshmem_wait(_appyc_flags, t + 1, _sync, t, 0, 38)
+        if _region == 3:
+            # samples/distribute_stencils.py:38: #pragma parallel for simd
+            _live = _appyc_nvshmem_wait(_appyc_flags + 1 * _appyc_flags_stride0, t + 1, _sync, t, 1 * _appyc_flags_stride0, 38)
+            if GRID_SYNC:
+                if _live:
+                    _arrived += _nprog
+                    _live = _appyc_nvshmem_barrier(_sync, _arrived, t, 38)
+        if _region == 4:
+            # samples/distribute_stencils.py:38: #pragma parallel for simd
+            _n4_0 = tl.maximum(tl.cdiv((tl.minimum(N - 1, _appyc_r1)) - (tl.maximum(1, _appyc_r0)), MVL), 0)
+            for _vp in range(_pid, _n4_0, _nprog):
+                i = tl.maximum(1, _appyc_r0) + _vp * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:39
+                i_mask = i < tl.minimum(N - 1, _appyc_r1)
+                tl.store(B + (i - _appyc_o) * B_stride0, tl.load(A + (i - _appyc_o) * A_stride0, mask=i_mask) + w * (tl.load(A + (i - 1 - _appyc_o) * A_stride0, mask=i_mask) - 2.0 * _appyc_np_float(tl.load(A + (i - _appyc_o) * A_stride0, mask=i_mask)) + tl.load(A + (i + 1 - _appyc_o) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:40
+            if GRID_SYNC:
+                if _live:
+                    _arrived += _nprog
+                    _live = _appyc_nvshmem_barrier(_sync, _arrived, t, 38)
+        if _region == 5:
+            # samples/distribute_stencils.py:41: #pragma parallel for simd
+            if _pid == 0 % _nprog:
+                _appyc_nvshmem_put(B + _appyc_up_halo * B_stride0, B + 1 * B_stride0, 1, (_appyc_up_halo + 1) - (_appyc_up_halo), 0, B_stride0, 0, B_stride0, _appyc_flags + 3 * _appyc_flags_stride0, _appyc_up, SIGNAL=True, BLOCKING=True, P2P=P2P)
+        if _region == 6:
+            # samples/distribute_stencils.py:41: #pragma parallel for simd
+            if _pid == 1 % _nprog:
+                _appyc_nvshmem_put(B, B + _appyc_own * B_stride0, 1, 0 + 1, 0, B_stride0, 0, B_stride0, _appyc_flags + 2 * _appyc_flags_stride0, _appyc_down, SIGNAL=True, BLOCKING=True, P2P=P2P)
+        if _region == 7:
+            # samples/distribute_stencils.py:41: #pragma parallel for simd
+            _live = _appyc_nvshmem_wait(_appyc_flags + 2 * _appyc_flags_stride0, t + 1, _sync, t, 2 * _appyc_flags_stride0, 41)
+        if _region == 8:
+            # samples/distribute_stencils.py:41: #pragma parallel for simd
+            _live = _appyc_nvshmem_wait(_appyc_flags + 3 * _appyc_flags_stride0, t + 1, _sync, t, 3 * _appyc_flags_stride0, 41)
+            if GRID_SYNC:
+                if _live:
+                    _arrived += _nprog
+                    _live = _appyc_nvshmem_barrier(_sync, _arrived, t, 41)
+        if _region == 9:
+            # samples/distribute_stencils.py:41: #pragma parallel for simd
+            _n9_0 = tl.maximum(tl.cdiv((tl.minimum(N - 1, _appyc_r1)) - (tl.maximum(1, _appyc_r0)), MVL), 0)
+            for _vp1 in range(_pid, _n9_0, _nprog):
+                i = tl.maximum(1, _appyc_r0) + _vp1 * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:42
+                i_mask = i < tl.minimum(N - 1, _appyc_r1)
+                tl.store(A + (i - _appyc_o) * A_stride0, tl.load(B + (i - _appyc_o) * B_stride0, mask=i_mask) + w * (tl.load(B + (i - 1 - _appyc_o) * B_stride0, mask=i_mask) - 2.0 * _appyc_np_float(tl.load(B + (i - _appyc_o) * B_stride0, mask=i_mask)) + tl.load(B + (i + 1 - _appyc_o) * B_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:43
+            if GRID_SYNC:
+                if _live:
+                    _arrived += _nprog
+                    _live = _appyc_nvshmem_barrier(_sync, _arrived, t, 41)
+        if _region == 9:
+            sweeps = ((sweeps + 2)).to(tl.int64)
+        _phase += 1
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (w).to(tl.float64))
+        tl.store(_carried + 1, (sweeps).to(tl.float64))
+
+
+def _launch_relax_counted_distributed(A, _appyc_flags, _appyc_up_halo, _appyc_up, _appyc_own, _appyc_down, B, _appyc_r0, N, _appyc_r1, _appyc_o, sweeps, T, _appyc_config=None):
+    """Runs the loop at samples/distribute_stencils.py:36 on the GPU: one launch of the persistent kernel _relax_counted_distributed."""
+    n_t = int(T)
+    if n_t <= 0:
+        return sweeps
+    _appyc_nvshmem_check_symmetric(A, _appyc_flags, B)
+    _appyc_mvl, _appyc_warps = _appyc_nvshmem_config(512, 4)
+    _appyc_state = _appyc_nvshmem_persistent(
+        _relax_counted_distributed, n_t * 10, max(1, (((int(min(N - 1, _appyc_r1)) - int(max(1, _appyc_r0))) + _appyc_mvl - 1) // _appyc_mvl)),
+        (A, _appyc_flags, B, int(_appyc_up_halo), int(_appyc_up), int(_appyc_own), int(_appyc_down), int(_appyc_r0), int(N), int(_appyc_r1), int(_appyc_o), A.stride(0), _appyc_flags.stride(0), B.stride(0)),
+        _appyc_mvl, _appyc_warps,
+        sites=("samples/distribute_stencils.py", "t", {38: "#pragma parallel for simd", 38: "#pragma parallel for simd", 38: "#pragma parallel for simd", 38: "#pragma parallel for simd", 38: "#pragma parallel for simd", 41: "#pragma parallel for simd", 41: "#pragma parallel for simd", 41: "#pragma parallel for simd", 41: "#pragma parallel for simd", 41: "#pragma parallel for simd"}),
+        state=(0.0, int(sweeps)), kinds="fi",
+    )
+    return int(_appyc_state[1])
+
+
+def relax_counted(A, B, N, T):
+    # Host scalars in a distributed loop: a weight the loop recomputes each step (a register
+    # the sweeps read) and a count of sweeps the function returns.
+    sweeps = 0
+    if _appyc_nvshmem_distributed():
+        # #pragma distribute(A, B): this PE's rows and 1 halo row(s) each side
+        _appyc_global = (A, B,)
+        _appyc_r0, _appyc_r1, _appyc_o, _appyc_rows, _appyc_up, _appyc_down, _appyc_up_halo, _appyc_own, _appyc_scratch = _appyc_dist_rows(_appyc_global, 1)
+        A = _appyc_dist_block(A, 1, _appyc_r0, _appyc_r1, "relax_counted.A")
+        B = _appyc_dist_block(B, 1, _appyc_r0, _appyc_r1, "relax_counted.B")
+        _appyc_flags = _appyc_dist_symmetric(torch.zeros(4, dtype=torch.int64, device=A.device), "relax_counted.flags")
+        sweeps = _launch_relax_counted_distributed(A, _appyc_flags, _appyc_up_halo, _appyc_up, _appyc_own, _appyc_down, B, _appyc_r0, N, _appyc_r1, _appyc_o, sweeps, T)
+        A = _appyc_dist_gather(_appyc_global[0], A, 1)
+        B = _appyc_dist_gather(_appyc_global[1], B, 1)
+    else:
+        sweeps = _launch_relax_counted_persistent0(B, A, N, sweeps, T)
+    return sweeps
+
+
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
 def _heat_3d_persistent0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_stride0, A_stride1, A_stride2, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, ROW_BLOCK: tl.constexpr):
-    # samples/distribute_stencils.py:33: for t in range(T):  (persistent: 2 phase(s) per iteration)
+    # samples/distribute_stencils.py:50: for t in range(T):  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -1972,7 +2151,7 @@ def _heat_3d_persistent0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_strid
         _region = _phase - _iteration * 2
         t = _iteration
         if _region == 0:
-            # samples/distribute_stencils.py:34: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
+            # samples/distribute_stencils.py:51: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
             _n0_2 = tl.maximum((L - 1) - (1), 0)
             _n0_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
             _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL // ROW_BLOCK), 0)
@@ -1982,14 +2161,14 @@ def _heat_3d_persistent0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_strid
                 _pid0_1 = _rest0_0 % _n0_1
                 _rest0_1 = _rest0_0 // _n0_1
                 _pid0_2 = _rest0_1
-                _p0 = 1 + _pid0_2  # samples/distribute_stencils.py:34
-                _p1 = 1 + _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/distribute_stencils.py:34
+                _p0 = 1 + _pid0_2  # samples/distribute_stencils.py:51
+                _p1 = 1 + _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/distribute_stencils.py:51
                 _p1_mask = _p1 < (M - 1)
-                _p2 = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/distribute_stencils.py:34
+                _p2 = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/distribute_stencils.py:51
                 _p2_mask = _p2 < (N - 1)
-                tl.store(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, 0.125 * _appyc_np_float(tl.load(A + (_p0 + 1) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(A + (_p0 - 1) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + 0.125 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + (_p1[:, None] + 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(A + _p0 * A_stride0 + (_p1[:, None] - 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]), mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/distribute_stencils.py:35
+                tl.store(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, 0.125 * _appyc_np_float(tl.load(A + (_p0 + 1) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(A + (_p0 - 1) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + 0.125 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + (_p1[:, None] + 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(A + _p0 * A_stride0 + (_p1[:, None] - 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]), mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/distribute_stencils.py:52
         if _region == 1:
-            # samples/distribute_stencils.py:38: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
+            # samples/distribute_stencils.py:55: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
             _n1_2 = tl.maximum((L - 1) - (1), 0)
             _n1_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
             _n1_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL // ROW_BLOCK), 0)
@@ -1999,54 +2178,54 @@ def _heat_3d_persistent0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_strid
                 _pid1_1 = _rest1_0 % _n1_1
                 _rest1_1 = _rest1_0 // _n1_1
                 _pid1_2 = _rest1_1
-                _p0 = 1 + _pid1_2  # samples/distribute_stencils.py:38
-                _p1 = 1 + _pid1_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/distribute_stencils.py:38
+                _p0 = 1 + _pid1_2  # samples/distribute_stencils.py:55
+                _p1 = 1 + _pid1_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/distribute_stencils.py:55
                 _p1_mask = _p1 < (M - 1)
-                _p2 = 1 + _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/distribute_stencils.py:38
+                _p2 = 1 + _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/distribute_stencils.py:55
                 _p2_mask = _p2 < (N - 1)
-                tl.store(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, 0.125 * _appyc_np_float(tl.load(B + (_p0 + 1) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(B + (_p0 - 1) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + 0.125 * _appyc_np_float(tl.load(B + _p0 * B_stride0 + (_p1[:, None] + 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(B + _p0 * B_stride0 + (_p1[:, None] - 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]), mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/distribute_stencils.py:39
+                tl.store(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, 0.125 * _appyc_np_float(tl.load(B + (_p0 + 1) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(B + (_p0 - 1) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + 0.125 * _appyc_np_float(tl.load(B + _p0 * B_stride0 + (_p1[:, None] + 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(B + _p0 * B_stride0 + (_p1[:, None] - 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]), mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/distribute_stencils.py:56
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_heat_3d_persistent0_tuning = _AppycTuning("_heat_3d_persistent0", "12137dfc0a4d944b", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_heat_3d_persistent0_tuning = _AppycTuning("_heat_3d_persistent0", "6075fc201bc3394a", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_heat_3d_persistent0(B, A, L, M, N, T, _appyc_config=None):
-    """Runs the loop at samples/distribute_stencils.py:33 on the GPU: one launch of the persistent kernel _heat_3d_persistent0."""
+    """Runs the loop at samples/distribute_stencils.py:50 on the GPU: one launch of the persistent kernel _heat_3d_persistent0."""
     if A.shape[0] - 2 != L - 1 - 1:
-        raise ValueError(f"samples/distribute_stencils.py:35: slices of lengths {A.shape[0] - 2} and {L - 1 - 1} do not broadcast")
+        raise ValueError(f"samples/distribute_stencils.py:52: slices of lengths {A.shape[0] - 2} and {L - 1 - 1} do not broadcast")
     if A.shape[0] - 2 != L - 2:
-        raise ValueError(f"samples/distribute_stencils.py:35: slices of lengths {A.shape[0] - 2} and {L - 2} do not broadcast")
+        raise ValueError(f"samples/distribute_stencils.py:52: slices of lengths {A.shape[0] - 2} and {L - 2} do not broadcast")
     if A.shape[1] - 2 != M - 1 - 1:
-        raise ValueError(f"samples/distribute_stencils.py:36: slices of lengths {A.shape[1] - 2} and {M - 1 - 1} do not broadcast")
+        raise ValueError(f"samples/distribute_stencils.py:53: slices of lengths {A.shape[1] - 2} and {M - 1 - 1} do not broadcast")
     if A.shape[1] - 2 != M - 2:
-        raise ValueError(f"samples/distribute_stencils.py:36: slices of lengths {A.shape[1] - 2} and {M - 2} do not broadcast")
+        raise ValueError(f"samples/distribute_stencils.py:53: slices of lengths {A.shape[1] - 2} and {M - 2} do not broadcast")
     if A.shape[0] - 2 != L - 1 - 1:
-        raise ValueError(f"samples/distribute_stencils.py:36: slices of lengths {A.shape[0] - 2} and {L - 1 - 1} do not broadcast")
+        raise ValueError(f"samples/distribute_stencils.py:53: slices of lengths {A.shape[0] - 2} and {L - 1 - 1} do not broadcast")
     if M - 1 - 1 != A.shape[1] - 2:
-        raise ValueError(f"samples/distribute_stencils.py:36: slices of lengths {M - 1 - 1} and {A.shape[1] - 2} do not broadcast")
+        raise ValueError(f"samples/distribute_stencils.py:53: slices of lengths {M - 1 - 1} and {A.shape[1] - 2} do not broadcast")
     if A.shape[0] - 2 != L - 1 - 1:
-        raise ValueError(f"samples/distribute_stencils.py:37: slices of lengths {A.shape[0] - 2} and {L - 1 - 1} do not broadcast")
+        raise ValueError(f"samples/distribute_stencils.py:54: slices of lengths {A.shape[0] - 2} and {L - 1 - 1} do not broadcast")
     if L - 1 - 1 != A.shape[0] - 2:
-        raise ValueError(f"samples/distribute_stencils.py:35: slices of lengths {L - 1 - 1} and {A.shape[0] - 2} do not broadcast")
+        raise ValueError(f"samples/distribute_stencils.py:52: slices of lengths {L - 1 - 1} and {A.shape[0] - 2} do not broadcast")
     if B.shape[0] - 2 != L - 1 - 1:
-        raise ValueError(f"samples/distribute_stencils.py:39: slices of lengths {B.shape[0] - 2} and {L - 1 - 1} do not broadcast")
+        raise ValueError(f"samples/distribute_stencils.py:56: slices of lengths {B.shape[0] - 2} and {L - 1 - 1} do not broadcast")
     if B.shape[0] - 2 != L - 2:
-        raise ValueError(f"samples/distribute_stencils.py:39: slices of lengths {B.shape[0] - 2} and {L - 2} do not broadcast")
+        raise ValueError(f"samples/distribute_stencils.py:56: slices of lengths {B.shape[0] - 2} and {L - 2} do not broadcast")
     if B.shape[1] - 2 != M - 1 - 1:
-        raise ValueError(f"samples/distribute_stencils.py:40: slices of lengths {B.shape[1] - 2} and {M - 1 - 1} do not broadcast")
+        raise ValueError(f"samples/distribute_stencils.py:57: slices of lengths {B.shape[1] - 2} and {M - 1 - 1} do not broadcast")
     if B.shape[1] - 2 != M - 2:
-        raise ValueError(f"samples/distribute_stencils.py:40: slices of lengths {B.shape[1] - 2} and {M - 2} do not broadcast")
+        raise ValueError(f"samples/distribute_stencils.py:57: slices of lengths {B.shape[1] - 2} and {M - 2} do not broadcast")
     if B.shape[0] - 2 != L - 1 - 1:
-        raise ValueError(f"samples/distribute_stencils.py:40: slices of lengths {B.shape[0] - 2} and {L - 1 - 1} do not broadcast")
+        raise ValueError(f"samples/distribute_stencils.py:57: slices of lengths {B.shape[0] - 2} and {L - 1 - 1} do not broadcast")
     if M - 1 - 1 != B.shape[1] - 2:
-        raise ValueError(f"samples/distribute_stencils.py:40: slices of lengths {M - 1 - 1} and {B.shape[1] - 2} do not broadcast")
+        raise ValueError(f"samples/distribute_stencils.py:57: slices of lengths {M - 1 - 1} and {B.shape[1] - 2} do not broadcast")
     if B.shape[0] - 2 != L - 1 - 1:
-        raise ValueError(f"samples/distribute_stencils.py:41: slices of lengths {B.shape[0] - 2} and {L - 1 - 1} do not broadcast")
+        raise ValueError(f"samples/distribute_stencils.py:58: slices of lengths {B.shape[0] - 2} and {L - 1 - 1} do not broadcast")
     if L - 1 - 1 != B.shape[0] - 2:
-        raise ValueError(f"samples/distribute_stencils.py:39: slices of lengths {L - 1 - 1} and {B.shape[0] - 2} do not broadcast")
+        raise ValueError(f"samples/distribute_stencils.py:56: slices of lengths {L - 1 - 1} and {B.shape[0] - 2} do not broadcast")
     n_t = int(T)
     if n_t <= 0:
         return
@@ -2069,7 +2248,7 @@ def _launch_heat_3d_persistent0(B, A, L, M, N, T, _appyc_config=None):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_appyc_up", "_appyc_down"])
 def _heat_3d_distributed(A, _appyc_flags, B, _appyc_up_halo, _appyc_up, _appyc_own, _appyc_down, _appyc_r0, L, _appyc_r1, M, N, _appyc_o, A_stride0, A_stride1, A_stride2, _appyc_flags_stride0, B_stride0, B_stride1, B_stride2, A_shape1, A_shape2, B_shape1, B_shape2, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, P2P: tl.constexpr, ROW_BLOCK: tl.constexpr):
-    # samples/distribute_stencils.py:33: for t in range(T):  (persistent: 10 phase(s) per iteration)
+    # samples/distribute_stencils.py:50: for t in range(T):  (persistent: 10 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -2080,25 +2259,25 @@ def _heat_3d_distributed(A, _appyc_flags, B, _appyc_up_halo, _appyc_up, _appyc_o
         _region = _phase - _iteration * 10
         t = _iteration
         if _region == 0:
-            # samples/distribute_stencils.py:34: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
+            # samples/distribute_stencils.py:51: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
             if _pid == 0 % _nprog:
                 _appyc_nvshmem_put(A + _appyc_up_halo * A_stride0, A + 1 * A_stride0, A_shape1, A_shape2, A_stride1, A_stride2, A_stride1, A_stride2, _appyc_flags + 1 * _appyc_flags_stride0, _appyc_up, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 1:
-            # samples/distribute_stencils.py:34: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
+            # samples/distribute_stencils.py:51: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
             if _pid == 1 % _nprog:
                 _appyc_nvshmem_put(A, A + _appyc_own * A_stride0, A_shape1, A_shape2, A_stride1, A_stride2, A_stride1, A_stride2, _appyc_flags, _appyc_down, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 2:
-            # samples/distribute_stencils.py:34: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
-            _live = _appyc_nvshmem_wait(_appyc_flags, t + 1, _sync, t, 0, 34)
+            # samples/distribute_stencils.py:51: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
+            _live = _appyc_nvshmem_wait(_appyc_flags, t + 1, _sync, t, 0, 51)
         if _region == 3:
-            # samples/distribute_stencils.py:34: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
-            _live = _appyc_nvshmem_wait(_appyc_flags + 1 * _appyc_flags_stride0, t + 1, _sync, t, 1 * _appyc_flags_stride0, 34)
+            # samples/distribute_stencils.py:51: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
+            _live = _appyc_nvshmem_wait(_appyc_flags + 1 * _appyc_flags_stride0, t + 1, _sync, t, 1 * _appyc_flags_stride0, 51)
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog
-                    _live = _appyc_nvshmem_barrier(_sync, _arrived, t, 34)
+                    _live = _appyc_nvshmem_barrier(_sync, _arrived, t, 51)
         if _region == 4:
-            # samples/distribute_stencils.py:34: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
+            # samples/distribute_stencils.py:51: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
             _n4_2 = tl.maximum((tl.minimum(L - 1, _appyc_r1)) - (tl.maximum(1, _appyc_r0)), 0)
             _n4_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
             _n4_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL // ROW_BLOCK), 0)
@@ -2108,36 +2287,36 @@ def _heat_3d_distributed(A, _appyc_flags, B, _appyc_up_halo, _appyc_up, _appyc_o
                 _pid4_1 = _rest4_0 % _n4_1
                 _rest4_1 = _rest4_0 // _n4_1
                 _pid4_2 = _rest4_1
-                _p0 = tl.maximum(1, _appyc_r0) + _pid4_2  # samples/distribute_stencils.py:34
-                _p1 = 1 + _pid4_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/distribute_stencils.py:34
+                _p0 = tl.maximum(1, _appyc_r0) + _pid4_2  # samples/distribute_stencils.py:51
+                _p1 = 1 + _pid4_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/distribute_stencils.py:51
                 _p1_mask = _p1 < (M - 1)
-                _p2 = 1 + _pid4_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/distribute_stencils.py:34
+                _p2 = 1 + _pid4_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/distribute_stencils.py:51
                 _p2_mask = _p2 < (N - 1)
-                tl.store(B + (_p0 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, 0.125 * _appyc_np_float(tl.load(A + (_p0 + 1 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(A + (_p0 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(A + (_p0 - 1 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + 0.125 * _appyc_np_float(tl.load(A + (_p0 - _appyc_o) * A_stride0 + (_p1[:, None] + 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(A + (_p0 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(A + (_p0 - _appyc_o) * A_stride0 + (_p1[:, None] - 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(A + (_p0 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]), mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/distribute_stencils.py:35
+                tl.store(B + (_p0 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, 0.125 * _appyc_np_float(tl.load(A + (_p0 + 1 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(A + (_p0 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(A + (_p0 - 1 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + 0.125 * _appyc_np_float(tl.load(A + (_p0 - _appyc_o) * A_stride0 + (_p1[:, None] + 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(A + (_p0 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(A + (_p0 - _appyc_o) * A_stride0 + (_p1[:, None] - 1) * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(A + (_p0 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]), mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/distribute_stencils.py:52
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog
-                    _live = _appyc_nvshmem_barrier(_sync, _arrived, t, 34)
+                    _live = _appyc_nvshmem_barrier(_sync, _arrived, t, 51)
         if _region == 5:
-            # samples/distribute_stencils.py:38: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
+            # samples/distribute_stencils.py:55: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
             if _pid == 0 % _nprog:
                 _appyc_nvshmem_put(B + _appyc_up_halo * B_stride0, B + 1 * B_stride0, B_shape1, B_shape2, B_stride1, B_stride2, B_stride1, B_stride2, _appyc_flags + 3 * _appyc_flags_stride0, _appyc_up, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 6:
-            # samples/distribute_stencils.py:38: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
+            # samples/distribute_stencils.py:55: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
             if _pid == 1 % _nprog:
                 _appyc_nvshmem_put(B, B + _appyc_own * B_stride0, B_shape1, B_shape2, B_stride1, B_stride2, B_stride1, B_stride2, _appyc_flags + 2 * _appyc_flags_stride0, _appyc_down, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 7:
-            # samples/distribute_stencils.py:38: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
-            _live = _appyc_nvshmem_wait(_appyc_flags + 2 * _appyc_flags_stride0, t + 1, _sync, t, 2 * _appyc_flags_stride0, 38)
+            # samples/distribute_stencils.py:55: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
+            _live = _appyc_nvshmem_wait(_appyc_flags + 2 * _appyc_flags_stride0, t + 1, _sync, t, 2 * _appyc_flags_stride0, 55)
         if _region == 8:
-            # samples/distribute_stencils.py:38: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
-            _live = _appyc_nvshmem_wait(_appyc_flags + 3 * _appyc_flags_stride0, t + 1, _sync, t, 3 * _appyc_flags_stride0, 38)
+            # samples/distribute_stencils.py:55: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
+            _live = _appyc_nvshmem_wait(_appyc_flags + 3 * _appyc_flags_stride0, t + 1, _sync, t, 3 * _appyc_flags_stride0, 55)
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog
-                    _live = _appyc_nvshmem_barrier(_sync, _arrived, t, 38)
+                    _live = _appyc_nvshmem_barrier(_sync, _arrived, t, 55)
         if _region == 9:
-            # samples/distribute_stencils.py:38: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
+            # samples/distribute_stencils.py:55: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel
             _n9_2 = tl.maximum((tl.minimum(L - 1, _appyc_r1)) - (tl.maximum(1, _appyc_r0)), 0)
             _n9_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
             _n9_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL // ROW_BLOCK), 0)
@@ -2147,33 +2326,33 @@ def _heat_3d_distributed(A, _appyc_flags, B, _appyc_up_halo, _appyc_up, _appyc_o
                 _pid9_1 = _rest9_0 % _n9_1
                 _rest9_1 = _rest9_0 // _n9_1
                 _pid9_2 = _rest9_1
-                _p0 = tl.maximum(1, _appyc_r0) + _pid9_2  # samples/distribute_stencils.py:38
-                _p1 = 1 + _pid9_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/distribute_stencils.py:38
+                _p0 = tl.maximum(1, _appyc_r0) + _pid9_2  # samples/distribute_stencils.py:55
+                _p1 = 1 + _pid9_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/distribute_stencils.py:55
                 _p1_mask = _p1 < (M - 1)
-                _p2 = 1 + _pid9_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/distribute_stencils.py:38
+                _p2 = 1 + _pid9_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/distribute_stencils.py:55
                 _p2_mask = _p2 < (N - 1)
-                tl.store(A + (_p0 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, 0.125 * _appyc_np_float(tl.load(B + (_p0 + 1 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(B + (_p0 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(B + (_p0 - 1 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + 0.125 * _appyc_np_float(tl.load(B + (_p0 - _appyc_o) * B_stride0 + (_p1[:, None] + 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(B + (_p0 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(B + (_p0 - _appyc_o) * B_stride0 + (_p1[:, None] - 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(B + (_p0 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]), mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/distribute_stencils.py:39
+                tl.store(A + (_p0 - _appyc_o) * A_stride0 + _p1[:, None] * A_stride1 + _p2[None, :] * A_stride2, 0.125 * _appyc_np_float(tl.load(B + (_p0 + 1 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(B + (_p0 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(B + (_p0 - 1 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + 0.125 * _appyc_np_float(tl.load(B + (_p0 - _appyc_o) * B_stride0 + (_p1[:, None] + 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]) - 2.0 * _appyc_np_float(tl.load(B + (_p0 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(B + (_p0 - _appyc_o) * B_stride0 + (_p1[:, None] - 1) * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :])) + tl.load(B + (_p0 - _appyc_o) * B_stride0 + _p1[:, None] * B_stride1 + _p2[None, :] * B_stride2, mask=_p1_mask[:, None] & _p2_mask[None, :]), mask=_p1_mask[:, None] & _p2_mask[None, :])  # samples/distribute_stencils.py:56
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog
-                    _live = _appyc_nvshmem_barrier(_sync, _arrived, t, 38)
+                    _live = _appyc_nvshmem_barrier(_sync, _arrived, t, 55)
         _phase += 1
 
 
 def _launch_heat_3d_distributed(A, _appyc_flags, _appyc_up_halo, _appyc_up, _appyc_own, _appyc_down, B, _appyc_r0, L, _appyc_r1, M, N, _appyc_o, T, _appyc_config=None):
-    """Runs the loop at samples/distribute_stencils.py:33 on the GPU: one launch of the persistent kernel _heat_3d_distributed."""
+    """Runs the loop at samples/distribute_stencils.py:50 on the GPU: one launch of the persistent kernel _heat_3d_distributed."""
     if A.shape[1] - 2 != M - 1 - 1:
-        raise ValueError(f"samples/distribute_stencils.py:36: slices of lengths {A.shape[1] - 2} and {M - 1 - 1} do not broadcast")
+        raise ValueError(f"samples/distribute_stencils.py:53: slices of lengths {A.shape[1] - 2} and {M - 1 - 1} do not broadcast")
     if A.shape[1] - 2 != M - 2:
-        raise ValueError(f"samples/distribute_stencils.py:36: slices of lengths {A.shape[1] - 2} and {M - 2} do not broadcast")
+        raise ValueError(f"samples/distribute_stencils.py:53: slices of lengths {A.shape[1] - 2} and {M - 2} do not broadcast")
     if M - 1 - 1 != A.shape[1] - 2:
-        raise ValueError(f"samples/distribute_stencils.py:36: slices of lengths {M - 1 - 1} and {A.shape[1] - 2} do not broadcast")
+        raise ValueError(f"samples/distribute_stencils.py:53: slices of lengths {M - 1 - 1} and {A.shape[1] - 2} do not broadcast")
     if B.shape[1] - 2 != M - 1 - 1:
-        raise ValueError(f"samples/distribute_stencils.py:40: slices of lengths {B.shape[1] - 2} and {M - 1 - 1} do not broadcast")
+        raise ValueError(f"samples/distribute_stencils.py:57: slices of lengths {B.shape[1] - 2} and {M - 1 - 1} do not broadcast")
     if B.shape[1] - 2 != M - 2:
-        raise ValueError(f"samples/distribute_stencils.py:40: slices of lengths {B.shape[1] - 2} and {M - 2} do not broadcast")
+        raise ValueError(f"samples/distribute_stencils.py:57: slices of lengths {B.shape[1] - 2} and {M - 2} do not broadcast")
     if M - 1 - 1 != B.shape[1] - 2:
-        raise ValueError(f"samples/distribute_stencils.py:40: slices of lengths {M - 1 - 1} and {B.shape[1] - 2} do not broadcast")
+        raise ValueError(f"samples/distribute_stencils.py:57: slices of lengths {M - 1 - 1} and {B.shape[1] - 2} do not broadcast")
     n_t = int(T)
     if n_t <= 0:
         return
@@ -2185,7 +2364,7 @@ def _launch_heat_3d_distributed(A, _appyc_flags, _appyc_up_halo, _appyc_up, _app
         (A, _appyc_flags, B, int(_appyc_up_halo), int(_appyc_up), int(_appyc_own), int(_appyc_down), int(_appyc_r0), int(L), int(_appyc_r1), int(M), int(N), int(_appyc_o), A.stride(0), A.stride(1), A.stride(2), _appyc_flags.stride(0), B.stride(0), B.stride(1), B.stride(2), A.shape[1], A.shape[2], B.shape[1], B.shape[2]),
         _appyc_mvl, _appyc_warps,
         {"ROW_BLOCK": _appyc_row_block},
-        sites=("samples/distribute_stencils.py", "t", {34: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 34: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 34: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 34: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 34: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 38: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 38: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 38: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 38: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 38: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel"}),
+        sites=("samples/distribute_stencils.py", "t", {51: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 51: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 51: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 51: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 51: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 55: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 55: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 55: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 55: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel", 55: "#pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>parallel"}),
     )
 
 
@@ -2206,7 +2385,7 @@ def heat_3d(A, B, L, M, N, T):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
 def _three_sweeps_persistent0(B, A, C, N, B_stride0, A_stride0, C_stride0, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/distribute_stencils.py:48: for t in range(T):  (persistent: 3 phase(s) per iteration)
+    # samples/distribute_stencils.py:65: for t in range(T):  (persistent: 3 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -2215,26 +2394,26 @@ def _three_sweeps_persistent0(B, A, C, N, B_stride0, A_stride0, C_stride0, _phas
         _region = _phase - _iteration * 3
         t = _iteration
         if _region == 0:
-            # samples/distribute_stencils.py:49: #pragma parallel for simd
+            # samples/distribute_stencils.py:66: #pragma parallel for simd
             _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp in range(_pid, _n0_0, _nprog):
-                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:50
+                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:67
                 i_mask = i < (N - 1)
-                tl.store(B + i * B_stride0, 0.5 * _appyc_np_float(tl.load(A + (i - 1) * A_stride0, mask=i_mask) + tl.load(A + (i + 1) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:51
+                tl.store(B + i * B_stride0, 0.5 * _appyc_np_float(tl.load(A + (i - 1) * A_stride0, mask=i_mask) + tl.load(A + (i + 1) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:68
         if _region == 1:
-            # samples/distribute_stencils.py:52: #pragma parallel for simd
+            # samples/distribute_stencils.py:69: #pragma parallel for simd
             _n1_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
-                i = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:53
+                i = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:70
                 i_mask = i < (N - 1)
-                tl.store(A + i * A_stride0, 0.75 * _appyc_np_float(tl.load(B + i * B_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(C + i * C_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:54
+                tl.store(A + i * A_stride0, 0.75 * _appyc_np_float(tl.load(B + i * B_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(C + i * C_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:71
         if _region == 2:
-            # samples/distribute_stencils.py:55: #pragma parallel for simd
+            # samples/distribute_stencils.py:72: #pragma parallel for simd
             _n2_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp2 in range(_pid, _n2_0, _nprog):
-                i = 1 + _vp2 * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:56
+                i = 1 + _vp2 * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:73
                 i_mask = i < (N - 1)
-                tl.store(C + i * C_stride0, tl.load(A + (i + 1) * A_stride0, mask=i_mask) - 0.5 * _appyc_np_float(tl.load(C + i * C_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:57
+                tl.store(C + i * C_stride0, tl.load(A + (i + 1) * A_stride0, mask=i_mask) - 0.5 * _appyc_np_float(tl.load(C + i * C_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:74
         if GRID_SYNC:
             if (_region == 0) | (_region == 1):
                 _arrived += _nprog
@@ -2243,7 +2422,7 @@ def _three_sweeps_persistent0(B, A, C, N, B_stride0, A_stride0, C_stride0, _phas
 
 @triton.jit(do_not_specialize=["_group_lo", "_group_hi"])
 def _three_sweeps_persistent0_blocked(B, A, C, _scratch_B, _scratch_A, _scratch_C, N, _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, G: tl.constexpr, W: tl.constexpr, HALO: tl.constexpr, COMPUTE: tl.constexpr, WRITE: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/distribute_stencils.py:48: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in a global scratch)
+    # samples/distribute_stencils.py:65: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in a global scratch)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _x = tl.arange(0, W)
@@ -2302,7 +2481,7 @@ def _three_sweeps_persistent0_blocked(B, A, C, _scratch_B, _scratch_A, _scratch_
 
 @gluon.jit(do_not_specialize=["_group_lo", "_group_hi"])
 def _three_sweeps_persistent0_blocked_gluon(B, A, C, _scratch_B, _scratch_A, _scratch_C, N, _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, G: gl.constexpr, W: gl.constexpr, HALO: gl.constexpr, COMPUTE: gl.constexpr, WRITE: gl.constexpr, GRID_SYNC: gl.constexpr):
-    # samples/distribute_stencils.py:48: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in registers and shared memory)
+    # samples/distribute_stencils.py:65: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in registers and shared memory)
     _NW: gl.constexpr = gl.num_warps()
     _L: gl.constexpr = gl.BlockedLayout([1], [32], [_NW], [0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [0])
@@ -2387,11 +2566,11 @@ def _three_sweeps_persistent0_blocked_gluon(B, A, C, _scratch_B, _scratch_A, _sc
                 gl.thread_barrier()
 
 
-_three_sweeps_persistent0_tuning = _AppycTuning("_three_sweeps_persistent0", "c5815c46c6b16c29", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_three_sweeps_persistent0_tuning = _AppycTuning("_three_sweeps_persistent0", "fabe180f8989f93a", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_three_sweeps_persistent0(B, A, N, C, T, _appyc_config=None):
-    """Runs the loop at samples/distribute_stencils.py:48 on the GPU: one launch of the persistent kernel _three_sweeps_persistent0."""
+    """Runs the loop at samples/distribute_stencils.py:65 on the GPU: one launch of the persistent kernel _three_sweeps_persistent0."""
     n_t = int(T)
     if n_t <= 0:
         return
@@ -2414,7 +2593,7 @@ def _launch_three_sweeps_persistent0(B, A, N, C, T, _appyc_config=None):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_appyc_up", "_appyc_down"])
 def _three_sweeps_distributed(B, A, _appyc_flags, C, _appyc_r0, N, _appyc_r1, _appyc_o, _appyc_scratch, _appyc_up, _appyc_down, _appyc_up_halo, _appyc_own, B_stride0, A_stride0, _appyc_flags_stride0, C_stride0, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, P2P: tl.constexpr):
-    # samples/distribute_stencils.py:48: for t in range(T):  (persistent: 11 phase(s) per iteration)
+    # samples/distribute_stencils.py:65: for t in range(T):  (persistent: 11 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -2425,71 +2604,71 @@ def _three_sweeps_distributed(B, A, _appyc_flags, C, _appyc_r0, N, _appyc_r1, _a
         _region = _phase - _iteration * 11
         t = _iteration
         if _region == 0:
-            # samples/distribute_stencils.py:49: #pragma parallel for simd
+            # samples/distribute_stencils.py:66: #pragma parallel for simd
             _n0_0 = tl.maximum(tl.cdiv((tl.minimum(N - 1, _appyc_r1)) - (tl.maximum(1, _appyc_r0)), MVL), 0)
             for _vp in range(_pid, _n0_0, _nprog):
-                i = tl.maximum(1, _appyc_r0) + _vp * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:50
+                i = tl.maximum(1, _appyc_r0) + _vp * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:67
                 i_mask = i < tl.minimum(N - 1, _appyc_r1)
-                tl.store(B + (i - _appyc_o) * B_stride0, 0.5 * _appyc_np_float(tl.load(A + (i - 1 - _appyc_o) * A_stride0, mask=i_mask) + tl.load(A + (i + 1 - _appyc_o) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:51
+                tl.store(B + (i - _appyc_o) * B_stride0, 0.5 * _appyc_np_float(tl.load(A + (i - 1 - _appyc_o) * A_stride0, mask=i_mask) + tl.load(A + (i + 1 - _appyc_o) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:68
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog
-                    _live = _appyc_nvshmem_barrier(_sync, _arrived, t, 49)
+                    _live = _appyc_nvshmem_barrier(_sync, _arrived, t, 66)
         if _region == 1:
-            # samples/distribute_stencils.py:49: #pragma parallel for simd
+            # samples/distribute_stencils.py:66: #pragma parallel for simd
             if _pid == 0 % _nprog:
                 _appyc_nvshmem_put(B + _appyc_scratch * B_stride0, B + 1 * B_stride0, 1, (_appyc_scratch + 1) - (_appyc_scratch), 0, B_stride0, 0, B_stride0, _appyc_flags + 3 * _appyc_flags_stride0, _appyc_up, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 2:
-            # samples/distribute_stencils.py:49: #pragma parallel for simd
+            # samples/distribute_stencils.py:66: #pragma parallel for simd
             if _pid == 1 % _nprog:
                 _appyc_nvshmem_put(B + _appyc_scratch * B_stride0, B + 1 * B_stride0, 1, (_appyc_scratch + 1) - (_appyc_scratch), 0, B_stride0, 0, B_stride0, _appyc_flags + 2 * _appyc_flags_stride0, _appyc_down, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 3:
-            # samples/distribute_stencils.py:52: #pragma parallel for simd
+            # samples/distribute_stencils.py:69: #pragma parallel for simd
             _n3_0 = tl.maximum(tl.cdiv((tl.minimum(N - 1, _appyc_r1)) - (tl.maximum(1, _appyc_r0)), MVL), 0)
             for _vp1 in range(_pid, _n3_0, _nprog):
-                i = tl.maximum(1, _appyc_r0) + _vp1 * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:53
+                i = tl.maximum(1, _appyc_r0) + _vp1 * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:70
                 i_mask = i < tl.minimum(N - 1, _appyc_r1)
-                tl.store(A + (i - _appyc_o) * A_stride0, 0.75 * _appyc_np_float(tl.load(B + (i - _appyc_o) * B_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(C + (i - _appyc_o) * C_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:54
+                tl.store(A + (i - _appyc_o) * A_stride0, 0.75 * _appyc_np_float(tl.load(B + (i - _appyc_o) * B_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(C + (i - _appyc_o) * C_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:71
         if _region == 4:
-            # samples/distribute_stencils.py:55: #pragma parallel for simd
-            _live = _appyc_nvshmem_wait(_appyc_flags + 2 * _appyc_flags_stride0, t + 1, _sync, t, 2 * _appyc_flags_stride0, 55)
+            # samples/distribute_stencils.py:72: #pragma parallel for simd
+            _live = _appyc_nvshmem_wait(_appyc_flags + 2 * _appyc_flags_stride0, t + 1, _sync, t, 2 * _appyc_flags_stride0, 72)
         if _region == 5:
-            # samples/distribute_stencils.py:55: #pragma parallel for simd
-            _live = _appyc_nvshmem_wait(_appyc_flags + 3 * _appyc_flags_stride0, t + 1, _sync, t, 3 * _appyc_flags_stride0, 55)
+            # samples/distribute_stencils.py:72: #pragma parallel for simd
+            _live = _appyc_nvshmem_wait(_appyc_flags + 3 * _appyc_flags_stride0, t + 1, _sync, t, 3 * _appyc_flags_stride0, 72)
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog
-                    _live = _appyc_nvshmem_barrier(_sync, _arrived, t, 55)
+                    _live = _appyc_nvshmem_barrier(_sync, _arrived, t, 72)
         if _region == 6:
-            # samples/distribute_stencils.py:55: #pragma parallel for simd
+            # samples/distribute_stencils.py:72: #pragma parallel for simd
             if _pid == 0 % _nprog:
                 _appyc_nvshmem_put(A + _appyc_up_halo * A_stride0, A + 1 * A_stride0, 1, (_appyc_up_halo + 1) - (_appyc_up_halo), 0, A_stride0, 0, A_stride0, _appyc_flags + 1 * _appyc_flags_stride0, _appyc_up, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 7:
-            # samples/distribute_stencils.py:55: #pragma parallel for simd
+            # samples/distribute_stencils.py:72: #pragma parallel for simd
             if _pid == 1 % _nprog:
                 _appyc_nvshmem_put(A, A + _appyc_own * A_stride0, 1, 0 + 1, 0, A_stride0, 0, A_stride0, _appyc_flags, _appyc_down, SIGNAL=True, BLOCKING=True, P2P=P2P)
         if _region == 8:
-            # samples/distribute_stencils.py:55: #pragma parallel for simd
-            _live = _appyc_nvshmem_wait(_appyc_flags, t + 1, _sync, t, 0, 55)
+            # samples/distribute_stencils.py:72: #pragma parallel for simd
+            _live = _appyc_nvshmem_wait(_appyc_flags, t + 1, _sync, t, 0, 72)
         if _region == 9:
-            # samples/distribute_stencils.py:55: #pragma parallel for simd
-            _live = _appyc_nvshmem_wait(_appyc_flags + 1 * _appyc_flags_stride0, t + 1, _sync, t, 1 * _appyc_flags_stride0, 55)
+            # samples/distribute_stencils.py:72: #pragma parallel for simd
+            _live = _appyc_nvshmem_wait(_appyc_flags + 1 * _appyc_flags_stride0, t + 1, _sync, t, 1 * _appyc_flags_stride0, 72)
             if GRID_SYNC:
                 if _live:
                     _arrived += _nprog
-                    _live = _appyc_nvshmem_barrier(_sync, _arrived, t, 55)
+                    _live = _appyc_nvshmem_barrier(_sync, _arrived, t, 72)
         if _region == 10:
-            # samples/distribute_stencils.py:55: #pragma parallel for simd
+            # samples/distribute_stencils.py:72: #pragma parallel for simd
             _n10_0 = tl.maximum(tl.cdiv((tl.minimum(N - 1, _appyc_r1)) - (tl.maximum(1, _appyc_r0)), MVL), 0)
             for _vp2 in range(_pid, _n10_0, _nprog):
-                i = tl.maximum(1, _appyc_r0) + _vp2 * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:56
+                i = tl.maximum(1, _appyc_r0) + _vp2 * MVL + tl.arange(0, MVL)  # samples/distribute_stencils.py:73
                 i_mask = i < tl.minimum(N - 1, _appyc_r1)
-                tl.store(C + (i - _appyc_o) * C_stride0, tl.load(A + (i + 1 - _appyc_o) * A_stride0, mask=i_mask) - 0.5 * _appyc_np_float(tl.load(C + (i - _appyc_o) * C_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:57
+                tl.store(C + (i - _appyc_o) * C_stride0, tl.load(A + (i + 1 - _appyc_o) * A_stride0, mask=i_mask) - 0.5 * _appyc_np_float(tl.load(C + (i - _appyc_o) * C_stride0, mask=i_mask)), mask=i_mask)  # samples/distribute_stencils.py:74
         _phase += 1
 
 
 def _launch_three_sweeps_distributed(B, A, _appyc_r0, N, _appyc_r1, _appyc_o, _appyc_flags, _appyc_scratch, _appyc_up, _appyc_down, C, _appyc_up_halo, _appyc_own, T, _appyc_config=None):
-    """Runs the loop at samples/distribute_stencils.py:48 on the GPU: one launch of the persistent kernel _three_sweeps_distributed."""
+    """Runs the loop at samples/distribute_stencils.py:65 on the GPU: one launch of the persistent kernel _three_sweeps_distributed."""
     n_t = int(T)
     if n_t <= 0:
         return
@@ -2499,7 +2678,7 @@ def _launch_three_sweeps_distributed(B, A, _appyc_r0, N, _appyc_r1, _appyc_o, _a
         _three_sweeps_distributed, n_t * 11, max((((int(min(N - 1, _appyc_r1)) - int(max(1, _appyc_r0))) + _appyc_mvl - 1) // _appyc_mvl), 1),
         (B, A, _appyc_flags, C, int(_appyc_r0), int(N), int(_appyc_r1), int(_appyc_o), int(_appyc_scratch), int(_appyc_up), int(_appyc_down), int(_appyc_up_halo), int(_appyc_own), B.stride(0), A.stride(0), _appyc_flags.stride(0), C.stride(0)),
         _appyc_mvl, _appyc_warps,
-        sites=("samples/distribute_stencils.py", "t", {49: "#pragma parallel for simd", 49: "#pragma parallel for simd", 49: "#pragma parallel for simd", 52: "#pragma parallel for simd", 55: "#pragma parallel for simd", 55: "#pragma parallel for simd", 55: "#pragma parallel for simd", 55: "#pragma parallel for simd", 55: "#pragma parallel for simd", 55: "#pragma parallel for simd", 55: "#pragma parallel for simd"}),
+        sites=("samples/distribute_stencils.py", "t", {66: "#pragma parallel for simd", 66: "#pragma parallel for simd", 66: "#pragma parallel for simd", 69: "#pragma parallel for simd", 72: "#pragma parallel for simd", 72: "#pragma parallel for simd", 72: "#pragma parallel for simd", 72: "#pragma parallel for simd", 72: "#pragma parallel for simd", 72: "#pragma parallel for simd", 72: "#pragma parallel for simd"}),
     )
 
 

@@ -45,6 +45,27 @@ def jacobi_1d(A, B, N, T):
             A[i] = 0.33333 * (B[i - 1] + B[i] + B[i + 1])
 
 
+def relax_counted(A, B, N, T):
+    # Host scalars in a distributed loop: a weight the loop recomputes each step (a register
+    # the sweeps read) and a count of sweeps the function returns.
+    sweeps = 0
+    #pragma distribute(A, B)
+    for t in range(T):
+        w = 0.25 + 0.125 * (t % 2)
+        # _relax_counted_kernel0
+        #pragma parallel for simd
+        for i in range(1, N - 1, 1):
+            i = appy.vidx(i, appy.MVL, N - 1)
+            B[i] = A[i] + w * (A[i - 1] - 2.0 * A[i] + A[i + 1])
+        # _relax_counted_kernel1
+        #pragma parallel for simd
+        for i in range(1, N - 1, 1):
+            i = appy.vidx(i, appy.MVL, N - 1)
+            A[i] = B[i] + w * (B[i - 1] - 2.0 * B[i] + B[i + 1])
+        sweeps = sweeps + 2
+    return sweeps
+
+
 def heat_3d(A, B, L, M, N, T):
     #pragma distribute(A, B)
     for t in range(T):

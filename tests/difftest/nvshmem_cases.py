@@ -204,6 +204,7 @@ DIST_CASES = {
     # Halo 2, acknowledgements: 21 rows leave 5 for the fourth of 4 PEs (>= the halo).
     "distribute_copy_back": Distributed("distribute_stencils", "smooth_copy_back", (21, 11), T=3, seed=37),
     "distribute_jacobi1d": Distributed("distribute_stencils", "jacobi_1d", (29,), T=4, seed=41),
+    "distribute_host_scalars": Distributed("distribute_stencils", "relax_counted", (29,), T=5, seed=67),
     "distribute_heat3d": Distributed("distribute_stencils", "heat_3d", (11, 6, 5), T=2, seed=43),
     "distribute_three_sweeps": Distributed("distribute_stencils", "three_sweeps", (27,), T=4, seed=61, arrays=3),
 }

@@ -45,6 +45,18 @@ def test_every_pe_gets_the_sequential_result(name, n_pes, tmp_path_factory):
             np.testing.assert_array_equal(arrays[f"a{i}"], want, err_msg=f"PE {pe} of {n_pes}, array {i}")
 
 
+@pytest.mark.parametrize("n_pes", [2, 3])
+def test_a_host_scalar_read_after_the_loop_is_returned_on_every_pe(n_pes, tmp_path_factory):
+    """relax_counted counts its sweeps in a host scalar of the distributed loop and returns it."""
+    case = DIST_CASES["distribute_host_scalars"]
+    module = generated(tmp_path_factory, case.module)
+    try:
+        per_pe = run_pes(module, case.function, "distribute_host_scalars", n_pes)
+    except PEFailure as e:
+        pytest.fail(str(e), pytrace=False)
+    assert [int(pe["returned"]) for pe in per_pe] == [2 * case.T] * n_pes
+
+
 @pytest.mark.parametrize("name", sorted(n for n, c in DIST_CASES.items() if not c.blocks))
 def test_one_process_without_pes_runs_the_single_gpu_kernel(name, tmp_path_factory, monkeypatch):
     monkeypatch.delenv("WORLD_SIZE", raising=False)

@@ -19,7 +19,8 @@ from nvshmem_cases import CASES, DIST_CASES
 
 # The hand-written samples and the `#pragma distribute` ones (one case of each module).
 LINKED = {**CASES, **{n: c for n, c in DIST_CASES.items() if n in ("distribute_jacobi2d", "distribute_copy_back",
-                                                                    "distribute_jacobi1d", "distribute_heat3d")}}
+                                                                    "distribute_jacobi1d", "distribute_heat3d",
+                                                                    "distribute_host_scalars")}}
 from test_samples import compile_sample
 
 HERE = Path(__file__).resolve().parent
