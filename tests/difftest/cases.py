@@ -384,6 +384,8 @@ CASES = [
          lambda r, s: [normal(r, s), normal(r, s), s[0], s[1], 3], SIZES_2D),
     Case("distribute_stencils", "jacobi_1d",
          lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 4], SIZES_1D, fp64_strict=True),
+    Case("distribute_stencils", "relax_counted",
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 5], SIZES_1D, fp64_strict=True),
     Case("distribute_stencils", "three_sweeps",
          lambda r, n: [normal(r, n, F64), normal(r, n, F64), normal(r, n, F64), n, 4], SIZES_1D, fp64_strict=True),
     Case("distribute_stencils", "heat_3d",
