@@ -244,13 +244,14 @@ def copy_bandwidth(torch, dist, device):
     return 2 * 8 * n * 20 / (e0.elapsed_time(e1) * 1e-3) / 1e9
 
 
-def microseconds_per_iteration(run, t1, t2, reps):
+def microseconds_per_iteration(run, t1, t2, reps, warm=1):
     """Microseconds per iteration from `run(t)` of t1 and t2 iterations, best of `reps` each,
-    after a warm-up run, every rank starting together: set-up and first-call costs cancel."""
+    after `warm` warm-up runs, every rank starting together: set-up and first-call costs cancel."""
     import torch
     import torch.distributed as dist
 
-    run(t1)
+    for _ in range(warm):
+        run(t1)
     best = {}
     for t in (t1, t2):
         best[t] = float("inf")
@@ -303,8 +304,12 @@ def main(args):
     def run_case(name, case, mod):
         args_np = case.make_args(rank, world)
         args_t = [symmetric(mod, a) if isinstance(a, np.ndarray) else a for a in args_np]
-        getattr(mod, case.function)(*args_t)
+        returned = getattr(mod, case.function)(*args_t)
         torch.cuda.synchronize()
+        # A loop's host scalars come back on every PE: nvshmem_host_scalars returns its sweeps.
+        values = [None] * world
+        dist.all_gather_object(values, returned)
+        wanted_value = 2 * case.T if case.module == "nvshmem_host_scalars" else None
         # Every PE's whole first array (all have one shape): the case cuts and glues the blocks.
         mine = args_t[0].contiguous()
         parts = [torch.empty_like(mine) for _ in range(world)]
@@ -312,11 +317,14 @@ def main(args):
         if rank == 0:
             got = case.gather([(p.cpu().numpy(),) for p in parts])
             err = float(np.abs(got - case.expected(world)).max())
-            return {"error": err, "ok": bool(err < 1e-9)}
+            r = {"error": err, "ok": bool(err < 1e-9)}
+            if wanted_value is not None:
+                r.update(returned=values, ok=r["ok"] and values == [wanted_value] * world)
+            return r
         return {}
 
     # -- correctness ---------------------------------------------------------------------------
-    for name, case in CASES.items():
+    for name, case in CASES.items() if not args.skip_correct else ():
         sized = case
         if isinstance(case, Jacobi2D):
             sized = Jacobi2D(case.module, rows=64 if args.smoke else 500, cols=257 if args.smoke else 1001,
@@ -336,45 +344,73 @@ def main(args):
         if rank == 0:
             result["correct"][name] = r
             log("correct", name, r)
-    # The held-out row program, at Listing 8's sizes.
-    heldout_case = HeatRows(rows=64 if args.smoke else 500, cols=257 if args.smoke else 1001,
-                            steps=3 if args.smoke else 20, c=0.15)
-    try:
-        r = run_case("heldout_rows", heldout_case, mods["heldout_rows"])
-    except Exception as e:  # noqa: BLE001 - recorded
-        r = {"ok": False, "error": f"{type(e).__name__}: {e}"[:500]}
-    if rank == 0:
-        result["correct"]["heldout_rows"] = r
-        log("correct", "heldout_rows", r)
-
-    # -- #pragma distribute: the global result on every rank -----------------------------------
-    # Each rank passes the same global arrays; rows not divisible by W, odd columns.
-    for rows, cols, T in ((67, 45, 3), (1001, 257, 5)) if args.smoke else ((67, 45, 3), (4099, 1001, 20)):
-        name = f"distribute_jacobi2d {rows}x{cols} T={T}"
+    if not args.skip_correct:  # the held-out program, #pragma distribute
+        # The held-out row program, at Listing 8's sizes.
+        heldout_case = HeatRows(rows=64 if args.smoke else 500, cols=257 if args.smoke else 1001,
+                                steps=3 if args.smoke else 20, c=0.15)
         try:
-            G = np.random.default_rng(53).standard_normal((rows, cols))
-            A = torch.from_numpy(G).to(device)
-            B = torch.from_numpy(G + 0.5).to(device)
-            distributed.jacobi_2d(A, B, rows, cols, T)
-            torch.cuda.synchronize()
-            sys.path.insert(0, str(ROOT / "samples"))
-            import distribute_jacobi2d as source  # the unchanged source: NumPy on one copy
-
-            RA, RB = G.copy(), G + 0.5
-            source.jacobi_2d(RA, RB, rows, cols, T)
-            err = max(float(np.abs(A.cpu().numpy() - RA).max()), float(np.abs(B.cpu().numpy() - RB).max()))
-            worst = torch.tensor([err], device=device)
-            dist.all_reduce(worst, op=dist.ReduceOp.MAX)  # every rank holds the global result
-            r = {"error": float(worst.item()), "ok": bool(worst.item() < 1e-9)}
+            r = run_case("heldout_rows", heldout_case, mods["heldout_rows"])
         except Exception as e:  # noqa: BLE001 - recorded
             r = {"ok": False, "error": f"{type(e).__name__}: {e}"[:500]}
         if rank == 0:
-            result["correct"][name] = r
-            log("correct", name, r)
+            result["correct"]["heldout_rows"] = r
+            log("correct", "heldout_rows", r)
+
+        # -- #pragma distribute: the global result on every rank -----------------------------------
+        # Each rank passes the same global arrays; rows not divisible by W, odd columns.
+        for rows, cols, T in ((67, 45, 3), (1001, 257, 5)) if args.smoke else ((67, 45, 3), (4099, 1001, 20)):
+            name = f"distribute_jacobi2d {rows}x{cols} T={T}"
+            try:
+                G = np.random.default_rng(53).standard_normal((rows, cols))
+                A = torch.from_numpy(G).to(device)
+                B = torch.from_numpy(G + 0.5).to(device)
+                distributed.jacobi_2d(A, B, rows, cols, T)
+                torch.cuda.synchronize()
+                sys.path.insert(0, str(ROOT / "samples"))
+                import distribute_jacobi2d as source  # the unchanged source: NumPy on one copy
+
+                RA, RB = G.copy(), G + 0.5
+                source.jacobi_2d(RA, RB, rows, cols, T)
+                err = max(float(np.abs(A.cpu().numpy() - RA).max()), float(np.abs(B.cpu().numpy() - RB).max()))
+                worst = torch.tensor([err], device=device)
+                dist.all_reduce(worst, op=dist.ReduceOp.MAX)  # every rank holds the global result
+                r = {"error": float(worst.item()), "ok": bool(worst.item() < 1e-9)}
+            except Exception as e:  # noqa: BLE001 - recorded
+                r = {"ok": False, "error": f"{type(e).__name__}: {e}"[:500]}
+            if rank == 0:
+                result["correct"][name] = r
+                log("correct", name, r)
+
+        # A distributed loop with host scalars (samples/distribute_stencils.py relax_counted): a weight
+        # recomputed each step and a count returned, on every rank.
+        stencils_mod = load(golden / "distribute_stencils.py", "gen_distribute_stencils")
+        for n, T in ((29, 5), (100003, 20)):
+            name = f"distribute relax_counted n={n} T={T}"
+            try:
+                G = np.random.default_rng(67).standard_normal(n)
+                A = torch.from_numpy(G).to(device)
+                B = torch.from_numpy(G + 0.5).to(device)
+                got = stencils_mod.relax_counted(A, B, n, T)
+                torch.cuda.synchronize()
+                sys.path.insert(0, str(ROOT / "samples"))
+                import distribute_stencils as stencils_source
+
+                RA, RB = G.copy(), G + 0.5
+                want = stencils_source.relax_counted(RA, RB, n, T)
+                err = max(float(np.abs(A.cpu().numpy() - RA).max()), float(np.abs(B.cpu().numpy() - RB).max()))
+                worst = torch.tensor([err, float(got != want)], device=device)
+                dist.all_reduce(worst, op=dist.ReduceOp.MAX)
+                r = {"error": float(worst[0].item()), "returned": got, "expected": want,
+                     "ok": bool(worst[0].item() < 1e-9 and worst[1].item() == 0)}
+            except Exception as e:  # noqa: BLE001 - recorded
+                r = {"ok": False, "error": f"{type(e).__name__}: {e}"[:500]}
+            if rank == 0:
+                result["correct"][name] = r
+                log("correct", name, r)
 
     # -- timing --------------------------------------------------------------------------------
     def per_iteration(run, t1, t2):
-        return microseconds_per_iteration(run, t1, t2, args.reps)
+        return microseconds_per_iteration(run, t1, t2, args.reps, args.warm)
 
     def halo_nccl(X, up, down):
         """The host-driven exchange: this rank's edge rows (planes) into the neighbours' halos."""
@@ -667,7 +703,10 @@ if __name__ == "__main__":
     ap.add_argument("--out", default=os.environ.get("OUT", "nvshmem_out"))
     ap.add_argument("--modules", default=str(ROOT / "golden"), help="directory of the generated modules")
     ap.add_argument("--smoke", action="store_true", help="small sizes only")
+    ap.add_argument("--skip-correct", action="store_true",
+                    help="time only (probes of modules whose results an earlier run checked)")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--warm", type=int, default=1, help="warm-up runs before each timing")
     ap.add_argument("--case-cap", type=float, default=60.0, help="seconds; a slower case skips its larger sizes")
     ap.add_argument("--only", default="", help="timing rows to run, e.g. nvshmem_l8,distribute (also nccl, "
                     "nvshmem_l9, nvshmem_grid, heldout_rows, appyc_single, 3d, bandwidth); default all")

@@ -1,6 +1,8 @@
-"""Print the sweep loops (the loop bodies containing DMUL) of a cuobjdump -sass file, with stats.
-Usage: loops.py FILE.sass [--print]"""
-import re, sys
+"""Print the sweep loops (the loop bodies containing DMUL, or $ANCHOR: DFMA for the held-out
+program, whose sweep has no DMUL) of a cuobjdump -sass file, with stats.
+Usage: [ANCHOR=DFMA] loops.py FILE.sass [--print]"""
+import os, re, sys
+ANCHOR = os.environ.get("ANCHOR", "DMUL")
 from collections import Counter
 lines = []
 for l in open(sys.argv[1]):
@@ -8,7 +10,7 @@ for l in open(sys.argv[1]):
     if m:
         lines.append((int(m.group(1), 16), m.group(2).rstrip(" ;")))
 addr = {a: i for i, (a, _) in enumerate(lines)}
-dm = [i for i, (_, t) in enumerate(lines) if "DMUL" in t]
+dm = [i for i, (_, t) in enumerate(lines) if ANCHOR in t]
 done = set()
 for d in dm:
     # back-edge: first branch after d going to a target <= lines[d][0]

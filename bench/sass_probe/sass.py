@@ -58,4 +58,5 @@ def main(path, kind, out):
     res = subprocess.run([str(BIN / "cuobjdump"), "-res-usage", out + ".cubin"], capture_output=True, text=True).stdout
     print(re.findall(r"REG:\d+ STACK:\d+ SHARED:\d+ LOCAL:\d+", res))
 
-main(*sys.argv[1:])
+if __name__ == "__main__":
+    main(*sys.argv[1:])
