@@ -896,6 +896,267 @@ def _heat_loops_persistent0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_st
             _appyc_grid_barrier(_sync, _arrived)
 
 
+@gluon.jit
+def _heat_loops_persistent0_blocked_gluon_tile(_src, _dst, _other, L, M, N, _planes, _rows, _cols, _chunks, _t, _from, _to, _last, _qy, _qx, _nty, _ntx, _nxy, _s0_0_00, _s0_0_01, _s0_0_10, _s0_0_11, _s0_1_00, _s0_1_01, _s0_1_10, _s0_1_11, _s1_0_00, _s1_0_01, _s1_0_10, _s1_0_11, _s1_1_00, _s1_1_01, _s1_1_10, _s1_1_11, TY: gl.constexpr, TX: gl.constexpr, GR: gl.constexpr, HALO: gl.constexpr):
+    # One tile of one group (its kernel's loop calls it once; see gluon3d.rs).
+    QY: gl.constexpr = TY // 2
+    QX: gl.constexpr = TX // 2
+    _NW: gl.constexpr = gl.num_warps()
+    _L: gl.constexpr = gl.BlockedLayout([QY // _NW, 1], [1, 32], [_NW, 1], [1, 0])
+    _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX, 1]], [QY, QX], [1, 0])
+    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX // 2, 2 * GR * QX]], [QY, QX], [1, 0])
+    _dt = _src.dtype.element_ty
+    _tx = _t % _ntx
+    _ty = (_t // _ntx) % _nty
+    _y0 = _ty * (TY - 2 * HALO) - HALO
+    _x0 = _tx * (TX - 2 * HALO) - HALO
+    _zs = (_t // (_ntx * _nty)) * _planes // _chunks
+    _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
+    _klo = _zs - 2
+    _khi = _ze + 2
+    _khi = _khi + (_khi - _klo) % 2
+    _ly0 = 2 * _qy + 0
+    _gy0 = _y0 + _ly0
+    _lx0 = 2 * _qx + 0
+    _gx0 = _x0 + _lx0
+    _ly1 = 2 * _qy + 1
+    _gy1 = _y0 + _ly1
+    _lx1 = 2 * _qx + 1
+    _gx1 = _x0 + _lx1
+    _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+    _at_00 = _gy0 * _cols + _gx0
+    _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+    _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+    _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+    _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+    _at_01 = _gy0 * _cols + _gx1
+    _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+    _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+    _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+    _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+    _at_10 = _gy1 * _cols + _gx0
+    _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+    _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+    _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+    _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+    _at_11 = _gy1 * _cols + _gx1
+    _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+    _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+    _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+    _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_00 = gl.zeros([QY, QX], _dt, _L)
+    _c0_00 = gl.zeros([QY, QX], _dt, _L)
+    _m1_00 = gl.zeros([QY, QX], _dt, _L)
+    _c1_00 = gl.zeros([QY, QX], _dt, _L)
+    _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_01 = gl.zeros([QY, QX], _dt, _L)
+    _c0_01 = gl.zeros([QY, QX], _dt, _L)
+    _m1_01 = gl.zeros([QY, QX], _dt, _L)
+    _c1_01 = gl.zeros([QY, QX], _dt, _L)
+    _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_10 = gl.zeros([QY, QX], _dt, _L)
+    _c0_10 = gl.zeros([QY, QX], _dt, _L)
+    _m1_10 = gl.zeros([QY, QX], _dt, _L)
+    _c1_10 = gl.zeros([QY, QX], _dt, _L)
+    _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_11 = gl.zeros([QY, QX], _dt, _L)
+    _c0_11 = gl.zeros([QY, QX], _dt, _L)
+    _m1_11 = gl.zeros([QY, QX], _dt, _L)
+    _c1_11 = gl.zeros([QY, QX], _dt, _L)
+    for _k2 in range(_klo, _khi, 2):
+        _kk = _k2
+        _n0_00 = _pre_00
+        _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_00 = _preb_00
+        _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_01 = _pre_01
+        _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_01 = _preb_01
+        _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_10 = _pre_10
+        _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_10 = _preb_10
+        _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_11 = _pre_11
+        _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_11 = _preb_11
+        _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _z = _kk - 1
+        if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+            _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + _s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + _s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_00)).to(_dt)
+            _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+            _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
+            _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+            _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((_s0_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_10)).to(_dt)
+            _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+            _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((_s0_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((_s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
+            _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+        else:
+            _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+        _n1_00 = _v_00
+        _n1_01 = _v_01
+        _n1_10 = _v_10
+        _n1_11 = _v_11
+        _z = _kk - 2
+        if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+            _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + _s1_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + _s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_00)).to(_dt)
+            _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+            _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + _s1_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s1_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
+            _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+            _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((_s1_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + _s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_10)).to(_dt)
+            _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+            _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((_s1_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((_s1_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
+            _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
+        else:
+            _v_00 = _m0_00
+            _v_01 = _m0_01
+            _v_10 = _m0_10
+            _v_11 = _m0_11
+        _n2_00 = _v_00
+        _n2_01 = _v_01
+        _n2_10 = _v_10
+        _n2_11 = _v_11
+        _zo = _kk - 2
+        if (_zo >= _zs) & (_zo < _ze):
+            gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+            gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+            gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+            gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+        if _last:
+            _zb = _kk - 1
+            if (_zb >= _zs) & (_zb < _ze):
+                gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+        _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+        _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+        _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+        _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+        _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+        _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+        _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+        _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+        gl.thread_barrier()
+        _m0_00 = _c0_00
+        _c0_00 = _n0_00
+        _m0_01 = _c0_01
+        _c0_01 = _n0_01
+        _m0_10 = _c0_10
+        _c0_10 = _n0_10
+        _m0_11 = _c0_11
+        _c0_11 = _n0_11
+        _m1_00 = _c1_00
+        _c1_00 = _n1_00
+        _m1_01 = _c1_01
+        _c1_01 = _n1_01
+        _m1_10 = _c1_10
+        _c1_10 = _n1_10
+        _m1_11 = _c1_11
+        _c1_11 = _n1_11
+        _kk = (_k2 + 1)
+        _n0_00 = _pre_00
+        _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_00 = _preb_00
+        _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_01 = _pre_01
+        _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_01 = _preb_01
+        _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_10 = _pre_10
+        _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_10 = _preb_10
+        _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_11 = _pre_11
+        _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_11 = _preb_11
+        _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _z = _kk - 1
+        if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+            _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + _s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + _s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_00)).to(_dt)
+            _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+            _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
+            _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+            _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((_s0_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_10)).to(_dt)
+            _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+            _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((_s0_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((_s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
+            _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+        else:
+            _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+        _n1_00 = _v_00
+        _n1_01 = _v_01
+        _n1_10 = _v_10
+        _n1_11 = _v_11
+        _z = _kk - 2
+        if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+            _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + _s1_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + _s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_00)).to(_dt)
+            _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+            _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + _s1_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s1_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
+            _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+            _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((_s1_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + _s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_10)).to(_dt)
+            _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+            _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((_s1_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((_s1_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
+            _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
+        else:
+            _v_00 = _m0_00
+            _v_01 = _m0_01
+            _v_10 = _m0_10
+            _v_11 = _m0_11
+        _n2_00 = _v_00
+        _n2_01 = _v_01
+        _n2_10 = _v_10
+        _n2_11 = _v_11
+        _zo = _kk - 2
+        if (_zo >= _zs) & (_zo < _ze):
+            gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+            gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+            gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+            gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+        if _last:
+            _zb = _kk - 1
+            if (_zb >= _zs) & (_zb < _ze):
+                gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+        _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+        _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+        _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+        _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+        _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+        _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+        _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+        _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+        gl.thread_barrier()
+        _m0_00 = _c0_00
+        _c0_00 = _n0_00
+        _m0_01 = _c0_01
+        _c0_01 = _n0_01
+        _m0_10 = _c0_10
+        _c0_10 = _n0_10
+        _m0_11 = _c0_11
+        _c0_11 = _n0_11
+        _m1_00 = _c1_00
+        _c1_00 = _n1_00
+        _m1_01 = _c1_01
+        _c1_01 = _n1_01
+        _m1_10 = _c1_10
+        _c1_10 = _n1_10
+        _m1_11 = _c1_11
+        _c1_11 = _n1_11
+
+
 @gluon.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
 def _heat_loops_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _planes, _rows, _cols, _chunks, _groups, _g_lo, _g_hi, _sync, TY: gl.constexpr, TX: gl.constexpr, GR: gl.constexpr, HALO: gl.constexpr, GRID_SYNC: gl.constexpr):
     # samples/stencils_3d.py:17: for t in range(T):  (temporally blocked: streamed by planes, one iteration a group, planes in shared memory)
@@ -941,254 +1202,7 @@ def _heat_loops_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _planes, 
             _from = _dst
             _to = _src
         _last = _g == _groups - 1
-        _tx = _t % _ntx
-        _ty = (_t // _ntx) % _nty
-        _y0 = _ty * (TY - 2 * HALO) - HALO
-        _x0 = _tx * (TX - 2 * HALO) - HALO
-        _zs = (_t // (_ntx * _nty)) * _planes // _chunks
-        _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
-        _klo = _zs - 2
-        _khi = _ze + 2
-        _khi = _khi + (_khi - _klo) % 2
-        _ly0 = 2 * _qy + 0
-        _gy0 = _y0 + _ly0
-        _lx0 = 2 * _qx + 0
-        _gx0 = _x0 + _lx0
-        _ly1 = 2 * _qy + 1
-        _gy1 = _y0 + _ly1
-        _lx1 = 2 * _qx + 1
-        _gx1 = _x0 + _lx1
-        _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-        _at_00 = _gy0 * _cols + _gx0
-        _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-        _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-        _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-        _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-        _at_01 = _gy0 * _cols + _gx1
-        _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-        _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-        _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-        _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-        _at_10 = _gy1 * _cols + _gx0
-        _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-        _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-        _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-        _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-        _at_11 = _gy1 * _cols + _gx1
-        _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-        _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-        _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-        _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_00 = gl.zeros([QY, QX], _dt, _L)
-        _c0_00 = gl.zeros([QY, QX], _dt, _L)
-        _m1_00 = gl.zeros([QY, QX], _dt, _L)
-        _c1_00 = gl.zeros([QY, QX], _dt, _L)
-        _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_01 = gl.zeros([QY, QX], _dt, _L)
-        _c0_01 = gl.zeros([QY, QX], _dt, _L)
-        _m1_01 = gl.zeros([QY, QX], _dt, _L)
-        _c1_01 = gl.zeros([QY, QX], _dt, _L)
-        _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_10 = gl.zeros([QY, QX], _dt, _L)
-        _c0_10 = gl.zeros([QY, QX], _dt, _L)
-        _m1_10 = gl.zeros([QY, QX], _dt, _L)
-        _c1_10 = gl.zeros([QY, QX], _dt, _L)
-        _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_11 = gl.zeros([QY, QX], _dt, _L)
-        _c0_11 = gl.zeros([QY, QX], _dt, _L)
-        _m1_11 = gl.zeros([QY, QX], _dt, _L)
-        _c1_11 = gl.zeros([QY, QX], _dt, _L)
-        for _k2 in range(_klo, _khi, 2):
-            _kk = _k2
-            _n0_00 = _pre_00
-            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_00 = _preb_00
-            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_01 = _pre_01
-            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_01 = _preb_01
-            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_10 = _pre_10
-            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_10 = _preb_10
-            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_11 = _pre_11
-            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_11 = _preb_11
-            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _z = _kk - 1
-            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + _s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + _s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_00)).to(_dt)
-                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
-                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((_s0_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_10)).to(_dt)
-                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((_s0_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((_s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
-                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-            else:
-                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-            _n1_00 = _v_00
-            _n1_01 = _v_01
-            _n1_10 = _v_10
-            _n1_11 = _v_11
-            _z = _kk - 2
-            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + _s1_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + _s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_00)).to(_dt)
-                _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
-                _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + _s1_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s1_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
-                _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
-                _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((_s1_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + _s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_10)).to(_dt)
-                _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
-                _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((_s1_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((_s1_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
-                _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
-            else:
-                _v_00 = _m0_00
-                _v_01 = _m0_01
-                _v_10 = _m0_10
-                _v_11 = _m0_11
-            _n2_00 = _v_00
-            _n2_01 = _v_01
-            _n2_10 = _v_10
-            _n2_11 = _v_11
-            _zo = _kk - 2
-            if (_zo >= _zs) & (_zo < _ze):
-                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-            if _last:
-                _zb = _kk - 1
-                if (_zb >= _zs) & (_zb < _ze):
-                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-            _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-            _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-            _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-            _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-            _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-            _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-            _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-            _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-            gl.thread_barrier()
-            _m0_00 = _c0_00
-            _c0_00 = _n0_00
-            _m0_01 = _c0_01
-            _c0_01 = _n0_01
-            _m0_10 = _c0_10
-            _c0_10 = _n0_10
-            _m0_11 = _c0_11
-            _c0_11 = _n0_11
-            _m1_00 = _c1_00
-            _c1_00 = _n1_00
-            _m1_01 = _c1_01
-            _c1_01 = _n1_01
-            _m1_10 = _c1_10
-            _c1_10 = _n1_10
-            _m1_11 = _c1_11
-            _c1_11 = _n1_11
-            _kk = (_k2 + 1)
-            _n0_00 = _pre_00
-            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_00 = _preb_00
-            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_01 = _pre_01
-            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_01 = _preb_01
-            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_10 = _pre_10
-            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_10 = _preb_10
-            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_11 = _pre_11
-            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_11 = _preb_11
-            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _z = _kk - 1
-            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + _s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + _s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_00)).to(_dt)
-                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
-                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((_s0_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_10)).to(_dt)
-                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((_s0_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((_s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
-                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-            else:
-                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-            _n1_00 = _v_00
-            _n1_01 = _v_01
-            _n1_10 = _v_10
-            _n1_11 = _v_11
-            _z = _kk - 2
-            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + _s1_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + _s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_00)).to(_dt)
-                _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
-                _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + _s1_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s1_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
-                _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
-                _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((_s1_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + _s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_10)).to(_dt)
-                _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
-                _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((_s1_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((_s1_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
-                _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
-            else:
-                _v_00 = _m0_00
-                _v_01 = _m0_01
-                _v_10 = _m0_10
-                _v_11 = _m0_11
-            _n2_00 = _v_00
-            _n2_01 = _v_01
-            _n2_10 = _v_10
-            _n2_11 = _v_11
-            _zo = _kk - 2
-            if (_zo >= _zs) & (_zo < _ze):
-                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-            if _last:
-                _zb = _kk - 1
-                if (_zb >= _zs) & (_zb < _ze):
-                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-            _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-            _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-            _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-            _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-            _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-            _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-            _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-            _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-            gl.thread_barrier()
-            _m0_00 = _c0_00
-            _c0_00 = _n0_00
-            _m0_01 = _c0_01
-            _c0_01 = _n0_01
-            _m0_10 = _c0_10
-            _c0_10 = _n0_10
-            _m0_11 = _c0_11
-            _c0_11 = _n0_11
-            _m1_00 = _c1_00
-            _c1_00 = _n1_00
-            _m1_01 = _c1_01
-            _c1_01 = _n1_01
-            _m1_10 = _c1_10
-            _c1_10 = _n1_10
-            _m1_11 = _c1_11
-            _c1_11 = _n1_11
+        _heat_loops_persistent0_blocked_gluon_tile(_src, _dst, _other, L, M, N, _planes, _rows, _cols, _chunks, _t, _from, _to, _last, _qy, _qx, _nty, _ntx, _nxy, _s0_0_00, _s0_0_01, _s0_0_10, _s0_0_11, _s0_1_00, _s0_1_01, _s0_1_10, _s0_1_11, _s1_0_00, _s1_0_01, _s1_0_10, _s1_0_11, _s1_1_00, _s1_1_01, _s1_1_10, _s1_1_11, TY, TX, GR, HALO)
         if GRID_SYNC:
             if _w % _per == _per - 1:  # this program's last tile of the group
                 _arrived += _nprog
@@ -1564,6 +1578,267 @@ def _heat_slices_persistent0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_s
             _appyc_grid_barrier(_sync, _arrived)
 
 
+@gluon.jit
+def _heat_slices_persistent0_blocked_gluon_tile(_src, _dst, _other, L, M, N, _planes, _rows, _cols, _chunks, _t, _from, _to, _last, _qy, _qx, _nty, _ntx, _nxy, _s0_0_00, _s0_0_01, _s0_0_10, _s0_0_11, _s0_1_00, _s0_1_01, _s0_1_10, _s0_1_11, _s1_0_00, _s1_0_01, _s1_0_10, _s1_0_11, _s1_1_00, _s1_1_01, _s1_1_10, _s1_1_11, TY: gl.constexpr, TX: gl.constexpr, GR: gl.constexpr, HALO: gl.constexpr):
+    # One tile of one group (its kernel's loop calls it once; see gluon3d.rs).
+    QY: gl.constexpr = TY // 2
+    QX: gl.constexpr = TX // 2
+    _NW: gl.constexpr = gl.num_warps()
+    _L: gl.constexpr = gl.BlockedLayout([QY // _NW, 1], [1, 32], [_NW, 1], [1, 0])
+    _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX, 1]], [QY, QX], [1, 0])
+    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX // 2, 2 * GR * QX]], [QY, QX], [1, 0])
+    _dt = _src.dtype.element_ty
+    _tx = _t % _ntx
+    _ty = (_t // _ntx) % _nty
+    _y0 = _ty * (TY - 2 * HALO) - HALO
+    _x0 = _tx * (TX - 2 * HALO) - HALO
+    _zs = (_t // (_ntx * _nty)) * _planes // _chunks
+    _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
+    _klo = _zs - 2
+    _khi = _ze + 2
+    _khi = _khi + (_khi - _klo) % 2
+    _ly0 = 2 * _qy + 0
+    _gy0 = _y0 + _ly0
+    _lx0 = 2 * _qx + 0
+    _gx0 = _x0 + _lx0
+    _ly1 = 2 * _qy + 1
+    _gy1 = _y0 + _ly1
+    _lx1 = 2 * _qx + 1
+    _gx1 = _x0 + _lx1
+    _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+    _at_00 = _gy0 * _cols + _gx0
+    _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+    _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+    _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+    _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+    _at_01 = _gy0 * _cols + _gx1
+    _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+    _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+    _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+    _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+    _at_10 = _gy1 * _cols + _gx0
+    _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+    _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+    _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+    _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+    _at_11 = _gy1 * _cols + _gx1
+    _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+    _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+    _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+    _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_00 = gl.zeros([QY, QX], _dt, _L)
+    _c0_00 = gl.zeros([QY, QX], _dt, _L)
+    _m1_00 = gl.zeros([QY, QX], _dt, _L)
+    _c1_00 = gl.zeros([QY, QX], _dt, _L)
+    _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_01 = gl.zeros([QY, QX], _dt, _L)
+    _c0_01 = gl.zeros([QY, QX], _dt, _L)
+    _m1_01 = gl.zeros([QY, QX], _dt, _L)
+    _c1_01 = gl.zeros([QY, QX], _dt, _L)
+    _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_10 = gl.zeros([QY, QX], _dt, _L)
+    _c0_10 = gl.zeros([QY, QX], _dt, _L)
+    _m1_10 = gl.zeros([QY, QX], _dt, _L)
+    _c1_10 = gl.zeros([QY, QX], _dt, _L)
+    _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_11 = gl.zeros([QY, QX], _dt, _L)
+    _c0_11 = gl.zeros([QY, QX], _dt, _L)
+    _m1_11 = gl.zeros([QY, QX], _dt, _L)
+    _c1_11 = gl.zeros([QY, QX], _dt, _L)
+    for _k2 in range(_klo, _khi, 2):
+        _kk = _k2
+        _n0_00 = _pre_00
+        _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_00 = _preb_00
+        _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_01 = _pre_01
+        _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_01 = _preb_01
+        _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_10 = _pre_10
+        _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_10 = _preb_10
+        _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_11 = _pre_11
+        _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_11 = _preb_11
+        _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _z = _kk - 1
+        if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+            _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + _s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + _s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_00)).to(_dt)
+            _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+            _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
+            _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+            _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((_s0_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_10)).to(_dt)
+            _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+            _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((_s0_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((_s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
+            _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+        else:
+            _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+        _n1_00 = _v_00
+        _n1_01 = _v_01
+        _n1_10 = _v_10
+        _n1_11 = _v_11
+        _z = _kk - 2
+        if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+            _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + _s1_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + _s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_00)).to(_dt)
+            _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+            _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + _s1_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s1_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
+            _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+            _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((_s1_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + _s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_10)).to(_dt)
+            _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+            _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((_s1_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((_s1_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
+            _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
+        else:
+            _v_00 = _m0_00
+            _v_01 = _m0_01
+            _v_10 = _m0_10
+            _v_11 = _m0_11
+        _n2_00 = _v_00
+        _n2_01 = _v_01
+        _n2_10 = _v_10
+        _n2_11 = _v_11
+        _zo = _kk - 2
+        if (_zo >= _zs) & (_zo < _ze):
+            gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+            gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+            gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+            gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+        if _last:
+            _zb = _kk - 1
+            if (_zb >= _zs) & (_zb < _ze):
+                gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+        _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+        _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+        _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+        _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+        _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+        _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+        _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+        _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+        gl.thread_barrier()
+        _m0_00 = _c0_00
+        _c0_00 = _n0_00
+        _m0_01 = _c0_01
+        _c0_01 = _n0_01
+        _m0_10 = _c0_10
+        _c0_10 = _n0_10
+        _m0_11 = _c0_11
+        _c0_11 = _n0_11
+        _m1_00 = _c1_00
+        _c1_00 = _n1_00
+        _m1_01 = _c1_01
+        _c1_01 = _n1_01
+        _m1_10 = _c1_10
+        _c1_10 = _n1_10
+        _m1_11 = _c1_11
+        _c1_11 = _n1_11
+        _kk = (_k2 + 1)
+        _n0_00 = _pre_00
+        _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_00 = _preb_00
+        _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_01 = _pre_01
+        _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_01 = _preb_01
+        _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_10 = _pre_10
+        _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_10 = _preb_10
+        _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_11 = _pre_11
+        _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_11 = _preb_11
+        _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _z = _kk - 1
+        if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+            _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + _s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + _s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_00)).to(_dt)
+            _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+            _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
+            _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+            _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((_s0_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_10)).to(_dt)
+            _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+            _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((_s0_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((_s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
+            _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+        else:
+            _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+        _n1_00 = _v_00
+        _n1_01 = _v_01
+        _n1_10 = _v_10
+        _n1_11 = _v_11
+        _z = _kk - 2
+        if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+            _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + _s1_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + _s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_00)).to(_dt)
+            _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+            _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + _s1_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s1_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
+            _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+            _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((_s1_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + _s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_10)).to(_dt)
+            _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+            _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((_s1_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((_s1_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
+            _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
+        else:
+            _v_00 = _m0_00
+            _v_01 = _m0_01
+            _v_10 = _m0_10
+            _v_11 = _m0_11
+        _n2_00 = _v_00
+        _n2_01 = _v_01
+        _n2_10 = _v_10
+        _n2_11 = _v_11
+        _zo = _kk - 2
+        if (_zo >= _zs) & (_zo < _ze):
+            gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+            gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+            gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+            gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+        if _last:
+            _zb = _kk - 1
+            if (_zb >= _zs) & (_zb < _ze):
+                gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+        _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+        _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+        _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+        _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+        _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+        _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+        _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+        _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+        gl.thread_barrier()
+        _m0_00 = _c0_00
+        _c0_00 = _n0_00
+        _m0_01 = _c0_01
+        _c0_01 = _n0_01
+        _m0_10 = _c0_10
+        _c0_10 = _n0_10
+        _m0_11 = _c0_11
+        _c0_11 = _n0_11
+        _m1_00 = _c1_00
+        _c1_00 = _n1_00
+        _m1_01 = _c1_01
+        _c1_01 = _n1_01
+        _m1_10 = _c1_10
+        _c1_10 = _n1_10
+        _m1_11 = _c1_11
+        _c1_11 = _n1_11
+
+
 @gluon.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
 def _heat_slices_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _planes, _rows, _cols, _chunks, _groups, _g_lo, _g_hi, _sync, TY: gl.constexpr, TX: gl.constexpr, GR: gl.constexpr, HALO: gl.constexpr, GRID_SYNC: gl.constexpr):
     # samples/stencils_3d.py:41: for t in range(T):  (temporally blocked: streamed by planes, one iteration a group, planes in shared memory)
@@ -1609,254 +1884,7 @@ def _heat_slices_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _planes,
             _from = _dst
             _to = _src
         _last = _g == _groups - 1
-        _tx = _t % _ntx
-        _ty = (_t // _ntx) % _nty
-        _y0 = _ty * (TY - 2 * HALO) - HALO
-        _x0 = _tx * (TX - 2 * HALO) - HALO
-        _zs = (_t // (_ntx * _nty)) * _planes // _chunks
-        _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
-        _klo = _zs - 2
-        _khi = _ze + 2
-        _khi = _khi + (_khi - _klo) % 2
-        _ly0 = 2 * _qy + 0
-        _gy0 = _y0 + _ly0
-        _lx0 = 2 * _qx + 0
-        _gx0 = _x0 + _lx0
-        _ly1 = 2 * _qy + 1
-        _gy1 = _y0 + _ly1
-        _lx1 = 2 * _qx + 1
-        _gx1 = _x0 + _lx1
-        _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-        _at_00 = _gy0 * _cols + _gx0
-        _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-        _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-        _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-        _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-        _at_01 = _gy0 * _cols + _gx1
-        _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-        _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-        _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-        _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-        _at_10 = _gy1 * _cols + _gx0
-        _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-        _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-        _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-        _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-        _at_11 = _gy1 * _cols + _gx1
-        _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-        _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-        _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-        _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_00 = gl.zeros([QY, QX], _dt, _L)
-        _c0_00 = gl.zeros([QY, QX], _dt, _L)
-        _m1_00 = gl.zeros([QY, QX], _dt, _L)
-        _c1_00 = gl.zeros([QY, QX], _dt, _L)
-        _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_01 = gl.zeros([QY, QX], _dt, _L)
-        _c0_01 = gl.zeros([QY, QX], _dt, _L)
-        _m1_01 = gl.zeros([QY, QX], _dt, _L)
-        _c1_01 = gl.zeros([QY, QX], _dt, _L)
-        _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_10 = gl.zeros([QY, QX], _dt, _L)
-        _c0_10 = gl.zeros([QY, QX], _dt, _L)
-        _m1_10 = gl.zeros([QY, QX], _dt, _L)
-        _c1_10 = gl.zeros([QY, QX], _dt, _L)
-        _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_11 = gl.zeros([QY, QX], _dt, _L)
-        _c0_11 = gl.zeros([QY, QX], _dt, _L)
-        _m1_11 = gl.zeros([QY, QX], _dt, _L)
-        _c1_11 = gl.zeros([QY, QX], _dt, _L)
-        for _k2 in range(_klo, _khi, 2):
-            _kk = _k2
-            _n0_00 = _pre_00
-            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_00 = _preb_00
-            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_01 = _pre_01
-            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_01 = _preb_01
-            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_10 = _pre_10
-            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_10 = _preb_10
-            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_11 = _pre_11
-            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_11 = _preb_11
-            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _z = _kk - 1
-            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + _s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + _s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_00)).to(_dt)
-                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
-                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((_s0_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_10)).to(_dt)
-                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((_s0_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((_s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
-                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-            else:
-                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-            _n1_00 = _v_00
-            _n1_01 = _v_01
-            _n1_10 = _v_10
-            _n1_11 = _v_11
-            _z = _kk - 2
-            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + _s1_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + _s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_00)).to(_dt)
-                _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
-                _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + _s1_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s1_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
-                _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
-                _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((_s1_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + _s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_10)).to(_dt)
-                _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
-                _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((_s1_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((_s1_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
-                _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
-            else:
-                _v_00 = _m0_00
-                _v_01 = _m0_01
-                _v_10 = _m0_10
-                _v_11 = _m0_11
-            _n2_00 = _v_00
-            _n2_01 = _v_01
-            _n2_10 = _v_10
-            _n2_11 = _v_11
-            _zo = _kk - 2
-            if (_zo >= _zs) & (_zo < _ze):
-                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-            if _last:
-                _zb = _kk - 1
-                if (_zb >= _zs) & (_zb < _ze):
-                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-            _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-            _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-            _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-            _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-            _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-            _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-            _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-            _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-            gl.thread_barrier()
-            _m0_00 = _c0_00
-            _c0_00 = _n0_00
-            _m0_01 = _c0_01
-            _c0_01 = _n0_01
-            _m0_10 = _c0_10
-            _c0_10 = _n0_10
-            _m0_11 = _c0_11
-            _c0_11 = _n0_11
-            _m1_00 = _c1_00
-            _c1_00 = _n1_00
-            _m1_01 = _c1_01
-            _c1_01 = _n1_01
-            _m1_10 = _c1_10
-            _c1_10 = _n1_10
-            _m1_11 = _c1_11
-            _c1_11 = _n1_11
-            _kk = (_k2 + 1)
-            _n0_00 = _pre_00
-            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_00 = _preb_00
-            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_01 = _pre_01
-            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_01 = _preb_01
-            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_10 = _pre_10
-            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_10 = _preb_10
-            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_11 = _pre_11
-            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_11 = _preb_11
-            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _z = _kk - 1
-            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                _v_00 = (((((0.125 * ((_n0_00 - (2.0 * _c0_00)) + _m0_00)) + (0.125 * ((_c0_10 - (2.0 * _c0_00)) + _s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c0_01 - (2.0 * _c0_00)) + _s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_00)).to(_dt)
-                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                _v_01 = (((((0.125 * ((_n0_01 - (2.0 * _c0_01)) + _m0_01)) + (0.125 * ((_c0_11 - (2.0 * _c0_01)) + _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_01)) + _c0_00))) + _c0_01)).to(_dt)
-                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                _v_10 = (((((0.125 * ((_n0_10 - (2.0 * _c0_10)) + _m0_10)) + (0.125 * ((_s0_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_10)) + _c0_00))) + (0.125 * ((_c0_11 - (2.0 * _c0_10)) + _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c0_10)).to(_dt)
-                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                _v_11 = (((((0.125 * ((_n0_11 - (2.0 * _c0_11)) + _m0_11)) + (0.125 * ((_s0_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_01))) + (0.125 * ((_s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c0_11)) + _c0_10))) + _c0_11)).to(_dt)
-                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-            else:
-                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-            _n1_00 = _v_00
-            _n1_01 = _v_01
-            _n1_10 = _v_10
-            _n1_11 = _v_11
-            _z = _kk - 2
-            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                _v_00 = (((((0.125 * ((_n1_00 - (2.0 * _c1_00)) + _m1_00)) + (0.125 * ((_c1_10 - (2.0 * _c1_00)) + _s1_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_c1_01 - (2.0 * _c1_00)) + _s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_00)).to(_dt)
-                _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
-                _v_01 = (((((0.125 * ((_n1_01 - (2.0 * _c1_01)) + _m1_01)) + (0.125 * ((_c1_11 - (2.0 * _c1_01)) + _s1_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + (0.125 * ((_s1_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_01)) + _c1_00))) + _c1_01)).to(_dt)
-                _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
-                _v_10 = (((((0.125 * ((_n1_10 - (2.0 * _c1_10)) + _m1_10)) + (0.125 * ((_s1_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_10)) + _c1_00))) + (0.125 * ((_c1_11 - (2.0 * _c1_10)) + _s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)))) + _c1_10)).to(_dt)
-                _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
-                _v_11 = (((((0.125 * ((_n1_11 - (2.0 * _c1_11)) + _m1_11)) + (0.125 * ((_s1_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_01))) + (0.125 * ((_s1_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L) - (2.0 * _c1_11)) + _c1_10))) + _c1_11)).to(_dt)
-                _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
-            else:
-                _v_00 = _m0_00
-                _v_01 = _m0_01
-                _v_10 = _m0_10
-                _v_11 = _m0_11
-            _n2_00 = _v_00
-            _n2_01 = _v_01
-            _n2_10 = _v_10
-            _n2_11 = _v_11
-            _zo = _kk - 2
-            if (_zo >= _zs) & (_zo < _ze):
-                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-            if _last:
-                _zb = _kk - 1
-                if (_zb >= _zs) & (_zb < _ze):
-                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-            _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-            _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-            _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-            _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-            _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-            _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-            _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-            _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-            gl.thread_barrier()
-            _m0_00 = _c0_00
-            _c0_00 = _n0_00
-            _m0_01 = _c0_01
-            _c0_01 = _n0_01
-            _m0_10 = _c0_10
-            _c0_10 = _n0_10
-            _m0_11 = _c0_11
-            _c0_11 = _n0_11
-            _m1_00 = _c1_00
-            _c1_00 = _n1_00
-            _m1_01 = _c1_01
-            _c1_01 = _n1_01
-            _m1_10 = _c1_10
-            _c1_10 = _n1_10
-            _m1_11 = _c1_11
-            _c1_11 = _n1_11
+        _heat_slices_persistent0_blocked_gluon_tile(_src, _dst, _other, L, M, N, _planes, _rows, _cols, _chunks, _t, _from, _to, _last, _qy, _qx, _nty, _ntx, _nxy, _s0_0_00, _s0_0_01, _s0_0_10, _s0_0_11, _s0_1_00, _s0_1_01, _s0_1_10, _s0_1_11, _s1_0_00, _s1_0_01, _s1_0_10, _s1_0_11, _s1_1_00, _s1_1_01, _s1_1_10, _s1_1_11, TY, TX, GR, HALO)
         if GRID_SYNC:
             if _w % _per == _per - 1:  # this program's last tile of the group
                 _arrived += _nprog
@@ -2231,6 +2259,267 @@ def _plane_diagonals_persistent0(B, A, L, M, N, B_stride0, B_stride1, B_stride2,
             _appyc_grid_barrier(_sync, _arrived)
 
 
+@gluon.jit
+def _plane_diagonals_persistent0_blocked_gluon_tile(_src, _dst, _other, L, M, N, _planes, _rows, _cols, _chunks, _t, _from, _to, _last, _qy, _qx, _nty, _ntx, _nxy, _s0_0_00, _s0_0_01, _s0_0_10, _s0_0_11, _s0_1_00, _s0_1_01, _s0_1_10, _s0_1_11, _s1_0_00, _s1_0_01, _s1_0_10, _s1_0_11, _s1_1_00, _s1_1_01, _s1_1_10, _s1_1_11, TY: gl.constexpr, TX: gl.constexpr, GR: gl.constexpr, HALO: gl.constexpr):
+    # One tile of one group (its kernel's loop calls it once; see gluon3d.rs).
+    QY: gl.constexpr = TY // 2
+    QX: gl.constexpr = TX // 2
+    _NW: gl.constexpr = gl.num_warps()
+    _L: gl.constexpr = gl.BlockedLayout([QY // _NW, 1], [1, 32], [_NW, 1], [1, 0])
+    _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX, 1]], [QY, QX], [1, 0])
+    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX // 2, 2 * GR * QX]], [QY, QX], [1, 0])
+    _dt = _src.dtype.element_ty
+    _tx = _t % _ntx
+    _ty = (_t // _ntx) % _nty
+    _y0 = _ty * (TY - 2 * HALO) - HALO
+    _x0 = _tx * (TX - 2 * HALO) - HALO
+    _zs = (_t // (_ntx * _nty)) * _planes // _chunks
+    _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
+    _klo = _zs - 2
+    _khi = _ze + 2
+    _khi = _khi + (_khi - _klo) % 2
+    _ly0 = 2 * _qy + 0
+    _gy0 = _y0 + _ly0
+    _lx0 = 2 * _qx + 0
+    _gx0 = _x0 + _lx0
+    _ly1 = 2 * _qy + 1
+    _gy1 = _y0 + _ly1
+    _lx1 = 2 * _qx + 1
+    _gx1 = _x0 + _lx1
+    _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+    _at_00 = _gy0 * _cols + _gx0
+    _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+    _keep0_00 = (_gy0 < 2) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+    _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+    _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+    _at_01 = _gy0 * _cols + _gx1
+    _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+    _keep0_01 = (_gy0 < 2) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+    _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+    _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+    _at_10 = _gy1 * _cols + _gx0
+    _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+    _keep0_10 = (_gy1 < 2) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+    _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+    _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+    _at_11 = _gy1 * _cols + _gx1
+    _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+    _keep0_11 = (_gy1 < 2) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+    _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+    _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_00 = gl.zeros([QY, QX], _dt, _L)
+    _c0_00 = gl.zeros([QY, QX], _dt, _L)
+    _m1_00 = gl.zeros([QY, QX], _dt, _L)
+    _c1_00 = gl.zeros([QY, QX], _dt, _L)
+    _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_01 = gl.zeros([QY, QX], _dt, _L)
+    _c0_01 = gl.zeros([QY, QX], _dt, _L)
+    _m1_01 = gl.zeros([QY, QX], _dt, _L)
+    _c1_01 = gl.zeros([QY, QX], _dt, _L)
+    _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_10 = gl.zeros([QY, QX], _dt, _L)
+    _c0_10 = gl.zeros([QY, QX], _dt, _L)
+    _m1_10 = gl.zeros([QY, QX], _dt, _L)
+    _c1_10 = gl.zeros([QY, QX], _dt, _L)
+    _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_11 = gl.zeros([QY, QX], _dt, _L)
+    _c0_11 = gl.zeros([QY, QX], _dt, _L)
+    _m1_11 = gl.zeros([QY, QX], _dt, _L)
+    _c1_11 = gl.zeros([QY, QX], _dt, _L)
+    for _k2 in range(_klo, _khi, 2):
+        _kk = _k2
+        _n0_00 = _pre_00
+        _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_00 = _preb_00
+        _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_01 = _pre_01
+        _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_01 = _preb_01
+        _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_10 = _pre_10
+        _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_10 = _preb_10
+        _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_11 = _pre_11
+        _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_11 = _preb_11
+        _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _z = _kk - 1
+        if (_z >= _zs - 2 + 1) & (_z >= 2) & (_z < (L - 1)):
+            _v_00 = (((0.1 * (((((_s0_1_11.index(GR * QX + (-1) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) + _m0_00) + _n0_00)) + (0.4 * _c0_00))).to(_dt)
+            _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+            _v_01 = (((0.1 * (((((_s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s0_1_10.index(GR * QX + (-1) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_01) + _n0_01)) + (0.4 * _c0_01))).to(_dt)
+            _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+            _v_10 = (((0.1 * (((((_s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _c0_01) + _s0_1_01.index(GR * QX + (1) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_10) + _n0_10)) + (0.4 * _c0_10))).to(_dt)
+            _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+            _v_11 = (((0.1 * (((((_c0_00 + _s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_00.index(GR * QX + (1) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_11) + _n0_11)) + (0.4 * _c0_11))).to(_dt)
+            _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+        else:
+            _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+            _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+            _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+            _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+        _n1_00 = _v_00
+        _n1_01 = _v_01
+        _n1_10 = _v_10
+        _n1_11 = _v_11
+        _z = _kk - 2
+        if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+            _v_00 = (((0.25 * (_s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _c1_10)) + (0.5 * _c1_00))).to(_dt)
+            _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+            _v_01 = (((0.25 * (_c1_00 + _c1_11)) + (0.5 * _c1_01))).to(_dt)
+            _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+            _v_10 = (((0.25 * (_s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s1_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L))) + (0.5 * _c1_10))).to(_dt)
+            _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+            _v_11 = (((0.25 * (_c1_10 + _s1_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L))) + (0.5 * _c1_11))).to(_dt)
+            _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
+        else:
+            _v_00 = _m0_00
+            _v_01 = _m0_01
+            _v_10 = _m0_10
+            _v_11 = _m0_11
+        _n2_00 = _v_00
+        _n2_01 = _v_01
+        _n2_10 = _v_10
+        _n2_11 = _v_11
+        _zo = _kk - 2
+        if (_zo >= _zs) & (_zo < _ze):
+            gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+            gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+            gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+            gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+        if _last:
+            _zb = _kk - 1
+            if (_zb >= _zs) & (_zb < _ze):
+                gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+        _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+        _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+        _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+        _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+        _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+        _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+        _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+        _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+        gl.thread_barrier()
+        _m0_00 = _c0_00
+        _c0_00 = _n0_00
+        _m0_01 = _c0_01
+        _c0_01 = _n0_01
+        _m0_10 = _c0_10
+        _c0_10 = _n0_10
+        _m0_11 = _c0_11
+        _c0_11 = _n0_11
+        _m1_00 = _c1_00
+        _c1_00 = _n1_00
+        _m1_01 = _c1_01
+        _c1_01 = _n1_01
+        _m1_10 = _c1_10
+        _c1_10 = _n1_10
+        _m1_11 = _c1_11
+        _c1_11 = _n1_11
+        _kk = (_k2 + 1)
+        _n0_00 = _pre_00
+        _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_00 = _preb_00
+        _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_01 = _pre_01
+        _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_01 = _preb_01
+        _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_10 = _pre_10
+        _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_10 = _preb_10
+        _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_11 = _pre_11
+        _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_11 = _preb_11
+        _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _z = _kk - 1
+        if (_z >= _zs - 2 + 1) & (_z >= 2) & (_z < (L - 1)):
+            _v_00 = (((0.1 * (((((_s0_0_11.index(GR * QX + (-1) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) + _m0_00) + _n0_00)) + (0.4 * _c0_00))).to(_dt)
+            _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+            _v_01 = (((0.1 * (((((_s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s0_0_10.index(GR * QX + (-1) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_01) + _n0_01)) + (0.4 * _c0_01))).to(_dt)
+            _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+            _v_10 = (((0.1 * (((((_s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _c0_01) + _s0_0_01.index(GR * QX + (1) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_10) + _n0_10)) + (0.4 * _c0_10))).to(_dt)
+            _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+            _v_11 = (((0.1 * (((((_c0_00 + _s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_00.index(GR * QX + (1) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_11) + _n0_11)) + (0.4 * _c0_11))).to(_dt)
+            _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+        else:
+            _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+            _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+            _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+            _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
+        _n1_00 = _v_00
+        _n1_01 = _v_01
+        _n1_10 = _v_10
+        _n1_11 = _v_11
+        _z = _kk - 2
+        if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+            _v_00 = (((0.25 * (_s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _c1_10)) + (0.5 * _c1_00))).to(_dt)
+            _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+            _v_01 = (((0.25 * (_c1_00 + _c1_11)) + (0.5 * _c1_01))).to(_dt)
+            _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+            _v_10 = (((0.25 * (_s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s1_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L))) + (0.5 * _c1_10))).to(_dt)
+            _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+            _v_11 = (((0.25 * (_c1_10 + _s1_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L))) + (0.5 * _c1_11))).to(_dt)
+            _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
+        else:
+            _v_00 = _m0_00
+            _v_01 = _m0_01
+            _v_10 = _m0_10
+            _v_11 = _m0_11
+        _n2_00 = _v_00
+        _n2_01 = _v_01
+        _n2_10 = _v_10
+        _n2_11 = _v_11
+        _zo = _kk - 2
+        if (_zo >= _zs) & (_zo < _ze):
+            gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+            gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+            gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+            gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+        if _last:
+            _zb = _kk - 1
+            if (_zb >= _zs) & (_zb < _ze):
+                gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+        _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+        _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+        _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+        _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+        _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+        _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+        _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+        _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+        gl.thread_barrier()
+        _m0_00 = _c0_00
+        _c0_00 = _n0_00
+        _m0_01 = _c0_01
+        _c0_01 = _n0_01
+        _m0_10 = _c0_10
+        _c0_10 = _n0_10
+        _m0_11 = _c0_11
+        _c0_11 = _n0_11
+        _m1_00 = _c1_00
+        _c1_00 = _n1_00
+        _m1_01 = _c1_01
+        _c1_01 = _n1_01
+        _m1_10 = _c1_10
+        _c1_10 = _n1_10
+        _m1_11 = _c1_11
+        _c1_11 = _n1_11
+
+
 @gluon.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
 def _plane_diagonals_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _planes, _rows, _cols, _chunks, _groups, _g_lo, _g_hi, _sync, TY: gl.constexpr, TX: gl.constexpr, GR: gl.constexpr, HALO: gl.constexpr, GRID_SYNC: gl.constexpr):
     # samples/stencils_3d.py:56: for t in range(T):  (temporally blocked: streamed by planes, one iteration a group, planes in shared memory)
@@ -2276,254 +2565,7 @@ def _plane_diagonals_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _pla
             _from = _dst
             _to = _src
         _last = _g == _groups - 1
-        _tx = _t % _ntx
-        _ty = (_t // _ntx) % _nty
-        _y0 = _ty * (TY - 2 * HALO) - HALO
-        _x0 = _tx * (TX - 2 * HALO) - HALO
-        _zs = (_t // (_ntx * _nty)) * _planes // _chunks
-        _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
-        _klo = _zs - 2
-        _khi = _ze + 2
-        _khi = _khi + (_khi - _klo) % 2
-        _ly0 = 2 * _qy + 0
-        _gy0 = _y0 + _ly0
-        _lx0 = 2 * _qx + 0
-        _gx0 = _x0 + _lx0
-        _ly1 = 2 * _qy + 1
-        _gy1 = _y0 + _ly1
-        _lx1 = 2 * _qx + 1
-        _gx1 = _x0 + _lx1
-        _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-        _at_00 = _gy0 * _cols + _gx0
-        _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-        _keep0_00 = (_gy0 < 2) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-        _keep1_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-        _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-        _at_01 = _gy0 * _cols + _gx1
-        _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-        _keep0_01 = (_gy0 < 2) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-        _keep1_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-        _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-        _at_10 = _gy1 * _cols + _gx0
-        _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-        _keep0_10 = (_gy1 < 2) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-        _keep1_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-        _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-        _at_11 = _gy1 * _cols + _gx1
-        _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-        _keep0_11 = (_gy1 < 2) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-        _keep1_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-        _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_00 = gl.zeros([QY, QX], _dt, _L)
-        _c0_00 = gl.zeros([QY, QX], _dt, _L)
-        _m1_00 = gl.zeros([QY, QX], _dt, _L)
-        _c1_00 = gl.zeros([QY, QX], _dt, _L)
-        _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_01 = gl.zeros([QY, QX], _dt, _L)
-        _c0_01 = gl.zeros([QY, QX], _dt, _L)
-        _m1_01 = gl.zeros([QY, QX], _dt, _L)
-        _c1_01 = gl.zeros([QY, QX], _dt, _L)
-        _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_10 = gl.zeros([QY, QX], _dt, _L)
-        _c0_10 = gl.zeros([QY, QX], _dt, _L)
-        _m1_10 = gl.zeros([QY, QX], _dt, _L)
-        _c1_10 = gl.zeros([QY, QX], _dt, _L)
-        _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_11 = gl.zeros([QY, QX], _dt, _L)
-        _c0_11 = gl.zeros([QY, QX], _dt, _L)
-        _m1_11 = gl.zeros([QY, QX], _dt, _L)
-        _c1_11 = gl.zeros([QY, QX], _dt, _L)
-        for _k2 in range(_klo, _khi, 2):
-            _kk = _k2
-            _n0_00 = _pre_00
-            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_00 = _preb_00
-            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_01 = _pre_01
-            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_01 = _preb_01
-            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_10 = _pre_10
-            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_10 = _preb_10
-            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_11 = _pre_11
-            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_11 = _preb_11
-            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _z = _kk - 1
-            if (_z >= _zs - 2 + 1) & (_z >= 2) & (_z < (L - 1)):
-                _v_00 = (((0.1 * (((((_s0_1_11.index(GR * QX + (-1) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) + _m0_00) + _n0_00)) + (0.4 * _c0_00))).to(_dt)
-                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                _v_01 = (((0.1 * (((((_s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s0_1_10.index(GR * QX + (-1) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_01) + _n0_01)) + (0.4 * _c0_01))).to(_dt)
-                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                _v_10 = (((0.1 * (((((_s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _c0_01) + _s0_1_01.index(GR * QX + (1) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_10) + _n0_10)) + (0.4 * _c0_10))).to(_dt)
-                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                _v_11 = (((0.1 * (((((_c0_00 + _s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_00.index(GR * QX + (1) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_11) + _n0_11)) + (0.4 * _c0_11))).to(_dt)
-                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-            else:
-                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-            _n1_00 = _v_00
-            _n1_01 = _v_01
-            _n1_10 = _v_10
-            _n1_11 = _v_11
-            _z = _kk - 2
-            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                _v_00 = (((0.25 * (_s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _c1_10)) + (0.5 * _c1_00))).to(_dt)
-                _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
-                _v_01 = (((0.25 * (_c1_00 + _c1_11)) + (0.5 * _c1_01))).to(_dt)
-                _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
-                _v_10 = (((0.25 * (_s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s1_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L))) + (0.5 * _c1_10))).to(_dt)
-                _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
-                _v_11 = (((0.25 * (_c1_10 + _s1_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L))) + (0.5 * _c1_11))).to(_dt)
-                _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
-            else:
-                _v_00 = _m0_00
-                _v_01 = _m0_01
-                _v_10 = _m0_10
-                _v_11 = _m0_11
-            _n2_00 = _v_00
-            _n2_01 = _v_01
-            _n2_10 = _v_10
-            _n2_11 = _v_11
-            _zo = _kk - 2
-            if (_zo >= _zs) & (_zo < _ze):
-                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-            if _last:
-                _zb = _kk - 1
-                if (_zb >= _zs) & (_zb < _ze):
-                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-            _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-            _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-            _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-            _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-            _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-            _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-            _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-            _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-            gl.thread_barrier()
-            _m0_00 = _c0_00
-            _c0_00 = _n0_00
-            _m0_01 = _c0_01
-            _c0_01 = _n0_01
-            _m0_10 = _c0_10
-            _c0_10 = _n0_10
-            _m0_11 = _c0_11
-            _c0_11 = _n0_11
-            _m1_00 = _c1_00
-            _c1_00 = _n1_00
-            _m1_01 = _c1_01
-            _c1_01 = _n1_01
-            _m1_10 = _c1_10
-            _c1_10 = _n1_10
-            _m1_11 = _c1_11
-            _c1_11 = _n1_11
-            _kk = (_k2 + 1)
-            _n0_00 = _pre_00
-            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_00 = _preb_00
-            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_01 = _pre_01
-            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_01 = _preb_01
-            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_10 = _pre_10
-            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_10 = _preb_10
-            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_11 = _pre_11
-            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_11 = _preb_11
-            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _z = _kk - 1
-            if (_z >= _zs - 2 + 1) & (_z >= 2) & (_z < (L - 1)):
-                _v_00 = (((0.1 * (((((_s0_0_11.index(GR * QX + (-1) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) + _m0_00) + _n0_00)) + (0.4 * _c0_00))).to(_dt)
-                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                _v_01 = (((0.1 * (((((_s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s0_0_10.index(GR * QX + (-1) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_01) + _n0_01)) + (0.4 * _c0_01))).to(_dt)
-                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                _v_10 = (((0.1 * (((((_s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _c0_01) + _s0_0_01.index(GR * QX + (1) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_10) + _n0_10)) + (0.4 * _c0_10))).to(_dt)
-                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                _v_11 = (((0.1 * (((((_c0_00 + _s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_00.index(GR * QX + (1) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _m0_11) + _n0_11)) + (0.4 * _c0_11))).to(_dt)
-                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-            else:
-                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 2) | (_z >= (L - 1))), other=0.0)
-            _n1_00 = _v_00
-            _n1_01 = _v_01
-            _n1_10 = _v_10
-            _n1_11 = _v_11
-            _z = _kk - 2
-            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                _v_00 = (((0.25 * (_s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _c1_10)) + (0.5 * _c1_00))).to(_dt)
-                _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
-                _v_01 = (((0.25 * (_c1_00 + _c1_11)) + (0.5 * _c1_01))).to(_dt)
-                _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
-                _v_10 = (((0.25 * (_s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L) + _s1_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L))) + (0.5 * _c1_10))).to(_dt)
-                _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
-                _v_11 = (((0.25 * (_c1_10 + _s1_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L))) + (0.5 * _c1_11))).to(_dt)
-                _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
-            else:
-                _v_00 = _m0_00
-                _v_01 = _m0_01
-                _v_10 = _m0_10
-                _v_11 = _m0_11
-            _n2_00 = _v_00
-            _n2_01 = _v_01
-            _n2_10 = _v_10
-            _n2_11 = _v_11
-            _zo = _kk - 2
-            if (_zo >= _zs) & (_zo < _ze):
-                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-            if _last:
-                _zb = _kk - 1
-                if (_zb >= _zs) & (_zb < _ze):
-                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-            _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-            _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-            _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-            _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-            _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-            _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-            _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-            _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-            gl.thread_barrier()
-            _m0_00 = _c0_00
-            _c0_00 = _n0_00
-            _m0_01 = _c0_01
-            _c0_01 = _n0_01
-            _m0_10 = _c0_10
-            _c0_10 = _n0_10
-            _m0_11 = _c0_11
-            _c0_11 = _n0_11
-            _m1_00 = _c1_00
-            _c1_00 = _n1_00
-            _m1_01 = _c1_01
-            _c1_01 = _n1_01
-            _m1_10 = _c1_10
-            _c1_10 = _n1_10
-            _m1_11 = _c1_11
-            _c1_11 = _n1_11
+        _plane_diagonals_persistent0_blocked_gluon_tile(_src, _dst, _other, L, M, N, _planes, _rows, _cols, _chunks, _t, _from, _to, _last, _qy, _qx, _nty, _ntx, _nxy, _s0_0_00, _s0_0_01, _s0_0_10, _s0_0_11, _s0_1_00, _s0_1_01, _s0_1_10, _s0_1_11, _s1_0_00, _s1_0_01, _s1_0_10, _s1_0_11, _s1_1_00, _s1_1_01, _s1_1_10, _s1_1_11, TY, TX, GR, HALO)
         if GRID_SYNC:
             if _w % _per == _per - 1:  # this program's last tile of the group
                 _arrived += _nprog
@@ -2899,6 +2941,267 @@ def _upwind_persistent0(B, A, L, M, N, c: "fp64", B_stride0, B_stride1, B_stride
             _appyc_grid_barrier(_sync, _arrived)
 
 
+@gluon.jit
+def _upwind_persistent0_blocked_gluon_tile(_src, _dst, _other, L, M, N, c, _planes, _rows, _cols, _chunks, _t, _from, _to, _last, _qy, _qx, _nty, _ntx, _nxy, _s0_0_00, _s0_0_01, _s0_0_10, _s0_0_11, _s0_1_00, _s0_1_01, _s0_1_10, _s0_1_11, _s1_0_00, _s1_0_01, _s1_0_10, _s1_0_11, _s1_1_00, _s1_1_01, _s1_1_10, _s1_1_11, TY: gl.constexpr, TX: gl.constexpr, GR: gl.constexpr, HALO: gl.constexpr):
+    # One tile of one group (its kernel's loop calls it once; see gluon3d.rs).
+    QY: gl.constexpr = TY // 2
+    QX: gl.constexpr = TX // 2
+    _NW: gl.constexpr = gl.num_warps()
+    _L: gl.constexpr = gl.BlockedLayout([QY // _NW, 1], [1, 32], [_NW, 1], [1, 0])
+    _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX, 1]], [QY, QX], [1, 0])
+    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX // 2, 2 * GR * QX]], [QY, QX], [1, 0])
+    _dt = _src.dtype.element_ty
+    _tx = _t % _ntx
+    _ty = (_t // _ntx) % _nty
+    _y0 = _ty * (TY - 2 * HALO) - HALO
+    _x0 = _tx * (TX - 2 * HALO) - HALO
+    _zs = (_t // (_ntx * _nty)) * _planes // _chunks
+    _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
+    _klo = _zs - 2
+    _khi = _ze + 2
+    _khi = _khi + (_khi - _klo) % 2
+    _ly0 = 2 * _qy + 0
+    _gy0 = _y0 + _ly0
+    _lx0 = 2 * _qx + 0
+    _gx0 = _x0 + _lx0
+    _ly1 = 2 * _qy + 1
+    _gy1 = _y0 + _ly1
+    _lx1 = 2 * _qx + 1
+    _gx1 = _x0 + _lx1
+    _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+    _at_00 = _gy0 * _cols + _gx0
+    _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+    _keep0_00 = (_gy0 < 1) | (_gy0 >= M) | (_gx0 < 1) | (_gx0 >= N)
+    _keep1_00 = (_gy0 < 1) | (_gy0 >= M) | (_gx0 < 1) | (_gx0 >= N)
+    _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+    _at_01 = _gy0 * _cols + _gx1
+    _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+    _keep0_01 = (_gy0 < 1) | (_gy0 >= M) | (_gx1 < 1) | (_gx1 >= N)
+    _keep1_01 = (_gy0 < 1) | (_gy0 >= M) | (_gx1 < 1) | (_gx1 >= N)
+    _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+    _at_10 = _gy1 * _cols + _gx0
+    _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+    _keep0_10 = (_gy1 < 1) | (_gy1 >= M) | (_gx0 < 1) | (_gx0 >= N)
+    _keep1_10 = (_gy1 < 1) | (_gy1 >= M) | (_gx0 < 1) | (_gx0 >= N)
+    _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+    _at_11 = _gy1 * _cols + _gx1
+    _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+    _keep0_11 = (_gy1 < 1) | (_gy1 >= M) | (_gx1 < 1) | (_gx1 >= N)
+    _keep1_11 = (_gy1 < 1) | (_gy1 >= M) | (_gx1 < 1) | (_gx1 >= N)
+    _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_00 = gl.zeros([QY, QX], _dt, _L)
+    _c0_00 = gl.zeros([QY, QX], _dt, _L)
+    _m1_00 = gl.zeros([QY, QX], _dt, _L)
+    _c1_00 = gl.zeros([QY, QX], _dt, _L)
+    _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_01 = gl.zeros([QY, QX], _dt, _L)
+    _c0_01 = gl.zeros([QY, QX], _dt, _L)
+    _m1_01 = gl.zeros([QY, QX], _dt, _L)
+    _c1_01 = gl.zeros([QY, QX], _dt, _L)
+    _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_10 = gl.zeros([QY, QX], _dt, _L)
+    _c0_10 = gl.zeros([QY, QX], _dt, _L)
+    _m1_10 = gl.zeros([QY, QX], _dt, _L)
+    _c1_10 = gl.zeros([QY, QX], _dt, _L)
+    _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_11 = gl.zeros([QY, QX], _dt, _L)
+    _c0_11 = gl.zeros([QY, QX], _dt, _L)
+    _m1_11 = gl.zeros([QY, QX], _dt, _L)
+    _c1_11 = gl.zeros([QY, QX], _dt, _L)
+    for _k2 in range(_klo, _khi, 2):
+        _kk = _k2
+        _n0_00 = _pre_00
+        _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_00 = _preb_00
+        _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_01 = _pre_01
+        _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_01 = _preb_01
+        _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_10 = _pre_10
+        _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_10 = _preb_10
+        _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_11 = _pre_11
+        _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_11 = _preb_11
+        _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _z = _kk - 1
+        if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < L):
+            _v_00 = ((_c0_00 - (c * ((((3.0 * _c0_00) - _m0_00) - _s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+            _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+            _v_01 = ((_c0_01 - (c * ((((3.0 * _c0_01) - _m0_01) - _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _c0_00)))).to(_dt)
+            _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+            _v_10 = ((_c0_10 - (c * ((((3.0 * _c0_10) - _m0_10) - _c0_00) - _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+            _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+            _v_11 = ((_c0_11 - (c * ((((3.0 * _c0_11) - _m0_11) - _c0_01) - _c0_10)))).to(_dt)
+            _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+        else:
+            _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+            _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+            _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+            _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+        _n1_00 = _v_00
+        _n1_01 = _v_01
+        _n1_10 = _v_10
+        _n1_11 = _v_11
+        _z = _kk - 2
+        if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < L):
+            _v_00 = ((_c1_00 - (c * ((((3.0 * _c1_00) - _m1_00) - _s1_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+            _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+            _v_01 = ((_c1_01 - (c * ((((3.0 * _c1_01) - _m1_01) - _s1_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _c1_00)))).to(_dt)
+            _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+            _v_10 = ((_c1_10 - (c * ((((3.0 * _c1_10) - _m1_10) - _c1_00) - _s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+            _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+            _v_11 = ((_c1_11 - (c * ((((3.0 * _c1_11) - _m1_11) - _c1_01) - _c1_10)))).to(_dt)
+            _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
+        else:
+            _v_00 = _m0_00
+            _v_01 = _m0_01
+            _v_10 = _m0_10
+            _v_11 = _m0_11
+        _n2_00 = _v_00
+        _n2_01 = _v_01
+        _n2_10 = _v_10
+        _n2_11 = _v_11
+        _zo = _kk - 2
+        if (_zo >= _zs) & (_zo < _ze):
+            gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+            gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+            gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+            gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+        if _last:
+            _zb = _kk - 1
+            if (_zb >= _zs) & (_zb < _ze):
+                gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+        _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+        _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+        _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+        _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+        _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+        _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+        _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+        _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+        gl.thread_barrier()
+        _m0_00 = _c0_00
+        _c0_00 = _n0_00
+        _m0_01 = _c0_01
+        _c0_01 = _n0_01
+        _m0_10 = _c0_10
+        _c0_10 = _n0_10
+        _m0_11 = _c0_11
+        _c0_11 = _n0_11
+        _m1_00 = _c1_00
+        _c1_00 = _n1_00
+        _m1_01 = _c1_01
+        _c1_01 = _n1_01
+        _m1_10 = _c1_10
+        _c1_10 = _n1_10
+        _m1_11 = _c1_11
+        _c1_11 = _n1_11
+        _kk = (_k2 + 1)
+        _n0_00 = _pre_00
+        _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_00 = _preb_00
+        _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_01 = _pre_01
+        _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_01 = _preb_01
+        _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_10 = _pre_10
+        _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_10 = _preb_10
+        _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_11 = _pre_11
+        _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_11 = _preb_11
+        _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _z = _kk - 1
+        if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < L):
+            _v_00 = ((_c0_00 - (c * ((((3.0 * _c0_00) - _m0_00) - _s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+            _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+            _v_01 = ((_c0_01 - (c * ((((3.0 * _c0_01) - _m0_01) - _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _c0_00)))).to(_dt)
+            _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+            _v_10 = ((_c0_10 - (c * ((((3.0 * _c0_10) - _m0_10) - _c0_00) - _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+            _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+            _v_11 = ((_c0_11 - (c * ((((3.0 * _c0_11) - _m0_11) - _c0_01) - _c0_10)))).to(_dt)
+            _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+        else:
+            _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+            _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+            _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+            _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
+        _n1_00 = _v_00
+        _n1_01 = _v_01
+        _n1_10 = _v_10
+        _n1_11 = _v_11
+        _z = _kk - 2
+        if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < L):
+            _v_00 = ((_c1_00 - (c * ((((3.0 * _c1_00) - _m1_00) - _s1_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+            _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
+            _v_01 = ((_c1_01 - (c * ((((3.0 * _c1_01) - _m1_01) - _s1_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _c1_00)))).to(_dt)
+            _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
+            _v_10 = ((_c1_10 - (c * ((((3.0 * _c1_10) - _m1_10) - _c1_00) - _s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+            _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
+            _v_11 = ((_c1_11 - (c * ((((3.0 * _c1_11) - _m1_11) - _c1_01) - _c1_10)))).to(_dt)
+            _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
+        else:
+            _v_00 = _m0_00
+            _v_01 = _m0_01
+            _v_10 = _m0_10
+            _v_11 = _m0_11
+        _n2_00 = _v_00
+        _n2_01 = _v_01
+        _n2_10 = _v_10
+        _n2_11 = _v_11
+        _zo = _kk - 2
+        if (_zo >= _zs) & (_zo < _ze):
+            gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+            gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+            gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+            gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+        if _last:
+            _zb = _kk - 1
+            if (_zb >= _zs) & (_zb < _ze):
+                gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+        _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+        _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+        _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+        _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+        _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+        _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+        _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+        _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+        gl.thread_barrier()
+        _m0_00 = _c0_00
+        _c0_00 = _n0_00
+        _m0_01 = _c0_01
+        _c0_01 = _n0_01
+        _m0_10 = _c0_10
+        _c0_10 = _n0_10
+        _m0_11 = _c0_11
+        _c0_11 = _n0_11
+        _m1_00 = _c1_00
+        _c1_00 = _n1_00
+        _m1_01 = _c1_01
+        _c1_01 = _n1_01
+        _m1_10 = _c1_10
+        _c1_10 = _n1_10
+        _m1_11 = _c1_11
+        _c1_11 = _n1_11
+
+
 @gluon.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
 def _upwind_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, c: "fp64", _planes, _rows, _cols, _chunks, _groups, _g_lo, _g_hi, _sync, TY: gl.constexpr, TX: gl.constexpr, GR: gl.constexpr, HALO: gl.constexpr, GRID_SYNC: gl.constexpr):
     # samples/stencils_3d.py:77: for t in range(T):  (temporally blocked: streamed by planes, one iteration a group, planes in shared memory)
@@ -2944,254 +3247,7 @@ def _upwind_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, c: "fp64", _p
             _from = _dst
             _to = _src
         _last = _g == _groups - 1
-        _tx = _t % _ntx
-        _ty = (_t // _ntx) % _nty
-        _y0 = _ty * (TY - 2 * HALO) - HALO
-        _x0 = _tx * (TX - 2 * HALO) - HALO
-        _zs = (_t // (_ntx * _nty)) * _planes // _chunks
-        _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
-        _klo = _zs - 2
-        _khi = _ze + 2
-        _khi = _khi + (_khi - _klo) % 2
-        _ly0 = 2 * _qy + 0
-        _gy0 = _y0 + _ly0
-        _lx0 = 2 * _qx + 0
-        _gx0 = _x0 + _lx0
-        _ly1 = 2 * _qy + 1
-        _gy1 = _y0 + _ly1
-        _lx1 = 2 * _qx + 1
-        _gx1 = _x0 + _lx1
-        _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-        _at_00 = _gy0 * _cols + _gx0
-        _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-        _keep0_00 = (_gy0 < 1) | (_gy0 >= M) | (_gx0 < 1) | (_gx0 >= N)
-        _keep1_00 = (_gy0 < 1) | (_gy0 >= M) | (_gx0 < 1) | (_gx0 >= N)
-        _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-        _at_01 = _gy0 * _cols + _gx1
-        _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-        _keep0_01 = (_gy0 < 1) | (_gy0 >= M) | (_gx1 < 1) | (_gx1 >= N)
-        _keep1_01 = (_gy0 < 1) | (_gy0 >= M) | (_gx1 < 1) | (_gx1 >= N)
-        _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-        _at_10 = _gy1 * _cols + _gx0
-        _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-        _keep0_10 = (_gy1 < 1) | (_gy1 >= M) | (_gx0 < 1) | (_gx0 >= N)
-        _keep1_10 = (_gy1 < 1) | (_gy1 >= M) | (_gx0 < 1) | (_gx0 >= N)
-        _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-        _at_11 = _gy1 * _cols + _gx1
-        _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-        _keep0_11 = (_gy1 < 1) | (_gy1 >= M) | (_gx1 < 1) | (_gx1 >= N)
-        _keep1_11 = (_gy1 < 1) | (_gy1 >= M) | (_gx1 < 1) | (_gx1 >= N)
-        _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_00 = gl.zeros([QY, QX], _dt, _L)
-        _c0_00 = gl.zeros([QY, QX], _dt, _L)
-        _m1_00 = gl.zeros([QY, QX], _dt, _L)
-        _c1_00 = gl.zeros([QY, QX], _dt, _L)
-        _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_01 = gl.zeros([QY, QX], _dt, _L)
-        _c0_01 = gl.zeros([QY, QX], _dt, _L)
-        _m1_01 = gl.zeros([QY, QX], _dt, _L)
-        _c1_01 = gl.zeros([QY, QX], _dt, _L)
-        _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_10 = gl.zeros([QY, QX], _dt, _L)
-        _c0_10 = gl.zeros([QY, QX], _dt, _L)
-        _m1_10 = gl.zeros([QY, QX], _dt, _L)
-        _c1_10 = gl.zeros([QY, QX], _dt, _L)
-        _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_11 = gl.zeros([QY, QX], _dt, _L)
-        _c0_11 = gl.zeros([QY, QX], _dt, _L)
-        _m1_11 = gl.zeros([QY, QX], _dt, _L)
-        _c1_11 = gl.zeros([QY, QX], _dt, _L)
-        for _k2 in range(_klo, _khi, 2):
-            _kk = _k2
-            _n0_00 = _pre_00
-            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_00 = _preb_00
-            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_01 = _pre_01
-            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_01 = _preb_01
-            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_10 = _pre_10
-            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_10 = _preb_10
-            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_11 = _pre_11
-            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_11 = _preb_11
-            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _z = _kk - 1
-            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < L):
-                _v_00 = ((_c0_00 - (c * ((((3.0 * _c0_00) - _m0_00) - _s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                _v_01 = ((_c0_01 - (c * ((((3.0 * _c0_01) - _m0_01) - _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _c0_00)))).to(_dt)
-                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                _v_10 = ((_c0_10 - (c * ((((3.0 * _c0_10) - _m0_10) - _c0_00) - _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                _v_11 = ((_c0_11 - (c * ((((3.0 * _c0_11) - _m0_11) - _c0_01) - _c0_10)))).to(_dt)
-                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-            else:
-                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-            _n1_00 = _v_00
-            _n1_01 = _v_01
-            _n1_10 = _v_10
-            _n1_11 = _v_11
-            _z = _kk - 2
-            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < L):
-                _v_00 = ((_c1_00 - (c * ((((3.0 * _c1_00) - _m1_00) - _s1_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
-                _v_01 = ((_c1_01 - (c * ((((3.0 * _c1_01) - _m1_01) - _s1_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _c1_00)))).to(_dt)
-                _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
-                _v_10 = ((_c1_10 - (c * ((((3.0 * _c1_10) - _m1_10) - _c1_00) - _s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
-                _v_11 = ((_c1_11 - (c * ((((3.0 * _c1_11) - _m1_11) - _c1_01) - _c1_10)))).to(_dt)
-                _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
-            else:
-                _v_00 = _m0_00
-                _v_01 = _m0_01
-                _v_10 = _m0_10
-                _v_11 = _m0_11
-            _n2_00 = _v_00
-            _n2_01 = _v_01
-            _n2_10 = _v_10
-            _n2_11 = _v_11
-            _zo = _kk - 2
-            if (_zo >= _zs) & (_zo < _ze):
-                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-            if _last:
-                _zb = _kk - 1
-                if (_zb >= _zs) & (_zb < _ze):
-                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-            _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-            _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-            _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-            _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-            _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-            _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-            _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-            _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-            gl.thread_barrier()
-            _m0_00 = _c0_00
-            _c0_00 = _n0_00
-            _m0_01 = _c0_01
-            _c0_01 = _n0_01
-            _m0_10 = _c0_10
-            _c0_10 = _n0_10
-            _m0_11 = _c0_11
-            _c0_11 = _n0_11
-            _m1_00 = _c1_00
-            _c1_00 = _n1_00
-            _m1_01 = _c1_01
-            _c1_01 = _n1_01
-            _m1_10 = _c1_10
-            _c1_10 = _n1_10
-            _m1_11 = _c1_11
-            _c1_11 = _n1_11
-            _kk = (_k2 + 1)
-            _n0_00 = _pre_00
-            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_00 = _preb_00
-            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_01 = _pre_01
-            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_01 = _preb_01
-            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_10 = _pre_10
-            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_10 = _preb_10
-            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_11 = _pre_11
-            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_11 = _preb_11
-            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _z = _kk - 1
-            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < L):
-                _v_00 = ((_c0_00 - (c * ((((3.0 * _c0_00) - _m0_00) - _s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                _v_01 = ((_c0_01 - (c * ((((3.0 * _c0_01) - _m0_01) - _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _c0_00)))).to(_dt)
-                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                _v_10 = ((_c0_10 - (c * ((((3.0 * _c0_10) - _m0_10) - _c0_00) - _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                _v_11 = ((_c0_11 - (c * ((((3.0 * _c0_11) - _m0_11) - _c0_01) - _c0_10)))).to(_dt)
-                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-            else:
-                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= L)), other=0.0)
-            _n1_00 = _v_00
-            _n1_01 = _v_01
-            _n1_10 = _v_10
-            _n1_11 = _v_11
-            _z = _kk - 2
-            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < L):
-                _v_00 = ((_c1_00 - (c * ((((3.0 * _c1_00) - _m1_00) - _s1_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                _v_00 = gl.where(_keep1_00, _m0_00, _v_00)
-                _v_01 = ((_c1_01 - (c * ((((3.0 * _c1_01) - _m1_01) - _s1_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - _c1_00)))).to(_dt)
-                _v_01 = gl.where(_keep1_01, _m0_01, _v_01)
-                _v_10 = ((_c1_10 - (c * ((((3.0 * _c1_10) - _m1_10) - _c1_00) - _s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                _v_10 = gl.where(_keep1_10, _m0_10, _v_10)
-                _v_11 = ((_c1_11 - (c * ((((3.0 * _c1_11) - _m1_11) - _c1_01) - _c1_10)))).to(_dt)
-                _v_11 = gl.where(_keep1_11, _m0_11, _v_11)
-            else:
-                _v_00 = _m0_00
-                _v_01 = _m0_01
-                _v_10 = _m0_10
-                _v_11 = _m0_11
-            _n2_00 = _v_00
-            _n2_01 = _v_01
-            _n2_10 = _v_10
-            _n2_11 = _v_11
-            _zo = _kk - 2
-            if (_zo >= _zs) & (_zo < _ze):
-                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-            if _last:
-                _zb = _kk - 1
-                if (_zb >= _zs) & (_zb < _ze):
-                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-            _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-            _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-            _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-            _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-            _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-            _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-            _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-            _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-            gl.thread_barrier()
-            _m0_00 = _c0_00
-            _c0_00 = _n0_00
-            _m0_01 = _c0_01
-            _c0_01 = _n0_01
-            _m0_10 = _c0_10
-            _c0_10 = _n0_10
-            _m0_11 = _c0_11
-            _c0_11 = _n0_11
-            _m1_00 = _c1_00
-            _c1_00 = _n1_00
-            _m1_01 = _c1_01
-            _c1_01 = _n1_01
-            _m1_10 = _c1_10
-            _c1_10 = _n1_10
-            _m1_11 = _c1_11
-            _c1_11 = _n1_11
+        _upwind_persistent0_blocked_gluon_tile(_src, _dst, _other, L, M, N, c, _planes, _rows, _cols, _chunks, _t, _from, _to, _last, _qy, _qx, _nty, _ntx, _nxy, _s0_0_00, _s0_0_01, _s0_0_10, _s0_0_11, _s0_1_00, _s0_1_01, _s0_1_10, _s0_1_11, _s1_0_00, _s1_0_01, _s1_0_10, _s1_0_11, _s1_1_00, _s1_1_01, _s1_1_10, _s1_1_11, TY, TX, GR, HALO)
         if GRID_SYNC:
             if _w % _per == _per - 1:  # this program's last tile of the group
                 _arrived += _nprog
@@ -4038,6 +4094,263 @@ def _heat_swap_persistent0(B, A, L, M, N, B_stride0, A_stride0, B_stride1, A_str
         tl.store(_carried + 3, (_which__swap1).to(tl.float64))
 
 
+@gluon.jit
+def _heat_swap_persistent0_blocked_gluon_tile(_src, _dst, _other, L, M, N, _planes, _rows, _cols, _chunks, _t, _from, _to, _last, _qy, _qx, _nty, _ntx, _nxy, _s0_0_00, _s0_0_01, _s0_0_10, _s0_0_11, _s0_1_00, _s0_1_01, _s0_1_10, _s0_1_11, _s1_0_00, _s1_0_01, _s1_0_10, _s1_0_11, _s1_1_00, _s1_1_01, _s1_1_10, _s1_1_11, TY: gl.constexpr, TX: gl.constexpr, GR: gl.constexpr, HALO: gl.constexpr):
+    # One tile of one group (its kernel's loop calls it once; see gluon3d.rs).
+    QY: gl.constexpr = TY // 2
+    QX: gl.constexpr = TX // 2
+    _NW: gl.constexpr = gl.num_warps()
+    _L: gl.constexpr = gl.BlockedLayout([QY // _NW, 1], [1, 32], [_NW, 1], [1, 0])
+    _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX, 1]], [QY, QX], [1, 0])
+    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX // 2, 2 * GR * QX]], [QY, QX], [1, 0])
+    _dt = _src.dtype.element_ty
+    _tx = _t % _ntx
+    _ty = (_t // _ntx) % _nty
+    _y0 = _ty * (TY - 2 * HALO) - HALO
+    _x0 = _tx * (TX - 2 * HALO) - HALO
+    _zs = (_t // (_ntx * _nty)) * _planes // _chunks
+    _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
+    _klo = _zs - 2
+    _khi = _ze + 2
+    _khi = _khi + (_khi - _klo) % 2
+    _ly0 = 2 * _qy + 0
+    _gy0 = _y0 + _ly0
+    _lx0 = 2 * _qx + 0
+    _gx0 = _x0 + _lx0
+    _ly1 = 2 * _qy + 1
+    _gy1 = _y0 + _ly1
+    _lx1 = 2 * _qx + 1
+    _gx1 = _x0 + _lx1
+    _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+    _at_00 = _gy0 * _cols + _gx0
+    _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+    _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+    _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+    _at_01 = _gy0 * _cols + _gx1
+    _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+    _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+    _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+    _at_10 = _gy1 * _cols + _gx0
+    _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+    _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+    _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+    _at_11 = _gy1 * _cols + _gx1
+    _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+    _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+    _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_00 = gl.zeros([QY, QX], _dt, _L)
+    _c0_00 = gl.zeros([QY, QX], _dt, _L)
+    _m1_00 = gl.zeros([QY, QX], _dt, _L)
+    _c1_00 = gl.zeros([QY, QX], _dt, _L)
+    _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_01 = gl.zeros([QY, QX], _dt, _L)
+    _c0_01 = gl.zeros([QY, QX], _dt, _L)
+    _m1_01 = gl.zeros([QY, QX], _dt, _L)
+    _c1_01 = gl.zeros([QY, QX], _dt, _L)
+    _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_10 = gl.zeros([QY, QX], _dt, _L)
+    _c0_10 = gl.zeros([QY, QX], _dt, _L)
+    _m1_10 = gl.zeros([QY, QX], _dt, _L)
+    _c1_10 = gl.zeros([QY, QX], _dt, _L)
+    _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_11 = gl.zeros([QY, QX], _dt, _L)
+    _c0_11 = gl.zeros([QY, QX], _dt, _L)
+    _m1_11 = gl.zeros([QY, QX], _dt, _L)
+    _c1_11 = gl.zeros([QY, QX], _dt, _L)
+    for _k2 in range(_klo, _khi, 2):
+        _kk = _k2
+        _n0_00 = _pre_00
+        _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_00 = _preb_00
+        _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_01 = _pre_01
+        _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_01 = _preb_01
+        _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_10 = _pre_10
+        _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_10 = _preb_10
+        _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_11 = _pre_11
+        _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_11 = _preb_11
+        _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _z = _kk - 1
+        if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+            _v_00 = ((_c0_00 + (0.1 * ((((((_m0_00 + _n0_00) + _s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_01) - (6.0 * _c0_00))))).to(_dt)
+            _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+            _v_01 = ((_c0_01 + (0.1 * ((((((_m0_01 + _n0_01) + _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) + _c0_00) + _s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c0_01))))).to(_dt)
+            _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+            _v_10 = ((_c0_10 + (0.1 * ((((((_m0_10 + _n0_10) + _c0_00) + _s0_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) - (6.0 * _c0_10))))).to(_dt)
+            _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+            _v_11 = ((_c0_11 + (0.1 * ((((((_m0_11 + _n0_11) + _c0_01) + _s0_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c0_11))))).to(_dt)
+            _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+        else:
+            _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+        _n1_00 = _v_00
+        _n1_01 = _v_01
+        _n1_10 = _v_10
+        _n1_11 = _v_11
+        _z = _kk - 2
+        if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+            _v_00 = ((_c1_00 + (0.1 * ((((((_m1_00 + _n1_00) + _s1_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_10) + _s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_01) - (6.0 * _c1_00))))).to(_dt)
+            _v_00 = gl.where(_keep0_00, _m0_00, _v_00)
+            _v_01 = ((_c1_01 + (0.1 * ((((((_m1_01 + _n1_01) + _s1_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_11) + _c1_00) + _s1_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c1_01))))).to(_dt)
+            _v_01 = gl.where(_keep0_01, _m0_01, _v_01)
+            _v_10 = ((_c1_10 + (0.1 * ((((((_m1_10 + _n1_10) + _c1_00) + _s1_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_11) - (6.0 * _c1_10))))).to(_dt)
+            _v_10 = gl.where(_keep0_10, _m0_10, _v_10)
+            _v_11 = ((_c1_11 + (0.1 * ((((((_m1_11 + _n1_11) + _c1_01) + _s1_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_10) + _s1_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c1_11))))).to(_dt)
+            _v_11 = gl.where(_keep0_11, _m0_11, _v_11)
+        else:
+            _v_00 = _m0_00
+            _v_01 = _m0_01
+            _v_10 = _m0_10
+            _v_11 = _m0_11
+        _n2_00 = _v_00
+        _n2_01 = _v_01
+        _n2_10 = _v_10
+        _n2_11 = _v_11
+        _zo = _kk - 2
+        if (_zo >= _zs) & (_zo < _ze):
+            gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+            gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+            gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+            gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+        if _last:
+            _zb = _kk - 1
+            if (_zb >= _zs) & (_zb < _ze):
+                gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+        _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+        _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+        _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+        _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+        _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+        _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+        _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+        _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+        gl.thread_barrier()
+        _m0_00 = _c0_00
+        _c0_00 = _n0_00
+        _m0_01 = _c0_01
+        _c0_01 = _n0_01
+        _m0_10 = _c0_10
+        _c0_10 = _n0_10
+        _m0_11 = _c0_11
+        _c0_11 = _n0_11
+        _m1_00 = _c1_00
+        _c1_00 = _n1_00
+        _m1_01 = _c1_01
+        _c1_01 = _n1_01
+        _m1_10 = _c1_10
+        _c1_10 = _n1_10
+        _m1_11 = _c1_11
+        _c1_11 = _n1_11
+        _kk = (_k2 + 1)
+        _n0_00 = _pre_00
+        _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_00 = _preb_00
+        _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_01 = _pre_01
+        _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_01 = _preb_01
+        _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_10 = _pre_10
+        _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_10 = _preb_10
+        _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_11 = _pre_11
+        _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_11 = _preb_11
+        _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _z = _kk - 1
+        if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+            _v_00 = ((_c0_00 + (0.1 * ((((((_m0_00 + _n0_00) + _s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_01) - (6.0 * _c0_00))))).to(_dt)
+            _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+            _v_01 = ((_c0_01 + (0.1 * ((((((_m0_01 + _n0_01) + _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) + _c0_00) + _s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c0_01))))).to(_dt)
+            _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+            _v_10 = ((_c0_10 + (0.1 * ((((((_m0_10 + _n0_10) + _c0_00) + _s0_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) - (6.0 * _c0_10))))).to(_dt)
+            _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+            _v_11 = ((_c0_11 + (0.1 * ((((((_m0_11 + _n0_11) + _c0_01) + _s0_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c0_11))))).to(_dt)
+            _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+        else:
+            _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+        _n1_00 = _v_00
+        _n1_01 = _v_01
+        _n1_10 = _v_10
+        _n1_11 = _v_11
+        _z = _kk - 2
+        if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+            _v_00 = ((_c1_00 + (0.1 * ((((((_m1_00 + _n1_00) + _s1_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_10) + _s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_01) - (6.0 * _c1_00))))).to(_dt)
+            _v_00 = gl.where(_keep0_00, _m0_00, _v_00)
+            _v_01 = ((_c1_01 + (0.1 * ((((((_m1_01 + _n1_01) + _s1_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_11) + _c1_00) + _s1_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c1_01))))).to(_dt)
+            _v_01 = gl.where(_keep0_01, _m0_01, _v_01)
+            _v_10 = ((_c1_10 + (0.1 * ((((((_m1_10 + _n1_10) + _c1_00) + _s1_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_11) - (6.0 * _c1_10))))).to(_dt)
+            _v_10 = gl.where(_keep0_10, _m0_10, _v_10)
+            _v_11 = ((_c1_11 + (0.1 * ((((((_m1_11 + _n1_11) + _c1_01) + _s1_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_10) + _s1_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c1_11))))).to(_dt)
+            _v_11 = gl.where(_keep0_11, _m0_11, _v_11)
+        else:
+            _v_00 = _m0_00
+            _v_01 = _m0_01
+            _v_10 = _m0_10
+            _v_11 = _m0_11
+        _n2_00 = _v_00
+        _n2_01 = _v_01
+        _n2_10 = _v_10
+        _n2_11 = _v_11
+        _zo = _kk - 2
+        if (_zo >= _zs) & (_zo < _ze):
+            gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+            gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+            gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+            gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+        if _last:
+            _zb = _kk - 1
+            if (_zb >= _zs) & (_zb < _ze):
+                gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+        _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+        _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+        _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+        _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+        _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+        _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+        _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+        _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+        gl.thread_barrier()
+        _m0_00 = _c0_00
+        _c0_00 = _n0_00
+        _m0_01 = _c0_01
+        _c0_01 = _n0_01
+        _m0_10 = _c0_10
+        _c0_10 = _n0_10
+        _m0_11 = _c0_11
+        _c0_11 = _n0_11
+        _m1_00 = _c1_00
+        _c1_00 = _n1_00
+        _m1_01 = _c1_01
+        _c1_01 = _n1_01
+        _m1_10 = _c1_10
+        _c1_10 = _n1_10
+        _m1_11 = _c1_11
+        _c1_11 = _n1_11
+
+
 @gluon.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
 def _heat_swap_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _planes, _rows, _cols, _chunks, _groups, _g_lo, _g_hi, _sync, TY: gl.constexpr, TX: gl.constexpr, GR: gl.constexpr, HALO: gl.constexpr, GRID_SYNC: gl.constexpr):
     # samples/stencils_3d.py:142: for t in range(T):  (temporally blocked: streamed by planes, one iteration a group, planes in shared memory)
@@ -4083,250 +4396,7 @@ def _heat_swap_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _planes, _
             _from = _dst
             _to = _src
         _last = _g == _groups - 1
-        _tx = _t % _ntx
-        _ty = (_t // _ntx) % _nty
-        _y0 = _ty * (TY - 2 * HALO) - HALO
-        _x0 = _tx * (TX - 2 * HALO) - HALO
-        _zs = (_t // (_ntx * _nty)) * _planes // _chunks
-        _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
-        _klo = _zs - 2
-        _khi = _ze + 2
-        _khi = _khi + (_khi - _klo) % 2
-        _ly0 = 2 * _qy + 0
-        _gy0 = _y0 + _ly0
-        _lx0 = 2 * _qx + 0
-        _gx0 = _x0 + _lx0
-        _ly1 = 2 * _qy + 1
-        _gy1 = _y0 + _ly1
-        _lx1 = 2 * _qx + 1
-        _gx1 = _x0 + _lx1
-        _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-        _at_00 = _gy0 * _cols + _gx0
-        _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-        _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-        _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-        _at_01 = _gy0 * _cols + _gx1
-        _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-        _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-        _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-        _at_10 = _gy1 * _cols + _gx0
-        _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-        _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-        _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-        _at_11 = _gy1 * _cols + _gx1
-        _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-        _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-        _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_00 = gl.zeros([QY, QX], _dt, _L)
-        _c0_00 = gl.zeros([QY, QX], _dt, _L)
-        _m1_00 = gl.zeros([QY, QX], _dt, _L)
-        _c1_00 = gl.zeros([QY, QX], _dt, _L)
-        _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_01 = gl.zeros([QY, QX], _dt, _L)
-        _c0_01 = gl.zeros([QY, QX], _dt, _L)
-        _m1_01 = gl.zeros([QY, QX], _dt, _L)
-        _c1_01 = gl.zeros([QY, QX], _dt, _L)
-        _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_10 = gl.zeros([QY, QX], _dt, _L)
-        _c0_10 = gl.zeros([QY, QX], _dt, _L)
-        _m1_10 = gl.zeros([QY, QX], _dt, _L)
-        _c1_10 = gl.zeros([QY, QX], _dt, _L)
-        _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_11 = gl.zeros([QY, QX], _dt, _L)
-        _c0_11 = gl.zeros([QY, QX], _dt, _L)
-        _m1_11 = gl.zeros([QY, QX], _dt, _L)
-        _c1_11 = gl.zeros([QY, QX], _dt, _L)
-        for _k2 in range(_klo, _khi, 2):
-            _kk = _k2
-            _n0_00 = _pre_00
-            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_00 = _preb_00
-            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_01 = _pre_01
-            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_01 = _preb_01
-            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_10 = _pre_10
-            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_10 = _preb_10
-            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_11 = _pre_11
-            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_11 = _preb_11
-            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _z = _kk - 1
-            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                _v_00 = ((_c0_00 + (0.1 * ((((((_m0_00 + _n0_00) + _s0_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_01) - (6.0 * _c0_00))))).to(_dt)
-                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                _v_01 = ((_c0_01 + (0.1 * ((((((_m0_01 + _n0_01) + _s0_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) + _c0_00) + _s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c0_01))))).to(_dt)
-                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                _v_10 = ((_c0_10 + (0.1 * ((((((_m0_10 + _n0_10) + _c0_00) + _s0_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) - (6.0 * _c0_10))))).to(_dt)
-                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                _v_11 = ((_c0_11 + (0.1 * ((((((_m0_11 + _n0_11) + _c0_01) + _s0_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c0_11))))).to(_dt)
-                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-            else:
-                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-            _n1_00 = _v_00
-            _n1_01 = _v_01
-            _n1_10 = _v_10
-            _n1_11 = _v_11
-            _z = _kk - 2
-            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                _v_00 = ((_c1_00 + (0.1 * ((((((_m1_00 + _n1_00) + _s1_1_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_10) + _s1_1_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_01) - (6.0 * _c1_00))))).to(_dt)
-                _v_00 = gl.where(_keep0_00, _m0_00, _v_00)
-                _v_01 = ((_c1_01 + (0.1 * ((((((_m1_01 + _n1_01) + _s1_1_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_11) + _c1_00) + _s1_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c1_01))))).to(_dt)
-                _v_01 = gl.where(_keep0_01, _m0_01, _v_01)
-                _v_10 = ((_c1_10 + (0.1 * ((((((_m1_10 + _n1_10) + _c1_00) + _s1_1_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s1_1_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_11) - (6.0 * _c1_10))))).to(_dt)
-                _v_10 = gl.where(_keep0_10, _m0_10, _v_10)
-                _v_11 = ((_c1_11 + (0.1 * ((((((_m1_11 + _n1_11) + _c1_01) + _s1_1_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_10) + _s1_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c1_11))))).to(_dt)
-                _v_11 = gl.where(_keep0_11, _m0_11, _v_11)
-            else:
-                _v_00 = _m0_00
-                _v_01 = _m0_01
-                _v_10 = _m0_10
-                _v_11 = _m0_11
-            _n2_00 = _v_00
-            _n2_01 = _v_01
-            _n2_10 = _v_10
-            _n2_11 = _v_11
-            _zo = _kk - 2
-            if (_zo >= _zs) & (_zo < _ze):
-                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-            if _last:
-                _zb = _kk - 1
-                if (_zb >= _zs) & (_zb < _ze):
-                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-            _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-            _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-            _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-            _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-            _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-            _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-            _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-            _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-            gl.thread_barrier()
-            _m0_00 = _c0_00
-            _c0_00 = _n0_00
-            _m0_01 = _c0_01
-            _c0_01 = _n0_01
-            _m0_10 = _c0_10
-            _c0_10 = _n0_10
-            _m0_11 = _c0_11
-            _c0_11 = _n0_11
-            _m1_00 = _c1_00
-            _c1_00 = _n1_00
-            _m1_01 = _c1_01
-            _c1_01 = _n1_01
-            _m1_10 = _c1_10
-            _c1_10 = _n1_10
-            _m1_11 = _c1_11
-            _c1_11 = _n1_11
-            _kk = (_k2 + 1)
-            _n0_00 = _pre_00
-            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_00 = _preb_00
-            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_01 = _pre_01
-            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_01 = _preb_01
-            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_10 = _pre_10
-            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_10 = _preb_10
-            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_11 = _pre_11
-            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_11 = _preb_11
-            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _z = _kk - 1
-            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                _v_00 = ((_c0_00 + (0.1 * ((((((_m0_00 + _n0_00) + _s0_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_01) - (6.0 * _c0_00))))).to(_dt)
-                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                _v_01 = ((_c0_01 + (0.1 * ((((((_m0_01 + _n0_01) + _s0_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) + _c0_00) + _s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c0_01))))).to(_dt)
-                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                _v_10 = ((_c0_10 + (0.1 * ((((((_m0_10 + _n0_10) + _c0_00) + _s0_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s0_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_11) - (6.0 * _c0_10))))).to(_dt)
-                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                _v_11 = ((_c0_11 + (0.1 * ((((((_m0_11 + _n0_11) + _c0_01) + _s0_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c0_10) + _s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c0_11))))).to(_dt)
-                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-            else:
-                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-            _n1_00 = _v_00
-            _n1_01 = _v_01
-            _n1_10 = _v_10
-            _n1_11 = _v_11
-            _z = _kk - 2
-            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                _v_00 = ((_c1_00 + (0.1 * ((((((_m1_00 + _n1_00) + _s1_0_10.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_10) + _s1_0_01.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_01) - (6.0 * _c1_00))))).to(_dt)
-                _v_00 = gl.where(_keep0_00, _m0_00, _v_00)
-                _v_01 = ((_c1_01 + (0.1 * ((((((_m1_01 + _n1_01) + _s1_0_11.index(GR * QX + (-1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_11) + _c1_00) + _s1_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c1_01))))).to(_dt)
-                _v_01 = gl.where(_keep0_01, _m0_01, _v_01)
-                _v_10 = ((_c1_10 + (0.1 * ((((((_m1_10 + _n1_10) + _c1_00) + _s1_0_00.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _s1_0_11.index(GR * QX + (0) * QX + (-1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_11) - (6.0 * _c1_10))))).to(_dt)
-                _v_10 = gl.where(_keep0_10, _m0_10, _v_10)
-                _v_11 = ((_c1_11 + (0.1 * ((((((_m1_11 + _n1_11) + _c1_01) + _s1_0_01.index(GR * QX + (1) * QX + (0))._reinterpret(_dt, [QY, QX], _WL).load(_L)) + _c1_10) + _s1_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L)) - (6.0 * _c1_11))))).to(_dt)
-                _v_11 = gl.where(_keep0_11, _m0_11, _v_11)
-            else:
-                _v_00 = _m0_00
-                _v_01 = _m0_01
-                _v_10 = _m0_10
-                _v_11 = _m0_11
-            _n2_00 = _v_00
-            _n2_01 = _v_01
-            _n2_10 = _v_10
-            _n2_11 = _v_11
-            _zo = _kk - 2
-            if (_zo >= _zs) & (_zo < _ze):
-                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-            if _last:
-                _zb = _kk - 1
-                if (_zb >= _zs) & (_zb < _ze):
-                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-            _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-            _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-            _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-            _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-            _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-            _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-            _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-            _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-            gl.thread_barrier()
-            _m0_00 = _c0_00
-            _c0_00 = _n0_00
-            _m0_01 = _c0_01
-            _c0_01 = _n0_01
-            _m0_10 = _c0_10
-            _c0_10 = _n0_10
-            _m0_11 = _c0_11
-            _c0_11 = _n0_11
-            _m1_00 = _c1_00
-            _c1_00 = _n1_00
-            _m1_01 = _c1_01
-            _c1_01 = _n1_01
-            _m1_10 = _c1_10
-            _c1_10 = _n1_10
-            _m1_11 = _c1_11
-            _c1_11 = _n1_11
+        _heat_swap_persistent0_blocked_gluon_tile(_src, _dst, _other, L, M, N, _planes, _rows, _cols, _chunks, _t, _from, _to, _last, _qy, _qx, _nty, _ntx, _nxy, _s0_0_00, _s0_0_01, _s0_0_10, _s0_0_11, _s0_1_00, _s0_1_01, _s0_1_10, _s0_1_11, _s1_0_00, _s1_0_01, _s1_0_10, _s1_0_11, _s1_1_00, _s1_1_01, _s1_1_10, _s1_1_11, TY, TX, GR, HALO)
         if GRID_SYNC:
             if _w % _per == _per - 1:  # this program's last tile of the group
                 _arrived += _nprog
@@ -4747,6 +4817,263 @@ def _heat_swap_bare_persistent0(B, A, L, M, N, B_stride0, A_stride0, B_stride1, 
         tl.store(_carried + 3, (_which__swap1).to(tl.float64))
 
 
+@gluon.jit
+def _heat_swap_bare_persistent0_blocked_gluon_tile(_src, _dst, _other, L, M, N, _planes, _rows, _cols, _chunks, _t, _from, _to, _last, _qy, _qx, _nty, _ntx, _nxy, _s0_0_00, _s0_0_01, _s0_0_10, _s0_0_11, _s0_1_00, _s0_1_01, _s0_1_10, _s0_1_11, _s1_0_00, _s1_0_01, _s1_0_10, _s1_0_11, _s1_1_00, _s1_1_01, _s1_1_10, _s1_1_11, TY: gl.constexpr, TX: gl.constexpr, GR: gl.constexpr, HALO: gl.constexpr):
+    # One tile of one group (its kernel's loop calls it once; see gluon3d.rs).
+    QY: gl.constexpr = TY // 2
+    QX: gl.constexpr = TX // 2
+    _NW: gl.constexpr = gl.num_warps()
+    _L: gl.constexpr = gl.BlockedLayout([QY // _NW, 1], [1, 32], [_NW, 1], [1, 0])
+    _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    _WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX, 1]], [QY, QX], [1, 0])
+    _PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX // 2, 2 * GR * QX]], [QY, QX], [1, 0])
+    _dt = _src.dtype.element_ty
+    _tx = _t % _ntx
+    _ty = (_t // _ntx) % _nty
+    _y0 = _ty * (TY - 2 * HALO) - HALO
+    _x0 = _tx * (TX - 2 * HALO) - HALO
+    _zs = (_t // (_ntx * _nty)) * _planes // _chunks
+    _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
+    _klo = _zs - 2
+    _khi = _ze + 2
+    _khi = _khi + (_khi - _klo) % 2
+    _ly0 = 2 * _qy + 0
+    _gy0 = _y0 + _ly0
+    _lx0 = 2 * _qx + 0
+    _gx0 = _x0 + _lx0
+    _ly1 = 2 * _qy + 1
+    _gy1 = _y0 + _ly1
+    _lx1 = 2 * _qx + 1
+    _gx1 = _x0 + _lx1
+    _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+    _at_00 = _gy0 * _cols + _gx0
+    _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+    _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+    _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+    _at_01 = _gy0 * _cols + _gx1
+    _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+    _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+    _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
+    _at_10 = _gy1 * _cols + _gx0
+    _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
+    _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
+    _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
+    _at_11 = _gy1 * _cols + _gx1
+    _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
+    _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
+    _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_00 = gl.zeros([QY, QX], _dt, _L)
+    _c0_00 = gl.zeros([QY, QX], _dt, _L)
+    _m1_00 = gl.zeros([QY, QX], _dt, _L)
+    _c1_00 = gl.zeros([QY, QX], _dt, _L)
+    _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_01 = gl.zeros([QY, QX], _dt, _L)
+    _c0_01 = gl.zeros([QY, QX], _dt, _L)
+    _m1_01 = gl.zeros([QY, QX], _dt, _L)
+    _c1_01 = gl.zeros([QY, QX], _dt, _L)
+    _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_10 = gl.zeros([QY, QX], _dt, _L)
+    _c0_10 = gl.zeros([QY, QX], _dt, _L)
+    _m1_10 = gl.zeros([QY, QX], _dt, _L)
+    _c1_10 = gl.zeros([QY, QX], _dt, _L)
+    _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
+    _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
+    _m0_11 = gl.zeros([QY, QX], _dt, _L)
+    _c0_11 = gl.zeros([QY, QX], _dt, _L)
+    _m1_11 = gl.zeros([QY, QX], _dt, _L)
+    _c1_11 = gl.zeros([QY, QX], _dt, _L)
+    for _k2 in range(_klo, _khi, 2):
+        _kk = _k2
+        _n0_00 = _pre_00
+        _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_00 = _preb_00
+        _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_01 = _pre_01
+        _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_01 = _preb_01
+        _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_10 = _pre_10
+        _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_10 = _preb_10
+        _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_11 = _pre_11
+        _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_11 = _preb_11
+        _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _z = _kk - 1
+        if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+            _v_00 = (((0.5 * _c0_00) + (0.25 * (_m0_00 + _c0_01)))).to(_dt)
+            _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+            _v_01 = (((0.5 * _c0_01) + (0.25 * (_m0_01 + _s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+            _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+            _v_10 = (((0.5 * _c0_10) + (0.25 * (_m0_10 + _c0_11)))).to(_dt)
+            _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+            _v_11 = (((0.5 * _c0_11) + (0.25 * (_m0_11 + _s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+            _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+        else:
+            _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+        _n1_00 = _v_00
+        _n1_01 = _v_01
+        _n1_10 = _v_10
+        _n1_11 = _v_11
+        _z = _kk - 2
+        if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+            _v_00 = (((0.5 * _c1_00) + (0.25 * (_m1_00 + _c1_01)))).to(_dt)
+            _v_00 = gl.where(_keep0_00, _m0_00, _v_00)
+            _v_01 = (((0.5 * _c1_01) + (0.25 * (_m1_01 + _s1_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+            _v_01 = gl.where(_keep0_01, _m0_01, _v_01)
+            _v_10 = (((0.5 * _c1_10) + (0.25 * (_m1_10 + _c1_11)))).to(_dt)
+            _v_10 = gl.where(_keep0_10, _m0_10, _v_10)
+            _v_11 = (((0.5 * _c1_11) + (0.25 * (_m1_11 + _s1_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+            _v_11 = gl.where(_keep0_11, _m0_11, _v_11)
+        else:
+            _v_00 = _m0_00
+            _v_01 = _m0_01
+            _v_10 = _m0_10
+            _v_11 = _m0_11
+        _n2_00 = _v_00
+        _n2_01 = _v_01
+        _n2_10 = _v_10
+        _n2_11 = _v_11
+        _zo = _kk - 2
+        if (_zo >= _zs) & (_zo < _ze):
+            gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+            gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+            gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+            gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+        if _last:
+            _zb = _kk - 1
+            if (_zb >= _zs) & (_zb < _ze):
+                gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+        _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+        _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+        _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+        _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+        _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+        _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+        _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+        _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+        gl.thread_barrier()
+        _m0_00 = _c0_00
+        _c0_00 = _n0_00
+        _m0_01 = _c0_01
+        _c0_01 = _n0_01
+        _m0_10 = _c0_10
+        _c0_10 = _n0_10
+        _m0_11 = _c0_11
+        _c0_11 = _n0_11
+        _m1_00 = _c1_00
+        _c1_00 = _n1_00
+        _m1_01 = _c1_01
+        _c1_01 = _n1_01
+        _m1_10 = _c1_10
+        _c1_10 = _n1_10
+        _m1_11 = _c1_11
+        _c1_11 = _n1_11
+        _kk = (_k2 + 1)
+        _n0_00 = _pre_00
+        _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_00 = _preb_00
+        _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_01 = _pre_01
+        _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_01 = _preb_01
+        _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_10 = _pre_10
+        _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_10 = _preb_10
+        _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _n0_11 = _pre_11
+        _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
+        _b1_11 = _preb_11
+        _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
+        _z = _kk - 1
+        if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
+            _v_00 = (((0.5 * _c0_00) + (0.25 * (_m0_00 + _c0_01)))).to(_dt)
+            _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
+            _v_01 = (((0.5 * _c0_01) + (0.25 * (_m0_01 + _s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+            _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
+            _v_10 = (((0.5 * _c0_10) + (0.25 * (_m0_10 + _c0_11)))).to(_dt)
+            _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
+            _v_11 = (((0.5 * _c0_11) + (0.25 * (_m0_11 + _s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+            _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
+        else:
+            _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+            _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
+        _n1_00 = _v_00
+        _n1_01 = _v_01
+        _n1_10 = _v_10
+        _n1_11 = _v_11
+        _z = _kk - 2
+        if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
+            _v_00 = (((0.5 * _c1_00) + (0.25 * (_m1_00 + _c1_01)))).to(_dt)
+            _v_00 = gl.where(_keep0_00, _m0_00, _v_00)
+            _v_01 = (((0.5 * _c1_01) + (0.25 * (_m1_01 + _s1_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+            _v_01 = gl.where(_keep0_01, _m0_01, _v_01)
+            _v_10 = (((0.5 * _c1_10) + (0.25 * (_m1_10 + _c1_11)))).to(_dt)
+            _v_10 = gl.where(_keep0_10, _m0_10, _v_10)
+            _v_11 = (((0.5 * _c1_11) + (0.25 * (_m1_11 + _s1_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
+            _v_11 = gl.where(_keep0_11, _m0_11, _v_11)
+        else:
+            _v_00 = _m0_00
+            _v_01 = _m0_01
+            _v_10 = _m0_10
+            _v_11 = _m0_11
+        _n2_00 = _v_00
+        _n2_01 = _v_01
+        _n2_10 = _v_10
+        _n2_11 = _v_11
+        _zo = _kk - 2
+        if (_zo >= _zs) & (_zo < _ze):
+            gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
+            gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
+            gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
+            gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
+        if _last:
+            _zb = _kk - 1
+            if (_zb >= _zs) & (_zb < _ze):
+                gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
+                gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
+                gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
+                gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
+        _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
+        _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
+        _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
+        _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
+        _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
+        _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
+        _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
+        _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
+        gl.thread_barrier()
+        _m0_00 = _c0_00
+        _c0_00 = _n0_00
+        _m0_01 = _c0_01
+        _c0_01 = _n0_01
+        _m0_10 = _c0_10
+        _c0_10 = _n0_10
+        _m0_11 = _c0_11
+        _c0_11 = _n0_11
+        _m1_00 = _c1_00
+        _c1_00 = _n1_00
+        _m1_01 = _c1_01
+        _c1_01 = _n1_01
+        _m1_10 = _c1_10
+        _c1_10 = _n1_10
+        _m1_11 = _c1_11
+        _c1_11 = _n1_11
+
+
 @gluon.jit(do_not_specialize=["_planes", "_rows", "_cols", "_chunks", "_groups", "_g_lo", "_g_hi"])
 def _heat_swap_bare_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _planes, _rows, _cols, _chunks, _groups, _g_lo, _g_hi, _sync, TY: gl.constexpr, TX: gl.constexpr, GR: gl.constexpr, HALO: gl.constexpr, GRID_SYNC: gl.constexpr):
     # samples/stencils_3d.py:165: for t in range(T):  (temporally blocked: streamed by planes, one iteration a group, planes in shared memory)
@@ -4792,250 +5119,7 @@ def _heat_swap_bare_persistent0_blocked_gluon(_src, _dst, _other, L, M, N, _plan
             _from = _dst
             _to = _src
         _last = _g == _groups - 1
-        _tx = _t % _ntx
-        _ty = (_t // _ntx) % _nty
-        _y0 = _ty * (TY - 2 * HALO) - HALO
-        _x0 = _tx * (TX - 2 * HALO) - HALO
-        _zs = (_t // (_ntx * _nty)) * _planes // _chunks
-        _ze = (_t // (_ntx * _nty) + 1) * _planes // _chunks
-        _klo = _zs - 2
-        _khi = _ze + 2
-        _khi = _khi + (_khi - _klo) % 2
-        _ly0 = 2 * _qy + 0
-        _gy0 = _y0 + _ly0
-        _lx0 = 2 * _qx + 0
-        _gx0 = _x0 + _lx0
-        _ly1 = 2 * _qy + 1
-        _gy1 = _y0 + _ly1
-        _lx1 = 2 * _qx + 1
-        _gx1 = _x0 + _lx1
-        _inside_00 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-        _at_00 = _gy0 * _cols + _gx0
-        _own_00 = _inside_00 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-        _keep0_00 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-        _inside_01 = (_gy0 >= 0) & (_gy0 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-        _at_01 = _gy0 * _cols + _gx1
-        _own_01 = _inside_01 & (_ly0 >= HALO) & (_ly0 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-        _keep0_01 = (_gy0 < 1) | (_gy0 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-        _inside_10 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx0 >= 0) & (_gx0 < _cols)
-        _at_10 = _gy1 * _cols + _gx0
-        _own_10 = _inside_10 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx0 >= HALO) & (_lx0 < TX - HALO)
-        _keep0_10 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx0 < 1) | (_gx0 >= (N - 1))
-        _inside_11 = (_gy1 >= 0) & (_gy1 < _rows) & (_gx1 >= 0) & (_gx1 < _cols)
-        _at_11 = _gy1 * _cols + _gx1
-        _own_11 = _inside_11 & (_ly1 >= HALO) & (_ly1 < TY - HALO) & (_lx1 >= HALO) & (_lx1 < TX - HALO)
-        _keep0_11 = (_gy1 < 1) | (_gy1 >= (M - 1)) | (_gx1 < 1) | (_gx1 >= (N - 1))
-        _pre_00 = gl.load(_from + _klo * _nxy + _at_00, mask=_inside_00 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_00 = gl.load(_other + (_klo - 1) * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_00 = gl.zeros([QY, QX], _dt, _L)
-        _c0_00 = gl.zeros([QY, QX], _dt, _L)
-        _m1_00 = gl.zeros([QY, QX], _dt, _L)
-        _c1_00 = gl.zeros([QY, QX], _dt, _L)
-        _pre_01 = gl.load(_from + _klo * _nxy + _at_01, mask=_inside_01 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_01 = gl.load(_other + (_klo - 1) * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_01 = gl.zeros([QY, QX], _dt, _L)
-        _c0_01 = gl.zeros([QY, QX], _dt, _L)
-        _m1_01 = gl.zeros([QY, QX], _dt, _L)
-        _c1_01 = gl.zeros([QY, QX], _dt, _L)
-        _pre_10 = gl.load(_from + _klo * _nxy + _at_10, mask=_inside_10 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_10 = gl.load(_other + (_klo - 1) * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_10 = gl.zeros([QY, QX], _dt, _L)
-        _c0_10 = gl.zeros([QY, QX], _dt, _L)
-        _m1_10 = gl.zeros([QY, QX], _dt, _L)
-        _c1_10 = gl.zeros([QY, QX], _dt, _L)
-        _pre_11 = gl.load(_from + _klo * _nxy + _at_11, mask=_inside_11 & (_klo >= 0) & (_klo < _planes), other=0.0)
-        _preb_11 = gl.load(_other + (_klo - 1) * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_klo >= 1) & (_klo - 1 < _planes), other=0.0)
-        _m0_11 = gl.zeros([QY, QX], _dt, _L)
-        _c0_11 = gl.zeros([QY, QX], _dt, _L)
-        _m1_11 = gl.zeros([QY, QX], _dt, _L)
-        _c1_11 = gl.zeros([QY, QX], _dt, _L)
-        for _k2 in range(_klo, _khi, 2):
-            _kk = _k2
-            _n0_00 = _pre_00
-            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_00 = _preb_00
-            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_01 = _pre_01
-            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_01 = _preb_01
-            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_10 = _pre_10
-            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_10 = _preb_10
-            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_11 = _pre_11
-            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_11 = _preb_11
-            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _z = _kk - 1
-            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                _v_00 = (((0.5 * _c0_00) + (0.25 * (_m0_00 + _c0_01)))).to(_dt)
-                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                _v_01 = (((0.5 * _c0_01) + (0.25 * (_m0_01 + _s0_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                _v_10 = (((0.5 * _c0_10) + (0.25 * (_m0_10 + _c0_11)))).to(_dt)
-                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                _v_11 = (((0.5 * _c0_11) + (0.25 * (_m0_11 + _s0_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-            else:
-                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-            _n1_00 = _v_00
-            _n1_01 = _v_01
-            _n1_10 = _v_10
-            _n1_11 = _v_11
-            _z = _kk - 2
-            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                _v_00 = (((0.5 * _c1_00) + (0.25 * (_m1_00 + _c1_01)))).to(_dt)
-                _v_00 = gl.where(_keep0_00, _m0_00, _v_00)
-                _v_01 = (((0.5 * _c1_01) + (0.25 * (_m1_01 + _s1_1_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                _v_01 = gl.where(_keep0_01, _m0_01, _v_01)
-                _v_10 = (((0.5 * _c1_10) + (0.25 * (_m1_10 + _c1_11)))).to(_dt)
-                _v_10 = gl.where(_keep0_10, _m0_10, _v_10)
-                _v_11 = (((0.5 * _c1_11) + (0.25 * (_m1_11 + _s1_1_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                _v_11 = gl.where(_keep0_11, _m0_11, _v_11)
-            else:
-                _v_00 = _m0_00
-                _v_01 = _m0_01
-                _v_10 = _m0_10
-                _v_11 = _m0_11
-            _n2_00 = _v_00
-            _n2_01 = _v_01
-            _n2_10 = _v_10
-            _n2_11 = _v_11
-            _zo = _kk - 2
-            if (_zo >= _zs) & (_zo < _ze):
-                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-            if _last:
-                _zb = _kk - 1
-                if (_zb >= _zs) & (_zb < _ze):
-                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-            _s0_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-            _s0_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-            _s0_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-            _s0_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-            _s1_0_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-            _s1_0_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-            _s1_0_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-            _s1_0_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-            gl.thread_barrier()
-            _m0_00 = _c0_00
-            _c0_00 = _n0_00
-            _m0_01 = _c0_01
-            _c0_01 = _n0_01
-            _m0_10 = _c0_10
-            _c0_10 = _n0_10
-            _m0_11 = _c0_11
-            _c0_11 = _n0_11
-            _m1_00 = _c1_00
-            _c1_00 = _n1_00
-            _m1_01 = _c1_01
-            _c1_01 = _n1_01
-            _m1_10 = _c1_10
-            _c1_10 = _n1_10
-            _m1_11 = _c1_11
-            _c1_11 = _n1_11
-            _kk = (_k2 + 1)
-            _n0_00 = _pre_00
-            _pre_00 = gl.load(_from + (_kk + 1) * _nxy + _at_00, mask=_inside_00 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_00 = _preb_00
-            _preb_00 = gl.load(_other + _kk * _nxy + _at_00, mask=_keep0_00 & _inside_00 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_01 = _pre_01
-            _pre_01 = gl.load(_from + (_kk + 1) * _nxy + _at_01, mask=_inside_01 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_01 = _preb_01
-            _preb_01 = gl.load(_other + _kk * _nxy + _at_01, mask=_keep0_01 & _inside_01 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_10 = _pre_10
-            _pre_10 = gl.load(_from + (_kk + 1) * _nxy + _at_10, mask=_inside_10 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_10 = _preb_10
-            _preb_10 = gl.load(_other + _kk * _nxy + _at_10, mask=_keep0_10 & _inside_10 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _n0_11 = _pre_11
-            _pre_11 = gl.load(_from + (_kk + 1) * _nxy + _at_11, mask=_inside_11 & (_kk + 1 >= 0) & (_kk + 1 < _planes), other=0.0)
-            _b1_11 = _preb_11
-            _preb_11 = gl.load(_other + _kk * _nxy + _at_11, mask=_keep0_11 & _inside_11 & (_kk >= 0) & (_kk < _planes), other=0.0)
-            _z = _kk - 1
-            if (_z >= _zs - 2 + 1) & (_z >= 1) & (_z < (L - 1)):
-                _v_00 = (((0.5 * _c0_00) + (0.25 * (_m0_00 + _c0_01)))).to(_dt)
-                _v_00 = gl.where(_keep0_00, _b1_00, _v_00)
-                _v_01 = (((0.5 * _c0_01) + (0.25 * (_m0_01 + _s0_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                _v_01 = gl.where(_keep0_01, _b1_01, _v_01)
-                _v_10 = (((0.5 * _c0_10) + (0.25 * (_m0_10 + _c0_11)))).to(_dt)
-                _v_10 = gl.where(_keep0_10, _b1_10, _v_10)
-                _v_11 = (((0.5 * _c0_11) + (0.25 * (_m0_11 + _s0_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                _v_11 = gl.where(_keep0_11, _b1_11, _v_11)
-            else:
-                _v_00 = gl.load(_other + _z * _nxy + _at_00, mask=_inside_00 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_01 = gl.load(_other + _z * _nxy + _at_01, mask=_inside_01 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_10 = gl.load(_other + _z * _nxy + _at_10, mask=_inside_10 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-                _v_11 = gl.load(_other + _z * _nxy + _at_11, mask=_inside_11 & (_z >= 0) & (_z < _planes) & ((_z < 1) | (_z >= (L - 1))), other=0.0)
-            _n1_00 = _v_00
-            _n1_01 = _v_01
-            _n1_10 = _v_10
-            _n1_11 = _v_11
-            _z = _kk - 2
-            if (_z >= _zs - 2 + 2) & (_z >= 1) & (_z < (L - 1)):
-                _v_00 = (((0.5 * _c1_00) + (0.25 * (_m1_00 + _c1_01)))).to(_dt)
-                _v_00 = gl.where(_keep0_00, _m0_00, _v_00)
-                _v_01 = (((0.5 * _c1_01) + (0.25 * (_m1_01 + _s1_0_00.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                _v_01 = gl.where(_keep0_01, _m0_01, _v_01)
-                _v_10 = (((0.5 * _c1_10) + (0.25 * (_m1_10 + _c1_11)))).to(_dt)
-                _v_10 = gl.where(_keep0_10, _m0_10, _v_10)
-                _v_11 = (((0.5 * _c1_11) + (0.25 * (_m1_11 + _s1_0_10.index(GR * QX + (0) * QX + (1))._reinterpret(_dt, [QY, QX], _WL).load(_L))))).to(_dt)
-                _v_11 = gl.where(_keep0_11, _m0_11, _v_11)
-            else:
-                _v_00 = _m0_00
-                _v_01 = _m0_01
-                _v_10 = _m0_10
-                _v_11 = _m0_11
-            _n2_00 = _v_00
-            _n2_01 = _v_01
-            _n2_10 = _v_10
-            _n2_11 = _v_11
-            _zo = _kk - 2
-            if (_zo >= _zs) & (_zo < _ze):
-                gl.store(_to + _zo * _nxy + _at_00, _n2_00, mask=_own_00)
-                gl.store(_to + _zo * _nxy + _at_01, _n2_01, mask=_own_01)
-                gl.store(_to + _zo * _nxy + _at_10, _n2_10, mask=_own_10)
-                gl.store(_to + _zo * _nxy + _at_11, _n2_11, mask=_own_11)
-            if _last:
-                _zb = _kk - 1
-                if (_zb >= _zs) & (_zb < _ze):
-                    gl.store(_other + _zb * _nxy + _at_00, _n1_00, mask=_own_00)
-                    gl.store(_other + _zb * _nxy + _at_01, _n1_01, mask=_own_01)
-                    gl.store(_other + _zb * _nxy + _at_10, _n1_10, mask=_own_10)
-                    gl.store(_other + _zb * _nxy + _at_11, _n1_11, mask=_own_11)
-            _s0_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_00)
-            _s0_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_01)
-            _s0_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_10)
-            _s0_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n0_11)
-            _s1_1_00.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_00)
-            _s1_1_01.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_01)
-            _s1_1_10.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_10)
-            _s1_1_11.index(GR * QX + 0)._reinterpret(_dt, [QY, QX], _WL).store(_n1_11)
-            gl.thread_barrier()
-            _m0_00 = _c0_00
-            _c0_00 = _n0_00
-            _m0_01 = _c0_01
-            _c0_01 = _n0_01
-            _m0_10 = _c0_10
-            _c0_10 = _n0_10
-            _m0_11 = _c0_11
-            _c0_11 = _n0_11
-            _m1_00 = _c1_00
-            _c1_00 = _n1_00
-            _m1_01 = _c1_01
-            _c1_01 = _n1_01
-            _m1_10 = _c1_10
-            _c1_10 = _n1_10
-            _m1_11 = _c1_11
-            _c1_11 = _n1_11
+        _heat_swap_bare_persistent0_blocked_gluon_tile(_src, _dst, _other, L, M, N, _planes, _rows, _cols, _chunks, _t, _from, _to, _last, _qy, _qx, _nty, _ntx, _nxy, _s0_0_00, _s0_0_01, _s0_0_10, _s0_0_11, _s0_1_00, _s0_1_01, _s0_1_10, _s0_1_11, _s1_0_00, _s1_0_01, _s1_0_10, _s1_0_11, _s1_1_00, _s1_1_01, _s1_1_10, _s1_1_11, TY, TX, GR, HALO)
         if GRID_SYNC:
             if _w % _per == _per - 1:  # this program's last tile of the group
                 _arrived += _nprog

@@ -40,13 +40,15 @@
 //! the barrier costs about 0.5 ms of Heat-3D's 7, and every cheaper wait tried, neighbour
 //! flags among them, was slower: docs/performance.md 48); the interpreter runs one launch a
 //! group. After the last group the other array's owned part
-//! is stored too. Groups and a program's tiles run as one loop: Triton's front end visits a
-//! loop's body twice, so the plane loop inside two more loops cost heat_3d's cold first call
-//! 1.5-1.9 s of front end on the H100 (performance.md 50).
+//! is stored too. Groups and a program's tiles run as one loop, and the Gluon kernel's tile is
+//! a function of its own (`TileHelper`): Triton's front end visits a loop's body twice and a
+//! called function once, so the plane loop inside two more loops cost heat_3d's cold first
+//! call 1.5-1.9 s of front end on the H100, one loop 0.8-1.1 s, the function 0.5 s
+//! (performance.md 50, 53).
 
 use super::dialect::Dialect;
-use super::stencil_print::{blocked_pair, print, BlockedSignature};
-use crate::codegen::kernel_code::KernelCode;
+use super::stencil_print::{blocked_pair, blocked_scalars, print, BlockedSignature};
+use crate::codegen::kernel_code::{KernelCode, Param};
 use crate::codegen::writer::Writer;
 use crate::frontend::source::SourceFile;
 use crate::ir::*;
@@ -117,28 +119,90 @@ pub fn blocked_3d_kernels(
         constexprs: &["TY", "TX", "GR", "HALO", "GRID_SYNC"],
         what: "streamed by planes, one iteration a group, planes in {}",
     };
-    blocked_pair(name, &sig, plain, (file, line), &|w, form| {
-        body(w, form, stencil)
-    })
+    let helper = TileHelper::new(name, stencil, plain);
+    let (gluon, twin) = blocked_pair(name, &sig, plain, (file, line), &|w, form| {
+        body(w, form, stencil, &helper)
+    });
+    (format!("{}\n\n{gluon}", helper.function(stencil)), twin)
 }
 
+/// The Gluon kernel's tile as a function of its own (`{name}_gluon_tile`), called once in the
+/// kernel's loop. Triton's front end visits a loop's body twice and a called function once
+/// (it keeps the function it generated), so the plane loop, the bulk of the kernel, is
+/// visited twice instead of four times: a cold first call's front end halves. Triton inlines
+/// the call before any optimisation, so the compiled kernel is the same. The twin keeps the
+/// tile inline: the interpreter does not compile it.
+struct TileHelper {
+    name: String,
+    /// Everything the tile reads that the kernel defines, in the call's order.
+    args: Vec<String>,
+}
+
+impl TileHelper {
+    fn new(name: &str, st: &Stencil3d, plain: &KernelCode) -> Self {
+        let mut args: Vec<String> = ["_src", "_dst", "_other"].map(String::from).to_vec();
+        args.extend(blocked_scalars(plain).iter().map(Param::kernel_name));
+        args.extend(
+            [
+                "_planes", "_rows", "_cols", "_chunks", "_t", "_from", "_to", "_last", "_qy",
+                "_qx", "_nty", "_ntx", "_nxy",
+            ]
+            .map(String::from),
+        );
+        for q in 0..st.phases.len() {
+            for b in 0..2 {
+                args.extend(QUADS.map(|qd| format!("_s{q}_{b}_{}", quad(qd))));
+            }
+        }
+        TileHelper {
+            name: format!("{name}_gluon_tile"),
+            args,
+        }
+    }
+
+    fn call(&self) -> String {
+        format!("{}({}, TY, TX, GR, HALO)", self.name, self.args.join(", "))
+    }
+
+    fn function(&self, st: &Stencil3d) -> String {
+        let mut w = Writer::new(0);
+        w.line("@gluon.jit");
+        w.line(format!(
+            "def {}({}, TY: gl.constexpr, TX: gl.constexpr, GR: gl.constexpr, HALO: gl.constexpr):",
+            self.name,
+            self.args.join(", ")
+        ));
+        w.indent();
+        w.line("# One tile of one group (its kernel's loop calls it once; see gluon3d.rs).");
+        for l in GLUON_CONSTANTS {
+            w.line(l);
+        }
+        tile(&mut w, Dialect::Gluon, st);
+        w.dedent();
+        w.finish()
+    }
+}
+
+/// The Gluon kernel's layouts and element type, in the kernel and in its tile function.
+const GLUON_CONSTANTS: [&str; 8] = [
+    "QY: gl.constexpr = TY // 2",
+    "QX: gl.constexpr = TX // 2",
+    "_NW: gl.constexpr = gl.num_warps()",
+    // One element a thread along a row: shifted windows are not 16-byte aligned.
+    "_L: gl.constexpr = gl.BlockedLayout([QY // _NW, 1], [1, 32], [_NW, 1], [1, 0])",
+    "_SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])",
+    "_WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX, 1]], [QY, QX], [1, 0])",
+    "_PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX // 2, 2 * GR * QX]], [QY, QX], [1, 0])",
+    "_dt = _src.dtype.element_ty",
+];
+
 /// The kernel's body: the buffers, the tiles of every group, the grid barrier between groups.
-fn body(w: &mut Writer, form: Dialect, st: &Stencil3d) {
+fn body(w: &mut Writer, form: Dialect, st: &Stencil3d, helper: &TileHelper) {
     let ns = form.ns();
     let levels = st.phases.len();
-    w.line(format!("QY: {ns}.constexpr = TY // 2"));
-    w.line(format!("QX: {ns}.constexpr = TX // 2"));
     match form {
         Dialect::Gluon => {
-            for l in [
-                "_NW: gl.constexpr = gl.num_warps()",
-                // One element a thread along a row: shifted windows are not 16-byte aligned.
-                "_L: gl.constexpr = gl.BlockedLayout([QY // _NW, 1], [1, 32], [_NW, 1], [1, 0])",
-                "_SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])",
-                "_WL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX, 1]], [QY, QX], [1, 0])",
-                "_PL: gl.constexpr = gl.PaddedSharedLayout.with_identity_for([[QY * QX // 2, 2 * GR * QX]], [QY, QX], [1, 0])",
-                "_dt = _src.dtype.element_ty",
-            ] {
+            for l in GLUON_CONSTANTS {
                 w.line(l);
             }
             for q in 0..levels {
@@ -156,7 +220,9 @@ fn body(w: &mut Writer, form: Dialect, st: &Stencil3d) {
         }
         Dialect::Triton => {
             for l in [
-                "_dt = _src.dtype.element_ty".to_string(),
+                "QY: tl.constexpr = TY // 2".to_string(),
+                "QX: tl.constexpr = TX // 2".into(),
+                "_dt = _src.dtype.element_ty".into(),
                 "_qy = tl.arange(0, QY)[:, None]".into(),
                 "_qx = tl.arange(0, QX)[None, :]".into(),
                 format!(
@@ -197,7 +263,10 @@ fn body(w: &mut Writer, form: Dialect, st: &Stencil3d) {
     ] {
         w.line(l);
     }
-    tile(w, form, st);
+    match form {
+        Dialect::Gluon => w.line(helper.call()),
+        Dialect::Triton => tile(w, form, st),
+    }
     w.line("if GRID_SYNC:");
     w.indent();
     w.line("if _w % _per == _per - 1:  # this program's last tile of the group");
@@ -459,6 +528,26 @@ mod tests {
         assert_eq!(neighbour((1, 1), 1, 1), ((0, 0), 1, 1));
         assert_eq!(neighbour((1, 0), -1, 1), ((0, 1), 0, 0));
         assert_eq!(neighbour((0, 1), 0, 0), ((0, 1), 0, 0));
+    }
+
+    #[test]
+    fn the_gluon_tile_is_a_function_called_once_and_the_twin_keeps_it_inline() {
+        use crate::codegen::test_support::{function, generated};
+        // upwind: one-sided differences with a float scalar, which the tile function takes too.
+        let module = generated(include_str!("../../../samples/stencils_3d.py"));
+        let tile = function(&module, "_upwind_persistent0_blocked_gluon_tile");
+        let kernel = function(&module, "_upwind_persistent0_blocked_gluon");
+        let twin = function(&module, "_upwind_persistent0_blocked_twin");
+        assert!(tile.contains(", L, M, N, c, _planes,"), "{tile}");
+        assert!(tile.contains("for _k2 in range(_klo, _khi, 2):"), "{tile}");
+        assert!(!kernel.contains("for _k2 in"), "{kernel}");
+        assert_eq!(
+            kernel
+                .matches("_upwind_persistent0_blocked_gluon_tile(")
+                .count(),
+            1
+        );
+        assert!(twin.contains("for _k2 in range(_klo, _khi, 2):"), "{twin}");
     }
 
     #[test]

@@ -31,12 +31,7 @@ pub(super) fn blocked_pair(
     (file, line): (&SourceFile, usize),
     body: &dyn Fn(&mut Writer, Dialect),
 ) -> (String, String) {
-    let scalars: Vec<Param> = plain
-        .params
-        .iter()
-        .filter(|p| matches!(p, Param::IntScalar(_) | Param::FloatScalar(_)))
-        .cloned()
-        .collect();
+    let scalars = blocked_scalars(plain);
     let head = format!(
         "# {}:{line}: {}  (temporally blocked: {})",
         file.name,
@@ -77,6 +72,16 @@ pub(super) fn blocked_pair(
         kernel(Dialect::Gluon, format!("{name}_gluon")),
         kernel(Dialect::Triton, format!("{name}_twin")),
     )
+}
+
+/// The scalars a blocked kernel takes: the plain kernel's, in its order.
+pub(super) fn blocked_scalars(plain: &KernelCode) -> Vec<Param> {
+    plain
+        .params
+        .iter()
+        .filter(|p| matches!(p, Param::IntScalar(_) | Param::FloatScalar(_)))
+        .cloned()
+        .collect()
 }
 
 /// `e` fully parenthesised, with `leaf` spelling what it knows.
