@@ -596,6 +596,26 @@ def _appyc_nvshmem_put_calls(dst, src, rows, n, dst_row_stride, dst_stride, src_
             tl.debug_barrier()
 
 
+# A 2-D sweep of a kernel that communicates issues its loads in two waves: the rows above and
+# below the stored row first (they bring every row of the program's tile into the L1), then a CTA
+# barrier that waits for them, then the rest, which now hit. Left to ptxas under the register cap
+# the order changes with the registers the rest of the kernel keeps live: a held-out row program
+# issued all 20 loads at once and ran at 78 % of copy bandwidth where Listing 8 ran at 85 %
+# (2 x H100, 8192^2 a GPU); with the waves both run at 84-85 % (docs/performance.md 54). False
+# compiles the barrier out: set it on a freshly loaded module, before its first launch.
+_APPYC_NVSHMEM_LOAD_WAVES = tl.constexpr(True)
+
+
+@triton.jit
+def _appyc_nvshmem_loads_arrived(first_wave):
+    # Every thread reaches the barrier only once its value of `first_wave` has arrived: the
+    # barrier's predicate reads it (a plain bar.sync would not wait for outstanding loads).
+    if _APPYC_NVSHMEM_LOAD_WAVES:
+        tl.inline_asm_elementwise(
+            "{ .reg .pred p, q; setp.eq.f64 p, $1, $1; bar.red.or.pred q, 0, p; selp.u32 $0, 1, 0, q; }",
+            "=r,d", [first_wave.to(tl.float64)], dtype=tl.int32, is_pure=False, pack=1)
+
+
 # The control block of a launch, int64 words: [0] the grid barrier's counter; [8:16] the record
 # of a wait that gave up, on its own 64 bytes so that polling it never contends with the
 # counter's atomics: [8] state (0, or 1 once a program gave up: every poll reads it as the

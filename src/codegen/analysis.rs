@@ -253,6 +253,82 @@ fn mentions_outside_reductions(e: &Expr, names: &HashSet<String>) -> bool {
     }
 }
 
+/// The loads a 2-D sweep issues first when its loads go in two waves (`Cx::load_waves`): for
+/// each array that `value` reads at several row offsets of the stored element `target[i, j]`,
+/// its loads at the lowest and at the highest offset (of those, the one nearest column `j`).
+/// With the row block between them they cover every row the program's tile reads, so once they
+/// have arrived the sweep's other loads find their lines in the L1, whatever order ptxas would
+/// have issued them in (docs/performance.md 54). Empty when the store is not to a 2-D element
+/// or no array is read at two row offsets.
+pub(super) fn first_load_wave<'e>(target: &Expr, value: &'e Expr) -> Vec<&'e Expr> {
+    let ExprKind::Subscript { indices, .. } = &target.kind else {
+        return vec![];
+    };
+    let [Index::At(row), Index::At(col)] = indices.as_slice() else {
+        return vec![];
+    };
+    let (ExprKind::Name(row), ExprKind::Name(col)) = (&row.kind, &col.kind) else {
+        return vec![];
+    };
+    // Per array, in order of first load: its loads as (row offset, |column offset|, the load).
+    type Loads<'e> = Vec<(i64, i64, &'e Expr)>;
+    let mut arrays: Vec<(&str, Loads<'e>)> = vec![];
+    value.walk(&mut |e| {
+        let ExprKind::Subscript { array, indices } = &e.kind else {
+            return;
+        };
+        let [Index::At(r), Index::At(c)] = indices.as_slice() else {
+            return;
+        };
+        if let (Some(dr), Some(dc)) = (offset_from(r, row), offset_from(c, col)) {
+            match arrays.iter_mut().find(|(a, _)| a == array) {
+                Some((_, loads)) => loads.push((dr, dc.abs(), e)),
+                None => arrays.push((array, vec![(dr, dc.abs(), e)])),
+            }
+        }
+    });
+    let mut first = vec![];
+    for (_, loads) in &arrays {
+        let nearest = |at: i64| {
+            loads
+                .iter()
+                .filter(|l| l.0 == at)
+                .min_by_key(|l| l.1)
+                .map(|l| l.2)
+        };
+        let (lo, hi) = (
+            loads.iter().map(|l| l.0).min(),
+            loads.iter().map(|l| l.0).max(),
+        );
+        if let (Some(lo), Some(hi)) = (lo, hi) {
+            if lo < hi {
+                first.extend(nearest(lo));
+                first.extend(nearest(hi));
+            }
+        }
+    }
+    first
+}
+
+/// `e` as `var + c` (`var`, `var + c`, `c + var`, `var - c`): c.
+fn offset_from(e: &Expr, var: &str) -> Option<i64> {
+    let int = |x: &Expr| match x.kind {
+        ExprKind::Int(v) => Some(v),
+        _ => None,
+    };
+    let is_var = |x: &Expr| matches!(&x.kind, ExprKind::Name(n) if n == var);
+    match &e.kind {
+        ExprKind::Name(n) if n == var => Some(0),
+        ExprKind::Binary { op, left, right } => match op {
+            BinOp::Add if is_var(left) => int(right),
+            BinOp::Add if is_var(right) => int(left),
+            BinOp::Sub if is_var(left) => int(right).map(|v| -v),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -417,5 +493,89 @@ mod tests {
         assert_eq!(lane_vectors(&k, &u.assigns), set(&["i", "v", "s"]));
         let k = grid_kernel(body, false);
         assert!(lane_vectors(&k, &collect_uses(&k).assigns).is_empty());
+    }
+    /// `array[i + di, j + dj]`.
+    fn at(array: &str, di: i64, dj: i64) -> Expr {
+        let shifted = |v: &str, d: i64| match d {
+            0 => name(v),
+            d if d > 0 => bin(BinOp::Add, name(v), int(d)),
+            d => bin(BinOp::Sub, name(v), int(-d)),
+        };
+        Expr::new(
+            ExprKind::Subscript {
+                array: array.into(),
+                indices: vec![Index::At(shifted("i", di)), Index::At(shifted("j", dj))],
+            },
+            Span::DUMMY,
+        )
+    }
+
+    fn sum(terms: Vec<Expr>) -> Expr {
+        terms
+            .into_iter()
+            .reduce(|a, b| bin(BinOp::Add, a, b))
+            .unwrap()
+    }
+
+    fn wave(value: &Expr) -> Vec<Expr> {
+        first_load_wave(&at("B", 0, 0), value)
+            .into_iter()
+            .cloned()
+            .collect()
+    }
+
+    #[test]
+    fn a_five_point_sweep_loads_the_rows_above_and_below_first() {
+        let value = sum(vec![
+            at("A", 0, 0),
+            at("A", 0, -1),
+            at("A", 0, 1),
+            at("A", 1, 0),
+            at("A", -1, 0),
+        ]);
+        assert_eq!(wave(&value), vec![at("A", -1, 0), at("A", 1, 0)]);
+    }
+
+    #[test]
+    fn a_nine_point_sweep_takes_the_loads_nearest_the_stored_column() {
+        let mut terms = vec![];
+        for di in [-1, 0, 1] {
+            for dj in [-1, 1, 0] {
+                terms.push(at("A", di, dj));
+            }
+        }
+        assert_eq!(wave(&sum(terms)), vec![at("A", -1, 0), at("A", 1, 0)]);
+    }
+
+    #[test]
+    fn a_one_sided_sweep_loads_its_two_rows_first_and_each_array_has_its_own() {
+        let value = sum(vec![
+            at("H", 0, 0),
+            at("H", 1, 0),
+            at("E", 0, 0),
+            at("E", 0, 1),
+            at("E", -2, 1),
+        ]);
+        assert_eq!(
+            wave(&value),
+            vec![at("H", 0, 0), at("H", 1, 0), at("E", -2, 1), at("E", 0, 0)]
+        );
+    }
+
+    #[test]
+    fn a_sweep_within_one_row_or_not_to_a_2d_element_has_no_first_wave() {
+        let row = sum(vec![at("A", 0, -1), at("A", 0, 0), at("A", 0, 1)]);
+        assert!(wave(&row).is_empty());
+        let column = sum(vec![at("A", -1, 0), at("A", 1, 0)]);
+        assert!(first_load_wave(&elem("B", "i"), &column).is_empty());
+        // Rows of another index than the stored element's are no offsets of it.
+        let other = Expr::new(
+            ExprKind::Subscript {
+                array: "A".into(),
+                indices: vec![Index::At(name("k")), Index::At(name("j"))],
+            },
+            Span::DUMMY,
+        );
+        assert!(wave(&sum(vec![other, at("A", 1, 0)])).is_empty());
     }
 }

@@ -13,7 +13,7 @@
 //! - A loop-carried local initialised by a literal is initialised in its update's dtype (and
 //!   the lanes' shape): Triton refuses a variable that changes type in a loop.
 
-use crate::codegen::analysis::Analysis;
+use crate::codegen::analysis::{first_load_wave, Analysis};
 use crate::codegen::kernel_code::Param;
 use crate::codegen::writer::Writer;
 use crate::diag::{Diagnostic, Result};
@@ -51,6 +51,11 @@ pub(crate) struct Cx<'a> {
     pub(super) one_strip: Vec<(Expr, Expr, Width)>,
     /// The strips of row blocks (see `KernelCode::row_block`).
     pub(super) row_block: Vec<Option<(Expr, Expr)>>,
+    /// A 2-D store's loads go in two waves (`analysis::first_load_wave`), the second after a
+    /// CTA barrier that waits for the first: set for the regions of a kernel that communicates.
+    pub(super) load_waves: bool,
+    /// Loads already issued into locals for the store being printed, and those locals' names.
+    pub(super) preloaded: Vec<(Expr, String)>,
 }
 
 pub(super) fn width_text(w: Width) -> String {
@@ -132,6 +137,8 @@ impl<'a> Cx<'a> {
             },
             one_strip: vec![],
             row_block: vec![],
+            load_waves: false,
+            preloaded: vec![],
         }
     }
 
@@ -377,12 +384,46 @@ impl<'a> Cx<'a> {
         out
     }
 
-    /// `tl.store` of an element (or the lanes of a vector) of an array.
+    /// `tl.store` of an element (or the lanes of a vector) of an array; with `load_waves`, its
+    /// first wave of loads into locals before it.
     fn store(&mut self, w: &mut Writer, target: &Expr, value: &Expr, src: &str) -> Result<()> {
         let ptr = self.pointer(target)?;
         let mask = self.mask_of(target);
-        let val = self.expr(value)?;
-        w.line(format!("tl.store({ptr}, {val}{})  {src}", mask_arg(&mask)));
+        if self.load_waves {
+            self.first_wave(w, target, value)?;
+        }
+        let val = self.expr(value);
+        self.preloaded.clear();
+        w.line(format!(
+            "tl.store({ptr}, {}{})  {src}",
+            val?,
+            mask_arg(&mask)
+        ));
+        Ok(())
+    }
+
+    /// The first wave of a 2-D store's loads, each into a local that `expr` prints in its place,
+    /// then (on the GPU) the CTA barrier that waits for them: every warp's later loads then hit
+    /// the lines they brought into the L1, in whatever order ptxas issues them.
+    fn first_wave(&mut self, w: &mut Writer, target: &Expr, value: &Expr) -> Result<()> {
+        let first = first_load_wave(target, value);
+        if first.is_empty() {
+            return Ok(());
+        }
+        let mut names = vec![];
+        for (n, load) in first.into_iter().enumerate() {
+            let name = format!("_appyc_wave{n}");
+            w.line(format!("{name} = {}", self.expr(load)?));
+            self.preloaded.push((load.clone(), name.clone()));
+            names.push(name);
+        }
+        w.line("if GRID_SYNC:");
+        w.indent();
+        w.line(format!(
+            "_appyc_nvshmem_loads_arrived({})",
+            names.join(" + ")
+        ));
+        w.dedent();
         Ok(())
     }
 

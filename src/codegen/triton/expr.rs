@@ -205,6 +205,8 @@ impl Cx<'_> {
             host_ints: self.host_ints.clone(),
             one_strip: vec![],
             row_block: vec![],
+            load_waves: false,
+            preloaded: vec![],
         };
         Ok(format!("({}) < {}", me.expr(e)?, me.expr(bound)?))
     }
@@ -243,6 +245,10 @@ impl Cx<'_> {
             ),
             ExprKind::Bool(b) => if *b { "True" } else { "False" }.into(),
             ExprKind::FloatSpecial(s) => format!("float(\"{s}\")"),
+            ExprKind::Subscript { .. } if self.preloaded.iter().any(|(x, _)| x == e) => {
+                let (_, name) = self.preloaded.iter().find(|(x, _)| x == e).unwrap();
+                name.clone()
+            }
             ExprKind::Subscript { .. } => {
                 let ptr = self.pointer(e)?;
                 let mask = self.mask_of(e);

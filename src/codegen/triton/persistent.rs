@@ -105,6 +105,9 @@ pub fn persistent_kernel(p: &PersistentLoop, file: &SourceFile) -> Result<Kernel
         for c in state.carried_names() {
             cx.host_ints.remove(c);
         }
+        // A kernel that communicates runs under a register cap, which decides how ptxas orders a
+        // sweep's loads; two waves fix the order (docs/performance.md 54).
+        cx.load_waves = n.live.is_some();
         region_phase(&mut w, &mut cx, k, r, &mut n, file)?;
         if guarded {
             w.dedent();
@@ -668,6 +671,63 @@ def f(A, M, N, T):
         );
         // The sizes stay specialised: M and N are the same on every PE.
         assert!(!deco.contains("\"M\""), "{deco}");
+    }
+
+    #[test]
+    fn a_communicating_kernel_loads_a_sweep_in_two_waves_and_a_plain_one_does_not() {
+        let src = "from appyc_aot import nvshmem
+import numpy as np
+
+
+def f(A, B, M, N, T):
+    me = nvshmem.my_pe()
+    down = (me + 1) % nvshmem.n_pes()
+    flags = np.zeros(1, dtype=np.int64)
+    for t in range(1, T + 1):
+        nvshmem.Putmem(A[0, 1:N - 1], A[M - 2, 1:N - 1], down, flags[0], t)
+        nvshmem.SignalWait(flags[0], t)
+        #pragma 1:M-1=>parallel 1:N-1=>parallel
+        B[1:M-1, 1:N-1] = A[1:M-1, 0:N-2] + A[0:M-2, 1:N-1] + A[1:M-1, 1:N-1] + A[2:M, 1:N-1]
+";
+        let k = function(&generated(src), "_f_persistent0").to_string();
+        let up = "tl.load(A + (_p0[:, None] - 1) * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])";
+        let down = up.replace("- 1)", "+ 1)");
+        let block = format!(
+            "_appyc_wave0 = {up}
+                _appyc_wave1 = {down}
+                if GRID_SYNC:
+                    _appyc_nvshmem_loads_arrived(_appyc_wave0 + _appyc_wave1)
+                tl.store(B + "
+        );
+        assert!(k.contains(&block), "{block}\nnot in:\n{k}");
+        // The store reads the first wave's locals in their places and issues the others itself.
+        let store = k.lines().find(|l| l.contains("tl.store(B")).unwrap();
+        assert!(
+            store.contains("+ _appyc_wave0 + tl.load(A + _p0[:, None] * A_stride0"),
+            "{store}"
+        );
+        assert!(
+            store.contains("_p1_mask[None, :]) + _appyc_wave1, mask="),
+            "{store}"
+        );
+        assert_eq!(store.matches("tl.load(").count(), 2, "{store}");
+        // The same sweep in a loop that does not communicate: one wave, as ptxas orders it.
+        let plain = src
+            .replace(
+                "        nvshmem.Putmem(A[0, 1:N - 1], A[M - 2, 1:N - 1], down, flags[0], t)\n",
+                "",
+            )
+            .replace("        nvshmem.SignalWait(flags[0], t)\n", "");
+        let k = function(&generated(&plain), "_f_persistent0").to_string();
+        assert!(!k.contains("_appyc_wave"), "{k}");
+        assert_eq!(
+            k.lines()
+                .find(|l| l.contains("tl.store(B"))
+                .unwrap()
+                .matches("tl.load(")
+                .count(),
+            4
+        );
     }
 
     #[test]
