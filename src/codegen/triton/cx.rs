@@ -406,6 +406,18 @@ impl<'a> Cx<'a> {
     /// then (on the GPU) the CTA barrier that waits for them: every warp's later loads then hit
     /// the lines they brought into the L1, in whatever order ptxas issues them.
     fn first_wave(&mut self, w: &mut Writer, target: &Expr, value: &Expr) -> Result<()> {
+        // Only a store of a whole tile (every index a tile index): a store of one element, in a
+        // loop a `sequential for` region runs, would wait at a CTA barrier per element.
+        let ExprKind::Subscript { indices, .. } = &target.kind else {
+            return Ok(());
+        };
+        let tile_index = |ix: &Index| match ix {
+            Index::At(e) => matches!(&e.kind, ExprKind::Name(n) if self.tile_names.contains_key(n)),
+            _ => false,
+        };
+        if !indices.iter().all(tile_index) {
+            return Ok(());
+        }
         let first = first_load_wave(target, value);
         if first.is_empty() {
             return Ok(());

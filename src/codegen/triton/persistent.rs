@@ -728,6 +728,20 @@ def f(A, B, M, N, T):
                 .count(),
             4
         );
+        // A `sequential for` region stores one element at a time: no barrier per element.
+        let sequential = src.replace(
+            "        #pragma 1:M-1=>parallel 1:N-1=>parallel
+        B[1:M-1, 1:N-1] = A[1:M-1, 0:N-2] + A[0:M-2, 1:N-1] + A[1:M-1, 1:N-1] + A[2:M, 1:N-1]
+",
+            "        #pragma sequential for
+        for i in range(1, M - 1):
+            for j in range(1, N - 1):
+                B[i, j] = A[i, j - 1] + A[i - 1, j] + A[i, j] + A[i + 1, j]
+",
+        );
+        let k = function(&generated(&sequential), "_f_persistent0").to_string();
+        assert!(k.contains("if _pid == 0:"), "{k}");
+        assert!(!k.contains("_appyc_wave"), "{k}");
     }
 
     #[test]
