@@ -330,8 +330,10 @@ fn compile_function(
         passes::insert_sync::run(k);
         passes::lower_tensor::lower(k, &tensor_opts)?;
     }
-    // 8a: across regions, so on the function's kernels together.
+    // 8a-8b: across regions and the statements between them, so on the function's kernels
+    // together.
     passes::fuse_into_reduction::run(&func, &mut kernels);
+    passes::fold_host_update::run(file, &func, &mut kernels);
     // 9-10: vector lanes (vectorize_parallel, row_block) and strip-mining.
     for k in kernels.iter_mut() {
         strip_mine(k, opts.auto_simd)?;
@@ -579,12 +581,13 @@ fn lowered_region(file: &SourceFile, k: &Kernel, out: &mut Spliced) {
         text,
     });
     out.skip.push(k.span);
-    for &region in &k.absorbed {
+    for a in &k.absorbed {
+        let what = absorbed_name(file, a);
         out.edits.push(Edit {
-            range: line_range(file, region),
-            text: format!("{indent}# appyc: this region runs inside the next one\n"),
+            range: line_range(file, a.span),
+            text: format!("{indent}# appyc: {what} runs inside the next one\n"),
         });
-        out.skip.push(region);
+        out.skip.push(a.span);
     }
 }
 
@@ -619,12 +622,26 @@ fn region_launch(cx: &LaunchContext, k: &Kernel, out: &mut Spliced) -> Result<()
     let call = format!("{assigned}{name}({})", args.join(", "));
     out.replace(file, k.span, region_start(k), call);
     out.skip.push(k.span);
-    for &region in &k.absorbed {
-        let note = format!("# appyc: this region runs inside {name} below");
-        out.replace(file, region, region.start, note);
-        out.skip.push(region);
+    for a in &k.absorbed {
+        let note = format!(
+            "# appyc: {} runs inside {name} below",
+            absorbed_name(file, a)
+        );
+        out.replace(file, a.span, a.span.start, note);
+        out.skip.push(a.span);
     }
     Ok(())
+}
+
+/// How the note in its place names absorbed source: a statement by its text.
+fn absorbed_name(file: &SourceFile, a: &Absorbed) -> String {
+    match a.what {
+        AbsorbedKind::Region => "this region".to_string(),
+        AbsorbedKind::Statement => format!(
+            "`{}`",
+            file.text[a.span.start as usize..a.span.end as usize].trim()
+        ),
+    }
 }
 
 /// A host loop as one persistent kernel named `kernel` (and its temporally blocked variant

@@ -523,9 +523,39 @@ pub struct Kernel {
     /// The rows of the body's row tile may be split over a second grid axis
     /// (`passes::split_rows`); ignored where the region is a phase of a persistent kernel.
     pub split_rows: Option<SplitRows>,
-    /// Regions fused into this one (`passes::fuse_into_reduction`): their source, pragma to
-    /// end, which the host code no longer runs.
-    pub absorbed: Vec<Span>,
+    /// Source the host code no longer runs because this kernel does: regions fused into it
+    /// (`passes::fuse_into_reduction`), host statements folded into its store
+    /// (`passes::fold_host_update`).
+    pub absorbed: Vec<Absorbed>,
+}
+
+/// Source that a kernel runs in place of the host: its span (for a region, pragma to end).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Absorbed {
+    pub span: Span,
+    pub what: AbsorbedKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AbsorbedKind {
+    Region,
+    Statement,
+}
+
+impl Absorbed {
+    pub fn region(span: Span) -> Self {
+        Absorbed {
+            span,
+            what: AbsorbedKind::Region,
+        }
+    }
+
+    pub fn statement(span: Span) -> Self {
+        Absorbed {
+            span,
+            what: AbsorbedKind::Statement,
+        }
+    }
 }
 
 /// A row tile whose rows the launcher may split over grid axis 1: `at` is its index in the

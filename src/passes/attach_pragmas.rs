@@ -272,6 +272,11 @@ pub(crate) mod tests {
 
     /// The first function of `src` through normalize and attach_pragmas.
     pub(crate) fn attached(src: &str) -> Result<Function> {
+        attached_in(src).map(|(func, _)| func)
+    }
+
+    /// `attached`, with the file for passes that read the source's text.
+    pub(crate) fn attached_in(src: &str) -> Result<(Function, SourceFile)> {
         let file = SourceFile::new("t.py", src);
         let module = ast::Suite::parse(src, "t.py").expect("valid Python");
         let ast::Stmt::FunctionDef(f) = &module[0] else {
@@ -280,7 +285,7 @@ pub(crate) mod tests {
         let mut func = lower_function(f);
         crate::passes::normalize::run(&mut func);
         run(&mut func, &collect_pragmas(&file)?, &file)?;
-        Ok(func)
+        Ok((func, file))
     }
 
     #[test]

@@ -48,7 +48,7 @@ struct Arrays {
 /// Parameters never subscripted, loop variables, and names assigned only numbers and
 /// arithmetic of such names: what a bare name in a device statement may be (anything else
 /// may be an array made on the host).
-fn scalar_names(func: &Function, arrays: &HashSet<String>) -> HashSet<String> {
+pub(crate) fn scalar_names(func: &Function, arrays: &HashSet<String>) -> HashSet<String> {
     let mut assigned: Vec<(&str, &Expr)> = vec![];
     let mut out: HashSet<String> = func
         .params
@@ -94,7 +94,7 @@ fn scalar_names(func: &Function, arrays: &HashSet<String>) -> HashSet<String> {
 }
 
 /// The number of indices each array is subscripted with, where all its subscripts agree.
-fn ranks(body: &[Stmt]) -> std::collections::HashMap<String, usize> {
+pub(crate) fn ranks(body: &[Stmt]) -> std::collections::HashMap<String, usize> {
     let mut seen: std::collections::HashMap<String, Option<usize>> = Default::default();
     for s in body {
         s.walk(&mut |st| {

@@ -279,7 +279,7 @@ fn fuse(u: &Kernel, r: &Kernel) -> Option<Kernel> {
     };
     *body = fused_body;
     fused.checks.extend(u.checks.iter().cloned());
-    fused.absorbed.push(u.span);
+    fused.absorbed.push(Absorbed::region(u.span));
     Some(fused)
 }
 

@@ -5,6 +5,7 @@ pub mod attach_pragmas;
 pub mod comm;
 pub mod device_statements;
 pub mod distribute;
+pub mod fold_host_update;
 pub mod fuse_into_reduction;
 pub mod gather;
 pub mod insert_sync;

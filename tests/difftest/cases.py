@@ -598,6 +598,29 @@ CASES = [
     Case("accumulation_loops", "prefix_rows",
          lambda r, s: [normal(r, s, F64)], ((37, 45), (5, 150)), fp64_strict=True,
          launches=("_prefix_rows_persistent0",)),
+    # ---------------------------------------------------------------- host_updates
+    # `C op= s` before a region that stores all of C runs in the region's store
+    # (passes/fold_host_update.rs); where the region stores only some rows, or the statement
+    # binds a new array, it stays on the host. Both sides get the caller's C compared too.
+    Case("host_updates", "scale_then_update",
+         lambda r, s: [1.5, 0.7, normal(r, s, F64), normal(r, s, F64)], SIZES_2D, fp64_strict=True,
+         launches=("_scale_then_update_kernel0",)),
+    Case("host_updates", "scale_then_update", variant="fp32",
+         make=lambda r, s: [1.5, 0.7, normal(r, s), normal(r, s)], sizes=SIZES_2D,
+         launches=("_scale_then_update_kernel0",)),
+    Case("host_updates", "shift_then_product",
+         lambda r, s: [1.5, 0.3, normal(r, s, F64), normal(r, (s[0], 23), F64), normal(r, (23, s[1]), F64)],
+         SIZES_2D, fp64_strict=True, launches=("_shift_then_product_kernel0_tiles",)),
+    Case("host_updates", "shift_then_product", variant="untiled",
+         make=lambda r, s: [1.5, 0.3, normal(r, s, F64), normal(r, (s[0], 23), F64), normal(r, (23, s[1]), F64)],
+         sizes=SIZES_2D, fp64_strict=True, env={"APPYC_TILES": "0"},
+         launches=("_shift_then_product_kernel0",), no_launches=("_tiles",)),
+    Case("host_updates", "scale_rows_below",
+         lambda r, s: [1.5, 0.7, normal(r, s, F64), normal(r, s, F64)], SIZES_2D, fp64_strict=True,
+         launches=("_scale_rows_below_kernel0",)),
+    Case("host_updates", "rebind_then_update",
+         lambda r, s: [1.5, 0.7, normal(r, s, F64), normal(r, s, F64)], SIZES_2D, fp64_strict=True,
+         launches=("_rebind_then_update_kernel0",)),
     # ---------------------------------------------------------------- natural_loops
     # Time loops as APPy users write them (bare host statements, swaps, host scalars,
     # convergence loops): each must run as one persistent kernel, never a launch per region.
