@@ -368,11 +368,13 @@ fn compile_function(
         }
         None => None,
     };
+    // 12a: host allocations that no compiled code reads any more.
+    let dead = passes::dead_allocations::run(file, &func, &kernels);
     codegen(
         file,
         f,
         &func,
-        (&kernels, &launches),
+        (&kernels, &launches, &dead),
         distributed.as_ref().map(|(d, p)| (d, p.as_ref())),
         symmetric,
         opts,
@@ -459,12 +461,18 @@ fn codegen(
     file: &SourceFile,
     f: &ast::StmtFunctionDef,
     func: &Function,
-    (kernels, launches): (&[Kernel], &[Launch]),
+    (kernels, launches, dead): (&[Kernel], &[Launch], &[Span]),
     distributed: Option<(&passes::distribute::Distributed, &schedule::Persistent)>,
     symmetric: passes::comm::Symmetric,
     opts: &Options,
 ) -> Result<(Vec<Edit>, Vec<Span>)> {
     let mut out = Spliced::default();
+    for &span in dead {
+        let text = file.slice(span).trim();
+        let note = format!("# appyc: `{text}` dropped: no compiled code reads what it allocates");
+        out.replace(file, span, span.start, note);
+        out.skip.push(span);
+    }
     let def_line_start = def_line_start(file, f);
     let device = host_device(func, kernels);
     let launch_cx = LaunchContext {

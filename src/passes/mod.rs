@@ -3,6 +3,7 @@
 pub mod affine;
 pub mod attach_pragmas;
 pub mod comm;
+pub mod dead_allocations;
 pub mod device_statements;
 pub mod distribute;
 pub mod fold_host_update;
