@@ -107,6 +107,22 @@ impl SourceFile {
     pub fn slice(&self, span: Span) -> &str {
         &self.text[span.range()]
     }
+
+    /// The name tokens of the lines `span` covers (a function: its `def` line to its end), each
+    /// with where it starts. Tokens, not the IR, are what decides whether a name is used at all:
+    /// `return v` or a host call the IR keeps as `Other` still names `v`.
+    pub fn name_tokens(&self, span: Span) -> Vec<(String, u32)> {
+        use rustpython_parser::{lexer::lex, Mode, Tok};
+        let base = self.line_start(self.line_of(span.start as usize));
+        let text = &self.text[base..(span.end as usize).min(self.text.len())];
+        lex(text, Mode::Module)
+            .flatten()
+            .filter_map(|(tok, range)| match tok {
+                Tok::Name { name } => Some((name, Span::from(range).shifted(base).start)),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]

@@ -17,8 +17,7 @@
 use crate::frontend::source::{SourceFile, Span};
 use crate::ir::*;
 use rustpython_ast as ast;
-use rustpython_parser::lexer::lex;
-use rustpython_parser::{Mode, Parse, Tok};
+use rustpython_parser::Parse;
 
 const ALLOCATORS: &[&str] = &[
     "empty",
@@ -33,7 +32,7 @@ const ALLOCATORS: &[&str] = &[
 
 /// The spans of the function's dead allocation statements, in source order.
 pub fn run(file: &SourceFile, func: &Function, kernels: &[Kernel]) -> Vec<Span> {
-    let tokens = name_tokens(file, func);
+    let tokens = file.name_tokens(func.span);
     func.body
         .iter()
         .filter_map(|s| {
@@ -63,20 +62,6 @@ fn runs_in(k: &Kernel, at: u32) -> bool {
     std::iter::once(k.span)
         .chain(k.absorbed.iter().map(|a| a.span))
         .any(|s| s.start <= at && at < s.end)
-}
-
-/// Every name token of the function and where it starts.
-fn name_tokens(file: &SourceFile, func: &Function) -> Vec<(String, u32)> {
-    let (start, end) = (func.span.start as usize, func.span.end as usize);
-    let base = file.line_start(file.line_of(start));
-    let text = &file.text[base..end.min(file.text.len())];
-    lex(text, Mode::Module)
-        .flatten()
-        .filter_map(|(tok, range)| match tok {
-            Tok::Name { name } => Some((name, Span::from(range).shifted(base).start)),
-            _ => None,
-        })
-        .collect()
 }
 
 /// `text` is one assignment `name = np.<allocator>(pure arguments)`.

@@ -58,8 +58,6 @@ use crate::ir::pragma::{Directive, Pragma};
 use crate::ir::*;
 use crate::passes::affine::Affine;
 use crate::passes::tensor::{is_product_call, reduction_call};
-use rustpython_parser::lexer::lex;
-use rustpython_parser::{Mode, Tok};
 use std::collections::{HashMap, HashSet};
 
 /// Rewrites every eligible host loop of `func`; a loop that holds a `parallel for` and is not
@@ -718,18 +716,9 @@ fn negate(e: Expr) -> Expr {
 
 /// The names of the function's tokens after `span` ends.
 fn names_after(file: &SourceFile, func: &Function, span: Span) -> HashSet<String> {
-    let (start, end) = (func.span.start as usize, func.span.end as usize);
-    let base = file.line_start(file.line_of(start));
-    let text = &file.text[base..end.min(file.text.len())];
-    lex(text, Mode::Module)
-        .flatten()
-        .filter_map(|(tok, range)| {
-            let at = Span::from(range).shifted(base);
-            match tok {
-                Tok::Name { name } if at.start >= span.end => Some(name),
-                _ => None,
-            }
-        })
+    file.name_tokens(func.span)
+        .into_iter()
+        .filter_map(|(name, at)| (at >= span.end).then_some(name))
         .collect()
 }
 
