@@ -136,9 +136,16 @@ fn fold(k: &Kernel, update: &Update, rank: usize) -> Option<Kernel> {
             seen.insert(v.as_str())
                 && ranges.iter().any(|(var, r)| var == v && whole(r))
         });
-    // Every grid dimension and loop around the store binds one of its indices: the store runs
-    // once per element.
-    let once = ranges.iter().all(|(var, _)| seen.contains(var));
+    // Every grid dimension and loop around the store binds one of its indices, each its own
+    // (an inner loop that rebinds a name would repeat the store): the store runs once per
+    // element.
+    let distinct = ranges
+        .iter()
+        .map(|(var, _)| *var)
+        .collect::<HashSet<_>>()
+        .len()
+        == ranges.len();
+    let once = distinct && ranges.iter().all(|(var, _)| seen.contains(var));
     if !covers || !once {
         return None;
     }
@@ -398,6 +405,13 @@ mod tests {
                 REGION.replace(
                     "            C[i, j]",
                     "            for t in range(3):\n                C[i, j]",
+                ),
+            ),
+            (
+                SCALE.to_string(),
+                REGION.replace(
+                    "            C[i, j]",
+                    "            for j in range(C.shape[1]):\n                C[i, j]",
                 ),
             ),
             // A statement between them.
