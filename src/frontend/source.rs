@@ -108,6 +108,16 @@ impl SourceFile {
         &self.text[span.range()]
     }
 
+    /// Nothing but `span` (and a trailing comment) stands on the lines it covers: replacing
+    /// those lines replaces exactly it (`a = 1; b = 2` shares a line).
+    pub fn alone_on_lines(&self, span: Span) -> bool {
+        let (start, end) = (span.start as usize, span.end as usize);
+        let before = &self.text[self.line_start(self.line_of(start))..start];
+        let after = &self.text[end..self.line_end(self.line_of(end))];
+        let after = after.trim_start_matches([' ', '\t']);
+        before.trim().is_empty() && (after.is_empty() || after.starts_with(['\n', '\r', '#']))
+    }
+
     /// The name tokens of the lines `span` covers (a function: its `def` line to its end), each
     /// with where it starts. Tokens, not the IR, are what decides whether a name is used at all:
     /// `return v` or a host call the IR keeps as `Other` still names `v`.
@@ -128,6 +138,23 @@ impl SourceFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_statement_sharing_its_line_is_not_alone_on_it() {
+        let f = SourceFile::new(
+            "x.py",
+            "    a = 1\n    b = 2; c = 3\n    d = 4  # why\n    e = 5",
+        );
+        let at = |s: &str| {
+            let start = f.text.find(s).unwrap();
+            Span::new(start, start + s.len())
+        };
+        assert!(f.alone_on_lines(at("a = 1")));
+        assert!(f.alone_on_lines(at("d = 4")));
+        assert!(f.alone_on_lines(at("e = 5")));
+        assert!(!f.alone_on_lines(at("b = 2")));
+        assert!(!f.alone_on_lines(at("c = 3")));
+    }
 
     #[test]
     fn lines_are_one_based() {

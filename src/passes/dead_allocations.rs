@@ -42,7 +42,8 @@ pub fn run(file: &SourceFile, func: &Function, kernels: &[Kernel]) -> Vec<Span> 
             let ExprKind::Name(name) = &target.kind else {
                 return None;
             };
-            if func.params.contains(name) || !is_allocation(&file.text[s.span.range()]) {
+            let alone = file.alone_on_lines(s.span);
+            if func.params.contains(name) || !alone || !is_allocation(&file.text[s.span.range()]) {
                 return None;
             }
             let used = tokens.iter().any(|(n, at)| {
@@ -147,6 +148,8 @@ mod tests {
             // Not a plain allocation: a call in the arguments, another function.
             SYMM.replace("C.shape[1],)", "len(C[0]),)"),
             SYMM.replace("np.empty(", "np.asarray("),
+            // Another statement on its line.
+            SYMM.replace("dtype=C.dtype)\n", "dtype=C.dtype); n = 3\n"),
         ];
         for src in cases {
             assert!(dead(&src).is_empty(), "{src}");

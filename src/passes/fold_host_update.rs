@@ -13,7 +13,7 @@
 //! Runs on lowered kernels (after `fuse_into_reduction`, before strip-mining), on statements of
 //! the function's own body: inside a host loop the schedule decides what runs where.
 //! What qualifies:
-//! - the statement is written in place (`X op= s`: `X = X * s` binds a new array and leaves the
+//! - the statement stands alone on its lines (the host's text loses them) and is written in place (`X op= s`: `X = X * s` binds a new array and leaves the
 //!   caller's untouched, so the source's text decides, not the normalised IR);
 //! - `s` reads only numbers and names that hold scalars (`device_statements::scalar_names`);
 //! - the region has no shared scalars, communication, temporaries, launch slices or fused
@@ -95,7 +95,9 @@ fn in_place_update<'a>(
         ExprKind::Unary { .. } => false,
         _ => true,
     });
-    (in_place && reads_itself && only_scalars).then_some(Update {
+    // The host text loses the statement's lines: nothing else may stand on them.
+    let alone = file.alone_on_lines(s.span);
+    (in_place && reads_itself && only_scalars && alone).then_some(Update {
         array,
         op: *op,
         scalar,
@@ -413,6 +415,11 @@ mod tests {
                     "            C[i, j]",
                     "            for j in range(C.shape[1]):\n                C[i, j]",
                 ),
+            ),
+            // Another statement on its line, which the host must still run.
+            (
+                SCALE.replace("C *= beta", "alpha = 2.0; C *= beta"),
+                REGION.to_string(),
             ),
             // A statement between them.
             (
