@@ -158,6 +158,49 @@ def two_waves_on_down(text):
     return two_waves(text, on="_wave_down")
 
 
+ROLLING = """\
+{i}_nstrips{k} = tl.cdiv((N - 1) - 1, {w})
+{i}_nchunks{k} = tl.cdiv((M - 1) - 1, {h})
+{i}for _vp{k} in range(_pid, _nstrips{k} * _nchunks{k}, _nprog):
+{i}    _j{k} = 1 + (_vp{k} % _nstrips{k}) * {w} + tl.arange(0, {w})
+{i}    _jm{k} = _j{k} < (N - 1)
+{i}    _r0{k} = 1 + (_vp{k} // _nstrips{k}) * {h}
+{i}    _r1{k} = tl.minimum(_r0{k} + {h}, M - 1)
+{i}    _prev{k} = tl.load({x} + (_r0{k} - 1) * {x}_stride0 + _j{k} * {x}_stride1, mask=_jm{k})
+{i}    _cur{k} = tl.load({x} + _r0{k} * {x}_stride0 + _j{k} * {x}_stride1, mask=_jm{k})
+{i}    _nxt{k} = tl.load({x} + (_r0{k} + 1) * {x}_stride0 + _j{k} * {x}_stride1, mask=_jm{k})
+{i}    for _r{k} in range(_r0{k}, _r1{k}):
+{i}        _nn{k} = tl.load({x} + (_r{k} + 2) * {x}_stride0 + _j{k} * {x}_stride1, mask=_jm{k} & (_r{k} + 2 < M))
+{i}        _left{k} = tl.load({x} + _r{k} * {x}_stride0 + (_j{k} - 1) * {x}_stride1, mask=_jm{k})
+{i}        _right{k} = tl.load({x} + _r{k} * {x}_stride0 + (_j{k} + 1) * {x}_stride1, mask=_jm{k})
+{i}        tl.store({y} + _r{k} * {y}_stride0 + _j{k} * {y}_stride1, 0.2 * _appyc_np_float(_cur{k} + _left{k} + _right{k} + _nxt{k} + _prev{k}), mask=_jm{k})
+{i}        _prev{k} = _cur{k}
+{i}        _cur{k} = _nxt{k}
+{i}        _nxt{k} = _nn{k}
+"""
+
+
+def rolling_rows(height, width):
+    """Module edit (Listing 8 only): each sweep walks a strip of `width` columns down `height`
+    rows, keeping the rows above, at and below the stored one in registers, so each row comes
+    from memory once per strip (one load ahead in flight) instead of the 2-D tile's five loads
+    of which the L1 serves three."""
+    def edit(text):
+        block = re.compile(r"( {12})_n(\d+)_1 = tl\.maximum\(.*?\n(?= {12}if GRID_SYNC:)", re.S)
+
+        def replace(m):
+            body = m.group(0)
+            dst = re.search(r"tl\.store\((\w+) \+", body).group(1)
+            src = re.search(r"tl\.load\((\w+) \+", body).group(1)
+            return ROLLING.format(i=m.group(1), k=m.group(2), w=width, h=height, x=src, y=dst)
+
+        changed, count = block.subn(replace, text)
+        assert count == 2, count
+        return changed
+    edit.__name__ = f"rolling_rows_{height}_{width}"
+    return edit
+
+
 # name -> (source edits, the c the result is checked with (None: the case's own), module edits,
 # environment while it runs); "L8" (Listing 8 itself) is added to every run
 VARIANTS = {
@@ -182,6 +225,7 @@ VARIANTS = {
     "interior halos, barrier waves": ([interior_edits], None, [barrier_waves], {}),
     "heldout, waves on down": ([], None, [two_waves_on_down], {}),
     "heldout, waves on down, cap 72": ([], None, [two_waves_on_down], {"APPYC_NVSHMEM_MAXNREG": "72"}),
+    "heldout, MVL 1024, cap 128": ([], None, [], {"APPYC_MVL": "1024", "APPYC_NVSHMEM_MAXNREG": "128"}),
 }
 L8_VARIANTS = {
     "L8": ([], {}),
@@ -193,6 +237,13 @@ L8_VARIANTS = {
     "L8, barrier waves": ([barrier_waves], {}),
     "L8, barrier waves, cap 72": ([barrier_waves], {"APPYC_NVSHMEM_MAXNREG": "72"}),
     "L8, barrier waves, no cap": ([barrier_waves], {"APPYC_NVSHMEM_MAXNREG": "0"}),
+    "L8, rolling 64x512": ([rolling_rows(64, 512)], {}),
+    "L8, rolling 256x512": ([rolling_rows(256, 512)], {}),
+    "L8, rolling 64x1024": ([rolling_rows(64, 1024)], {}),
+    "L8, rolling 64x256": ([rolling_rows(64, 256)], {}),
+    "L8, rolling 64x1024, no cap": ([rolling_rows(64, 1024)], {"APPYC_NVSHMEM_MAXNREG": "0"}),
+    "L8, rolling 64x512, cap 128": ([rolling_rows(64, 512)], {"APPYC_NVSHMEM_MAXNREG": "128"}),
+    "L8, MVL 1024, cap 128": ([], {"APPYC_MVL": "1024", "APPYC_NVSHMEM_MAXNREG": "128"}),
     "L8, waves on down": ([two_waves_on_down], {}),
     "L8, waves on down, cap 72": ([two_waves_on_down], {"APPYC_NVSHMEM_MAXNREG": "72"}),
 }
@@ -254,7 +305,7 @@ def main(args):
     env = {**{n: v[3] for n, v in VARIANTS.items()}, **{n: v[1] for n, v in L8_VARIANTS.items()}}
 
     def environment(name):
-        for k in ("APPYC_NVSHMEM_MAXNREG",):
+        for k in ("APPYC_NVSHMEM_MAXNREG", "APPYC_MVL"):
             os.environ.pop(k, None)
         os.environ.update(env[name])
     result = {"world": world, "device": torch.cuda.get_device_name(device), "correct": {}, "us": {}}
@@ -262,7 +313,7 @@ def main(args):
     def symmetric(mod, a):
         return mod._appyc_nvshmem_symmetric(torch.from_numpy(np.ascontiguousarray(a)).to(device))
 
-    for name, mod in mods.items():  # each variant against the global NumPy run
+    for name, mod in list(mods.items()):  # each variant against the global NumPy run
         environment(name)
         c = VARIANTS[name][1] if name in VARIANTS else 0.2
         case = HeatRows(rows=61, cols=203, steps=5, c=0.15 if c is None else c)
@@ -278,7 +329,9 @@ def main(args):
         err = float(np.abs(torch.cat(parts).cpu().numpy() - case.expected(world)).max())
         result["correct"][name] = err
         log("check", name, f"max error {err:.2e}")
-        assert err < 1e-9, (name, err)
+        if not err < 1e-9:  # a wrong variant is reported and not timed
+            log("WRONG", name, "dropped from the timing")
+            del mods[name]
     result["copy_GBps"] = copy_bandwidth(torch, dist, device)
     log(f"copy {result['copy_GBps']:.0f} GB/s")
     for n in args.sizes:
