@@ -871,6 +871,32 @@ def _appyc_nvshmem_config(mvl, num_warps):
     return mvl, num_warps
 
 
+# Loops of 2-D sweeps written by hand (not `#pragma distribute`'s kernels, not 3-D), per GPU
+# model: (MVL, register cap). On 2 x H200 at 8192^2 per GPU, MVL 1024 with a cap of 128 ran
+# Listing 8 at 79.9-80.8 % of copy against 75.1-77.3 % with 512 and 80, and the held-out row
+# program at 78.6-80.1 % against 76.7-78.3 %, in six runs on four hosts; Listing 9 and the
+# process-grid program ran 2-3.5 % faster. The same setting made the 3-D slab program 3-5 %
+# slower and distribute's 2-D kernel 3.5 % slower, so those keep theirs (performance.md 58,
+# bench/nvshmem_runs/defaults_h200x2_1127e/). The H100 keeps 512 and 80: MVL 1024 at 80 lost
+# there (performance.md 51) and 1024 at 128 was never run there.
+_APPYC_NVSHMEM_PLANE_DEFAULTS = {"H200": (1024, 128)}
+
+
+def _appyc_nvshmem_plane_config(mvl, num_warps):
+    """_appyc_nvshmem_config for a loop of 2-D sweeps, with this GPU model's MVL and register
+    cap where _APPYC_NVSHMEM_PLANE_DEFAULTS has them: (mvl, num_warps, cap or None for the
+    default cap). APPYC_MVL still decides the vector length, APPYC_NVSHMEM_MAXNREG the cap."""
+    cap = None
+    if not _APPYC_INTERPRET:
+        name = torch.cuda.get_device_name()
+        for model, (model_mvl, model_cap) in _APPYC_NVSHMEM_PLANE_DEFAULTS.items():
+            if model in name:
+                mvl, cap = model_mvl, model_cap
+                break
+    mvl, num_warps = _appyc_nvshmem_config(mvl, num_warps)
+    return mvl, num_warps, cap
+
+
 # NVSHMEM's device functions take 120-170 registers a thread, which would leave 3-4 programs
 # of 4 warps an SM for the whole kernel, too few loads in flight for a stencil. Capped at 80,
 # 6 fit; the spills fall in the communication paths, run once an iteration by a few programs
@@ -1239,7 +1265,7 @@ def _launch_jacobi_2d_persistent0(A, flags, M, N, up, down, B, T, _appyc_config=
     if n_t <= 0:
         return
     _appyc_nvshmem_check_symmetric(A, flags, B)
-    _appyc_mvl, _appyc_warps = _appyc_nvshmem_config(512, 4)
+    _appyc_mvl, _appyc_warps, _appyc_maxnreg = _appyc_nvshmem_plane_config(512, 4)
     _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N - 1) - int(1))
     _appyc_nvshmem_persistent(
         _jacobi_2d_persistent0, n_t * 10, max(1, (((int(M - 1) - int(1)) + _appyc_row_block - 1) // _appyc_row_block) * (((int(N - 1) - int(1)) + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block))),
@@ -1247,6 +1273,7 @@ def _launch_jacobi_2d_persistent0(A, flags, M, N, up, down, B, T, _appyc_config=
         _appyc_mvl, _appyc_warps,
         {"ROW_BLOCK": _appyc_row_block},
         sites=("samples/nvshmem_jacobi2d_l8.py", "t", {25: "nvshmem.Putmem(A[M - 1, 1:N - 1], A[1, 1:N - 1], up, flags[0], t)", 26: "nvshmem.Putmem(A[0, 1:N - 1], A[M - 2, 1:N - 1], down, flags[1], t)", 27: "nvshmem.SignalWait(flags[0], t)", 28: "nvshmem.SignalWait(flags[1], t)", 29: "#pragma 1:M-1=>parallel 1:N-1=>parallel", 32: "nvshmem.Putmem(B[M - 1, 1:N - 1], B[1, 1:N - 1], up, flags[2], t)", 33: "nvshmem.Putmem(B[0, 1:N - 1], B[M - 2, 1:N - 1], down, flags[3], t)", 34: "nvshmem.SignalWait(flags[2], t)", 35: "nvshmem.SignalWait(flags[3], t)", 36: "#pragma 1:M-1=>parallel 1:N-1=>parallel"}),
+        maxnreg=_appyc_maxnreg,
     )
 
 

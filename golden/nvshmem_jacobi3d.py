@@ -869,6 +869,32 @@ def _appyc_nvshmem_config(mvl, num_warps):
     return mvl, num_warps
 
 
+# Loops of 2-D sweeps written by hand (not `#pragma distribute`'s kernels, not 3-D), per GPU
+# model: (MVL, register cap). On 2 x H200 at 8192^2 per GPU, MVL 1024 with a cap of 128 ran
+# Listing 8 at 79.9-80.8 % of copy against 75.1-77.3 % with 512 and 80, and the held-out row
+# program at 78.6-80.1 % against 76.7-78.3 %, in six runs on four hosts; Listing 9 and the
+# process-grid program ran 2-3.5 % faster. The same setting made the 3-D slab program 3-5 %
+# slower and distribute's 2-D kernel 3.5 % slower, so those keep theirs (performance.md 58,
+# bench/nvshmem_runs/defaults_h200x2_1127e/). The H100 keeps 512 and 80: MVL 1024 at 80 lost
+# there (performance.md 51) and 1024 at 128 was never run there.
+_APPYC_NVSHMEM_PLANE_DEFAULTS = {"H200": (1024, 128)}
+
+
+def _appyc_nvshmem_plane_config(mvl, num_warps):
+    """_appyc_nvshmem_config for a loop of 2-D sweeps, with this GPU model's MVL and register
+    cap where _APPYC_NVSHMEM_PLANE_DEFAULTS has them: (mvl, num_warps, cap or None for the
+    default cap). APPYC_MVL still decides the vector length, APPYC_NVSHMEM_MAXNREG the cap."""
+    cap = None
+    if not _APPYC_INTERPRET:
+        name = torch.cuda.get_device_name()
+        for model, (model_mvl, model_cap) in _APPYC_NVSHMEM_PLANE_DEFAULTS.items():
+            if model in name:
+                mvl, cap = model_mvl, model_cap
+                break
+    mvl, num_warps = _appyc_nvshmem_config(mvl, num_warps)
+    return mvl, num_warps, cap
+
+
 # NVSHMEM's device functions take 120-170 registers a thread, which would leave 3-4 programs
 # of 4 warps an SM for the whole kernel, too few loads in flight for a stencil. Capped at 80,
 # 6 fit; the spills fall in the communication paths, run once an iteration by a few programs

@@ -810,7 +810,18 @@ pub fn persistent_launcher(
     // run only once per call (its puts and waits cannot be repeated for timing), so no
     // tuning: the default configuration, one cooperative launch on every PE.
     let comm = regions.iter().any(|k| k.comm.is_some());
-    let nvshmem = comm.then(|| nvshmem_setup(regions, opts, num_warps));
+    // Measured, not derived: the cap decides how ptxas orders a sweep's loads, and 72 won
+    // for the 2-D distributed kernel and lost for the 3-D one (the runtime's comment); 1-D
+    // ones were not measured and keep the default. Hand-written loops of 2-D sweeps take the
+    // GPU model's measured MVL and cap where the runtime has them, unless `--mvl` decided
+    // (measured with Listing 9's 1-D edge rows beside its 2-D sweeps; never on 3-D ones).
+    let planes = regions
+        .iter()
+        .all(|k| k.comm.is_some() || k.dims.len() == 2);
+    let sweeps_2d =
+        regions.iter().any(|k| k.dims.len() == 2) && regions.iter().all(|k| k.dims.len() <= 2);
+    let plane_defaults = sweeps_2d && !forms.distributed && opts.mvl.is_none();
+    let nvshmem = comm.then(|| nvshmem_setup(regions, opts, num_warps, plane_defaults));
     let mut launch = persistent_launch(kernel, code, &phases, &work, &call, nvshmem);
     if comm {
         // What a wait that gives up names in its error: each phase's source line.
@@ -824,17 +835,13 @@ pub fn persistent_launcher(
             close,
             format!("    sites={},", comm_sites(file, var, regions)),
         );
-        // Measured, not derived: the cap decides how ptxas orders a sweep's loads, and 72 won
-        // for the 2-D distributed kernel and lost for the 3-D one (the runtime's comment); 1-D
-        // ones were not measured and keep the default.
-        let planes = regions
-            .iter()
-            .all(|k| k.comm.is_some() || k.dims.len() == 2);
         if forms.distributed && planes {
             launch.insert(
                 close + 1,
                 "    maxnreg=_APPYC_NVSHMEM_MAXNREG_DISTRIBUTE_2D,".into(),
             );
+        } else if plane_defaults {
+            launch.insert(close + 1, "    maxnreg=_appyc_maxnreg,".into());
         }
     }
     let result = loop_outputs(code, p, regions, &trip, &mut launch);
@@ -1129,8 +1136,14 @@ fn programs_used(p: &Persistent, regions: &[&Kernel], host_args: &[String]) -> S
 }
 
 /// Before the launch of a loop with nvshmem calls: the check that the arrays its calls name are
-/// symmetric, and the default configuration, the same on every PE.
-fn nvshmem_setup(regions: &[&Kernel], opts: LaunchOptions, num_warps: Option<u32>) -> Vec<String> {
+/// symmetric, and the default configuration, the same on every PE (`plane_defaults`: the GPU
+/// model's measured MVL and register cap for 2-D sweeps, `_appyc_nvshmem_plane_config`).
+fn nvshmem_setup(
+    regions: &[&Kernel],
+    opts: LaunchOptions,
+    num_warps: Option<u32>,
+    plane_defaults: bool,
+) -> Vec<String> {
     let mvl = opts
         .mvl
         .unwrap_or_else(|| default_mvl(regions).min(COMM_DEFAULT_MVL));
@@ -1152,7 +1165,11 @@ fn nvshmem_setup(regions: &[&Kernel], opts: LaunchOptions, num_warps: Option<u32
     }
     vec![
         format!("_appyc_nvshmem_check_symmetric({})", tuple(&symmetric)),
-        format!("_appyc_mvl, _appyc_warps = _appyc_nvshmem_config({mvl}, {warps})"),
+        if plane_defaults {
+            format!("_appyc_mvl, _appyc_warps, _appyc_maxnreg = _appyc_nvshmem_plane_config({mvl}, {warps})")
+        } else {
+            format!("_appyc_mvl, _appyc_warps = _appyc_nvshmem_config({mvl}, {warps})")
+        },
     ]
 }
 

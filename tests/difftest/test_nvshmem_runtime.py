@@ -81,6 +81,33 @@ def test_every_new_specialisation_is_initialised_once(tmp_path, monkeypatch):
 
 
 
+def test_loops_of_2d_sweeps_take_the_gpu_models_measured_configuration(tmp_path, monkeypatch):
+    """On a model _APPYC_NVSHMEM_PLANE_DEFAULTS names (the H200: MVL 1024, a cap of 128) a loop
+    of 2-D sweeps launches with them; elsewhere with the compiled default and the runtime's
+    cap; APPYC_MVL and APPYC_NVSHMEM_MAXNREG still decide over both."""
+    path = compile_sample("nvshmem_jacobi2d_l8", tmp_path)
+    spec = importlib.util.spec_from_file_location("nvshmem_runtime_planes", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    monkeypatch.setattr(mod, "_APPYC_INTERPRET", False)
+    monkeypatch.delenv("APPYC_MVL", raising=False)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "NVIDIA H200")
+    assert mod._appyc_nvshmem_plane_config(512, 4) == (1024, 4, 128)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "NVIDIA H100 80GB HBM3")
+    assert mod._appyc_nvshmem_plane_config(512, 4) == (512, 4, None)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "NVIDIA H200")
+    monkeypatch.setenv("APPYC_MVL", "256")
+    assert mod._appyc_nvshmem_plane_config(512, 4) == (256, 4, 128)
+    # The launcher hands the model's cap to the launch (where APPYC_NVSHMEM_MAXNREG still wins).
+    launched = {}
+    monkeypatch.setattr(mod, "_appyc_nvshmem_persistent",
+                        lambda *args, maxnreg=None, **kw: launched.update(mvl=args[4], maxnreg=maxnreg))
+    monkeypatch.setattr(mod, "_appyc_nvshmem_check_symmetric", lambda *arrays: None)
+    A, B, flags = torch.zeros(6, 7), torch.zeros(6, 7), torch.zeros(4, dtype=torch.int64)
+    mod._launch_jacobi_2d_persistent0(A, flags, 6, 7, 0, 0, B, 2)
+    assert launched == {"mvl": 256, "maxnreg": 128}
+
+
 # --- bounded waits -------------------------------------------------------------------------------
 # The generated wait (templates/nvshmem.py.jinja: _appyc_nvshmem_until and its callers) runs under
 # the interpreter as written, on one stand-in PE in this process, with its device primitives
@@ -211,7 +238,7 @@ def _one_launch(mod, launched):
     its grid barriers on, by one program (the interpreter runs programs one after another), then
     the same check of the record. The device calls it makes on the GPU are left out."""
 
-    def persistent(kernel, phases, work, args, mvl, num_warps, constants=None, sites=None):
+    def persistent(kernel, phases, work, args, mvl, num_warps, constants=None, sites=None, maxnreg=None):
         control = mod._appyc_nvshmem_control(torch.device("cpu"))
         launched.append(control)
         kernel[(1,)](*args, 0, phases, control, MVL=mvl, GRID_SYNC=True,
