@@ -324,6 +324,25 @@ def _appyc_interpreter_mvl(default):
     return mvl
 
 
+# Triton caps grid axes 1 and 2 at 65535 programs. A kernel of several dimensions launches on
+# one axis a dimension while they fit, and numbers its programs on axis 0 alone (its FLAT_GRID)
+# when one does not: splitting that number into coordinates costs integer divisions in every
+# program, 6 % of softmax's time on the H200 (docs/performance.md 60). The interpreter always
+# takes the flat form, which has more to check; tests/difftest raise this bound to check the
+# other.
+_APPYC_GRID_AXIS_MAX = 0 if _APPYC_INTERPRET else 65535
+
+
+def _appyc_grid_axes(counts):
+    """The grid for programs counted per axis (axis 0 first), and whether it is flat."""
+    if max(counts[1:]) <= _APPYC_GRID_AXIS_MAX:
+        return counts, False
+    programs = 1
+    for count in counts:
+        programs *= count
+    return (programs,), True
+
+
 def _appyc_size(n):
     """The size class of an extent in a tuning key: the next power of two."""
     n = int(n)
@@ -1125,13 +1144,17 @@ def syrk_steps(alpha, C, A):
 
 
 @triton.jit
-def _column_triangle_kernel0(L, B, C, L_stride0, L_stride1, B_stride0, B_stride1, C_stride0, C_stride1, C_shape0, L_shape0):
+def _column_triangle_kernel0(L, B, C, L_stride0, L_stride1, B_stride0, B_stride1, C_stride0, C_stride1, C_shape0, L_shape0, FLAT_GRID: tl.constexpr):
     # samples/accumulation_loops.py:54: for v in range(L.shape[0]):
-    _n0_1 = tl.maximum((C_shape0) - (0), 0)
-    _n0_0 = tl.maximum((L_shape0) - (0), 0)
-    _pid0_0 = tl.program_id(0) % _n0_0
-    _rest0_0 = tl.program_id(0) // _n0_0
-    _pid0_1 = _rest0_0
+    if FLAT_GRID:
+        _n0_1 = tl.maximum((C_shape0) - (0), 0)
+        _n0_0 = tl.maximum((L_shape0) - (0), 0)
+        _pid0_0 = tl.program_id(0) % _n0_0
+        _rest0_0 = tl.program_id(0) // _n0_0
+        _pid0_1 = _rest0_0
+    else:
+        _pid0_0 = tl.program_id(0)
+        _pid0_1 = tl.program_id(1)
     j = _pid0_1  # samples/accumulation_loops.py:54
     k = _pid0_0  # samples/accumulation_loops.py:54
     s_0 = tl.full((), 0.0, (tl.zeros((), L.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:54
@@ -1146,10 +1169,11 @@ def _launch_column_triangle_kernel0(L, B, C):
     n_k = int(L.shape[0])
     if n_j <= 0 or n_k <= 0:
         return
+    _appyc_grid, _appyc_flat = _appyc_grid_axes((n_k, n_j,))
     _appyc_launch(
-        _column_triangle_kernel0, ((n_k) * (n_j),),
+        _column_triangle_kernel0, _appyc_grid,
         (L, B, C, L.stride(0), L.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1), C.shape[0], L.shape[0],),
-        {},
+        {"FLAT_GRID": _appyc_flat},
     )
 
 

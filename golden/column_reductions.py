@@ -320,6 +320,25 @@ def _appyc_interpreter_mvl(default):
     return mvl
 
 
+# Triton caps grid axes 1 and 2 at 65535 programs. A kernel of several dimensions launches on
+# one axis a dimension while they fit, and numbers its programs on axis 0 alone (its FLAT_GRID)
+# when one does not: splitting that number into coordinates costs integer divisions in every
+# program, 6 % of softmax's time on the H200 (docs/performance.md 60). The interpreter always
+# takes the flat form, which has more to check; tests/difftest raise this bound to check the
+# other.
+_APPYC_GRID_AXIS_MAX = 0 if _APPYC_INTERPRET else 65535
+
+
+def _appyc_grid_axes(counts):
+    """The grid for programs counted per axis (axis 0 first), and whether it is flat."""
+    if max(counts[1:]) <= _APPYC_GRID_AXIS_MAX:
+        return counts, False
+    programs = 1
+    for count in counts:
+        programs *= count
+    return (programs,), True
+
+
 def _appyc_size(n):
     """The size class of an extent in a tuning key: the next power of two."""
     n = int(n)
@@ -1398,13 +1417,17 @@ def rank2_atv(beta, A, u1, v1, u2, v2, y, z, x, M, N):
 
 
 @triton.jit
-def _rank1_shifted_sums_kernel0(A, u, v, M, N, A_stride0, A_stride1, u_stride0, v_stride0, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
+def _rank1_shifted_sums_kernel0(A, u, v, M, N, A_stride0, A_stride1, u_stride0, v_stride0, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, FLAT_GRID: tl.constexpr):
     # samples/column_reductions.py:154: #pragma parallel for
-    _n0_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)
-    _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL // ROW_BLOCK), 0)
-    _pid0_0 = tl.program_id(0) % _n0_0
-    _rest0_0 = tl.program_id(0) // _n0_0
-    _pid0_1 = _rest0_0
+    if FLAT_GRID:
+        _n0_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)
+        _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL // ROW_BLOCK), 0)
+        _pid0_0 = tl.program_id(0) % _n0_0
+        _rest0_0 = tl.program_id(0) // _n0_0
+        _pid0_1 = _rest0_0
+    else:
+        _pid0_0 = tl.program_id(0)
+        _pid0_1 = tl.program_id(1)
     i = _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/column_reductions.py:155
     i_mask = i < M
     _i = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/column_reductions.py:156
@@ -1412,7 +1435,7 @@ def _rank1_shifted_sums_kernel0(A, u, v, M, N, A_stride0, A_stride1, u_stride0, 
     tl.store(A + i[:, None] * A_stride0 + _i[None, :] * A_stride1, _appyc_np_float(tl.load(A + i[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & i_mask[:, None])) * 0.5 + tl.load(u + i[:, None] * u_stride0, mask=i_mask[:, None]) * tl.load(v + _i[None, :] * v_stride0, mask=_i_mask[None, :]), mask=_i_mask[None, :] & i_mask[:, None])  # samples/column_reductions.py:156
 
 
-_rank1_shifted_sums_kernel0_tuning = _AppycTuning("_rank1_shifted_sums_kernel0", "02c503b085b7da2a", (1024, 4), _APPYC_CANDIDATES)
+_rank1_shifted_sums_kernel0_tuning = _AppycTuning("_rank1_shifted_sums_kernel0", "b31a29b34bee6ff6", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_rank1_shifted_sums_kernel0(A, u, v, M, N, _appyc_config=None):
@@ -1430,10 +1453,11 @@ def _launch_rank1_shifted_sums_kernel0(A, u, v, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N))
+    _appyc_grid, _appyc_flat = _appyc_grid_axes(((n__i + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n_i + _appyc_row_block - 1) // _appyc_row_block,))
     _appyc_launch(
-        _rank1_shifted_sums_kernel0, (((n__i + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)) * ((n_i + _appyc_row_block - 1) // _appyc_row_block),),
+        _rank1_shifted_sums_kernel0, _appyc_grid,
         (A, u, v, int(M), int(N), A.stride(0), A.stride(1), u.stride(0), v.stride(0),),
-        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "FLAT_GRID": _appyc_flat}, num_warps=_appyc_warps,
     )
 
 

@@ -307,6 +307,25 @@ def _appyc_interpreter_mvl(default):
     return mvl
 
 
+# Triton caps grid axes 1 and 2 at 65535 programs. A kernel of several dimensions launches on
+# one axis a dimension while they fit, and numbers its programs on axis 0 alone (its FLAT_GRID)
+# when one does not: splitting that number into coordinates costs integer divisions in every
+# program, 6 % of softmax's time on the H200 (docs/performance.md 60). The interpreter always
+# takes the flat form, which has more to check; tests/difftest raise this bound to check the
+# other.
+_APPYC_GRID_AXIS_MAX = 0 if _APPYC_INTERPRET else 65535
+
+
+def _appyc_grid_axes(counts):
+    """The grid for programs counted per axis (axis 0 first), and whether it is flat."""
+    if max(counts[1:]) <= _APPYC_GRID_AXIS_MAX:
+        return counts, False
+    programs = 1
+    for count in counts:
+        programs *= count
+    return (programs,), True
+
+
 def _appyc_size(n):
     """The size class of an extent in a tuning key: the next power of two."""
     n = int(n)
@@ -628,16 +647,21 @@ def _appyc_np_float(v):
 
 
 @triton.jit
-def _heat_3d_kernel0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_stride0, A_stride1, A_stride2, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
+def _heat_3d_kernel0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_stride0, A_stride1, A_stride2, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, FLAT_GRID: tl.constexpr):
     # samples/heat_3d.py:10: #pragma 1:L-1=>parallel 1:M-1=>parallel 1:N-1=>simd
-    _n0_2 = tl.maximum((L - 1) - (1), 0)
-    _n0_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
-    _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL // ROW_BLOCK), 0)
-    _pid0_0 = tl.program_id(0) % _n0_0
-    _rest0_0 = tl.program_id(0) // _n0_0
-    _pid0_1 = _rest0_0 % _n0_1
-    _rest0_1 = _rest0_0 // _n0_1
-    _pid0_2 = _rest0_1
+    if FLAT_GRID:
+        _n0_2 = tl.maximum((L - 1) - (1), 0)
+        _n0_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
+        _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL // ROW_BLOCK), 0)
+        _pid0_0 = tl.program_id(0) % _n0_0
+        _rest0_0 = tl.program_id(0) // _n0_0
+        _pid0_1 = _rest0_0 % _n0_1
+        _rest0_1 = _rest0_0 // _n0_1
+        _pid0_2 = _rest0_1
+    else:
+        _pid0_0 = tl.program_id(0)
+        _pid0_1 = tl.program_id(1)
+        _pid0_2 = tl.program_id(2)
     _p0 = 1 + _pid0_2  # samples/heat_3d.py:10
     _p1 = 1 + _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/heat_3d.py:10
     _p1_mask = _p1 < (M - 1)
@@ -646,7 +670,7 @@ def _heat_3d_kernel0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_stride0, 
     tl.store(B + _p0 * B_stride0 + _p1[:, None] * B_stride1 + _i[None, :] * B_stride2, 0.125 * _appyc_np_float(tl.load(A + (_p0 + 1) * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + tl.load(A + (_p0 - 1) * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + 0.125 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + (_p1[:, None] + 1) * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + tl.load(A + _p0 * A_stride0 + (_p1[:, None] - 1) * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + 0.125 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_i[None, :] + 1) * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]) - 2.0 * _appyc_np_float(tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + (_i[None, :] - 1) * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None])) + tl.load(A + _p0 * A_stride0 + _p1[:, None] * A_stride1 + _i[None, :] * A_stride2, mask=_i_mask[None, :] & _p1_mask[:, None]), mask=_i_mask[None, :] & _p1_mask[:, None])  # samples/heat_3d.py:11
 
 
-_heat_3d_kernel0_tuning = _AppycTuning("_heat_3d_kernel0", "e97efedc1aeeb38d", (1024, 4), _APPYC_CANDIDATES)
+_heat_3d_kernel0_tuning = _AppycTuning("_heat_3d_kernel0", "bd4e8cb9c4ed7d18", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_heat_3d_kernel0(B, A, L, M, N, _appyc_config=None):
@@ -665,10 +689,11 @@ def _launch_heat_3d_kernel0(B, A, L, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N - 1) - int(1))
+    _appyc_grid, _appyc_flat = _appyc_grid_axes(((n__i + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n__p1 + _appyc_row_block - 1) // _appyc_row_block, n__p0,))
     _appyc_launch(
-        _heat_3d_kernel0, (((n__i + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)) * ((n__p1 + _appyc_row_block - 1) // _appyc_row_block) * (n__p0),),
+        _heat_3d_kernel0, _appyc_grid,
         (B, A, int(L), int(M), int(N), B.stride(0), B.stride(1), B.stride(2), A.stride(0), A.stride(1), A.stride(2),),
-        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "FLAT_GRID": _appyc_flat}, num_warps=_appyc_warps,
     )
 
 
@@ -677,13 +702,17 @@ def heat_3d(A, B, L, M, N):
 
 
 @triton.jit
-def _laplace_open_bounds_kernel0(B, A, B_stride0, B_stride1, A_stride0, A_stride1, B_shape0, B_shape1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
+def _laplace_open_bounds_kernel0(B, A, B_stride0, B_stride1, A_stride0, A_stride1, B_shape0, B_shape1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, FLAT_GRID: tl.constexpr):
     # samples/heat_3d.py:18: #pragma 1:-1=>parallel 1:-1=>simd
-    _n0_1 = tl.maximum(tl.cdiv((B_shape0 - 1) - (1), ROW_BLOCK), 0)
-    _n0_0 = tl.maximum(tl.cdiv((B_shape1 - 1) - (1), MVL // ROW_BLOCK), 0)
-    _pid0_0 = tl.program_id(0) % _n0_0
-    _rest0_0 = tl.program_id(0) // _n0_0
-    _pid0_1 = _rest0_0
+    if FLAT_GRID:
+        _n0_1 = tl.maximum(tl.cdiv((B_shape0 - 1) - (1), ROW_BLOCK), 0)
+        _n0_0 = tl.maximum(tl.cdiv((B_shape1 - 1) - (1), MVL // ROW_BLOCK), 0)
+        _pid0_0 = tl.program_id(0) % _n0_0
+        _rest0_0 = tl.program_id(0) // _n0_0
+        _pid0_1 = _rest0_0
+    else:
+        _pid0_0 = tl.program_id(0)
+        _pid0_1 = tl.program_id(1)
     _p0 = 1 + _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/heat_3d.py:18
     _p0_mask = _p0 < (B_shape0 - 1)
     _i = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/heat_3d.py:19
@@ -691,7 +720,7 @@ def _laplace_open_bounds_kernel0(B, A, B_stride0, B_stride1, A_stride0, A_stride
     tl.store(B + _p0[:, None] * B_stride0 + _i[None, :] * B_stride1, tl.load(A + (_p0[:, None] - 1) * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(A + (_p0[:, None] + 1) * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(A + _p0[:, None] * A_stride0 + (_i[None, :] - 1) * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + tl.load(A + _p0[:, None] * A_stride0 + (_i[None, :] + 1) * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) - 4.0 * _appyc_np_float(tl.load(A + _p0[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None])), mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/heat_3d.py:19
 
 
-_laplace_open_bounds_kernel0_tuning = _AppycTuning("_laplace_open_bounds_kernel0", "7706d3b33ad71cb0", (1024, 4), _APPYC_CANDIDATES)
+_laplace_open_bounds_kernel0_tuning = _AppycTuning("_laplace_open_bounds_kernel0", "f57989c894306060", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_laplace_open_bounds_kernel0(B, A, _appyc_config=None):
@@ -713,10 +742,11 @@ def _launch_laplace_open_bounds_kernel0(B, A, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(B.shape[1] - 1) - int(1))
+    _appyc_grid, _appyc_flat = _appyc_grid_axes(((n__i + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n__p0 + _appyc_row_block - 1) // _appyc_row_block,))
     _appyc_launch(
-        _laplace_open_bounds_kernel0, (((n__i + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)) * ((n__p0 + _appyc_row_block - 1) // _appyc_row_block),),
+        _laplace_open_bounds_kernel0, _appyc_grid,
         (B, A, B.stride(0), B.stride(1), A.stride(0), A.stride(1), B.shape[0], B.shape[1],),
-        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "FLAT_GRID": _appyc_flat}, num_warps=_appyc_warps,
     )
 
 

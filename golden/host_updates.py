@@ -316,6 +316,25 @@ def _appyc_interpreter_mvl(default):
     return mvl
 
 
+# Triton caps grid axes 1 and 2 at 65535 programs. A kernel of several dimensions launches on
+# one axis a dimension while they fit, and numbers its programs on axis 0 alone (its FLAT_GRID)
+# when one does not: splitting that number into coordinates costs integer divisions in every
+# program, 6 % of softmax's time on the H200 (docs/performance.md 60). The interpreter always
+# takes the flat form, which has more to check; tests/difftest raise this bound to check the
+# other.
+_APPYC_GRID_AXIS_MAX = 0 if _APPYC_INTERPRET else 65535
+
+
+def _appyc_grid_axes(counts):
+    """The grid for programs counted per axis (axis 0 first), and whether it is flat."""
+    if max(counts[1:]) <= _APPYC_GRID_AXIS_MAX:
+        return counts, False
+    programs = 1
+    for count in counts:
+        programs *= count
+    return (programs,), True
+
+
 def _appyc_size(n):
     """The size class of an extent in a tuning key: the next power of two."""
     n = int(n)
@@ -638,13 +657,17 @@ def _appyc_dot_ok(*arrays):
 
 
 @triton.jit
-def _scale_then_update_kernel0(C, B, beta: "fp64", alpha: "fp64", C_stride0, C_stride1, B_stride0, B_stride1, C_shape0, C_shape1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
+def _scale_then_update_kernel0(C, B, beta: "fp64", alpha: "fp64", C_stride0, C_stride1, B_stride0, B_stride1, C_shape0, C_shape1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, FLAT_GRID: tl.constexpr):
     # samples/host_updates.py:15: #pragma parallel for
-    _n0_1 = tl.maximum(tl.cdiv((C_shape0) - (0), ROW_BLOCK), 0)
-    _n0_0 = tl.maximum(tl.cdiv((C_shape1) - (0), MVL // ROW_BLOCK), 0)
-    _pid0_0 = tl.program_id(0) % _n0_0
-    _rest0_0 = tl.program_id(0) // _n0_0
-    _pid0_1 = _rest0_0
+    if FLAT_GRID:
+        _n0_1 = tl.maximum(tl.cdiv((C_shape0) - (0), ROW_BLOCK), 0)
+        _n0_0 = tl.maximum(tl.cdiv((C_shape1) - (0), MVL // ROW_BLOCK), 0)
+        _pid0_0 = tl.program_id(0) % _n0_0
+        _rest0_0 = tl.program_id(0) // _n0_0
+        _pid0_1 = _rest0_0
+    else:
+        _pid0_0 = tl.program_id(0)
+        _pid0_1 = tl.program_id(1)
     i = _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/host_updates.py:16
     i_mask = i < C_shape0
     j = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/host_updates.py:18
@@ -652,7 +675,7 @@ def _scale_then_update_kernel0(C, B, beta: "fp64", alpha: "fp64", C_stride0, C_s
     tl.store(C + i[:, None] * C_stride0 + j[None, :] * C_stride1, (tl.load(C + i[:, None] * C_stride0 + j[None, :] * C_stride1, mask=i_mask[:, None] & j_mask[None, :]) * beta).to(C.dtype.element_ty) + alpha * tl.load(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :]), mask=i_mask[:, None] & j_mask[None, :])  # samples/host_updates.py:19
 
 
-_scale_then_update_kernel0_tuning = _AppycTuning("_scale_then_update_kernel0", "995635487edd43c7", (1024, 4), _APPYC_CANDIDATES)
+_scale_then_update_kernel0_tuning = _AppycTuning("_scale_then_update_kernel0", "d6830394f7b52df1", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_scale_then_update_kernel0(C, B, beta, alpha, _appyc_config=None):
@@ -670,10 +693,11 @@ def _launch_scale_then_update_kernel0(C, B, beta, alpha, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(C.shape[1]))
+    _appyc_grid, _appyc_flat = _appyc_grid_axes(((n_j + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n_i + _appyc_row_block - 1) // _appyc_row_block,))
     _appyc_launch(
-        _scale_then_update_kernel0, (((n_j + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)) * ((n_i + _appyc_row_block - 1) // _appyc_row_block),),
+        _scale_then_update_kernel0, _appyc_grid,
         (C, B, float(beta), float(alpha), C.stride(0), C.stride(1), B.stride(0), B.stride(1), C.shape[0], C.shape[1],),
-        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "FLAT_GRID": _appyc_flat}, num_warps=_appyc_warps,
     )
 
 
@@ -786,13 +810,17 @@ def shift_then_product(alpha, beta, C, A, B):
 
 
 @triton.jit
-def _scale_rows_below_kernel0(C, B, alpha: "fp64", C_stride0, C_stride1, B_stride0, B_stride1, C_shape0, C_shape1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
+def _scale_rows_below_kernel0(C, B, alpha: "fp64", C_stride0, C_stride1, B_stride0, B_stride1, C_shape0, C_shape1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, FLAT_GRID: tl.constexpr):
     # samples/host_updates.py:39: #pragma parallel for
-    _n0_1 = tl.maximum(tl.cdiv((C_shape0) - (1), ROW_BLOCK), 0)
-    _n0_0 = tl.maximum(tl.cdiv((C_shape1) - (0), MVL // ROW_BLOCK), 0)
-    _pid0_0 = tl.program_id(0) % _n0_0
-    _rest0_0 = tl.program_id(0) // _n0_0
-    _pid0_1 = _rest0_0
+    if FLAT_GRID:
+        _n0_1 = tl.maximum(tl.cdiv((C_shape0) - (1), ROW_BLOCK), 0)
+        _n0_0 = tl.maximum(tl.cdiv((C_shape1) - (0), MVL // ROW_BLOCK), 0)
+        _pid0_0 = tl.program_id(0) % _n0_0
+        _rest0_0 = tl.program_id(0) // _n0_0
+        _pid0_1 = _rest0_0
+    else:
+        _pid0_0 = tl.program_id(0)
+        _pid0_1 = tl.program_id(1)
     i = 1 + _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/host_updates.py:40
     i_mask = i < C_shape0
     j = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/host_updates.py:42
@@ -800,7 +828,7 @@ def _scale_rows_below_kernel0(C, B, alpha: "fp64", C_stride0, C_stride1, B_strid
     tl.store(C + i[:, None] * C_stride0 + j[None, :] * C_stride1, tl.load(C + i[:, None] * C_stride0 + j[None, :] * C_stride1, mask=i_mask[:, None] & j_mask[None, :]) + alpha * tl.load(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :]), mask=i_mask[:, None] & j_mask[None, :])  # samples/host_updates.py:43
 
 
-_scale_rows_below_kernel0_tuning = _AppycTuning("_scale_rows_below_kernel0", "5a6115d9c96d17c9", (1024, 4), _APPYC_CANDIDATES)
+_scale_rows_below_kernel0_tuning = _AppycTuning("_scale_rows_below_kernel0", "ef945d4bacb7aac3", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_scale_rows_below_kernel0(C, B, alpha, _appyc_config=None):
@@ -818,10 +846,11 @@ def _launch_scale_rows_below_kernel0(C, B, alpha, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(C.shape[1]))
+    _appyc_grid, _appyc_flat = _appyc_grid_axes(((n_j + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n_i + _appyc_row_block - 1) // _appyc_row_block,))
     _appyc_launch(
-        _scale_rows_below_kernel0, (((n_j + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)) * ((n_i + _appyc_row_block - 1) // _appyc_row_block),),
+        _scale_rows_below_kernel0, _appyc_grid,
         (C, B, float(alpha), C.stride(0), C.stride(1), B.stride(0), B.stride(1), C.shape[0], C.shape[1],),
-        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "FLAT_GRID": _appyc_flat}, num_warps=_appyc_warps,
     )
 
 
@@ -833,13 +862,17 @@ def scale_rows_below(alpha, beta, C, B):
 
 
 @triton.jit
-def _rebind_then_update_kernel0(C, B, alpha: "fp64", C_stride0, C_stride1, B_stride0, B_stride1, C_shape0, C_shape1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
+def _rebind_then_update_kernel0(C, B, alpha: "fp64", C_stride0, C_stride1, B_stride0, B_stride1, C_shape0, C_shape1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, FLAT_GRID: tl.constexpr):
     # samples/host_updates.py:50: #pragma parallel for
-    _n0_1 = tl.maximum(tl.cdiv((C_shape0) - (0), ROW_BLOCK), 0)
-    _n0_0 = tl.maximum(tl.cdiv((C_shape1) - (0), MVL // ROW_BLOCK), 0)
-    _pid0_0 = tl.program_id(0) % _n0_0
-    _rest0_0 = tl.program_id(0) // _n0_0
-    _pid0_1 = _rest0_0
+    if FLAT_GRID:
+        _n0_1 = tl.maximum(tl.cdiv((C_shape0) - (0), ROW_BLOCK), 0)
+        _n0_0 = tl.maximum(tl.cdiv((C_shape1) - (0), MVL // ROW_BLOCK), 0)
+        _pid0_0 = tl.program_id(0) % _n0_0
+        _rest0_0 = tl.program_id(0) // _n0_0
+        _pid0_1 = _rest0_0
+    else:
+        _pid0_0 = tl.program_id(0)
+        _pid0_1 = tl.program_id(1)
     i = _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/host_updates.py:51
     i_mask = i < C_shape0
     j = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/host_updates.py:53
@@ -847,7 +880,7 @@ def _rebind_then_update_kernel0(C, B, alpha: "fp64", C_stride0, C_stride1, B_str
     tl.store(C + i[:, None] * C_stride0 + j[None, :] * C_stride1, tl.load(C + i[:, None] * C_stride0 + j[None, :] * C_stride1, mask=i_mask[:, None] & j_mask[None, :]) + alpha * tl.load(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :]), mask=i_mask[:, None] & j_mask[None, :])  # samples/host_updates.py:54
 
 
-_rebind_then_update_kernel0_tuning = _AppycTuning("_rebind_then_update_kernel0", "4c0f1eeaaee12bdb", (1024, 4), _APPYC_CANDIDATES)
+_rebind_then_update_kernel0_tuning = _AppycTuning("_rebind_then_update_kernel0", "ea3fd7d062f0dc0d", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_rebind_then_update_kernel0(C, B, alpha, _appyc_config=None):
@@ -865,10 +898,11 @@ def _launch_rebind_then_update_kernel0(C, B, alpha, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(C.shape[1]))
+    _appyc_grid, _appyc_flat = _appyc_grid_axes(((n_j + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n_i + _appyc_row_block - 1) // _appyc_row_block,))
     _appyc_launch(
-        _rebind_then_update_kernel0, (((n_j + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)) * ((n_i + _appyc_row_block - 1) // _appyc_row_block),),
+        _rebind_then_update_kernel0, _appyc_grid,
         (C, B, float(alpha), C.stride(0), C.stride(1), B.stride(0), B.stride(1), C.shape[0], C.shape[1],),
-        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "FLAT_GRID": _appyc_flat}, num_warps=_appyc_warps,
     )
 
 

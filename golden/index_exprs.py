@@ -286,6 +286,25 @@ def _appyc_interpreter_mvl(default):
     return mvl
 
 
+# Triton caps grid axes 1 and 2 at 65535 programs. A kernel of several dimensions launches on
+# one axis a dimension while they fit, and numbers its programs on axis 0 alone (its FLAT_GRID)
+# when one does not: splitting that number into coordinates costs integer divisions in every
+# program, 6 % of softmax's time on the H200 (docs/performance.md 60). The interpreter always
+# takes the flat form, which has more to check; tests/difftest raise this bound to check the
+# other.
+_APPYC_GRID_AXIS_MAX = 0 if _APPYC_INTERPRET else 65535
+
+
+def _appyc_grid_axes(counts):
+    """The grid for programs counted per axis (axis 0 first), and whether it is flat."""
+    if max(counts[1:]) <= _APPYC_GRID_AXIS_MAX:
+        return counts, False
+    programs = 1
+    for count in counts:
+        programs *= count
+    return (programs,), True
+
+
 def _appyc_size(n):
     """The size class of an extent in a tuning key: the next power of two."""
     n = int(n)
@@ -607,13 +626,17 @@ def _appyc_np_float(v):
 
 
 @triton.jit
-def _affine_2d_kernel0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
+def _affine_2d_kernel0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, FLAT_GRID: tl.constexpr):
     # samples/index_exprs.py:11: #pragma parallel for
-    _n0_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)
-    _n0_0 = tl.maximum(tl.cdiv((N) - (1), MVL // ROW_BLOCK), 0)
-    _pid0_0 = tl.program_id(0) % _n0_0
-    _rest0_0 = tl.program_id(0) // _n0_0
-    _pid0_1 = _rest0_0
+    if FLAT_GRID:
+        _n0_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)
+        _n0_0 = tl.maximum(tl.cdiv((N) - (1), MVL // ROW_BLOCK), 0)
+        _pid0_0 = tl.program_id(0) % _n0_0
+        _rest0_0 = tl.program_id(0) // _n0_0
+        _pid0_1 = _rest0_0
+    else:
+        _pid0_0 = tl.program_id(0)
+        _pid0_1 = tl.program_id(1)
     i = _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/index_exprs.py:12
     i_mask = i < M
     j = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/index_exprs.py:14
@@ -621,7 +644,7 @@ def _affine_2d_kernel0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, M
     tl.store(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, tl.load(A + (2 * i[:, None] + 1) * A_stride0 + (j[None, :] - 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(A + (2 * i[:, None]) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]), mask=i_mask[:, None] & j_mask[None, :])  # samples/index_exprs.py:15
 
 
-_affine_2d_kernel0_tuning = _AppycTuning("_affine_2d_kernel0", "bc90e9beadd03ef3", (1024, 4), _APPYC_CANDIDATES)
+_affine_2d_kernel0_tuning = _AppycTuning("_affine_2d_kernel0", "b0e6a0f822cad7b5", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_affine_2d_kernel0(B, A, M, N, _appyc_config=None):
@@ -639,10 +662,11 @@ def _launch_affine_2d_kernel0(B, A, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N) - int(1))
+    _appyc_grid, _appyc_flat = _appyc_grid_axes(((n_j + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n_i + _appyc_row_block - 1) // _appyc_row_block,))
     _appyc_launch(
-        _affine_2d_kernel0, (((n_j + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)) * ((n_i + _appyc_row_block - 1) // _appyc_row_block),),
+        _affine_2d_kernel0, _appyc_grid,
         (B, A, int(M), int(N), B.stride(0), B.stride(1), A.stride(0), A.stride(1),),
-        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "FLAT_GRID": _appyc_flat}, num_warps=_appyc_warps,
     )
 
 

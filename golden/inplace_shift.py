@@ -316,6 +316,25 @@ def _appyc_interpreter_mvl(default):
     return mvl
 
 
+# Triton caps grid axes 1 and 2 at 65535 programs. A kernel of several dimensions launches on
+# one axis a dimension while they fit, and numbers its programs on axis 0 alone (its FLAT_GRID)
+# when one does not: splitting that number into coordinates costs integer divisions in every
+# program, 6 % of softmax's time on the H200 (docs/performance.md 60). The interpreter always
+# takes the flat form, which has more to check; tests/difftest raise this bound to check the
+# other.
+_APPYC_GRID_AXIS_MAX = 0 if _APPYC_INTERPRET else 65535
+
+
+def _appyc_grid_axes(counts):
+    """The grid for programs counted per axis (axis 0 first), and whether it is flat."""
+    if max(counts[1:]) <= _APPYC_GRID_AXIS_MAX:
+        return counts, False
+    programs = 1
+    for count in counts:
+        programs *= count
+    return (programs,), True
+
+
 def _appyc_size(n):
     """The size class of an extent in a tuning key: the next power of two."""
     n = int(n)
@@ -852,13 +871,17 @@ def smooth_vector(x, N):
 
 
 @triton.jit
-def _scale_in_place_kernel0(A, M, N, s: "fp64", A_stride0, A_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
+def _scale_in_place_kernel0(A, M, N, s: "fp64", A_stride0, A_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, FLAT_GRID: tl.constexpr):
     # samples/inplace_shift.py:22: #pragma :M=>parallel :N=>simd
-    _n0_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)
-    _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL // ROW_BLOCK), 0)
-    _pid0_0 = tl.program_id(0) % _n0_0
-    _rest0_0 = tl.program_id(0) // _n0_0
-    _pid0_1 = _rest0_0
+    if FLAT_GRID:
+        _n0_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)
+        _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL // ROW_BLOCK), 0)
+        _pid0_0 = tl.program_id(0) % _n0_0
+        _rest0_0 = tl.program_id(0) // _n0_0
+        _pid0_1 = _rest0_0
+    else:
+        _pid0_0 = tl.program_id(0)
+        _pid0_1 = tl.program_id(1)
     _p0 = _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/inplace_shift.py:22
     _p0_mask = _p0 < M
     _i = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/inplace_shift.py:23
@@ -866,7 +889,7 @@ def _scale_in_place_kernel0(A, M, N, s: "fp64", A_stride0, A_stride1, MVL: tl.co
     tl.store(A + _p0[:, None] * A_stride0 + _i[None, :] * A_stride1, _appyc_np_float(tl.load(A + _p0[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) * s) + 1.0, mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/inplace_shift.py:23
 
 
-_scale_in_place_kernel0_tuning = _AppycTuning("_scale_in_place_kernel0", "ab6ce8f781072170", (1024, 4), _APPYC_CANDIDATES)
+_scale_in_place_kernel0_tuning = _AppycTuning("_scale_in_place_kernel0", "6e32ca6db03afab6", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_scale_in_place_kernel0(A, M, N, s, _appyc_config=None):
@@ -884,10 +907,11 @@ def _launch_scale_in_place_kernel0(A, M, N, s, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N))
+    _appyc_grid, _appyc_flat = _appyc_grid_axes(((n__i + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n__p0 + _appyc_row_block - 1) // _appyc_row_block,))
     _appyc_launch(
-        _scale_in_place_kernel0, (((n__i + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)) * ((n__p0 + _appyc_row_block - 1) // _appyc_row_block),),
+        _scale_in_place_kernel0, _appyc_grid,
         (A, int(M), int(N), float(s), A.stride(0), A.stride(1),),
-        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "FLAT_GRID": _appyc_flat}, num_warps=_appyc_warps,
     )
 
 

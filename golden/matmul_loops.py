@@ -319,6 +319,25 @@ def _appyc_interpreter_mvl(default):
     return mvl
 
 
+# Triton caps grid axes 1 and 2 at 65535 programs. A kernel of several dimensions launches on
+# one axis a dimension while they fit, and numbers its programs on axis 0 alone (its FLAT_GRID)
+# when one does not: splitting that number into coordinates costs integer divisions in every
+# program, 6 % of softmax's time on the H200 (docs/performance.md 60). The interpreter always
+# takes the flat form, which has more to check; tests/difftest raise this bound to check the
+# other.
+_APPYC_GRID_AXIS_MAX = 0 if _APPYC_INTERPRET else 65535
+
+
+def _appyc_grid_axes(counts):
+    """The grid for programs counted per axis (axis 0 first), and whether it is flat."""
+    if max(counts[1:]) <= _APPYC_GRID_AXIS_MAX:
+        return counts, False
+    programs = 1
+    for count in counts:
+        programs *= count
+    return (programs,), True
+
+
 def _appyc_size(n):
     """The size class of an extent in a tuning key: the next power of two."""
     n = int(n)
@@ -1726,13 +1745,17 @@ def matrix_times_row(C, A, B):
 
 
 @triton.jit
-def _gemm_statement_kernel0(A, B, C, NI, NJ, NK, beta: "fp64", alpha: "fp64", A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
+def _gemm_statement_kernel0(A, B, C, NI, NJ, NK, beta: "fp64", alpha: "fp64", A_stride0, A_stride1, B_stride0, B_stride1, C_stride0, C_stride1, MVL: tl.constexpr, FLAT_GRID: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/matmul_loops.py:152: #pragma :NI=>parallel :NJ=>parallel
-    _n0_1 = tl.maximum((NI) - (0), 0)
-    _n0_0 = tl.maximum((NJ) - (0), 0)
-    _pid0_0 = tl.program_id(0) % _n0_0
-    _rest0_0 = tl.program_id(0) // _n0_0
-    _pid0_1 = _rest0_0
+    if FLAT_GRID:
+        _n0_1 = tl.maximum((NI) - (0), 0)
+        _n0_0 = tl.maximum((NJ) - (0), 0)
+        _pid0_0 = tl.program_id(0) % _n0_0
+        _rest0_0 = tl.program_id(0) // _n0_0
+        _pid0_1 = _rest0_0
+    else:
+        _pid0_0 = tl.program_id(0)
+        _pid0_1 = tl.program_id(1)
     _p0 = _pid0_1  # samples/matmul_loops.py:152
     _p1 = _pid0_0  # samples/matmul_loops.py:152
     _acc = tl.full((), 0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:153
@@ -1789,7 +1812,7 @@ def _launch_gemm_statement_kernel0_tiles(A, B, C, NI, NJ, NK, beta, alpha, _appy
     )
 
 
-_gemm_statement_kernel0_tuning = _AppycTuning("_gemm_statement_kernel0", "cbdcd11784a853d1", (256, 4), _APPYC_CANDIDATES)
+_gemm_statement_kernel0_tuning = _AppycTuning("_gemm_statement_kernel0", "727459361854e54f", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_gemm_statement_kernel0(A, B, C, NI, NJ, NK, beta, alpha, _appyc_config=None):
@@ -1817,10 +1840,11 @@ def _launch_gemm_statement_kernel0(A, B, C, NI, NJ, NK, beta, alpha, _appyc_conf
                 _appyc_key, (C,), lambda config: _launch_gemm_statement_kernel0(A, B, C, NI, NJ, NK, beta, alpha, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_grid, _appyc_flat = _appyc_grid_axes((n__p1, n__p0,))
     _appyc_launch(
-        _gemm_statement_kernel0, ((n__p1) * (n__p0),),
+        _gemm_statement_kernel0, _appyc_grid,
         (A, B, C, int(NI), int(NJ), int(NK), float(beta), float(alpha), A.stride(0), A.stride(1), B.stride(0), B.stride(1), C.stride(0), C.stride(1),),
-        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(NK) <= _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(NK) <= _appyc_mvl, "FLAT_GRID": _appyc_flat}, num_warps=_appyc_warps,
     )
 
 

@@ -310,6 +310,25 @@ def _appyc_interpreter_mvl(default):
     return mvl
 
 
+# Triton caps grid axes 1 and 2 at 65535 programs. A kernel of several dimensions launches on
+# one axis a dimension while they fit, and numbers its programs on axis 0 alone (its FLAT_GRID)
+# when one does not: splitting that number into coordinates costs integer divisions in every
+# program, 6 % of softmax's time on the H200 (docs/performance.md 60). The interpreter always
+# takes the flat form, which has more to check; tests/difftest raise this bound to check the
+# other.
+_APPYC_GRID_AXIS_MAX = 0 if _APPYC_INTERPRET else 65535
+
+
+def _appyc_grid_axes(counts):
+    """The grid for programs counted per axis (axis 0 first), and whether it is flat."""
+    if max(counts[1:]) <= _APPYC_GRID_AXIS_MAX:
+        return counts, False
+    programs = 1
+    for count in counts:
+        programs *= count
+    return (programs,), True
+
+
 def _appyc_size(n):
     """The size class of an extent in a tuning key: the next power of two."""
     n = int(n)
@@ -631,13 +650,17 @@ def _appyc_np_float(v):
 
 
 @triton.jit
-def _add_transpose_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
+def _add_transpose_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, FLAT_GRID: tl.constexpr):
     # samples/nested_parallel_2d.py:13: #pragma parallel for
-    _n0_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)
-    _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL // ROW_BLOCK), 0)
-    _pid0_0 = tl.program_id(0) % _n0_0
-    _rest0_0 = tl.program_id(0) // _n0_0
-    _pid0_1 = _rest0_0
+    if FLAT_GRID:
+        _n0_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)
+        _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL // ROW_BLOCK), 0)
+        _pid0_0 = tl.program_id(0) % _n0_0
+        _rest0_0 = tl.program_id(0) // _n0_0
+        _pid0_1 = _rest0_0
+    else:
+        _pid0_0 = tl.program_id(0)
+        _pid0_1 = tl.program_id(1)
     i = _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/nested_parallel_2d.py:14
     i_mask = i < M
     j = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/nested_parallel_2d.py:16
@@ -645,7 +668,7 @@ def _add_transpose_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A
     tl.store(C + i[:, None] * C_stride0 + j[None, :] * C_stride1, alpha * tl.load(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(B + j[None, :] * B_stride0 + i[:, None] * B_stride1, mask=i_mask[:, None] & j_mask[None, :]), mask=i_mask[:, None] & j_mask[None, :])  # samples/nested_parallel_2d.py:17
 
 
-_add_transpose_kernel0_tuning = _AppycTuning("_add_transpose_kernel0", "516c0e06d9977274", (1024, 4), _APPYC_CANDIDATES)
+_add_transpose_kernel0_tuning = _AppycTuning("_add_transpose_kernel0", "61a8f96c93f3af04", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_add_transpose_kernel0(C, A, B, M, N, alpha, _appyc_config=None):
@@ -663,10 +686,11 @@ def _launch_add_transpose_kernel0(C, A, B, M, N, alpha, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N))
+    _appyc_grid, _appyc_flat = _appyc_grid_axes(((n_j + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n_i + _appyc_row_block - 1) // _appyc_row_block,))
     _appyc_launch(
-        _add_transpose_kernel0, (((n_j + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)) * ((n_i + _appyc_row_block - 1) // _appyc_row_block),),
+        _add_transpose_kernel0, _appyc_grid,
         (C, A, B, int(M), int(N), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),),
-        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "FLAT_GRID": _appyc_flat}, num_warps=_appyc_warps,
     )
 
 
@@ -675,13 +699,17 @@ def add_transpose(A, B, C, M, N, alpha):
 
 
 @triton.jit
-def _scale_shape_kernel0(C, A, beta: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, A_shape0, A_shape1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
+def _scale_shape_kernel0(C, A, beta: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, A_shape0, A_shape1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, FLAT_GRID: tl.constexpr):
     # samples/nested_parallel_2d.py:21: #pragma parallel for
-    _n0_1 = tl.maximum(tl.cdiv((A_shape0) - (0), ROW_BLOCK), 0)
-    _n0_0 = tl.maximum(tl.cdiv((A_shape1) - (0), MVL // ROW_BLOCK), 0)
-    _pid0_0 = tl.program_id(0) % _n0_0
-    _rest0_0 = tl.program_id(0) // _n0_0
-    _pid0_1 = _rest0_0
+    if FLAT_GRID:
+        _n0_1 = tl.maximum(tl.cdiv((A_shape0) - (0), ROW_BLOCK), 0)
+        _n0_0 = tl.maximum(tl.cdiv((A_shape1) - (0), MVL // ROW_BLOCK), 0)
+        _pid0_0 = tl.program_id(0) % _n0_0
+        _rest0_0 = tl.program_id(0) // _n0_0
+        _pid0_1 = _rest0_0
+    else:
+        _pid0_0 = tl.program_id(0)
+        _pid0_1 = tl.program_id(1)
     i = _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/nested_parallel_2d.py:22
     i_mask = i < A_shape0
     j = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/nested_parallel_2d.py:24
@@ -689,7 +717,7 @@ def _scale_shape_kernel0(C, A, beta: "fp64", C_stride0, C_stride1, A_stride0, A_
     tl.store(C + i[:, None] * C_stride0 + j[None, :] * C_stride1, _appyc_np_float(tl.load(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) * beta) - 1.0, mask=i_mask[:, None] & j_mask[None, :])  # samples/nested_parallel_2d.py:25
 
 
-_scale_shape_kernel0_tuning = _AppycTuning("_scale_shape_kernel0", "d068649acc32cac3", (1024, 4), _APPYC_CANDIDATES)
+_scale_shape_kernel0_tuning = _AppycTuning("_scale_shape_kernel0", "043ac74300f9bb03", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_scale_shape_kernel0(C, A, beta, _appyc_config=None):
@@ -707,10 +735,11 @@ def _launch_scale_shape_kernel0(C, A, beta, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(A.shape[1]))
+    _appyc_grid, _appyc_flat = _appyc_grid_axes(((n_j + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n_i + _appyc_row_block - 1) // _appyc_row_block,))
     _appyc_launch(
-        _scale_shape_kernel0, (((n_j + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)) * ((n_i + _appyc_row_block - 1) // _appyc_row_block),),
+        _scale_shape_kernel0, _appyc_grid,
         (C, A, float(beta), C.stride(0), C.stride(1), A.stride(0), A.stride(1), A.shape[0], A.shape[1],),
-        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "FLAT_GRID": _appyc_flat}, num_warps=_appyc_warps,
     )
 
 
@@ -719,16 +748,21 @@ def scale_shape(A, C, beta):
 
 
 @triton.jit
-def _stencil_3d_kernel0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_stride0, A_stride1, A_stride2, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
+def _stencil_3d_kernel0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_stride0, A_stride1, A_stride2, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, FLAT_GRID: tl.constexpr):
     # samples/nested_parallel_2d.py:29: #pragma parallel for
-    _n0_2 = tl.maximum((L - 1) - (1), 0)
-    _n0_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
-    _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL // ROW_BLOCK), 0)
-    _pid0_0 = tl.program_id(0) % _n0_0
-    _rest0_0 = tl.program_id(0) // _n0_0
-    _pid0_1 = _rest0_0 % _n0_1
-    _rest0_1 = _rest0_0 // _n0_1
-    _pid0_2 = _rest0_1
+    if FLAT_GRID:
+        _n0_2 = tl.maximum((L - 1) - (1), 0)
+        _n0_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
+        _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL // ROW_BLOCK), 0)
+        _pid0_0 = tl.program_id(0) % _n0_0
+        _rest0_0 = tl.program_id(0) // _n0_0
+        _pid0_1 = _rest0_0 % _n0_1
+        _rest0_1 = _rest0_0 // _n0_1
+        _pid0_2 = _rest0_1
+    else:
+        _pid0_0 = tl.program_id(0)
+        _pid0_1 = tl.program_id(1)
+        _pid0_2 = tl.program_id(2)
     i = 1 + _pid0_2  # samples/nested_parallel_2d.py:30
     j = 1 + _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/nested_parallel_2d.py:32
     j_mask = j < (M - 1)
@@ -737,7 +771,7 @@ def _stencil_3d_kernel0(B, A, L, M, N, B_stride0, B_stride1, B_stride2, A_stride
     tl.store(B + i * B_stride0 + j[:, None] * B_stride1 + k[None, :] * B_stride2, tl.load(A + (i - 1) * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + (i + 1) * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + (j[:, None] - 1) * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + (j[:, None] + 1) * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + (k[None, :] - 1) * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) + tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + (k[None, :] + 1) * A_stride2, mask=j_mask[:, None] & k_mask[None, :]) - 6.0 * _appyc_np_float(tl.load(A + i * A_stride0 + j[:, None] * A_stride1 + k[None, :] * A_stride2, mask=j_mask[:, None] & k_mask[None, :])), mask=j_mask[:, None] & k_mask[None, :])  # samples/nested_parallel_2d.py:35
 
 
-_stencil_3d_kernel0_tuning = _AppycTuning("_stencil_3d_kernel0", "22c875cfbccc000a", (1024, 4), _APPYC_CANDIDATES)
+_stencil_3d_kernel0_tuning = _AppycTuning("_stencil_3d_kernel0", "7775fff1e7fa7379", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_stencil_3d_kernel0(B, A, L, M, N, _appyc_config=None):
@@ -756,10 +790,11 @@ def _launch_stencil_3d_kernel0(B, A, L, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N - 1) - int(1))
+    _appyc_grid, _appyc_flat = _appyc_grid_axes(((n_k + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n_j + _appyc_row_block - 1) // _appyc_row_block, n_i,))
     _appyc_launch(
-        _stencil_3d_kernel0, (((n_k + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)) * ((n_j + _appyc_row_block - 1) // _appyc_row_block) * (n_i),),
+        _stencil_3d_kernel0, _appyc_grid,
         (B, A, int(L), int(M), int(N), B.stride(0), B.stride(1), B.stride(2), A.stride(0), A.stride(1), A.stride(2),),
-        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "FLAT_GRID": _appyc_flat}, num_warps=_appyc_warps,
     )
 
 

@@ -306,6 +306,25 @@ def _appyc_interpreter_mvl(default):
     return mvl
 
 
+# Triton caps grid axes 1 and 2 at 65535 programs. A kernel of several dimensions launches on
+# one axis a dimension while they fit, and numbers its programs on axis 0 alone (its FLAT_GRID)
+# when one does not: splitting that number into coordinates costs integer divisions in every
+# program, 6 % of softmax's time on the H200 (docs/performance.md 60). The interpreter always
+# takes the flat form, which has more to check; tests/difftest raise this bound to check the
+# other.
+_APPYC_GRID_AXIS_MAX = 0 if _APPYC_INTERPRET else 65535
+
+
+def _appyc_grid_axes(counts):
+    """The grid for programs counted per axis (axis 0 first), and whether it is flat."""
+    if max(counts[1:]) <= _APPYC_GRID_AXIS_MAX:
+        return counts, False
+    programs = 1
+    for count in counts:
+        programs *= count
+    return (programs,), True
+
+
 def _appyc_size(n):
     """The size class of an extent in a tuning key: the next power of two."""
     n = int(n)
@@ -617,13 +636,17 @@ def _appyc_rows_a_program(mvl, extent):
 
 
 @triton.jit
-def _outer_kernel0(C, x, y, M, N, C_stride0, C_stride1, x_stride0, y_stride0, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
+def _outer_kernel0(C, x, y, M, N, C_stride0, C_stride1, x_stride0, y_stride0, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, FLAT_GRID: tl.constexpr):
     # samples/outer_product.py:9: #pragma :M=>parallel :N=>simd
-    _n0_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)
-    _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL // ROW_BLOCK), 0)
-    _pid0_0 = tl.program_id(0) % _n0_0
-    _rest0_0 = tl.program_id(0) // _n0_0
-    _pid0_1 = _rest0_0
+    if FLAT_GRID:
+        _n0_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)
+        _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL // ROW_BLOCK), 0)
+        _pid0_0 = tl.program_id(0) % _n0_0
+        _rest0_0 = tl.program_id(0) // _n0_0
+        _pid0_1 = _rest0_0
+    else:
+        _pid0_0 = tl.program_id(0)
+        _pid0_1 = tl.program_id(1)
     _p0 = _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/outer_product.py:9
     _p0_mask = _p0 < M
     _i = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/outer_product.py:10
@@ -631,7 +654,7 @@ def _outer_kernel0(C, x, y, M, N, C_stride0, C_stride1, x_stride0, y_stride0, MV
     tl.store(C + _p0[:, None] * C_stride0 + _i[None, :] * C_stride1, tl.load(x + _p0[:, None] * x_stride0, mask=_p0_mask[:, None]) * tl.load(y + _i[None, :] * y_stride0, mask=_i_mask[None, :]), mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/outer_product.py:10
 
 
-_outer_kernel0_tuning = _AppycTuning("_outer_kernel0", "d3db56e83dfd8954", (1024, 4), _APPYC_CANDIDATES)
+_outer_kernel0_tuning = _AppycTuning("_outer_kernel0", "612457bd12730c26", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_outer_kernel0(C, x, y, M, N, _appyc_config=None):
@@ -649,10 +672,11 @@ def _launch_outer_kernel0(C, x, y, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N))
+    _appyc_grid, _appyc_flat = _appyc_grid_axes(((n__i + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n__p0 + _appyc_row_block - 1) // _appyc_row_block,))
     _appyc_launch(
-        _outer_kernel0, (((n__i + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)) * ((n__p0 + _appyc_row_block - 1) // _appyc_row_block),),
+        _outer_kernel0, _appyc_grid,
         (C, x, y, int(M), int(N), C.stride(0), C.stride(1), x.stride(0), y.stride(0),),
-        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "FLAT_GRID": _appyc_flat}, num_warps=_appyc_warps,
     )
 
 
@@ -661,13 +685,17 @@ def outer(x, y, C, M, N):
 
 
 @triton.jit
-def _rank1_update_kernel0(C, x, y, M, N, alpha: "fp64", C_stride0, C_stride1, x_stride0, y_stride0, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
+def _rank1_update_kernel0(C, x, y, M, N, alpha: "fp64", C_stride0, C_stride1, x_stride0, y_stride0, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, FLAT_GRID: tl.constexpr):
     # samples/outer_product.py:14: #pragma :M=>parallel :N=>simd
-    _n0_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)
-    _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL // ROW_BLOCK), 0)
-    _pid0_0 = tl.program_id(0) % _n0_0
-    _rest0_0 = tl.program_id(0) // _n0_0
-    _pid0_1 = _rest0_0
+    if FLAT_GRID:
+        _n0_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)
+        _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL // ROW_BLOCK), 0)
+        _pid0_0 = tl.program_id(0) % _n0_0
+        _rest0_0 = tl.program_id(0) // _n0_0
+        _pid0_1 = _rest0_0
+    else:
+        _pid0_0 = tl.program_id(0)
+        _pid0_1 = tl.program_id(1)
     _p0 = _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/outer_product.py:14
     _p0_mask = _p0 < M
     _i = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/outer_product.py:15
@@ -675,7 +703,7 @@ def _rank1_update_kernel0(C, x, y, M, N, alpha: "fp64", C_stride0, C_stride1, x_
     tl.store(C + _p0[:, None] * C_stride0 + _i[None, :] * C_stride1, tl.load(C + _p0[:, None] * C_stride0 + _i[None, :] * C_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]) + alpha * tl.load(x + _p0[:, None] * x_stride0, mask=_p0_mask[:, None]) * tl.load(y + _i[None, :] * y_stride0, mask=_i_mask[None, :]), mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/outer_product.py:15
 
 
-_rank1_update_kernel0_tuning = _AppycTuning("_rank1_update_kernel0", "2780ca1bf28162bf", (1024, 4), _APPYC_CANDIDATES)
+_rank1_update_kernel0_tuning = _AppycTuning("_rank1_update_kernel0", "f49eea2d531d882d", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_rank1_update_kernel0(C, x, y, M, N, alpha, _appyc_config=None):
@@ -693,10 +721,11 @@ def _launch_rank1_update_kernel0(C, x, y, M, N, alpha, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N))
+    _appyc_grid, _appyc_flat = _appyc_grid_axes(((n__i + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n__p0 + _appyc_row_block - 1) // _appyc_row_block,))
     _appyc_launch(
-        _rank1_update_kernel0, (((n__i + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)) * ((n__p0 + _appyc_row_block - 1) // _appyc_row_block),),
+        _rank1_update_kernel0, _appyc_grid,
         (C, x, y, int(M), int(N), float(alpha), C.stride(0), C.stride(1), x.stride(0), y.stride(0),),
-        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "FLAT_GRID": _appyc_flat}, num_warps=_appyc_warps,
     )
 
 

@@ -289,6 +289,25 @@ def _appyc_interpreter_mvl(default):
     return mvl
 
 
+# Triton caps grid axes 1 and 2 at 65535 programs. A kernel of several dimensions launches on
+# one axis a dimension while they fit, and numbers its programs on axis 0 alone (its FLAT_GRID)
+# when one does not: splitting that number into coordinates costs integer divisions in every
+# program, 6 % of softmax's time on the H200 (docs/performance.md 60). The interpreter always
+# takes the flat form, which has more to check; tests/difftest raise this bound to check the
+# other.
+_APPYC_GRID_AXIS_MAX = 0 if _APPYC_INTERPRET else 65535
+
+
+def _appyc_grid_axes(counts):
+    """The grid for programs counted per axis (axis 0 first), and whether it is flat."""
+    if max(counts[1:]) <= _APPYC_GRID_AXIS_MAX:
+        return counts, False
+    programs = 1
+    for count in counts:
+        programs *= count
+    return (programs,), True
+
+
 def _appyc_size(n):
     """The size class of an extent in a tuning key: the next power of two."""
     n = int(n)
@@ -762,20 +781,24 @@ def signed_total(x, keep):
 
 
 @triton.jit
-def _grid_total_kernel0(_s_shared, A, _s_shared_stride0, A_stride0, A_stride1, A_shape0, A_shape1, MVL: tl.constexpr):
+def _grid_total_kernel0(_s_shared, A, _s_shared_stride0, A_stride0, A_stride1, A_shape0, A_shape1, MVL: tl.constexpr, FLAT_GRID: tl.constexpr):
     # samples/reduction_clause.py:55: #pragma parallel for reduction(+:s)
-    _n0_1 = tl.maximum((A_shape0) - (0), 0)
-    _n0_0 = tl.maximum(tl.cdiv((A_shape1) - (0), MVL), 0)
-    _pid0_0 = tl.program_id(0) % _n0_0
-    _rest0_0 = tl.program_id(0) // _n0_0
-    _pid0_1 = _rest0_0
+    if FLAT_GRID:
+        _n0_1 = tl.maximum((A_shape0) - (0), 0)
+        _n0_0 = tl.maximum(tl.cdiv((A_shape1) - (0), MVL), 0)
+        _pid0_0 = tl.program_id(0) % _n0_0
+        _rest0_0 = tl.program_id(0) // _n0_0
+        _pid0_1 = _rest0_0
+    else:
+        _pid0_0 = tl.program_id(0)
+        _pid0_1 = tl.program_id(1)
     i = _pid0_1  # samples/reduction_clause.py:56
     j = _pid0_0 * MVL + tl.arange(0, MVL)  # samples/reduction_clause.py:58
     j_mask = j < A_shape1
     tl.atomic_add(_s_shared + 0 * _s_shared_stride0, tl.sum(tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask), 0), axis=0))  # samples/reduction_clause.py:59
 
 
-_grid_total_kernel0_tuning = _AppycTuning("_grid_total_kernel0", "16708f0440459e27", (1024, 4), _APPYC_CANDIDATES)
+_grid_total_kernel0_tuning = _AppycTuning("_grid_total_kernel0", "1e3321b5b3e93c23", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_grid_total_kernel0(A, s, _appyc_config=None):
@@ -793,10 +816,11 @@ def _launch_grid_total_kernel0(A, s, _appyc_config=None):
                 _appyc_key, (_s_shared,), lambda config: _launch_grid_total_kernel0(A, s, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_grid, _appyc_flat = _appyc_grid_axes(((n_j + _appyc_mvl - 1) // _appyc_mvl, n_i,))
     _appyc_launch(
-        _grid_total_kernel0, (((n_j + _appyc_mvl - 1) // _appyc_mvl) * (n_i),),
+        _grid_total_kernel0, _appyc_grid,
         (_s_shared, A, _s_shared.stride(0), A.stride(0), A.stride(1), A.shape[0], A.shape[1],),
-        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "FLAT_GRID": _appyc_flat}, num_warps=_appyc_warps,
     )
     return _s_shared.item()
 

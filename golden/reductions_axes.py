@@ -308,6 +308,25 @@ def _appyc_interpreter_mvl(default):
     return mvl
 
 
+# Triton caps grid axes 1 and 2 at 65535 programs. A kernel of several dimensions launches on
+# one axis a dimension while they fit, and numbers its programs on axis 0 alone (its FLAT_GRID)
+# when one does not: splitting that number into coordinates costs integer divisions in every
+# program, 6 % of softmax's time on the H200 (docs/performance.md 60). The interpreter always
+# takes the flat form, which has more to check; tests/difftest raise this bound to check the
+# other.
+_APPYC_GRID_AXIS_MAX = 0 if _APPYC_INTERPRET else 65535
+
+
+def _appyc_grid_axes(counts):
+    """The grid for programs counted per axis (axis 0 first), and whether it is flat."""
+    if max(counts[1:]) <= _APPYC_GRID_AXIS_MAX:
+        return counts, False
+    programs = 1
+    for count in counts:
+        programs *= count
+    return (programs,), True
+
+
 def _appyc_size(n):
     """The size class of an extent in a tuning key: the next power of two."""
     n = int(n)
@@ -899,13 +918,17 @@ def col_means(A, m, M):
 
 
 @triton.jit
-def _add_full_kernel0(B, A, B_stride0, B_stride1, A_stride0, A_stride1, B_shape0, B_shape1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
+def _add_full_kernel0(B, A, B_stride0, B_stride1, A_stride0, A_stride1, B_shape0, B_shape1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, FLAT_GRID: tl.constexpr):
     # samples/reductions_axes.py:50: #pragma :=>parallel :=>simd
-    _n0_1 = tl.maximum(tl.cdiv((B_shape0) - (0), ROW_BLOCK), 0)
-    _n0_0 = tl.maximum(tl.cdiv((B_shape1) - (0), MVL // ROW_BLOCK), 0)
-    _pid0_0 = tl.program_id(0) % _n0_0
-    _rest0_0 = tl.program_id(0) // _n0_0
-    _pid0_1 = _rest0_0
+    if FLAT_GRID:
+        _n0_1 = tl.maximum(tl.cdiv((B_shape0) - (0), ROW_BLOCK), 0)
+        _n0_0 = tl.maximum(tl.cdiv((B_shape1) - (0), MVL // ROW_BLOCK), 0)
+        _pid0_0 = tl.program_id(0) % _n0_0
+        _rest0_0 = tl.program_id(0) // _n0_0
+        _pid0_1 = _rest0_0
+    else:
+        _pid0_0 = tl.program_id(0)
+        _pid0_1 = tl.program_id(1)
     _p0 = _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/reductions_axes.py:50
     _p0_mask = _p0 < B_shape0
     _i = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/reductions_axes.py:51
@@ -913,7 +936,7 @@ def _add_full_kernel0(B, A, B_stride0, B_stride1, A_stride0, A_stride1, B_shape0
     tl.store(B + _p0[:, None] * B_stride0 + _i[None, :] * B_stride1, _appyc_np_float(tl.load(A + _p0[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None])) + 1.0, mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/reductions_axes.py:51
 
 
-_add_full_kernel0_tuning = _AppycTuning("_add_full_kernel0", "c6d7a3eaea8047aa", (1024, 4), _APPYC_CANDIDATES)
+_add_full_kernel0_tuning = _AppycTuning("_add_full_kernel0", "3a8cebfc8c55b15a", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_add_full_kernel0(B, A, _appyc_config=None):
@@ -935,10 +958,11 @@ def _launch_add_full_kernel0(B, A, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(B.shape[1]))
+    _appyc_grid, _appyc_flat = _appyc_grid_axes(((n__i + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n__p0 + _appyc_row_block - 1) // _appyc_row_block,))
     _appyc_launch(
-        _add_full_kernel0, (((n__i + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)) * ((n__p0 + _appyc_row_block - 1) // _appyc_row_block),),
+        _add_full_kernel0, _appyc_grid,
         (B, A, B.stride(0), B.stride(1), A.stride(0), A.stride(1), B.shape[0], B.shape[1],),
-        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "FLAT_GRID": _appyc_flat}, num_warps=_appyc_warps,
     )
 
 

@@ -311,6 +311,25 @@ def _appyc_interpreter_mvl(default):
     return mvl
 
 
+# Triton caps grid axes 1 and 2 at 65535 programs. A kernel of several dimensions launches on
+# one axis a dimension while they fit, and numbers its programs on axis 0 alone (its FLAT_GRID)
+# when one does not: splitting that number into coordinates costs integer divisions in every
+# program, 6 % of softmax's time on the H200 (docs/performance.md 60). The interpreter always
+# takes the flat form, which has more to check; tests/difftest raise this bound to check the
+# other.
+_APPYC_GRID_AXIS_MAX = 0 if _APPYC_INTERPRET else 65535
+
+
+def _appyc_grid_axes(counts):
+    """The grid for programs counted per axis (axis 0 first), and whether it is flat."""
+    if max(counts[1:]) <= _APPYC_GRID_AXIS_MAX:
+        return counts, False
+    programs = 1
+    for count in counts:
+        programs *= count
+    return (programs,), True
+
+
 def _appyc_size(n):
     """The size class of an extent in a tuning key: the next power of two."""
     n = int(n)
@@ -632,13 +651,17 @@ def _appyc_np_float(v):
 
 
 @triton.jit
-def _axpy_rows_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
+def _axpy_rows_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, FLAT_GRID: tl.constexpr):
     # samples/slice_rows.py:10: #pragma parallel for
-    _n0_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)
-    _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL // ROW_BLOCK), 0)
-    _pid0_0 = tl.program_id(0) % _n0_0
-    _rest0_0 = tl.program_id(0) // _n0_0
-    _pid0_1 = _rest0_0
+    if FLAT_GRID:
+        _n0_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)
+        _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL // ROW_BLOCK), 0)
+        _pid0_0 = tl.program_id(0) % _n0_0
+        _rest0_0 = tl.program_id(0) // _n0_0
+        _pid0_1 = _rest0_0
+    else:
+        _pid0_0 = tl.program_id(0)
+        _pid0_1 = tl.program_id(1)
     i = _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/slice_rows.py:11
     i_mask = i < M
     _i = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/slice_rows.py:12
@@ -646,7 +669,7 @@ def _axpy_rows_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_str
     tl.store(C + i[:, None] * C_stride0 + _i[None, :] * C_stride1, tl.load(A + i[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & i_mask[:, None]) * alpha + tl.load(B + i[:, None] * B_stride0 + _i[None, :] * B_stride1, mask=_i_mask[None, :] & i_mask[:, None]), mask=_i_mask[None, :] & i_mask[:, None])  # samples/slice_rows.py:12
 
 
-_axpy_rows_kernel0_tuning = _AppycTuning("_axpy_rows_kernel0", "6488754c1d4b911c", (1024, 4), _APPYC_CANDIDATES)
+_axpy_rows_kernel0_tuning = _AppycTuning("_axpy_rows_kernel0", "b53fd5d52a52ae9a", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_axpy_rows_kernel0(C, A, B, M, N, alpha, _appyc_config=None):
@@ -664,10 +687,11 @@ def _launch_axpy_rows_kernel0(C, A, B, M, N, alpha, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N))
+    _appyc_grid, _appyc_flat = _appyc_grid_axes(((n__i + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n_i + _appyc_row_block - 1) // _appyc_row_block,))
     _appyc_launch(
-        _axpy_rows_kernel0, (((n__i + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)) * ((n_i + _appyc_row_block - 1) // _appyc_row_block),),
+        _axpy_rows_kernel0, _appyc_grid,
         (C, A, B, int(M), int(N), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),),
-        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "FLAT_GRID": _appyc_flat}, num_warps=_appyc_warps,
     )
 
 
@@ -676,13 +700,17 @@ def axpy_rows(A, B, C, M, N, alpha):
 
 
 @triton.jit
-def _tanh_rows_inplace_kernel0(A, M, N, A_stride0, A_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
+def _tanh_rows_inplace_kernel0(A, M, N, A_stride0, A_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, FLAT_GRID: tl.constexpr):
     # samples/slice_rows.py:16: #pragma parallel for
-    _n0_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)
-    _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL // ROW_BLOCK), 0)
-    _pid0_0 = tl.program_id(0) % _n0_0
-    _rest0_0 = tl.program_id(0) // _n0_0
-    _pid0_1 = _rest0_0
+    if FLAT_GRID:
+        _n0_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)
+        _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL // ROW_BLOCK), 0)
+        _pid0_0 = tl.program_id(0) % _n0_0
+        _rest0_0 = tl.program_id(0) // _n0_0
+        _pid0_1 = _rest0_0
+    else:
+        _pid0_0 = tl.program_id(0)
+        _pid0_1 = tl.program_id(1)
     i = _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/slice_rows.py:17
     i_mask = i < M
     _i = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/slice_rows.py:18
@@ -690,7 +718,7 @@ def _tanh_rows_inplace_kernel0(A, M, N, A_stride0, A_stride1, MVL: tl.constexpr,
     tl.store(A + i[:, None] * A_stride0 + _i[None, :] * A_stride1, libdevice.tanh(tl.load(A + i[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & i_mask[:, None])) * 0.5, mask=_i_mask[None, :] & i_mask[:, None])  # samples/slice_rows.py:18
 
 
-_tanh_rows_inplace_kernel0_tuning = _AppycTuning("_tanh_rows_inplace_kernel0", "fd15ff427f0e2fbb", (1024, 4), _APPYC_CANDIDATES)
+_tanh_rows_inplace_kernel0_tuning = _AppycTuning("_tanh_rows_inplace_kernel0", "41d4426255ddae2f", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_tanh_rows_inplace_kernel0(A, M, N, _appyc_config=None):
@@ -708,10 +736,11 @@ def _launch_tanh_rows_inplace_kernel0(A, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N))
+    _appyc_grid, _appyc_flat = _appyc_grid_axes(((n__i + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n_i + _appyc_row_block - 1) // _appyc_row_block,))
     _appyc_launch(
-        _tanh_rows_inplace_kernel0, (((n__i + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)) * ((n_i + _appyc_row_block - 1) // _appyc_row_block),),
+        _tanh_rows_inplace_kernel0, _appyc_grid,
         (A, int(M), int(N), A.stride(0), A.stride(1),),
-        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "FLAT_GRID": _appyc_flat}, num_warps=_appyc_warps,
     )
 
 
@@ -720,13 +749,17 @@ def tanh_rows_inplace(A, M, N):
 
 
 @triton.jit
-def _shift_rows_kernel0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
+def _shift_rows_kernel0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, FLAT_GRID: tl.constexpr):
     # samples/slice_rows.py:22: #pragma parallel for
-    _n0_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)
-    _n0_0 = tl.maximum(tl.cdiv((N) - (1), MVL // ROW_BLOCK), 0)
-    _pid0_0 = tl.program_id(0) % _n0_0
-    _rest0_0 = tl.program_id(0) // _n0_0
-    _pid0_1 = _rest0_0
+    if FLAT_GRID:
+        _n0_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)
+        _n0_0 = tl.maximum(tl.cdiv((N) - (1), MVL // ROW_BLOCK), 0)
+        _pid0_0 = tl.program_id(0) % _n0_0
+        _rest0_0 = tl.program_id(0) // _n0_0
+        _pid0_1 = _rest0_0
+    else:
+        _pid0_0 = tl.program_id(0)
+        _pid0_1 = tl.program_id(1)
     i = _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/slice_rows.py:23
     i_mask = i < M
     _i = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/slice_rows.py:24
@@ -734,7 +767,7 @@ def _shift_rows_kernel0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, 
     tl.store(B + i[:, None] * B_stride0 + _i[None, :] * B_stride1, _appyc_np_float(tl.load(A + i[:, None] * A_stride0 + (_i[None, :] - 1) * A_stride1, mask=_i_mask[None, :] & i_mask[:, None])) * 2.0, mask=_i_mask[None, :] & i_mask[:, None])  # samples/slice_rows.py:24
 
 
-_shift_rows_kernel0_tuning = _AppycTuning("_shift_rows_kernel0", "3090998ef8bfd19a", (1024, 4), _APPYC_CANDIDATES)
+_shift_rows_kernel0_tuning = _AppycTuning("_shift_rows_kernel0", "1624de38197680a8", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_shift_rows_kernel0(B, A, M, N, _appyc_config=None):
@@ -752,10 +785,11 @@ def _launch_shift_rows_kernel0(B, A, M, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N) - int(1))
+    _appyc_grid, _appyc_flat = _appyc_grid_axes(((n__i + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n_i + _appyc_row_block - 1) // _appyc_row_block,))
     _appyc_launch(
-        _shift_rows_kernel0, (((n__i + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)) * ((n_i + _appyc_row_block - 1) // _appyc_row_block),),
+        _shift_rows_kernel0, _appyc_grid,
         (B, A, int(M), int(N), B.stride(0), B.stride(1), A.stride(0), A.stride(1),),
-        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "FLAT_GRID": _appyc_flat}, num_warps=_appyc_warps,
     )
 
 

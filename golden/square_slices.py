@@ -309,6 +309,25 @@ def _appyc_interpreter_mvl(default):
     return mvl
 
 
+# Triton caps grid axes 1 and 2 at 65535 programs. A kernel of several dimensions launches on
+# one axis a dimension while they fit, and numbers its programs on axis 0 alone (its FLAT_GRID)
+# when one does not: splitting that number into coordinates costs integer divisions in every
+# program, 6 % of softmax's time on the H200 (docs/performance.md 60). The interpreter always
+# takes the flat form, which has more to check; tests/difftest raise this bound to check the
+# other.
+_APPYC_GRID_AXIS_MAX = 0 if _APPYC_INTERPRET else 65535
+
+
+def _appyc_grid_axes(counts):
+    """The grid for programs counted per axis (axis 0 first), and whether it is flat."""
+    if max(counts[1:]) <= _APPYC_GRID_AXIS_MAX:
+        return counts, False
+    programs = 1
+    for count in counts:
+        programs *= count
+    return (programs,), True
+
+
 def _appyc_size(n):
     """The size class of an extent in a tuning key: the next power of two."""
     n = int(n)
@@ -630,13 +649,17 @@ def _appyc_np_float(v):
 
 
 @triton.jit
-def _square_scale_kernel0(B, A, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
+def _square_scale_kernel0(B, A, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, FLAT_GRID: tl.constexpr):
     # samples/square_slices.py:12: #pragma :N=>parallel
-    _n0_1 = tl.maximum(tl.cdiv((N) - (0), ROW_BLOCK), 0)
-    _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL // ROW_BLOCK), 0)
-    _pid0_0 = tl.program_id(0) % _n0_0
-    _rest0_0 = tl.program_id(0) // _n0_0
-    _pid0_1 = _rest0_0
+    if FLAT_GRID:
+        _n0_1 = tl.maximum(tl.cdiv((N) - (0), ROW_BLOCK), 0)
+        _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL // ROW_BLOCK), 0)
+        _pid0_0 = tl.program_id(0) % _n0_0
+        _rest0_0 = tl.program_id(0) // _n0_0
+        _pid0_1 = _rest0_0
+    else:
+        _pid0_0 = tl.program_id(0)
+        _pid0_1 = tl.program_id(1)
     _p0 = _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/square_slices.py:12
     _p0_mask = _p0 < N
     _i = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/square_slices.py:13
@@ -644,7 +667,7 @@ def _square_scale_kernel0(B, A, N, B_stride0, B_stride1, A_stride0, A_stride1, M
     tl.store(B + _p0[:, None] * B_stride0 + _i[None, :] * B_stride1, _appyc_np_float(2.0 * _appyc_np_float(tl.load(A + _p0[:, None] * A_stride0 + _i[None, :] * A_stride1, mask=_i_mask[None, :] & _p0_mask[:, None]))) + 1.0, mask=_i_mask[None, :] & _p0_mask[:, None])  # samples/square_slices.py:13
 
 
-_square_scale_kernel0_tuning = _AppycTuning("_square_scale_kernel0", "4bdbd2f26589d515", (1024, 4), _APPYC_CANDIDATES)
+_square_scale_kernel0_tuning = _AppycTuning("_square_scale_kernel0", "8d4b1cf348b4d6f5", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_square_scale_kernel0(B, A, N, _appyc_config=None):
@@ -662,10 +685,11 @@ def _launch_square_scale_kernel0(B, A, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N))
+    _appyc_grid, _appyc_flat = _appyc_grid_axes(((n__i + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n__p0 + _appyc_row_block - 1) // _appyc_row_block,))
     _appyc_launch(
-        _square_scale_kernel0, (((n__i + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)) * ((n__p0 + _appyc_row_block - 1) // _appyc_row_block),),
+        _square_scale_kernel0, _appyc_grid,
         (B, A, int(N), B.stride(0), B.stride(1), A.stride(0), A.stride(1),),
-        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "FLAT_GRID": _appyc_flat}, num_warps=_appyc_warps,
     )
 
 
@@ -674,13 +698,17 @@ def square_scale(A, B, N):
 
 
 @triton.jit
-def _square_grid_kernel0(B, A, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
+def _square_grid_kernel0(B, A, N, B_stride0, B_stride1, A_stride0, A_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, FLAT_GRID: tl.constexpr):
     # samples/square_slices.py:17: #pragma :N=>parallel :N=>parallel
-    _n0_1 = tl.maximum(tl.cdiv((N) - (0), ROW_BLOCK), 0)
-    _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL // ROW_BLOCK), 0)
-    _pid0_0 = tl.program_id(0) % _n0_0
-    _rest0_0 = tl.program_id(0) // _n0_0
-    _pid0_1 = _rest0_0
+    if FLAT_GRID:
+        _n0_1 = tl.maximum(tl.cdiv((N) - (0), ROW_BLOCK), 0)
+        _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL // ROW_BLOCK), 0)
+        _pid0_0 = tl.program_id(0) % _n0_0
+        _rest0_0 = tl.program_id(0) // _n0_0
+        _pid0_1 = _rest0_0
+    else:
+        _pid0_0 = tl.program_id(0)
+        _pid0_1 = tl.program_id(1)
     _p0 = _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/square_slices.py:17
     _p0_mask = _p0 < N
     _p1 = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/square_slices.py:17
@@ -688,7 +716,7 @@ def _square_grid_kernel0(B, A, N, B_stride0, B_stride1, A_stride0, A_stride1, MV
     tl.store(B + _p0[:, None] * B_stride0 + _p1[None, :] * B_stride1, _appyc_np_float(tl.load(A + _p0[:, None] * A_stride0 + _p1[None, :] * A_stride1, mask=_p0_mask[:, None] & _p1_mask[None, :])) - 0.5, mask=_p0_mask[:, None] & _p1_mask[None, :])  # samples/square_slices.py:18
 
 
-_square_grid_kernel0_tuning = _AppycTuning("_square_grid_kernel0", "eb5dd8dc625350eb", (1024, 4), _APPYC_CANDIDATES)
+_square_grid_kernel0_tuning = _AppycTuning("_square_grid_kernel0", "1d6e7b8b594b75e7", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_square_grid_kernel0(B, A, N, _appyc_config=None):
@@ -706,10 +734,11 @@ def _launch_square_grid_kernel0(B, A, N, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N))
+    _appyc_grid, _appyc_flat = _appyc_grid_axes(((n__p1 + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n__p0 + _appyc_row_block - 1) // _appyc_row_block,))
     _appyc_launch(
-        _square_grid_kernel0, (((n__p1 + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)) * ((n__p0 + _appyc_row_block - 1) // _appyc_row_block),),
+        _square_grid_kernel0, _appyc_grid,
         (B, A, int(N), B.stride(0), B.stride(1), A.stride(0), A.stride(1),),
-        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "FLAT_GRID": _appyc_flat}, num_warps=_appyc_warps,
     )
 
 

@@ -307,6 +307,25 @@ def _appyc_interpreter_mvl(default):
     return mvl
 
 
+# Triton caps grid axes 1 and 2 at 65535 programs. A kernel of several dimensions launches on
+# one axis a dimension while they fit, and numbers its programs on axis 0 alone (its FLAT_GRID)
+# when one does not: splitting that number into coordinates costs integer divisions in every
+# program, 6 % of softmax's time on the H200 (docs/performance.md 60). The interpreter always
+# takes the flat form, which has more to check; tests/difftest raise this bound to check the
+# other.
+_APPYC_GRID_AXIS_MAX = 0 if _APPYC_INTERPRET else 65535
+
+
+def _appyc_grid_axes(counts):
+    """The grid for programs counted per axis (axis 0 first), and whether it is flat."""
+    if max(counts[1:]) <= _APPYC_GRID_AXIS_MAX:
+        return counts, False
+    programs = 1
+    for count in counts:
+        programs *= count
+    return (programs,), True
+
+
 def _appyc_size(n):
     """The size class of an extent in a tuning key: the next power of two."""
     n = int(n)
@@ -618,13 +637,17 @@ def _appyc_rows_a_program(mvl, extent):
 
 
 @triton.jit
-def _scale_add_2d_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr):
+def _scale_add_2d_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_stride0, A_stride1, B_stride0, B_stride1, MVL: tl.constexpr, ROW_BLOCK: tl.constexpr, FLAT_GRID: tl.constexpr):
     # samples/strided_views.py:10: #pragma parallel for
-    _n0_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)
-    _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL // ROW_BLOCK), 0)
-    _pid0_0 = tl.program_id(0) % _n0_0
-    _rest0_0 = tl.program_id(0) // _n0_0
-    _pid0_1 = _rest0_0
+    if FLAT_GRID:
+        _n0_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)
+        _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL // ROW_BLOCK), 0)
+        _pid0_0 = tl.program_id(0) % _n0_0
+        _rest0_0 = tl.program_id(0) // _n0_0
+        _pid0_1 = _rest0_0
+    else:
+        _pid0_0 = tl.program_id(0)
+        _pid0_1 = tl.program_id(1)
     i = _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/strided_views.py:11
     i_mask = i < M
     j = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/strided_views.py:13
@@ -632,7 +655,7 @@ def _scale_add_2d_kernel0(C, A, B, M, N, alpha: "fp64", C_stride0, C_stride1, A_
     tl.store(C + i[:, None] * C_stride0 + j[None, :] * C_stride1, alpha * tl.load(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :]), mask=i_mask[:, None] & j_mask[None, :])  # samples/strided_views.py:14
 
 
-_scale_add_2d_kernel0_tuning = _AppycTuning("_scale_add_2d_kernel0", "0495fb3205b12782", (1024, 4), _APPYC_CANDIDATES)
+_scale_add_2d_kernel0_tuning = _AppycTuning("_scale_add_2d_kernel0", "ef04f53cd89c17ce", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_scale_add_2d_kernel0(C, A, B, M, N, alpha, _appyc_config=None):
@@ -650,10 +673,11 @@ def _launch_scale_add_2d_kernel0(C, A, B, M, N, alpha, _appyc_config=None):
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_row_block = _appyc_rows_a_program(_appyc_mvl, int(N))
+    _appyc_grid, _appyc_flat = _appyc_grid_axes(((n_j + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n_i + _appyc_row_block - 1) // _appyc_row_block,))
     _appyc_launch(
-        _scale_add_2d_kernel0, (((n_j + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)) * ((n_i + _appyc_row_block - 1) // _appyc_row_block),),
+        _scale_add_2d_kernel0, _appyc_grid,
         (C, A, B, int(M), int(N), float(alpha), C.stride(0), C.stride(1), A.stride(0), A.stride(1), B.stride(0), B.stride(1),),
-        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block}, num_warps=_appyc_warps,
+        {"MVL": _appyc_mvl, "ROW_BLOCK": _appyc_row_block, "FLAT_GRID": _appyc_flat}, num_warps=_appyc_warps,
     )
 
 

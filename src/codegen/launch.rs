@@ -550,16 +550,20 @@ pub fn region_launcher(
         per_dim = vec!["_appyc_splits".into(), "_appyc_blocks".into()];
     }
     per_dim.reverse(); // innermost loop on axis 0
-    if code.flat_grid {
-        per_dim = vec![per_dim
-            .iter()
-            .map(|n| format!("({n})"))
-            .collect::<Vec<_>>()
-            .join(" * ")];
-    }
-    if per_dim.is_empty() {
-        per_dim.push("1".into());
-    }
+    let mut flat_setup = vec![];
+    let grid = if code.flat_grid {
+        // On its own axes while they fit Triton's caps, else on axis 0 alone
+        // (`_appyc_grid_axes`); the kernel's FLAT_GRID constexpr says which.
+        flat_setup.push(format!(
+            "_appyc_grid, _appyc_flat = _appyc_grid_axes(({},))",
+            per_dim.join(", ")
+        ));
+        "_appyc_grid".to_string()
+    } else if per_dim.is_empty() {
+        "(1,)".to_string()
+    } else {
+        format!("({},)", per_dim.join(", "))
+    };
     let tuning = code.uses_mvl.then(|| {
         tuning(
             ConfigKind::Grid,
@@ -575,7 +579,11 @@ pub fn region_launcher(
     });
     // Constexpr arguments by name, then launch options (`_appyc_launch`).
     let (derived_setup, derived) = derived_constants(code);
-    let (constants, options) = grid_launch_options(tuning.is_some(), k.num_warps, derived);
+    let (mut constants, options) = grid_launch_options(tuning.is_some(), k.num_warps, derived);
+    if code.flat_grid {
+        let sep = if constants.is_empty() { "" } else { ", " };
+        constants = format!("{constants}{sep}\"FLAT_GRID\": _appyc_flat");
+    }
     let mut call: Vec<String> = code.params.iter().map(Param::host_value).collect();
     // The tiled kernel takes the general kernel's arguments; it runs when the dtypes allow.
     let tile_launch = match (tiles, &k.tiles, trips.first()) {
@@ -603,8 +611,9 @@ pub fn region_launcher(
     let mut launch = derived_setup;
     launch.extend(grid_checks);
     launch.extend(split_setup);
+    launch.extend(flat_setup);
     launch.push("_appyc_launch(".into());
-    launch.push(format!("    {}, ({},),", k.name, per_dim.join(", ")));
+    launch.push(format!("    {}, {grid},", k.name));
     launch.push(format!("    ({},),", call.join(", ")));
     launch.push(format!("    {{{constants}}},{options}"));
     launch.push(")".into());

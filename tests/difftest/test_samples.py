@@ -487,3 +487,45 @@ def test_a_loop_of_no_iteration_leaves_its_names_unbound(func, make, gen_dir, la
     with without_appy(), pytest.raises(UnboundLocalError):
         getattr(gen, func)(*make(torch.from_numpy(a.copy()), torch.from_numpy(b.copy()), n))
     assert launch_counter.count == 0, f"unexpected launches: {launch_counter.kernels}"
+
+
+# Samples with a kernel of several dimensions on its own grid (triton::grid::flat_grid).
+AXES_SAMPLES = ("accumulation_loops", "column_reductions", "heat_3d", "host_alloc", "host_tensor",
+                "host_updates", "index_exprs", "inplace_shift", "matmul_loops", "nested_parallel_2d",
+                "outer_product", "reduction_clause", "reductions_axes", "slice_rows", "square_slices",
+                "strided_views")
+
+
+def _grid_forms(gen, monkeypatch):
+    """Records, launch by launch, whether `_appyc_grid_axes` chose the flat form."""
+    forms, real = [], gen._appyc_grid_axes
+
+    def grid_axes(counts):
+        grid, flat = real(counts)
+        forms.append(flat)
+        return grid, flat
+    monkeypatch.setattr(gen, "_appyc_grid_axes", grid_axes)
+    return forms
+
+
+@pytest.mark.parametrize("case,size,mvl", [
+    pytest.param(c, c.sizes[0], c.mvls[0], id=f"{c.id}-axes")
+    for c in CASES if c.sample in AXES_SAMPLES and c.expect_launch and not c.xfail])
+def test_sample_with_one_axis_a_dimension(case, size, mvl, gen_dir, launch_counter, monkeypatch):
+    """The interpreter numbers a several-dimension kernel's programs on axis 0 (the flat form,
+    `_APPYC_GRID_AXIS_MAX` 0), which every other case checks; a GPU launches a grid that fits
+    Triton's caps one axis a dimension. The same case on that form, and proof that it ran
+    (a case whose function launches no such kernel records nothing and passes)."""
+    gen = generated_module(case.sample, mvl, gen_dir)
+    monkeypatch.setattr(gen, "_APPYC_GRID_AXIS_MAX", 65535)
+    forms = _grid_forms(gen, monkeypatch)
+    test_sample(case, size, mvl, gen_dir, launch_counter, monkeypatch)
+    assert not any(forms), forms
+
+
+def test_the_interpreter_takes_the_flat_form(gen_dir, launch_counter, monkeypatch):
+    case = next(c for c in CASES if (c.sample, c.func) == ("nested_parallel_2d", "add_transpose"))
+    gen = generated_module(case.sample, case.mvls[0], gen_dir)
+    forms = _grid_forms(gen, monkeypatch)
+    test_sample(case, case.sizes[0], case.mvls[0], gen_dir, launch_counter, monkeypatch)
+    assert forms and all(forms), forms

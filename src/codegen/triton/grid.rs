@@ -6,10 +6,12 @@
 //!   (`MVL`, `ROW_BLOCK`, `ONE_STRIP`); its launcher passes the same ones, by name.
 //! - A region with split rows (`passes::split_rows`) takes grid axis 1 for the splits and
 //!   `SPLIT_PARAMS` after its own parameters.
-//! - A grid of two or more dimensions with literal steps is flat (`flat_grid`): its programs
-//!   are numbered on axis 0 and split into coordinates (`virtual_grid`), so no dimension
-//!   meets Triton's 65535-program cap on axes 1 and 2 (a block of rows whose strip is a grid
-//!   dimension, `passes::row_block`, has as many row blocks as a tall array has).
+//! - A grid of two or more dimensions with literal steps can be flat (`flat_grid`): when an
+//!   axis would pass Triton's 65535-program cap on axes 1 and 2 (a block of rows whose strip
+//!   is a grid dimension, `passes::row_block`, has as many row blocks as a tall array has),
+//!   its programs are numbered on axis 0 and split into coordinates (`virtual_grid`). The
+//!   launcher decides (`FLAT_GRID`, a constexpr): the split costs integer divisions in every
+//!   program, 6 % of softmax's time on the H200, so grids that fit keep one axis a dimension.
 
 use super::cx::Cx;
 use super::strips::{ONE_STRIP_PARAM, ROW_BLOCK_PARAM};
@@ -32,8 +34,18 @@ pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
         let mut used = k.names();
         used.extend(analysis.params.iter().map(Param::kernel_name));
         let fresh = &mut |base: &str| fresh_name(base, &mut used);
+        body.line(format!("if {FLAT_GRID}:"));
+        body.indent();
         let counts = program_counts(&mut body, &mut cx, k, 0, fresh)?;
-        program_ids(&mut body, "tl.program_id(0)", &counts, 0, fresh)
+        let ids = program_ids(&mut body, "tl.program_id(0)", &counts, 0, fresh);
+        body.dedent();
+        body.line("else:");
+        body.indented(|w| {
+            for (axis, id) in ids.iter().enumerate() {
+                w.line(format!("{id} = tl.program_id({axis})"));
+            }
+        });
+        ids
     } else {
         (0..k.dims.len())
             .map(|axis| format!("tl.program_id({axis})"))
@@ -56,8 +68,11 @@ pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
     if !cx.row_block.is_empty() {
         sig.push(ROW_BLOCK_PARAM.into());
     }
+    if flat_grid(k) {
+        sig.push(format!("{FLAT_GRID}: tl.constexpr"));
+    }
     if !cx.one_strip.is_empty() {
-        sig.push(ONE_STRIP_PARAM.into());
+        sig.push(ONE_STRIP_PARAM.into()); // last: it has a default
     }
     let mut w = Writer::new(0);
     w.line("@triton.jit");
@@ -75,7 +90,11 @@ pub fn kernel(k: &Kernel, file: &SourceFile) -> Result<KernelCode> {
     })
 }
 
-/// Whether the kernel numbers its programs on one axis: two or more dimensions, every step a
+/// The constexpr of a flat-grid kernel: its programs are numbered on axis 0 alone (a grid axis
+/// past Triton's caps) rather than on one axis a dimension.
+const FLAT_GRID: &str = "FLAT_GRID";
+
+/// Whether the kernel can number its programs on one axis: two or more dimensions, every step a
 /// literal (the kernel counts each axis's programs itself), no split rows (which take axis 1).
 pub fn flat_grid(k: &Kernel) -> bool {
     k.split_rows.is_none()
@@ -115,10 +134,11 @@ mod tests {
     }
 
     #[test]
-    fn a_grid_of_literal_steps_is_numbered_on_one_axis() {
+    fn a_grid_of_literal_steps_is_numbered_on_one_axis_when_an_axis_would_not_fit() {
         use crate::codegen::test_support::{function, generated, has_line};
         // Rows in blocks by strips of lanes, both grid dimensions: a tall array has more row
-        // blocks than grid axis 1 takes, so the programs are numbered on axis 0 and split.
+        // blocks than grid axis 1 takes, so the programs can be numbered on axis 0 and split;
+        // the launcher decides (FLAT_GRID), since the split costs divisions in every program.
         let module = generated(
             "def f(A, B, M, N):\n    #pragma parallel for\n    for i in range(1, M):\n        #pragma simd\n        for j in range(N):\n            B[i, j] = A[i - 1, j] + 1.0\n",
         );
@@ -129,6 +149,10 @@ mod tests {
             "_pid0_0 = tl.program_id(0) % _n0_0",
             "_rest0_0 = tl.program_id(0) // _n0_0",
             "_pid0_1 = _rest0_0",
+            "if FLAT_GRID:",
+            "else:",
+            "_pid0_0 = tl.program_id(0)",
+            "_pid0_1 = tl.program_id(1)",
             "i = 1 + _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)",
             "j = _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)",
         ] {
@@ -136,13 +160,14 @@ mod tests {
         }
         let launcher = function(&module, "_launch_f_kernel0");
         assert!(!launcher.contains("65535"), "{launcher}");
-        assert!(
-            has_line(
-                launcher,
-                "_f_kernel0, (((n_j + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block)) * ((n_i + _appyc_row_block - 1) // _appyc_row_block),),"
-            ),
-            "{launcher}"
-        );
+        for line in [
+            "_appyc_grid, _appyc_flat = _appyc_grid_axes(((n_j + (_appyc_mvl // _appyc_row_block) - 1) // (_appyc_mvl // _appyc_row_block), (n_i + _appyc_row_block - 1) // _appyc_row_block,))",
+            "_f_kernel0, _appyc_grid,",
+            "{\"MVL\": _appyc_mvl, \"ROW_BLOCK\": _appyc_row_block, \"FLAT_GRID\": _appyc_flat}, num_warps=_appyc_warps,",
+        ] {
+            assert!(has_line(launcher, line), "{line}\n{launcher}");
+        }
+        assert!(k.contains("FLAT_GRID: tl.constexpr"), "{k}");
         // A step known only at run time keeps an axis a dimension, and its cap's check.
         let module = generated(
             "def f(A, M, N, s):\n    #pragma parallel for\n    for i in range(0, M, s):\n        #pragma parallel for\n        for j in range(N):\n            A[i, j] = 1.0\n",
