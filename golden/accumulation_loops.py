@@ -669,6 +669,34 @@ def _appyc_dot_ok(*arrays):
     )
 
 
+def _appyc_fold_operand(x, op, value):
+    """The operand of a host statement `x op= value` folded into the next region's store
+    (passes/fold_host_update.rs). A number, or a tensor of one element, is the kernel's to apply.
+    Anything else is an array NumPy broadcasts against x: the statement runs here, as written,
+    and the kernel gets the operator's identity (x * 1.0, x / 1.0, x - 0.0 and x + -0.0 leave
+    every element as it is, a zero's sign too)."""
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, torch.Tensor):
+        if value.numel() == 1:
+            return value
+    elif isinstance(value, (list, tuple)) or getattr(value, "size", 1) != 1:
+        value = torch.as_tensor(value, device=x.device)
+    else:
+        return value
+    if op == "*=":
+        x *= value
+    elif op == "/=":
+        x /= value
+    elif op == "+=":
+        x += value
+        return -0.0
+    else:
+        x -= value
+        return 0.0
+    return 1.0
+
+
 def _appyc_programs_per_sm(compiled, warps, props):
     """How many programs of a compiled kernel one SM holds at once (a cooperative launch of more
     fails): the driver's occupancy answer, or a count by threads, registers and shared memory
@@ -804,7 +832,7 @@ def _appyc_grid_barrier(counter, target):
 
 
 @triton.jit
-def _symm_natural_kernel0(B, A, C, alpha: "fp64", beta: "fp64", B_stride0, B_stride1, A_stride0, A_stride1, C_stride0, C_stride1, C_shape0, C_shape1, B_shape1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
+def _symm_natural_kernel0(B, A, C, alpha: "fp64", _C_operand: "fp64", B_stride0, B_stride1, A_stride0, A_stride1, C_stride0, C_stride1, C_shape0, C_shape1, B_shape1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/accumulation_loops.py:18: for i in range(C.shape[0]):
     i = tl.program_id(0)  # samples/accumulation_loops.py:18
     for _j_base in range(0, 1 if ONE_STRIP else C_shape1, MVL):  # samples/accumulation_loops.py:18
@@ -823,11 +851,11 @@ def _symm_natural_kernel0(B, A, C, alpha: "fp64", beta: "fp64", B_stride0, B_str
             k_mask = k < i
             _s_0_rows1 = _s_0_rows1 + tl.where(j_mask & k_mask[:, None], alpha * (tl.load(B + k[:, None] * B_stride0 + j * B_stride1, mask=j_mask & k_mask[:, None]) * tl.load(A + i * A_stride0 + k[:, None] * A_stride1, mask=k_mask[:, None])), 0)  # samples/accumulation_loops.py:27
         s_0 = s_0 + tl.sum(_s_0_rows1, axis=0)  # samples/accumulation_loops.py:27
-        tl.store(C + i * C_stride0 + j * C_stride1, (tl.load(C + i * C_stride0 + j * C_stride1, mask=j_mask) * beta).to(C.dtype.element_ty) + alpha * tl.load(B + i * B_stride0 + (j % B_shape1) * B_stride1, mask=j_mask) * tl.load(A + i * A_stride0 + i * A_stride1) + s_0, mask=j_mask)  # samples/accumulation_loops.py:24
+        tl.store(C + i * C_stride0 + j * C_stride1, (tl.load(C + i * C_stride0 + j * C_stride1, mask=j_mask) * _C_operand).to(C.dtype.element_ty) + alpha * tl.load(B + i * B_stride0 + (j % B_shape1) * B_stride1, mask=j_mask) * tl.load(A + i * A_stride0 + i * A_stride1) + s_0, mask=j_mask)  # samples/accumulation_loops.py:24
 
 
 @triton.jit
-def _symm_natural_kernel0_tiles(B, A, C, alpha: "fp64", beta: "fp64", B_stride0, B_stride1, A_stride0, A_stride1, C_stride0, C_stride1, C_shape0, C_shape1, B_shape1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
+def _symm_natural_kernel0_tiles(B, A, C, alpha: "fp64", _C_operand: "fp64", B_stride0, B_stride1, A_stride0, A_stride1, C_stride0, C_stride1, C_shape0, C_shape1, B_shape1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
     # samples/accumulation_loops.py:18: for i in range(C.shape[0]):
     # as 64 x 64 tiles of (i, j), tl.dot over blocks of the reduction (passes/tile_dot.rs)
     _tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
@@ -861,27 +889,27 @@ def _symm_natural_kernel0_tiles(B, A, C, alpha: "fp64", beta: "fp64", B_stride0,
         _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
         _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
     _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
-    tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, (tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) * beta).to(C.dtype.element_ty) + alpha * tl.load(B + _ti[:, None] * B_stride0 + (_tj[None, :] % B_shape1) * B_stride1, mask=_tile_ok) * tl.load(A + _ti[:, None] * A_stride0 + _ti[:, None] * A_stride1, mask=_tile_ok) + alpha * _acc, mask=_tile_ok)  # samples/accumulation_loops.py:18
+    tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, (tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) * _C_operand).to(C.dtype.element_ty) + alpha * tl.load(B + _ti[:, None] * B_stride0 + (_tj[None, :] % B_shape1) * B_stride1, mask=_tile_ok) * tl.load(A + _ti[:, None] * A_stride0 + _ti[:, None] * A_stride1, mask=_tile_ok) + alpha * _acc, mask=_tile_ok)  # samples/accumulation_loops.py:18
 
 
-_symm_natural_kernel0_tiles_tuning = _AppycTuning("_symm_natural_kernel0_tiles", "19e136a31dd26b85", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_symm_natural_kernel0_tiles_tuning = _AppycTuning("_symm_natural_kernel0_tiles", "0c984fe6aabe945d", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
-def _launch_symm_natural_kernel0_tiles(B, A, C, alpha, beta, _appyc_rows, _appyc_cols, _appyc_config):
+def _launch_symm_natural_kernel0_tiles(B, A, C, alpha, _C_operand, _appyc_rows, _appyc_cols, _appyc_config):
     """Launches _symm_natural_kernel0_tiles with one tile configuration."""
     _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
     _appyc_launch(
         _symm_natural_kernel0_tiles, ((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi),
-        (B, A, C, float(alpha), float(beta), B.stride(0), B.stride(1), A.stride(0), A.stride(1), C.stride(0), C.stride(1), C.shape[0], C.shape[1], B.shape[1],),
+        (B, A, C, float(alpha), float(_C_operand), B.stride(0), B.stride(1), A.stride(0), A.stride(1), C.stride(0), C.stride(1), C.shape[0], C.shape[1], B.shape[1],),
         {"BI": _appyc_bi, "BJ": _appyc_bj, "BK": _appyc_bk, "STAGES": _appyc_stages, "PRECISION": "ieee"},
         num_warps=_appyc_warps,
     )
 
 
-_symm_natural_kernel0_tuning = _AppycTuning("_symm_natural_kernel0", "5ed7e733a7f773d0", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_symm_natural_kernel0_tuning = _AppycTuning("_symm_natural_kernel0", "0232210dcd51cd24", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
-def _launch_symm_natural_kernel0(B, A, C, alpha, beta, _appyc_config=None):
+def _launch_symm_natural_kernel0(B, A, C, alpha, _C_operand, _appyc_config=None):
     """Launches _symm_natural_kernel0 for the region at samples/accumulation_loops.py:18."""
     n_i = int(C.shape[0])
     if n_i <= 0:
@@ -893,21 +921,21 @@ def _launch_symm_natural_kernel0(B, A, C, alpha, beta, _appyc_config=None):
             _appyc_tile = _symm_natural_kernel0_tiles_tuning.chosen.get(_appyc_key)
             if _appyc_tile is None:
                 _appyc_tile = _symm_natural_kernel0_tiles_tuning.tune(
-                    _appyc_key, (C,), lambda config: _launch_symm_natural_kernel0_tiles(B, A, C, alpha, beta, n_i, _appyc_cols, config)
+                    _appyc_key, (C,), lambda config: _launch_symm_natural_kernel0_tiles(B, A, C, alpha, _C_operand, n_i, _appyc_cols, config)
                 )
-            _launch_symm_natural_kernel0_tiles(B, A, C, alpha, beta, n_i, _appyc_cols, _appyc_tile)
+            _launch_symm_natural_kernel0_tiles(B, A, C, alpha, _C_operand, n_i, _appyc_cols, _appyc_tile)
         return
     if _appyc_config is None:
         _appyc_key = (_appyc_size(C.shape[0]), _appyc_size(C.shape[1]), _appyc_size(B.shape[1]), B.dtype, A.dtype, C.dtype)
         _appyc_config = _symm_natural_kernel0_tuning.chosen.get(_appyc_key)
         if _appyc_config is None:
             _appyc_config = _symm_natural_kernel0_tuning.tune(
-                _appyc_key, (C,), lambda config: _launch_symm_natural_kernel0(B, A, C, alpha, beta, config)
+                _appyc_key, (C,), lambda config: _launch_symm_natural_kernel0(B, A, C, alpha, _C_operand, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_launch(
         _symm_natural_kernel0, (n_i,),
-        (B, A, C, float(alpha), float(beta), B.stride(0), B.stride(1), A.stride(0), A.stride(1), C.stride(0), C.stride(1), C.shape[0], C.shape[1], B.shape[1],),
+        (B, A, C, float(alpha), float(_C_operand), B.stride(0), B.stride(1), A.stride(0), A.stride(1), C.stride(0), C.stride(1), C.shape[0], C.shape[1], B.shape[1],),
         {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(C.shape[1]) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
@@ -916,8 +944,9 @@ def symm_natural(alpha, beta, C, A, B):
     # symm (PolyBench) with the row loop on the host: row i scatters into the rows above it
     # and sums the column above it for its own row.
     # appyc: `temp2 = np.empty((C.shape[1],), dtype=C.dtype)` dropped: no compiled code reads what it allocates
-    # appyc: `C *= beta` runs inside _launch_symm_natural_kernel0 below
-    _launch_symm_natural_kernel0(B, A, C, alpha, beta)
+    # appyc: `C *= beta` runs inside _launch_symm_natural_kernel0 below (here if its operand is an array)
+    _C_operand = _appyc_fold_operand(C, "*=", beta)
+    _launch_symm_natural_kernel0(B, A, C, alpha, _C_operand)
     return C
 
 

@@ -15,7 +15,8 @@ def symm_natural(alpha, beta, C, A, B):
     # symm (PolyBench) with the row loop on the host: row i scatters into the rows above it
     # and sums the column above it for its own row.
     # appyc: `temp2 = np.empty((C.shape[1],), dtype=C.dtype)` dropped: no compiled code reads what it allocates
-    # appyc: `C *= beta` runs inside the next one
+    # appyc: `C *= beta` runs inside the next one (here if its operand is an array)
+    _C_operand = _appyc_fold_operand(C, "*=", beta)
     # _symm_natural_kernel0
     #pragma parallel for
     for i in range(0, C.shape[0], 1):
@@ -28,7 +29,7 @@ def symm_natural(alpha, beta, C, A, B):
             for _k_base in range(0, i, 32):
                 k = appy.vidx(_k_base, 32, i)
                 s_0 = s_0 + sum(alpha * (B[k, j] * A[i, k]), axis=0)
-            C[i, j] = C.dtype.type(C[i, j] * beta) + alpha * B[i, j % B.shape[1]] * A[i, i] + s_0
+            C[i, j] = C.dtype.type(C[i, j] * _C_operand) + alpha * B[i, j % B.shape[1]] * A[i, i] + s_0
     return C
 
 
