@@ -362,6 +362,9 @@ CASES = [
     Case("host_alloc", "positional_dtypes", lambda r, n: [normal(r, n, F64), n], SIZES_1D),
     Case("host_alloc", "shifted_copy", lambda r, n: [normal(r, n), n], SIZES_1D_SMALL,
          mvls=(128,)),
+    # Allocations dead_allocations must keep (a wrong drop leaves the name unbound).
+    Case("host_alloc", "staged_square", lambda r, n: [normal(r, n), normal(r, n), n], SIZES_1D),
+    Case("host_alloc", "scale_with_fresh_counts", lambda r, n: [normal(r, n), n], SIZES_1D),
     Case("host_alloc", "plain_axpy",
          lambda r, n: [0.5, normal(r, n), normal(r, n), n], (45, 7), mvls=(128,),
          expect_launch=False),
@@ -578,6 +581,12 @@ CASES = [
     Case("accumulation_loops", "symm_natural", variant="fp32",
          make=lambda r, s: [1.5, 1.2, normal(r, s), normal(r, (s[0], s[0])), normal(r, s)],
          sizes=((37, 45),), tol=SUM32, launches=("_symm_natural_kernel0",), no_launches=("persistent",)),
+    # Its row is dead, but it shares a line with `alpha = 2.0 * alpha`, which must still run:
+    # the allocation's line stays (passes/dead_allocations.rs); dropped, alpha would be half.
+    Case("accumulation_loops", "symm_shared_line",
+         lambda r, s: [1.5, 1.2, normal(r, s, F64), normal(r, (s[0], s[0]), F64), normal(r, s, F64)],
+         ((37, 45), (5, 150)), fp64_strict=True,
+         launches=("_symm_shared_line_kernel0",), no_launches=("persistent",)),
     Case("accumulation_loops", "lower_product",
          lambda r, s: [normal(r, (s[0], s[0]), F64), normal(r, s, F64), normal(r, s, F64)],
          ((37, 45), (5, 150)), fp64_strict=True,
