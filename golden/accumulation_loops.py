@@ -2,7 +2,8 @@
 add into one array, each gathered into one region (passes/gather.rs).
 
 Exercises: symm's scatter into the rows above (`C[k, j] += ...` for `k < i`) with a private
-sum carried by a temporary row to a bare row update; a triangular product whose `parallel for`
+sum carried by a temporary row to a bare row update (and again with the row's allocation sharing
+a line with another statement, which keeps the line); a triangular product whose `parallel for`
 starts below the loop's row (`range(k + 1, n)`); syrk's rank-1 updates of a lower triangle; a
 triangle whose sums start at the column (`C[j, k]`, `k <= v`); a column sum into a vector; and
 a loop that reads what it accumulates (a prefix over rows), which stays a loop of regions.
@@ -688,6 +689,34 @@ def _appyc_dot_ok(*arrays):
     )
 
 
+def _appyc_fold_operand(x, op, value):
+    """The operand of a host statement `x op= value` folded into the next region's store
+    (passes/fold_host_update.rs). A number, or a tensor of one element, is the kernel's to apply.
+    Anything else is an array NumPy broadcasts against x: the statement runs here, as written,
+    and the kernel gets the operator's identity (x * 1.0, x / 1.0, x - 0.0 and x + -0.0 leave
+    every element as it is, a zero's sign too)."""
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, torch.Tensor):
+        if value.numel() == 1:
+            return value
+    elif isinstance(value, (list, tuple)) or getattr(value, "size", 1) != 1:
+        value = torch.as_tensor(value, device=x.device)
+    else:
+        return value
+    if op == "*=":
+        x *= value
+    elif op == "/=":
+        x /= value
+    elif op == "+=":
+        x += value
+        return -0.0
+    else:
+        x -= value
+        return 0.0
+    return 1.0
+
+
 def _appyc_programs_per_sm(compiled, warps, props):
     """How many programs of a compiled kernel one SM holds at once (a cooperative launch of more
     fails): the driver's occupancy answer, or a count by threads, registers and shared memory
@@ -823,31 +852,31 @@ def _appyc_grid_barrier(counter, target):
 
 
 @triton.jit
-def _symm_natural_kernel0(B, A, C, alpha: "fp64", beta: "fp64", B_stride0, B_stride1, A_stride0, A_stride1, C_stride0, C_stride1, C_shape0, C_shape1, B_shape1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
-    # samples/accumulation_loops.py:18: for i in range(C.shape[0]):
-    i = tl.program_id(0)  # samples/accumulation_loops.py:18
-    for _j_base in range(0, 1 if ONE_STRIP else C_shape1, MVL):  # samples/accumulation_loops.py:18
+def _symm_natural_kernel0(B, A, C, alpha: "fp64", _C_operand: "fp64", B_stride0, B_stride1, A_stride0, A_stride1, C_stride0, C_stride1, C_shape0, C_shape1, B_shape1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
+    # samples/accumulation_loops.py:19: for i in range(C.shape[0]):
+    i = tl.program_id(0)  # samples/accumulation_loops.py:19
+    for _j_base in range(0, 1 if ONE_STRIP else C_shape1, MVL):  # samples/accumulation_loops.py:19
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < C_shape1
-        s_0 = tl.full(j.shape, 0.0, (tl.zeros((), tl.float64) + tl.zeros((), B.dtype.element_ty) + tl.zeros((), A.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:18
-        _s_0_rows = tl.zeros((32, MVL), (tl.zeros((), tl.float64) + tl.zeros((), B.dtype.element_ty) + tl.zeros((), A.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:24
-        for _i_0_base in range(i + 1, C_shape0, 32):  # samples/accumulation_loops.py:24
+        s_0 = tl.full(j.shape, 0.0, (tl.zeros((), tl.float64) + tl.zeros((), B.dtype.element_ty) + tl.zeros((), A.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:19
+        _s_0_rows = tl.zeros((32, MVL), (tl.zeros((), tl.float64) + tl.zeros((), B.dtype.element_ty) + tl.zeros((), A.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:25
+        for _i_0_base in range(i + 1, C_shape0, 32):  # samples/accumulation_loops.py:25
             i_0 = _i_0_base + tl.arange(0, 32)
             i_0_mask = i_0 < C_shape0
-            _s_0_rows = _s_0_rows + tl.where(i_0_mask[:, None] & j_mask, alpha * tl.load(B + i_0[:, None] * B_stride0 + j * B_stride1, mask=i_0_mask[:, None] & j_mask) * tl.load(A + i_0[:, None] * A_stride0 + i * A_stride1, mask=i_0_mask[:, None]), 0)  # samples/accumulation_loops.py:24
-        s_0 = s_0 + tl.sum(_s_0_rows, axis=0)  # samples/accumulation_loops.py:24
-        _s_0_rows1 = tl.zeros((32, MVL), (tl.zeros((), tl.float64) + tl.zeros((), B.dtype.element_ty) + tl.zeros((), A.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:27
-        for _k_base in range(0, i, 32):  # samples/accumulation_loops.py:27
+            _s_0_rows = _s_0_rows + tl.where(i_0_mask[:, None] & j_mask, alpha * tl.load(B + i_0[:, None] * B_stride0 + j * B_stride1, mask=i_0_mask[:, None] & j_mask) * tl.load(A + i_0[:, None] * A_stride0 + i * A_stride1, mask=i_0_mask[:, None]), 0)  # samples/accumulation_loops.py:25
+        s_0 = s_0 + tl.sum(_s_0_rows, axis=0)  # samples/accumulation_loops.py:25
+        _s_0_rows1 = tl.zeros((32, MVL), (tl.zeros((), tl.float64) + tl.zeros((), B.dtype.element_ty) + tl.zeros((), A.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:28
+        for _k_base in range(0, i, 32):  # samples/accumulation_loops.py:28
             k = _k_base + tl.arange(0, 32)
             k_mask = k < i
-            _s_0_rows1 = _s_0_rows1 + tl.where(j_mask & k_mask[:, None], alpha * (tl.load(B + k[:, None] * B_stride0 + j * B_stride1, mask=j_mask & k_mask[:, None]) * tl.load(A + i * A_stride0 + k[:, None] * A_stride1, mask=k_mask[:, None])), 0)  # samples/accumulation_loops.py:27
-        s_0 = s_0 + tl.sum(_s_0_rows1, axis=0)  # samples/accumulation_loops.py:27
-        tl.store(C + i * C_stride0 + j * C_stride1, (tl.load(C + i * C_stride0 + j * C_stride1, mask=j_mask) * beta).to(C.dtype.element_ty) + alpha * tl.load(B + i * B_stride0 + (j % B_shape1) * B_stride1, mask=j_mask) * tl.load(A + i * A_stride0 + i * A_stride1) + s_0, mask=j_mask)  # samples/accumulation_loops.py:24
+            _s_0_rows1 = _s_0_rows1 + tl.where(j_mask & k_mask[:, None], alpha * (tl.load(B + k[:, None] * B_stride0 + j * B_stride1, mask=j_mask & k_mask[:, None]) * tl.load(A + i * A_stride0 + k[:, None] * A_stride1, mask=k_mask[:, None])), 0)  # samples/accumulation_loops.py:28
+        s_0 = s_0 + tl.sum(_s_0_rows1, axis=0)  # samples/accumulation_loops.py:28
+        tl.store(C + i * C_stride0 + j * C_stride1, (tl.load(C + i * C_stride0 + j * C_stride1, mask=j_mask) * _C_operand).to(C.dtype.element_ty) + alpha * tl.load(B + i * B_stride0 + (j % B_shape1) * B_stride1, mask=j_mask) * tl.load(A + i * A_stride0 + i * A_stride1) + s_0, mask=j_mask)  # samples/accumulation_loops.py:25
 
 
 @triton.jit
-def _symm_natural_kernel0_tiles(B, A, C, alpha: "fp64", beta: "fp64", B_stride0, B_stride1, A_stride0, A_stride1, C_stride0, C_stride1, C_shape0, C_shape1, B_shape1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
-    # samples/accumulation_loops.py:18: for i in range(C.shape[0]):
+def _symm_natural_kernel0_tiles(B, A, C, alpha: "fp64", _C_operand: "fp64", B_stride0, B_stride1, A_stride0, A_stride1, C_stride0, C_stride1, C_shape0, C_shape1, B_shape1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
+    # samples/accumulation_loops.py:19: for i in range(C.shape[0]):
     # as 64 x 64 tiles of (i, j), tl.dot over blocks of the reduction (passes/tile_dot.rs)
     _tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
     _group_first = _tile // (8 * tl.num_programs(0)) * 8
@@ -867,41 +896,41 @@ def _symm_natural_kernel0_tiles(B, A, C, alpha: "fp64", beta: "fp64", B_stride0,
     _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
     _k_lo = tl.min(tl.where(_ti_ok, _ti + 1, _row0 + 1), axis=0)
     _k_hi = C_shape0
-    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/accumulation_loops.py:24
+    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/accumulation_loops.py:25
         _tk = _kb + tl.arange(0, BK)
         _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi) & (_tk[None, :] >= _ti[:, None] + 1)
         _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
         _acc = tl.dot(tl.load(A + _tk[None, :] * A_stride0 + _ti[:, None] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
     _k_lo = 0
     _k_hi = tl.max(tl.where(_ti_ok, _ti, _row0), axis=0)
-    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/accumulation_loops.py:23
+    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/accumulation_loops.py:24
         _tk = _kb + tl.arange(0, BK)
         _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi) & (_tk[None, :] < _ti[:, None])
         _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
         _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
     _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
-    tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, (tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) * beta).to(C.dtype.element_ty) + alpha * tl.load(B + _ti[:, None] * B_stride0 + (_tj[None, :] % B_shape1) * B_stride1, mask=_tile_ok) * tl.load(A + _ti[:, None] * A_stride0 + _ti[:, None] * A_stride1, mask=_tile_ok) + alpha * _acc, mask=_tile_ok)  # samples/accumulation_loops.py:18
+    tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, (tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) * _C_operand).to(C.dtype.element_ty) + alpha * tl.load(B + _ti[:, None] * B_stride0 + (_tj[None, :] % B_shape1) * B_stride1, mask=_tile_ok) * tl.load(A + _ti[:, None] * A_stride0 + _ti[:, None] * A_stride1, mask=_tile_ok) + alpha * _acc, mask=_tile_ok)  # samples/accumulation_loops.py:19
 
 
-_symm_natural_kernel0_tiles_tuning = _AppycTuning("_symm_natural_kernel0_tiles", "19e136a31dd26b85", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_symm_natural_kernel0_tiles_tuning = _AppycTuning("_symm_natural_kernel0_tiles", "34726ae6f34fe3ff", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
-def _launch_symm_natural_kernel0_tiles(B, A, C, alpha, beta, _appyc_rows, _appyc_cols, _appyc_config):
+def _launch_symm_natural_kernel0_tiles(B, A, C, alpha, _C_operand, _appyc_rows, _appyc_cols, _appyc_config):
     """Launches _symm_natural_kernel0_tiles with one tile configuration."""
     _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
     _appyc_launch(
         _symm_natural_kernel0_tiles, ((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi),
-        (B, A, C, float(alpha), float(beta), B.stride(0), B.stride(1), A.stride(0), A.stride(1), C.stride(0), C.stride(1), C.shape[0], C.shape[1], B.shape[1],),
+        (B, A, C, float(alpha), float(_C_operand), B.stride(0), B.stride(1), A.stride(0), A.stride(1), C.stride(0), C.stride(1), C.shape[0], C.shape[1], B.shape[1],),
         {"BI": _appyc_bi, "BJ": _appyc_bj, "BK": _appyc_bk, "STAGES": _appyc_stages, "PRECISION": "ieee"},
         num_warps=_appyc_warps,
     )
 
 
-_symm_natural_kernel0_tuning = _AppycTuning("_symm_natural_kernel0", "5ed7e733a7f773d0", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_symm_natural_kernel0_tuning = _AppycTuning("_symm_natural_kernel0", "2534305cb8e6f3df", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
-def _launch_symm_natural_kernel0(B, A, C, alpha, beta, _appyc_config=None):
-    """Launches _symm_natural_kernel0 for the region at samples/accumulation_loops.py:18."""
+def _launch_symm_natural_kernel0(B, A, C, alpha, _C_operand, _appyc_config=None):
+    """Launches _symm_natural_kernel0 for the region at samples/accumulation_loops.py:19."""
     n_i = int(C.shape[0])
     if n_i <= 0:
         return
@@ -912,21 +941,21 @@ def _launch_symm_natural_kernel0(B, A, C, alpha, beta, _appyc_config=None):
             _appyc_tile = _symm_natural_kernel0_tiles_tuning.chosen.get(_appyc_key)
             if _appyc_tile is None:
                 _appyc_tile = _symm_natural_kernel0_tiles_tuning.tune(
-                    _appyc_key, (C,), lambda config: _launch_symm_natural_kernel0_tiles(B, A, C, alpha, beta, n_i, _appyc_cols, config)
+                    _appyc_key, (C,), lambda config: _launch_symm_natural_kernel0_tiles(B, A, C, alpha, _C_operand, n_i, _appyc_cols, config)
                 )
-            _launch_symm_natural_kernel0_tiles(B, A, C, alpha, beta, n_i, _appyc_cols, _appyc_tile)
+            _launch_symm_natural_kernel0_tiles(B, A, C, alpha, _C_operand, n_i, _appyc_cols, _appyc_tile)
         return
     if _appyc_config is None:
         _appyc_key = (_appyc_size(C.shape[0]), _appyc_size(C.shape[1]), _appyc_size(B.shape[1]), B.dtype, A.dtype, C.dtype)
         _appyc_config = _symm_natural_kernel0_tuning.chosen.get(_appyc_key)
         if _appyc_config is None:
             _appyc_config = _symm_natural_kernel0_tuning.tune(
-                _appyc_key, (C,), lambda config: _launch_symm_natural_kernel0(B, A, C, alpha, beta, config)
+                _appyc_key, (C,), lambda config: _launch_symm_natural_kernel0(B, A, C, alpha, _C_operand, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_launch(
         _symm_natural_kernel0, (n_i,),
-        (B, A, C, float(alpha), float(beta), B.stride(0), B.stride(1), A.stride(0), A.stride(1), C.stride(0), C.stride(1), C.shape[0], C.shape[1], B.shape[1],),
+        (B, A, C, float(alpha), float(_C_operand), B.stride(0), B.stride(1), A.stride(0), A.stride(1), C.stride(0), C.stride(1), C.shape[0], C.shape[1], B.shape[1],),
         {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(C.shape[1]) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
@@ -935,31 +964,151 @@ def symm_natural(alpha, beta, C, A, B):
     # symm (PolyBench) with the row loop on the host: row i scatters into the rows above it
     # and sums the column above it for its own row.
     # appyc: `temp2 = np.empty((C.shape[1],), dtype=C.dtype)` dropped: no compiled code reads what it allocates
-    # appyc: `C *= beta` runs inside _launch_symm_natural_kernel0 below
-    _launch_symm_natural_kernel0(B, A, C, alpha, beta)
+    # appyc: `C *= beta` runs inside _launch_symm_natural_kernel0 below (here if its operand is an array)
+    _C_operand = _appyc_fold_operand(C, "*=", beta)
+    _launch_symm_natural_kernel0(B, A, C, alpha, _C_operand)
+    return C
+
+
+@triton.jit
+def _symm_shared_line_kernel0(B, A, C, alpha: "fp64", _C_operand: "fp64", B_stride0, B_stride1, A_stride0, A_stride1, C_stride0, C_stride1, C_shape0, C_shape1, B_shape1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
+    # samples/accumulation_loops.py:37: for i in range(C.shape[0]):
+    i = tl.program_id(0)  # samples/accumulation_loops.py:37
+    for _j_base in range(0, 1 if ONE_STRIP else C_shape1, MVL):  # samples/accumulation_loops.py:37
+        j = _j_base + tl.arange(0, MVL)
+        j_mask = j < C_shape1
+        s_0 = tl.full(j.shape, 0.0, (tl.zeros((), tl.float64) + tl.zeros((), B.dtype.element_ty) + tl.zeros((), A.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:37
+        _s_0_rows = tl.zeros((32, MVL), (tl.zeros((), tl.float64) + tl.zeros((), B.dtype.element_ty) + tl.zeros((), A.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:43
+        for _i_0_base in range(i + 1, C_shape0, 32):  # samples/accumulation_loops.py:43
+            i_0 = _i_0_base + tl.arange(0, 32)
+            i_0_mask = i_0 < C_shape0
+            _s_0_rows = _s_0_rows + tl.where(i_0_mask[:, None] & j_mask, alpha * tl.load(B + i_0[:, None] * B_stride0 + j * B_stride1, mask=i_0_mask[:, None] & j_mask) * tl.load(A + i_0[:, None] * A_stride0 + i * A_stride1, mask=i_0_mask[:, None]), 0)  # samples/accumulation_loops.py:43
+        s_0 = s_0 + tl.sum(_s_0_rows, axis=0)  # samples/accumulation_loops.py:43
+        _s_0_rows1 = tl.zeros((32, MVL), (tl.zeros((), tl.float64) + tl.zeros((), B.dtype.element_ty) + tl.zeros((), A.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:46
+        for _k_base in range(0, i, 32):  # samples/accumulation_loops.py:46
+            k = _k_base + tl.arange(0, 32)
+            k_mask = k < i
+            _s_0_rows1 = _s_0_rows1 + tl.where(j_mask & k_mask[:, None], alpha * (tl.load(B + k[:, None] * B_stride0 + j * B_stride1, mask=j_mask & k_mask[:, None]) * tl.load(A + i * A_stride0 + k[:, None] * A_stride1, mask=k_mask[:, None])), 0)  # samples/accumulation_loops.py:46
+        s_0 = s_0 + tl.sum(_s_0_rows1, axis=0)  # samples/accumulation_loops.py:46
+        tl.store(C + i * C_stride0 + j * C_stride1, (tl.load(C + i * C_stride0 + j * C_stride1, mask=j_mask) * _C_operand).to(C.dtype.element_ty) + alpha * tl.load(B + i * B_stride0 + (j % B_shape1) * B_stride1, mask=j_mask) * tl.load(A + i * A_stride0 + i * A_stride1) + s_0, mask=j_mask)  # samples/accumulation_loops.py:43
+
+
+@triton.jit
+def _symm_shared_line_kernel0_tiles(B, A, C, alpha: "fp64", _C_operand: "fp64", B_stride0, B_stride1, A_stride0, A_stride1, C_stride0, C_stride1, C_shape0, C_shape1, B_shape1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
+    # samples/accumulation_loops.py:37: for i in range(C.shape[0]):
+    # as 64 x 64 tiles of (i, j), tl.dot over blocks of the reduction (passes/tile_dot.rs)
+    _tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
+    _group_first = _tile // (8 * tl.num_programs(0)) * 8
+    _group_rows = tl.minimum(tl.num_programs(1) - _group_first, 8)
+    _tile_row = _group_first + _tile % (8 * tl.num_programs(0)) % _group_rows
+    _tile_col = _tile % (8 * tl.num_programs(0)) // _group_rows
+    _row0 = 0 + _tile_row * BI
+    _ti = _row0 + tl.arange(0, BI)
+    _ti_ok = _ti < C_shape0
+    _row1 = tl.minimum(_row0 + BI, C_shape0) - 1
+    _col_base = 0
+    _col0 = _col_base + _tile_col * BJ
+    _tj = _col0 + tl.arange(0, BJ)
+    _col_lo = 0
+    _col_hi = C_shape1
+    _tj_ok = (_tj >= _col_lo) & (_tj < _col_hi)
+    _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
+    _k_lo = tl.min(tl.where(_ti_ok, _ti + 1, _row0 + 1), axis=0)
+    _k_hi = C_shape0
+    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/accumulation_loops.py:43
+        _tk = _kb + tl.arange(0, BK)
+        _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi) & (_tk[None, :] >= _ti[:, None] + 1)
+        _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
+        _acc = tl.dot(tl.load(A + _tk[None, :] * A_stride0 + _ti[:, None] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+    _k_lo = 0
+    _k_hi = tl.max(tl.where(_ti_ok, _ti, _row0), axis=0)
+    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/accumulation_loops.py:42
+        _tk = _kb + tl.arange(0, BK)
+        _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi) & (_tk[None, :] < _ti[:, None])
+        _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
+        _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
+    _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
+    tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, (tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) * _C_operand).to(C.dtype.element_ty) + alpha * tl.load(B + _ti[:, None] * B_stride0 + (_tj[None, :] % B_shape1) * B_stride1, mask=_tile_ok) * tl.load(A + _ti[:, None] * A_stride0 + _ti[:, None] * A_stride1, mask=_tile_ok) + alpha * _acc, mask=_tile_ok)  # samples/accumulation_loops.py:37
+
+
+_symm_shared_line_kernel0_tiles_tuning = _AppycTuning("_symm_shared_line_kernel0_tiles", "348752e561da7b72", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+
+
+def _launch_symm_shared_line_kernel0_tiles(B, A, C, alpha, _C_operand, _appyc_rows, _appyc_cols, _appyc_config):
+    """Launches _symm_shared_line_kernel0_tiles with one tile configuration."""
+    _appyc_bi, _appyc_bj, _appyc_bk, _appyc_warps, _appyc_stages = _appyc_config
+    _appyc_launch(
+        _symm_shared_line_kernel0_tiles, ((_appyc_cols + _appyc_bj - 1) // _appyc_bj, (_appyc_rows + _appyc_bi - 1) // _appyc_bi),
+        (B, A, C, float(alpha), float(_C_operand), B.stride(0), B.stride(1), A.stride(0), A.stride(1), C.stride(0), C.stride(1), C.shape[0], C.shape[1], B.shape[1],),
+        {"BI": _appyc_bi, "BJ": _appyc_bj, "BK": _appyc_bk, "STAGES": _appyc_stages, "PRECISION": "ieee"},
+        num_warps=_appyc_warps,
+    )
+
+
+_symm_shared_line_kernel0_tuning = _AppycTuning("_symm_shared_line_kernel0", "8d9936467f26e10e", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+
+
+def _launch_symm_shared_line_kernel0(B, A, C, alpha, _C_operand, _appyc_config=None):
+    """Launches _symm_shared_line_kernel0 for the region at samples/accumulation_loops.py:37."""
+    n_i = int(C.shape[0])
+    if n_i <= 0:
+        return
+    if _appyc_dot_ok(C, B, A):
+        _appyc_cols = int(C.shape[1]) - int(0)
+        if _appyc_cols > 0:
+            _appyc_key = (_appyc_size(C.shape[0]), _appyc_size(C.shape[1]), _appyc_size(B.shape[1]), B.dtype, A.dtype, C.dtype)
+            _appyc_tile = _symm_shared_line_kernel0_tiles_tuning.chosen.get(_appyc_key)
+            if _appyc_tile is None:
+                _appyc_tile = _symm_shared_line_kernel0_tiles_tuning.tune(
+                    _appyc_key, (C,), lambda config: _launch_symm_shared_line_kernel0_tiles(B, A, C, alpha, _C_operand, n_i, _appyc_cols, config)
+                )
+            _launch_symm_shared_line_kernel0_tiles(B, A, C, alpha, _C_operand, n_i, _appyc_cols, _appyc_tile)
+        return
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(C.shape[0]), _appyc_size(C.shape[1]), _appyc_size(B.shape[1]), B.dtype, A.dtype, C.dtype)
+        _appyc_config = _symm_shared_line_kernel0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _symm_shared_line_kernel0_tuning.tune(
+                _appyc_key, (C,), lambda config: _launch_symm_shared_line_kernel0(B, A, C, alpha, _C_operand, config)
+            )
+    _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_launch(
+        _symm_shared_line_kernel0, (n_i,),
+        (B, A, C, float(alpha), float(_C_operand), B.stride(0), B.stride(1), A.stride(0), A.stride(1), C.stride(0), C.stride(1), C.shape[0], C.shape[1], B.shape[1],),
+        {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(C.shape[1]) <= _appyc_mvl}, num_warps=_appyc_warps,
+    )
+
+
+def symm_shared_line(alpha, beta, C, A, B):
+    # symm_natural with its row allocated on the line that doubles alpha: gather keeps the row
+    # in registers, yet the line stays (passes/dead_allocations.rs), for its other statement.
+    temp2 = torch.empty((C.shape[1],), dtype=C.dtype, device=C.device); alpha = 2.0 * alpha
+    # appyc: `C *= beta` runs inside _launch_symm_shared_line_kernel0 below (here if its operand is an array)
+    _C_operand = _appyc_fold_operand(C, "*=", beta)
+    _launch_symm_shared_line_kernel0(B, A, C, alpha, _C_operand)
     return C
 
 
 @triton.jit
 def _lower_product_kernel0(L, B, C, L_stride0, L_stride1, B_stride0, B_stride1, C_stride0, C_stride1, C_shape0, C_shape1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
-    # samples/accumulation_loops.py:33: for k in range(C.shape[0]):
-    i = 1 + tl.program_id(0)  # samples/accumulation_loops.py:33
-    for _j_base in range(0, 1 if ONE_STRIP else C_shape1, MVL):  # samples/accumulation_loops.py:33
+    # samples/accumulation_loops.py:52: for k in range(C.shape[0]):
+    i = 1 + tl.program_id(0)  # samples/accumulation_loops.py:52
+    for _j_base in range(0, 1 if ONE_STRIP else C_shape1, MVL):  # samples/accumulation_loops.py:52
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < C_shape1
-        s_0 = tl.full(j.shape, 0.0, (tl.zeros((), L.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:33
-        _s_0_rows = tl.zeros((32, MVL), (tl.zeros((), L.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:38
-        for _k_base in range(0, i, 32):  # samples/accumulation_loops.py:38
+        s_0 = tl.full(j.shape, 0.0, (tl.zeros((), L.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:52
+        _s_0_rows = tl.zeros((32, MVL), (tl.zeros((), L.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:57
+        for _k_base in range(0, i, 32):  # samples/accumulation_loops.py:57
             k = _k_base + tl.arange(0, 32)
             k_mask = k < i
-            _s_0_rows = _s_0_rows + tl.where(j_mask & k_mask[:, None], tl.load(L + i * L_stride0 + k[:, None] * L_stride1, mask=k_mask[:, None]) * tl.load(B + k[:, None] * B_stride0 + j * B_stride1, mask=j_mask & k_mask[:, None]), 0)  # samples/accumulation_loops.py:38
-        s_0 = s_0 + tl.sum(_s_0_rows, axis=0)  # samples/accumulation_loops.py:38
-        tl.store(C + i * C_stride0 + j * C_stride1, tl.load(C + i * C_stride0 + j * C_stride1, mask=j_mask) + s_0, mask=j_mask)  # samples/accumulation_loops.py:38
+            _s_0_rows = _s_0_rows + tl.where(j_mask & k_mask[:, None], tl.load(L + i * L_stride0 + k[:, None] * L_stride1, mask=k_mask[:, None]) * tl.load(B + k[:, None] * B_stride0 + j * B_stride1, mask=j_mask & k_mask[:, None]), 0)  # samples/accumulation_loops.py:57
+        s_0 = s_0 + tl.sum(_s_0_rows, axis=0)  # samples/accumulation_loops.py:57
+        tl.store(C + i * C_stride0 + j * C_stride1, tl.load(C + i * C_stride0 + j * C_stride1, mask=j_mask) + s_0, mask=j_mask)  # samples/accumulation_loops.py:57
 
 
 @triton.jit
 def _lower_product_kernel0_tiles(L, B, C, L_stride0, L_stride1, B_stride0, B_stride1, C_stride0, C_stride1, C_shape0, C_shape1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
-    # samples/accumulation_loops.py:33: for k in range(C.shape[0]):
+    # samples/accumulation_loops.py:52: for k in range(C.shape[0]):
     # as 64 x 64 tiles of (i, j), tl.dot over blocks of the reduction (passes/tile_dot.rs)
     _tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
     _group_first = _tile // (8 * tl.num_programs(0)) * 8
@@ -979,16 +1128,16 @@ def _lower_product_kernel0_tiles(L, B, C, L_stride0, L_stride1, B_stride0, B_str
     _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
     _k_lo = 0
     _k_hi = tl.max(tl.where(_ti_ok, _ti, _row0), axis=0)
-    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/accumulation_loops.py:33
+    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/accumulation_loops.py:52
         _tk = _kb + tl.arange(0, BK)
         _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi) & (_tk[None, :] < _ti[:, None])
         _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
         _acc = tl.dot(tl.load(L + _ti[:, None] * L_stride0 + _tk[None, :] * L_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(B + _tk[:, None] * B_stride0 + _tj[None, :] * B_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
     _tile_ok = _ti_ok[:, None] & _tj_ok[None, :]
-    tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + _acc, mask=_tile_ok)  # samples/accumulation_loops.py:33
+    tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + _acc, mask=_tile_ok)  # samples/accumulation_loops.py:52
 
 
-_lower_product_kernel0_tiles_tuning = _AppycTuning("_lower_product_kernel0_tiles", "c2593ed9a502c526", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_lower_product_kernel0_tiles_tuning = _AppycTuning("_lower_product_kernel0_tiles", "c70ee7023738b9fd", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_lower_product_kernel0_tiles(L, B, C, _appyc_rows, _appyc_cols, _appyc_config):
@@ -1002,11 +1151,11 @@ def _launch_lower_product_kernel0_tiles(L, B, C, _appyc_rows, _appyc_cols, _appy
     )
 
 
-_lower_product_kernel0_tuning = _AppycTuning("_lower_product_kernel0", "bf8c879e81a99462", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_lower_product_kernel0_tuning = _AppycTuning("_lower_product_kernel0", "ce0bf445b373941b", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_lower_product_kernel0(L, B, C, _appyc_config=None):
-    """Launches _lower_product_kernel0 for the region at samples/accumulation_loops.py:33."""
+    """Launches _lower_product_kernel0 for the region at samples/accumulation_loops.py:52."""
     n_i = int(C.shape[0]) - int(1)
     if n_i <= 0:
         return
@@ -1043,24 +1192,24 @@ def lower_product(L, B, C):
 
 @triton.jit
 def _syrk_steps_kernel0(A, C, alpha: "fp64", A_stride0, A_stride1, C_stride0, C_stride1, C_shape0, A_shape1, MVL: tl.constexpr):
-    # samples/accumulation_loops.py:43: for k in range(A.shape[1]):
-    i = tl.program_id(0)  # samples/accumulation_loops.py:43
-    for _j_base in range(0, i + 1, MVL):  # samples/accumulation_loops.py:43
+    # samples/accumulation_loops.py:62: for k in range(A.shape[1]):
+    i = tl.program_id(0)  # samples/accumulation_loops.py:62
+    for _j_base in range(0, i + 1, MVL):  # samples/accumulation_loops.py:62
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < i + 1
-        s_0 = tl.full(j.shape, 0.0, (tl.zeros((), tl.float64) + tl.zeros((), A.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:43
-        _s_0_rows = tl.zeros((32, MVL), (tl.zeros((), tl.float64) + tl.zeros((), A.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:48
-        for _k_base in range(0, A_shape1, 32):  # samples/accumulation_loops.py:48
+        s_0 = tl.full(j.shape, 0.0, (tl.zeros((), tl.float64) + tl.zeros((), A.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:62
+        _s_0_rows = tl.zeros((32, MVL), (tl.zeros((), tl.float64) + tl.zeros((), A.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:67
+        for _k_base in range(0, A_shape1, 32):  # samples/accumulation_loops.py:67
             k = _k_base + tl.arange(0, 32)
             k_mask = k < A_shape1
-            _s_0_rows = _s_0_rows + tl.where(j_mask & k_mask[:, None], alpha * tl.load(A + i * A_stride0 + k[:, None] * A_stride1, mask=k_mask[:, None]) * tl.load(A + j * A_stride0 + k[:, None] * A_stride1, mask=j_mask & k_mask[:, None]), 0)  # samples/accumulation_loops.py:48
-        s_0 = s_0 + tl.sum(_s_0_rows, axis=0)  # samples/accumulation_loops.py:48
-        tl.store(C + i * C_stride0 + j * C_stride1, tl.load(C + i * C_stride0 + j * C_stride1, mask=j_mask) + s_0, mask=j_mask)  # samples/accumulation_loops.py:48
+            _s_0_rows = _s_0_rows + tl.where(j_mask & k_mask[:, None], alpha * tl.load(A + i * A_stride0 + k[:, None] * A_stride1, mask=k_mask[:, None]) * tl.load(A + j * A_stride0 + k[:, None] * A_stride1, mask=j_mask & k_mask[:, None]), 0)  # samples/accumulation_loops.py:67
+        s_0 = s_0 + tl.sum(_s_0_rows, axis=0)  # samples/accumulation_loops.py:67
+        tl.store(C + i * C_stride0 + j * C_stride1, tl.load(C + i * C_stride0 + j * C_stride1, mask=j_mask) + s_0, mask=j_mask)  # samples/accumulation_loops.py:67
 
 
 @triton.jit
 def _syrk_steps_kernel0_tiles(A, C, alpha: "fp64", A_stride0, A_stride1, C_stride0, C_stride1, C_shape0, A_shape1, BI: tl.constexpr, BJ: tl.constexpr, BK: tl.constexpr, STAGES: tl.constexpr, PRECISION: tl.constexpr):
-    # samples/accumulation_loops.py:43: for k in range(A.shape[1]):
+    # samples/accumulation_loops.py:62: for k in range(A.shape[1]):
     # as 64 x 64 tiles of (i, j), tl.dot over blocks of the reduction (passes/tile_dot.rs)
     _tile = tl.program_id(1) * tl.num_programs(0) + tl.program_id(0)
     _group_first = _tile // (8 * tl.num_programs(0)) * 8
@@ -1081,16 +1230,16 @@ def _syrk_steps_kernel0_tiles(A, C, alpha: "fp64", A_stride0, A_stride1, C_strid
     _acc = tl.zeros((BI, BJ), dtype=C.dtype.element_ty)
     _k_lo = 0
     _k_hi = tl.where(_live, A_shape1, _k_lo)
-    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/accumulation_loops.py:43
+    for _kb in tl.range(_k_lo, _k_hi, BK, num_stages=STAGES):  # samples/accumulation_loops.py:62
         _tk = _kb + tl.arange(0, BK)
         _a_ok = _ti_ok[:, None] & (_tk[None, :] < _k_hi)
         _b_ok = _tj_ok[None, :] & (_tk[:, None] < _k_hi)
         _acc = tl.dot(tl.load(A + _ti[:, None] * A_stride0 + _tk[None, :] * A_stride1, mask=_a_ok, other=0.0).to(C.dtype.element_ty), tl.load(A + _tj[None, :] * A_stride0 + _tk[:, None] * A_stride1, mask=_b_ok, other=0.0).to(C.dtype.element_ty), _acc, input_precision=PRECISION, out_dtype=C.dtype.element_ty)
     _tile_ok = _ti_ok[:, None] & _tj_ok[None, :] & (_tj[None, :] >= 0) & (_tj[None, :] < _ti[:, None] + 1)
-    tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + alpha * _acc, mask=_tile_ok)  # samples/accumulation_loops.py:43
+    tl.store(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, tl.load(C + _ti[:, None] * C_stride0 + _tj[None, :] * C_stride1, mask=_tile_ok) + alpha * _acc, mask=_tile_ok)  # samples/accumulation_loops.py:62
 
 
-_syrk_steps_kernel0_tiles_tuning = _AppycTuning("_syrk_steps_kernel0_tiles", "adfc87dc17ba7140", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
+_syrk_steps_kernel0_tiles_tuning = _AppycTuning("_syrk_steps_kernel0_tiles", "2757c02582da1b65", (64, 64, 16, 4, 3), _APPYC_TILE_CANDIDATES, lanes_first=False)
 
 
 def _launch_syrk_steps_kernel0_tiles(A, C, alpha, _appyc_rows, _appyc_cols, _appyc_config):
@@ -1104,11 +1253,11 @@ def _launch_syrk_steps_kernel0_tiles(A, C, alpha, _appyc_rows, _appyc_cols, _app
     )
 
 
-_syrk_steps_kernel0_tuning = _AppycTuning("_syrk_steps_kernel0", "e4331177649d8b2b", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_syrk_steps_kernel0_tuning = _AppycTuning("_syrk_steps_kernel0", "9d9069b65584b9d6", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_syrk_steps_kernel0(A, C, alpha, _appyc_config=None):
-    """Launches _syrk_steps_kernel0 for the region at samples/accumulation_loops.py:43."""
+    """Launches _syrk_steps_kernel0 for the region at samples/accumulation_loops.py:62."""
     n_i = int(C.shape[0])
     if n_i <= 0:
         return
@@ -1145,7 +1294,7 @@ def syrk_steps(alpha, C, A):
 
 @triton.jit
 def _column_triangle_kernel0(L, B, C, L_stride0, L_stride1, B_stride0, B_stride1, C_stride0, C_stride1, C_shape0, L_shape0, FLAT_GRID: tl.constexpr):
-    # samples/accumulation_loops.py:54: for v in range(L.shape[0]):
+    # samples/accumulation_loops.py:73: for v in range(L.shape[0]):
     if FLAT_GRID:
         _n0_1 = tl.maximum((C_shape0) - (0), 0)
         _n0_0 = tl.maximum((L_shape0) - (0), 0)
@@ -1155,16 +1304,16 @@ def _column_triangle_kernel0(L, B, C, L_stride0, L_stride1, B_stride0, B_stride1
     else:
         _pid0_0 = tl.program_id(0)
         _pid0_1 = tl.program_id(1)
-    j = _pid0_1  # samples/accumulation_loops.py:54
-    k = _pid0_0  # samples/accumulation_loops.py:54
-    s_0 = tl.full((), 0.0, (tl.zeros((), L.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:54
-    for v in range(k, L_shape0, 1):  # samples/accumulation_loops.py:59
-        s_0 = s_0 + tl.load(L + v * L_stride0 + k * L_stride1) * tl.load(B + v * B_stride0 + j * B_stride1)  # samples/accumulation_loops.py:59
-    tl.store(C + j * C_stride0 + k * C_stride1, tl.load(C + j * C_stride0 + k * C_stride1) + s_0)  # samples/accumulation_loops.py:59
+    j = _pid0_1  # samples/accumulation_loops.py:73
+    k = _pid0_0  # samples/accumulation_loops.py:73
+    s_0 = tl.full((), 0.0, (tl.zeros((), L.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:73
+    for v in range(k, L_shape0, 1):  # samples/accumulation_loops.py:78
+        s_0 = s_0 + tl.load(L + v * L_stride0 + k * L_stride1) * tl.load(B + v * B_stride0 + j * B_stride1)  # samples/accumulation_loops.py:78
+    tl.store(C + j * C_stride0 + k * C_stride1, tl.load(C + j * C_stride0 + k * C_stride1) + s_0)  # samples/accumulation_loops.py:78
 
 
 def _launch_column_triangle_kernel0(L, B, C):
-    """Launches _column_triangle_kernel0 for the region at samples/accumulation_loops.py:54."""
+    """Launches _column_triangle_kernel0 for the region at samples/accumulation_loops.py:73."""
     n_j = int(C.shape[0])
     n_k = int(L.shape[0])
     if n_j <= 0 or n_k <= 0:
@@ -1185,18 +1334,18 @@ def column_triangle(L, B, C):
 
 @triton.jit
 def _column_sums_kernel0(A, y, x, A_stride0, A_stride1, y_stride0, x_stride0, A_shape1, A_shape0, _appyc_partials, _appyc_arrivals, _appyc_split_rows, MVL: tl.constexpr):
-    # samples/accumulation_loops.py:64: for i in range(A.shape[0]):
-    j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/accumulation_loops.py:64
+    # samples/accumulation_loops.py:83: for i in range(A.shape[0]):
+    j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/accumulation_loops.py:83
     j_mask = j < A_shape1
-    s_0 = tl.full((MVL,), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), y.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:64
+    s_0 = tl.full((MVL,), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), y.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:83
     _appyc_split = tl.program_id(1)
     _appyc_rows_lo = 0 + _appyc_split * _appyc_split_rows
     _appyc_rows_hi = tl.minimum(_appyc_rows_lo + _appyc_split_rows, A_shape0)
-    _s_0_rows = tl.zeros((32, MVL), (tl.zeros((), A.dtype.element_ty) + tl.zeros((), y.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:67
-    for _i_base in range(_appyc_rows_lo, _appyc_rows_hi, 32):  # samples/accumulation_loops.py:67
+    _s_0_rows = tl.zeros((32, MVL), (tl.zeros((), A.dtype.element_ty) + tl.zeros((), y.dtype.element_ty)).dtype)  # samples/accumulation_loops.py:86
+    for _i_base in range(_appyc_rows_lo, _appyc_rows_hi, 32):  # samples/accumulation_loops.py:86
         i = _i_base + tl.arange(0, 32)
         i_mask = i < _appyc_rows_hi
-        _s_0_rows = _s_0_rows + tl.where(i_mask[:, None] & j_mask, tl.load(A + i[:, None] * A_stride0 + j * A_stride1, mask=i_mask[:, None] & j_mask) * tl.load(y + i[:, None] * y_stride0, mask=i_mask[:, None]), 0)  # samples/accumulation_loops.py:67
+        _s_0_rows = _s_0_rows + tl.where(i_mask[:, None] & j_mask, tl.load(A + i[:, None] * A_stride0 + j * A_stride1, mask=i_mask[:, None] & j_mask) * tl.load(y + i[:, None] * y_stride0, mask=i_mask[:, None]), 0)  # samples/accumulation_loops.py:86
     _appyc_part = _appyc_partials.to(tl.pointer_type(_s_0_rows.dtype)) + tl.program_id(0) * MVL + tl.arange(0, MVL)
     _appyc_stride = tl.num_programs(0) * MVL
     tl.store(_appyc_part + _appyc_split * _appyc_stride, tl.sum(_s_0_rows, axis=0))
@@ -1209,15 +1358,15 @@ def _column_sums_kernel0(A, y, x, A_stride0, A_stride1, y_stride0, x_stride0, A_
         for _appyc_k in range(1, tl.num_programs(1)):
             _appyc_total = _appyc_total + tl.load(_appyc_part + _appyc_k * _appyc_stride, cache_modifier=".cg")
         tl.store(_appyc_arrivals + tl.program_id(0), 0)
-        s_0 = s_0 + _appyc_total  # samples/accumulation_loops.py:67
-        tl.store(x + j * x_stride0, tl.load(x + j * x_stride0, mask=j_mask) + s_0, mask=j_mask)  # samples/accumulation_loops.py:67
+        s_0 = s_0 + _appyc_total  # samples/accumulation_loops.py:86
+        tl.store(x + j * x_stride0, tl.load(x + j * x_stride0, mask=j_mask) + s_0, mask=j_mask)  # samples/accumulation_loops.py:86
 
 
-_column_sums_kernel0_tuning = _AppycTuning("_column_sums_kernel0", "bf52d99c3a849b95", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_column_sums_kernel0_tuning = _AppycTuning("_column_sums_kernel0", "b752d5ee6e63bfc3", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 def _launch_column_sums_kernel0(A, y, x, _appyc_config=None):
-    """Launches _column_sums_kernel0 for the region at samples/accumulation_loops.py:64."""
+    """Launches _column_sums_kernel0 for the region at samples/accumulation_loops.py:83."""
     n_j = int(A.shape[1])
     if n_j <= 0:
         return
@@ -1246,29 +1395,29 @@ def column_sums(A, y, x):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
 def _prefix_rows_persistent0(C, C_stride0, C_stride1, C_shape1, _i_start, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/accumulation_loops.py:72: for i in range(1, C.shape[0]):  (persistent: 1 phase(s) per iteration)
+    # samples/accumulation_loops.py:91: for i in range(1, C.shape[0]):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
     for _phase in range(_phase_lo, _phase_hi):
         _iteration = _phase
         i = _i_start + _iteration
-        # samples/accumulation_loops.py:73: #pragma parallel for simd
+        # samples/accumulation_loops.py:92: #pragma parallel for simd
         _n0_0 = tl.maximum(tl.cdiv((C_shape1) - (0), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            j = _vp * MVL + tl.arange(0, MVL)  # samples/accumulation_loops.py:74
+            j = _vp * MVL + tl.arange(0, MVL)  # samples/accumulation_loops.py:93
             j_mask = j < C_shape1
-            tl.store(C + i * C_stride0 + j * C_stride1, tl.load(C + i * C_stride0 + j * C_stride1, mask=j_mask) + tl.load(C + (i - 1) * C_stride0 + j * C_stride1, mask=j_mask), mask=j_mask)  # samples/accumulation_loops.py:75
+            tl.store(C + i * C_stride0 + j * C_stride1, tl.load(C + i * C_stride0 + j * C_stride1, mask=j_mask) + tl.load(C + (i - 1) * C_stride0 + j * C_stride1, mask=j_mask), mask=j_mask)  # samples/accumulation_loops.py:94
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_prefix_rows_persistent0_tuning = _AppycTuning("_prefix_rows_persistent0", "46fda2d2adc723c0", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_prefix_rows_persistent0_tuning = _AppycTuning("_prefix_rows_persistent0", "0015e9eeebe27600", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_prefix_rows_persistent0(C, _appyc_config=None):
-    """Runs the loop at samples/accumulation_loops.py:72 on the GPU: one launch of the persistent kernel _prefix_rows_persistent0."""
+    """Runs the loop at samples/accumulation_loops.py:91 on the GPU: one launch of the persistent kernel _prefix_rows_persistent0."""
     n_i = int(C.shape[0]) - int(1)
     if n_i <= 0:
         return

@@ -2,7 +2,8 @@
 add into one array, each gathered into one region (passes/gather.rs).
 
 Exercises: symm's scatter into the rows above (`C[k, j] += ...` for `k < i`) with a private
-sum carried by a temporary row to a bare row update; a triangular product whose `parallel for`
+sum carried by a temporary row to a bare row update (and again with the row's allocation sharing
+a line with another statement, which keeps the line); a triangular product whose `parallel for`
 starts below the loop's row (`range(k + 1, n)`); syrk's rank-1 updates of a lower triangle; a
 triangle whose sums start at the column (`C[j, k]`, `k <= v`); a column sum into a vector; and
 a loop that reads what it accumulates (a prefix over rows), which stays a loop of regions.
@@ -14,6 +15,24 @@ def symm_natural(alpha, beta, C, A, B):
     # symm (PolyBench) with the row loop on the host: row i scatters into the rows above it
     # and sums the column above it for its own row.
     temp2 = np.empty((C.shape[1],), dtype=C.dtype)
+    C *= beta
+    for i in range(C.shape[0]):
+        #pragma parallel for
+        for j in range(C.shape[1]):
+            acc = 0.0
+            #pragma simd
+            for k in range(i):
+                C[k, j] += alpha * B[i, j] * A[i, k]
+                acc += B[k, j] * A[i, k]
+            temp2[j] = acc
+        C[i, :] += alpha * B[i, :] * A[i, i] + alpha * temp2
+    return C
+
+
+def symm_shared_line(alpha, beta, C, A, B):
+    # symm_natural with its row allocated on the line that doubles alpha: gather keeps the row
+    # in registers, yet the line stays (passes/dead_allocations.rs), for its other statement.
+    temp2 = np.empty((C.shape[1],), dtype=C.dtype); alpha = 2.0 * alpha
     C *= beta
     for i in range(C.shape[0]):
         #pragma parallel for

@@ -2,7 +2,8 @@
 
 Exercises: `np.empty_like`, `np.zeros(N)` (fp64 by default), `np.zeros((M, N), dtype=np.float32)`,
 `np.full`, `np.ones`, `A.copy()` and `return out` in a compiled function, plus a function without
-any pragma (left as plain code, no kernel).
+any pragma (left as plain code, no kernel). Allocations passes/dead_allocations.rs must keep: one
+named only inside regions that write and read it, one that only a `return` names.
 """
 import numpy as np
 
@@ -64,6 +65,27 @@ def shifted_copy(A, N):
     for i in range(1, N):
         out[i] = A[i - 1] + out[i]
     return out
+
+
+def staged_square(A, B, N):
+    # T is named only inside regions, but they write and read it: the allocation stays.
+    T = np.empty_like(A)
+    #pragma parallel for simd
+    for i in range(N):
+        T[i] = A[i] * A[i]
+    #pragma parallel for simd
+    for i in range(N):
+        B[i] = T[i] + T[N - 1 - i]
+    return B
+
+
+def scale_with_fresh_counts(A, N):
+    # No region names `counts`, but the return does: the allocation stays.
+    counts = np.zeros(N, dtype=np.int64)
+    #pragma parallel for simd
+    for i in range(N):
+        A[i] = A[i] * 2.0
+    return A, counts
 
 
 def plain_axpy(a, X, Y, N):

@@ -3,9 +3,11 @@ element of it once: the region runs them (passes/fold_host_update.rs), so the ho
 nothing for them and the array crosses memory once.
 
 Exercises: symm's `C *= beta` before a row update (folded); `C -= beta` before a product whose
-tiles apply it in their epilogue (folded); a region that stores only some rows, so the others
-must still be scaled on the host (not folded); `C = C * beta`, which binds a new array and
-leaves the caller's as it was (not folded).
+tiles apply it in their epilogue (folded); `C += beta` (folded); a region that stores only some
+rows, so the others must still be scaled on the host (not folded); `C = C * beta`, which binds a
+new array and leaves the caller's as it was (not folded). `beta` is a parameter, so a caller may
+pass an array NumPy broadcasts against C: the host then applies it and the kernel applies the
+operator's identity (the difftests pass arrays, a row, a column, 0-d and one-element arrays).
 """
 import numpy as np
 
@@ -30,6 +32,16 @@ def shift_then_product(alpha, beta, C, A, B):
             for k in range(A.shape[1]):
                 s += A[i, k] * B[k, j]
             C[i, j] = C[i, j] + alpha * s
+    return C
+
+
+def offset_then_update(alpha, beta, C, B):
+    C += beta
+    #pragma parallel for
+    for i in range(C.shape[0]):
+        #pragma simd
+        for j in range(C.shape[1]):
+            C[i, j] = C[i, j] + alpha * B[i, j]
     return C
 
 

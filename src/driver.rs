@@ -333,7 +333,7 @@ fn compile_function(
     // 8a-8b: across regions and the statements between them, so on the function's kernels
     // together.
     passes::fuse_into_reduction::run(&func, &mut kernels);
-    passes::fold_host_update::run(file, &func, &mut kernels);
+    passes::fold_host_update::run(file, &func, &mut kernels, warnings);
     // 9-10: vector lanes (vectorize_parallel, row_block) and strip-mining.
     for k in kernels.iter_mut() {
         strip_mine(k, opts.auto_simd)?;
@@ -593,7 +593,12 @@ fn lowered_region(file: &SourceFile, k: &Kernel, out: &mut Spliced) {
         let what = absorbed_name(file, a);
         out.edits.push(Edit {
             range: line_range(file, a.span),
-            text: format!("{indent}# appyc: {what} runs inside the next one\n"),
+            text: match fold_operand(file, a) {
+                Some(binding) => format!(
+                    "{indent}# appyc: {what} runs inside the next one (here if its operand is an array){binding}\n"
+                ),
+                None => format!("{indent}# appyc: {what} runs inside the next one\n"),
+            },
         });
         out.skip.push(a.span);
     }
@@ -631,9 +636,17 @@ fn region_launch(cx: &LaunchContext, k: &Kernel, out: &mut Spliced) -> Result<()
     out.replace(file, k.span, region_start(k), call);
     out.skip.push(k.span);
     for a in &k.absorbed {
+        // An operand that may be an array is bound on the line after the note.
+        let binding = fold_operand(file, a);
         let note = format!(
-            "# appyc: {} runs inside {name} below",
-            absorbed_name(file, a)
+            "# appyc: {} runs inside {name} below{}{}",
+            absorbed_name(file, a),
+            if binding.is_some() {
+                " (here if its operand is an array)"
+            } else {
+                ""
+            },
+            binding.unwrap_or_default()
         );
         out.replace(file, a.span, a.span.start, note);
         out.skip.push(a.span);
@@ -641,11 +654,30 @@ fn region_launch(cx: &LaunchContext, k: &Kernel, out: &mut Spliced) -> Result<()
     Ok(())
 }
 
+/// The host line that binds a folded statement's operand (`passes::fold_host_update`), at the
+/// statement's indentation, after its note; `None` where the kernel reads the operand itself.
+fn fold_operand(file: &SourceFile, a: &Absorbed) -> Option<String> {
+    let AbsorbedKind::Statement {
+        operand: Some(o), ..
+    } = &a.what
+    else {
+        return None;
+    };
+    Some(format!(
+        "\n{}{} = _appyc_fold_operand({}, \"{}\", {})",
+        indentation(file, a.span.start),
+        o.name,
+        o.array,
+        o.op,
+        crate::ir::python::expr(&o.value)
+    ))
+}
+
 /// How the note in its place names absorbed source: a statement by its text.
 fn absorbed_name(file: &SourceFile, a: &Absorbed) -> String {
     match a.what {
         AbsorbedKind::Region => "this region".to_string(),
-        AbsorbedKind::Statement => format!(
+        AbsorbedKind::Statement { .. } => format!(
             "`{}`",
             file.text[a.span.start as usize..a.span.end as usize].trim()
         ),

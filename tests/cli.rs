@@ -899,3 +899,44 @@ fn distribute_refuses_accesses_a_row_split_cannot_serve_and_other_axes() {
     );
     has_caret_under(&e, "#pragma distribute(A, B) axis(1)");
 }
+
+#[test]
+fn verbose_says_why_a_host_update_stays_on_the_host() {
+    let dir = scratch("fold-note");
+    let src = dir.join("upd.py");
+    let text = "def f(beta, C, B):\n    C *= beta\n    #pragma parallel for\n    for i in range(1, C.shape[0]):\n        #pragma simd\n        for j in range(C.shape[1]):\n            C[i, j] = C[i, j] + B[i, j]\n";
+    std::fs::write(&src, text).unwrap();
+    let out = dir.join("out.py");
+    let args = [src.to_str().unwrap(), "-o", out.to_str().unwrap()];
+    let quiet = appyc(&args);
+    assert!(quiet.status.success());
+    assert!(!String::from_utf8_lossy(&quiet.stderr).contains("note:"));
+    let verbose = appyc(&[args[0], args[1], args[2], "-v"]);
+    assert!(verbose.status.success());
+    let stderr = String::from_utf8_lossy(&verbose.stderr);
+    assert!(
+        stderr.contains("upd.py:2:5: note: `C *= beta` stays on the host"),
+        "{stderr}"
+    );
+    has_caret_under(&stderr, "    C *= beta");
+    assert!(
+        stderr.contains("the region does not store every element of `C`"),
+        "{stderr}"
+    );
+    assert!(std::fs::read_to_string(&out)
+        .unwrap()
+        .contains("\n    C *= beta\n"));
+    // Folded, it says nothing, and the host binds the operand the kernel applies.
+    std::fs::write(
+        &src,
+        text.replace("range(1, C.shape[0])", "range(C.shape[0])"),
+    )
+    .unwrap();
+    let verbose = appyc(&[args[0], args[1], args[2], "-v"]);
+    assert!(!String::from_utf8_lossy(&verbose.stderr).contains("note:"));
+    let module = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        module.contains("    _C_operand = _appyc_fold_operand(C, \"*=\", beta)\n"),
+        "{module}"
+    );
+}

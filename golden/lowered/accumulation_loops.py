@@ -3,7 +3,8 @@
 add into one array, each gathered into one region (passes/gather.rs).
 
 Exercises: symm's scatter into the rows above (`C[k, j] += ...` for `k < i`) with a private
-sum carried by a temporary row to a bare row update; a triangular product whose `parallel for`
+sum carried by a temporary row to a bare row update (and again with the row's allocation sharing
+a line with another statement, which keeps the line); a triangular product whose `parallel for`
 starts below the loop's row (`range(k + 1, n)`); syrk's rank-1 updates of a lower triangle; a
 triangle whose sums start at the column (`C[j, k]`, `k <= v`); a column sum into a vector; and
 a loop that reads what it accumulates (a prefix over rows), which stays a loop of regions.
@@ -15,7 +16,8 @@ def symm_natural(alpha, beta, C, A, B):
     # symm (PolyBench) with the row loop on the host: row i scatters into the rows above it
     # and sums the column above it for its own row.
     # appyc: `temp2 = np.empty((C.shape[1],), dtype=C.dtype)` dropped: no compiled code reads what it allocates
-    # appyc: `C *= beta` runs inside the next one
+    # appyc: `C *= beta` runs inside the next one (here if its operand is an array)
+    _C_operand = _appyc_fold_operand(C, "*=", beta)
     # _symm_natural_kernel0
     #pragma parallel for
     for i in range(0, C.shape[0], 1):
@@ -28,7 +30,29 @@ def symm_natural(alpha, beta, C, A, B):
             for _k_base in range(0, i, 32):
                 k = appy.vidx(_k_base, 32, i)
                 s_0 = s_0 + sum(alpha * (B[k, j] * A[i, k]), axis=0)
-            C[i, j] = C.dtype.type(C[i, j] * beta) + alpha * B[i, j % B.shape[1]] * A[i, i] + s_0
+            C[i, j] = C.dtype.type(C[i, j] * _C_operand) + alpha * B[i, j % B.shape[1]] * A[i, i] + s_0
+    return C
+
+
+def symm_shared_line(alpha, beta, C, A, B):
+    # symm_natural with its row allocated on the line that doubles alpha: gather keeps the row
+    # in registers, yet the line stays (passes/dead_allocations.rs), for its other statement.
+    temp2 = torch.empty((C.shape[1],), dtype=C.dtype, device=C.device); alpha = 2.0 * alpha
+    # appyc: `C *= beta` runs inside the next one (here if its operand is an array)
+    _C_operand = _appyc_fold_operand(C, "*=", beta)
+    # _symm_shared_line_kernel0
+    #pragma parallel for
+    for i in range(0, C.shape[0], 1):
+        for _j_base in range(0, C.shape[1], appy.MVL):
+            j = appy.vidx(_j_base, appy.MVL, C.shape[1])
+            s_0 = 0.0
+            for _i_0_base in range(i + 1, C.shape[0], 32):
+                i_0 = appy.vidx(_i_0_base, 32, C.shape[0])
+                s_0 = s_0 + sum(alpha * B[i_0, j] * A[i_0, i], axis=0)
+            for _k_base in range(0, i, 32):
+                k = appy.vidx(_k_base, 32, i)
+                s_0 = s_0 + sum(alpha * (B[k, j] * A[i, k]), axis=0)
+            C[i, j] = C.dtype.type(C[i, j] * _C_operand) + alpha * B[i, j % B.shape[1]] * A[i, i] + s_0
     return C
 
 

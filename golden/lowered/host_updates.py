@@ -4,15 +4,18 @@ element of it once: the region runs them (passes/fold_host_update.rs), so the ho
 nothing for them and the array crosses memory once.
 
 Exercises: symm's `C *= beta` before a row update (folded); `C -= beta` before a product whose
-tiles apply it in their epilogue (folded); a region that stores only some rows, so the others
-must still be scaled on the host (not folded); `C = C * beta`, which binds a new array and
-leaves the caller's as it was (not folded).
+tiles apply it in their epilogue (folded); `C += beta` (folded); a region that stores only some
+rows, so the others must still be scaled on the host (not folded); `C = C * beta`, which binds a
+new array and leaves the caller's as it was (not folded). `beta` is a parameter, so a caller may
+pass an array NumPy broadcasts against C: the host then applies it and the kernel applies the
+operator's identity (the difftests pass arrays, a row, a column, 0-d and one-element arrays).
 """
 import numpy as np
 
 
 def scale_then_update(alpha, beta, C, B):
-    # appyc: `C *= beta` runs inside the next one
+    # appyc: `C *= beta` runs inside the next one (here if its operand is an array)
+    _C_operand = _appyc_fold_operand(C, "*=", beta)
     # _scale_then_update_kernel0
     #pragma parallel for simd
     for i in range(0, C.shape[0], 1):
@@ -20,12 +23,13 @@ def scale_then_update(alpha, beta, C, B):
         #pragma parallel for simd
         for j in range(0, C.shape[1], 1):
             j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, C.shape[1])
-            C[i, j] = C.dtype.type(C[i, j] * beta) + alpha * B[i, j]
+            C[i, j] = C.dtype.type(C[i, j] * _C_operand) + alpha * B[i, j]
     return C
 
 
 def shift_then_product(alpha, beta, C, A, B):
-    # appyc: `C -= beta` runs inside the next one
+    # appyc: `C -= beta` runs inside the next one (here if its operand is an array)
+    _C_operand = _appyc_fold_operand(C, "-=", beta)
     # _shift_then_product_kernel0
     #pragma parallel for
     for i in range(0, C.shape[0], 1):
@@ -35,7 +39,21 @@ def shift_then_product(alpha, beta, C, A, B):
             for _k_base in range(0, A.shape[1], 32):
                 k = appy.vidx(_k_base, 32, A.shape[1])
                 s = s + sum(A[i, k] * B[k, j], axis=0)
-            C[i, j] = C.dtype.type(C[i, j] - beta) + alpha * s
+            C[i, j] = C.dtype.type(C[i, j] - _C_operand) + alpha * s
+    return C
+
+
+def offset_then_update(alpha, beta, C, B):
+    # appyc: `C += beta` runs inside the next one (here if its operand is an array)
+    _C_operand = _appyc_fold_operand(C, "+=", beta)
+    # _offset_then_update_kernel0
+    #pragma parallel for simd
+    for i in range(0, C.shape[0], 1):
+        i = appy.vidx(i, appy.ROW_BLOCK, C.shape[0])
+        #pragma parallel for simd
+        for j in range(0, C.shape[1], 1):
+            j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, C.shape[1])
+            C[i, j] = C.dtype.type(C[i, j] + _C_operand) + alpha * B[i, j]
     return C
 
 

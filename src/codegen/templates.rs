@@ -31,6 +31,8 @@ pub struct PreludeUses {
     pub maximum: bool,
     pub minimum: bool,
     pub fill_dtype: bool,
+    /// A folded host statement's operand that may be an array (`passes::fold_host_update`).
+    pub fold_operand: bool,
     /// An array element meets a float (`codegen/triton/expr.rs`, `Widen::NumpyFloat`).
     pub np_float: bool,
     pub masked_max: bool,
@@ -72,6 +74,7 @@ impl PreludeUses {
             maximum: calls("_appyc_maximum"),
             minimum: calls("_appyc_minimum"),
             fill_dtype: calls("_appyc_fill_dtype"),
+            fold_operand: calls("_appyc_fold_operand"),
             np_float: calls("_appyc_np_float"),
             masked_max: calls("_appyc_masked_max"),
             masked_min: calls("_appyc_masked_min"),

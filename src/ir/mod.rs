@@ -530,16 +530,33 @@ pub struct Kernel {
 }
 
 /// Source that a kernel runs in place of the host: its span (for a region, pragma to end).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Absorbed {
     pub span: Span,
     pub what: AbsorbedKind,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum AbsorbedKind {
     Region,
-    Statement,
+    /// A host statement `X op= s` folded into the kernel's store (`passes::fold_host_update`).
+    Statement {
+        /// Where `s` may be an array: the kernel reads a parameter the host binds first.
+        operand: Option<FoldOperand>,
+    },
+}
+
+/// The operand of a folded `X op= s` whose `s` may be an array (it reads a parameter): the
+/// host binds `name = _appyc_fold_operand(X, "op=", s)`, which hands a scalar to the kernel
+/// and applies an array itself, handing the kernel the operator's identity.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FoldOperand {
+    /// The kernel's parameter, a name the function does not use.
+    pub name: String,
+    pub array: String,
+    /// `*=`, `/=`, `+=` or `-=`.
+    pub op: &'static str,
+    pub value: Expr,
 }
 
 impl Absorbed {
@@ -550,10 +567,10 @@ impl Absorbed {
         }
     }
 
-    pub fn statement(span: Span) -> Self {
+    pub fn statement(span: Span, operand: Option<FoldOperand>) -> Self {
         Absorbed {
             span,
-            what: AbsorbedKind::Statement,
+            what: AbsorbedKind::Statement { operand },
         }
     }
 }

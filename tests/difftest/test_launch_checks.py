@@ -200,3 +200,34 @@ def test_float_registers_are_tensors_without_the_harness(gen_dir):
         for g, w in zip(got_arrays, want_arrays):
             np.testing.assert_allclose(g.numpy(), w, rtol=1e-12, atol=1e-14)
 
+
+
+def test_a_folded_update_leaves_a_scalar_to_the_kernel_and_an_array_to_the_host(gen_dir, monkeypatch):
+    """`C *= beta` before a region that stores all of C (passes/fold_host_update.rs): a number,
+    a 0-d or a one-element tensor reaches the kernel, which scales C as it stores it (the host has
+    not touched C when the kernel launches); an array NumPy would broadcast is applied on the host
+    and the kernel gets the identity 1.0. The difftests check the results either way; this checks
+    that the fold is taken for a scalar, which results alone cannot show."""
+    gen = generated_module("host_updates", 16, gen_dir)
+    seen = []
+    real = gen._appyc_launch
+
+    def recording(kernel, grid, args, constants, **options):
+        seen.append((args[0].clone(), args[2]))  # C as the kernel finds it, the operand
+        return real(kernel, grid, args, constants, **options)
+
+    monkeypatch.setattr(gen, "_appyc_launch", recording)
+    monkeypatch.setenv("APPYC_MVL", "16")
+    c0, b = torch.randn(5, 7, dtype=torch.float64), torch.randn(5, 7, dtype=torch.float64)
+    scalars = (0.5, torch.tensor(0.5, dtype=torch.float64), torch.full((1, 1), 0.5, dtype=torch.float64))
+    arrays = (torch.randn(5, 7, dtype=torch.float64), torch.randn(7, dtype=torch.float64))
+    for beta in scalars + arrays:
+        seen.clear()
+        c = c0.clone()
+        gen.scale_then_update(1.5, beta, c, b)
+        [(at_launch, operand)] = seen
+        if any(beta is a for a in arrays):
+            assert operand == 1.0 and torch.equal(at_launch, c0 * beta), beta
+        else:
+            assert operand == 0.5 and torch.equal(at_launch, c0), beta
+        assert torch.allclose(c, c0 * beta + 1.5 * b, rtol=1e-12, atol=1e-12), beta
