@@ -1069,7 +1069,8 @@ def run_case(a):
         tables = [] if mod is None else [
             t for t in vars(mod).values() if type(t).__name__ == "_AppycTuning"]
         settle_calls, settle_s = 0, time.perf_counter()
-        while any(t.pending for t in tables) and settle_calls < 200:
+        # getattr: modules from before tuning was spread over calls have no `pending`
+        while any(getattr(t, "pending", None) for t in tables) and settle_calls < 200:
             once()
             settle_calls += 1
         res.update(settle_calls=settle_calls, settle_s=time.perf_counter() - settle_s)
@@ -1097,7 +1098,7 @@ def tuning_choices(mod):
             continue
         out[t.kernel] = {"default": list(t.default),
                          "chosen": {repr(k): list(c) for k, c in t.chosen.items()}}
-        if t.pending:
+        if getattr(t, "pending", None):
             out[t.kernel]["pending"] = [repr(k) for k in t.pending]
     return out
 
