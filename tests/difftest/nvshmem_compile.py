@@ -94,6 +94,8 @@ def main(library, request_path, result_path):
                 default_maxnreg = mod._APPYC_NVSHMEM_MAXNREG
                 mod._appyc_nvshmem_persistent = persistent
                 mod._appyc_nvshmem_config = lambda _m, w, mvl=mvl: (mvl, w)
+                # Loops of 2-D sweeps ask for the GPU model's configuration: none here (no GPU).
+                mod._appyc_nvshmem_plane_config = lambda _m, w, mvl=mvl: (mvl, w, None)
                 args = [torch.from_numpy(np.ascontiguousarray(a)) if isinstance(a, np.ndarray) else a
                         for a in case.make_args(0, 2)]
                 getattr(mod, case.function)(*args)
