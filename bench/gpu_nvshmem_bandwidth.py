@@ -266,6 +266,14 @@ VARIANTS = {
     "distribute local cap74 6/SM": dict(module="dist_local.py", distribute=True,
                                         attrs={"_APPYC_NVSHMEM_MAXNREG": 74}, hooks=[per_sm(6)]),
     "distribute cap74": dict(module="dist_new.py", distribute=True, attrs={"_APPYC_NVSHMEM_MAXNREG": 74}),
+    # issue 24 on 2 x H200 (performance.md 61): the specialised kernel at the H200's launch
+    # configuration (MVL 1024, 128 registers), against main's module, which takes it by default
+    "tbs p2p 1024": dict(module="new_l8.py", edits=[tbs], env=dict(P2P, APPYC_MVL="1024"), attrs=NOCAP),
+    "tbs p2p 1024 cap128": dict(module="new_l8.py", edits=[tbs], env=dict(P2P, APPYC_MVL="1024"),
+                                attrs={"_APPYC_NVSHMEM_MAXNREG": 128}),
+    "tbs p2p cap128": dict(module="new_l8.py", edits=[tbs], env=P2P, attrs={"_APPYC_NVSHMEM_MAXNREG": 128}),
+    "p2p plain 1024 cap128": dict(module="new_l8.py", env=dict(P2P, APPYC_MVL="1024"),
+                                  attrs={"_APPYC_NVSHMEM_MAXNREG": 128}),
     "single 1024,4,64": dict(module="single.py", single=(1024, 4, 64), check=False, worlds=(1,)),
     "single 512,4,64": dict(module="single.py", single=(512, 4, 64), check=False, worlds=(1,)),
     "single 512,4,24": dict(module="single.py", single=(512, 4, 24), check=False, worlds=(1,)),
