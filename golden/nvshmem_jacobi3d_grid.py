@@ -883,9 +883,13 @@ def _appyc_nvshmem_config(mvl, num_warps):
 # program at 78.6-80.1 % against 76.7-78.3 %, in six runs on four hosts; Listing 9 and the
 # process-grid program ran 2-3.5 % faster. The same setting made the 3-D slab program 3-5 %
 # slower and distribute's 2-D kernel 3.5 % slower, so those keep theirs (performance.md 58,
-# bench/nvshmem_runs/defaults_h200x2_1127e/). The H100 keeps 512 and 80: MVL 1024 at 80 lost
-# there (performance.md 51) and 1024 at 128 was never run there.
-_APPYC_NVSHMEM_PLANE_DEFAULTS = {"H200": (1024, 128)}
+# bench/nvshmem_runs/defaults_h200x2_1127e/). On 2 x H100 (the same 132 SMs, 3.0 TB/s) the
+# setting gave Listing 8 87.8 % against 83.6-83.8 %, the held-out program 87.3 % against
+# 84.8-85.1 % and the process grid 85.8 % against 82.0-82.1 % at 8192^2, and 1-3 points at
+# 4096^2, interleaved default, setting, default (performance.md 61,
+# bench/nvshmem_runs/defaults_h100x2_1127f/); MVL 1024 at a cap of 80 had lost there (§51).
+# Other models keep 512 and 80, as measured on neither.
+_APPYC_NVSHMEM_PLANE_DEFAULTS = {"H200": (1024, 128), "H100": (1024, 128)}
 
 
 def _appyc_nvshmem_plane_config(mvl, num_warps):

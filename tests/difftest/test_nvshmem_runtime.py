@@ -82,9 +82,9 @@ def test_every_new_specialisation_is_initialised_once(tmp_path, monkeypatch):
 
 
 def test_loops_of_2d_sweeps_take_the_gpu_models_measured_configuration(tmp_path, monkeypatch):
-    """On a model _APPYC_NVSHMEM_PLANE_DEFAULTS names (the H200: MVL 1024, a cap of 128) a loop
-    of 2-D sweeps launches with them; elsewhere with the compiled default and the runtime's
-    cap; APPYC_MVL and APPYC_NVSHMEM_MAXNREG still decide over both."""
+    """On a model _APPYC_NVSHMEM_PLANE_DEFAULTS names (the H200 and the H100: MVL 1024, a cap
+    of 128) a loop of 2-D sweeps launches with them; elsewhere with the compiled default and
+    the runtime's cap; APPYC_MVL and APPYC_NVSHMEM_MAXNREG still decide over both."""
     path = compile_sample("nvshmem_jacobi2d_l8", tmp_path)
     spec = importlib.util.spec_from_file_location("nvshmem_runtime_planes", path)
     mod = importlib.util.module_from_spec(spec)
@@ -94,6 +94,8 @@ def test_loops_of_2d_sweeps_take_the_gpu_models_measured_configuration(tmp_path,
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "NVIDIA H200")
     assert mod._appyc_nvshmem_plane_config(512, 4) == (1024, 4, 128)
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "NVIDIA H100 80GB HBM3")
+    assert mod._appyc_nvshmem_plane_config(512, 4) == (1024, 4, 128)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "NVIDIA A100-SXM4-80GB")
     assert mod._appyc_nvshmem_plane_config(512, 4) == (512, 4, None)
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "NVIDIA H200")
     monkeypatch.setenv("APPYC_MVL", "256")
