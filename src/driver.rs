@@ -594,8 +594,10 @@ fn lowered_region(file: &SourceFile, k: &Kernel, out: &mut Spliced) {
         out.edits.push(Edit {
             range: line_range(file, a.span),
             text: match fold_operand(file, a) {
+                // The lowered view defines no helper, so the binding says what it does.
                 Some(binding) => format!(
-                    "{indent}# appyc: {what} runs inside the next one (here if its operand is an array){binding}\n"
+                    "{indent}# appyc: {what} runs inside the next one (here if its operand is an array){binding}  # {}\n",
+                    fold_operand_meaning(a).unwrap_or_default()
                 ),
                 None => format!("{indent}# appyc: {what} runs inside the next one\n"),
             },
@@ -670,6 +672,27 @@ fn fold_operand(file: &SourceFile, a: &Absorbed) -> Option<String> {
         o.array,
         o.op,
         crate::ir::python::expr(&o.value)
+    ))
+}
+
+/// What `_appyc_fold_operand` (templates/prelude.py.jinja) does with this operand, in words
+/// for `--emit lowered`, which prints the binding but not the helper.
+fn fold_operand_meaning(a: &Absorbed) -> Option<String> {
+    let AbsorbedKind::Statement {
+        operand: Some(o), ..
+    } = &a.what
+    else {
+        return None;
+    };
+    let value = crate::ir::python::expr(&o.value);
+    let identity = match o.op {
+        "*=" | "/=" => "1.0",
+        "+=" => "-0.0",
+        _ => "0.0",
+    };
+    Some(format!(
+        "{value} if a number or one element; else `{} {} {value}` runs here and this is {identity}",
+        o.array, o.op
     ))
 }
 

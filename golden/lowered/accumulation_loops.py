@@ -17,7 +17,7 @@ def symm_natural(alpha, beta, C, A, B):
     # and sums the column above it for its own row.
     # appyc: `temp2 = np.empty((C.shape[1],), dtype=C.dtype)` dropped: no compiled code reads what it allocates
     # appyc: `C *= beta` runs inside the next one (here if its operand is an array)
-    _C_operand = _appyc_fold_operand(C, "*=", beta)
+    _C_operand = _appyc_fold_operand(C, "*=", beta)  # beta if a number or one element; else `C *= beta` runs here and this is 1.0
     # _symm_natural_kernel0
     #pragma parallel for
     for i in range(0, C.shape[0], 1):
@@ -39,7 +39,7 @@ def symm_shared_line(alpha, beta, C, A, B):
     # in registers, yet the line stays (passes/dead_allocations.rs), for its other statement.
     temp2 = torch.empty((C.shape[1],), dtype=C.dtype, device=C.device); alpha = 2.0 * alpha
     # appyc: `C *= beta` runs inside the next one (here if its operand is an array)
-    _C_operand = _appyc_fold_operand(C, "*=", beta)
+    _C_operand = _appyc_fold_operand(C, "*=", beta)  # beta if a number or one element; else `C *= beta` runs here and this is 1.0
     # _symm_shared_line_kernel0
     #pragma parallel for
     for i in range(0, C.shape[0], 1):
