@@ -189,6 +189,24 @@ def _launch_jacobi_2d_persistent0(A, flags, M, N, up, down, B, T, _appyc_config=
 '''
 
 
+def stages(k):
+    """The sweeps' tile loops software-pipelined by Triton (`tl.range(..., num_stages=k)`): their
+    loads become asynchronous copies into shared memory, issued k - 1 tiles ahead, so the bytes in
+    flight no longer wait on registers (performance.md 62)."""
+    def edit(text):
+        out, count = re.subn(r"for (_vp\w*) in range\((.*)\):", rf"for \1 in tl.range(\2, num_stages={k}):", text)
+        assert count, "no sweep loop"
+        return out
+    return edit
+
+
+def no_waves(text):
+    """The sweeps' loads in one wave (§54's barrier compiled out)."""
+    old = "_APPYC_NVSHMEM_LOAD_WAVES = tl.constexpr(True)"
+    assert old in text
+    return text.replace(old, "_APPYC_NVSHMEM_LOAD_WAVES = tl.constexpr(False)")
+
+
 def tbs(text):
     return text + TBS
 
@@ -274,6 +292,11 @@ VARIANTS = {
     "tbs p2p cap128": dict(module="new_l8.py", edits=[tbs], env=P2P, attrs={"_APPYC_NVSHMEM_MAXNREG": 128}),
     "p2p plain 1024 cap128": dict(module="new_l8.py", env=dict(P2P, APPYC_MVL="1024"),
                                   attrs={"_APPYC_NVSHMEM_MAXNREG": 128}),
+    # the sweeps software-pipelined (main's module: MVL 1024 and a cap of 128 on H100 and H200)
+    "main stages2": dict(module="main_l8.py", edits=[stages(2)]),
+    "main stages3": dict(module="main_l8.py", edits=[stages(3)]),
+    "main stages2 nowaves": dict(module="main_l8.py", edits=[stages(2), no_waves]),
+    "main stages3 mvl512": dict(module="main_l8.py", edits=[stages(3)], env={"APPYC_MVL": "512"}),
     "single 1024,4,64": dict(module="single.py", single=(1024, 4, 64), check=False, worlds=(1,)),
     "single 512,4,64": dict(module="single.py", single=(512, 4, 64), check=False, worlds=(1,)),
     "single 512,4,24": dict(module="single.py", single=(512, 4, 24), check=False, worlds=(1,)),
