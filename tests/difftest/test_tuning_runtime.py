@@ -326,3 +326,32 @@ def test_the_kernels_of_one_call_share_its_budget(tmp_path, monkeypatch):
     launched.clear()
     second.tune((1,), written, launch)
     assert launched == [(256, 4), (512, 4)]
+
+
+def test_a_call_that_tunes_past_a_second_says_so_once_on_stderr_unless_silenced(tmp_path, monkeypatch, capsys):
+    """Issue 23, item 5: a first call that spends more than a second tuning prints one line to
+    stderr naming the kernel, the time and the cache; a shorter one prints nothing, and
+    APPYC_VERBOSE=0 silences the line."""
+    configs = [(1024, 4), (128, 4), (256, 4), (512, 4), (512, 8), (1024, 8)]
+    mod, launch, _ = tuning_with_clock(tmp_path, monkeypatch, configs)
+    tuning = mod._AppycTuning("k", "hash", (1024, 4), tuple(configs[1:]))
+    written = [torch.ones(2)]
+    tuning.tune((1,), written, launch)  # the default alone: 0.4 s
+    assert capsys.readouterr().err == ""
+    for _ in range(3):
+        launch(None)
+    tuning.tune((1,), written, launch)  # three candidates: 1.2 s
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("appyc: tuned k for 1.2 s in this call")
+    assert str(tmp_path / "cache" / "tuning.json") in lines[0] and "APPYC_VERBOSE=0" in lines[0]
+    monkeypatch.setenv("APPYC_VERBOSE", "0")
+    for _ in range(3):
+        launch(None)
+    tuning.tune((1,), written, launch)  # the last two candidates: 0.8 s, then a silenced call
+    assert capsys.readouterr().err == ""
+    quiet = mod._AppycTuning("q", "hash", (1024, 4), tuple(configs[1:]))
+    quiet.tune((1,), written, launch)
+    for _ in range(3):
+        launch(None)
+    quiet.tune((1,), written, launch)  # 1.2 s again, silenced
+    assert capsys.readouterr().err == ""
