@@ -48,16 +48,20 @@ from test_samples import load_generated, materialize, seed_for, without_appy  # 
 TARGET = GPUTarget("cuda", 90, 32)
 BACKEND = make_backend(TARGET)
 
-_binders = {}        # id(JITFunction) -> binder for the sm_90 backend
+_binders = {}        # id(JITFunction) -> (that JITFunction, its binder for the sm_90 backend)
 _compiled = {}       # (kernel, signature, constexprs, attrs, options) -> error text or None
 _records = None      # the list the current case's compiles go to
 _candidates = None   # {kernel: its tuner's candidate MVLs} for the current case
 
 
 def _binder(fn):
-    b = _binders.get(id(fn))
-    if b is None:
-        b = _binders[id(fn)] = _jit.create_function_from_signature(fn.signature, fn.params, BACKEND)
+    # The entry holds the function: each case loads its module afresh, so a freed kernel's id can
+    # come back for another kernel, whose arguments the old binder would then reject (a CI run
+    # failed `_relax_counted_distributed` with the arguments of another kernel that way).
+    held, b = _binders.get(id(fn), (None, None))
+    if held is not fn:
+        b = _jit.create_function_from_signature(fn.signature, fn.params, BACKEND)
+        _binders[id(fn)] = (fn, b)
     return b
 
 
