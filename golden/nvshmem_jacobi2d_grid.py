@@ -883,7 +883,7 @@ def _appyc_nvshmem_config(mvl, num_warps):
 # 84.8-85.1 % and the process grid 85.8 % against 82.0-82.1 % at 8192^2, and 1-3 points at
 # 4096^2, interleaved default, setting, default (performance.md 61,
 # bench/nvshmem_runs/defaults_h100x2_1127f/); MVL 1024 at a cap of 80 had lost there (§51).
-# Other models keep 512 and 80, as measured on neither.
+# Other GPU models keep 512 and 80: neither setting was measured on them.
 _APPYC_NVSHMEM_PLANE_DEFAULTS = {"H200": (1024, 128), "H100": (1024, 128)}
 
 
