@@ -216,6 +216,18 @@ _appyc_prewarm()
 _APPYC_COMPILED = {}
 
 
+class _AppycRecording(threading.local):
+    """The launches of the launcher call this thread is recording for `_appyc_replayed`, each
+    `(run, grid, function, metadata, arguments)`, or None in place of one that cannot be
+    replayed; `launches` is None while nothing is recorded. Per thread: a launch on another
+    thread must not land in this thread's plan."""
+
+    launches = None
+
+
+_APPYC_RECORDING = _AppycRecording()
+
+
 def _appyc_arg_classes(args, Tensor=torch.Tensor):
     """What Triton specializes a launch on, per argument: a tensor's dtype and 16-byte
     alignment; an integer's being 1, a multiple of 16 and 32-bit; other values' type. One loop
@@ -266,8 +278,11 @@ def _appyc_launch(kernel, grid, args, constants, **options):
         if hit is not None:
             run, function, metadata, names = hit
             grid = tuple(grid) + (1, 1)
+            args = (*args, *[constants[n] for n in names])
             run(grid[0], grid[1], grid[2], torch._C._cuda_getCurrentRawStream(device), function,
-                metadata, None, None, None, *args, *[constants[n] for n in names])
+                metadata, None, None, None, *args)
+            if _APPYC_RECORDING.launches is not None:
+                _APPYC_RECORDING.launches.append((run, grid[:3], function, metadata, args))
             return
     compiled = kernel[grid](*args, **constants, **options)
     names = tuple(getattr(kernel, "arg_names", ()))
@@ -278,8 +293,105 @@ def _appyc_launch(kernel, grid, args, constants, **options):
             key = (device, *constants.values(), *options.items(), *_appyc_arg_classes(args))
         if _APPYC_COMPILED.get(id(kernel), (None,))[0] is not kernel:
             _APPYC_COMPILED[id(kernel)] = (kernel, {})
+        names = tuple(names[len(args):])
         _APPYC_COMPILED[id(kernel)][1][key] = (
-            compiled.run, compiled.function, compiled.packed_metadata, tuple(names[len(args):]))
+            compiled.run, compiled.function, compiled.packed_metadata, names)
+        if _APPYC_RECORDING.launches is not None:
+            _APPYC_RECORDING.launches.append((
+                compiled.run, (*grid, 1, 1)[:3], compiled.function, compiled.packed_metadata,
+                (*args, *[constants[n] for n in names])))
+    elif _APPYC_RECORDING.launches is not None:
+        _APPYC_RECORDING.launches.append(None)
+
+
+def _appyc_replayed(launcher):
+    """`launcher` (a region's launcher: it launches kernels and returns nothing), replayed. A
+    call whose arguments match an earlier call's in everything the launcher's decisions read
+    (each tensor's dtype, device, shape, strides and 16-byte alignment, each scalar's type and
+    value, the current device) launches the kernels that call launched, with the same grids,
+    derived arguments and constants, and this call's tensors in place of that call's, straight
+    through the compiled kernels' own launchers.
+
+    Why: a launcher's Python (tuning lookup, grid, strides, what Triton specializes on) cost
+    about 20 us a launch on an H100 host, all of it before the first kernel of a call starts
+    (bench/gpu_gemver_host.py); the replay reads each argument once. A call is recorded only
+    when every launch went through a compiled kernel (not the interpreter, no launch hook), no
+    configuration was being tuned, and the launches' tensors are the call's own arguments or
+    buffers the module keeps (the split-row scratch): a tensor made from an argument during the
+    call would be stale on replay, so such a call is not recorded. Nested launcher calls (the
+    tuner's trials) run as written, and so does every call under the interpreter."""
+    plans = {}
+    Tensor = torch.Tensor
+
+    def key_of(params):
+        key = [torch.cuda.current_device()]
+        for a in params:
+            t = type(a)
+            if t is Tensor:
+                key.append((a.dtype, a.get_device(), a.data_ptr() % 16, a.shape, a.stride()))
+            elif t is int or t is float or t is bool:
+                key.append((t, a))
+            else:  # another type (a subclass, a NumPy scalar, a tuning trial's configuration)
+                return None
+        return tuple(key)
+
+    def plan_of(params, launches):
+        """The launches with every tensor argument that is one of `params` as a slot, or None
+        when a launch cannot be replayed."""
+        plan = []
+        for launch in launches:
+            if launch is None:
+                return None
+            run, grid, function, metadata, args = launch
+            held, slots = list(args), []
+            for pos, a in enumerate(args):
+                if not isinstance(a, Tensor):
+                    continue
+                owners = [index for index, p in enumerate(params) if p is a]
+                if len(owners) == 1:
+                    held[pos] = None
+                    slots.append((pos, owners[0]))
+                elif owners or not any(a is b for b in _appyc_kept_buffers()):
+                    return None  # one tensor passed twice, or one the call made
+            plan.append((run, grid, function, metadata, tuple(held), tuple(slots)))
+        return tuple(plan)
+
+    def replayed(*params, **named):
+        if named or _APPYC_INTERPRET or _APPYC_RECORDING.launches is not None or _appyc_hooked():
+            return launcher(*params, **named)
+        key = key_of(params)
+        if key is None:
+            return launcher(*params)
+        plan = plans.get(key)
+        if plan is not None:
+            stream = torch._C._cuda_getCurrentRawStream(key[0])
+            for run, grid, function, metadata, held, slots in plan:
+                args = list(held)
+                for pos, index in slots:
+                    args[pos] = params[index]
+                run(grid[0], grid[1], grid[2], stream, function, metadata, None, None, None, *args)
+            return None
+        _APPYC_RECORDING.launches = []
+        try:
+            out = launcher(*params)
+        finally:
+            launches, _APPYC_RECORDING.launches = _APPYC_RECORDING.launches, None
+        if out is None and launches:
+            plan = plan_of(params, launches)
+            if plan is not None:
+                if len(plans) >= 64:  # arguments that change shape on every call
+                    plans.clear()
+                plans[key] = plan
+        return out
+
+    replayed.__wrapped__ = launcher
+    replayed.__doc__ = launcher.__doc__
+    return replayed
+
+
+def _appyc_kept_buffers():
+    """The scratch tensors the module keeps from call to call, which a replay may hold."""
+    return ()
 
 
 def _appyc_interpreter_scalar_index():
@@ -375,6 +487,9 @@ class _AppycTuning:
         self.pending = {}
 
     def tune(self, key, written, launch):
+        if _APPYC_RECORDING.launches is not None:
+            # This call's configuration may not be the one later calls take.
+            _APPYC_RECORDING.launches.append(None)
         config, settled = self._choose(key, written, launch)
         if settled:
             self.chosen[key] = config
@@ -708,6 +823,7 @@ def _scale_then_update_kernel0(C, B, _C_operand: "fp64", alpha: "fp64", C_stride
 _scale_then_update_kernel0_tuning = _AppycTuning("_scale_then_update_kernel0", "57f51e22cc8c9b9b", (1024, 4), _APPYC_CANDIDATES)
 
 
+@_appyc_replayed
 def _launch_scale_then_update_kernel0(C, B, _C_operand, alpha, _appyc_config=None):
     """Launches _scale_then_update_kernel0 for the region at samples/host_updates.py:17."""
     n_i = int(C.shape[0])
@@ -863,6 +979,7 @@ def _offset_then_update_kernel0(C, B, _C_operand: "fp64", alpha: "fp64", C_strid
 _offset_then_update_kernel0_tuning = _AppycTuning("_offset_then_update_kernel0", "058f0a5d2a39d3ef", (1024, 4), _APPYC_CANDIDATES)
 
 
+@_appyc_replayed
 def _launch_offset_then_update_kernel0(C, B, _C_operand, alpha, _appyc_config=None):
     """Launches _offset_then_update_kernel0 for the region at samples/host_updates.py:40."""
     n_i = int(C.shape[0])
@@ -915,6 +1032,7 @@ def _scale_rows_below_kernel0(C, B, alpha: "fp64", C_stride0, C_stride1, B_strid
 _scale_rows_below_kernel0_tuning = _AppycTuning("_scale_rows_below_kernel0", "d1426fdcefea8d66", (1024, 4), _APPYC_CANDIDATES)
 
 
+@_appyc_replayed
 def _launch_scale_rows_below_kernel0(C, B, alpha, _appyc_config=None):
     """Launches _scale_rows_below_kernel0 for the region at samples/host_updates.py:51."""
     n_i = int(C.shape[0]) - int(1)
@@ -967,6 +1085,7 @@ def _rebind_then_update_kernel0(C, B, alpha: "fp64", C_stride0, C_stride1, B_str
 _rebind_then_update_kernel0_tuning = _AppycTuning("_rebind_then_update_kernel0", "b61a987ecd8b1a27", (1024, 4), _APPYC_CANDIDATES)
 
 
+@_appyc_replayed
 def _launch_rebind_then_update_kernel0(C, B, alpha, _appyc_config=None):
     """Launches _rebind_then_update_kernel0 for the region at samples/host_updates.py:62."""
     n_i = int(C.shape[0])

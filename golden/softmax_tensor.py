@@ -212,6 +212,18 @@ _appyc_prewarm()
 _APPYC_COMPILED = {}
 
 
+class _AppycRecording(threading.local):
+    """The launches of the launcher call this thread is recording for `_appyc_replayed`, each
+    `(run, grid, function, metadata, arguments)`, or None in place of one that cannot be
+    replayed; `launches` is None while nothing is recorded. Per thread: a launch on another
+    thread must not land in this thread's plan."""
+
+    launches = None
+
+
+_APPYC_RECORDING = _AppycRecording()
+
+
 def _appyc_arg_classes(args, Tensor=torch.Tensor):
     """What Triton specializes a launch on, per argument: a tensor's dtype and 16-byte
     alignment; an integer's being 1, a multiple of 16 and 32-bit; other values' type. One loop
@@ -262,8 +274,11 @@ def _appyc_launch(kernel, grid, args, constants, **options):
         if hit is not None:
             run, function, metadata, names = hit
             grid = tuple(grid) + (1, 1)
+            args = (*args, *[constants[n] for n in names])
             run(grid[0], grid[1], grid[2], torch._C._cuda_getCurrentRawStream(device), function,
-                metadata, None, None, None, *args, *[constants[n] for n in names])
+                metadata, None, None, None, *args)
+            if _APPYC_RECORDING.launches is not None:
+                _APPYC_RECORDING.launches.append((run, grid[:3], function, metadata, args))
             return
     compiled = kernel[grid](*args, **constants, **options)
     names = tuple(getattr(kernel, "arg_names", ()))
@@ -274,8 +289,105 @@ def _appyc_launch(kernel, grid, args, constants, **options):
             key = (device, *constants.values(), *options.items(), *_appyc_arg_classes(args))
         if _APPYC_COMPILED.get(id(kernel), (None,))[0] is not kernel:
             _APPYC_COMPILED[id(kernel)] = (kernel, {})
+        names = tuple(names[len(args):])
         _APPYC_COMPILED[id(kernel)][1][key] = (
-            compiled.run, compiled.function, compiled.packed_metadata, tuple(names[len(args):]))
+            compiled.run, compiled.function, compiled.packed_metadata, names)
+        if _APPYC_RECORDING.launches is not None:
+            _APPYC_RECORDING.launches.append((
+                compiled.run, (*grid, 1, 1)[:3], compiled.function, compiled.packed_metadata,
+                (*args, *[constants[n] for n in names])))
+    elif _APPYC_RECORDING.launches is not None:
+        _APPYC_RECORDING.launches.append(None)
+
+
+def _appyc_replayed(launcher):
+    """`launcher` (a region's launcher: it launches kernels and returns nothing), replayed. A
+    call whose arguments match an earlier call's in everything the launcher's decisions read
+    (each tensor's dtype, device, shape, strides and 16-byte alignment, each scalar's type and
+    value, the current device) launches the kernels that call launched, with the same grids,
+    derived arguments and constants, and this call's tensors in place of that call's, straight
+    through the compiled kernels' own launchers.
+
+    Why: a launcher's Python (tuning lookup, grid, strides, what Triton specializes on) cost
+    about 20 us a launch on an H100 host, all of it before the first kernel of a call starts
+    (bench/gpu_gemver_host.py); the replay reads each argument once. A call is recorded only
+    when every launch went through a compiled kernel (not the interpreter, no launch hook), no
+    configuration was being tuned, and the launches' tensors are the call's own arguments or
+    buffers the module keeps (the split-row scratch): a tensor made from an argument during the
+    call would be stale on replay, so such a call is not recorded. Nested launcher calls (the
+    tuner's trials) run as written, and so does every call under the interpreter."""
+    plans = {}
+    Tensor = torch.Tensor
+
+    def key_of(params):
+        key = [torch.cuda.current_device()]
+        for a in params:
+            t = type(a)
+            if t is Tensor:
+                key.append((a.dtype, a.get_device(), a.data_ptr() % 16, a.shape, a.stride()))
+            elif t is int or t is float or t is bool:
+                key.append((t, a))
+            else:  # another type (a subclass, a NumPy scalar, a tuning trial's configuration)
+                return None
+        return tuple(key)
+
+    def plan_of(params, launches):
+        """The launches with every tensor argument that is one of `params` as a slot, or None
+        when a launch cannot be replayed."""
+        plan = []
+        for launch in launches:
+            if launch is None:
+                return None
+            run, grid, function, metadata, args = launch
+            held, slots = list(args), []
+            for pos, a in enumerate(args):
+                if not isinstance(a, Tensor):
+                    continue
+                owners = [index for index, p in enumerate(params) if p is a]
+                if len(owners) == 1:
+                    held[pos] = None
+                    slots.append((pos, owners[0]))
+                elif owners or not any(a is b for b in _appyc_kept_buffers()):
+                    return None  # one tensor passed twice, or one the call made
+            plan.append((run, grid, function, metadata, tuple(held), tuple(slots)))
+        return tuple(plan)
+
+    def replayed(*params, **named):
+        if named or _APPYC_INTERPRET or _APPYC_RECORDING.launches is not None or _appyc_hooked():
+            return launcher(*params, **named)
+        key = key_of(params)
+        if key is None:
+            return launcher(*params)
+        plan = plans.get(key)
+        if plan is not None:
+            stream = torch._C._cuda_getCurrentRawStream(key[0])
+            for run, grid, function, metadata, held, slots in plan:
+                args = list(held)
+                for pos, index in slots:
+                    args[pos] = params[index]
+                run(grid[0], grid[1], grid[2], stream, function, metadata, None, None, None, *args)
+            return None
+        _APPYC_RECORDING.launches = []
+        try:
+            out = launcher(*params)
+        finally:
+            launches, _APPYC_RECORDING.launches = _APPYC_RECORDING.launches, None
+        if out is None and launches:
+            plan = plan_of(params, launches)
+            if plan is not None:
+                if len(plans) >= 64:  # arguments that change shape on every call
+                    plans.clear()
+                plans[key] = plan
+        return out
+
+    replayed.__wrapped__ = launcher
+    replayed.__doc__ = launcher.__doc__
+    return replayed
+
+
+def _appyc_kept_buffers():
+    """The scratch tensors the module keeps from call to call, which a replay may hold."""
+    return ()
 
 
 def _appyc_interpreter_scalar_index():
@@ -391,6 +503,9 @@ class _AppycTuning:
         self.pending = {}
 
     def tune(self, key, written, launch):
+        if _APPYC_RECORDING.launches is not None:
+            # This call's configuration may not be the one later calls take.
+            _APPYC_RECORDING.launches.append(None)
         config, settled = self._choose(key, written, launch)
         if settled:
             self.chosen[key] = config
@@ -697,6 +812,7 @@ def _softmax_kernel0(a, b, M, N, a_stride0, a_stride1, b_stride0, b_stride1, MVL
 _softmax_kernel0_tuning = _AppycTuning("_softmax_kernel0", "e2b063a697b7169c", (256, 4), _APPYC_CANDIDATES)
 
 
+@_appyc_replayed
 def _launch_softmax_kernel0(a, b, M, N, _appyc_config=None):
     """Launches _softmax_kernel0 for the region at samples/softmax_tensor.py:11."""
     n_i = int(M)
@@ -740,6 +856,7 @@ def _softmax_rows_kernel0(a, b, M, N, a_stride0, a_stride1, b_stride0, b_stride1
 _softmax_rows_kernel0_tuning = _AppycTuning("_softmax_rows_kernel0", "d3dda70541824af9", (256, 4), _APPYC_CANDIDATES)
 
 
+@_appyc_replayed
 def _launch_softmax_rows_kernel0(a, b, M, N, _appyc_config=None):
     """Launches _softmax_rows_kernel0 for the region at samples/softmax_tensor.py:19."""
     n__p0 = int(M)
@@ -780,6 +897,7 @@ def _softmax_rows_kernel1(b, M, N, b_stride0, b_stride1, MVL: tl.constexpr, ONE_
 _softmax_rows_kernel1_tuning = _AppycTuning("_softmax_rows_kernel1", "d819feffeb66f6b7", (256, 4), _APPYC_CANDIDATES)
 
 
+@_appyc_replayed
 def _launch_softmax_rows_kernel1(b, M, N, _appyc_config=None):
     """Launches _softmax_rows_kernel1 for the region at samples/softmax_tensor.py:21."""
     n__p0 = int(M)
@@ -821,6 +939,7 @@ def _softmax_short_rows_kernel0(a, b, M, N, a_stride0, a_stride1, b_stride0, b_s
         tl.store(b + _p0 * b_stride0 + _i1 * b_stride1, libdevice.exp(tl.load(a + _p0 * a_stride0 + _i1 * a_stride1, mask=_i1_mask) - _r), mask=_i1_mask)  # samples/softmax_tensor.py:28
 
 
+@_appyc_replayed
 def _launch_softmax_short_rows_kernel0(a, b, M, N):
     """Launches _softmax_short_rows_kernel0 for the region at samples/softmax_tensor.py:27."""
     if N > 1024:
@@ -852,6 +971,7 @@ def _softmax_short_rows_kernel1(b, M, N, b_stride0, b_stride1):
         tl.store(b + _p0 * b_stride0 + _i1 * b_stride1, _appyc_np_float(tl.load(b + _p0 * b_stride0 + _i1 * b_stride1, mask=_i1_mask)) / _r, mask=_i1_mask)  # samples/softmax_tensor.py:30
 
 
+@_appyc_replayed
 def _launch_softmax_short_rows_kernel1(b, M, N):
     """Launches _softmax_short_rows_kernel1 for the region at samples/softmax_tensor.py:29."""
     if N > 1024:

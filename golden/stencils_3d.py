@@ -218,6 +218,18 @@ _appyc_prewarm()
 _APPYC_COMPILED = {}
 
 
+class _AppycRecording(threading.local):
+    """The launches of the launcher call this thread is recording for `_appyc_replayed`, each
+    `(run, grid, function, metadata, arguments)`, or None in place of one that cannot be
+    replayed; `launches` is None while nothing is recorded. Per thread: a launch on another
+    thread must not land in this thread's plan."""
+
+    launches = None
+
+
+_APPYC_RECORDING = _AppycRecording()
+
+
 def _appyc_arg_classes(args, Tensor=torch.Tensor):
     """What Triton specializes a launch on, per argument: a tensor's dtype and 16-byte
     alignment; an integer's being 1, a multiple of 16 and 32-bit; other values' type. One loop
@@ -268,8 +280,11 @@ def _appyc_launch(kernel, grid, args, constants, **options):
         if hit is not None:
             run, function, metadata, names = hit
             grid = tuple(grid) + (1, 1)
+            args = (*args, *[constants[n] for n in names])
             run(grid[0], grid[1], grid[2], torch._C._cuda_getCurrentRawStream(device), function,
-                metadata, None, None, None, *args, *[constants[n] for n in names])
+                metadata, None, None, None, *args)
+            if _APPYC_RECORDING.launches is not None:
+                _APPYC_RECORDING.launches.append((run, grid[:3], function, metadata, args))
             return
     compiled = kernel[grid](*args, **constants, **options)
     names = tuple(getattr(kernel, "arg_names", ()))
@@ -280,8 +295,15 @@ def _appyc_launch(kernel, grid, args, constants, **options):
             key = (device, *constants.values(), *options.items(), *_appyc_arg_classes(args))
         if _APPYC_COMPILED.get(id(kernel), (None,))[0] is not kernel:
             _APPYC_COMPILED[id(kernel)] = (kernel, {})
+        names = tuple(names[len(args):])
         _APPYC_COMPILED[id(kernel)][1][key] = (
-            compiled.run, compiled.function, compiled.packed_metadata, tuple(names[len(args):]))
+            compiled.run, compiled.function, compiled.packed_metadata, names)
+        if _APPYC_RECORDING.launches is not None:
+            _APPYC_RECORDING.launches.append((
+                compiled.run, (*grid, 1, 1)[:3], compiled.function, compiled.packed_metadata,
+                (*args, *[constants[n] for n in names])))
+    elif _APPYC_RECORDING.launches is not None:
+        _APPYC_RECORDING.launches.append(None)
 
 
 def _appyc_interpreter_scalar_index():
@@ -380,6 +402,9 @@ class _AppycTuning:
         self.pending = {}
 
     def tune(self, key, written, launch):
+        if _APPYC_RECORDING.launches is not None:
+            # This call's configuration may not be the one later calls take.
+            _APPYC_RECORDING.launches.append(None)
         config, settled = self._choose(key, written, launch)
         if settled:
             self.chosen[key] = config

@@ -373,14 +373,14 @@ mod tests {
     }
 
     /// A generated module is valid Python, with no import of appy and no decorator but
-    /// `@triton.jit`.
+    /// `@triton.jit` and the runtime's own (`@_appyc_replayed`).
     fn assert_no_appy(text: &str) {
         rustpython_parser::ast::Suite::parse(text, "out.py")
             .unwrap_or_else(|e| panic!("invalid Python: {e}\n{text}"));
         for line in text.lines() {
             let l = line.trim();
             assert!(
-                !l.starts_with('@') || l.starts_with("@triton.jit"),
+                !l.starts_with('@') || l.starts_with("@triton.jit") || l.starts_with("@_appyc_"),
                 "decorator kept: {l}\n{text}"
             );
             let imports_appy = (l.starts_with("import ") || l.starts_with("from "))

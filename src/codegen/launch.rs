@@ -623,6 +623,11 @@ pub fn region_launcher(
         .collect::<Vec<_>>()
         .join(" or ");
     let line = file.line_of(k.span.start as usize);
+    let result = shared_result(k);
+    // Replaying needs a launcher whose every decision follows from its arguments: a result
+    // is read from the device, a temporary is allocated per call, and the tiled form reads
+    // APPYC_TILES at each call.
+    let replayed = result.is_none() && k.temps.is_empty() && tile_launch.is_none();
     let l = Launcher {
         launcher: name,
         kernel: &k.name,
@@ -637,7 +642,8 @@ pub fn region_launcher(
         fast_path,
         tuning,
         launch,
-        result: shared_result(k),
+        result,
+        replayed,
     };
     let text = l.render().expect("launcher template renders");
     let text = match tile_launch {
@@ -910,6 +916,8 @@ pub fn persistent_launcher(
         tuning: (!comm).then_some(tuning),
         launch,
         result,
+        // One launch runs the whole loop: nothing to save per call.
+        replayed: false,
     };
     (l.render().expect("launcher template renders"), host_args)
 }

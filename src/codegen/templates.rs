@@ -52,6 +52,8 @@ pub struct PreludeUses {
     /// A loop bound is a value loaded from an array (see `loads_bound_a_loop`).
     pub loaded_bound: bool,
     pub nvshmem: bool,
+    /// A launcher is replayed (`_appyc_replayed`).
+    pub replayed: bool,
 }
 
 impl PreludeUses {
@@ -87,6 +89,7 @@ impl PreludeUses {
             split_rows: calls("_appyc_row_split"),
             row_block: calls("_appyc_rows_a_program"),
             loaded_bound: loads_bound_a_loop(code),
+            replayed: code.contains("@_appyc_replayed\n"),
         }
     }
 }
@@ -137,6 +140,9 @@ pub struct Launcher<'a> {
     pub launch: Vec<String>,
     /// What the launcher returns: the values of the shared scalars the region writes.
     pub result: Option<SharedResult>,
+    /// Wrapped in `_appyc_replayed`: everything it decides follows from its arguments' types,
+    /// shapes, strides and values (no temporaries, no result, no environment read).
+    pub replayed: bool,
 }
 
 /// The values a launcher returns, after the launch and when nothing is launched.
