@@ -315,8 +315,11 @@ def _appyc_replayed(launcher):
     configuration was being tuned, and the launches' tensors are the call's own arguments or
     buffers the module keeps (the split-row scratch): a tensor made from an argument during the
     call would be stale on replay, so such a call is not recorded. Nested launcher calls (the
-    tuner's trials) run as written, and so does every call under the interpreter."""
+    tuner's trials) run as written, and so does every call under the interpreter. A launcher
+    whose calls missed 32 times in a row (a host loop passing its loop variable) stops looking:
+    each miss costs a key and a recording on top of the launcher."""
     plans = {}
+    missed = [0]
     Tensor = torch.Tensor
 
     def key_of(params):
@@ -353,7 +356,8 @@ def _appyc_replayed(launcher):
         return tuple(plan)
 
     def replayed(*params, **named):
-        if named or _APPYC_INTERPRET or _APPYC_RECORDING.launches is not None or _appyc_hooked():
+        if (named or _APPYC_INTERPRET or missed[0] >= 32 or _APPYC_RECORDING.launches is not None
+                or _appyc_hooked()):
             return launcher(*params, **named)
         key = key_of(params)
         if key is None:
@@ -366,7 +370,9 @@ def _appyc_replayed(launcher):
                 for pos, index in slots:
                     args[pos] = params[index]
                 run(grid[0], grid[1], grid[2], stream, function, metadata, None, None, None, *args)
+            missed[0] = 0
             return None
+        missed[0] += 1
         _APPYC_RECORDING.launches = []
         try:
             out = launcher(*params)

@@ -226,3 +226,25 @@ def test_the_interpreter_never_replays(module, monkeypatch):
     for _ in range(3):
         module.vector_add(A, B, C, 60)
     assert len(counted) == 3
+
+
+def test_a_launcher_that_keeps_missing_stops_recording(module, monkeypatch):
+    # A host loop passing its loop variable: every call's key is new.
+    counted = run_launcher(module, monkeypatch)
+    A, B, C = arrays(128)
+    for n in range(33, 71):  # 38 calls, each a miss
+        module.vector_add(A, B, C, n)
+    module.vector_add(A, B, C, 70)
+    assert len(counted) == 39  # the last call matched the one before, but nothing was looked up
+
+
+def test_a_hit_resets_the_count_of_misses(module, monkeypatch):
+    counted = run_launcher(module, monkeypatch)
+    A, B, C = arrays(128)
+    for n in range(33, 63):  # 30 misses
+        module.vector_add(A, B, C, n)
+    module.vector_add(A, B, C, 62)  # a hit
+    for n in range(63, 93):  # 30 more misses: 30 in a row, not 60
+        module.vector_add(A, B, C, n)
+    module.vector_add(A, B, C, 92)
+    assert len(counted) == 60
