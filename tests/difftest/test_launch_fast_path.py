@@ -36,10 +36,11 @@ class Kernel:
         return launch
 
 
-@pytest.fixture
-def launch(tmp_path, monkeypatch):
-    path = compile_sample("vector_add", tmp_path)
-    spec = importlib.util.spec_from_file_location("launch_fast_path_vector_add", path)
+def load_on_cpu(sample, tmp_path, monkeypatch):
+    """samples/<sample>.py compiled and imported, its `torch` answering the launch path's CUDA
+    queries on the CPU (device 0, stream 1234)."""
+    path = compile_sample(sample, tmp_path)
+    spec = importlib.util.spec_from_file_location(f"launch_{sample}", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     fake = types.SimpleNamespace(**{
@@ -48,7 +49,12 @@ def launch(tmp_path, monkeypatch):
         "_C": types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: 1234),
     })
     monkeypatch.setattr(mod, "torch", fake)
-    return mod._appyc_launch
+    return mod
+
+
+@pytest.fixture
+def launch(tmp_path, monkeypatch):
+    return load_on_cpu("vector_add", tmp_path, monkeypatch)._appyc_launch
 
 
 def paths(kernel):

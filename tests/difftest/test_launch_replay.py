@@ -4,30 +4,18 @@ values launches what that call launched, with this call's tensors, without runni
 launcher's Python; anything else, and every call that could not be recorded faithfully, runs
 the launcher as written.
 """
-import importlib.util
 import threading
-import types
 
 import pytest
 import torch
 from triton import knobs
 
-from test_launch_fast_path import Kernel
-from test_samples import compile_sample
+from test_launch_fast_path import Kernel, load_on_cpu
 
 
 @pytest.fixture
 def module(tmp_path, monkeypatch):
-    path = compile_sample("vector_add", tmp_path)
-    spec = importlib.util.spec_from_file_location("launch_replay_vector_add", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    fake = types.SimpleNamespace(**{
-        **vars(torch),
-        "cuda": types.SimpleNamespace(current_device=lambda: 0),
-        "_C": types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: 1234),
-    })
-    monkeypatch.setattr(mod, "torch", fake)
+    mod = load_on_cpu("vector_add", tmp_path, monkeypatch)
     monkeypatch.setattr(mod, "_APPYC_INTERPRET", False)  # the interpreter never replays
     # A settled configuration: a replay never stands in for a call that tunes.
     table = mod._vector_add_kernel0_tuning
@@ -173,16 +161,7 @@ def test_the_recording_is_per_thread(module):
 @pytest.fixture
 def columns(tmp_path, monkeypatch):
     """column_reductions' col_sums: its launch takes the module's split-row scratch."""
-    path = compile_sample("column_reductions", tmp_path)
-    spec = importlib.util.spec_from_file_location("launch_replay_column_reductions", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    fake = types.SimpleNamespace(**{
-        **vars(torch),
-        "cuda": types.SimpleNamespace(current_device=lambda: 0),
-        "_C": types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: 1234),
-    })
-    monkeypatch.setattr(mod, "torch", fake)
+    mod = load_on_cpu("column_reductions", tmp_path, monkeypatch)
     monkeypatch.setattr(mod, "_APPYC_INTERPRET", False)
     mod._col_sums_kernel0_tuning.chosen[(64, 64, torch.float32, torch.float32)] = (32, 4)
     kernel = Kernel(list(mod._col_sums_kernel0.arg_names))
