@@ -336,8 +336,9 @@ def _appyc_replayed(launcher):
 
     def plan_of(params, launches):
         """The launches with every tensor argument that is one of `params` as a slot, or None
-        when a launch cannot be replayed."""
-        plan = []
+        when a launch cannot be replayed or a tensor of `params` reached no launch (its values
+        may have been read on the host, which a replay would not do again)."""
+        plan, passed = [], set()
         for launch in launches:
             if launch is None:
                 return None
@@ -350,9 +351,12 @@ def _appyc_replayed(launcher):
                 if len(owners) == 1:
                     held[pos] = None
                     slots.append((pos, owners[0]))
+                    passed.add(owners[0])
                 elif owners or not any(a is b for b in _appyc_kept_buffers()):
                     return None  # one tensor passed twice, or one the call made
             plan.append((run, grid, function, metadata, tuple(held), tuple(slots)))
+        if any(type(p) is Tensor and index not in passed for index, p in enumerate(params)):
+            return None  # a tensor the launcher read on the host (`float(s)` of a 0-d one)
         return tuple(plan)
 
     def replayed(*params, **named):

@@ -227,3 +227,18 @@ def test_a_hit_resets_the_count_of_misses(module, monkeypatch):
         module.vector_add(A, B, C, n)
     module.vector_add(A, B, C, 92)
     assert len(counted) == 60
+
+
+def test_a_tensor_argument_read_on_the_host_is_not_recorded(columns, monkeypatch):
+    # A 0-d tensor passed where the kernel takes a number: the launcher reads its value, which
+    # the key (dtype, shape, strides) does not hold.
+    kernel = Kernel(["x", "s", "MVL"])
+
+    def launcher(x, s):
+        columns._appyc_launch(kernel, (1,), (x, float(s)), {"MVL": 16})
+
+    replayed = columns._appyc_replayed(launcher)
+    x = torch.rand(8)
+    replayed(x, torch.tensor(1.0))
+    replayed(x, torch.tensor(2.0))
+    assert kernel.log[-1][-2] == 2.0
