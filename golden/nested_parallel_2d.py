@@ -364,19 +364,24 @@ def _appyc_replayed(launcher):
         if (named or _APPYC_INTERPRET or missed[0] >= 32 or _APPYC_RECORDING.launches is not None
                 or _appyc_hooked()):
             return launcher(*params, **named)
-        key = key_of(params)
-        if key is None:
-            return launcher(*params)
-        plan = plans.get(key)
-        if plan is not None:
-            stream = torch._C._cuda_getCurrentRawStream(key[0])
-            for run, grid, function, metadata, held, slots in plan:
-                args = list(held)
-                for pos, index in slots:
-                    args[pos] = params[index]
-                run(grid[0], grid[1], grid[2], stream, function, metadata, None, None, None, *args)
-            missed[0] = 0
-            return None
+        # No CUDA query (the key's device) before a compiled kernel was launched: a machine
+        # without a GPU compiles kernels with Triton's backends alone (the sm_90 check).
+        key = None
+        if plans:
+            key = key_of(params)
+            if key is None:
+                return launcher(*params)
+            plan = plans.get(key)
+            if plan is not None:
+                stream = torch._C._cuda_getCurrentRawStream(key[0])
+                for run, grid, function, metadata, held, slots in plan:
+                    args = list(held)
+                    for pos, index in slots:
+                        args[pos] = params[index]
+                    run(grid[0], grid[1], grid[2], stream, function, metadata, None, None, None,
+                        *args)
+                missed[0] = 0
+                return None
         missed[0] += 1
         _APPYC_RECORDING.launches = []
         try:
@@ -385,7 +390,8 @@ def _appyc_replayed(launcher):
             launches, _APPYC_RECORDING.launches = _APPYC_RECORDING.launches, None
         if out is None and launches:
             plan = plan_of(params, launches)
-            if plan is not None:
+            key = key if plan is None or key is not None else key_of(params)
+            if plan is not None and key is not None:
                 if len(plans) >= 64:  # arguments that change shape on every call
                     plans.clear()
                 plans[key] = plan

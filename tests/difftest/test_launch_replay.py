@@ -242,3 +242,17 @@ def test_a_tensor_argument_read_on_the_host_is_not_recorded(columns, monkeypatch
     replayed(x, torch.tensor(1.0))
     replayed(x, torch.tensor(2.0))
     assert kernel.log[-1][-2] == 2.0
+
+
+def test_no_cuda_query_before_a_compiled_kernel_launched(module, monkeypatch):
+    # The sm_90 compile check imports modules on a machine without a GPU: Triton's backends
+    # compile, nothing launches, and asking CUDA for its device would raise.
+    def no_gpu():
+        raise RuntimeError("Found no NVIDIA driver")
+
+    monkeypatch.setattr(module.torch.cuda, "current_device", no_gpu)
+    module.kernel.returns = None
+    counted = run_launcher(module, monkeypatch)
+    for _ in range(3):
+        module.vector_add(*arrays(), 60)
+    assert len(counted) == 3
