@@ -2,15 +2,19 @@
 whose arguments match an earlier call's in dtype, device, shape, strides, alignment and scalar
 values launches what that call launched, with this call's tensors, without running the
 launcher's Python; anything else, and every call that could not be recorded faithfully, runs
-the launcher as written.
+the launcher as written. The last test replays real kernels (Triton's interpreter behind a
+stand-in compiled kernel) on new inputs against the NumPy run of the unchanged source.
 """
+import importlib.util
 import threading
 
+import numpy as np
 import pytest
 import torch
 from triton import knobs
 
 from test_launch_fast_path import Kernel, load_on_cpu
+from test_samples import SAMPLES
 
 
 @pytest.fixture
@@ -256,3 +260,69 @@ def test_no_cuda_query_before_a_compiled_kernel_launched(module, monkeypatch):
     for _ in range(3):
         module.vector_add(*arrays(), 60)
     assert len(counted) == 3
+
+
+class Interpreted:
+    """Stands in for a compiled kernel around the real JIT function under Triton's interpreter:
+    `kernel[grid](...)` runs it and returns an object whose `run` (the compiled launcher's
+    calling convention) runs it again, so a replay computes for real on the CPU."""
+
+    def __init__(self, jit):
+        self.jit = jit
+        self.arg_names = jit.arg_names
+        self.replays = 0
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            self.positional = len(args)  # the constexprs follow, by name, in the kernel's order
+            self.jit[grid](*args, **kwargs)
+            return self
+
+        return launch
+
+    function = packed_metadata = "interpreted"
+
+    def run(self, g0, g1, g2, stream, function, metadata, h1, h2, h3, *args):
+        self.replays += 1
+        positional, constexprs = args[:self.positional], self.arg_names[self.positional:]
+        self.jit[(g0, g1, g2)](*positional, **dict(zip(constexprs, args[self.positional:])))
+
+
+@pytest.mark.parametrize("sample, function, kernel", [
+    ("vector_add", "vector_add", "_vector_add_kernel0"),
+    ("column_reductions", "col_sums", "_col_sums_kernel0"),  # holds the split-row scratch
+])
+def test_a_replay_on_new_inputs_computes_what_numpy_computes(tmp_path, monkeypatch, sample,
+                                                             function, kernel):
+    mod = load_on_cpu(sample, tmp_path, monkeypatch)
+    monkeypatch.setattr(mod, "_APPYC_INTERPRET", False)  # replay, while kernels interpret
+    stand_in = Interpreted(getattr(mod, kernel))
+    monkeypatch.setattr(mod, kernel, stand_in)
+    table = getattr(mod, f"{kernel}_tuning")
+    rng = np.random.default_rng(7)
+    if sample == "vector_add":
+        n = 300
+        table.chosen[(512, torch.float64, torch.float64, torch.float64)] = (128, 4)
+
+        def inputs():
+            return [rng.random(n), rng.random(n), np.zeros(n), n]
+        out = 2
+    else:
+        m, n = 70, 45
+        table.chosen[(64, 128, torch.float64, torch.float64)] = (32, 4)
+
+        def inputs():
+            return [rng.random((m, n)), np.zeros(n), m, n]
+        out = 1
+    # The unchanged source, run on NumPy arrays: the reference semantics.
+    spec = importlib.util.spec_from_file_location(f"numpy_{sample}", SAMPLES / f"{sample}.py")
+    reference = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reference)
+    for call in range(3):  # records on the first call, replays on the next two
+        args = inputs()
+        expected = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        getattr(reference, function)(*expected)
+        device = [torch.from_numpy(a.copy()) if isinstance(a, np.ndarray) else a for a in args]
+        getattr(mod, function)(*device)
+        np.testing.assert_allclose(device[out].numpy(), expected[out], rtol=1e-12)
+    assert stand_in.replays == 2
