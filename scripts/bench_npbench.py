@@ -1025,7 +1025,9 @@ def run_case(a):
         return
     # Inputs go to the device only now, so a waiting process never competes with a measured one.
     dev = {n: (be.up(v) if n in arr_names else v) for n, v in args}
-    pristine = {n: be.up(dict(args)[n]) for n in spec["writes"]} if impl != "jax" else {}
+    # A copy: on the CPU torch's `up` shares the NumPy array's memory, as `dev` does, and the
+    # restores before each timed call would copy the written arrays onto themselves.
+    pristine = {n: be.up(dict(args)[n].copy()) for n in spec["writes"]} if impl != "jax" else {}
     dev_arrays = [dev[n] for n in arr_names]
     be.sync(dev_arrays if impl == "jax" else None)
     del args
@@ -1268,17 +1270,20 @@ def tail(path, n=400):
 class Case:
     """One (kernel, implementation) process: started early, measured when given GO."""
 
-    def __init__(self, kernel, impl, a, env):
+    def __init__(self, kernel, impl, a, env, cmd=None):
+        """cmd: another script's child that speaks the same READY/GO/RESULT lines (the
+        tuner check's three builds in one process); by default this script's --case."""
         self.kernel, self.impl = kernel, impl
         self.log = Path(a.work) / f"log_{kernel}_{impl}.txt"
-        cmd = [sys.executable, str(Path(__file__).resolve()), "--case", kernel, "--impl", impl,
-               "--size", a.size, "--device", a.device, "--work", a.work,
-               "--time-budget", str(a.time_budget), "--max-reps", str(a.max_reps),
-               "--warmup", str(a.warmup)]
-        if a.modules:
-            cmd += ["--modules", str(Path(a.modules).resolve())]
-        if impl == "appyc_warm":
-            cmd += ["--first-only"]
+        if cmd is None:
+            cmd = [sys.executable, str(Path(__file__).resolve()), "--case", kernel, "--impl",
+                   impl, "--size", a.size, "--device", a.device, "--work", a.work,
+                   "--time-budget", str(a.time_budget), "--max-reps", str(a.max_reps),
+                   "--warmup", str(a.warmup)]
+            if a.modules:
+                cmd += ["--modules", str(Path(a.modules).resolve())]
+            if impl == "appyc_warm":
+                cmd += ["--first-only"]
         self.lines = queue.Queue()
         self.logf = open(self.log, "w")
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -1468,6 +1473,15 @@ def run_all(a):
         env["JAX_COMPILATION_CACHE_DIR"] = str(cache / "jax")
         return env
 
+    cases_start = start
+    if a.refs_first:
+        # Nothing but the timed case then runs on the host: NumPy references streaming large
+        # arrays slow the Python launch path that a short synchronised call waits on. The
+        # deadline counts from here.
+        for fut in ref_futs.values():
+            fut.result()
+        cases_start = time.perf_counter()
+        print(f"[{cases_start - start:5.0f} s] references done; timing starts", flush=True)
     limits = measure_limits(a, base_env, start) if a.limits else {"status": "not measured"}
     plan = [(k, i) for k in sorted(kernels, key=run_order) for i in impls]
     rows = {}
@@ -1476,7 +1490,7 @@ def run_all(a):
     for n, (k, impl) in enumerate(plan):
         el = time.perf_counter() - start
         skip = None
-        if el > a.deadline:
+        if time.perf_counter() - cases_start > a.deadline:
             skip = f"skipped (run past --deadline {a.deadline:.0f} s)"
         elif impl == "appyc_warm" and "appyc" in impls and rows[(k, "appyc")].get("status") != "ok":
             skip = "skipped (no cold run to warm the caches)"
@@ -1499,7 +1513,7 @@ def run_all(a):
                 nxt = None
         try:
             # Near the deadline a case gets less, so the whole run ends in time.
-            cap = min(a.case_timeout, max(10.0, start + a.deadline + a.case_timeout
+            cap = min(a.case_timeout, max(10.0, cases_start + a.deadline + a.case_timeout
                                           - time.perf_counter()))
             res = case.run(cap)
         except Exception as exc:
@@ -1518,7 +1532,7 @@ def run_all(a):
 
     # Wait for the references and checks, but not past the hard end: a reference still running
     # then leaves its rows unchecked ("?"), which the table says.
-    hard_end = start + a.deadline + 2 * a.case_timeout
+    hard_end = cases_start + a.deadline + 2 * a.case_timeout
     for k, impl, res, fut in pending:
         try:
             left = hard_end - time.perf_counter()
@@ -1537,6 +1551,7 @@ def run_all(a):
     check_pool.shutdown(wait=False, cancel_futures=True)
     meta = run_meta(a, time.perf_counter() - start)
     meta["limits"] = limits
+    meta["refs_first"] = a.refs_first
     report(a, meta, kernels, impls, rows, ref_results)
     if a.json or a.out:
         path = Path(a.json) if a.json else Path(a.out).with_suffix(".json")
@@ -1646,8 +1661,8 @@ def markdown(meta, kernels, impls, rows, refs):
     lines = ["# NPBench kernels: appyc against CuPy, JAX, torch.compile and torch\n"]
     info = [f"device: {meta['device']}", meta["versions"],
             f"size preset `{meta['size']}` (NPBench bench_info/*.json); time loops are timed "
-            "whole; NumPy s: the reference run on the CPU, several at once beside the device "
-            "cases"]
+            "whole; NumPy s: the reference run on the CPU, several at once "
+            + ("before any case was timed" if meta.get("refs_first") else "beside the device cases")]
     info.append("two sets of sources, a section each: `ours` (scripts/npbench/, shaped for "
                 "appyc) and `natural` (scripts/npbench_natural/, loops with `parallel for` / "
                 "`simd`, bare host lines and scalars in time loops, `A, B = B, A` swaps, as "
@@ -1904,6 +1919,9 @@ def main():
                    help="cap on each NumPy reference run")
     p.add_argument("--ref-jobs", type=int, default=None,
                    help="NumPy reference processes at once (default: CPUs/4, at least 1)")
+    p.add_argument("--refs-first", action="store_true",
+                   help="finish the NumPy references before timing any case (by default they "
+                        "run beside the cases, which saves wall time but loads the host)")
     p.add_argument("--warmup", type=float, default=0.2, metavar="S",
                    help="untimed calls for about S seconds before the steady-state timing")
     p.add_argument("--time-budget", type=float, default=0.5, metavar="S",
