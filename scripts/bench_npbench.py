@@ -1475,9 +1475,9 @@ def run_all(a):
 
     cases_start = start
     if a.refs_first:
-        # Nothing but the timed case then runs on the host: NumPy references streaming large
-        # arrays slow the Python launch path that a short synchronised call waits on. The
-        # deadline counts from here.
+        # So that nothing but the timed cases runs on the host (the references stream large
+        # arrays for up to minutes). For gemver this did not narrow the spread between runs
+        # (docs/performance.md §65). The deadline counts from here.
         for fut in ref_futs.values():
             fut.result()
         cases_start = time.perf_counter()
@@ -1921,7 +1921,7 @@ def main():
                    help="NumPy reference processes at once (default: CPUs/4, at least 1)")
     p.add_argument("--refs-first", action="store_true",
                    help="finish the NumPy references before timing any case (by default they "
-                        "run beside the cases, which saves wall time but loads the host)")
+                        "run beside the cases, which saves wall time but loads the host CPU)")
     p.add_argument("--warmup", type=float, default=0.2, metavar="S",
                    help="untimed calls for about S seconds before the steady-state timing")
     p.add_argument("--time-budget", type=float, default=0.5, metavar="S",
