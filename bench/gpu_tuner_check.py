@@ -198,7 +198,8 @@ def run_interleaved(a):
         tables = [t for t in vars(mods[b]).values() if type(t).__name__ == "_AppycTuning"]
         once(b)
         calls = 0
-        while any(t.pending for t in tables) and calls < 200:
+        # getattr: modules from before tuning was spread over calls have no `pending`
+        while any(getattr(t, "pending", None) for t in tables) and calls < 200:
             once(b)
             calls += 1
         builds[b] = {"settle_calls": calls}
