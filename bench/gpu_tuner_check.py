@@ -28,7 +28,6 @@ disagreement is reported.
     python3 bench/gpu_tuner_check.py --modules gen_npbench --trials 3 --out $OUT [--only k1,k2]
         [--gpus 1,2,3] [--interleave [--rounds 5]]
 """
-import importlib.util
 import argparse
 import json
 import os
@@ -142,17 +141,6 @@ def worker(gpu, jobs, results, a, work, deadline, log):
         nxt.kill()
 
 
-def load_build(a, case, build):
-    """A build's module, a fresh instance (the tuned and the untuned build share a file)."""
-    st, kernel = nb.split_case(case)
-    stem = kernel + ("_mvl256" if build == "appyc_mvl256" else "")
-    path = nb.module_dir(a.modules, st) / f"{stem}.py"
-    spec = importlib.util.spec_from_file_location(f"{build}_{st}_{stem}", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def run_interleaved(a):
     """The child of an interleaved trial (see the module's text); speaks bench_npbench's
     READY / GO / RESULT lines."""
@@ -162,7 +150,8 @@ def run_interleaved(a):
     be = nb.Backend("appyc", a.device)
     if a.device == "cpu":
         nb.interpret_floats_as_gpu()
-    mods = {b: load_build(a, a.interleaved_case, b) for b in BUILDS}
+    # Three instances: the tuned and the untuned build share a file.
+    mods = {b: nb.load_appyc_module(a.modules, a.interleaved_case, b, prefix=b) for b in BUILDS}
     fns = {b: getattr(m, kernel) for b, m in mods.items()}
     args = nb.make_inputs(kernel, a.size)
     names = [n for n, _ in args]

@@ -990,14 +990,9 @@ def run_case(a):
     try:
         be = Backend(impl, a.device)
         if impl.startswith("appyc"):
-            import importlib.util
             if a.device == "cpu":
                 interpret_floats_as_gpu()
-            stem = kernel + ("_mvl256" if impl == "appyc_mvl256" else "")
-            path = module_dir(a.modules, st) / f"{stem}.py"
-            mod_spec = importlib.util.spec_from_file_location(f"appyc_{st}_{stem}", path)
-            mod = importlib.util.module_from_spec(mod_spec)
-            mod_spec.loader.exec_module(mod)
+            mod = load_appyc_module(a.modules, a.kernel, impl)
             fn = getattr(mod, kernel)
         elif impl == "cupy":  # peers: the same functions for both sets
             fn = cupy_impl(kernel)
@@ -1110,6 +1105,19 @@ def left_defaults(tuning):
     ("_syrk_kernel0_tiles=(32, 64, 16, 4, 3)"), or '' when every choice is the default."""
     return ", ".join(f"{kernel}={tuple(c)}" for kernel, t in sorted(tuning.items())
                      for c in t["chosen"].values() if c != t["default"])
+
+
+def load_appyc_module(modules, case, impl, prefix="appyc"):
+    """A fresh instance of an appyc build's module (appyc_mvl256: the `--mvl 256` file; the
+    other appyc impls share the default file). prefix keeps instances of one file apart."""
+    import importlib.util
+    st, kernel = split_case(case)
+    stem = kernel + ("_mvl256" if impl == "appyc_mvl256" else "")
+    spec = importlib.util.spec_from_file_location(f"{prefix}_{st}_{stem}",
+                                                  module_dir(modules, st) / f"{stem}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def module_dir(modules, st):
