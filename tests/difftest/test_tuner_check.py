@@ -54,3 +54,25 @@ def test_interleaved_trial_reports_a_build_that_computes_something_else(tmp_path
     assert all(r["agree"] is False for r in rows), rows
     assert "appyc_mvl256" in rows[0]["disagree"] and "appyc_default" not in rows[0]["disagree"]
     assert "outputs differ" in (tmp_path / "out" / "tuner_check.md").read_text()
+
+
+def test_bench_refs_first_finishes_references_before_timing(tmp_path):
+    """bench_npbench --refs-first: the references' line comes before the first timed case, and
+    the table says the references did not run beside the cases."""
+    modules = tmp_path / "mods"
+    compile_gemver(modules)
+    out = tmp_path / "t.md"
+    proc = subprocess.run(
+        [sys.executable, "scripts/bench_npbench.py", "--device", "cpu", "--modules", str(modules),
+         "--set", "natural", "--only", "gemver", "--impls", "appyc", "--refs-first",
+         "--no-limits", "--max-reps", "2", "--time-budget", "0.001", "--warmup", "0",
+         "--out", str(out)],
+        capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    lines = proc.stdout.splitlines()
+    done = next(i for i, ln in enumerate(lines) if "references done; timing starts" in ln)
+    reference = next(i for i, ln in enumerate(lines) if "reference gemver.natural: NumPy" in ln)
+    case = next(i for i, ln in enumerate(lines) if "gemver (natural)" in ln and " ok " in ln)
+    assert reference < done < case
+    assert "before any case was timed" in out.read_text()
+    assert json.loads(out.with_suffix(".json").read_text())["meta"]["refs_first"] is True
