@@ -1,0 +1,281 @@
+#!/usr/bin/env python3
+"""Issue 23, gemver (natural) at the `paper` size on one GPU: how close can the two kernels appyc
+emits come to the copy rate, and which of their shape parameters decides it?
+
+§65 found the two kernels at the copy rate back to back on an H100 (0.537 ms a call). On an
+H200 (stop 43) they took 0.403 ms a call back to back, 1.54 GB at 3.82 TB/s, where a 1 GiB
+copy runs near 4.3 TB/s: this probe times, back to back with CUDA events, hand-written kernels
+of the same structure as appyc's with the shape parameters the generated code fixes opened up:
+
+- k1 (A updated, column sums of A * y down split row ranges, the last split of a column block
+  combining): rows per tile, columns per tile (MVL), warps, programs per SM for the row split,
+  and the cache policy of A's loads and stores;
+- k2 (w = A x, row dot products): rows per program, MVL, warps;
+- references: torch's copy of A (read + write) and a read-only Triton pass over A.
+
+Every k1/k2 variant is checked against torch's float64 math before it is timed.
+
+    python bench/gpu_gemver_kernels.py --out DIR [--reps 30] [--quick]
+"""
+import argparse
+import itertools
+import json
+import time
+from pathlib import Path
+
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k1(A, u1, v1, u2, v2, y, x, z, N, beta: "fp64", partials, arrivals, split_rows,
+       ROWS: tl.constexpr, MVL: tl.constexpr, LOAD_POLICY: tl.constexpr, STORE_CS: tl.constexpr):
+    j = tl.program_id(0) * MVL + tl.arange(0, MVL)
+    j_mask = j < N
+    split = tl.program_id(1)
+    lo = split * split_rows
+    hi = tl.minimum(lo + split_rows, N)
+    v1j = tl.load(v1 + j, mask=j_mask)
+    v2j = tl.load(v2 + j, mask=j_mask)
+    acc = tl.zeros((ROWS, MVL), tl.float64)
+    for base in range(lo, hi, ROWS):
+        i = base + tl.arange(0, ROWS)
+        m = (i < hi)[:, None] & j_mask
+        ptr = A + i[:, None] * N + j
+        a = tl.load(ptr, mask=m, eviction_policy=LOAD_POLICY)
+        a = a + tl.load(u1 + i, mask=i < hi)[:, None] * v1j + tl.load(u2 + i, mask=i < hi)[:, None] * v2j
+        if STORE_CS:
+            tl.store(ptr, a, mask=m, cache_modifier=".cs")
+        else:
+            tl.store(ptr, a, mask=m)
+        acc += tl.where(m, a * tl.load(y + i, mask=i < hi)[:, None], 0.0)
+    part = partials + tl.program_id(0) * MVL + tl.arange(0, MVL)
+    stride = tl.num_programs(0) * MVL
+    tl.store(part + split * stride, tl.sum(acc, axis=0))
+    tl.debug_barrier()
+    arrived = tl.atomic_add(arrivals + tl.program_id(0), 1, sem="acq_rel")
+    if arrived == tl.num_programs(1) - 1:
+        tl.debug_barrier()
+        total = tl.load(part, cache_modifier=".cg")
+        for k in range(1, tl.num_programs(1)):
+            total += tl.load(part + k * stride, cache_modifier=".cg")
+        tl.store(arrivals + tl.program_id(0), 0)
+        tl.store(x + j, tl.load(x + j, mask=j_mask) + beta * total + tl.load(z + j, mask=j_mask), mask=j_mask)
+
+
+@triton.jit
+def k2(A, x, w, N, alpha: "fp64", RPP: tl.constexpr, MVL: tl.constexpr, LOAD_POLICY: tl.constexpr):
+    i = tl.program_id(0) * RPP + tl.arange(0, RPP)
+    i_mask = i < N
+    acc = tl.zeros((RPP, MVL), tl.float64)
+    for base in range(0, N, MVL):
+        j = base + tl.arange(0, MVL)
+        m = i_mask[:, None] & (j < N)
+        acc += tl.load(A + i[:, None] * N + j, mask=m, other=0.0, eviction_policy=LOAD_POLICY) * \
+            tl.load(x + j, mask=j < N, other=0.0)
+    tl.store(w + i, tl.load(w + i, mask=i_mask) + alpha * tl.sum(acc, axis=1), mask=i_mask)
+
+
+@triton.jit
+def read_only(A, out, n, stride, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), tl.float64)
+    for base in range(0, n, stride):
+        o = base + offs
+        acc += tl.load(A + o, mask=o < n, other=0.0)
+    tl.store(out + tl.program_id(0), tl.sum(acc, axis=0))
+
+
+def interpreter_scalar_index():
+    """Under Triton 3.6's interpreter with NumPy >= 2.4 a run-time scalar is a 1-element array,
+    which `range` cannot take (int(array) is gone); appyc's generated modules carry the same fix."""
+    from triton.runtime import interpreter
+
+    patch = interpreter._patch_lang_tensor
+
+    def patch_lang_tensor(tensor, scope):
+        patch(tensor, scope)
+        scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data.reshape(-1)[0]))
+
+    interpreter._patch_lang_tensor = patch_lang_tensor
+
+
+def focus(args, say, results, k1_space, k1_launch, check, f2, timed, out):
+    """k1's shapes only, each checked, then timed in rounds with the variants interleaved (the
+    full sweep's single pass moved up to 10 % between neighbours): the median over the rounds."""
+    launches = {}
+    for c in k1_space:
+        f1 = k1_launch(*c)
+        err = check(f1, f2)
+        launches[c] = f1
+        results["k1"].append([list(c), [], err])
+        say(f"k1 {c[:4]}: err {err:.1e}")
+    for r in range(args.rounds):
+        order = k1_space[r % len(k1_space):] + k1_space[:r % len(k1_space)]
+        for c in order:
+            next(e for e in results["k1"] if tuple(e[0]) == c)[1].append(timed(launches[c], args.reps))
+    for e in sorted(results["k1"], key=lambda e: sorted(e[1])[len(e[1]) // 2]):
+        ms = sorted(e[1])
+        say(f"k1 rows {e[0][0]:3d} mvl {e[0][1]:4d} warps {e[0][2]} per_sm {e[0][3]:2d}: median {ms[len(ms) // 2]:.4f} "
+            f"ms (min {ms[0]:.4f}, max {ms[-1]:.4f}), {2 * args.n ** 2 * 8 / ms[len(ms) // 2] / 1e6:.0f} GB/s")
+    (out / "gemver_kernels_focus.json").write_text(json.dumps(results, indent=1))
+
+
+def main(args):
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    log = open(out / "gemver_kernels.log", "a")
+
+    def say(text):
+        print(text, flush=True)
+        log.write(text + "\n")
+        log.flush()
+
+    N = args.n
+    if args.cpu:
+        interpreter_scalar_index()
+    dev = "cpu" if args.cpu else "cuda"  # the CPU: a smoke test under TRITON_INTERPRET=1
+    g = torch.Generator(device=dev).manual_seed(7)
+    r = lambda *s: torch.rand(*s, dtype=torch.float64, device=dev, generator=g)  # noqa: E731
+    A0 = r(N, N)
+    u1, v1, u2, v2, w0, x0, y, z = (r(N) for _ in range(8))
+    alpha, beta = 1.5, 1.2
+    A = A0.clone()
+    x, w = x0.clone(), w0.clone()
+    # the math, float64
+    A_ref = A0 + torch.outer(u1, v1) + torch.outer(u2, v2)
+    x_ref = x0 + beta * (A_ref.T @ y) + z
+    w_ref = w0 + alpha * (A_ref @ x_ref)
+    sms = 2 if args.cpu else torch.cuda.get_device_properties(0).multi_processor_count
+    name = "cpu" if args.cpu else torch.cuda.get_device_name()
+    gbytes = 3 * N * N * 8 / 1e9
+    say(f"device {name}, {sms} SMs; gemver moves {gbytes:.3f} GB (A read, written, read)")
+
+    def timed(fn, reps):
+        fn()
+        if args.cpu:
+            t = time.perf_counter()
+            fn()
+            return (time.perf_counter() - t) * 1e3
+        torch.cuda.synchronize()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        best = None
+        for _ in range(3):
+            start.record()
+            for _ in range(reps):
+                fn()
+            end.record()
+            end.synchronize()
+            ms = start.elapsed_time(end) / reps
+            best = ms if best is None else min(best, ms)
+        return best
+
+    results = {"device": name, "sms": sms, "k1": [], "k2": []}
+    dst = torch.empty_like(A0)
+    ms = timed(lambda: dst.copy_(A0), args.reps)
+    results["copy_A_ms"] = ms
+    say(f"torch copy of A: {ms:.4f} ms, {2 * N * N * 8 / ms / 1e6:.0f} GB/s")
+    del dst
+    part = torch.empty(sms * 32, dtype=torch.float64, device=dev)
+    for block, progs in ((1024, 4), (2048, 4), (1024, 8)):
+        grid = progs * sms
+        ms = timed(lambda: read_only[(grid,)](A0, part, N * N, grid * block, BLOCK=block, num_warps=8), args.reps)
+        results.setdefault("read_only", []).append([block, progs, ms])
+        say(f"read-only pass over A (block {block}, {progs}/SM): {ms:.4f} ms, {N * N * 8 / ms / 1e6:.0f} GB/s")
+
+    arrivals = torch.zeros(N, dtype=torch.int32, device=dev)
+    partials = torch.empty(64 * sms * 256 + N * 64, dtype=torch.float64, device=dev)
+
+    def k1_launch(rows, mvl, warps, per_sm, policy, store_cs):
+        blocks = triton.cdiv(N, mvl)
+        splits = max(1, min(triton.cdiv(per_sm * sms, blocks), max(N // 128, 1)))
+        per_split = triton.cdiv(triton.cdiv(N, splits), rows) * rows
+        splits = triton.cdiv(N, per_split)
+        return lambda: k1[(blocks, splits)](A, u1, v1, u2, v2, y, x, z, N, beta, partials, arrivals, per_split,
+                                            ROWS=rows, MVL=mvl, LOAD_POLICY=policy, STORE_CS=store_cs,
+                                            num_warps=warps)
+
+    def k2_launch(rpp, mvl, warps, policy):
+        return lambda: k2[(triton.cdiv(N, rpp),)](A, x, w, N, alpha, RPP=rpp, MVL=mvl, LOAD_POLICY=policy,
+                                                  num_warps=warps)
+
+    def check(f1, f2):
+        A.copy_(A0)
+        x.copy_(x0)
+        w.copy_(w0)
+        f1()
+        f2()
+        if not args.cpu:
+            torch.cuda.synchronize()
+        return max(float((A - A_ref).abs().max()), float(((x - x_ref).abs().max() / x_ref.abs().max())),
+                   float(((w - w_ref).abs().max() / w_ref.abs().max())))
+
+    base1 = (32, 64, 8, 8, "", False)  # appyc's k1 as the tuner chose it on the H200 (stop 43)
+    base2 = (1, 512, 4, "")
+    if args.focus:
+        k1_space = [(32, 64, 8, 8), (32, 64, 4, 8), (32, 128, 4, 8), (16, 128, 4, 16), (16, 128, 4, 8),
+                    (16, 256, 4, 8), (16, 64, 8, 4), (8, 256, 4, 8), (8, 512, 4, 8), (8, 512, 8, 8),
+                    (4, 512, 4, 8), (4, 1024, 4, 8), (4, 1024, 8, 8), (2, 1024, 4, 8), (2, 2048, 8, 8),
+                    (8, 1024, 8, 8), (4, 1024, 8, 4), (4, 1024, 8, 16), (1, 2048, 8, 8), (1, 4096, 8, 8)]
+        k1_space = [c + ("", False) for c in k1_space]
+        return focus(args, say, results, k1_space, k1_launch, check, k2_launch(*base2), timed, out)
+    if args.quick:
+        k1_space = [base1, (32, 128, 8, 8, "", False)]
+        k2_space = [base2, (4, 512, 4, "")]
+    else:
+        k1_space = [c for c in itertools.product((16, 32, 64), (32, 64, 128, 256), (4, 8), (4, 8, 16), ("",), (False,))
+                    if 512 <= c[0] * c[1] <= 8192]
+        k1_space += [(32, 64, 8, 8, "evict_first", False), (32, 64, 8, 8, "", True),
+                     (32, 64, 8, 8, "evict_first", True), (32, 128, 8, 8, "evict_first", True)]
+        k2_space = [c for c in itertools.product((1, 2, 4, 8), (256, 512, 1024, 2048), (4, 8), ("",))
+                    if c[0] * c[1] <= 8192]
+        k2_space += [(1, 512, 4, "evict_first"), (4, 512, 4, "evict_first")]
+    t_end = time.perf_counter() + args.budget
+    f2_base = k2_launch(*base2)
+    for c in k1_space:
+        if time.perf_counter() > t_end:
+            say("budget spent")
+            break
+        f1 = k1_launch(*c)
+        err = check(f1, f2_base)
+        ms = timed(f1, args.reps)
+        results["k1"].append([list(c), ms, err])
+        say(f"k1 rows {c[0]:3d} mvl {c[1]:4d} warps {c[2]} per_sm {c[3]:2d} load {c[4] or '-':11s} store_cs {c[5]!s:5s}: "
+            f"{ms:.4f} ms, {2 * N * N * 8 / ms / 1e6:.0f} GB/s, err {err:.1e}")
+    f1_base = k1_launch(*base1)
+    for c in k2_space:
+        if time.perf_counter() > t_end:
+            say("budget spent")
+            break
+        f2 = k2_launch(*c)
+        err = check(f1_base, f2)
+        ms = timed(f2, args.reps)
+        results["k2"].append([list(c), ms, err])
+        say(f"k2 rpp {c[0]} mvl {c[1]:4d} warps {c[2]} load {c[3] or '-':11s}: {ms:.4f} ms, "
+            f"{N * N * 8 / ms / 1e6:.0f} GB/s, err {err:.1e}")
+    ok1 = [e for e in results["k1"] if e[2] < 1e-9]
+    ok2 = [e for e in results["k2"] if e[2] < 1e-9]
+    if ok1 and ok2:
+        b1, b2 = min(ok1, key=lambda e: e[1]), min(ok2, key=lambda e: e[1])
+        pair = timed(lambda: (k1_launch(*b1[0])(), k2_launch(*b2[0])()), args.reps)
+        basepair = timed(lambda: (f1_base(), f2_base()), args.reps)
+        results.update(best_k1=b1, best_k2=b2, best_pair_ms=pair, base_pair_ms=basepair)
+        say(f"pair back to back: appyc's shapes {basepair:.4f} ms ({gbytes / basepair * 1e3:.0f} GB/s); "
+            f"best k1 {b1[0]} + best k2 {b2[0]} {pair:.4f} ms ({gbytes / pair * 1e3:.0f} GB/s)")
+    bad = [e for e in results["k1"] + results["k2"] if not e[2] < 1e-9]
+    say(f"{len(bad)} variants wrong")
+    (out / "gemver_kernels.json").write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", default="gemver_kernels_out")
+    p.add_argument("--reps", type=int, default=30)
+    p.add_argument("--budget", type=float, default=240, help="seconds for the variants")
+    p.add_argument("--n", type=int, default=8000, help="A is n x n (8000: NPBench's paper size)")
+    p.add_argument("--cpu", action="store_true", help="CPU tensors (with TRITON_INTERPRET=1: a smoke test)")
+    p.add_argument("--focus", action="store_true", help="k1's shapes, interleaved over --rounds")
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--quick", action="store_true", help="two variants each (a smoke test)")
+    main(p.parse_args())
