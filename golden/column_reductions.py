@@ -1086,7 +1086,7 @@ def _col_offsets_kernel0(A, out, N, M, A_stride0, A_stride1, out_stride0, _appyc
     j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/column_reductions.py:64
     j_mask = j < N
     t = _appyc_np_float(tl.load(A + 0 * A_stride0 + j * A_stride1, mask=j_mask)) * 0.5  # samples/column_reductions.py:65
-    s = tl.full((MVL,), 1.0, tl.float32)  # samples/column_reductions.py:66
+    s = tl.full((MVL,), 1.0, A.dtype.element_ty)  # samples/column_reductions.py:66
     _appyc_split = tl.program_id(1)
     _appyc_rows_lo = 0 + _appyc_split * _appyc_split_rows
     _appyc_rows_hi = tl.minimum(_appyc_rows_lo + _appyc_split_rows, M)
@@ -1111,7 +1111,7 @@ def _col_offsets_kernel0(A, out, N, M, A_stride0, A_stride1, out_stride0, _appyc
         tl.store(out + j * out_stride0, s, mask=j_mask)  # samples/column_reductions.py:69
 
 
-_col_offsets_kernel0_tuning = _AppycTuning("_col_offsets_kernel0", "337e1e9a9abaa774", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_col_offsets_kernel0_tuning = _AppycTuning("_col_offsets_kernel0", "17cd7720c0334c02", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 @_appyc_replayed
@@ -1433,7 +1433,7 @@ def _scaled_col_sums_kernel0(A, y, out, N, M, A_stride0, A_stride1, y_stride0, o
     # samples/column_reductions.py:128: #pragma parallel for simd
     j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/column_reductions.py:129
     j_mask = j < N
-    s = tl.full((MVL,), 0.0, tl.float32)  # samples/column_reductions.py:130
+    s = tl.full((MVL,), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), y.dtype.element_ty)).dtype)  # samples/column_reductions.py:130
     _appyc_split = tl.program_id(1)
     _appyc_rows_lo = 0 + _appyc_split * _appyc_split_rows
     _appyc_rows_hi = tl.minimum(_appyc_rows_lo + _appyc_split_rows, M)
@@ -1460,7 +1460,7 @@ def _scaled_col_sums_kernel0(A, y, out, N, M, A_stride0, A_stride1, y_stride0, o
         tl.store(out + j * out_stride0, s, mask=j_mask)  # samples/column_reductions.py:135
 
 
-_scaled_col_sums_kernel0_tuning = _AppycTuning("_scaled_col_sums_kernel0", "1d00ba930446a770", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_scaled_col_sums_kernel0_tuning = _AppycTuning("_scaled_col_sums_kernel0", "ceef4d2ce3580ab5", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 @_appyc_replayed
@@ -1497,7 +1497,7 @@ def _rank2_atv_kernel1(A, u1, v1, u2, v2, y, x, z, N, M, beta: "fp64", A_stride0
     # samples/column_reductions.py:144: #pragma parallel for simd
     j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/column_reductions.py:145
     j_mask = j < N
-    s = tl.full((MVL,), 0.0, y.dtype.element_ty)  # samples/column_reductions.py:146
+    s = tl.full((MVL,), 0.0, (tl.zeros((), y.dtype.element_ty) + tl.zeros((), A.dtype.element_ty)).dtype)  # samples/column_reductions.py:146
     _appyc_split = tl.program_id(1)
     _appyc_rows_lo = 0 + _appyc_split * _appyc_split_rows
     _appyc_rows_hi = tl.minimum(_appyc_rows_lo + _appyc_split_rows, M)
@@ -1524,7 +1524,7 @@ def _rank2_atv_kernel1(A, u1, v1, u2, v2, y, x, z, N, M, beta: "fp64", A_stride0
         tl.store(x + j * x_stride0, tl.load(x + j * x_stride0, mask=j_mask) + (beta * s + tl.load(z + j * z_stride0, mask=j_mask)), mask=j_mask)  # samples/column_reductions.py:149
 
 
-_rank2_atv_kernel1_tuning = _AppycTuning("_rank2_atv_kernel1", "07ce9a1e929f2877", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_rank2_atv_kernel1_tuning = _AppycTuning("_rank2_atv_kernel1", "a7fcd18d0c36d690", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 @_appyc_replayed

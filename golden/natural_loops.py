@@ -2006,7 +2006,7 @@ def _gemver_loops_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta: "fp64", A_stride0
     # samples/natural_loops.py:133: #pragma parallel for simd
     j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:134
     j_mask = j < N
-    s = tl.full((MVL,), 0.0, y.dtype.element_ty)  # samples/natural_loops.py:135
+    s = tl.full((MVL,), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), y.dtype.element_ty)).dtype)  # samples/natural_loops.py:135
     _appyc_split = tl.program_id(1)
     _appyc_rows_lo = 0 + _appyc_split * _appyc_split_rows
     _appyc_rows_hi = tl.minimum(_appyc_rows_lo + _appyc_split_rows, N)
@@ -2034,7 +2034,7 @@ def _gemver_loops_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta: "fp64", A_stride0
         tl.store(x + j * x_stride0, tl.load(x + j * x_stride0, mask=j_mask) + tl.load(z + j * z_stride0, mask=j_mask), mask=j_mask)  # samples/natural_loops.py:139
 
 
-_gemver_loops_kernel1_tuning = _AppycTuning("_gemver_loops_kernel1", "2106fe51ba1b7f48", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_gemver_loops_kernel1_tuning = _AppycTuning("_gemver_loops_kernel1", "9a68ed9a6ba37565", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 @_appyc_replayed

@@ -17,6 +17,10 @@ pub(super) struct Analysis {
     pub(super) written: Vec<String>,
     /// Loop-carried locals initialised by a literal, with the update that fixes their dtype.
     pub(super) carried: HashMap<String, Expr>,
+    /// The same updates with the kernel's single-assignment locals replaced by their values,
+    /// for the dtype only: a local defined after the init (`t = A[i, j]` inside the loop that
+    /// does `s += t * x[j]`) is not known where the init is printed, its value is.
+    pub(super) carried_dtype: HashMap<String, Expr>,
     /// Locals holding per-lane values of a `parallel for simd` program.
     pub(super) lane_vectors: HashSet<String>,
 }
@@ -39,6 +43,10 @@ pub(super) fn analyse(k: &Kernel) -> Analysis {
         uses_mvl: uses.uses_mvl,
         written: uses.written,
         carried: carried_locals(&uses.assigns),
+        carried_dtype: carried_locals(&uses.assigns)
+            .into_iter()
+            .map(|(n, update)| (n, with_single_locals_inlined(update, &uses.assigns)))
+            .collect(),
         lane_vectors: lane_vectors(k, &uses.assigns),
     }
 }
@@ -205,6 +213,39 @@ fn carried_locals(assigns: &[(&str, &Expr)]) -> HashMap<String, Expr> {
         }
     }
     carried
+}
+
+/// `e` with every name the kernel assigns exactly once replaced by its value, a few levels
+/// deep (values that read such locals are inlined in turn).
+fn with_single_locals_inlined(e: Expr, assigns: &[(&str, &Expr)]) -> Expr {
+    let mut count: HashMap<&str, usize> = HashMap::new();
+    for (n, _) in assigns {
+        *count.entry(n).or_default() += 1;
+    }
+    let single: HashMap<&str, &Expr> = assigns
+        .iter()
+        .filter(|(n, _)| count[n] == 1)
+        .map(|(n, v)| (*n, *v))
+        .collect();
+    let mut e = e;
+    // A bound on the depth (a local defined by another, ...): enough for what lowering makes.
+    for _ in 0..4 {
+        let mut changed = false;
+        e = e.rewrite(&mut |x| match &x.kind {
+            ExprKind::Name(n) => match single.get(n.as_str()) {
+                Some(v) => {
+                    changed = true;
+                    (*v).clone()
+                }
+                None => x,
+            },
+            _ => x,
+        });
+        if !changed {
+            break;
+        }
+    }
+    e
 }
 
 /// Locals that hold per-lane values of a vectorised (`parallel for simd`) program: a literal

@@ -30,6 +30,8 @@ pub(crate) struct Cx<'a> {
     pub(super) float_params: HashSet<String>,
     /// Local names initialised by a literal and updated later: their init gets a fixed dtype.
     pub(super) carried: HashMap<String, Expr>,
+    /// Those updates as the init's dtype reads them (`Analysis::carried_dtype`).
+    pub(super) carried_dtype: HashMap<String, Expr>,
     /// Locals holding per-lane values of a `parallel for simd` program, and its width.
     pub(super) lane_vectors: HashSet<String>,
     pub(super) lane_width: Option<Width>,
@@ -112,6 +114,7 @@ impl<'a> Cx<'a> {
                 })
                 .collect(),
             carried: analysis.carried.clone(),
+            carried_dtype: analysis.carried_dtype.clone(),
             lane_vectors: analysis.lane_vectors.clone(),
             // A row block's rows are a tile axis, not lanes that carry locals.
             lane_width: k
@@ -351,7 +354,7 @@ impl<'a> Cx<'a> {
                 vs => format!("({}).shape", vs.join(" + ")),
             },
         };
-        match self.dtype_of(update, n) {
+        match self.dtype_of(self.carried_dtype.get(n).unwrap_or(update), n) {
             Some(dt) => format!("tl.full({shape}, {v}, {dt})"),
             // What Triton makes of the literal itself when lanes meet it.
             None if shape != "()" => {
@@ -618,6 +621,22 @@ mod tests {
         assert!(has_line(&k, "for _j_base in range(0, N, 32):"), "{k}");
         assert!(
             has_line(&k, "tl.store(r + i * r_stride0, s, mask=i_mask)"),
+            "{k}"
+        );
+    }
+
+    #[test]
+    fn a_carried_init_takes_the_dtype_of_a_local_defined_after_it() {
+        // `t` is defined inside the loop, after `s = 0.0` is printed: its value decides.
+        let k = kernel_of(
+            "def f(A, x, r, M, N):\n    #pragma parallel for\n    for i in range(M):\n        s = 0.0\n        #pragma simd\n        for j in range(N):\n            t = A[i, j]\n            s += t * x[j]\n        r[i] = s\n",
+            "f",
+        );
+        assert!(
+            has_line(
+                &k,
+                "s = tl.full((), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)"
+            ),
             "{k}"
         );
     }

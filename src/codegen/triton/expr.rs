@@ -195,6 +195,7 @@ impl Cx<'_> {
             masks: self.masks.clone(),
             float_params: self.float_params.clone(),
             carried: HashMap::new(),
+            carried_dtype: HashMap::new(),
             lane_vectors: HashSet::new(),
             lane_width: self.lane_width,
             tile_names: self.tile_names.clone(),
