@@ -30,7 +30,8 @@ import triton.language as tl
 
 @triton.jit
 def k1(A, u1, v1, u2, v2, y, x, z, N, beta: "fp64", partials, arrivals, split_rows,
-       ROWS: tl.constexpr, MVL: tl.constexpr, LOAD_POLICY: tl.constexpr, STORE_CS: tl.constexpr):
+       ROWS: tl.constexpr, MVL: tl.constexpr, LOAD_POLICY: tl.constexpr, STORE_CS: tl.constexpr,
+       STORE: tl.constexpr = True):
     j = tl.program_id(0) * MVL + tl.arange(0, MVL)
     j_mask = j < N
     split = tl.program_id(1)
@@ -45,7 +46,9 @@ def k1(A, u1, v1, u2, v2, y, x, z, N, beta: "fp64", partials, arrivals, split_ro
         ptr = A + i[:, None] * N + j
         a = tl.load(ptr, mask=m, eviction_policy=LOAD_POLICY)
         a = a + tl.load(u1 + i, mask=i < hi)[:, None] * v1j + tl.load(u2 + i, mask=i < hi)[:, None] * v2j
-        if STORE_CS:
+        if not STORE:
+            pass  # reordered: the updated A is recomputed here and stored by k2 (UPDATE)
+        elif STORE_CS:
             tl.store(ptr, a, mask=m, cache_modifier=".cs")
         else:
             tl.store(ptr, a, mask=m)
@@ -65,15 +68,23 @@ def k1(A, u1, v1, u2, v2, y, x, z, N, beta: "fp64", partials, arrivals, split_ro
 
 
 @triton.jit
-def k2(A, x, w, N, alpha: "fp64", RPP: tl.constexpr, MVL: tl.constexpr, LOAD_POLICY: tl.constexpr):
+def k2(A, x, w, N, alpha: "fp64", RPP: tl.constexpr, MVL: tl.constexpr, LOAD_POLICY: tl.constexpr,
+       u1=None, v1=None, u2=None, v2=None, UPDATE: tl.constexpr = False):
     i = tl.program_id(0) * RPP + tl.arange(0, RPP)
     i_mask = i < N
     acc = tl.zeros((RPP, MVL), tl.float64)
+    if UPDATE:
+        u1i = tl.load(u1 + i, mask=i_mask, other=0.0)[:, None]
+        u2i = tl.load(u2 + i, mask=i_mask, other=0.0)[:, None]
     for base in range(0, N, MVL):
         j = base + tl.arange(0, MVL)
         m = i_mask[:, None] & (j < N)
-        acc += tl.load(A + i[:, None] * N + j, mask=m, other=0.0, eviction_policy=LOAD_POLICY) * \
-            tl.load(x + j, mask=j < N, other=0.0)
+        ptr = A + i[:, None] * N + j
+        a = tl.load(ptr, mask=m, other=0.0, eviction_policy=LOAD_POLICY)
+        if UPDATE:  # reordered: the rows of A updated here, where they are read in order
+            a = a + u1i * tl.load(v1 + j, mask=j < N, other=0.0) + u2i * tl.load(v2 + j, mask=j < N, other=0.0)
+            tl.store(ptr, a, mask=m)
+        acc += a * tl.load(x + j, mask=j < N, other=0.0)
     tl.store(w + i, tl.load(w + i, mask=i_mask) + alpha * tl.sum(acc, axis=1), mask=i_mask)
 
 
@@ -120,6 +131,39 @@ def focus(args, say, results, k1_space, k1_launch, check, f2, timed, out):
         say(f"k1 rows {e[0][0]:3d} mvl {e[0][1]:4d} warps {e[0][2]} per_sm {e[0][3]:2d}: median {ms[len(ms) // 2]:.4f} "
             f"ms (min {ms[0]:.4f}, max {ms[-1]:.4f}), {2 * args.n ** 2 * 8 / ms[len(ms) // 2] / 1e6:.0f} GB/s")
     (out / "gemver_kernels_focus.json").write_text(json.dumps(results, indent=1))
+
+
+def reordered(args, say, results, k1_launch, k2_launch, check, timed, out):
+    """The same three passes over A in another order: the column sums read A and recompute the
+    updated elements without storing them (k1, STORE=False), and the row pass updates each row
+    where it reads it for the dot product (k2, UPDATE=True): a read-only strip pass and a
+    copy-like row pass, instead of a read-write strip pass and a read-only row pass. Pairs of
+    each order, each checked, then timed back to back in interleaved rounds."""
+    pairs = {}
+    for c1 in [(32, 64, 8, 8), (16, 128, 4, 16), (16, 128, 4, 8), (32, 128, 4, 8), (16, 256, 4, 8)]:
+        for c2 in [(1, 512, 4), (4, 512, 4), (1, 1024, 8), (2, 512, 4)]:
+            for order in ("as_written", "reordered"):
+                r = order == "reordered"
+                f1 = k1_launch(*c1, "", False, store=not r)
+                f2 = k2_launch(*c2, "", update=r)
+                err = check(f1, f2)
+                assert err < 1e-9, (order, c1, c2, err)
+                pairs[(order, c1, c2)] = (f1, f2)
+    say(f"{len(pairs)} pairs checked against torch's float64 math")
+    times = {k: [] for k in pairs}
+    keys = list(pairs)
+    for r in range(args.rounds):
+        for k in keys[r % len(keys):] + keys[:r % len(keys)]:
+            f1, f2 = pairs[k]
+            times[k].append(timed(lambda: (f1(), f2()), args.reps))
+    med = lambda ts: sorted(ts)[len(ts) // 2]  # noqa: E731
+    gb = 3 * args.n ** 2 * 8 / 1e9
+    rows = []
+    for k in sorted(keys, key=lambda k: med(times[k])):
+        rows.append({"order": k[0], "k1": list(k[1]), "k2": list(k[2]), "ms": times[k]})
+        say(f"{k[0]:10s} k1 {k[1]} k2 {k[2]}: median {med(times[k]):.4f} ms, {gb / med(times[k]) * 1e3:.0f} GB/s")
+    results["pairs"] = rows
+    (out / "gemver_kernels_reordered.json").write_text(json.dumps(results, indent=1))
 
 
 def main(args):
@@ -187,17 +231,18 @@ def main(args):
     arrivals = torch.zeros(N, dtype=torch.int32, device=dev)
     partials = torch.empty(64 * sms * 256 + N * 64, dtype=torch.float64, device=dev)
 
-    def k1_launch(rows, mvl, warps, per_sm, policy, store_cs):
+    def k1_launch(rows, mvl, warps, per_sm, policy, store_cs, store=True):
         blocks = triton.cdiv(N, mvl)
         splits = max(1, min(triton.cdiv(per_sm * sms, blocks), max(N // 128, 1)))
         per_split = triton.cdiv(triton.cdiv(N, splits), rows) * rows
         splits = triton.cdiv(N, per_split)
         return lambda: k1[(blocks, splits)](A, u1, v1, u2, v2, y, x, z, N, beta, partials, arrivals, per_split,
                                             ROWS=rows, MVL=mvl, LOAD_POLICY=policy, STORE_CS=store_cs,
-                                            num_warps=warps)
+                                            STORE=store, num_warps=warps)
 
-    def k2_launch(rpp, mvl, warps, policy):
-        return lambda: k2[(triton.cdiv(N, rpp),)](A, x, w, N, alpha, RPP=rpp, MVL=mvl, LOAD_POLICY=policy,
+    def k2_launch(rpp, mvl, warps, policy, update=False):
+        vecs = (u1, v1, u2, v2) if update else (None,) * 4
+        return lambda: k2[(triton.cdiv(N, rpp),)](A, x, w, N, alpha, rpp, mvl, policy, *vecs, UPDATE=update,
                                                   num_warps=warps)
 
     def check(f1, f2):
@@ -213,6 +258,8 @@ def main(args):
 
     base1 = (32, 64, 8, 8, "", False)  # appyc's k1 as the tuner chose it on the H200 (stop 43)
     base2 = (1, 512, 4, "")
+    if args.reordered:
+        return reordered(args, say, results, k1_launch, k2_launch, check, timed, out)
     if args.focus:
         k1_space = [(32, 64, 8, 8), (32, 64, 4, 8), (32, 128, 4, 8), (16, 128, 4, 16), (16, 128, 4, 8),
                     (16, 256, 4, 8), (16, 64, 8, 4), (8, 256, 4, 8), (8, 512, 4, 8), (8, 512, 8, 8),
@@ -275,6 +322,8 @@ if __name__ == "__main__":
     p.add_argument("--budget", type=float, default=240, help="seconds for the variants")
     p.add_argument("--n", type=int, default=8000, help="A is n x n (8000: NPBench's paper size)")
     p.add_argument("--cpu", action="store_true", help="CPU tensors (with TRITON_INTERPRET=1: a smoke test)")
+    p.add_argument("--reordered", action="store_true",
+                   help="pairs: the passes as appyc orders them and with A's update moved to the row pass")
     p.add_argument("--focus", action="store_true", help="k1's shapes, interleaved over --rounds")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--quick", action="store_true", help="two variants each (a smoke test)")
