@@ -568,7 +568,7 @@ fn host_device(func: &Function, kernels: &[Kernel]) -> String {
 }
 
 /// `--emit lowered`: the region after the passes, printed as Python in its place; a region
-/// fused into it leaves a comment.
+/// or statement absorbed by it leaves a comment naming it.
 fn lowered_region(file: &SourceFile, k: &Kernel, out: &mut Spliced) {
     let indent = indentation(file, region_start(k));
     let mut w = Writer::new(0);
@@ -596,10 +596,13 @@ fn lowered_region(file: &SourceFile, k: &Kernel, out: &mut Spliced) {
             text: match fold_operand(file, a) {
                 // The lowered view defines no helper, so the binding says what it does.
                 Some(binding) => format!(
-                    "{indent}# appyc: {what} runs inside the next one (here if its operand is an array){binding}  # {}\n",
+                    "{indent}# appyc: {what} runs inside {} below (here if its operand is an array){binding}  # {}\n",
+                    k.name,
                     fold_operand_meaning(a).unwrap_or_default()
                 ),
-                None => format!("{indent}# appyc: {what} runs inside the next one\n"),
+                // By name: a region sunk past the next one (passes::fuse_into_reduction) runs
+                // in the one after it.
+                None => format!("{indent}# appyc: {what} runs inside {} below\n", k.name),
             },
         });
         out.skip.push(a.span);

@@ -16,7 +16,7 @@ def symm_natural(alpha, beta, C, A, B):
     # symm (PolyBench) with the row loop on the host: row i scatters into the rows above it
     # and sums the column above it for its own row.
     # appyc: `temp2 = np.empty((C.shape[1],), dtype=C.dtype)` dropped: no compiled code reads what it allocates
-    # appyc: `C *= beta` runs inside the next one (here if its operand is an array)
+    # appyc: `C *= beta` runs inside _symm_natural_kernel0 below (here if its operand is an array)
     _C_operand = _appyc_fold_operand(C, "*=", beta)  # beta if a number or one element; else `C *= beta` runs here and this is 1.0
     # _symm_natural_kernel0
     #pragma parallel for
@@ -38,7 +38,7 @@ def symm_shared_line(alpha, beta, C, A, B):
     # symm_natural with its row allocated on the line that doubles alpha: gather keeps the row
     # in registers, yet the line stays (passes/dead_allocations.rs), for its other statement.
     temp2 = torch.empty((C.shape[1],), dtype=C.dtype, device=C.device); alpha = 2.0 * alpha
-    # appyc: `C *= beta` runs inside the next one (here if its operand is an array)
+    # appyc: `C *= beta` runs inside _symm_shared_line_kernel0 below (here if its operand is an array)
     _C_operand = _appyc_fold_operand(C, "*=", beta)  # beta if a number or one element; else `C *= beta` runs here and this is 1.0
     # _symm_shared_line_kernel0
     #pragma parallel for

@@ -14,7 +14,7 @@ import numpy as np
 
 
 def scale_then_update(alpha, beta, C, B):
-    # appyc: `C *= beta` runs inside the next one (here if its operand is an array)
+    # appyc: `C *= beta` runs inside _scale_then_update_kernel0 below (here if its operand is an array)
     _C_operand = _appyc_fold_operand(C, "*=", beta)  # beta if a number or one element; else `C *= beta` runs here and this is 1.0
     # _scale_then_update_kernel0
     #pragma parallel for simd
@@ -28,7 +28,7 @@ def scale_then_update(alpha, beta, C, B):
 
 
 def shift_then_product(alpha, beta, C, A, B):
-    # appyc: `C -= beta` runs inside the next one (here if its operand is an array)
+    # appyc: `C -= beta` runs inside _shift_then_product_kernel0 below (here if its operand is an array)
     _C_operand = _appyc_fold_operand(C, "-=", beta)  # beta if a number or one element; else `C -= beta` runs here and this is 0.0
     # _shift_then_product_kernel0
     #pragma parallel for
@@ -44,7 +44,7 @@ def shift_then_product(alpha, beta, C, A, B):
 
 
 def offset_then_update(alpha, beta, C, B):
-    # appyc: `C += beta` runs inside the next one (here if its operand is an array)
+    # appyc: `C += beta` runs inside _offset_then_update_kernel0 below (here if its operand is an array)
     _C_operand = _appyc_fold_operand(C, "+=", beta)  # beta if a number or one element; else `C += beta` runs here and this is -0.0
     # _offset_then_update_kernel0
     #pragma parallel for simd
