@@ -55,13 +55,8 @@ def compare(kernel, a, say):
 
     settle = {}
     for b in BUILDS:
-        tables = [t for t in vars(mods[b]).values() if type(t).__name__ == "_AppycTuning"]
         once(b)
-        calls = 0
-        while any(getattr(t, "pending", None) for t in tables) and calls < 200:
-            once(b)
-            calls += 1
-        settle[b] = calls
+        settle[b] = nb.settle_tuning(mods[b], lambda: once(b))
     outs = {}
     for b in BUILDS:
         _, ret = once(b)

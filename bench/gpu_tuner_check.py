@@ -184,14 +184,8 @@ def run_interleaved(a):
 
     builds = {}
     for b in BUILDS:
-        tables = [t for t in vars(mods[b]).values() if type(t).__name__ == "_AppycTuning"]
         once(b)
-        calls = 0
-        # getattr: modules from before tuning was spread over calls have no `pending`
-        while any(getattr(t, "pending", None) for t in tables) and calls < 200:
-            once(b)
-            calls += 1
-        builds[b] = {"settle_calls": calls}
+        builds[b] = {"settle_calls": nb.settle_tuning(mods[b], lambda: once(b))}
     # One call each on the same inputs: the builds must agree (NPBench's rule per array).
     outs = {}
     for b in BUILDS:

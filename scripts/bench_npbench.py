@@ -1063,13 +1063,8 @@ def run_case(a):
         # appyc spreads its tuning over calls (APPYC_TUNE_BUDGET a call): call on, untimed,
         # until every tuning table of the module has settled, so the steady state is the
         # tuned kernel's; how many calls that took is reported beside the first call.
-        tables = [] if mod is None else [
-            t for t in vars(mod).values() if type(t).__name__ == "_AppycTuning"]
-        settle_calls, settle_s = 0, time.perf_counter()
-        # getattr: modules from before tuning was spread over calls have no `pending`
-        while any(getattr(t, "pending", None) for t in tables) and settle_calls < 200:
-            once()
-            settle_calls += 1
+        settle_s = time.perf_counter()
+        settle_calls = settle_tuning(mod, once)
         res.update(settle_calls=settle_calls, settle_s=time.perf_counter() - settle_s)
         warm = once() if settle_calls else warm
         # Then --warmup seconds of calls, untimed: a device timed straight from idle runs its
@@ -1087,6 +1082,18 @@ def run_case(a):
     if mod is not None:
         res["tuning"] = tuning_choices(mod)
     emit("RESULT", res)
+
+
+def settle_tuning(mod, once, limit=200):
+    """Calls `once()`, untimed, until every tuning table of the appyc module `mod` has settled
+    (at most `limit` calls; none for `mod` None); returns how many calls that took."""
+    tables = [] if mod is None else [t for t in vars(mod).values() if type(t).__name__ == "_AppycTuning"]
+    calls = 0
+    # getattr: modules from before tuning was spread over calls have no `pending`
+    while any(getattr(t, "pending", None) for t in tables) and calls < limit:
+        once()
+        calls += 1
+    return calls
 
 
 def tuning_choices(mod):
