@@ -31,8 +31,38 @@ def load(path, name):
     return mod
 
 
+class GemverCase:
+    """gemver (natural) at N = 8000 on the GPU: fixed random inputs, the arrays the call writes
+    kept for `restore`, and `error` of the device arrays against NumPy's result (A's largest
+    difference, x's and w's relative to their largest element). gpu_gemver_k1_calls.py uses
+    it too."""
+
+    def __init__(self, N=8000, seed=7):
+        import numpy as np
+        import torch
+        rng = np.random.default_rng(seed)
+        self.N, self.alpha, self.beta = N, 1.5, 1.2
+        host = {k: rng.random(N) for k in ("u1", "v1", "u2", "v2", "w", "x", "y", "z")}
+        host["A"] = rng.random((N, N))
+        self.dev = {k: torch.from_numpy(v).cuda() for k, v in host.items()}
+        self.saved = {k: self.dev[k].clone() for k in ("A", "w", "x")}
+        A = host["A"] + np.outer(host["u1"], host["v1"]) + np.outer(host["u2"], host["v2"])
+        x = host["x"] + self.beta * (A.T @ host["y"]) + host["z"]
+        self.expected = {"A": A, "x": x, "w": host["w"] + self.alpha * (A @ x)}
+
+    def restore(self):
+        for k, v in self.saved.items():
+            self.dev[k].copy_(v)
+
+    def error(self):
+        import numpy as np
+        got = {k: self.dev[k].cpu().numpy() for k in self.expected}
+        want = self.expected
+        return max(float(np.abs(got["A"] - want["A"]).max()),
+                   *(float(np.abs(got[k] - want[k]).max() / np.abs(want[k]).max()) for k in ("x", "w")))
+
+
 def main(args):
-    import numpy as np
     import torch
 
     out = Path(args.out)
@@ -45,18 +75,8 @@ def main(args):
         log.write(text + "\n")
 
     mod = load(Path(args.modules) / "natural" / "gemver.py", "gemver_natural")
-    N = 8000
-    rng = np.random.default_rng(7)
-    names = ("u1", "v1", "u2", "v2", "w", "x", "y", "z")
-    host = {k: rng.random(N) for k in names}
-    host["A"] = rng.random((N, N))
-    alpha, beta = 1.5, 1.2
-    dev = {k: torch.from_numpy(v).cuda() for k, v in host.items()}
-    saved = {k: dev[k].clone() for k in ("A", "w", "x")}
-
-    def restore():
-        for k, v in saved.items():
-            dev[k].copy_(v)
+    case = GemverCase()
+    N, alpha, beta, dev, restore = case.N, case.alpha, case.beta, case.dev, case.restore
 
     def call():
         mod.gemver(alpha, beta, dev["A"], dev["u1"], dev["v1"], dev["u2"], dev["v2"], dev["w"], dev["x"],
@@ -115,17 +135,12 @@ def main(args):
         pass
 
     # Every path that computes gemver against NumPy.
-    A = host["A"] + np.outer(host["u1"], host["v1"]) + np.outer(host["u2"], host["v2"])
-    x = host["x"] + beta * (A.T @ host["y"]) + host["z"]
-    w = host["w"] + alpha * (A @ x)
     checks = {}
     for name, fn in (("call", call), ("launchers", launchers), ("runs", runs)):
         restore()
         fn()
         torch.cuda.synchronize()
-        err = max(float(np.abs(dev["A"].cpu().numpy() - A).max()),
-                  float(np.abs(dev["x"].cpu().numpy() - x).max() / np.abs(x).max()),
-                  float(np.abs(dev["w"].cpu().numpy() - w).max() / np.abs(w).max()))
+        err = case.error()
         checks[name] = err
         assert err < 1e-9, (name, err)
     say(f"device {torch.cuda.get_device_name()}; configurations k1 {c1} k2 {c2}; checks {checks}")

@@ -24,6 +24,9 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gpu_gemver_host import GemverCase  # noqa: E402
+
 
 def load_text(text, name, path):
     spec = importlib.util.spec_from_loader(name, loader=None, origin=str(path))
@@ -47,7 +50,6 @@ def with_tile_rows(text, rows):
 
 
 def main(args):
-    import numpy as np
     import torch
 
     out = Path(args.out)
@@ -62,21 +64,8 @@ def main(args):
     path = Path(args.modules) / "natural" / "gemver.py"
     text = path.read_text()
     mods = {rows: load_text(with_tile_rows(text, rows), f"gemver_rows{rows}", path) for rows in args.rows}
-    N = 8000
-    rng = np.random.default_rng(7)
-    names = ("u1", "v1", "u2", "v2", "w", "x", "y", "z")
-    host = {k: rng.random(N) for k in names}
-    host["A"] = rng.random((N, N))
-    alpha, beta = 1.5, 1.2
-    dev = {k: torch.from_numpy(v).cuda() for k, v in host.items()}
-    saved = {k: dev[k].clone() for k in ("A", "w", "x")}
-    A = host["A"] + np.outer(host["u1"], host["v1"]) + np.outer(host["u2"], host["v2"])
-    x = host["x"] + beta * (A.T @ host["y"]) + host["z"]
-    w = host["w"] + alpha * (A @ x)
-
-    def restore():
-        for k, v in saved.items():
-            dev[k].copy_(v)
+    case = GemverCase()
+    N, alpha, beta, dev, restore = case.N, case.alpha, case.beta, case.dev, case.restore
 
     def launchers(mod, c1, per_sm):
         mod._APPYC_SPLIT_PROGRAMS_PER_SM = per_sm
@@ -113,9 +102,7 @@ def main(args):
                 restore()
                 fn()
                 torch.cuda.synchronize()
-                err = max(float(np.abs(dev["A"].cpu().numpy() - A).max()),
-                          float(np.abs(dev["x"].cpu().numpy() - x).max() / np.abs(x).max()),
-                          float(np.abs(dev["w"].cpu().numpy() - w).max() / np.abs(w).max()))
+                err = case.error()
                 assert err < 1e-9, (key, err)
                 variants[key] = (fn, mod, per_sm)
     say(f"device {torch.cuda.get_device_name()}; {len(variants)} variants checked against NumPy; k2 {args.k2}")
