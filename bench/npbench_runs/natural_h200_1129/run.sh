@@ -1,5 +1,7 @@
 #!/bin/bash
 # Stop 43, one GPU: the full natural set with its peers in one invocation, then gemver's host probe.
+# Modules: .devcarry/gen_s43 = `bench_npbench.py --generate DIR --set both` at f2b5a2f; .devcarry/gen_old = the same with
+# the compiler of 08a386c (APPYC_BIN) and --set ours. Neither folder is in the repository.
 mkdir -p $OUT/s43a
 if [ "${1:-}" != body ]; then
   timeout 588 bash $0 body; echo "body rc=$?" >> $OUT/s43a/run.log

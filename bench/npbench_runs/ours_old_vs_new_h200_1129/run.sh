@@ -1,5 +1,7 @@
 #!/bin/bash
 # Stop 43, one H200: the ours set, appyc only, modules of 08a386c (before issue 23) and of f2b5a2f, in the order new, old, new.
+# Modules: .devcarry/gen_s43 = `bench_npbench.py --generate DIR --set both` at f2b5a2f; .devcarry/gen_old = the same with
+# the compiler of 08a386c (APPYC_BIN) and --set ours. Neither folder is in the repository.
 mkdir -p $OUT/s43c
 if [ "${1:-}" != body ]; then
   timeout 585 bash $0 body; echo "body rc=$?" >> $OUT/s43c/run.log
