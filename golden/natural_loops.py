@@ -2015,6 +2015,7 @@ def _gemver_loops_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta: "fp64", A_stride0
         i = _i_base + tl.arange(0, 32)
         i_mask = i < _appyc_rows_hi
         _A_ij = (tl.load(A + i[:, None] * A_stride0 + j * A_stride1, mask=i_mask[:, None] & j_mask) + tl.load(u1 + i[:, None] * u1_stride0, mask=i_mask[:, None]) * tl.load(v1 + j * v1_stride0, mask=j_mask) + tl.load(u2 + i[:, None] * u2_stride0, mask=i_mask[:, None]) * tl.load(v2 + j * v2_stride0, mask=j_mask)).to(A.dtype.element_ty)  # samples/natural_loops.py:136
+        tl.store(A + i[:, None] * A_stride0 + j * A_stride1, _A_ij, mask=i_mask[:, None] & j_mask)  # samples/natural_loops.py:136
         _s_rows = _s_rows + tl.where(i_mask[:, None] & j_mask, _A_ij * tl.load(y + i[:, None] * y_stride0, mask=i_mask[:, None]), 0)  # samples/natural_loops.py:137
     _appyc_part = _appyc_partials.to(tl.pointer_type(_s_rows.dtype)) + tl.program_id(0) * MVL + tl.arange(0, MVL)
     _appyc_stride = tl.num_programs(0) * MVL
@@ -2033,7 +2034,7 @@ def _gemver_loops_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta: "fp64", A_stride0
         tl.store(x + j * x_stride0, tl.load(x + j * x_stride0, mask=j_mask) + tl.load(z + j * z_stride0, mask=j_mask), mask=j_mask)  # samples/natural_loops.py:139
 
 
-_gemver_loops_kernel1_tuning = _AppycTuning("_gemver_loops_kernel1", "7f4a03c74fc011b1", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_gemver_loops_kernel1_tuning = _AppycTuning("_gemver_loops_kernel1", "9a68ed9a6ba37565", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 @_appyc_replayed
@@ -2047,7 +2048,7 @@ def _launch_gemver_loops_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta, _appyc_con
         _appyc_config = _gemver_loops_kernel1_tuning.chosen.get(_appyc_key)
         if _appyc_config is None:
             _appyc_config = _gemver_loops_kernel1_tuning.tune(
-                _appyc_key, (x,), lambda config: _launch_gemver_loops_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta, config)
+                _appyc_key, (A, x), lambda config: _launch_gemver_loops_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_blocks = (n_j + _appyc_mvl - 1) // _appyc_mvl
@@ -2061,50 +2062,48 @@ def _launch_gemver_loops_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta, _appyc_con
 
 
 @triton.jit
-def _gemver_loops_kernel2(A, u1, v1, u2, v2, x, w, N, alpha: "fp64", A_stride0, A_stride1, u1_stride0, v1_stride0, u2_stride0, v2_stride0, x_stride0, w_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
+def _gemver_loops_kernel2(A, x, w, N, alpha: "fp64", A_stride0, A_stride1, x_stride0, w_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/natural_loops.py:140: #pragma parallel for
     i = tl.program_id(0)  # samples/natural_loops.py:141
     s = tl.full((), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/natural_loops.py:142
     for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/natural_loops.py:144
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
-        _A_ij = (tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) + tl.load(u1 + i * u1_stride0) * tl.load(v1 + j * v1_stride0, mask=j_mask) + tl.load(u2 + i * u2_stride0) * tl.load(v2 + j * v2_stride0, mask=j_mask)).to(A.dtype.element_ty)  # samples/natural_loops.py:144
-        tl.store(A + i * A_stride0 + j * A_stride1, _A_ij, mask=j_mask)  # samples/natural_loops.py:144
-        s = s + tl.sum(tl.where(j_mask, _A_ij * tl.load(x + j * x_stride0, mask=j_mask), 0), axis=0)  # samples/natural_loops.py:145
+        s = s + tl.sum(tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * tl.load(x + j * x_stride0, mask=j_mask), 0), axis=0)  # samples/natural_loops.py:145
     tl.store(w + i * w_stride0, tl.load(w + i * w_stride0) + alpha * s)  # samples/natural_loops.py:146
 
 
-_gemver_loops_kernel2_tuning = _AppycTuning("_gemver_loops_kernel2", "5bf72a33b8ebf2f7", (256, 4), _APPYC_CANDIDATES)
+_gemver_loops_kernel2_tuning = _AppycTuning("_gemver_loops_kernel2", "9123799a11ea4fcb", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed
-def _launch_gemver_loops_kernel2(A, u1, v1, u2, v2, x, w, N, alpha, _appyc_config=None):
+def _launch_gemver_loops_kernel2(A, x, w, N, alpha, _appyc_config=None):
     """Launches _gemver_loops_kernel2 for the region at samples/natural_loops.py:140."""
     n_i = int(N)
     if n_i <= 0:
         return
     if _appyc_config is None:
-        _appyc_key = (_appyc_size(N), A.dtype, u1.dtype, v1.dtype, u2.dtype, v2.dtype, x.dtype, w.dtype)
+        _appyc_key = (_appyc_size(N), A.dtype, x.dtype, w.dtype)
         _appyc_config = _gemver_loops_kernel2_tuning.chosen.get(_appyc_key)
         if _appyc_config is None:
             _appyc_config = _gemver_loops_kernel2_tuning.tune(
-                _appyc_key, (A, w), lambda config: _launch_gemver_loops_kernel2(A, u1, v1, u2, v2, x, w, N, alpha, config)
+                _appyc_key, (w,), lambda config: _launch_gemver_loops_kernel2(A, x, w, N, alpha, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_launch(
         _gemver_loops_kernel2, (n_i,),
-        (A, u1, v1, u2, v2, x, w, int(N), float(alpha), A.stride(0), A.stride(1), u1.stride(0), v1.stride(0), u2.stride(0), v2.stride(0), x.stride(0), w.stride(0),),
+        (A, x, w, int(N), float(alpha), A.stride(0), A.stride(1), x.stride(0), w.stride(0),),
         {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(N) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
 
 
 def gemver_loops(alpha, beta, A, u1, v1, u2, v2, w, x, y, z):
-    # gemver in loop form: the update of A runs inside both regions that read it, stored by the
-    # row pass (passes/fuse_into_reduction.rs), so A crosses memory once less.
+    # gemver in loop form: the update of A runs inside the column reduction that reads it
+    # (passes/fuse_into_reduction.rs), so A crosses memory once less.
     N = A.shape[0]
-    # appyc: this region runs inside _launch_gemver_loops_kernel2 below
+    # appyc: this region runs inside _launch_gemver_loops_kernel1 below
     _launch_gemver_loops_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta)
-    _launch_gemver_loops_kernel2(A, u1, v1, u2, v2, x, w, N, alpha)
+    _launch_gemver_loops_kernel2(A, x, w, N, alpha)
 
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_which_B", "_which_A", "_which__swap", "_which__swap1"])

@@ -8,8 +8,9 @@ loop with a subtraction, a loop with a start, an update that does not read the r
 `parallel for` that vectorisation turns into lanes, and a `simd` loop's lanes; then loops that
 stay scalar (the body stores, reads its accumulator in the update, or both adds to and maxes
 one accumulator). Then stores of each row's own elements inside a row tile, written by hand or
-made by fusing an element-wise update into the column reduction after it (gemver's A^T y) or,
-with a row pass A x after both, into both, the row pass storing it; updates that cannot be.
+made by fusing an element-wise update into the column reduction after it (gemver's A^T y, and
+gemver whole with its row pass A x after them), and an update that reads rows the reduction does
+not (not fused).
 """
 import numpy as np
 
@@ -163,8 +164,8 @@ def rank1_shifted_sums(A, u, v, out, M, N):
 
 
 def rank2_atv_ax(alpha, beta, A, u1, v1, u2, v2, w, x, y, z, M, N):
-    # gemver whole: the update runs inside the reduction, which does not store it, and inside
-    # the row pass, which does; A is read twice and written once.
+    # gemver whole: the update runs inside the reduction, which stores it; the row pass reads
+    # the stored A (the update moved to the row pass lost 5-6 % on an H200: performance.md §67).
     #pragma parallel for
     for i in range(M):
         A[i, :N] += u1[i] * v1[:N] + u2[i] * v2[:N]
@@ -178,18 +179,3 @@ def rank2_atv_ax(alpha, beta, A, u1, v1, u2, v2, w, x, y, z, M, N):
     for i in range(M):
         w[i] += alpha * np.sum(A[i, :N] * x[:N])
 
-
-def rank2_atv_ax_part(alpha, beta, A, u1, v1, u2, v2, w, x, y, z, M, N):
-    # The row pass reads all columns but the last: the update is stored by the reduction.
-    #pragma parallel for
-    for i in range(M):
-        A[i, :N] += u1[i] * v1[:N] + u2[i] * v2[:N]
-    #pragma parallel for simd
-    for j in range(N):
-        s = 0.0
-        for i in range(M):
-            s += y[i] * A[i, j]
-        x[j] += beta * s + z[j]
-    #pragma parallel for
-    for i in range(M):
-        w[i] += alpha * np.sum(A[i, :N - 1] * x[:N - 1])

@@ -122,8 +122,8 @@ def relax_until_small(A, B, N, tol, max_iter):
 
 
 def gemver_loops(alpha, beta, A, u1, v1, u2, v2, w, x, y, z):
-    # gemver in loop form: the update of A runs inside both regions that read it, stored by the
-    # row pass (passes/fuse_into_reduction.rs), so A crosses memory once less.
+    # gemver in loop form: the update of A runs inside the column reduction that reads it
+    # (passes/fuse_into_reduction.rs), so A crosses memory once less.
     N = A.shape[0]
     #pragma parallel for
     for i in range(N):

@@ -9,8 +9,9 @@ loop with a subtraction, a loop with a start, an update that does not read the r
 `parallel for` that vectorisation turns into lanes, and a `simd` loop's lanes; then loops that
 stay scalar (the body stores, reads its accumulator in the update, or both adds to and maxes
 one accumulator). Then stores of each row's own elements inside a row tile, written by hand or
-made by fusing an element-wise update into the column reduction after it (gemver's A^T y) or,
-with a row pass A x after both, into both, the row pass storing it; updates that cannot be.
+made by fusing an element-wise update into the column reduction after it (gemver's A^T y, and
+gemver whole with its row pass A x after them), and an update that reads rows the reduction does
+not (not fused).
 """
 import numpy as np
 
@@ -204,36 +205,10 @@ def rank1_shifted_sums(A, u, v, out, M, N):
 
 
 def rank2_atv_ax(alpha, beta, A, u1, v1, u2, v2, w, x, y, z, M, N):
-    # gemver whole: the update runs inside the reduction, which does not store it, and inside
-    # the row pass, which does; A is read twice and written once.
-    # appyc: this region runs inside _rank2_atv_ax_kernel2 below
+    # gemver whole: the update runs inside the reduction, which stores it; the row pass reads
+    # the stored A (the update moved to the row pass lost 5-6 % on an H200: performance.md §67).
+    # appyc: this region runs inside _rank2_atv_ax_kernel1 below
     # _rank2_atv_ax_kernel1
-    #pragma parallel for simd
-    for j in range(0, N, 1):
-        j = appy.vidx(j, appy.MVL, N)
-        s = 0.0
-        for _i_base in range(0, M, 32):
-            i = appy.vidx(_i_base, 32, M)
-            _A_ij = A.dtype.type(A[i, j] + (u1[i] * v1[j] + u2[i] * v2[j]))
-            s = s + sum(y[i] * _A_ij, axis=0)
-        x[j] = x[j] + (beta * s + z[j])
-    # _rank2_atv_ax_kernel2
-    #pragma parallel for
-    for i in range(0, M, 1):
-        _acc = 0
-        for _i_base in range(0, N, appy.MVL):
-            _i = appy.vidx(_i_base, appy.MVL, N)
-            _A_i_i = A.dtype.type(A[i, _i] + (u1[i] * v1[_i] + u2[i] * v2[_i]))
-            A[i, _i] = _A_i_i
-            _acc = _acc + sum(_A_i_i * x[_i])
-        _r = _acc
-        w[i] = w[i] + alpha * _r
-
-
-def rank2_atv_ax_part(alpha, beta, A, u1, v1, u2, v2, w, x, y, z, M, N):
-    # The row pass reads all columns but the last: the update is stored by the reduction.
-    # appyc: this region runs inside _rank2_atv_ax_part_kernel1 below
-    # _rank2_atv_ax_part_kernel1
     #pragma parallel for simd
     for j in range(0, N, 1):
         j = appy.vidx(j, appy.MVL, N)
@@ -244,12 +219,13 @@ def rank2_atv_ax_part(alpha, beta, A, u1, v1, u2, v2, w, x, y, z, M, N):
             A[i, j] = _A_ij
             s = s + sum(y[i] * _A_ij, axis=0)
         x[j] = x[j] + (beta * s + z[j])
-    # _rank2_atv_ax_part_kernel2
+    # _rank2_atv_ax_kernel2
     #pragma parallel for
     for i in range(0, M, 1):
         _acc = 0
-        for _i_base in range(0, N - 1, appy.MVL):
-            _i = appy.vidx(_i_base, appy.MVL, N - 1)
+        for _i_base in range(0, N, appy.MVL):
+            _i = appy.vidx(_i_base, appy.MVL, N)
             _acc = _acc + sum(A[i, _i] * x[_i])
         _r = _acc
         w[i] = w[i] + alpha * _r
+

@@ -187,10 +187,10 @@ def relax_until_small(A, B, N, tol, max_iter):
 
 
 def gemver_loops(alpha, beta, A, u1, v1, u2, v2, w, x, y, z):
-    # gemver in loop form: the update of A runs inside both regions that read it, stored by the
-    # row pass (passes/fuse_into_reduction.rs), so A crosses memory once less.
+    # gemver in loop form: the update of A runs inside the column reduction that reads it
+    # (passes/fuse_into_reduction.rs), so A crosses memory once less.
     N = A.shape[0]
-    # appyc: this region runs inside _gemver_loops_kernel2 below
+    # appyc: this region runs inside _gemver_loops_kernel1 below
     # _gemver_loops_kernel1
     #pragma parallel for simd
     for j in range(0, N, 1):
@@ -199,6 +199,7 @@ def gemver_loops(alpha, beta, A, u1, v1, u2, v2, w, x, y, z):
         for _i_base in range(0, N, 32):
             i = appy.vidx(_i_base, 32, N)
             _A_ij = A.dtype.type(A[i, j] + u1[i] * v1[j] + u2[i] * v2[j])
+            A[i, j] = _A_ij
             s = s + sum(_A_ij * y[i], axis=0)
         x[j] = x[j] + beta * s
         x[j] = x[j] + z[j]
@@ -208,9 +209,7 @@ def gemver_loops(alpha, beta, A, u1, v1, u2, v2, w, x, y, z):
         s = 0.0
         for _j_base in range(0, N, appy.MVL):
             j = appy.vidx(_j_base, appy.MVL, N)
-            _A_ij = A.dtype.type(A[i, j] + u1[i] * v1[j] + u2[i] * v2[j])
-            A[i, j] = _A_ij
-            s = s + sum(_A_ij * x[j])
+            s = s + sum(A[i, j] * x[j])
         w[i] = w[i] + alpha * s
 
 

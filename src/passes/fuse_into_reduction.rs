@@ -5,21 +5,8 @@
 //! element is still computed once, stored once and read once, so the results are the
 //! sequential program's; the matrix crosses memory once less.
 //!
-//! Where a row pass directly follows the reduction and reads the matrix only at the element
-//! its grid row and one column loop over all the update's columns name (gemver's `w = A x`),
-//! the update moves on into that pass instead: the reduction computes each element without
-//! storing it, and the row pass computes it again, stores it and reads it (`sink`). Both
-//! compute it from the same inputs (neither region writes what `f` reads, nor rebinds its
-//! scalars, and nothing writes the matrix in between), so both see the value the sequential
-//! program stores, and the row pass stores every element exactly once.
-//!
 //! Why: gemver's rank-2 update (`A[i, :N] += u1[i] * v1[:N] + ...`) and its `x = A^T y` each
 //! stream the 512 MB matrix at paper size; the second kernel reads back what the first wrote.
-//! With the row pass after them, the matrix crosses memory three times either way (read,
-//! written, read); sinking the store makes the column pass read-only and puts the write in the
-//! row pass, which streams whole rows as a copy does, where the column pass walks strips of
-//! columns down split row ranges: on one H200 appyc's read-write strip pass moved 3.4-3.9 TB/s
-//! against 4.2 TB/s for a copy and for a read-only row pass (docs/performance.md §66).
 //!
 //! Runs on lowered kernels (after `lower_tensor::lower`, before strip-mining), on pairs of
 //! regions that are consecutive statements of the function's own body (not inside a host loop:
@@ -42,23 +29,11 @@
 use crate::ir::*;
 use std::collections::HashSet;
 
-/// Fuses every qualifying (update, reduction) pair of consecutive top-level regions, sinking
-/// the update into a qualifying row pass after the reduction where there is one.
+/// Fuses every qualifying (update, reduction) pair of consecutive top-level regions.
 pub fn run(func: &Function, kernels: &mut Vec<Kernel>) {
     let mut at = 0;
     while at + 1 < kernels.len() {
         if consecutive(func, &kernels[at], &kernels[at + 1]) {
-            let sunk = kernels
-                .get(at + 2)
-                .filter(|w| consecutive(func, &kernels[at + 1], w))
-                .and_then(|w| sink(&kernels[at], &kernels[at + 1], w));
-            if let Some((reduction, row_pass)) = sunk {
-                kernels[at + 1] = reduction;
-                kernels[at + 2] = row_pass;
-                kernels.remove(at);
-                at += 2;
-                continue;
-            }
             if let Some(fused) = fuse(&kernels[at], &kernels[at + 1]) {
                 kernels[at + 1] = fused;
                 kernels.remove(at);
@@ -179,31 +154,20 @@ fn elementwise(e: &Expr) -> bool {
     })
 }
 
-/// Where a region reads the update's elements: the top-level loop `body_at`, whose every
-/// statement is an assignment reading the matrix only at `element`, the update's target with
-/// its row and column renamed to the region's `row` and `col`.
-struct Site<'k> {
-    body_at: usize,
-    body: &'k [Stmt],
-    row: String,
-    col: String,
-    element: Expr,
-}
-
-/// `a` and `b` name the same range.
-fn same_range(a: &Range, b: &Range) -> bool {
-    same_place(&a.start, &b.start) && same_place(&a.stop, &b.stop) && same_place(&a.step, &b.step)
-}
-
-/// The one top-level loop of `k` touching the update's array, if it is the only statement of
-/// `k` that does, reads the array only at the element `row_col(loop var)` names, in a body of
-/// assignments; the array is written nowhere in `k`, and `f`'s scalars and arrays are neither
-/// bound nor written by `k` (so `f` means the same there).
-fn site<'k>(
-    up: &Update,
-    k: &'k Kernel,
-    row_col: impl Fn(&str) -> (String, String),
-) -> Option<Site<'k>> {
+fn fuse(u: &Kernel, r: &Kernel) -> Option<Kernel> {
+    let up = update(u)?;
+    if r.dims.len() != 1 || r.dims[0].simd.is_none() || !plain_region(r) {
+        return None;
+    }
+    let lanes = r.dims[0].var.as_str();
+    let same_range = |a: &Range, b: &Range| {
+        same_place(&a.start, &b.start)
+            && same_place(&a.stop, &b.stop)
+            && same_place(&a.step, &b.step)
+    };
+    if !same_range(&r.dims[0].range, up.cols) {
+        return None;
+    }
     let touches = |s: &Stmt| {
         let mut found = false;
         s.walk(&mut |st| {
@@ -213,24 +177,29 @@ fn site<'k>(
         });
         found
     };
-    let mut loops = k.body.iter().enumerate().filter(|(_, s)| touches(s));
-    let (body_at, the_loop) = loops.next()?;
+    let mut loops = r.body.iter().enumerate().filter(|(_, s)| touches(s));
+    let (at, row_loop) = loops.next()?;
     if loops.next().is_some() {
         return None;
     }
     let StmtKind::For {
-        var: loop_var,
+        var: row,
+        range: rows,
         body,
+        kind: LoopKind::Plain,
         ..
-    } = &the_loop.kind
+    } = &row_loop.kind
     else {
         return None;
     };
-    let (row, col) = row_col(loop_var);
-    let element = rename(up.target, &[(up.row, &row), (up.col, &col)]);
+    if !same_range(rows, &u.dims[0].range) || !matches!(rows.step.kind, ExprKind::Int(1)) {
+        return None;
+    }
+    // The element the reduction reads: `A[r, j]`.
+    let element = rename(up.target, &[(up.row, row), (up.col, lanes)]);
     let mut written: HashSet<&str> = HashSet::new();
-    let mut bound: HashSet<&str> = HashSet::from([loop_var.as_str(), k.dims[0].var.as_str()]);
-    for s in &k.body {
+    let mut bound: HashSet<&str> = HashSet::from([row.as_str(), lanes]);
+    for s in &r.body {
         s.walk(&mut |st| match &st.kind {
             StmtKind::Assign { target, .. } => match &target.kind {
                 ExprKind::Name(n) => {
@@ -270,114 +239,32 @@ fn site<'k>(
         ExprKind::Subscript { array, .. } => clash |= written.contains(array.as_str()),
         _ => {}
     });
-    (!clash).then_some(Site {
-        body_at,
-        body,
-        row,
-        col,
-        element,
-    })
-}
-
-/// The column reduction's site: one `simd` grid loop over the update's columns, its one row
-/// loop over the update's rows (step 1) reading `A[r, j]`.
-fn reduction_site<'k>(u: &Kernel, up: &Update, r: &'k Kernel) -> Option<Site<'k>> {
-    if r.dims.len() != 1 || r.dims[0].simd.is_none() || !plain_region(r) {
+    if clash {
         return None;
     }
-    let lanes = r.dims[0].var.as_str();
-    if !same_range(&r.dims[0].range, up.cols) {
-        return None;
-    }
-    let found = site(up, r, |row| (row.to_string(), lanes.to_string()))?;
-    let StmtKind::For {
-        range: rows,
-        kind: LoopKind::Plain,
-        ..
-    } = &r.body[found.body_at].kind
-    else {
-        return None;
-    };
-    (same_range(rows, &u.dims[0].range) && matches!(rows.step.kind, ExprKind::Int(1)))
-        .then_some(found)
-}
 
-/// The row pass's site: one grid loop (no `simd`) over the update's rows, its one column loop
-/// over all the update's columns (step 1) reading `A[i, c]`: each element once.
-fn row_pass_site<'k>(u: &Kernel, up: &Update, w: &'k Kernel) -> Option<Site<'k>> {
-    if w.dims.len() != 1 || w.dims[0].simd.is_some() || !plain_region(w) {
-        return None;
-    }
-    let row = w.dims[0].var.as_str();
-    if !same_range(&w.dims[0].range, &u.dims[0].range) {
-        return None;
-    }
-    let found = site(up, w, |col| (row.to_string(), col.to_string()))?;
-    let StmtKind::For {
-        range: cols,
-        kind: LoopKind::Simd(_) | LoopKind::Plain,
-        ..
-    } = &w.body[found.body_at].kind
-    else {
-        return None;
-    };
-    same_range(cols, up.cols).then_some(found)
-}
-
-fn fuse(u: &Kernel, r: &Kernel) -> Option<Kernel> {
-    let up = update(u)?;
-    let found = reduction_site(u, &up, r)?;
-    let mut fused = with_element_computed(u, &up, r, &found, true);
-    fused.checks.extend(u.checks.iter().cloned());
-    fused.absorbed.push(Absorbed::region(u.span));
-    Some(fused)
-}
-
-/// The update sunk past the reduction into the row pass `w` (the module's text says when):
-/// the reduction computes each element without storing it; the row pass computes it, stores
-/// it and reads it.
-fn sink(u: &Kernel, r: &Kernel, w: &Kernel) -> Option<(Kernel, Kernel)> {
-    let up = update(u)?;
-    let in_reduction = reduction_site(u, &up, r)?;
-    let in_row_pass = row_pass_site(u, &up, w)?;
-    let reduction = with_element_computed(u, &up, r, &in_reduction, false);
-    let mut row_pass = with_element_computed(u, &up, w, &in_row_pass, true);
-    row_pass.checks.extend(u.checks.iter().cloned());
-    // The store happens in the row pass: the host's note names its launch.
-    row_pass.absorbed.push(Absorbed::region(u.span));
-    Some((reduction, row_pass))
-}
-
-/// `k` with the loop at `at` computing the update's element first (`t = f`, and `A[..] = t`
-/// when `store`) and reading `t` where it read the element.
-fn with_element_computed(u: &Kernel, up: &Update, k: &Kernel, at: &Site, store: bool) -> Kernel {
-    let (row, col) = (at.row.as_str(), at.col.as_str());
-    let mut used = k.names();
+    let mut used = r.names();
     used.extend(u.names());
-    let local = fresh(&used, &format!("_{}_{row}{col}", up.array));
-    let span = k.body[at.body_at].span;
-    let value = rename(up.value, &[(up.row, row), (up.col, col)]);
+    let local = fresh(&used, &format!("_{}_{row}{lanes}", up.array));
+    let span = row_loop.span;
+    let value = rename(up.value, &[(up.row, row), (up.col, lanes)]);
     // As stored: `A[r, j]` read back has A's dtype, whatever `f` computes in.
     let stored = Expr::new(
         ExprKind::Call {
             func: STORED_IN.into(),
-            args: vec![value, at.element.clone()],
+            args: vec![value, element.clone()],
         },
         span,
     );
-    let mut body = vec![Stmt::assign(Expr::name(&local, span), stored, span)];
-    if store {
-        body.push(Stmt::assign(
-            at.element.clone(),
-            Expr::name(&local, span),
-            span,
-        ));
-    }
-    body.extend(at.body.iter().map(|s| {
+    let mut fused_body = vec![
+        Stmt::assign(Expr::name(&local, span), stored, span),
+        Stmt::assign(element.clone(), Expr::name(&local, span), span),
+    ];
+    fused_body.extend(body.iter().map(|s| {
         let mut s = s.clone();
         if let StmtKind::Assign { value, .. } = &mut s.kind {
             *value = value.clone().rewrite(&mut |x| {
-                if same_place(&x, &at.element) {
+                if same_place(&x, &element) {
                     Expr::name(&local, x.span)
                 } else {
                     x
@@ -386,15 +273,14 @@ fn with_element_computed(u: &Kernel, up: &Update, k: &Kernel, at: &Site, store: 
         }
         s
     }));
-    let mut out = k.clone();
-    let StmtKind::For {
-        body: loop_body, ..
-    } = &mut out.body[at.body_at].kind
-    else {
-        unreachable!("a site is a loop");
+    let mut fused = r.clone();
+    let StmtKind::For { body, .. } = &mut fused.body[at].kind else {
+        unreachable!("matched above");
     };
-    *loop_body = body;
-    out
+    *body = fused_body;
+    fused.checks.extend(u.checks.iter().cloned());
+    fused.absorbed.push(Absorbed::region(u.span));
+    Some(fused)
 }
 
 /// `e` with the names `from` replaced by `to`.
@@ -467,79 +353,6 @@ mod tests {
         );
         // No fence: every access to A is the lane's own element.
         assert!(!body.contains("barrier"), "{body}");
-    }
-
-    pub(super) const ROW_PASS: &str = "    #pragma parallel for\n    for i in range(N):\n        s = 0.0\n        #pragma simd\n        for j in range(N):\n            s += A[i, j] * x[j]\n        w[i] = w[i] + alpha * s\n";
-    const HEAD3: &str = "def f(alpha, beta, A, u, v, x, y, w, N):\n";
-
-    #[test]
-    fn a_row_pass_after_the_reduction_takes_the_store() {
-        let row_pass_sum =
-            "    #pragma parallel for\n    for i in range(N):\n        w[i] += alpha * np.sum(A[i, :N] * x[:N])\n";
-        for (row_pass, reads) in [
-            (ROW_PASS, "s = s + _A_ij * x[j]"),
-            (row_pass_sum, "_acc = _acc + _A_i_i * x[_i]"),
-        ] {
-            let src = format!("{HEAD3}{UPDATE}{REDUCE}{row_pass}");
-            let k = fused(&src);
-            assert_eq!(k.len(), 2, "{src}");
-            let ((reduction, rbody), (pass, wbody)) = (&k[0], &k[1]);
-            // The reduction computes each element and does not store it.
-            assert!(
-                rbody.contains(
-                    "    _A_ij = A.dtype.type(A[i, j] + u[i] * v[j])\n    s = s + y[i] * _A_ij\n"
-                ),
-                "{rbody}"
-            );
-            assert!(!rbody.contains("A[i, j] ="), "{rbody}");
-            // The row pass computes it again, stores it and reads it.
-            let local = if row_pass == ROW_PASS {
-                "_A_ij"
-            } else {
-                "_A_i_i"
-            };
-            let col = if row_pass == ROW_PASS { "j" } else { "_i" };
-            let computed = format!("    {local} = A.dtype.type(A[i, {col}] + u[i] * v[{col}])\n    A[i, {col}] = {local}\n    {reads}\n");
-            assert!(wbody.contains(&computed), "{wbody}");
-            // The host's note goes with the store.
-            assert!(reduction.absorbed.is_empty());
-            assert_eq!(pass.absorbed.len(), 1);
-        }
-    }
-
-    #[test]
-    fn a_row_pass_that_cannot_take_the_store_keeps_it_in_the_reduction() {
-        let cases = [
-            // Other rows, or not all the columns.
-            ROW_PASS.replace("for i in range(N)", "for i in range(N - 1)"),
-            ROW_PASS.replace("for j in range(N)", "for j in range(N - 1)"),
-            // Another element, or the matrix outside the column loop.
-            ROW_PASS.replace("A[i, j] * x[j]", "A[i, j - 1] * x[j]"),
-            ROW_PASS.replace("w[i] = w[i] + alpha * s", "w[i] = A[i, 0] + alpha * s"),
-            // The row pass writes the matrix, or what the update reads.
-            ROW_PASS.replace("w[i] = w[i] + alpha * s", "A[i, 0] = alpha * s"),
-            ROW_PASS.replace("w[i] = w[i] + alpha * s", "u[i] = alpha * s"),
-            // Lanes over the columns, not a row a program.
-            "    #pragma parallel for simd\n    for i in range(N):\n        s = 0.0\n        for j in range(N):\n            s += A[i, j] * x[j]\n        w[i] = s\n".to_string(),
-            // A host statement between the reduction and the row pass.
-            format!("    alpha = alpha * 2\n{ROW_PASS}"),
-        ];
-        for row_pass in cases {
-            let src = format!("{HEAD3}{UPDATE}{REDUCE}{row_pass}");
-            let k = fused(&src);
-            assert_eq!(k.len(), 2, "{src}");
-            assert!(k[0].1.contains("A[i, j] = _A_ij"), "{src}\n{}", k[0].1);
-            assert!(!k[1].1.contains("_A_"), "{src}\n{}", k[1].1);
-        }
-        // The update's scalar rebound by the row pass.
-        let update = UPDATE.replace("u[i] * v[:N]", "alpha * v[:N]");
-        let row_pass = ROW_PASS.replace("s = 0.0\n", "s = 0.0\n        alpha = 2.0\n");
-        let src = format!("{HEAD3}{update}{REDUCE}{row_pass}");
-        let k = fused(&src);
-        assert!(
-            k[0].1.contains("A[i, j] = _A_ij") && !k[1].1.contains("_A_"),
-            "{src}"
-        );
     }
 
     #[test]

@@ -172,7 +172,6 @@ def column_reduction_cases():
                 "rank1_shifted_sums": lambda: [normal(r, s, dt), normal(r, m, dt),
                                                normal(r, n, dt), normal(r, n, dt), m, n],
                 "rank2_atv_ax": lambda: rank2_atv_ax(r, s, dt),
-                "rank2_atv_ax_part": lambda: rank2_atv_ax(r, s, dt),
             }[f]()
         return make
 
@@ -189,20 +188,16 @@ def column_reduction_cases():
     out = []
     for f in ("col_sums", "atv", "col_extremes", "col_moments", "col_offsets", "col_sums_auto",
               "gram", "col_prefix", "col_decay", "col_running_max", "scaled_col_sums",
-              "rank2_atv", "rank1_shifted_sums", "rank2_atv_ax", "rank2_atv_ax_part"):
+              "rank2_atv", "rank1_shifted_sums", "rank2_atv_ax"):
         for dt, variant in ((F32, ""), (F64, "fp64")):
             env = {"APPYC_TILES": "0"} if f == "gram" else {}
-            # rank2_atv's update runs inside its reduction's kernel, rank2_atv_ax's inside that
-            # and the row pass's (the _part row pass cannot take it); rank1_shifted_sums' in
-            # neither.
+            # rank2_atv's and rank2_atv_ax's updates run inside their reductions' kernels;
+            # rank1_shifted_sums' does not.
             no_launches = {"gram": ("_tiles",), "rank2_atv": ("_rank2_atv_kernel0",),
-                           "rank2_atv_ax": ("_rank2_atv_ax_kernel0",),
-                           "rank2_atv_ax_part": ("_rank2_atv_ax_part_kernel0",)}.get(f, ())
+                           "rank2_atv_ax": ("_rank2_atv_ax_kernel0",)}.get(f, ())
             launches = {"rank1_shifted_sums": ("_rank1_shifted_sums_kernel0",
                                                "_rank1_shifted_sums_kernel1"),
-                        "rank2_atv_ax": ("_rank2_atv_ax_kernel1", "_rank2_atv_ax_kernel2"),
-                        "rank2_atv_ax_part": ("_rank2_atv_ax_part_kernel1",
-                                              "_rank2_atv_ax_part_kernel2")}.get(f, ())
+                        "rank2_atv_ax": ("_rank2_atv_ax_kernel1", "_rank2_atv_ax_kernel2")}.get(f, ())
             out.append(Case("column_reductions", f, gen(f, dt), COLRED_SIZES,
                             mvls=(16, 64, 128), tol=SUM32, fp64_strict=dt == F64,
                             variant=variant, env=env, launches=launches,
@@ -721,7 +716,7 @@ CASES = [
     Case("natural_loops", "relax_until_small", variant="early",
          make=lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 0.3, 12], sizes=(1000,),
          fp64_strict=True, launches=("_relax_until_small_persistent0",), no_launches=("_kernel",)),
-    Case("natural_loops", "gemver_loops",   # the update sunk into the reduction and the row pass
+    Case("natural_loops", "gemver_loops",   # the update fused into the column reduction
          lambda r, n: [1.5, 1.2, normal(r, (n, n), F64)] + [normal(r, n, F64) for _ in range(8)],
          (19, 150), fp64_strict=True, launches=("_gemver_loops_kernel1", "_gemver_loops_kernel2"),
          no_launches=("_gemver_loops_kernel0",)),
