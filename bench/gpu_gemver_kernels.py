@@ -15,7 +15,10 @@ of the same structure as appyc's with the shape parameters the generated code fi
 
 Every k1/k2 variant is checked against torch's float64 math before it is timed.
 
-    python bench/gpu_gemver_kernels.py --out DIR [--reps 30] [--quick]
+`--reordered` times pairs with A's update moved to the row pass (§67); `--floors` times a copy
+against updates in place and k1 without its column sums, and k2's row order after k1 (§68).
+
+    python bench/gpu_gemver_kernels.py --out DIR [--reps 30] [--quick | --focus | --reordered | --floors]
 """
 import argparse
 import itertools
@@ -31,7 +34,7 @@ import triton.language as tl
 @triton.jit
 def k1(A, u1, v1, u2, v2, y, x, z, N, beta: "fp64", partials, arrivals, split_rows,
        ROWS: tl.constexpr, MVL: tl.constexpr, LOAD_POLICY: tl.constexpr, STORE_CS: tl.constexpr,
-       STORE: tl.constexpr = True):
+       STORE: tl.constexpr = True, REDUCE: tl.constexpr = True, STORE_POLICY: tl.constexpr = ""):
     j = tl.program_id(0) * MVL + tl.arange(0, MVL)
     j_mask = j < N
     split = tl.program_id(1)
@@ -51,8 +54,11 @@ def k1(A, u1, v1, u2, v2, y, x, z, N, beta: "fp64", partials, arrivals, split_ro
         elif STORE_CS:
             tl.store(ptr, a, mask=m, cache_modifier=".cs")
         else:
-            tl.store(ptr, a, mask=m)
-        acc += tl.where(m, a * tl.load(y + i, mask=i < hi)[:, None], 0.0)
+            tl.store(ptr, a, mask=m, eviction_policy=STORE_POLICY)
+        if REDUCE:
+            acc += tl.where(m, a * tl.load(y + i, mask=i < hi)[:, None], 0.0)
+    if not REDUCE:  # --floors: the strip update alone (x is left as it was)
+        return
     part = partials + tl.program_id(0) * MVL + tl.arange(0, MVL)
     stride = tl.num_programs(0) * MVL
     tl.store(part + split * stride, tl.sum(acc, axis=0))
@@ -69,8 +75,14 @@ def k1(A, u1, v1, u2, v2, y, x, z, N, beta: "fp64", partials, arrivals, split_ro
 
 @triton.jit
 def k2(A, x, w, N, alpha: "fp64", RPP: tl.constexpr, MVL: tl.constexpr, LOAD_POLICY: tl.constexpr,
-       u1=None, v1=None, u2=None, v2=None, UPDATE: tl.constexpr = False):
-    i = tl.program_id(0) * RPP + tl.arange(0, RPP)
+       u1=None, v1=None, u2=None, v2=None, UPDATE: tl.constexpr = False, ORDER: tl.constexpr = 0,
+       bands=1, band_blocks=1):
+    b = tl.program_id(0)
+    if ORDER == 1:  # --floors: rows last-first
+        b = tl.num_programs(0) - 1 - b
+    elif ORDER == 2:  # --floors: the last rows of each of k1's split bands first, bands interleaved
+        b = (b % bands) * band_blocks + band_blocks - 1 - b // bands
+    i = b * RPP + tl.arange(0, RPP)
     i_mask = i < N
     acc = tl.zeros((RPP, MVL), tl.float64)
     if UPDATE:
@@ -96,6 +108,20 @@ def read_only(A, out, n, stride, BLOCK: tl.constexpr):
         o = base + offs
         acc += tl.load(A + o, mask=o < n, other=0.0)
     tl.store(out + tl.program_id(0), tl.sum(acc, axis=0))
+
+
+@triton.jit
+def add_in_place(A, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(A + offs, tl.load(A + offs, mask=m) + 1.0, mask=m)
+
+
+@triton.jit
+def copy_out_of_place(src, dst, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(dst + offs, tl.load(src + offs, mask=m), mask=m)
 
 
 def interpreter_scalar_index():
@@ -166,6 +192,56 @@ def reordered(args, say, results, k1_launch, k2_launch, check, timed, out):
     (out / "gemver_kernels_reordered.json").write_text(json.dumps(results, indent=1))
 
 
+def floors(args, say, results, k1_split, k1_launch, k2_launch, check, timed, out, A, N):
+    """Two questions, back to back with CUDA events, variants interleaved over --rounds.
+    1. Is k1's read-write pass slow for its shape or its kind? A copy out of place against
+       updates in place (torch and a flat Triton pass), and k1 with and without its column
+       reduction: if an in-place update of A is no faster than k1, the copy rate is not a bound
+       an in-place pass can reach.
+    2. Can k2 read part of what k1 wrote from L2? Pairs with k2's rows in order, last-first, or
+       each of k1's split bands last-first with the bands interleaved (the rows k1 wrote last
+       first), and k1's stores marked evict_last. Every pair is checked against torch's math."""
+    dst = torch.empty_like(A)
+    n = N * N
+    single = {"torch copy (out of place)": lambda: dst.copy_(A), "torch add_ (in place)": lambda: A.add_(1.0)}
+    for block in (1024, 4096):
+        grid = triton.cdiv(n, block)
+        single[f"triton copy, block {block}"] = (
+            lambda g=grid, b=block: copy_out_of_place[(g,)](A, dst, n, BLOCK=b, num_warps=8))
+        single[f"triton add in place, block {block}"] = (
+            lambda g=grid, b=block: add_in_place[(g,)](A, n, BLOCK=b, num_warps=8))
+    shapes = [(32, 64, 8, 8), (16, 128, 4, 16), (16, 256, 4, 8)]
+    for c1 in shapes:
+        single[f"k1 {c1} update only"] = k1_launch(*c1, "", False, reduce=False)
+        single[f"k1 {c1}"] = k1_launch(*c1, "", False)
+    pairs = {}
+    for c1 in shapes[::2]:
+        _, splits, per_split = k1_split(c1[0], c1[1], c1[3])
+        for store_policy in ("", "evict_last"):
+            f1 = k1_launch(*c1, "", False, store_policy=store_policy)
+            for order in (0, 1, 2):
+                f2 = k2_launch(4, 512, 4, "", order=order, bands=splits, band_rows=per_split)
+                err = check(f1, f2)
+                assert err < 1e-9, (c1, store_policy, order, err)
+                pairs[f"pair k1 {c1} store {store_policy or '-'} k2 order {order}"] = (
+                    lambda f1=f1, f2=f2: (f1(), f2()))
+    say(f"{len(pairs)} pairs checked against torch's float64 math")
+    variants = {**single, **pairs}
+    times = {k: [] for k in variants}
+    keys = list(variants)
+    for r in range(args.rounds):
+        for k in keys[r % len(keys):] + keys[:r % len(keys)]:
+            times[k].append(timed(variants[k], args.reps))
+    med = lambda ts: sorted(ts)[len(ts) // 2]  # noqa: E731
+    rows = []
+    for k in keys:
+        gb = (3 if k.startswith("pair") else 2) * n * 8 / 1e9
+        rows.append({"variant": k, "ms": times[k], "GBps": gb / med(times[k]) * 1e3})
+        say(f"{k:50s} median {med(times[k]):.4f} ms (min {min(times[k]):.4f}), {gb / med(times[k]) * 1e3:.0f} GB/s")
+    results["floors"] = rows
+    (out / "gemver_kernels_floors.json").write_text(json.dumps(results, indent=1))
+
+
 def main(args):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -231,19 +307,26 @@ def main(args):
     arrivals = torch.zeros(N, dtype=torch.int32, device=dev)
     partials = torch.empty(64 * sms * 256 + N * 64, dtype=torch.float64, device=dev)
 
-    def k1_launch(rows, mvl, warps, per_sm, policy, store_cs, store=True):
+    def k1_split(rows, mvl, per_sm):
+        """(column blocks, splits, rows per split) of k1's grid, as appyc's row split makes them."""
         blocks = triton.cdiv(N, mvl)
         splits = max(1, min(triton.cdiv(per_sm * sms, blocks), max(N // 128, 1)))
         per_split = triton.cdiv(triton.cdiv(N, splits), rows) * rows
-        splits = triton.cdiv(N, per_split)
+        return blocks, triton.cdiv(N, per_split), per_split
+
+    def k1_launch(rows, mvl, warps, per_sm, policy, store_cs, store=True, reduce=True, store_policy=""):
+        blocks, splits, per_split = k1_split(rows, mvl, per_sm)
         return lambda: k1[(blocks, splits)](A, u1, v1, u2, v2, y, x, z, N, beta, partials, arrivals, per_split,
                                             ROWS=rows, MVL=mvl, LOAD_POLICY=policy, STORE_CS=store_cs,
-                                            STORE=store, num_warps=warps)
+                                            STORE=store, REDUCE=reduce, STORE_POLICY=store_policy,
+                                            num_warps=warps)
 
-    def k2_launch(rpp, mvl, warps, policy, update=False):
+    def k2_launch(rpp, mvl, warps, policy, update=False, order=0, bands=1, band_rows=None):
         vecs = (u1, v1, u2, v2) if update else (None,) * 4
-        return lambda: k2[(triton.cdiv(N, rpp),)](A, x, w, N, alpha, rpp, mvl, policy, *vecs, UPDATE=update,
-                                                  num_warps=warps)
+        band_blocks = triton.cdiv(band_rows or N, rpp)
+        grid = bands * band_blocks if order == 2 else triton.cdiv(N, rpp)
+        return lambda: k2[(grid,)](A, x, w, N, alpha, rpp, mvl, policy, *vecs, UPDATE=update, ORDER=order,
+                                   bands=bands, band_blocks=band_blocks, num_warps=warps)
 
     def check(f1, f2):
         A.copy_(A0)
@@ -260,6 +343,8 @@ def main(args):
     base2 = (1, 512, 4, "")
     if args.reordered:
         return reordered(args, say, results, k1_launch, k2_launch, check, timed, out)
+    if args.floors:
+        return floors(args, say, results, k1_split, k1_launch, k2_launch, check, timed, out, A, N)
     if args.focus:
         k1_space = [(32, 64, 8, 8), (32, 64, 4, 8), (32, 128, 4, 8), (16, 128, 4, 16), (16, 128, 4, 8),
                     (16, 256, 4, 8), (16, 64, 8, 4), (8, 256, 4, 8), (8, 512, 4, 8), (8, 512, 8, 8),
@@ -325,6 +410,8 @@ if __name__ == "__main__":
     p.add_argument("--reordered", action="store_true",
                    help="pairs: the passes as appyc orders them and with A's update moved to the row pass")
     p.add_argument("--focus", action="store_true", help="k1's shapes, interleaved over --rounds")
+    p.add_argument("--floors", action="store_true",
+                   help="copy against in-place updates and k1 without its reduction; k2's row order after k1")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--quick", action="store_true", help="two variants each (a smoke test)")
     main(p.parse_args())

@@ -29,14 +29,15 @@ BUILDS = ("old", "new")
 
 def compare(kernel, a, say):
     import numpy as np
-    spec = nb.KERNELS[kernel]
+    name = nb.split_case(kernel)[1]  # "gemver.natural": the natural set's gemver
+    spec = nb.KERNELS[name]
     be = nb.Backend("appyc", a.device)
     if a.device == "cpu":
         nb.interpret_floats_as_gpu()
     dirs = {"old": a.old, "new": a.new}
     mods = {b: nb.load_appyc_module(dirs[b], kernel, "appyc", prefix=f"{b}_{kernel}") for b in BUILDS}
-    fns = {b: getattr(m, kernel) for b, m in mods.items()}
-    args = nb.make_inputs(kernel, a.size)
+    fns = {b: getattr(m, name) for b, m in mods.items()}
+    args = nb.make_inputs(name, a.size)
     names = [n for n, _ in args]
     arr_names = [n for n, v in args if isinstance(v, np.ndarray)]
     dev = {n: (be.up(v) if n in arr_names else v) for n, v in args}
@@ -114,7 +115,7 @@ if __name__ == "__main__":
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--old", required=True)
     p.add_argument("--new", required=True)
-    p.add_argument("--only", type=lambda s: s.split(","), required=True, help="ours-set kernels")
+    p.add_argument("--only", type=lambda s: s.split(","), required=True, help="cases: ours-set kernels, or KERNEL.natural")
     p.add_argument("--size", default="paper")
     p.add_argument("--device", default="cuda")
     p.add_argument("--rounds", type=int, default=10)
