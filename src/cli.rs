@@ -241,7 +241,9 @@ fn run(cli: &Cli) -> Run<()> {
                 .write_all(text.as_bytes())
                 .map_err(|e| Failure::Usage(format!("cannot write standard output: {e}")))?,
             Dest::File(path) => {
-                if std::fs::read(path).ok().as_deref() == Some(text.as_bytes()) {
+                // Only a regular file is read back: reading a pipe would wait for a writer.
+                let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+                if regular && std::fs::read(path).ok().as_deref() == Some(text.as_bytes()) {
                     // Unchanged files keep their time stamps (make, pre-commit).
                     if cli.verbose {
                         eprintln!("appyc: {} is up to date", job.dest_shown);
@@ -671,6 +673,11 @@ fn write_output(dest: &Path, text: &str) -> Run<()> {
     let cannot = |e: &dyn std::fmt::Display| {
         Failure::Usage(format!("cannot write `{}`: {e}", dest.display()))
     };
+    // A device or pipe (`-o /dev/null`, a FIFO) is written in place: a rename would replace it
+    // with a regular file, and there is no partial file to guard against.
+    if std::fs::metadata(dest).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return std::fs::write(dest, text).map_err(|e| cannot(&e));
+    }
     let dir = dest
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

@@ -940,3 +940,33 @@ fn verbose_says_why_a_host_update_stays_on_the_host() {
         "{module}"
     );
 }
+
+/// A named pipe (as `/dev/null` or a process substitution) is written in place: renaming a temp
+/// file over it would leave a regular file where the pipe was.
+#[cfg(unix)]
+#[test]
+fn a_pipe_as_the_output_stays_a_pipe() {
+    use std::os::unix::fs::FileTypeExt;
+    let fifo = scratch("fifo").join("out.pipe");
+    let _ = std::fs::remove_file(&fifo);
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let r = appyc(&["samples/vector_add.py", "-o", fifo.to_str().unwrap()]);
+    assert_eq!(
+        r.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    // Before joining: a reader of a replaced pipe would wait forever.
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    let text = reader.join().unwrap();
+    assert!(text.contains("@triton.jit"), "{text}");
+}
