@@ -632,9 +632,12 @@ def _appyc_remember(entry, config):
 
 def _appyc_shared_scalar(value, like, device):
     """The one-element buffer a `shared(x)` scalar lives in while a kernel updates it: x's value,
-    in the dtype NumPy gives `x + like[i]` (x's own type when no array decides)."""
+    in the dtype NumPy gives `x + like[i]` (x's own type when no array decides). None: a value
+    the region binds first, in like's dtype (float64 without one), which the region overwrites."""
     if isinstance(value, torch.Tensor):
         value = value.item()
+    if value is None:
+        return torch.zeros((1,), dtype=torch.float64 if like is None else like.dtype, device=device)
     if like is not None:
         dtype = torch.result_type(like, value)
     elif isinstance(value, bool):

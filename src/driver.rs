@@ -313,11 +313,13 @@ fn compile_function(
     passes::gather::run(&mut func, file, warnings);
     passes::device_statements::run(&mut func, |at| file.line_of(at.start as usize));
     let mut kernels = passes::outline::run(&func)?;
-    // 4a-4c: each region as written (races, shared and reduction scalars, matrix tiles).
+    // 4a-4c: each region as written (races, scalars the host reads after it, shared and
+    // reduction scalars, matrix tiles).
     passes::shared_scalars::check_reduction_placement(pragmas, &kernels)?;
+    passes::live_out::run(file, &func, &mut kernels);
     for k in kernels.iter_mut() {
         passes::races::run(k, file, warnings);
-        passes::shared_scalars::run(k, pragmas)?;
+        passes::shared_scalars::run(k, pragmas, warnings)?;
         passes::tile_dot::run(k, warnings);
     }
     // 5-8: tensor statements become loop nests; barriers go in while each is one statement.
@@ -637,6 +639,16 @@ fn region_launch(cx: &LaunchContext, k: &Kernel, out: &mut Spliced) -> Result<()
     } else {
         format!("{} = ", results.join(", "))
     };
+    // A result the region may be the first to bind: its old value, if any, from the frame.
+    let args: Vec<String> = args
+        .iter()
+        .map(
+            |a| match k.shared.iter().find(|s| &s.var == a && s.maybe_unbound) {
+                Some(_) => format!("locals().get({a:?})"),
+                None => a.clone(),
+            },
+        )
+        .collect();
     let call = format!("{assigned}{name}({})", args.join(", "));
     out.replace(file, k.span, region_start(k), call);
     out.skip.push(k.span);

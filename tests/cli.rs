@@ -970,3 +970,17 @@ fn a_pipe_as_the_output_stays_a_pipe() {
     let text = reader.join().unwrap();
     assert!(text.contains("@triton.jit"), "{text}");
 }
+
+/// A scalar each worker of a parallel loop holds its own copy of, read by the host after the
+/// loop: no one value is the sequential program's, so it is an error that says so.
+#[test]
+fn a_per_worker_scalar_read_after_its_region_is_an_error() {
+    let e = expect_error(
+        "tests/bad/region_result_per_worker.py",
+        1,
+        "9:13",
+        "`s` is read by the host after this region and updated in two ways (plain stores and a sum reduction)",
+    );
+    has_caret_under(&e, "s += A[i, j]");
+    assert!(e.contains("keep the workers' values in an array"), "{e}");
+}

@@ -396,3 +396,33 @@ fn samples_and_npbench_kernels_compile_without_warnings() {
     }
     assert!(checked > 30, "only {checked} files");
 }
+
+/// A parallel loop's scalar read after it without a clause: a sum becomes the clause's reduction
+/// with a warning that says so; a plain store by every worker warns that no iteration's value is
+/// sure to come back.
+#[test]
+fn results_of_parallel_loops_read_after_them_warn() {
+    let input = "tests/warn/region_results.py";
+    let out = scratch("region_results").join("out.py");
+    let r = appyc(&[input, "-o", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.starts_with(&format!(
+            "{input}:8:9: warning: `s` is updated by the workers of this region and read after it: reduced as `reduction(+:s)` would\n"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "{input}:16:9: warning: `last` is stored by every worker of this region and read after it"
+        )),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("warning:").count(), 2, "{stderr}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.contains("s = _launch_forgot_the_clause_kernel0(A, N, s)"),
+        "{text}"
+    );
+}

@@ -642,8 +642,14 @@ pub struct SharedScalar {
     pub update: SharedUpdate,
     /// The array whose dtype, promoted with the scalar's value, is the buffer's dtype.
     pub like: Option<String>,
-    /// The name in the pragma.
+    /// The name in the pragma (for a `live_out` result, its first assignment in the region).
     pub span: Span,
+    /// Not named by the pragma: the host reads the region's value after it, here
+    /// (`passes::live_out`).
+    pub implicit: Option<Span>,
+    /// The name may be unbound when the region starts (no assignment surely before it): the
+    /// launch passes `locals().get(name)`.
+    pub maybe_unbound: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

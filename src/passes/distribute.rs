@@ -925,9 +925,10 @@ mod tests {
         let func = crate::passes::attach_pragmas::tests::attached(src)?;
         let pragmas = collect_pragmas(&file)?;
         let mut kernels = crate::passes::outline::run(&func)?;
+        crate::passes::live_out::run(&file, &func, &mut kernels);
         let opts = crate::passes::lower_tensor::Options { auto_simd: true };
         for k in kernels.iter_mut() {
-            crate::passes::shared_scalars::run(k, &pragmas)?;
+            crate::passes::shared_scalars::run(k, &pragmas, &mut vec![])?;
             crate::passes::promote_updates::run(k);
             crate::passes::lower_tensor::split(k)?;
             crate::passes::insert_sync::run(k);

@@ -302,6 +302,8 @@ fn shared_names(pragma: &crate::ir::pragma::Pragma) -> Vec<SharedScalar> {
                 update: SharedUpdate::ReadOnly,
                 like: None,
                 span: *span,
+                implicit: None,
+                maybe_unbound: false,
             })
             .collect(),
         _ => vec![],

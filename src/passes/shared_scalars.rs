@@ -21,6 +21,9 @@ use crate::ir::*;
 enum Declared {
     Shared,
     Reduction(ReduceOp),
+    /// Not in the pragma: the host reads the region's value after it (`passes::live_out`), so
+    /// it is taken as `shared(x)` would be.
+    ReadAfter,
 }
 
 impl Declared {
@@ -29,14 +32,22 @@ impl Declared {
         match self {
             Declared::Shared => "shared(...)".to_string(),
             Declared::Reduction(op) => format!("in `reduction({}:{var})`", spelling(op)),
+            Declared::ReadAfter => "read by the host after this region".to_string(),
         }
     }
 }
 
 /// `pragmas`: the function's; the region's own (at `k.pragma_span`) may name `reduction`
 /// variables, which join `k.shared`.
-pub fn run(k: &mut Kernel, pragmas: &[Pragma]) -> Result<()> {
-    let mut declared = vec![Declared::Shared; k.shared.len()];
+pub fn run(k: &mut Kernel, pragmas: &[Pragma], warnings: &mut Vec<Diagnostic>) -> Result<()> {
+    let mut declared: Vec<Declared> = k
+        .shared
+        .iter()
+        .map(|s| match s.implicit {
+            Some(_) => Declared::ReadAfter,
+            None => Declared::Shared,
+        })
+        .collect();
     for r in reductions_of(k, pragmas) {
         k.shared.push(SharedScalar {
             var: r.var.clone(),
@@ -44,6 +55,8 @@ pub fn run(k: &mut Kernel, pragmas: &[Pragma]) -> Result<()> {
             update: SharedUpdate::ReadOnly,
             like: None,
             span: r.span,
+            implicit: None,
+            maybe_unbound: false,
         });
         declared.push(Declared::Reduction(r.op));
     }
@@ -53,8 +66,40 @@ pub fn run(k: &mut Kernel, pragmas: &[Pragma]) -> Result<()> {
     let mut used = k.names();
     let mut shared = std::mem::take(&mut k.shared);
     for (s, &d) in shared.iter_mut().zip(&declared) {
+        if d == Declared::ReadAfter && !s.buffer.is_empty() {
+            continue; // one program: `live_out` stores its last value
+        }
         commute_sums(&mut k.body, &s.var);
         classify(k, s, d)?;
+        if let (Declared::ReadAfter, SharedUpdate::Store, Some(at)) =
+            (d, s.update, unconditional_store(&k.body, &s.var))
+        {
+            warnings.push(
+                Diagnostic::warning(
+                    at,
+                    format!(
+                        "`{}` is stored by every worker of this region and read after it: the host gets the value of whichever worker stored last, not the last iteration's",
+                        s.var
+                    ),
+                )
+                .with_help("store it under a test one iteration passes (`if i == N - 1:`), or keep each iteration's value in an array"),
+            );
+        }
+        if let (Declared::ReadAfter, SharedUpdate::Reduce(op)) = (d, s.update) {
+            // The sequential program's value, but a race as written: say what it was taken for.
+            warnings.push(
+                Diagnostic::warning(
+                    s.span,
+                    format!(
+                        "`{}` is updated by the workers of this region and read after it: reduced as `reduction({}:{})` would",
+                        s.var,
+                        spelling(op),
+                        s.var
+                    ),
+                )
+                .with_help(format!("say so in the pragma: `reduction({}:{})`", spelling(op), s.var)),
+            );
+        }
         if s.update != SharedUpdate::ReadOnly {
             s.buffer = fresh_name(&format!("{}_shared", s.var), &mut used);
             s.like = first_array_read(k, &s.var);
@@ -71,6 +116,19 @@ pub fn run(k: &mut Kernel, pragmas: &[Pragma]) -> Result<()> {
     }
     k.shared = shared;
     Ok(())
+}
+
+/// A store of `var` that no `if` guards (every worker runs it).
+fn unconditional_store(body: &[Stmt], var: &str) -> Option<Span> {
+    body.iter().find_map(|st| match &st.kind {
+        StmtKind::Assign { target, .. }
+            if matches!(&target.kind, ExprKind::Name(n) if n == var) =>
+        {
+            Some(st.span)
+        }
+        StmtKind::For { body, .. } => unconditional_store(body, var),
+        _ => None,
+    })
 }
 
 /// The `reduction(op:x)` variables of the region's own pragma.
@@ -209,12 +267,16 @@ fn classify(k: &Kernel, s: &mut SharedScalar, declared: Declared) -> Result<()> 
                         Diagnostic::error(
                             st.span,
                             format!(
-                                "`{var}` is shared(...) and updated in two ways ({} and {})",
+                                "`{var}` is {what} and updated in two ways ({} and {})",
                                 update.describe(),
                                 this.describe()
                             ),
                         )
-                        .with_help("a shared scalar takes one reduction (`+=`, `max`, `min`) or plain stores"),
+                        .with_help(if declared == Declared::ReadAfter {
+                            format!("each worker holds its own `{var}`, and the host reads one value after the region: keep the workers' values in an array, or read it after the loop only where one reduction computes it (`reduction(op:{var})`)")
+                        } else {
+                            "a shared scalar takes one reduction (`+=`, `max`, `min`) or plain stores".to_string()
+                        }),
                     );
                 }
                 update = this;
@@ -243,14 +305,17 @@ fn classify(k: &Kernel, s: &mut SharedScalar, declared: Declared) -> Result<()> 
         )));
     }
     if let (Some(span), true) = (reads_elsewhere, update != SharedUpdate::ReadOnly) {
+        let help = if declared == Declared::ReadAfter {
+            format!("workers would each hold their own `{var}`, and the host reads one value after the region: keep the workers' values in an array, or compute `{var}` by a reduction (`reduction(op:{var})`)")
+        } else {
+            format!("workers update `{var}` concurrently; its value is known after the loop")
+        };
         return Err(Diagnostic::error(
             span,
-            format!("`{var}` is shared(...) and written by the loop, so it cannot be read in it"),
+            format!("`{var}` is {what} and written by the loop, so it cannot be read in it"),
         )
         .with_label("read here")
-        .with_help(format!(
-            "workers update `{var}` concurrently; its value is known after the loop"
-        )));
+        .with_help(help));
     }
     s.update = update;
     Ok(())
@@ -281,7 +346,7 @@ fn array_use(k: &Kernel, var: &str) -> Option<Span> {
 fn updates_allowed(var: &str, declared: Declared) -> String {
     let tail = format!("with `v` not reading `{var}`");
     match declared {
-        Declared::Shared => format!(
+        Declared::Shared | Declared::ReadAfter => format!(
             "a shared scalar takes `{var} += v`, `{var} -= v`, `{var} = max({var}, v)`, `{var} = min({var}, v)` or `{var} = v` {tail}"
         ),
         Declared::Reduction(ReduceOp::Sum) => format!(
@@ -314,7 +379,7 @@ fn mismatch(at: Span, var: &str, op: ReduceOp, this: SharedUpdate) -> Diagnostic
 
 /// The first array a statement that writes `var` reads: with `var`'s value it decides the
 /// buffer's dtype, as NumPy's promotion of `var op array[i]` would.
-fn first_array_read(k: &Kernel, var: &str) -> Option<String> {
+pub(crate) fn first_array_read(k: &Kernel, var: &str) -> Option<String> {
     let mut found = None;
     for st in &k.body {
         st.walk(&mut |st| {
@@ -388,7 +453,7 @@ mod tests {
         let mut kernels = crate::passes::outline::run(&f)?;
         check_reduction_placement(&pragmas, &kernels)?;
         let mut k = kernels.remove(0);
-        run(&mut k, &pragmas)?;
+        run(&mut k, &pragmas, &mut vec![])?;
         Ok(k)
     }
 

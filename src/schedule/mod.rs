@@ -546,11 +546,18 @@ impl Cx<'_> {
                 ));
             }
             if let Some(s) = k.shared.iter().find(|s| s.update == SharedUpdate::Store) {
-                return Err((
-                    format!(
-                        "the region stores the shared scalar `{}` (no reduction): the last store would need the host",
+                let what = match s.implicit {
+                    Some(_) => format!(
+                        "the region computes `{}`, which the host reads after it, by a store (no reduction)",
                         s.var
                     ),
+                    None => format!(
+                        "the region stores the shared scalar `{}` (no reduction)",
+                        s.var
+                    ),
+                };
+                return Err((
+                    format!("{what}: the last store would need the host"),
                     s.span,
                 ));
             }
@@ -1089,10 +1096,11 @@ mod tests {
         let mut func = crate::passes::attach_pragmas::tests::attached(src).unwrap();
         crate::passes::device_statements::run(&mut func, |at| file.line_of(at.start as usize));
         let mut kernels = crate::passes::outline::run(&func).unwrap();
-        // Reduction clauses: the shared scalars a region reduces.
+        // Reduction clauses and results read after a region: the shared scalars of a region.
         let pragmas = crate::frontend::pragma::collect_pragmas(&file).unwrap();
+        crate::passes::live_out::run(&file, &func, &mut kernels);
         for k in kernels.iter_mut() {
-            crate::passes::shared_scalars::run(k, &pragmas).unwrap();
+            crate::passes::shared_scalars::run(k, &pragmas, &mut vec![]).unwrap();
         }
         let mut notes = vec![];
         let launches = run_with_notes(&file, &func, &kernels, true, &mut notes).unwrap();

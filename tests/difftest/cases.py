@@ -948,6 +948,22 @@ CASES = [
          lambda r, s: [normal(r, s) + 3.0, normal(r, s[0]), s[0], s[1]], SIZES_2D),
     # ---------------------------------------------------------------- shared_scalars
     # Scalar results: the harness compares values, and that a Python number came back.
+    # Scalars a region computes and the host reads after it (passes/live_out.rs).
+    Case("region_results", "first_plus_one", lambda r, n: [normal(r, n, F64)], (5,),
+         fp64_strict=True),
+    Case("region_results", "running_product", lambda r, n: [normal(r, n, F64), n], SIZES_1D,
+         fp64_strict=True),
+    Case("region_results", "sum_into_name", lambda r, n: [normal(r, n), n], SIZES_1D, tol=SUM32),
+    Case("region_results", "sum_into_name", lambda r, n: [normal(r, n, F64), n], SIZES_1D,
+         variant="fp64"),
+    Case("region_results", "relax_tensor_test",   # ends by its test, at a step that differs by size
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 1e-3, 5000], (9, 19),
+         fp64_strict=True),
+    Case("region_results", "relax_tensor_test", variant="capped",   # ends by max_iter
+         make=lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 1e-12, 7], sizes=(37,),
+         fp64_strict=True),
+    Case("region_results", "last_element_doubled", lambda r, n: [normal(r, n, F64), n],
+         SIZES_1D_SMALL, fp64_strict=True),
     Case("shared_scalars", "total", lambda r, n: [normal(r, n)], SIZES_1D, tol=SUM32),
     Case("shared_scalars", "total", lambda r, n: [normal(r, n, F64)], SIZES_1D,
          variant="fp64"),
