@@ -1,9 +1,10 @@
 """Scalars a region computes and the host reads after it, as the sequential program leaves them.
 
 Exercises (passes/live_out.rs): a `sequential for` that computes a value, one that updates it
-in its loop, a reduction into a name under a dimension pragma (the name bound by the region
-first), a convergence loop whose `while` tests such a reduction, and a `parallel for` whose one
-iteration that passes a test stores the result.
+in its loop, and a `parallel for` whose one iteration that passes a test stores the result.
+Reductions into a name (passes/scalar_reductions.rs), which become reduction clauses: under a
+dimension pragma (the name bound by the region first), tested by a `while` (one persistent
+kernel), and written bare, as NumPy users write a convergence test and an energy.
 """
 import numpy as np
 
@@ -53,3 +54,32 @@ def last_element_doubled(A, N):
         if i == N - 1:
             last = A[i]
     return last
+
+
+def relax_bare_test(A, B, N, tol, max_iter):
+    # The convergence test as NumPy code, no pragma: still one persistent kernel.
+    diff = tol + 1.0
+    it = 0
+    while diff > tol and it < max_iter:
+        #pragma parallel for simd
+        for i in range(1, N - 1):
+            B[i] = 0.5 * (A[i - 1] + A[i + 1])
+        diff = np.max(np.abs(B[1:N - 1] - A[1:N - 1]))
+        A, B = B, A
+        it += 1
+    return it, diff
+
+
+def damped_energy(u, v, T, k):
+    # A 2-D field damped each step; its energy, summed over the whole array, bare.
+    M, N = u.shape
+    energy = 0.0
+    for t in range(T):
+        #pragma parallel for
+        for i in range(1, M - 1):
+            #pragma simd
+            for j in range(1, N - 1):
+                v[i, j] = u[i, j] + k * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4.0 * u[i, j])
+        u, v = v, u
+        energy = np.sum(u * u)
+    return energy

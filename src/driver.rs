@@ -312,6 +312,9 @@ fn compile_function(
     passes::attach_pragmas::run_with_warnings(&mut func, pragmas, file, warnings)?;
     passes::gather::run(&mut func, file, warnings);
     passes::device_statements::run(&mut func, |at| file.line_of(at.start as usize));
+    // 3c: reductions into a name as reduction clauses, whose pragmas join the source's.
+    let made = passes::scalar_reductions::run(&mut func, file);
+    let pragmas: &[Pragma] = &pragmas.iter().cloned().chain(made).collect::<Vec<_>>();
     let mut kernels = passes::outline::run(&func)?;
     // 4a-4c: each region as written (races, scalars the host reads after it, shared and
     // reduction scalars, matrix tiles).
@@ -639,15 +642,16 @@ fn region_launch(cx: &LaunchContext, k: &Kernel, out: &mut Spliced) -> Result<()
     } else {
         format!("{} = ", results.join(", "))
     };
-    // A result the region may be the first to bind: its old value, if any, from the frame.
+    // A scalar's value before the region where the name is not it (`SharedScalar::passed`).
     let args: Vec<String> = args
         .iter()
-        .map(
-            |a| match k.shared.iter().find(|s| &s.var == a && s.maybe_unbound) {
-                Some(_) => format!("locals().get({a:?})"),
-                None => a.clone(),
-            },
-        )
+        .map(|a| {
+            k.shared
+                .iter()
+                .find(|s| &s.var == a)
+                .and_then(|s| s.passed.clone())
+                .unwrap_or_else(|| a.clone())
+        })
         .collect();
     let call = format!("{assigned}{name}({})", args.join(", "));
     out.replace(file, k.span, region_start(k), call);

@@ -2,9 +2,10 @@
 """Scalars a region computes and the host reads after it, as the sequential program leaves them.
 
 Exercises (passes/live_out.rs): a `sequential for` that computes a value, one that updates it
-in its loop, a reduction into a name under a dimension pragma (the name bound by the region
-first), a convergence loop whose `while` tests such a reduction, and a `parallel for` whose one
-iteration that passes a test stores the result.
+in its loop, and a `parallel for` whose one iteration that passes a test stores the result.
+Reductions into a name (passes/scalar_reductions.rs), which become reduction clauses: under a
+dimension pragma (the name bound by the region first), tested by a `while` (one persistent
+kernel), and written bare, as NumPy users write a convergence test and an energy.
 """
 import numpy as np
 
@@ -31,14 +32,13 @@ def running_product(x, N):
 
 
 def sum_into_name(A, N):
+    #pragma :N=>reduce(sum)
     # _sum_into_name_kernel0
-    #pragma sequential for
-    _acc = 0
-    for _i_base in range(0, N, appy.MVL):
-        _i = appy.vidx(_i_base, appy.MVL, N)
-        _acc = _acc + sum(A[_i])
-    s = _acc
-    _s_shared[0] = s
+    #pragma parallel for simd
+    for _s_r0 in range(0, N, 1):
+        _s_r0 = appy.vidx(_s_r0, appy.MVL, N)
+        #pragma atomic
+        _s_shared[0] = _s_shared[0] + sum(A[_s_r0])
     return s
 
 
@@ -52,14 +52,13 @@ def relax_tensor_test(A, B, N, tol, max_iter):
         for i in range(1, N - 1, 1):
             i = appy.vidx(i, appy.MVL, N - 1)
             B[i] = 0.5 * (A[i - 1] + A[i + 1])
+        #pragma 1:N-1=>reduce(max)
         # _relax_tensor_test_kernel1
-        #pragma sequential for
-        _acc = np.abs(B[1] - A[1])
-        for _i_base in range(1, N - 1, appy.MVL):
-            _i = appy.vidx(_i_base, appy.MVL, N - 1)
-            _acc = max(_acc, max(np.abs(B[_i] - A[_i])))
-        diff = _acc
-        _diff_shared[0] = diff
+        #pragma parallel for simd
+        for _diff_r0 in range(1, N - 1, 1):
+            _diff_r0 = appy.vidx(_diff_r0, appy.MVL, N - 1)
+            #pragma atomic
+            _diff_shared[0] = max(_diff_shared[0], max(np.abs(B[_diff_r0] - A[_diff_r0])))
         A, B = B, A
         it += 1
     return it, diff
@@ -75,3 +74,50 @@ def last_element_doubled(A, N):
         if i == N - 1:
             _last_shared[0] = A[i]
     return last
+
+
+def relax_bare_test(A, B, N, tol, max_iter):
+    # The convergence test as NumPy code, no pragma: still one persistent kernel.
+    diff = tol + 1.0
+    it = 0
+    while diff > tol and it < max_iter:
+        # _relax_bare_test_kernel0
+        #pragma parallel for simd
+        for i in range(1, N - 1, 1):
+            i = appy.vidx(i, appy.MVL, N - 1)
+            B[i] = 0.5 * (A[i - 1] + A[i + 1])
+        # _relax_bare_test_kernel1
+        #pragma parallel for simd
+        for _diff_r0 in range(1, N - 1, 1):
+            _diff_r0 = appy.vidx(_diff_r0, appy.MVL, N - 1)
+            #pragma atomic
+            _diff_shared[0] = max(_diff_shared[0], max(np.abs(B[_diff_r0] - A[_diff_r0])))
+        A, B = B, A
+        it += 1
+    return it, diff
+
+
+def damped_energy(u, v, T, k):
+    # A 2-D field damped each step; its energy, summed over the whole array, bare.
+    M, N = u.shape
+    energy = 0.0
+    for t in range(T):
+        # _damped_energy_kernel0
+        #pragma parallel for simd
+        for i in range(1, M - 1, 1):
+            i = appy.vidx(i, appy.ROW_BLOCK, M - 1)
+            #pragma parallel for simd
+            for j in range(1, N - 1, 1):
+                j = appy.vidx(j, appy.MVL // appy.ROW_BLOCK, N - 1)
+                v[i, j] = u[i, j] + k * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4.0 * u[i, j])
+        u, v = v, u
+        # _damped_energy_kernel1
+        #pragma parallel for
+        for _energy_r0 in range(0, u.shape[0], 1):
+            for _energy_r1_base in range(0, u.shape[1], appy.MVL):
+                _energy_r1 = appy.vidx(_energy_r1_base, appy.MVL, u.shape[1])
+                appy.syncthreads()
+                #pragma atomic
+                _energy_shared[0] = _energy_shared[0] + sum(u[_energy_r0, _energy_r1] * u[_energy_r0, _energy_r1])
+                appy.syncthreads()
+    return energy

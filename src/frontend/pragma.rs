@@ -661,7 +661,12 @@ fn parse_reduction(item: &Item, clause: &str) -> Result<Vec<ReductionVar>> {
     let names = names_in(&text[colon + 1..], span.start as usize + colon + 1, clause)?;
     Ok(names
         .into_iter()
-        .map(|(var, span)| ReductionVar { op, var, span })
+        .map(|(var, span)| ReductionVar {
+            op,
+            var,
+            span,
+            start: None,
+        })
         .collect())
 }
 

@@ -647,9 +647,10 @@ pub struct SharedScalar {
     /// Not named by the pragma: the host reads the region's value after it, here
     /// (`passes::live_out`).
     pub implicit: Option<Span>,
-    /// The name may be unbound when the region starts (no assignment surely before it): the
-    /// launch passes `locals().get(name)`.
-    pub maybe_unbound: bool,
+    /// What the launch passes for the scalar's value before the region, where not the name:
+    /// `locals().get("x")` where it may be unbound then, a reduction's identity where the
+    /// region computes it afresh (`passes::scalar_reductions`).
+    pub passed: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -51,6 +51,10 @@ pub struct ReductionVar {
     pub var: String,
     /// The name in the pragma.
     pub span: Span,
+    /// The value the reduction starts from where it is not the variable's (OpenMP's): the
+    /// operator's identity, for a reduction that assigns the variable afresh
+    /// (`passes::scalar_reductions`).
+    pub start: Option<Expr>,
 }
 
 /// One `lo:up=>props` item of a dimension pragma.

@@ -12,8 +12,8 @@
 //!
 //! Only statements the tensor model can run become regions: every array the statement reads or
 //! writes is a parameter of the function or one that a region indexes (so it is a tensor the
-//! launcher receives, not a list made on the host), no reduction (that would need a `reduce`
-//! property), nothing the kernel language lacks.
+//! launcher receives, not a list made on the host), no reduction (a whole reduction into a
+//! name is `scalar_reductions`'), nothing the kernel language lacks.
 //! Anything else stays host code, as before.
 
 use crate::frontend::source::Span;
@@ -22,27 +22,37 @@ use crate::ir::*;
 use std::collections::HashSet;
 
 pub fn run(func: &mut Function, file_line_of: impl Fn(Span) -> usize) {
-    let region = region_arrays(&func.body);
-    if region.is_empty() {
+    let Some(arrays) = Arrays::of(func) else {
         return;
-    }
-    let ranks = ranks(&func.body);
-    let mut arrays = Arrays {
-        scalars: scalar_names(func, &ranks.keys().cloned().collect()),
-        names: region,
-        ranks,
     };
-    arrays.names.extend(func.params.iter().cloned());
     let mut used = func.names();
     convert_in_host_loops(&mut func.body, &arrays, &file_line_of, &mut used);
 }
 
 /// The names that may be device arrays, the rank each is subscripted with, and the names known
 /// to hold scalars.
-struct Arrays {
+pub(crate) struct Arrays {
     names: HashSet<String>,
     ranks: std::collections::HashMap<String, usize>,
     scalars: HashSet<String>,
+}
+
+impl Arrays {
+    /// The function's, or None when no region indexes an array (nothing runs on the device).
+    pub(crate) fn of(func: &Function) -> Option<Arrays> {
+        let region = region_arrays(&func.body);
+        if region.is_empty() {
+            return None;
+        }
+        let ranks = ranks(&func.body);
+        let mut arrays = Arrays {
+            scalars: scalar_names(func, &ranks.keys().cloned().collect()),
+            names: region,
+            ranks,
+        };
+        arrays.names.extend(func.params.iter().cloned());
+        Some(arrays)
+    }
 }
 
 /// Parameters never subscripted, loop variables, and names assigned only numbers and
@@ -121,7 +131,7 @@ pub(crate) fn ranks(body: &[Stmt]) -> std::collections::HashMap<String, usize> {
 
 /// `B` read whole (`A[:] = B`) as `B[:, ...]` over its rank; None when a whole array's rank is
 /// not known.
-fn whole_arrays_sliced(value: &Expr, arrays: &Arrays) -> Option<Expr> {
+pub(crate) fn whole_arrays_sliced(value: &Expr, arrays: &Arrays) -> Option<Expr> {
     let mut unknown = false;
     let out = value.clone().rewrite(&mut |x| match &x.kind {
         ExprKind::Name(n) if arrays.names.contains(n) && !is_scalar_param(n, arrays) => {
@@ -174,7 +184,7 @@ fn region_arrays(body: &[Stmt]) -> HashSet<String> {
     out
 }
 
-fn is_region(s: &Stmt) -> bool {
+pub(crate) fn is_region(s: &Stmt) -> bool {
     match &s.kind {
         StmtKind::For { kind, .. } => {
             matches!(kind, LoopKind::Parallel { .. } | LoopKind::Sequential)
@@ -312,7 +322,7 @@ fn convert(
 }
 
 /// Reads only region arrays, and nothing a kernel cannot compute.
-fn device_value(value: &Expr, arrays: &Arrays) -> bool {
+pub(crate) fn device_value(value: &Expr, arrays: &Arrays) -> bool {
     !value.any(&mut |x| match &x.kind {
         ExprKind::Subscript { array, .. } => !arrays.names.contains(array),
         ExprKind::Name(n) => !arrays.scalars.contains(n) && !arrays.ranks.contains_key(n),

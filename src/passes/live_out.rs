@@ -114,7 +114,8 @@ fn result(
         like: None,
         span: first,
         implicit: Some(read_at),
-        maybe_unbound: !func.params.iter().any(|p| p == var) && !bound_before(path, var),
+        passed: (!func.params.iter().any(|p| p == var) && !bound_before(path, var))
+            .then(|| format!("locals().get({var:?})")),
     }
 }
 
@@ -455,7 +456,7 @@ mod tests {
                 k.shared
                     .iter()
                     .filter(|s| s.implicit.is_some())
-                    .map(|s| (s.var.clone(), s.update, s.maybe_unbound))
+                    .map(|s| (s.var.clone(), s.update, s.passed.is_some()))
                     .collect()
             })
             .collect()

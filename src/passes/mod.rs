@@ -17,6 +17,7 @@ pub mod outline;
 pub mod promote_updates;
 pub mod races;
 pub mod row_block;
+pub mod scalar_reductions;
 pub mod shared_scalars;
 pub mod split_rows;
 pub mod strip_mine;

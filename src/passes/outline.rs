@@ -303,7 +303,7 @@ fn shared_names(pragma: &crate::ir::pragma::Pragma) -> Vec<SharedScalar> {
                 like: None,
                 span: *span,
                 implicit: None,
-                maybe_unbound: false,
+                passed: None,
             })
             .collect(),
         _ => vec![],

@@ -56,7 +56,7 @@ pub fn run(k: &mut Kernel, pragmas: &[Pragma], warnings: &mut Vec<Diagnostic>) -
             like: None,
             span: r.span,
             implicit: None,
-            maybe_unbound: false,
+            passed: r.start.as_ref().map(crate::ir::python::expr),
         });
         declared.push(Declared::Reduction(r.op));
     }

@@ -49,6 +49,11 @@ class Case:
         return f"{self.sample}.{self.func}" + (f"[{self.variant}]" if self.variant else "")
 
 
+def relax_from(A, n, tol, max_iter=500):
+    """A relaxation's arguments with B a copy of A (fixed ends agree, so the sweeps converge)."""
+    return [A, A.copy(), n, tol, max_iter]
+
+
 def normal(rng, shape, dtype=F32):
     return rng.standard_normal(shape).astype(dtype)
 
@@ -956,9 +961,17 @@ CASES = [
     Case("region_results", "sum_into_name", lambda r, n: [normal(r, n), n], SIZES_1D, tol=SUM32),
     Case("region_results", "sum_into_name", lambda r, n: [normal(r, n, F64), n], SIZES_1D,
          variant="fp64"),
-    Case("region_results", "relax_tensor_test",   # ends by its test, at a step that differs by size
-         lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 1e-3, 5000], (9, 19),
-         fp64_strict=True),
+    # Convergence loops (B starts as A) end by their test, at steps that differ by size (about
+    # 8 and 10 sweeps); one persistent kernel each.
+    Case("region_results", "relax_tensor_test",
+         lambda r, n: relax_from(normal(r, n, F64), n, 0.05), (9, 12),
+         fp64_strict=True, launches=("_persistent0",), no_launches=("_kernel",)),
+    Case("region_results", "relax_bare_test",
+         lambda r, n: relax_from(normal(r, n, F64), n, 0.05), (9, 12),
+         fp64_strict=True, launches=("_persistent0",), no_launches=("_kernel",)),
+    Case("region_results", "damped_energy",
+         lambda r, s: [normal(r, s, F64), normal(r, s, F64), 5, 0.1], ((7, 37), (19, 130)),
+         fp64_strict=True, launches=("_persistent0",), no_launches=("_kernel",)),
     Case("region_results", "relax_tensor_test", variant="capped",   # ends by max_iter
          make=lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 1e-12, 7], sizes=(37,),
          fp64_strict=True),
