@@ -867,6 +867,7 @@ def _appyc_masked_max(v, mask):
 @triton.jit
 def _first_plus_one_kernel0(A, _s_shared, A_stride0, _s_shared_stride0):
     # samples/region_results.py:14: #pragma sequential for
+    s = tl.full((), 0, A.dtype.element_ty)  # samples/region_results.py:15
     for i in range(0, 1, 1):  # samples/region_results.py:15
         s = _appyc_np_float(tl.load(A + 0 * A_stride0)) + 1.0  # samples/region_results.py:16
     tl.store(_s_shared + 0 * _s_shared_stride0, s)  # samples/region_results.py:16

@@ -14,6 +14,7 @@ def first_plus_one(A):
     s = 0.0
     # _first_plus_one_kernel0
     #pragma sequential for
+    s = 0
     for i in range(0, 1, 1):
         s = A[0] + 1.0
     _s_shared[0] = s

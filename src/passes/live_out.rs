@@ -51,7 +51,22 @@ pub fn run(file: &SourceFile, func: &Function, kernels: &mut [Kernel]) {
             // One program: the name is its local, starting from the host's value when the
             // region reads it first, and stored once at the end when the host reads it after.
             let mut local = var.clone();
-            if reads_first(file, region, &var) {
+            let starts = reads_first(file, region, &var);
+            if !starts && read_at.is_some() {
+                // Defined before the region's loops, as Triton needs of a value read after
+                // them: a literal, which codegen types as the updates (`carried_locals`). A
+                // loop that runs no iteration stores this 0, where Python kept the old value.
+                let at = k.body.first().map_or(first, |st| st.span);
+                k.body.insert(
+                    0,
+                    Stmt::assign(
+                        Expr::new(ExprKind::Name(var.clone()), at),
+                        Expr::int(0, at),
+                        at,
+                    ),
+                );
+            }
+            if starts {
                 local = fresh_name(&format!("_{var}_local"), &mut used);
                 let to = local.clone();
                 for st in k.body.iter_mut() {

@@ -954,8 +954,9 @@ CASES = [
     # ---------------------------------------------------------------- shared_scalars
     # Scalar results: the harness compares values, and that a Python number came back.
     # Scalars a region computes and the host reads after it (passes/live_out.rs).
-    Case("region_results", "first_plus_one", lambda r, n: [normal(r, n, F64)], (5,),
+    Case("region_results", "first_plus_one", lambda r, n: [normal(r, n, F64)], (5, 7),
          fp64_strict=True),
+    Case("region_results", "first_plus_one", lambda r, n: [normal(r, n)], (5,), variant="fp32"),
     Case("region_results", "running_product", lambda r, n: [normal(r, n, F64), n], SIZES_1D,
          fp64_strict=True),
     Case("region_results", "sum_into_name", lambda r, n: [normal(r, n), n], SIZES_1D, tol=SUM32),
