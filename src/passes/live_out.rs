@@ -55,7 +55,8 @@ pub fn run(file: &SourceFile, func: &Function, kernels: &mut [Kernel]) {
             if !starts && read_at.is_some() {
                 // Defined before the region's loops, as Triton needs of a value read after
                 // them: a literal, which codegen types as the updates (`carried_locals`). A
-                // loop that runs no iteration stores this 0, where Python kept the old value.
+                // loop that runs no iteration (or an `if` not taken) stores this 0, where
+                // Python kept the old value.
                 let at = k.body.first().map_or(first, |st| st.span);
                 k.body.insert(
                     0,

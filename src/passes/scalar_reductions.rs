@@ -14,6 +14,10 @@
 //!
 //! Only what the tensor model runs converts (the arrays are the regions' or parameters, the
 //! value has slices and no other reduction); anything else stays as it was.
+//!
+//! Known difference: the buffer takes the dtype NumPy gives `identity op E` (`shared_scalars`),
+//! so `np.sum` of an int32 array accumulates in int32 where NumPy's sum widens to int64 (the
+//! same on values that do not overflow), and `np.max` of an integer array comes back a float.
 
 use super::device_statements::{device_value, is_region, whole_arrays_sliced, Arrays};
 use super::tensor::{analyse, dim_var, reduce_marker, reduction_call};
