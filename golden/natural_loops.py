@@ -854,11 +854,16 @@ def _appyc_split_buffers(device, partials, blocks):
 def _appyc_shared_scalar(value, like, device):
     """The one-element buffer a `shared(x)` scalar lives in while a kernel updates it: x's value,
     in the dtype NumPy gives `x + like[i]` (x's own type when no array decides). None: a value
-    the region binds first, in like's dtype (float64 without one), which the region overwrites."""
+    the region binds first, in like's dtype (float64 without one), which the region overwrites.
+    An infinity over integers (a max or min started from its identity): the dtype's extreme."""
     if isinstance(value, torch.Tensor):
         value = value.item()
     if value is None:
         return torch.zeros((1,), dtype=torch.float64 if like is None else like.dtype, device=device)
+    if like is not None and not like.dtype.is_floating_point and isinstance(value, float) and math.isinf(value):
+        # A max or min from its identity over integers: the integers' own extreme, exactly.
+        info = torch.iinfo(like.dtype)
+        return torch.full((1,), info.min if value < 0 else info.max, dtype=like.dtype, device=device)
     if like is not None:
         dtype = torch.result_type(like, value)
     elif isinstance(value, bool):

@@ -674,11 +674,16 @@ def _appyc_rows_a_program(mvl, extent):
 def _appyc_shared_scalar(value, like, device):
     """The one-element buffer a `shared(x)` scalar lives in while a kernel updates it: x's value,
     in the dtype NumPy gives `x + like[i]` (x's own type when no array decides). None: a value
-    the region binds first, in like's dtype (float64 without one), which the region overwrites."""
+    the region binds first, in like's dtype (float64 without one), which the region overwrites.
+    An infinity over integers (a max or min started from its identity): the dtype's extreme."""
     if isinstance(value, torch.Tensor):
         value = value.item()
     if value is None:
         return torch.zeros((1,), dtype=torch.float64 if like is None else like.dtype, device=device)
+    if like is not None and not like.dtype.is_floating_point and isinstance(value, float) and math.isinf(value):
+        # A max or min from its identity over integers: the integers' own extreme, exactly.
+        info = torch.iinfo(like.dtype)
+        return torch.full((1,), info.min if value < 0 else info.max, dtype=like.dtype, device=device)
     if like is not None:
         dtype = torch.result_type(like, value)
     elif isinstance(value, bool):
@@ -1338,3 +1343,43 @@ def damped_energy(u, v, T, k):
     energy = 0.0
     energy = _launch_damped_energy_persistent0(M, N, k, v, u, T, energy)
     return energy
+
+
+@triton.jit
+def _largest_count_kernel0(_m_shared, C, N, _m_shared_stride0, C_stride0, MVL: tl.constexpr):
+    # samples/region_results.py:91: m = np.max(C[:N])
+    _m_r0 = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/region_results.py:91
+    _m_r0_mask = _m_r0 < N
+    tl.atomic_max(_m_shared + 0 * _m_shared_stride0, _appyc_masked_max(tl.load(C + _m_r0 * C_stride0, mask=_m_r0_mask), _m_r0_mask))  # samples/region_results.py:91
+
+
+_largest_count_kernel0_tuning = _AppycTuning("_largest_count_kernel0", "12be9f8cff992991", (1024, 4), _APPYC_CANDIDATES)
+
+
+def _launch_largest_count_kernel0(C, N, m, _appyc_config=None):
+    """Launches _largest_count_kernel0 for the region at samples/region_results.py:91."""
+    _m_shared = _appyc_shared_scalar(m, C, C.device)
+    n__m_r0 = int(N)
+    if n__m_r0 <= 0:
+        return m
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(N), C.dtype)
+        _appyc_config = _largest_count_kernel0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _largest_count_kernel0_tuning.tune(
+                _appyc_key, (_m_shared,), lambda config: _launch_largest_count_kernel0(C, N, m, config)
+            )
+    _appyc_mvl, _appyc_warps = _appyc_config
+    _appyc_launch(
+        _largest_count_kernel0, ((n__m_r0 + _appyc_mvl - 1) // _appyc_mvl,),
+        (_m_shared, C, int(N), _m_shared.stride(0), C.stride(0),),
+        {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
+    )
+    return _m_shared.item()
+
+
+def largest_count(C, N):
+    # A max over integers starts from the dtype's lowest value: exact above 2**24.
+    #pragma :N=>reduce(max)
+    m = _launch_largest_count_kernel0(C, N, float('-inf'))
+    return m

@@ -83,3 +83,10 @@ def damped_energy(u, v, T, k):
         u, v = v, u
         energy = np.sum(u * u)
     return energy
+
+
+def largest_count(C, N):
+    # A max over integers starts from the dtype's lowest value: exact above 2**24.
+    #pragma :N=>reduce(max)
+    m = np.max(C[:N])
+    return m

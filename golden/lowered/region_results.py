@@ -122,3 +122,15 @@ def damped_energy(u, v, T, k):
                 _energy_shared[0] = _energy_shared[0] + sum(u[_energy_r0, _energy_r1] * u[_energy_r0, _energy_r1])
                 appy.syncthreads()
     return energy
+
+
+def largest_count(C, N):
+    # A max over integers starts from the dtype's lowest value: exact above 2**24.
+    #pragma :N=>reduce(max)
+    # _largest_count_kernel0
+    #pragma parallel for simd
+    for _m_r0 in range(0, N, 1):
+        _m_r0 = appy.vidx(_m_r0, appy.MVL, N)
+        #pragma atomic
+        _m_shared[0] = max(_m_shared[0], max(C[_m_r0]))
+    return m

@@ -17,7 +17,8 @@
 //!
 //! Known difference: the buffer takes the dtype NumPy gives `identity op E` (`shared_scalars`),
 //! so `np.sum` of an int32 array accumulates in int32 where NumPy's sum widens to int64 (the
-//! same on values that do not overflow), and `np.max` of an integer array comes back a float.
+//! same on values that do not overflow); a max or min over integers starts from the dtype's
+//! extreme (the prelude's `_appyc_shared_scalar`), and comes back a float from a persistent loop.
 
 use super::device_statements::{device_value, is_region, whole_arrays_sliced, Arrays};
 use super::tensor::{analyse, dim_var, reduce_marker, reduction_call};

@@ -976,6 +976,8 @@ CASES = [
     Case("region_results", "relax_tensor_test", variant="capped",   # ends by max_iter
          make=lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 1e-12, 7], sizes=(37,),
          fp64_strict=True),
+    Case("region_results", "largest_count",
+         lambda r, n: [ints(r, -2**30, 2**30, n), n], SIZES_1D),
     Case("region_results", "last_element_doubled", lambda r, n: [normal(r, n, F64), n],
          SIZES_1D_SMALL, fp64_strict=True),
     Case("shared_scalars", "total", lambda r, n: [normal(r, n)], SIZES_1D, tol=SUM32),
