@@ -21,6 +21,7 @@
 //! the assignments after it. Anything unsure counts as a read: a name too many comes back, never
 //! one too few.
 
+use super::device_statements::is_region;
 use crate::frontend::source::{SourceFile, Span};
 use crate::ir::pragma::Directive;
 use crate::ir::*;
@@ -179,12 +180,6 @@ fn path_to_region(body: &[Stmt], pragma: Span) -> Option<Vec<(&[Stmt], usize)>> 
         }
     }
     None
-}
-
-fn is_region(s: &Stmt) -> bool {
-    s.is_parallel_loop()
-        || matches!(&s.kind, StmtKind::Assign { .. }
-            if matches!(&s.pragma, Some(p) if matches!(p.directive, Directive::Dimensions(_))))
 }
 
 /// The names the region assigns (not its loop variables), each with its first assignment.
