@@ -28,7 +28,7 @@ def main(run, stem):
     for i, n in enumerate(names):
         ax.text(impls[n]["ms"], i, f" {impls[n]['ms']:.2f} ms", va="center")
     ax.set_xlabel("ms per call (steady state), lower is better")
-    ax.set_title("relax to a tolerance, one H200: the convergence test three ways")
+    ax.set_title("relax to a tolerance (one H200)", fontsize=10)
     ax.set_xlim(0, 1.2 * max(impls[n]["ms"] for n in names))
     ax.invert_yaxis()
     fig.tight_layout()
