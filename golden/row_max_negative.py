@@ -778,12 +778,34 @@ def _appyc_masked_min(v, mask):
         return tl.min(tl.where(mask, v, 2147483647), axis=0)
 
 
+@triton.jit
+def _appyc_lowest_like(x):
+    # x's shape and dtype, every element the dtype's lowest value: max's identity.
+    if x.dtype.is_floating():
+        return tl.full(x.shape, float("-inf"), x.dtype)
+    elif x.dtype.primitive_bitwidth == 64:
+        return tl.full(x.shape, -9223372036854775808, x.dtype)
+    else:
+        return tl.full(x.shape, -2147483648, x.dtype)
+
+
+@triton.jit
+def _appyc_highest_like(x):
+    # x's shape and dtype, every element the dtype's highest value: min's identity.
+    if x.dtype.is_floating():
+        return tl.full(x.shape, float("inf"), x.dtype)
+    elif x.dtype.primitive_bitwidth == 64:
+        return tl.full(x.shape, 9223372036854775807, x.dtype)
+    else:
+        return tl.full(x.shape, 2147483647, x.dtype)
+
+
 
 @triton.jit
 def _row_max_kernel0(A, out, M, N, A_stride0, A_stride1, out_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/row_max_negative.py:12: #pragma parallel for
     i = tl.program_id(0)  # samples/row_max_negative.py:13
-    m = tl.full((), float("-inf"), A.dtype.element_ty)  # samples/row_max_negative.py:14
+    m = _appyc_lowest_like(tl.zeros((), A.dtype.element_ty))  # samples/row_max_negative.py:14
     for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/row_max_negative.py:16
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
@@ -791,7 +813,7 @@ def _row_max_kernel0(A, out, M, N, A_stride0, A_stride1, out_stride0, MVL: tl.co
     tl.store(out + i * out_stride0, m)  # samples/row_max_negative.py:18
 
 
-_row_max_kernel0_tuning = _AppycTuning("_row_max_kernel0", "b614e13db254d7b6", (256, 4), _APPYC_CANDIDATES)
+_row_max_kernel0_tuning = _AppycTuning("_row_max_kernel0", "9a494349c9144edf", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed
@@ -823,8 +845,8 @@ def row_max(A, out, M, N):
 def _row_range_kernel0(A, out, M, N, A_stride0, A_stride1, out_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/row_max_negative.py:22: #pragma parallel for
     i = tl.program_id(0)  # samples/row_max_negative.py:23
-    hi = tl.full((), float("-inf"), A.dtype.element_ty)  # samples/row_max_negative.py:24
-    lo = tl.full((), float("inf"), A.dtype.element_ty)  # samples/row_max_negative.py:25
+    hi = _appyc_lowest_like(tl.zeros((), A.dtype.element_ty))  # samples/row_max_negative.py:24
+    lo = _appyc_highest_like(tl.zeros((), A.dtype.element_ty))  # samples/row_max_negative.py:25
     for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/row_max_negative.py:27
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
@@ -833,7 +855,7 @@ def _row_range_kernel0(A, out, M, N, A_stride0, A_stride1, out_stride0, MVL: tl.
     tl.store(out + i * out_stride0, hi - lo)  # samples/row_max_negative.py:30
 
 
-_row_range_kernel0_tuning = _AppycTuning("_row_range_kernel0", "7f051095bdb7093f", (256, 4), _APPYC_CANDIDATES)
+_row_range_kernel0_tuning = _AppycTuning("_row_range_kernel0", "baa8c4ce1780d370", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed
@@ -865,7 +887,7 @@ def row_range(A, out, M, N):
 def _row_min_minus_last_kernel0(A, out, M, N, A_stride0, A_stride1, out_stride0, A_shape1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/row_max_negative.py:34: #pragma parallel for
     i = tl.program_id(0)  # samples/row_max_negative.py:35
-    m = tl.full((), float("inf"), A.dtype.element_ty)  # samples/row_max_negative.py:36
+    m = _appyc_highest_like(tl.zeros((), A.dtype.element_ty))  # samples/row_max_negative.py:36
     for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/row_max_negative.py:38
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
@@ -873,7 +895,7 @@ def _row_min_minus_last_kernel0(A, out, M, N, A_stride0, A_stride1, out_stride0,
     tl.store(out + i * out_stride0, m - tl.load(A + i * A_stride0 + (A_shape1 - 1) * A_stride1))  # samples/row_max_negative.py:40
 
 
-_row_min_minus_last_kernel0_tuning = _AppycTuning("_row_min_minus_last_kernel0", "41a73a97eb091d4a", (256, 4), _APPYC_CANDIDATES)
+_row_min_minus_last_kernel0_tuning = _AppycTuning("_row_min_minus_last_kernel0", "26ee96a3d30c8c9a", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed

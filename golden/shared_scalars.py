@@ -998,18 +998,18 @@ def flag_index(x, k):
 
 
 @triton.jit
-def _frobenius_squared_kernel0(_acc_shared, A, _acc_shared_stride0, A_stride0, A_stride1, A_shape0, A_shape1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
+def _frobenius_squared_kernel0(A, _acc_shared, A_stride0, A_stride1, _acc_shared_stride0, A_shape0, A_shape1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/shared_scalars.py:83: #pragma parallel for shared(acc)
     i = tl.program_id(0)  # samples/shared_scalars.py:84
+    _acc_part = tl.full((), 0, A.dtype.element_ty)  # samples/shared_scalars.py:83
     for _j_base in range(0, 1 if ONE_STRIP else A_shape1, MVL):  # samples/shared_scalars.py:86
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < A_shape1
-        tl.debug_barrier()
-        tl.atomic_add(_acc_shared + 0 * _acc_shared_stride0, tl.sum(tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask), 0), axis=0))  # samples/shared_scalars.py:87
-        tl.debug_barrier()
+        _acc_part = _acc_part + tl.sum(tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask), 0), axis=0)  # samples/shared_scalars.py:87
+    tl.atomic_add(_acc_shared + 0 * _acc_shared_stride0, _acc_part)  # samples/shared_scalars.py:83
 
 
-_frobenius_squared_kernel0_tuning = _AppycTuning("_frobenius_squared_kernel0", "27a07b88b19d43c4", (256, 4), _APPYC_CANDIDATES)
+_frobenius_squared_kernel0_tuning = _AppycTuning("_frobenius_squared_kernel0", "5c9b49da80e0025d", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_frobenius_squared_kernel0(A, acc, _appyc_config=None):
@@ -1028,7 +1028,7 @@ def _launch_frobenius_squared_kernel0(A, acc, _appyc_config=None):
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_launch(
         _frobenius_squared_kernel0, (n_i,),
-        (_acc_shared, A, _acc_shared.stride(0), A.stride(0), A.stride(1), A.shape[0], A.shape[1],),
+        (A, _acc_shared, A.stride(0), A.stride(1), _acc_shared.stride(0), A.shape[0], A.shape[1],),
         {"MVL": _appyc_mvl, "ONE_STRIP": 0 < int(A.shape[1]) <= _appyc_mvl}, num_warps=_appyc_warps,
     )
     return _acc_shared.item()

@@ -792,12 +792,23 @@ def _appyc_masked_max(v, mask):
         return tl.max(tl.where(mask, v, -2147483648), axis=0)
 
 
+@triton.jit
+def _appyc_lowest_like(x):
+    # x's shape and dtype, every element the dtype's lowest value: max's identity.
+    if x.dtype.is_floating():
+        return tl.full(x.shape, float("-inf"), x.dtype)
+    elif x.dtype.primitive_bitwidth == 64:
+        return tl.full(x.shape, -9223372036854775808, x.dtype)
+    else:
+        return tl.full(x.shape, -2147483648, x.dtype)
+
+
 
 @triton.jit
 def _softmax_kernel0(a, b, M, N, a_stride0, a_stride1, b_stride0, b_stride1, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
     # samples/softmax_loops.py:11: #pragma parallel for
     i = tl.program_id(0)  # samples/softmax_loops.py:12
-    m = tl.full((), float("-inf"), a.dtype.element_ty)  # samples/softmax_loops.py:13
+    m = _appyc_lowest_like(tl.zeros((), a.dtype.element_ty))  # samples/softmax_loops.py:13
     for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/softmax_loops.py:15
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
@@ -813,7 +824,7 @@ def _softmax_kernel0(a, b, M, N, a_stride0, a_stride1, b_stride0, b_stride1, MVL
         tl.store(b + i * b_stride0 + j * b_stride1, libdevice.exp(tl.load(a + i * a_stride0 + j * a_stride1, mask=j_mask) - m) / s, mask=j_mask)  # samples/softmax_loops.py:25
 
 
-_softmax_kernel0_tuning = _AppycTuning("_softmax_kernel0", "e76b4209fcfefb75", (256, 4), _APPYC_CANDIDATES)
+_softmax_kernel0_tuning = _AppycTuning("_softmax_kernel0", "8a3c0ae3c1facab2", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed

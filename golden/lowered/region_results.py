@@ -115,12 +115,12 @@ def damped_energy(u, v, T, k):
         # _damped_energy_kernel1
         #pragma parallel for
         for _energy_r0 in range(0, u.shape[0], 1):
+            _energy_part = 0
             for _energy_r1_base in range(0, u.shape[1], appy.MVL):
                 _energy_r1 = appy.vidx(_energy_r1_base, appy.MVL, u.shape[1])
-                appy.syncthreads()
-                #pragma atomic
-                _energy_shared[0] = _energy_shared[0] + sum(u[_energy_r0, _energy_r1] * u[_energy_r0, _energy_r1])
-                appy.syncthreads()
+                _energy_part = _energy_part + sum(u[_energy_r0, _energy_r1] * u[_energy_r0, _energy_r1])
+            #pragma atomic
+            _energy_shared[0] = _energy_shared[0] + _energy_part
     return energy
 
 

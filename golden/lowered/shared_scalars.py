@@ -105,10 +105,10 @@ def frobenius_squared(A):
     # _frobenius_squared_kernel0
     #pragma parallel for
     for i in range(0, A.shape[0], 1):
+        _acc_part = 0
         for _j_base in range(0, A.shape[1], appy.MVL):
             j = appy.vidx(_j_base, appy.MVL, A.shape[1])
-            appy.syncthreads()
-            #pragma atomic
-            _acc_shared[0] = _acc_shared[0] + sum(A[i, j] * A[i, j])
-            appy.syncthreads()
+            _acc_part = _acc_part + sum(A[i, j] * A[i, j])
+        #pragma atomic
+        _acc_shared[0] = _acc_shared[0] + _acc_part
     return acc

@@ -14,6 +14,7 @@ use crate::frontend::pragma::reduction_spelling as spelling;
 use crate::frontend::source::Span;
 use crate::ir::pragma::{Directive, Pragma, ReductionVar};
 use crate::ir::*;
+use std::collections::HashSet;
 
 /// What the pragma said of a scalar: `shared(x)` (one reduction, any operator, or plain
 /// stores) or `reduction(op:x)` (updates by `op` only).
@@ -110,8 +111,17 @@ pub fn run(k: &mut Kernel, pragmas: &[Pragma], warnings: &mut Vec<Diagnostic>) -
                 },
                 s.span,
             );
-            let atomic = matches!(s.update, SharedUpdate::Reduce(_));
-            rewrite_updates(&mut k.body, &s.var, &slot, atomic);
+            match s.update {
+                SharedUpdate::Reduce(op) if updated_in_loop(&k.body, &s.var) => {
+                    privatize(k, s, op, slot, &mut used)
+                }
+                update => rewrite_updates(
+                    &mut k.body,
+                    &s.var,
+                    &slot,
+                    matches!(update, SharedUpdate::Reduce(_)),
+                ),
+            }
         }
     }
     k.shared = shared;
@@ -410,6 +420,71 @@ fn value_array(e: &Expr) -> Option<String> {
     }
 }
 
+/// Some update of `var` lies inside a loop of the worker's body (not only at its top level).
+fn updated_in_loop(body: &[Stmt], var: &str) -> bool {
+    fn updates(st: &Stmt, var: &str) -> bool {
+        let mut found = false;
+        st.walk(&mut |st| {
+            found |= matches!(&st.kind, StmtKind::Assign { target, .. }
+                if matches!(&target.kind, ExprKind::Name(n) if n == var));
+        });
+        found
+    }
+    body.iter().any(|st| match &st.kind {
+        StmtKind::For { .. } | StmtKind::While { .. } | StmtKind::HostBlock { .. } => {
+            updates(st, var)
+        }
+        StmtKind::If { body, orelse, .. } => {
+            updated_in_loop(body, var) || updated_in_loop(orelse, var)
+        }
+        _ => false,
+    })
+}
+
+/// OpenMP's private copy: a reduction updated inside the worker's loops accumulates in a local
+/// `_x_part` (from the operator's identity, typed by its updates), and the worker combines it
+/// into the buffer once, atomically, at its end. Why: updated in place, every iteration of a
+/// `simd` loop (a 2-D sweep's convergence test) was an atomic on one address, fenced by two
+/// barriers since the loop repeats the store.
+fn privatize(
+    k: &mut Kernel,
+    s: &SharedScalar,
+    op: ReduceOp,
+    slot: Expr,
+    used: &mut HashSet<String>,
+) {
+    let part = fresh_name(&format!("_{}_part", s.var), used);
+    let name = Expr::name(&part, s.span);
+    rewrite_updates(&mut k.body, &s.var, &name, false);
+    let identity = match op {
+        ReduceOp::Sum => ExprKind::Int(0),
+        ReduceOp::Max => ExprKind::FloatSpecial("-inf"),
+        ReduceOp::Min => ExprKind::FloatSpecial("inf"),
+    };
+    k.body.insert(
+        0,
+        Stmt::assign(name.clone(), Expr::new(identity, s.span), s.span),
+    );
+    let combined = match op {
+        ReduceOp::Sum => Expr::binary(BinOp::Add, slot.clone(), name),
+        ReduceOp::Max | ReduceOp::Min => Expr::new(
+            ExprKind::Call {
+                func: op.name().to_string(),
+                args: vec![slot.clone(), name],
+            },
+            s.span,
+        ),
+    };
+    k.body.push(Stmt::new(
+        StmtKind::Assign {
+            target: slot,
+            value: combined,
+            atomic: true,
+        },
+        s.span,
+    ));
+}
+
 fn rewrite_updates(body: &mut [Stmt], var: &str, slot: &Expr, atomic: bool) {
     for st in body.iter_mut() {
         match &mut st.kind {
@@ -623,6 +698,28 @@ mod tests {
         };
         assert!(*atomic);
         assert!(matches!(&target.kind, ExprKind::Subscript { array, .. } if array == "_s_shared"));
+    }
+
+    #[test]
+    fn a_reduction_inside_the_workers_loop_accumulates_privately_and_combines_once() {
+        let k = shared_kernel(
+            "def f(x, N):\n    m = 0.0\n    #pragma parallel for reduction(max:m)\n    for i in range(N):\n        #pragma simd\n        for j in range(N):\n            m = max(m, x[i, j])\n    return m\n",
+        )
+        .unwrap();
+        let mut w = crate::codegen::writer::Writer::new(0);
+        crate::codegen::python::stmts(&mut w, &k.body);
+        let text = w.finish();
+        // The identity first, the loop's updates of the local, one atomic combine at the end.
+        assert!(text.starts_with("_m_part = float('-inf')\n"), "{text}");
+        assert!(
+            text.contains("    _m_part = max(_m_part, x[i, j])"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("#pragma atomic\n_m_shared[0] = max(_m_shared[0], _m_part)\n"),
+            "{text}"
+        );
+        assert_eq!(text.matches("atomic").count(), 1, "{text}");
     }
 
     #[test]

@@ -355,6 +355,14 @@ impl<'a> Cx<'a> {
             },
         };
         match self.dtype_of(self.carried_dtype.get(n).unwrap_or(update), n) {
+            // An infinite start is max's or min's identity: over integers it is the dtype's
+            // extreme (Triton cannot fill an integer with an infinity).
+            Some(dt) if value.kind == ExprKind::FloatSpecial("-inf") => {
+                format!("_appyc_lowest_like(tl.zeros({shape}, {dt}))")
+            }
+            Some(dt) if value.kind == ExprKind::FloatSpecial("inf") => {
+                format!("_appyc_highest_like(tl.zeros({shape}, {dt}))")
+            }
             Some(dt) => format!("tl.full({shape}, {v}, {dt})"),
             // What Triton makes of the literal itself when lanes meet it.
             None if shape != "()" => {
