@@ -5,7 +5,8 @@ what the sequential loop computes.
 Exercises: `reduction(+:s, q)` (two variables in one clause; `+=`, `x = x + v`, `-=`), several
 clauses on one pragma (`reduction(max:m)`, `reduction(min:lo)` beside it), `max`/`np.maximum`
 and `min`/`np.minimum`, fp32 and fp64 data (the result has NumPy's dtype), a conditional update
-in a loop without `simd`, a 2-D grid reduced as a whole, and an empty loop (the value stays).
+in a loop without `simd`, a 2-D grid reduced as a whole, an int32 maximum updated in each
+row's `simd` loop (a private accumulator a worker), and an empty loop (the value stays).
 """
 import numpy as np
 
@@ -67,3 +68,15 @@ def total_from(x, start, n):
     for i in range(n):
         s += x[i]
     return s
+
+
+def row_strip_peak(C, M, N):
+    # The update sits in each row's `simd` loop: every worker keeps its own maximum and
+    # combines it once (integers start from int32's lowest, not from -inf).
+    m = -2147483648
+    #pragma parallel for reduction(max:m)
+    for i in range(M):
+        #pragma simd
+        for j in range(N):
+            m = max(m, C[i, j])
+    return m

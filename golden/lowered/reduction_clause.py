@@ -6,7 +6,8 @@ what the sequential loop computes.
 Exercises: `reduction(+:s, q)` (two variables in one clause; `+=`, `x = x + v`, `-=`), several
 clauses on one pragma (`reduction(max:m)`, `reduction(min:lo)` beside it), `max`/`np.maximum`
 and `min`/`np.minimum`, fp32 and fp64 data (the result has NumPy's dtype), a conditional update
-in a loop without `simd`, a 2-D grid reduced as a whole, and an empty loop (the value stays).
+in a loop without `simd`, a 2-D grid reduced as a whole, an int32 maximum updated in each
+row's `simd` loop (a private accumulator a worker), and an empty loop (the value stays).
 """
 import numpy as np
 
@@ -91,3 +92,19 @@ def total_from(x, start, n):
         #pragma atomic
         _s_shared[0] = _s_shared[0] + sum(x[i])
     return s
+
+
+def row_strip_peak(C, M, N):
+    # The update sits in each row's `simd` loop: every worker keeps its own maximum and
+    # combines it once (integers start from int32's lowest, not from -inf).
+    m = -2147483648
+    # _row_strip_peak_kernel0
+    #pragma parallel for
+    for i in range(0, M, 1):
+        _m_part = float('-inf')
+        for _j_base in range(0, N, appy.MVL):
+            j = appy.vidx(_j_base, appy.MVL, N)
+            _m_part = max(_m_part, max(C[i, j]))
+        #pragma atomic
+        _m_shared[0] = max(_m_shared[0], _m_part)
+    return m

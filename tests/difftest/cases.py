@@ -1022,6 +1022,8 @@ CASES = [
     Case("reduction_clause", "grid_total", lambda r, s: [normal(r, s)], SIZES_2D, tol=SUM32),
     Case("reduction_clause", "grid_total", lambda r, s: [normal(r, s, F64)], SIZES_2D,
          variant="fp64"),
+    Case("reduction_clause", "row_strip_peak",
+         lambda r, s: [ints(r, -2**30, 2**30, s), s[0], s[1]], SIZES_2D),
     Case("reduction_clause", "total_from", lambda r, n: [normal(r, n, F64), 2.5, n], SIZES_1D),
     Case("reduction_clause", "total_from", lambda r, n: [normal(r, n), 2.5, 0], (5, 7),
          expect_launch=False, variant="empty"),
