@@ -962,73 +962,52 @@ def sum_into_name(A, N):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_which_B", "_which_A", "_which__swap", "_which__swap1", "diff", "it", "_running"])
 def _relax_tensor_test_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter: "fp64", _diff_shared_stride0, B_stride0, A_stride0, _phase_lo, _phase_hi, _sync, _which_B, _which_A, _which__swap, _which__swap1, diff: "fp64", it, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/region_results.py:38: while diff > tol and it < max_iter:  (persistent: 2 phase(s) per iteration)
+    # samples/region_results.py:38: while diff > tol and it < max_iter:  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
     diff = tl.full((), -0.0, tl.float64) + diff
     it = it.to(tl.int64)
     _running = _running != 0
-    if _phase_lo % 2 == 0:
+    if _phase_lo % 1 == 0:
         _running = _running & (((diff > tol)) & (((it).to(tl.float64) < max_iter)))
     _phase = _phase_lo
     while _running & (_phase < _phase_hi):
-        _iteration = _phase // 2
-        _region = _phase - _iteration * 2
-        if _region == 0:
-            if _which_A == 0:
-                _A_now = B
-                _A_now_stride0 = B_stride0
-            else:
-                _A_now = A
-                _A_now_stride0 = A_stride0
-            if _which_B == 0:
-                _B_now = B
-                _B_now_stride0 = B_stride0
-            else:
-                _B_now = A
-                _B_now_stride0 = A_stride0
-            # samples/region_results.py:39: #pragma parallel for simd
-            _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
-            for _vp in range(_pid, _n0_0, _nprog):
-                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/region_results.py:40
-                i_mask = i < (N - 1)
-                tl.store(_B_now + i * _B_now_stride0, 0.5 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)), mask=i_mask)  # samples/region_results.py:41
-        if _region == 1:
-            diff = tl.full((), float("-inf"), tl.float64)
-            _diff_shared_now = _diff_shared + _iteration % 3
-            _diff_shared_now_stride0 = _diff_shared_stride0
-            if _which_A == 0:
-                _A_now = B
-                _A_now_stride0 = B_stride0
-            else:
-                _A_now = A
-                _A_now_stride0 = A_stride0
-            if _which_B == 0:
-                _B_now = B
-                _B_now_stride0 = B_stride0
-            else:
-                _B_now = A
-                _B_now_stride0 = A_stride0
-            # samples/region_results.py:43: diff = np.max(np.abs(B[1:N - 1] - A[1:N - 1]))
-            _n1_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
-            for _vp1 in range(_pid, _n1_0, _nprog):
-                _diff_r0 = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/region_results.py:43
-                _diff_r0_mask = _diff_r0 < (N - 1)
-                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + _diff_r0 * _B_now_stride0, mask=_diff_r0_mask) - tl.load(_A_now + _diff_r0 * _A_now_stride0, mask=_diff_r0_mask)), _diff_r0_mask))  # samples/region_results.py:43
+        _iteration = _phase
+        diff = tl.full((), float("-inf"), tl.float64)
+        _diff_shared_now = _diff_shared + _iteration % 3
+        _diff_shared_now_stride0 = _diff_shared_stride0
+        if _which_A == 0:
+            _A_now = B
+            _A_now_stride0 = B_stride0
+        else:
+            _A_now = A
+            _A_now_stride0 = A_stride0
+        if _which_B == 0:
+            _B_now = B
+            _B_now_stride0 = B_stride0
+        else:
+            _B_now = A
+            _B_now_stride0 = A_stride0
+        # samples/region_results.py:43: diff = np.max(np.abs(B[1:N - 1] - A[1:N - 1]))
+        _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+        for _vp in range(_pid, _n0_0, _nprog):
+            i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/region_results.py:43
+            i_mask = i < (N - 1)
+            tl.store(_B_now + i * _B_now_stride0, 0.5 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)), mask=i_mask)  # samples/region_results.py:41
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/region_results.py:43
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
-        if _region == 1:
-            diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
-            if _pid == 0:
-                tl.store(_diff_shared + (_iteration + 2) % 3, tl.load(_diff_shared + 3))
-            _which__swap = _which_B
-            _which__swap1 = _which_A
-            _which_A = _which__swap
-            _which_B = _which__swap1
-            it = ((it + 1)).to(tl.int64)
-            _running = _running & (((diff > tol)) & (((it).to(tl.float64) < max_iter)))
+        diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
+        if _pid == 0:
+            tl.store(_diff_shared + (_iteration + 2) % 3, tl.load(_diff_shared + 3))
+        _which__swap = _which_B
+        _which__swap1 = _which_A
+        _which_A = _which__swap
+        _which_B = _which__swap1
+        it = ((it + 1)).to(tl.int64)
+        _running = _running & (((diff > tol)) & (((it).to(tl.float64) < max_iter)))
         _phase += 1
     if _pid == _nprog - 1:
         tl.store(_carried + 0, (_which_B).to(tl.float64))
@@ -1040,7 +1019,7 @@ def _relax_tensor_test_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter:
         tl.store(_carried + 6, (_running).to(tl.float64))
 
 
-_relax_tensor_test_persistent0_tuning = _AppycTuning("_relax_tensor_test_persistent0", "5998fd618eb7ca83", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_relax_tensor_test_persistent0_tuning = _AppycTuning("_relax_tensor_test_persistent0", "2fa9f27ee17f5685", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_relax_tensor_test_persistent0(N, B, A, diff, it, tol, max_iter, _appyc_config=None):
@@ -1105,73 +1084,52 @@ def last_element_doubled(A, N):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_which_B", "_which_A", "_which__swap", "_which__swap1", "diff", "it", "_running"])
 def _relax_bare_test_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter: "fp64", _diff_shared_stride0, B_stride0, A_stride0, _phase_lo, _phase_hi, _sync, _which_B, _which_A, _which__swap, _which__swap1, diff: "fp64", it, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/region_results.py:63: while diff > tol and it < max_iter:  (persistent: 2 phase(s) per iteration)
+    # samples/region_results.py:63: while diff > tol and it < max_iter:  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
     diff = tl.full((), -0.0, tl.float64) + diff
     it = it.to(tl.int64)
     _running = _running != 0
-    if _phase_lo % 2 == 0:
+    if _phase_lo % 1 == 0:
         _running = _running & (((diff > tol)) & (((it).to(tl.float64) < max_iter)))
     _phase = _phase_lo
     while _running & (_phase < _phase_hi):
-        _iteration = _phase // 2
-        _region = _phase - _iteration * 2
-        if _region == 0:
-            if _which_A == 0:
-                _A_now = B
-                _A_now_stride0 = B_stride0
-            else:
-                _A_now = A
-                _A_now_stride0 = A_stride0
-            if _which_B == 0:
-                _B_now = B
-                _B_now_stride0 = B_stride0
-            else:
-                _B_now = A
-                _B_now_stride0 = A_stride0
-            # samples/region_results.py:64: #pragma parallel for simd
-            _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
-            for _vp in range(_pid, _n0_0, _nprog):
-                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/region_results.py:65
-                i_mask = i < (N - 1)
-                tl.store(_B_now + i * _B_now_stride0, 0.5 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)), mask=i_mask)  # samples/region_results.py:66
-        if _region == 1:
-            diff = tl.full((), float("-inf"), tl.float64)
-            _diff_shared_now = _diff_shared + _iteration % 3
-            _diff_shared_now_stride0 = _diff_shared_stride0
-            if _which_A == 0:
-                _A_now = B
-                _A_now_stride0 = B_stride0
-            else:
-                _A_now = A
-                _A_now_stride0 = A_stride0
-            if _which_B == 0:
-                _B_now = B
-                _B_now_stride0 = B_stride0
-            else:
-                _B_now = A
-                _B_now_stride0 = A_stride0
-            # samples/region_results.py:67: diff = np.max(np.abs(B[1:N - 1] - A[1:N - 1]))
-            _n1_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
-            for _vp1 in range(_pid, _n1_0, _nprog):
-                _diff_r0 = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/region_results.py:67
-                _diff_r0_mask = _diff_r0 < (N - 1)
-                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + _diff_r0 * _B_now_stride0, mask=_diff_r0_mask) - tl.load(_A_now + _diff_r0 * _A_now_stride0, mask=_diff_r0_mask)), _diff_r0_mask))  # samples/region_results.py:67
+        _iteration = _phase
+        diff = tl.full((), float("-inf"), tl.float64)
+        _diff_shared_now = _diff_shared + _iteration % 3
+        _diff_shared_now_stride0 = _diff_shared_stride0
+        if _which_A == 0:
+            _A_now = B
+            _A_now_stride0 = B_stride0
+        else:
+            _A_now = A
+            _A_now_stride0 = A_stride0
+        if _which_B == 0:
+            _B_now = B
+            _B_now_stride0 = B_stride0
+        else:
+            _B_now = A
+            _B_now_stride0 = A_stride0
+        # samples/region_results.py:67: diff = np.max(np.abs(B[1:N - 1] - A[1:N - 1]))
+        _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+        for _vp in range(_pid, _n0_0, _nprog):
+            i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/region_results.py:67
+            i_mask = i < (N - 1)
+            tl.store(_B_now + i * _B_now_stride0, 0.5 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)), mask=i_mask)  # samples/region_results.py:66
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/region_results.py:67
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
-        if _region == 1:
-            diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
-            if _pid == 0:
-                tl.store(_diff_shared + (_iteration + 2) % 3, tl.load(_diff_shared + 3))
-            _which__swap = _which_B
-            _which__swap1 = _which_A
-            _which_A = _which__swap
-            _which_B = _which__swap1
-            it = ((it + 1)).to(tl.int64)
-            _running = _running & (((diff > tol)) & (((it).to(tl.float64) < max_iter)))
+        diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
+        if _pid == 0:
+            tl.store(_diff_shared + (_iteration + 2) % 3, tl.load(_diff_shared + 3))
+        _which__swap = _which_B
+        _which__swap1 = _which_A
+        _which_A = _which__swap
+        _which_B = _which__swap1
+        it = ((it + 1)).to(tl.int64)
+        _running = _running & (((diff > tol)) & (((it).to(tl.float64) < max_iter)))
         _phase += 1
     if _pid == _nprog - 1:
         tl.store(_carried + 0, (_which_B).to(tl.float64))
@@ -1183,7 +1141,7 @@ def _relax_bare_test_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter: "
         tl.store(_carried + 6, (_running).to(tl.float64))
 
 
-_relax_bare_test_persistent0_tuning = _AppycTuning("_relax_bare_test_persistent0", "90c18961aedd4eae", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_relax_bare_test_persistent0_tuning = _AppycTuning("_relax_bare_test_persistent0", "b01f05370147c763", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_relax_bare_test_persistent0(N, B, A, diff, it, tol, max_iter, _appyc_config=None):

@@ -314,8 +314,13 @@ fn compile_function(
     passes::device_statements::run(&mut func, |at| file.line_of(at.start as usize));
     // 3c: reductions into a name as reduction clauses, whose pragmas join the source's.
     let made = passes::scalar_reductions::run(&mut func, file);
-    let pragmas: &[Pragma] = &pragmas.iter().cloned().chain(made).collect::<Vec<_>>();
+    let mut pragmas: Vec<Pragma> = pragmas.iter().cloned().chain(made).collect();
+    // 3d: a reduction-only region joins the region before it when it reads only what each
+    // iteration of that one leaves.
+    let joined = passes::join_reductions::run(&mut func, &mut pragmas, warnings);
+    let pragmas: &[Pragma] = &pragmas;
     let mut kernels = passes::outline::run(&func)?;
+    passes::join_reductions::mark_absorbed(&mut kernels, &joined);
     // 4a-4c: each region as written (races, scalars the host reads after it, shared and
     // reduction scalars, matrix tiles).
     passes::shared_scalars::check_reduction_placement(pragmas, &kernels)?;
@@ -607,7 +612,11 @@ fn lowered_region(file: &SourceFile, k: &Kernel, out: &mut Spliced) {
                 ),
                 // By name: a region sunk past the next one (passes::fuse_into_reduction) runs
                 // in the one after it.
-                None => format!("{indent}# appyc: {what} runs inside {} below\n", k.name),
+                None => format!(
+                    "{indent}# appyc: {what} runs inside {} {}\n",
+                    k.name,
+                    where_is(k, a)
+                ),
             },
         });
         out.skip.push(a.span);
@@ -660,8 +669,9 @@ fn region_launch(cx: &LaunchContext, k: &Kernel, out: &mut Spliced) -> Result<()
         // An operand that may be an array is bound on the line after the note.
         let binding = fold_operand(file, a);
         let note = format!(
-            "# appyc: {} runs inside {name} below{}{}",
+            "# appyc: {} runs inside {name} {}{}{}",
             absorbed_name(file, a),
+            where_is(k, a),
             if binding.is_some() {
                 " (here if its operand is an array)"
             } else {
@@ -713,6 +723,16 @@ fn fold_operand_meaning(a: &Absorbed) -> Option<String> {
         "{value} if a number or one element; else `{} {} {value}` runs here and this is {identity}",
         o.array, o.op
     ))
+}
+
+/// Where the kernel's launch stands from an absorbed region's note: after it, or before it
+/// (`passes::join_reductions` may keep the first region's place).
+fn where_is(k: &Kernel, a: &Absorbed) -> &'static str {
+    if a.span.start < k.span.start {
+        "below"
+    } else {
+        "above"
+    }
 }
 
 /// How the note in its place names absorbed source: a statement by its text.

@@ -48,18 +48,15 @@ def relax_tensor_test(A, B, N, tol, max_iter):
     diff = tol + 1.0
     it = 0
     while diff > tol and it < max_iter:
+        # appyc: this region runs inside _relax_tensor_test_kernel0 below
+        #pragma 1:N-1=>reduce(max)
         # _relax_tensor_test_kernel0
         #pragma parallel for simd
         for i in range(1, N - 1, 1):
             i = appy.vidx(i, appy.MVL, N - 1)
             B[i] = 0.5 * (A[i - 1] + A[i + 1])
-        #pragma 1:N-1=>reduce(max)
-        # _relax_tensor_test_kernel1
-        #pragma parallel for simd
-        for _diff_r0 in range(1, N - 1, 1):
-            _diff_r0 = appy.vidx(_diff_r0, appy.MVL, N - 1)
             #pragma atomic
-            _diff_shared[0] = max(_diff_shared[0], max(np.abs(B[_diff_r0] - A[_diff_r0])))
+            _diff_shared[0] = max(_diff_shared[0], max(np.abs(B[i] - A[i])))
         A, B = B, A
         it += 1
     return it, diff
@@ -82,17 +79,14 @@ def relax_bare_test(A, B, N, tol, max_iter):
     diff = tol + 1.0
     it = 0
     while diff > tol and it < max_iter:
+        # appyc: this region runs inside _relax_bare_test_kernel0 below
         # _relax_bare_test_kernel0
         #pragma parallel for simd
         for i in range(1, N - 1, 1):
             i = appy.vidx(i, appy.MVL, N - 1)
             B[i] = 0.5 * (A[i - 1] + A[i + 1])
-        # _relax_bare_test_kernel1
-        #pragma parallel for simd
-        for _diff_r0 in range(1, N - 1, 1):
-            _diff_r0 = appy.vidx(_diff_r0, appy.MVL, N - 1)
             #pragma atomic
-            _diff_shared[0] = max(_diff_shared[0], max(np.abs(B[_diff_r0] - A[_diff_r0])))
+            _diff_shared[0] = max(_diff_shared[0], max(np.abs(B[i] - A[i])))
         A, B = B, A
         it += 1
     return it, diff

@@ -10,6 +10,7 @@ pub mod fold_host_update;
 pub mod fuse_into_reduction;
 pub mod gather;
 pub mod insert_sync;
+pub mod join_reductions;
 pub mod live_out;
 pub mod lower_tensor;
 pub mod normalize;

@@ -1,0 +1,89 @@
+# appyc 0.1.0 --emit lowered: samples/joined_reductions.py after the high-level passes (assembly APPy).
+"""A reduction written after the loop it reads, as one region with it (passes/join_reductions.rs).
+
+Joined: a sum written as its own `parallel for` after the loop that fills its operand (one
+launch), a 2-D relaxation whose convergence test is NumPy code (one phase a sweep of its
+persistent kernel), and a reduction whose loop is numbered from 0 over elements the first
+loop numbers from 1. Not joined, and still right: a reduction that reads a neighbour's
+element, and one whose first loop reads a scalar assigned between the two.
+"""
+import numpy as np
+
+
+def filled_dot(A, B, N):
+    # appyc: this region runs inside _filled_dot_kernel0 below
+    s = 0.0
+    # _filled_dot_kernel0
+    #pragma parallel for simd
+    for i in range(0, N, 1):
+        i = appy.vidx(i, appy.MVL, N)
+        B[i] = 2.0 * A[i] + 1.0
+        #pragma atomic
+        _s_shared[0] = _s_shared[0] + sum(B[i] * A[i])
+    return s
+
+
+def relax_2d_tol(A, B, tol, max_iter):
+    M, N = A.shape
+    diff = tol + 1.0
+    it = 0
+    while diff > tol and it < max_iter:
+        # appyc: this region runs inside _relax_2d_tol_kernel0 below
+        # _relax_2d_tol_kernel0
+        #pragma parallel for
+        for i in range(1, M - 1, 1):
+            _diff_part = float('-inf')
+            for _j_base in range(1, N - 1, appy.MVL):
+                j = appy.vidx(_j_base, appy.MVL, N - 1)
+                B[i, j] = 0.25 * (A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1])
+                _diff_part = max(_diff_part, max(np.abs(B[i, j] - A[i, j])))
+            #pragma atomic
+            _diff_shared[0] = max(_diff_shared[0], _diff_part)
+        A, B = B, A
+        it += 1
+    return it, diff
+
+
+def shifted_max(A, B, N):
+    # appyc: this region runs inside _shifted_max_kernel0 below
+    m = float("-inf")
+    # _shifted_max_kernel0
+    #pragma parallel for simd
+    for i in range(1, N - 1, 1):
+        i = appy.vidx(i, appy.MVL, N - 1)
+        B[i] = A[i - 1] - A[i + 1]
+        #pragma atomic
+        _m_shared[0] = max(_m_shared[0], max(B[i] * A[i]))
+    return m
+
+
+def neighbour_sum(A, B, N):
+    # _neighbour_sum_kernel0
+    #pragma parallel for simd
+    for i in range(0, N - 1, 1):
+        i = appy.vidx(i, appy.MVL, N - 1)
+        B[i] = A[i] + A[i + 1]
+    s = 0.0
+    # _neighbour_sum_kernel1
+    #pragma parallel for simd
+    for i in range(0, N - 1, 1):
+        i = appy.vidx(i, appy.MVL, N - 1)
+        #pragma atomic
+        _s_shared[0] = _s_shared[0] + sum(B[i] * B[i + 1])
+    return s
+
+
+def decayed_energy(u, v, T, N):
+    scale = 1.0
+    e = 0.0
+    for t in range(T):
+        # _decayed_energy_kernel0
+        #pragma parallel for simd
+        for i in range(0, N, 1):
+            i = appy.vidx(i, appy.MVL, N)
+            v[i] = scale * (u[i] + v[i])
+            #pragma atomic
+            _e_shared[0] = _e_shared[0] + sum(v[i] * v[i])
+        scale = scale * 0.5
+        # appyc: this region runs inside _decayed_energy_kernel0 above
+    return e, scale

@@ -1,0 +1,868 @@
+//! join_reductions: a `parallel for` region that only reduces into its `reduction` clause's
+//! names, directly after a `parallel for` region over the same iterations (host scalar
+//! assignments between them aside) that writes what it reads only at the element it reads,
+//! becomes one region: the first region's loops with the reduction's updates appended to their
+//! innermost body, standing where the reduction stood, under one pragma holding both regions'
+//! clauses. *After*: no such pair is left; each joined region's first loop carries that pragma,
+//! and `run` names the region each joined one absorbed.
+//!
+//! Why: a convergence test written after the sweep it tests (`diff = np.max(np.abs(B - A))`,
+//! which `scalar_reductions` makes a reduction loop, or the same loop written out) is a second
+//! pass over both arrays and, in a persistent loop, a second phase with a grid barrier; the
+//! clause on the sweep itself reads each element while it is in registers (relax_tol on one
+//! H200: 10.8 ms as two regions, 7.9 ms as one; docs/performance.md §70).
+//!
+//! Legality, against the sequential program (the first loop runs whole, then the second):
+//! - both loops step by 1 over ranges whose bounds differ by one constant per level (the
+//!   reduction's iteration `v` is the first's `u + c`), perfectly nested to the reduction's
+//!   depth;
+//! - every array the reduction reads that the first region writes is written there only at one
+//!   index, each dimension `u + constant` of a distinct loop variable of the nest or free of
+//!   them (so iteration `u` alone writes that element, and its last store is the final value),
+//!   and read by the reduction only at that same element: appended after the first body, the
+//!   update reads what the whole first loop would leave;
+//! - arrays the first region only reads, the reduction reads unchanged;
+//! - the reduction writes no array and mentions no name the first region binds; the first
+//!   region mentions none of the reduction's variables;
+//! - each host statement between them assigns a name neither region mentions (the reduction's
+//!   variable aside) from numbers and names the first region does not bind, so it may run
+//!   before the first region instead of after it.
+//!
+//! The joined region runs at the reduction's place (its launch returns the variables), and the
+//! first region's source becomes a note naming it (`Kernel::absorbed`), as
+//! `fuse_into_reduction` does. A pair that does not join gets a `-v` note at the reduction
+//! saying why.
+
+use super::affine::Affine;
+use crate::diag::Diagnostic;
+use crate::frontend::source::Span;
+use crate::ir::pragma::{Directive, Pragma};
+use crate::ir::*;
+use std::collections::{BTreeSet, HashSet};
+
+/// A reduction region joined into the region before it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Joined {
+    /// The joined region's span (its pragma to its end: the reduction's).
+    pub region: Span,
+    /// The first region's span, which the host no longer runs there.
+    pub absorbed: Span,
+}
+
+/// Joins every qualifying pair in the function's host code; `pragmas` (the file's and the
+/// made ones) loses the first region's pragma and gets the joined one in the reduction's
+/// place.
+pub fn run(
+    func: &mut Function,
+    pragmas: &mut Vec<Pragma>,
+    notes: &mut Vec<Diagnostic>,
+) -> Vec<Joined> {
+    let mut joined = vec![];
+    block(&mut func.body, pragmas, notes, &mut joined);
+    joined
+}
+
+/// Records each joined region's absorbed source on its kernel (after `outline`).
+pub fn mark_absorbed(kernels: &mut [Kernel], joined: &[Joined]) {
+    for j in joined {
+        if let Some(k) = kernels.iter_mut().find(|k| k.span == j.region) {
+            k.absorbed.push(Absorbed::region(j.absorbed));
+        }
+    }
+}
+
+fn block(
+    body: &mut Vec<Stmt>,
+    pragmas: &mut Vec<Pragma>,
+    notes: &mut Vec<Diagnostic>,
+    joined: &mut Vec<Joined>,
+) {
+    let mut at = 0;
+    while at < body.len() {
+        if let Some(first) = candidate(body, at) {
+            match join(&body[first], &body[first + 1..at], &body[at]) {
+                Ok(plan) => {
+                    let (kept, absorbed) = match plan.place {
+                        Place::Reduction => (&body[at], &body[first]),
+                        Place::First => (&body[first], &body[at]),
+                    };
+                    let absorbed = region_span(absorbed);
+                    let old = [pragma_of(&body[first]).span, pragma_of(&body[at]).span];
+                    let mut region = plan.region;
+                    region.span = kept.span;
+                    let pragma = Pragma {
+                        span: pragma_of(kept).span,
+                        line: pragma_of(kept).line,
+                        ..region.pragma.clone().expect("the joined pragma")
+                    };
+                    region.pragma = Some(pragma.clone());
+                    pragmas.retain(|p| !old.contains(&p.span));
+                    pragmas.push(pragma);
+                    joined.push(Joined {
+                        region: region_span(&region),
+                        absorbed,
+                    });
+                    let placed = plan
+                        .before
+                        .into_iter()
+                        .chain(std::iter::once(region))
+                        .chain(plan.after);
+                    let count = at + 1 - first;
+                    body.splice(first..=at, placed);
+                    at = first + count - 1;
+                    continue;
+                }
+                Err(why) => notes.push(
+                    Diagnostic::note(
+                        pragma_of(&body[at]).span,
+                        "this reduction runs as a region of its own after the one before it",
+                    )
+                    .with_label(why),
+                ),
+            }
+        }
+        if is_region(&body[at]) {
+            at += 1;
+            continue;
+        }
+        match &mut body[at].kind {
+            StmtKind::For { body: inner, .. }
+            | StmtKind::While { body: inner, .. }
+            | StmtKind::HostBlock { body: inner, .. } => block(inner, pragmas, notes, joined),
+            StmtKind::If {
+                body: b, orelse, ..
+            } => {
+                block(b, pragmas, notes, joined);
+                block(orelse, pragmas, notes, joined);
+            }
+            _ => {}
+        }
+        at += 1;
+    }
+}
+
+/// The index of the region before `body[at]` when `body[at]` is a reduction-only `parallel
+/// for` and only host scalar assignments stand between it and a `parallel for` before it.
+fn candidate(body: &[Stmt], at: usize) -> Option<usize> {
+    let (reduction, shared) = clauses(&body[at])?;
+    if reduction.is_empty() || !shared.is_empty() {
+        return None;
+    }
+    let mut first = at.checked_sub(1)?;
+    while matches!(&body[first].kind, StmtKind::Assign { target, .. } if matches!(target.kind, ExprKind::Name(_)))
+        && body[first].pragma.is_none()
+    {
+        first = first.checked_sub(1)?;
+    }
+    clauses(&body[first])?;
+    Some(first)
+}
+
+/// A `parallel for`'s clause variables (reduction, shared), or None for any other statement.
+fn clauses(s: &Stmt) -> Option<(Vec<String>, Vec<String>)> {
+    let StmtKind::For {
+        kind: LoopKind::Parallel { .. },
+        ..
+    } = &s.kind
+    else {
+        return None;
+    };
+    match &s.pragma.as_ref()?.directive {
+        Directive::ParallelFor {
+            shared, reduction, ..
+        } => Some((
+            reduction.iter().map(|r| r.var.clone()).collect(),
+            shared.iter().map(|(v, _)| v.clone()).collect(),
+        )),
+        _ => None,
+    }
+}
+
+fn is_region(s: &Stmt) -> bool {
+    super::device_statements::is_region(s)
+}
+
+fn pragma_of(s: &Stmt) -> &Pragma {
+    s.pragma.as_ref().expect("a region's pragma")
+}
+
+/// A region statement's span as `outline` gives its kernel: pragma to end.
+fn region_span(s: &Stmt) -> Span {
+    pragma_of(s).span.to(s.span)
+}
+
+/// The loops of a perfect nest `depth` deep from `s`: (variable, range, kind) per level, and
+/// the innermost body.
+type Level<'a> = (&'a str, &'a Range, LoopKind);
+
+fn nest(s: &Stmt, depth: usize) -> Result<(Vec<Level<'_>>, &[Stmt]), String> {
+    let mut levels = vec![];
+    let mut cur = s;
+    loop {
+        let StmtKind::For {
+            var,
+            range,
+            body,
+            kind,
+            ..
+        } = &cur.kind
+        else {
+            return Err("the loops are not nested alike".into());
+        };
+        levels.push((var.as_str(), range, *kind));
+        if levels.len() == depth {
+            return Ok((levels, body));
+        }
+        match body.as_slice() {
+            [inner] => cur = inner,
+            _ => return Err("the loops are not nested alike".into()),
+        }
+    }
+}
+
+/// How deep the reduction's loop nest goes: loops whose body is one loop.
+fn depth(s: &Stmt) -> usize {
+    match &s.kind {
+        StmtKind::For { body, .. } => match body.as_slice() {
+            [inner @ Stmt {
+                kind: StmtKind::For { .. },
+                ..
+            }] => 1 + depth(inner),
+            _ => 1,
+        },
+        _ => 0,
+    }
+}
+
+/// Where the joined region runs: where the reduction stood (what stands between runs before
+/// it, as written) or where the first region stood (it runs after).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Place {
+    Reduction,
+    First,
+}
+
+/// The joined region (its span and pragma's are the kept region's, set by the caller) and
+/// the statements between the two regions, before and after it.
+struct Plan {
+    region: Stmt,
+    place: Place,
+    before: Vec<Stmt>,
+    after: Vec<Stmt>,
+}
+
+/// The joined region, or why the pair cannot join.
+fn join(first: &Stmt, between: &[Stmt], reduction: &Stmt) -> Result<Plan, String> {
+    let k = depth(reduction);
+    let (red_levels, red_body) = nest(reduction, k)?;
+    let (levels, _) = nest(first, k)?;
+    // The reduction's iteration v is the first loop's u + offset, level by level.
+    let mut offsets = vec![];
+    for ((u, ur, _), (v, vr, _)) in levels.iter().zip(&red_levels) {
+        if !is_one(&ur.step) || !is_one(&vr.step) {
+            return Err("a loop steps by other than 1".into());
+        }
+        let lo = Affine::of(&vr.start)
+            .sub(&Affine::of(&ur.start))
+            .as_constant();
+        let hi = Affine::of(&vr.stop)
+            .sub(&Affine::of(&ur.stop))
+            .as_constant();
+        match (lo, hi) {
+            (Some(lo), Some(hi)) if lo == hi => offsets.push((v.to_string(), u.to_string(), lo)),
+            _ => return Err("the two loops' ranges are not shown to be the same".into()),
+        }
+    }
+    let nest_vars: Vec<String> = levels.iter().map(|(u, ..)| u.to_string()).collect();
+    let (red_vars, first_vars) = pragma_vars(first, reduction);
+    let first_bound = bound_names(first);
+    let first_names = mentioned(first);
+    // The reduction's body: only updates of its variables, no store, no name the first binds.
+    let red_bound: HashSet<&str> = red_levels.iter().map(|(v, ..)| *v).collect();
+    let mut updates = vec![];
+    for s in red_body {
+        let StmtKind::Assign {
+            target,
+            value,
+            atomic: false,
+        } = &s.kind
+        else {
+            return Err("the reduction's body holds more than updates of its variables".into());
+        };
+        if !matches!(&target.kind, ExprKind::Name(n) if red_vars.contains(n)) {
+            return Err("the reduction's body holds more than updates of its variables".into());
+        }
+        let renamed = value.clone().rewrite(&mut |e| match &e.kind {
+            ExprKind::Name(n) => match offsets.iter().find(|(v, ..)| v == n) {
+                Some((_, u, c)) => fold_offset(Expr::name(u, e.span), *c),
+                None => e,
+            },
+            ExprKind::Binary {
+                op: op @ (BinOp::Add | BinOp::Sub),
+                left,
+                right,
+            } => match (&left.kind, &right.kind) {
+                // `(u - 1) + 1` as `u`: the element reads as the first region writes it.
+                (
+                    ExprKind::Binary {
+                        op: inner @ (BinOp::Add | BinOp::Sub),
+                        left: base,
+                        right: c1,
+                    },
+                    ExprKind::Int(c2),
+                ) => match c1.kind {
+                    ExprKind::Int(c1) => {
+                        let sign = |op: &BinOp| if *op == BinOp::Sub { -1 } else { 1 };
+                        fold_offset((**base).clone(), sign(inner) * c1 + sign(op) * c2)
+                    }
+                    _ => e,
+                },
+                _ => e,
+            },
+            _ => e,
+        });
+        let mut clash = None;
+        value.walk(&mut |e| {
+            if let ExprKind::Name(n) = &e.kind {
+                if !red_bound.contains(n.as_str()) && first_bound.contains(n) {
+                    clash.get_or_insert_with(|| n.clone());
+                }
+            }
+        });
+        if let Some(n) = clash {
+            return Err(format!(
+                "the reduction reads `{n}`, which the region before it binds"
+            ));
+        }
+        updates.push(Stmt {
+            kind: StmtKind::Assign {
+                target: target.clone(),
+                value: renamed,
+                atomic: false,
+            },
+            ..s.clone()
+        });
+    }
+    // Neither region touches the other's clause variables.
+    let crossed = red_vars.iter().find(|v| first_names.contains(*v));
+    let crossed = crossed.or_else(|| first_vars.iter().find(|v| mentioned_in(red_body, v)));
+    if let Some(v) = crossed {
+        return Err(format!("both regions use `{v}`"));
+    }
+    check_elements(first, &nest_vars, &first_bound, &updates)?;
+    let (place, before, after) = arrange(between, reduction, &first_names, &first_bound)?;
+    // The first region's loops, the updates appended innermost, under the merged pragma at the
+    // reduction's place.
+    let mut region = first.clone();
+    append_innermost(&mut region, k, updates);
+    let pragma = merged_pragma(pragma_of(first), pragma_of(reduction));
+    if let (
+        StmtKind::For { num_warps, .. },
+        Directive::ParallelFor {
+            num_warps: merged, ..
+        },
+    ) = (&mut region.kind, &pragma.directive)
+    {
+        *num_warps = *merged;
+    }
+    region.pragma = Some(pragma);
+    Ok(Plan {
+        region,
+        place,
+        before,
+        after,
+    })
+}
+
+/// `base + c` as Python writes it: `base`, `base + 2`, `base - 1`.
+fn fold_offset(base: Expr, c: i64) -> Expr {
+    let span = base.span;
+    match c {
+        0 => base,
+        c if c > 0 => Expr::binary(BinOp::Add, base, Expr::int(c, span)),
+        c => Expr::binary(BinOp::Sub, base, Expr::int(-c, span)),
+    }
+}
+
+fn is_one(e: &Expr) -> bool {
+    matches!(e.kind, ExprKind::Int(1))
+}
+
+/// The reduction's clause variables and the first region's (reduction and shared).
+fn pragma_vars(first: &Stmt, reduction: &Stmt) -> (Vec<String>, Vec<String>) {
+    let (red, _) = clauses(reduction).expect("a parallel for");
+    let (r, s) = clauses(first).expect("a parallel for");
+    (red, r.into_iter().chain(s).collect())
+}
+
+/// Every name a statement binds: loop variables and assignment targets, at any depth.
+fn bound_names(s: &Stmt) -> HashSet<String> {
+    let mut out = HashSet::new();
+    s.walk(&mut |s| match &s.kind {
+        StmtKind::For { var, .. } => {
+            out.insert(var.clone());
+        }
+        StmtKind::Assign { target, .. } => {
+            if let ExprKind::Name(n) = &target.kind {
+                out.insert(n.clone());
+            }
+        }
+        _ => {}
+    });
+    out
+}
+
+/// Every name a statement mentions (arrays included).
+fn mentioned(s: &Stmt) -> HashSet<String> {
+    let mut out = bound_names(s);
+    s.walk(&mut |s| {
+        for e in s.exprs() {
+            e.walk(&mut |e| match &e.kind {
+                ExprKind::Name(n) => {
+                    out.insert(n.clone());
+                }
+                ExprKind::Subscript { array, .. } | ExprKind::Shape { array, .. } => {
+                    out.insert(array.clone());
+                }
+                _ => {}
+            });
+        }
+    });
+    out
+}
+
+fn mentioned_in(body: &[Stmt], name: &str) -> bool {
+    body.iter().any(|s| mentioned(s).contains(name))
+}
+
+/// Every array the first region writes is read by the updates, if at all, only at the one
+/// element each iteration writes.
+fn check_elements(
+    first: &Stmt,
+    nest_vars: &[String],
+    bound: &HashSet<String>,
+    updates: &[Stmt],
+) -> Result<(), String> {
+    let mut writes: Vec<(&str, &[Index])> = vec![];
+    let mut other = None;
+    first.walk(&mut |s| match &s.kind {
+        StmtKind::Assign { target, .. } => {
+            if let ExprKind::Subscript { array, indices } = &target.kind {
+                writes.push((array, indices));
+            }
+        }
+        StmtKind::For { .. } | StmtKind::If { .. } | StmtKind::Pass => {}
+        _ => {
+            other.get_or_insert(());
+        }
+    });
+    if other.is_some() {
+        return Err(
+            "the region before it holds statements other than assignments, loops and ifs".into(),
+        );
+    }
+    let written: BTreeSet<&str> = writes.iter().map(|(a, _)| *a).collect();
+    let mut result = Ok(());
+    for s in updates {
+        for e in s.exprs() {
+            e.walk(&mut |e| {
+                let ExprKind::Subscript { array, indices } = &e.kind else {
+                    return;
+                };
+                if result.is_err() || !written.contains(array.as_str()) {
+                    return;
+                }
+                let same = writes
+                    .iter()
+                    .filter(|(a, _)| a == array)
+                    .all(|(_, w)| injective(w, nest_vars, bound) && same_element(w, indices));
+                if !same {
+                    result = Err(format!(
+                        "the reduction reads `{array}`, which the region before it writes, not only at the element each iteration writes"
+                    ));
+                }
+            });
+        }
+    }
+    result
+}
+
+/// Each dimension of the index is affine in at most one loop variable of the nest, with
+/// coefficient 1, every nest variable in exactly one dimension, and nothing else the region
+/// binds: iteration `u` alone writes the element.
+fn injective(index: &[Index], nest_vars: &[String], bound: &HashSet<String>) -> bool {
+    let mut seen = vec![];
+    for ix in index {
+        let Index::At(e) = ix else { return false };
+        if !plain_affine(e) {
+            return false;
+        }
+        let mut vars = vec![];
+        let mut stray = false;
+        e.walk(&mut |e| {
+            if let ExprKind::Name(n) = &e.kind {
+                if nest_vars.contains(n) {
+                    vars.push(n.clone());
+                } else if bound.contains(n) {
+                    stray = true;
+                }
+            }
+        });
+        if stray {
+            return false;
+        }
+        let form = Affine::of(e);
+        match vars.as_slice() {
+            [] => {}
+            [v] if form.terms().get(v) == Some(&1) => seen.push(v.clone()),
+            _ => return false,
+        }
+    }
+    seen.sort();
+    let mut all = nest_vars.to_vec();
+    all.sort();
+    seen == all
+}
+
+/// Names, integers, shapes, `+ - *` and negation only: what `Affine` reads exactly.
+fn plain_affine(e: &Expr) -> bool {
+    let mut ok = true;
+    e.walk(&mut |e| match &e.kind {
+        ExprKind::Name(_) | ExprKind::Int(_) | ExprKind::Shape { .. } => {}
+        ExprKind::Binary {
+            op: BinOp::Add | BinOp::Sub | BinOp::Mul,
+            ..
+        } => {}
+        ExprKind::Unary {
+            op: UnaryOp::Neg, ..
+        } => {}
+        _ => ok = false,
+    });
+    ok
+}
+
+fn same_element(w: &[Index], r: &[Index]) -> bool {
+    w.len() == r.len()
+        && w.iter().zip(r).all(|(a, b)| match (a, b) {
+            (Index::At(a), Index::At(b)) => {
+                plain_affine(b) && Affine::of(a).sub(&Affine::of(b)).is_zero()
+            }
+            _ => false,
+        })
+}
+
+/// Where the joined region runs, and which statements between the regions run before and
+/// after it. Where the reduction stood when every one may run before the first region;
+/// otherwise where the first region stood when every one may run after the reduction, but
+/// for the start of a reduction variable that starts from its identity (`ReductionVar::start`:
+/// the launch passes the identity, so the statement has no text to keep in order).
+fn arrange(
+    between: &[Stmt],
+    reduction: &Stmt,
+    first_names: &HashSet<String>,
+    first_bound: &HashSet<String>,
+) -> Result<(Place, Vec<Stmt>, Vec<Stmt>), String> {
+    let early: Result<(), String> = between
+        .iter()
+        .try_for_each(|s| runs_before(s, first_names, first_bound));
+    let Err(why) = early else {
+        return Ok((Place::Reduction, between.to_vec(), vec![]));
+    };
+    let (before, after): (Vec<&Stmt>, Vec<&Stmt>) = between.iter().partition(|s| {
+        starts_from_identity(s, reduction) && runs_before(s, first_names, first_bound).is_ok()
+    });
+    let red_names = mentioned(reduction);
+    if after.iter().all(|s| runs_after(s, &red_names))
+        && before
+            .iter()
+            .all(|b| after.iter().all(|a| independent(a, b)))
+    {
+        return Ok((
+            Place::First,
+            before.into_iter().cloned().collect(),
+            after.into_iter().cloned().collect(),
+        ));
+    }
+    Err(why)
+}
+
+/// A host statement between the regions may run before the first one: a name assigned from
+/// numbers and names the first region does not bind, the name not mentioned by the first.
+fn runs_before(
+    s: &Stmt,
+    first_names: &HashSet<String>,
+    first_bound: &HashSet<String>,
+) -> Result<(), String> {
+    let (name, value) = assigned_name(s)?;
+    if first_names.contains(name) {
+        return Err(format!(
+            "`{name}`, assigned between the regions, is used by the one before"
+        ));
+    }
+    let mut ok = true;
+    value.walk(&mut |e| match &e.kind {
+        ExprKind::Name(n) => ok &= !first_bound.contains(n),
+        ExprKind::Int(_) | ExprKind::Float(_) | ExprKind::Bool(_) | ExprKind::FloatSpecial(_) => {}
+        ExprKind::Binary { .. } | ExprKind::Unary { .. } => {}
+        _ => ok = false,
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{name}` is assigned between the regions from more than numbers and names"
+        ))
+    }
+}
+
+/// A host statement between the regions may run after the reduction: it mentions nothing
+/// the reduction mentions.
+fn runs_after(s: &Stmt, red_names: &HashSet<String>) -> bool {
+    s.pragma.is_none() && !mentioned(s).iter().any(|n| red_names.contains(n))
+}
+
+/// `s` assigns a reduction variable of `reduction` that starts from its identity.
+fn starts_from_identity(s: &Stmt, reduction: &Stmt) -> bool {
+    let Ok((name, _)) = assigned_name(s) else {
+        return false;
+    };
+    matches!(&reduction.pragma, Some(p) if matches!(&p.directive,
+        Directive::ParallelFor { reduction, .. }
+            if reduction.iter().any(|r| r.var == name && r.start.is_some())))
+}
+
+/// Two statements that may trade places: neither mentions what the other assigns.
+fn independent(a: &Stmt, b: &Stmt) -> bool {
+    let (ma, mb) = (mentioned(a), mentioned(b));
+    bound_names(a).iter().all(|n| !mb.contains(n)) && bound_names(b).iter().all(|n| !ma.contains(n))
+}
+
+fn assigned_name(s: &Stmt) -> Result<(&str, &Expr), String> {
+    match &s.kind {
+        StmtKind::Assign {
+            target:
+                Expr {
+                    kind: ExprKind::Name(name),
+                    ..
+                },
+            value,
+            atomic: false,
+        } if s.pragma.is_none() => Ok((name, value)),
+        _ => Err("a statement between the regions".into()),
+    }
+}
+
+fn append_innermost(s: &mut Stmt, depth: usize, updates: Vec<Stmt>) {
+    let StmtKind::For { body, .. } = &mut s.kind else {
+        unreachable!("a loop nest")
+    };
+    if depth == 1 {
+        body.extend(updates);
+    } else {
+        append_innermost(&mut body[0], depth - 1, updates);
+    }
+}
+
+/// The first region's loop kind and clauses with the reduction's variables added, at the
+/// reduction's place.
+fn merged_pragma(first: &Pragma, reduction: &Pragma) -> Pragma {
+    let (
+        Directive::ParallelFor {
+            simd,
+            num_warps,
+            shared,
+            reduction: first_vars,
+            tf32,
+        },
+        Directive::ParallelFor {
+            num_warps: red_warps,
+            reduction: red_vars,
+            tf32: red_tf32,
+            ..
+        },
+    ) = (&first.directive, &reduction.directive)
+    else {
+        unreachable!("two parallel for pragmas")
+    };
+    Pragma {
+        directive: Directive::ParallelFor {
+            simd: *simd,
+            num_warps: num_warps.or(*red_warps),
+            shared: shared.clone(),
+            reduction: first_vars.iter().chain(red_vars).cloned().collect(),
+            tf32: *tf32 || *red_tf32,
+        },
+        ..reduction.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::passes::attach_pragmas::tests::attached_in;
+
+    /// The function after scalar_reductions and this pass: its body, the joined pairs, the
+    /// notes' labels, and the pragma list.
+    fn joined_in(src: &str) -> (Function, Vec<Joined>, Vec<String>, Vec<Pragma>) {
+        let (mut f, file) = attached_in(src).expect("pragmas attach");
+        crate::passes::device_statements::run(&mut f, |at| file.line_of(at.start as usize));
+        let made = crate::passes::scalar_reductions::run(&mut f, &file);
+        let mut pragmas: Vec<Pragma> = crate::frontend::pragma::collect_pragmas(&file)
+            .expect("pragmas")
+            .into_iter()
+            .chain(made)
+            .collect();
+        let mut notes = vec![];
+        let joined = run(&mut f, &mut pragmas, &mut notes);
+        let why = notes.into_iter().filter_map(|n| n.label).collect();
+        (f, joined, why, pragmas)
+    }
+
+    fn printed(body: &[Stmt]) -> String {
+        let mut w = crate::codegen::writer::Writer::new(0);
+        crate::codegen::python::stmts(&mut w, body);
+        w.finish()
+    }
+
+    fn loop_body(s: &Stmt) -> &[Stmt] {
+        match &s.kind {
+            StmtKind::For { body, .. } | StmtKind::While { body, .. } => body,
+            _ => panic!("{s:?}"),
+        }
+    }
+
+    const RELAX: &str = "def f(A, B, N, tol):\n    diff = tol + 1.0\n    while diff > tol:\n        #pragma parallel for simd\n        for i in range(1, N - 1):\n            B[i] = 0.5 * (A[i - 1] + A[i + 1])\n        diff = np.max(np.abs(B[1:N - 1] - A[1:N - 1]))\n        A, B = B, A\n";
+
+    #[test]
+    fn a_bare_convergence_test_joins_the_sweep_before_it_at_its_own_place() {
+        let (f, joined, why, pragmas) = joined_in(RELAX);
+        assert!(why.is_empty(), "{why:?}");
+        let body = loop_body(&f.body[1]);
+        // The identity's start, then the joined region where the test stood, then the swap.
+        assert!(
+            matches!(&body[0].kind, StmtKind::Assign { value, .. }
+            if value.kind == ExprKind::FloatSpecial("-inf")),
+            "{}",
+            printed(body)
+        );
+        assert!(
+            is_region(&body[1]) && !body[2..].iter().any(is_region),
+            "{}",
+            printed(body)
+        );
+        let text = printed(&body[1..2]);
+        assert!(
+            text.contains(
+                "B[i] = 0.5 * (A[i - 1] + A[i + 1])\n    diff = max(diff, np.abs(B[i] - A[i]))"
+            ),
+            "{text}"
+        );
+        let [j] = joined.as_slice() else {
+            panic!("{joined:?}")
+        };
+        // The region now stands at the test's place; the sweep's source is absorbed.
+        assert_eq!(j.region, region_span(&body[1]));
+        assert!(j.absorbed.end <= j.region.start);
+        // One pragma for it, holding the reduction; the sweep's is gone.
+        let p = pragmas
+            .iter()
+            .find(|p| p.span == pragma_of(&body[1]).span)
+            .unwrap();
+        let Directive::ParallelFor {
+            simd, reduction, ..
+        } = &p.directive
+        else {
+            panic!()
+        };
+        assert_eq!((simd.is_some(), reduction[0].var.as_str()), (true, "diff"));
+        assert!(!pragmas
+            .iter()
+            .any(|p| p.span.start < j.region.start && p.span.start >= j.absorbed.start));
+    }
+
+    #[test]
+    fn an_offset_loop_reads_the_first_loops_elements_by_its_variable() {
+        let src = "def f(A, B, N):\n    #pragma parallel for simd\n    for i in range(1, N - 1):\n        B[i] = A[i - 1] - A[i + 1]\n    m = float('-inf')\n    #pragma parallel for simd reduction(max:m)\n    for k in range(0, N - 2):\n        m = max(m, B[k + 1] * A[k + 1])\n    return m\n";
+        let (f, joined, why, _) = joined_in(src);
+        assert!(why.is_empty(), "{why:?}");
+        assert_eq!(joined.len(), 1);
+        let text = printed(&f.body);
+        assert!(text.contains("m = max(m, B[i] * A[i])"), "{text}");
+        // `m`'s start runs before the joined region, as written.
+        assert!(
+            text.find("m = float").unwrap() < text.find("for i in").unwrap(),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_2d_sweep_and_its_test_join_at_the_inner_loop() {
+        let src = "def f(A, B, M, N, T):\n    for t in range(T):\n        #pragma parallel for\n        for i in range(1, M - 1):\n            #pragma simd\n            for j in range(1, N - 1):\n                B[i, j] = A[i - 1, j] + A[i, j + 1]\n        d = np.max(np.abs(B[1:M - 1, 1:N - 1] - A[1:M - 1, 1:N - 1]))\n";
+        let (f, joined, why, _) = joined_in(src);
+        assert!(why.is_empty(), "{why:?}");
+        assert_eq!(joined.len(), 1);
+        let text = printed(loop_body(&f.body[0]));
+        assert!(
+            text.contains("B[i, j] = A[i - 1, j] + A[i, j + 1]\n        d = max(d, np.abs(B[i, j] - A[i, j]))"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_host_update_the_sweep_reads_keeps_its_place_and_the_join_takes_the_sweeps() {
+        // `scale` changes between the regions and the sweep reads it: the sweep cannot move
+        // past it, so the reduction moves up (the update reads nothing the test reads).
+        let src = "def f(u, v, T, N):\n    scale = 1.0\n    for t in range(T):\n        #pragma parallel for simd\n        for i in range(N):\n            v[i] = scale * u[i]\n        scale = scale * 0.5\n        e = np.sum(v[:N] * v[:N])\n    return e\n";
+        let (f, joined, why, _) = joined_in(src);
+        assert!(why.is_empty(), "{why:?}");
+        let [j] = joined.as_slice() else {
+            panic!("{joined:?}")
+        };
+        assert!(j.absorbed.start > j.region.start, "{joined:?}");
+        let body = loop_body(&f.body[1]);
+        let text = printed(body);
+        let (start, region, update) = (
+            text.find("e = 0").unwrap(),
+            text.find("for i in").unwrap(),
+            text.find("scale = scale * 0.5").unwrap(),
+        );
+        assert!(start < region && region < update, "{text}");
+    }
+
+    #[test]
+    fn what_cannot_join_stays_two_regions_with_a_note_saying_why() {
+        let pair = |first: &str, between: &str, second: &str| {
+            format!("def f(A, B, C, N, w):\n    #pragma parallel for simd\n    for i in range(N - 1):\n        {first}\n    {between}\n    #pragma parallel for simd reduction(+:s)\n    for i in range(N - 1):\n        {second}\n    return s\n")
+        };
+        for (src, why) in [
+            // A neighbour's element: written by another iteration.
+            (pair("B[i] = A[i]", "s = 0.0", "s += B[i] * B[i + 1]"), "not only at the element"),
+            // Written at two elements by each iteration.
+            (pair("B[i] = A[i]\n        B[i + 1] = A[i]", "s = 0.0", "s += B[i]"), "not only at the element"),
+            // Every iteration writes the one element the reduction reads.
+            (pair("B[0] = A[i]", "s = 0.0", "s += B[0]"), "not only at the element"),
+            // A start read from an array the first loop writes.
+            (pair("B[i] = A[i]", "s = B[0]", "s += B[i]"), "from more than numbers"),
+            // The first loop reads what is assigned between them, and so does the second.
+            (pair("B[i] = w * A[i]", "w = 2.0", "s += w * B[i]"), "`w`"),
+            // The reduction stores.
+            (pair("B[i] = A[i]", "s = 0.0", "s += B[i]\n        C[i] = s"), "more than updates"),
+            // Ranges that differ in length.
+            (
+                "def f(A, B, N):\n    #pragma parallel for simd\n    for i in range(N):\n        B[i] = A[i]\n    s = 0.0\n    #pragma parallel for simd reduction(+:s)\n    for i in range(N - 1):\n        s += B[i]\n    return s\n".to_string(),
+                "ranges",
+            ),
+            // The first loop uses the reduction's variable.
+            (pair("B[i] = A[i] + s", "w = 1.0", "s += B[i]"), "both regions use `s`"),
+        ] {
+            let (f, joined, notes, _) = joined_in(&src);
+            assert!(joined.is_empty(), "{src}");
+            assert!(f.body.iter().filter(|s| is_region(s)).count() == 2, "{src}");
+            assert!(notes.iter().any(|n| n.contains(why)), "{src}\n{notes:?}");
+        }
+        // Swapped axes: the second reads B[j, i] where the first writes B[i, j].
+        let src = "def f(A, B, N, T):\n    for t in range(T):\n        #pragma parallel for\n        for j in range(N):\n            #pragma simd\n            for i in range(N):\n                B[i, j] = A[i, j]\n        d = np.sum(B[:N, :N])\n";
+        let (_, joined, notes, _) = joined_in(src);
+        assert!(joined.is_empty() && notes.len() == 1, "{notes:?}");
+    }
+}
