@@ -975,34 +975,35 @@ def _appyc_lowest_like(x):
 
 
 @triton.jit
-def _filled_dot_kernel0(B, A, _s_shared, N, B_stride0, A_stride0, _s_shared_stride0, MVL: tl.constexpr):
+def _filled_dot_kernel0(A, B, _s_shared, N, A_stride0, B_stride0, _s_shared_stride0, MVL: tl.constexpr):
     # samples/joined_reductions.py:17: #pragma parallel for simd reduction(+:s)
     i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/joined_reductions.py:18
     i_mask = i < N
-    tl.store(B + i * B_stride0, _appyc_np_float(2.0 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask))) + 1.0, mask=i_mask)  # samples/joined_reductions.py:15
-    tl.atomic_add(_s_shared + 0 * _s_shared_stride0, tl.sum(tl.where(i_mask, tl.load(B + i * B_stride0, mask=i_mask) * tl.load(A + i * A_stride0, mask=i_mask), 0), axis=0))  # samples/joined_reductions.py:19
+    _B_stored = (_appyc_np_float(2.0 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask))) + 1.0).to(B.dtype.element_ty)  # samples/joined_reductions.py:15
+    tl.store(B + i * B_stride0, _B_stored, mask=i_mask)  # samples/joined_reductions.py:15
+    tl.atomic_add(_s_shared + 0 * _s_shared_stride0, tl.sum(tl.where(i_mask, _B_stored * tl.load(A + i * A_stride0, mask=i_mask), 0), axis=0))  # samples/joined_reductions.py:19
 
 
-_filled_dot_kernel0_tuning = _AppycTuning("_filled_dot_kernel0", "7c63a93b7e470fcd", (1024, 4), _APPYC_CANDIDATES)
+_filled_dot_kernel0_tuning = _AppycTuning("_filled_dot_kernel0", "da3e1722ab8c44ba", (1024, 4), _APPYC_CANDIDATES)
 
 
-def _launch_filled_dot_kernel0(B, A, N, s, _appyc_config=None):
+def _launch_filled_dot_kernel0(A, B, N, s, _appyc_config=None):
     """Launches _filled_dot_kernel0 for the region at samples/joined_reductions.py:17."""
     _s_shared = _appyc_shared_scalar(s, B, B.device)
     n_i = int(N)
     if n_i <= 0:
         return s
     if _appyc_config is None:
-        _appyc_key = (_appyc_size(N), B.dtype, A.dtype)
+        _appyc_key = (_appyc_size(N), A.dtype, B.dtype)
         _appyc_config = _filled_dot_kernel0_tuning.chosen.get(_appyc_key)
         if _appyc_config is None:
             _appyc_config = _filled_dot_kernel0_tuning.tune(
-                _appyc_key, (B, _s_shared), lambda config: _launch_filled_dot_kernel0(B, A, N, s, config)
+                _appyc_key, (B, _s_shared), lambda config: _launch_filled_dot_kernel0(A, B, N, s, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_launch(
         _filled_dot_kernel0, ((n_i + _appyc_mvl - 1) // _appyc_mvl,),
-        (B, A, _s_shared, int(N), B.stride(0), A.stride(0), _s_shared.stride(0),),
+        (A, B, _s_shared, int(N), A.stride(0), B.stride(0), _s_shared.stride(0),),
         {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
     return _s_shared.item()
@@ -1011,7 +1012,7 @@ def _launch_filled_dot_kernel0(B, A, N, s, _appyc_config=None):
 def filled_dot(A, B, N):
     # appyc: this region runs inside _launch_filled_dot_kernel0 below
     s = 0.0
-    s = _launch_filled_dot_kernel0(B, A, N, s)
+    s = _launch_filled_dot_kernel0(A, B, N, s)
     return s
 
 
@@ -1056,8 +1057,9 @@ def _relax_2d_tol_persistent0(_diff_shared, B, A, M, N, tol: "fp64", max_iter: "
             for _j_base in range(1, 2 if ONE_STRIP else N - 1, MVL):  # samples/joined_reductions.py:31
                 j = _j_base + tl.arange(0, MVL)
                 j_mask = j < N - 1
-                tl.store(_B_now + i * _B_now_stride0 + j * _B_now_stride1, 0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0 + j * _A_now_stride1, mask=j_mask) + tl.load(_A_now + (i + 1) * _A_now_stride0 + j * _A_now_stride1, mask=j_mask) + tl.load(_A_now + i * _A_now_stride0 + (j - 1) * _A_now_stride1, mask=j_mask) + tl.load(_A_now + i * _A_now_stride0 + (j + 1) * _A_now_stride1, mask=j_mask)), mask=j_mask)  # samples/joined_reductions.py:32
-                _diff_part = tl.maximum(_diff_part, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0 + j * _B_now_stride1, mask=j_mask) - tl.load(_A_now + i * _A_now_stride0 + j * _A_now_stride1, mask=j_mask)), j_mask))  # samples/joined_reductions.py:33
+                _B_stored = (0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0 + j * _A_now_stride1, mask=j_mask) + tl.load(_A_now + (i + 1) * _A_now_stride0 + j * _A_now_stride1, mask=j_mask) + tl.load(_A_now + i * _A_now_stride0 + (j - 1) * _A_now_stride1, mask=j_mask) + tl.load(_A_now + i * _A_now_stride0 + (j + 1) * _A_now_stride1, mask=j_mask))).to(_B_now.dtype.element_ty)  # samples/joined_reductions.py:32
+                tl.store(_B_now + i * _B_now_stride0 + j * _B_now_stride1, _B_stored, mask=j_mask)  # samples/joined_reductions.py:32
+                _diff_part = tl.maximum(_diff_part, _appyc_masked_max(tl.abs(_B_stored - tl.load(_A_now + i * _A_now_stride0 + j * _A_now_stride1, mask=j_mask)), j_mask))  # samples/joined_reductions.py:33
             tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _diff_part)  # samples/joined_reductions.py:33
         if GRID_SYNC:
             _arrived += _nprog
@@ -1082,7 +1084,7 @@ def _relax_2d_tol_persistent0(_diff_shared, B, A, M, N, tol: "fp64", max_iter: "
         tl.store(_carried + 6, (_running).to(tl.float64))
 
 
-_relax_2d_tol_persistent0_tuning = _AppycTuning("_relax_2d_tol_persistent0", "68091f46137a48b1", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_relax_2d_tol_persistent0_tuning = _AppycTuning("_relax_2d_tol_persistent0", "14c77b5d7e301a64", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_relax_2d_tol_persistent0(M, N, B, A, diff, it, tol, max_iter, _appyc_config=None):
@@ -1117,34 +1119,35 @@ def relax_2d_tol(A, B, tol, max_iter):
 
 
 @triton.jit
-def _shifted_max_kernel0(B, A, _m_shared, N, B_stride0, A_stride0, _m_shared_stride0, MVL: tl.constexpr):
+def _shifted_max_kernel0(A, B, _m_shared, N, A_stride0, B_stride0, _m_shared_stride0, MVL: tl.constexpr):
     # samples/joined_reductions.py:44: #pragma parallel for simd reduction(max:m)
     i = 1 + tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/joined_reductions.py:45
     i_mask = i < (N - 1)
-    tl.store(B + i * B_stride0, tl.load(A + (i - 1) * A_stride0, mask=i_mask) - tl.load(A + (i + 1) * A_stride0, mask=i_mask), mask=i_mask)  # samples/joined_reductions.py:42
-    tl.atomic_max(_m_shared + 0 * _m_shared_stride0, _appyc_masked_max(tl.load(B + i * B_stride0, mask=i_mask) * tl.load(A + i * A_stride0, mask=i_mask), i_mask))  # samples/joined_reductions.py:46
+    _B_stored = (tl.load(A + (i - 1) * A_stride0, mask=i_mask) - tl.load(A + (i + 1) * A_stride0, mask=i_mask)).to(B.dtype.element_ty)  # samples/joined_reductions.py:42
+    tl.store(B + i * B_stride0, _B_stored, mask=i_mask)  # samples/joined_reductions.py:42
+    tl.atomic_max(_m_shared + 0 * _m_shared_stride0, _appyc_masked_max(_B_stored * tl.load(A + i * A_stride0, mask=i_mask), i_mask))  # samples/joined_reductions.py:46
 
 
-_shifted_max_kernel0_tuning = _AppycTuning("_shifted_max_kernel0", "e5762c1ace8c4209", (1024, 4), _APPYC_CANDIDATES)
+_shifted_max_kernel0_tuning = _AppycTuning("_shifted_max_kernel0", "96c5478d2a0318ec", (1024, 4), _APPYC_CANDIDATES)
 
 
-def _launch_shifted_max_kernel0(B, A, N, m, _appyc_config=None):
+def _launch_shifted_max_kernel0(A, B, N, m, _appyc_config=None):
     """Launches _shifted_max_kernel0 for the region at samples/joined_reductions.py:44."""
     _m_shared = _appyc_shared_scalar(m, B, B.device)
     n_i = int(N - 1) - int(1)
     if n_i <= 0:
         return m
     if _appyc_config is None:
-        _appyc_key = (_appyc_size(N), B.dtype, A.dtype)
+        _appyc_key = (_appyc_size(N), A.dtype, B.dtype)
         _appyc_config = _shifted_max_kernel0_tuning.chosen.get(_appyc_key)
         if _appyc_config is None:
             _appyc_config = _shifted_max_kernel0_tuning.tune(
-                _appyc_key, (B, _m_shared), lambda config: _launch_shifted_max_kernel0(B, A, N, m, config)
+                _appyc_key, (B, _m_shared), lambda config: _launch_shifted_max_kernel0(A, B, N, m, config)
             )
     _appyc_mvl, _appyc_warps = _appyc_config
     _appyc_launch(
         _shifted_max_kernel0, ((n_i + _appyc_mvl - 1) // _appyc_mvl,),
-        (B, A, _m_shared, int(N), B.stride(0), A.stride(0), _m_shared.stride(0),),
+        (A, B, _m_shared, int(N), A.stride(0), B.stride(0), _m_shared.stride(0),),
         {"MVL": _appyc_mvl}, num_warps=_appyc_warps,
     )
     return _m_shared.item()
@@ -1153,7 +1156,7 @@ def _launch_shifted_max_kernel0(B, A, N, m, _appyc_config=None):
 def shifted_max(A, B, N):
     # appyc: this region runs inside _launch_shifted_max_kernel0 below
     m = float("-inf")
-    m = _launch_shifted_max_kernel0(B, A, N, m)
+    m = _launch_shifted_max_kernel0(A, B, N, m)
     return m
 
 
@@ -1230,7 +1233,7 @@ def neighbour_sum(A, B, N):
 
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "e", "scale"])
-def _decayed_energy_persistent0(v, u, _e_shared, N, v_stride0, u_stride0, _e_shared_stride0, _phase_lo, _phase_hi, _sync, e: "fp64", scale: "fp64", _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+def _decayed_energy_persistent0(u, v, _e_shared, N, u_stride0, v_stride0, _e_shared_stride0, _phase_lo, _phase_hi, _sync, e: "fp64", scale: "fp64", _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
     # samples/joined_reductions.py:64: for t in range(T):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
@@ -1248,8 +1251,9 @@ def _decayed_energy_persistent0(v, u, _e_shared, N, v_stride0, u_stride0, _e_sha
         for _vp in range(_pid, _n0_0, _nprog):
             i = _vp * MVL + tl.arange(0, MVL)  # samples/joined_reductions.py:66
             i_mask = i < N
-            tl.store(v + i * v_stride0, scale * (tl.load(u + i * u_stride0, mask=i_mask) + tl.load(v + i * v_stride0, mask=i_mask)), mask=i_mask)  # samples/joined_reductions.py:67
-            tl.atomic_add(_e_shared_now + 0 * _e_shared_now_stride0, tl.sum(tl.where(i_mask, tl.load(v + i * v_stride0, mask=i_mask) * tl.load(v + i * v_stride0, mask=i_mask), 0), axis=0))  # samples/joined_reductions.py:69
+            _v_stored = (scale * (tl.load(u + i * u_stride0, mask=i_mask) + tl.load(v + i * v_stride0, mask=i_mask))).to(v.dtype.element_ty)  # samples/joined_reductions.py:67
+            tl.store(v + i * v_stride0, _v_stored, mask=i_mask)  # samples/joined_reductions.py:67
+            tl.atomic_add(_e_shared_now + 0 * _e_shared_now_stride0, tl.sum(tl.where(i_mask, _v_stored * _v_stored, 0), axis=0))  # samples/joined_reductions.py:69
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1262,26 +1266,26 @@ def _decayed_energy_persistent0(v, u, _e_shared, N, v_stride0, u_stride0, _e_sha
         tl.store(_carried + 1, (scale).to(tl.float64))
 
 
-_decayed_energy_persistent0_tuning = _AppycTuning("_decayed_energy_persistent0", "a3480b4097b5bda8", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_decayed_energy_persistent0_tuning = _AppycTuning("_decayed_energy_persistent0", "d0755c80c9bff571", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
-def _launch_decayed_energy_persistent0(v, u, N, scale, T, e, _appyc_config=None):
+def _launch_decayed_energy_persistent0(u, v, N, scale, T, e, _appyc_config=None):
     """Runs the loop at samples/joined_reductions.py:64 on the GPU: one launch of the persistent kernel _decayed_energy_persistent0."""
     _e_shared = _appyc_shared_slots(0.0, v, v.device, "sum")
     n_t = int(T)
     if n_t <= 0:
         return e, scale
     if _appyc_config is None:
-        _appyc_key = (_appyc_size(N), v.dtype, u.dtype)
+        _appyc_key = (_appyc_size(N), u.dtype, v.dtype)
         _appyc_config = _decayed_energy_persistent0_tuning.chosen.get(_appyc_key)
         if _appyc_config is None:
             _appyc_config = _decayed_energy_persistent0_tuning.tune(
-                _appyc_key, (v, _e_shared), lambda config: _launch_decayed_energy_persistent0(v, u, N, scale, T, e, config)
+                _appyc_key, (v, _e_shared), lambda config: _launch_decayed_energy_persistent0(u, v, N, scale, T, e, config)
             )
     _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
     _appyc_state = _appyc_persistent(
         _decayed_energy_persistent0, n_t, ((int(N) + _appyc_mvl - 1) // _appyc_mvl),
-        (v, u, _e_shared, int(N), v.stride(0), u.stride(0), _e_shared.stride(0)),
+        (u, v, _e_shared, int(N), u.stride(0), v.stride(0), _e_shared.stride(0)),
         _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
         state=(0.0, float(scale)), kinds="ff",
     )
@@ -1291,5 +1295,5 @@ def _launch_decayed_energy_persistent0(v, u, N, scale, T, e, _appyc_config=None)
 def decayed_energy(u, v, T, N):
     scale = 1.0
     e = 0.0
-    e, scale = _launch_decayed_energy_persistent0(v, u, N, scale, T, e)
+    e, scale = _launch_decayed_energy_persistent0(u, v, N, scale, T, e)
     return e, scale

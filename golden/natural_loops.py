@@ -1873,8 +1873,9 @@ def _relax_to_tolerance_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter
         for _vp in range(_pid, _n0_0, _nprog):
             i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:100
             i_mask = i < (N - 1)
-            tl.store(_B_now + i * _B_now_stride0, 0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:101
-            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:102
+            _B_stored = (0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask))).to(_B_now.dtype.element_ty)  # samples/natural_loops.py:101
+            tl.store(_B_now + i * _B_now_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:101
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:102
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1898,7 +1899,7 @@ def _relax_to_tolerance_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter
         tl.store(_carried + 6, (_running).to(tl.float64))
 
 
-_relax_to_tolerance_persistent0_tuning = _AppycTuning("_relax_to_tolerance_persistent0", "ceb138c7c4d33362", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_relax_to_tolerance_persistent0_tuning = _AppycTuning("_relax_to_tolerance_persistent0", "141991a14b417836", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_relax_to_tolerance_persistent0(N, B, A, diff, it, tol, max_iter, _appyc_config=None):
@@ -1933,7 +1934,7 @@ def relax_to_tolerance(A, B, N, tol, max_iter):
 
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "diff", "_running"])
-def _relax_until_small_persistent0(B, A, _diff_shared, N, tol: "fp64", B_stride0, A_stride0, _diff_shared_stride0, _phase_lo, _phase_hi, _sync, diff: "fp64", _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+def _relax_until_small_persistent0(A, B, _diff_shared, N, tol: "fp64", A_stride0, B_stride0, _diff_shared_stride0, _phase_lo, _phase_hi, _sync, diff: "fp64", _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
     # samples/natural_loops.py:110: for it in range(max_iter):  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
@@ -1954,8 +1955,9 @@ def _relax_until_small_persistent0(B, A, _diff_shared, N, tol: "fp64", B_stride0
             for _vp in range(_pid, _n0_0, _nprog):
                 i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:113
                 i_mask = i < (N - 1)
-                tl.store(B + i * B_stride0, 0.25 * _appyc_np_float(tl.load(A + (i - 1) * A_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(A + (i + 1) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:114
-                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(B + i * B_stride0, mask=i_mask) - tl.load(A + i * A_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:115
+                _B_stored = (0.25 * _appyc_np_float(tl.load(A + (i - 1) * A_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(A + (i + 1) * A_stride0, mask=i_mask))).to(B.dtype.element_ty)  # samples/natural_loops.py:114
+                tl.store(B + i * B_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:114
+                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(A + i * A_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:115
         if _region == 1:
             diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
             if _pid == 0:
@@ -1977,26 +1979,26 @@ def _relax_until_small_persistent0(B, A, _diff_shared, N, tol: "fp64", B_stride0
         tl.store(_carried + 1, (_running).to(tl.float64))
 
 
-_relax_until_small_persistent0_tuning = _AppycTuning("_relax_until_small_persistent0", "b81c5f35af123bb4", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_relax_until_small_persistent0_tuning = _AppycTuning("_relax_until_small_persistent0", "0e6f4877ca21eab6", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
-def _launch_relax_until_small_persistent0(B, A, N, tol, max_iter, _appyc_config=None):
+def _launch_relax_until_small_persistent0(A, B, N, tol, max_iter, _appyc_config=None):
     """Runs the loop at samples/natural_loops.py:110 on the GPU: one launch of the persistent kernel _relax_until_small_persistent0. Returns one row of the values of diff after the loop, or none when no iteration runs."""
     _diff_shared = _appyc_shared_slots(0.0, B, B.device, "max")
     n_it = int(max_iter)
     if n_it <= 0:
         return ()
     if _appyc_config is None:
-        _appyc_key = (_appyc_size(N), B.dtype, A.dtype)
+        _appyc_key = (_appyc_size(N), A.dtype, B.dtype)
         _appyc_config = _relax_until_small_persistent0_tuning.chosen.get(_appyc_key)
         if _appyc_config is None:
             _appyc_config = _relax_until_small_persistent0_tuning.tune(
-                _appyc_key, (B, _diff_shared, A), lambda config: _launch_relax_until_small_persistent0(B, A, N, tol, max_iter, config)
+                _appyc_key, (B, _diff_shared, A), lambda config: _launch_relax_until_small_persistent0(A, B, N, tol, max_iter, config)
             )
     _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
     _appyc_state = _appyc_persistent(
         _relax_until_small_persistent0, n_it * 2, (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl),
-        (B, A, _diff_shared, int(N), float(tol), B.stride(0), A.stride(0), _diff_shared.stride(0)),
+        (A, B, _diff_shared, int(N), float(tol), A.stride(0), B.stride(0), _diff_shared.stride(0)),
         _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
         state=(0.0, 1), kinds="fb", stop=1,
     )
@@ -2005,7 +2007,7 @@ def _launch_relax_until_small_persistent0(B, A, N, tol, max_iter, _appyc_config=
 
 def relax_until_small(A, B, N, tol, max_iter):
     # The same with a bounded for loop that breaks, OpenMP's reduction clause and a copy back.
-    for diff in _launch_relax_until_small_persistent0(B, A, N, tol, max_iter): pass
+    for diff in _launch_relax_until_small_persistent0(A, B, N, tol, max_iter): pass
     return diff
 
 
@@ -2038,11 +2040,12 @@ def _gemver_loops_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta: "fp64", A_stride0
             _appyc_total = _appyc_total + tl.load(_appyc_part + _appyc_k * _appyc_stride, cache_modifier=".cg")
         tl.store(_appyc_arrivals + tl.program_id(0), 0)
         s = s + _appyc_total  # samples/natural_loops.py:136
-        tl.store(x + j * x_stride0, tl.load(x + j * x_stride0, mask=j_mask) + beta * s, mask=j_mask)  # samples/natural_loops.py:138
-        tl.store(x + j * x_stride0, tl.load(x + j * x_stride0, mask=j_mask) + tl.load(z + j * z_stride0, mask=j_mask), mask=j_mask)  # samples/natural_loops.py:139
+        _x_stored = (tl.load(x + j * x_stride0, mask=j_mask) + beta * s).to(x.dtype.element_ty)  # samples/natural_loops.py:138
+        tl.store(x + j * x_stride0, _x_stored, mask=j_mask)  # samples/natural_loops.py:138
+        tl.store(x + j * x_stride0, _x_stored + tl.load(z + j * z_stride0, mask=j_mask), mask=j_mask)  # samples/natural_loops.py:139
 
 
-_gemver_loops_kernel1_tuning = _AppycTuning("_gemver_loops_kernel1", "9a68ed9a6ba37565", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_gemver_loops_kernel1_tuning = _AppycTuning("_gemver_loops_kernel1", "d00e7a058ecf6f9b", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 @_appyc_replayed
@@ -2652,7 +2655,7 @@ def strided_last_step(A, N, T):
 
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "diff", "it", "_running"])
-def _steps_until_small_persistent0(B, A, _diff_shared, N, tol: "fp64", B_stride0, A_stride0, _diff_shared_stride0, _phase_lo, _phase_hi, _sync, diff: "fp64", it, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+def _steps_until_small_persistent0(A, B, _diff_shared, N, tol: "fp64", A_stride0, B_stride0, _diff_shared_stride0, _phase_lo, _phase_hi, _sync, diff: "fp64", it, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
     # samples/natural_loops.py:191: for it in range(max_iter):  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
@@ -2674,8 +2677,9 @@ def _steps_until_small_persistent0(B, A, _diff_shared, N, tol: "fp64", B_stride0
             for _vp in range(_pid, _n0_0, _nprog):
                 i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:194
                 i_mask = i < (N - 1)
-                tl.store(B + i * B_stride0, 0.25 * _appyc_np_float(tl.load(A + (i - 1) * A_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(A + (i + 1) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:195
-                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(B + i * B_stride0, mask=i_mask) - tl.load(A + i * A_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:196
+                _B_stored = (0.25 * _appyc_np_float(tl.load(A + (i - 1) * A_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(A + (i + 1) * A_stride0, mask=i_mask))).to(B.dtype.element_ty)  # samples/natural_loops.py:195
+                tl.store(B + i * B_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:195
+                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(A + i * A_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:196
         if _region == 1:
             diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
             if _pid == 0:
@@ -2698,26 +2702,26 @@ def _steps_until_small_persistent0(B, A, _diff_shared, N, tol: "fp64", B_stride0
         tl.store(_carried + 2, (_running).to(tl.float64))
 
 
-_steps_until_small_persistent0_tuning = _AppycTuning("_steps_until_small_persistent0", "96ce9f98045c00d3", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_steps_until_small_persistent0_tuning = _AppycTuning("_steps_until_small_persistent0", "856db4d20390fe3e", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
-def _launch_steps_until_small_persistent0(B, A, N, tol, max_iter, _appyc_config=None):
+def _launch_steps_until_small_persistent0(A, B, N, tol, max_iter, _appyc_config=None):
     """Runs the loop at samples/natural_loops.py:191 on the GPU: one launch of the persistent kernel _steps_until_small_persistent0. Returns one row of the values of it after the loop, or none when no iteration runs."""
     _diff_shared = _appyc_shared_slots(0.0, B, B.device, "max")
     n_it = int(max_iter)
     if n_it <= 0:
         return ()
     if _appyc_config is None:
-        _appyc_key = (_appyc_size(N), B.dtype, A.dtype)
+        _appyc_key = (_appyc_size(N), A.dtype, B.dtype)
         _appyc_config = _steps_until_small_persistent0_tuning.chosen.get(_appyc_key)
         if _appyc_config is None:
             _appyc_config = _steps_until_small_persistent0_tuning.tune(
-                _appyc_key, (B, _diff_shared, A), lambda config: _launch_steps_until_small_persistent0(B, A, N, tol, max_iter, config)
+                _appyc_key, (B, _diff_shared, A), lambda config: _launch_steps_until_small_persistent0(A, B, N, tol, max_iter, config)
             )
     _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
     _appyc_state = _appyc_persistent(
         _steps_until_small_persistent0, n_it * 2, (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl),
-        (B, A, _diff_shared, int(N), float(tol), B.stride(0), A.stride(0), _diff_shared.stride(0)),
+        (A, B, _diff_shared, int(N), float(tol), A.stride(0), B.stride(0), _diff_shared.stride(0)),
         _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
         state=(0.0, 0, 1), kinds="fib", stop=2,
     )
@@ -2727,7 +2731,7 @@ def _launch_steps_until_small_persistent0(B, A, N, tol, max_iter, _appyc_config=
 def steps_until_small(A, B, N, tol, max_iter):
     # A bounded convergence loop that breaks: the loop variable after it is the step it broke
     # at, or the last one.
-    for it in _launch_steps_until_small_persistent0(B, A, N, tol, max_iter): pass
+    for it in _launch_steps_until_small_persistent0(A, B, N, tol, max_iter): pass
     return it
 
 
@@ -2767,8 +2771,9 @@ def _counters_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", max_it
         for _vp in range(_pid, _n0_0, _nprog):
             i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:214
             i_mask = i < (N - 1)
-            tl.store(_B_now + i * _B_now_stride0, 0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:215
-            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:216
+            _B_stored = (0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask))).to(_B_now.dtype.element_ty)  # samples/natural_loops.py:215
+            tl.store(_B_now + i * _B_now_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:215
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:216
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -2797,7 +2802,7 @@ def _counters_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", max_it
         tl.store(_carried + 8, (_running).to(tl.float64))
 
 
-_counters_until_small_persistent0_tuning = _AppycTuning("_counters_until_small_persistent0", "e984db6d641c577d", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_counters_until_small_persistent0_tuning = _AppycTuning("_counters_until_small_persistent0", "f90bd324f8c32135", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_counters_until_small_persistent0(N, B, A, sweeps, pairs, tol, max_iter, _appyc_config=None):
@@ -3287,8 +3292,9 @@ def _smooth_then_measure_persistent0(B, A, R, _diff_shared, N, tol: "fp64", max_
             for _vp1 in range(_pid, _n1_0, _nprog):
                 i = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:274
                 i_mask = i < (N - 1)
-                tl.store(R + i * R_stride0, tl.load(B + i * B_stride0, mask=i_mask) - tl.load(A + i * A_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:275
-                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(R + i * R_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:276
+                _R_stored = (tl.load(B + i * B_stride0, mask=i_mask) - tl.load(A + i * A_stride0, mask=i_mask)).to(R.dtype.element_ty)  # samples/natural_loops.py:275
+                tl.store(R + i * R_stride0, _R_stored, mask=i_mask)  # samples/natural_loops.py:275
+                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_R_stored), i_mask))  # samples/natural_loops.py:276
         if _region == 2:
             diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
             if _pid == 0:
@@ -3312,7 +3318,7 @@ def _smooth_then_measure_persistent0(B, A, R, _diff_shared, N, tol: "fp64", max_
         tl.store(_carried + 2, (_running).to(tl.float64))
 
 
-_smooth_then_measure_persistent0_tuning = _AppycTuning("_smooth_then_measure_persistent0", "afb3d3d9ef2e20a7", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_smooth_then_measure_persistent0_tuning = _AppycTuning("_smooth_then_measure_persistent0", "dfad52b82bb08985", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_smooth_then_measure_persistent0(B, A, N, R, diff, it, tol, max_iter, _appyc_config=None):
@@ -3384,8 +3390,9 @@ def _swap_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_shar
             for _vp in range(_pid, _n0_0, _nprog):
                 i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:293
                 i_mask = i < (N - 1)
-                tl.store(_B_now + i * _B_now_stride0, 0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:294
-                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:295
+                _B_stored = (0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask))).to(_B_now.dtype.element_ty)  # samples/natural_loops.py:294
+                tl.store(_B_now + i * _B_now_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:294
+                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:295
         if _region == 1:
             diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
             if _pid == 0:
@@ -3447,7 +3454,7 @@ def _swap_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_shar
         tl.store(_carried + 7, (_running).to(tl.float64))
 
 
-_swap_until_small_persistent0_tuning = _AppycTuning("_swap_until_small_persistent0", "9d617077b4833589", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_swap_until_small_persistent0_tuning = _AppycTuning("_swap_until_small_persistent0", "992aaf49afb423a6", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_swap_until_small_persistent0(N, B, A, sweeps, tol, max_iter, _appyc_config=None):
@@ -3507,8 +3514,9 @@ def _damped_until_small_persistent0(v, u, _speed_shared, N, tol: "fp64", decay: 
             for _vp in range(_pid, _n0_0, _nprog):
                 i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:311
                 i_mask = i < (N - 1)
-                tl.store(v + i * v_stride0, 0.5 * _appyc_np_float(tl.load(v + i * v_stride0, mask=i_mask)) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * _appyc_np_float(tl.load(u + i * u_stride0, mask=i_mask)) + tl.load(u + (i + 1) * u_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:312
-                tl.atomic_max(_speed_shared_now + 0 * _speed_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(v + i * v_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:313
+                _v_stored = (0.5 * _appyc_np_float(tl.load(v + i * v_stride0, mask=i_mask)) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * _appyc_np_float(tl.load(u + i * u_stride0, mask=i_mask)) + tl.load(u + (i + 1) * u_stride0, mask=i_mask))).to(v.dtype.element_ty)  # samples/natural_loops.py:312
+                tl.store(v + i * v_stride0, _v_stored, mask=i_mask)  # samples/natural_loops.py:312
+                tl.atomic_max(_speed_shared_now + 0 * _speed_shared_now_stride0, _appyc_masked_max(tl.abs(_v_stored), i_mask))  # samples/natural_loops.py:313
         if _region == 1:
             speed = tl.maximum(speed, tl.load(_speed_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
             if _pid == 0:
@@ -3533,7 +3541,7 @@ def _damped_until_small_persistent0(v, u, _speed_shared, N, tol: "fp64", decay: 
         tl.store(_carried + 3, (_running).to(tl.float64))
 
 
-_damped_until_small_persistent0_tuning = _AppycTuning("_damped_until_small_persistent0", "c14813d5f99d66e4", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_damped_until_small_persistent0_tuning = _AppycTuning("_damped_until_small_persistent0", "0f5e02dcfc8279e6", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_damped_until_small_persistent0(v, u, N, dt, tol, decay, max_iter, _appyc_config=None):
@@ -3666,8 +3674,9 @@ def _until_done_persistent0(_diff_shared, B, A, N, cap: "fp64", tol: "fp64", _di
         for _vp in range(_pid, _n0_0, _nprog):
             i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:345
             i_mask = i < (N - 1)
-            tl.store(_B_now + i * _B_now_stride0, 0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:346
-            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:347
+            _B_stored = (0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask))).to(_B_now.dtype.element_ty)  # samples/natural_loops.py:346
+            tl.store(_B_now + i * _B_now_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:346
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:347
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -3695,7 +3704,7 @@ def _until_done_persistent0(_diff_shared, B, A, N, cap: "fp64", tol: "fp64", _di
         tl.store(_carried + 7, (_running).to(tl.float64))
 
 
-_until_done_persistent0_tuning = _AppycTuning("_until_done_persistent0", "5bb730c3fb9857a1", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_until_done_persistent0_tuning = _AppycTuning("_until_done_persistent0", "bb13cc9cc6d48cfa", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_until_done_persistent0(N, B, A, done, it, cap, tol, _appyc_config=None):
@@ -3764,8 +3773,9 @@ def _marks_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_sha
         for _vp in range(_pid, _n0_0, _nprog):
             i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:364
             i_mask = i < (N - 1)
-            tl.store(_B_now + i * _B_now_stride0, 0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:365
-            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:366
+            _B_stored = (0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask))).to(_B_now.dtype.element_ty)  # samples/natural_loops.py:365
+            tl.store(_B_now + i * _B_now_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:365
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:366
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -3792,7 +3802,7 @@ def _marks_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_sha
         tl.store(_carried + 7, (_running).to(tl.float64))
 
 
-_marks_until_small_persistent0_tuning = _AppycTuning("_marks_until_small_persistent0", "35d28cdce1c3a369", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_marks_until_small_persistent0_tuning = _AppycTuning("_marks_until_small_persistent0", "3fd3cd6e0e511f81", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_marks_until_small_persistent0(N, B, A, small, last, tol, max_iter, _appyc_config=None):
@@ -3863,9 +3873,9 @@ def _relax_converged_persistent0(_diff_shared, y, x, n, tol: "fp64", max_iter: "
         for _vp in range(_pid, _n0_0, _nprog):
             i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:384
             i_mask = i < (n - 1)
-            tl.store(_y_now + i * _y_now_stride0, 0.5 * _appyc_np_float(tl.load(_x_now + (i - 1) * _x_now_stride0, mask=i_mask) + tl.load(_x_now + (i + 1) * _x_now_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:385
-            tl.debug_barrier()
-            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_y_now + i * _y_now_stride0, mask=i_mask) - tl.load(_x_now + i * _x_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:386
+            _y_stored = (0.5 * _appyc_np_float(tl.load(_x_now + (i - 1) * _x_now_stride0, mask=i_mask) + tl.load(_x_now + (i + 1) * _x_now_stride0, mask=i_mask))).to(_y_now.dtype.element_ty)  # samples/natural_loops.py:385
+            tl.store(_y_now + i * _y_now_stride0, _y_stored, mask=i_mask)  # samples/natural_loops.py:385
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_y_stored - tl.load(_x_now + i * _x_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:386
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -3894,7 +3904,7 @@ def _relax_converged_persistent0(_diff_shared, y, x, n, tol: "fp64", max_iter: "
         tl.store(_carried + 8, (_running).to(tl.float64))
 
 
-_relax_converged_persistent0_tuning = _AppycTuning("_relax_converged_persistent0", "0b34f46c953b4990", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_relax_converged_persistent0_tuning = _AppycTuning("_relax_converged_persistent0", "dbede0e92186f26a", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_relax_converged_persistent0(n, y, x, it, converged, tol, max_iter, _appyc_config=None):
@@ -4113,8 +4123,9 @@ def _watch_change_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_shared_s
         for _vp in range(_pid, _n0_0, _nprog):
             i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:444
             i_mask = i < (N - 1)
-            tl.store(_B_now + i * _B_now_stride0, 0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:445
-            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:446
+            _B_stored = (0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask))).to(_B_now.dtype.element_ty)  # samples/natural_loops.py:445
+            tl.store(_B_now + i * _B_now_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:445
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:446
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -4148,7 +4159,7 @@ def _watch_change_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_shared_s
         tl.store(_carried + 11, (_running).to(tl.float64))
 
 
-_watch_change_persistent0_tuning = _AppycTuning("_watch_change_persistent0", "9f278c5e7beab051", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_watch_change_persistent0_tuning = _AppycTuning("_watch_change_persistent0", "c56c7832c0f15494", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_watch_change_persistent0(N, B, A, largest, reason, quiet, tol, max_iter, _appyc_config=None):

@@ -994,8 +994,9 @@ def _relax_tensor_test_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter:
         for _vp in range(_pid, _n0_0, _nprog):
             i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/region_results.py:43
             i_mask = i < (N - 1)
-            tl.store(_B_now + i * _B_now_stride0, 0.5 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)), mask=i_mask)  # samples/region_results.py:41
-            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/region_results.py:43
+            _B_stored = (0.5 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask))).to(_B_now.dtype.element_ty)  # samples/region_results.py:41
+            tl.store(_B_now + i * _B_now_stride0, _B_stored, mask=i_mask)  # samples/region_results.py:41
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/region_results.py:43
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1019,7 +1020,7 @@ def _relax_tensor_test_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter:
         tl.store(_carried + 6, (_running).to(tl.float64))
 
 
-_relax_tensor_test_persistent0_tuning = _AppycTuning("_relax_tensor_test_persistent0", "2fa9f27ee17f5685", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_relax_tensor_test_persistent0_tuning = _AppycTuning("_relax_tensor_test_persistent0", "218922ba1402401e", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_relax_tensor_test_persistent0(N, B, A, diff, it, tol, max_iter, _appyc_config=None):
@@ -1116,8 +1117,9 @@ def _relax_bare_test_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter: "
         for _vp in range(_pid, _n0_0, _nprog):
             i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/region_results.py:67
             i_mask = i < (N - 1)
-            tl.store(_B_now + i * _B_now_stride0, 0.5 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)), mask=i_mask)  # samples/region_results.py:66
-            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + i * _B_now_stride0, mask=i_mask) - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/region_results.py:67
+            _B_stored = (0.5 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask) + tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask))).to(_B_now.dtype.element_ty)  # samples/region_results.py:66
+            tl.store(_B_now + i * _B_now_stride0, _B_stored, mask=i_mask)  # samples/region_results.py:66
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/region_results.py:67
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1141,7 +1143,7 @@ def _relax_bare_test_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter: "
         tl.store(_carried + 6, (_running).to(tl.float64))
 
 
-_relax_bare_test_persistent0_tuning = _AppycTuning("_relax_bare_test_persistent0", "b01f05370147c763", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_relax_bare_test_persistent0_tuning = _AppycTuning("_relax_bare_test_persistent0", "06a80af779ce77f5", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_relax_bare_test_persistent0(N, B, A, diff, it, tol, max_iter, _appyc_config=None):

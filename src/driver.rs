@@ -321,14 +321,15 @@ fn compile_function(
     let pragmas: &[Pragma] = &pragmas;
     let mut kernels = passes::outline::run(&func)?;
     passes::join_reductions::mark_absorbed(&mut kernels, &joined);
-    // 4a-4c: each region as written (races, scalars the host reads after it, shared and
-    // reduction scalars, matrix tiles).
+    // 4a-4d: each region as written (races, scalars the host reads after it, shared and
+    // reduction scalars, matrix tiles, elements read back after their store).
     passes::shared_scalars::check_reduction_placement(pragmas, &kernels)?;
     passes::live_out::run(file, &func, &mut kernels);
     for k in kernels.iter_mut() {
         passes::races::run(k, file, warnings);
         passes::shared_scalars::run(k, pragmas, warnings)?;
         passes::tile_dot::run(k, warnings);
+        passes::forward_stores::run(k);
     }
     // 5-8: tensor statements become loop nests; barriers go in while each is one statement.
     let tensor_opts = passes::lower_tensor::Options {

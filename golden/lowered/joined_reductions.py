@@ -17,9 +17,10 @@ def filled_dot(A, B, N):
     #pragma parallel for simd
     for i in range(0, N, 1):
         i = appy.vidx(i, appy.MVL, N)
-        B[i] = 2.0 * A[i] + 1.0
+        _B_stored = B.dtype.type(2.0 * A[i] + 1.0)
+        B[i] = _B_stored
         #pragma atomic
-        _s_shared[0] = _s_shared[0] + sum(B[i] * A[i])
+        _s_shared[0] = _s_shared[0] + sum(_B_stored * A[i])
     return s
 
 
@@ -35,8 +36,9 @@ def relax_2d_tol(A, B, tol, max_iter):
             _diff_part = float('-inf')
             for _j_base in range(1, N - 1, appy.MVL):
                 j = appy.vidx(_j_base, appy.MVL, N - 1)
-                B[i, j] = 0.25 * (A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1])
-                _diff_part = max(_diff_part, max(np.abs(B[i, j] - A[i, j])))
+                _B_stored = B.dtype.type(0.25 * (A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1]))
+                B[i, j] = _B_stored
+                _diff_part = max(_diff_part, max(np.abs(_B_stored - A[i, j])))
             #pragma atomic
             _diff_shared[0] = max(_diff_shared[0], _diff_part)
         A, B = B, A
@@ -51,9 +53,10 @@ def shifted_max(A, B, N):
     #pragma parallel for simd
     for i in range(1, N - 1, 1):
         i = appy.vidx(i, appy.MVL, N - 1)
-        B[i] = A[i - 1] - A[i + 1]
+        _B_stored = B.dtype.type(A[i - 1] - A[i + 1])
+        B[i] = _B_stored
         #pragma atomic
-        _m_shared[0] = max(_m_shared[0], max(B[i] * A[i]))
+        _m_shared[0] = max(_m_shared[0], max(_B_stored * A[i]))
     return m
 
 
@@ -81,9 +84,10 @@ def decayed_energy(u, v, T, N):
         #pragma parallel for simd
         for i in range(0, N, 1):
             i = appy.vidx(i, appy.MVL, N)
-            v[i] = scale * (u[i] + v[i])
+            _v_stored = v.dtype.type(scale * (u[i] + v[i]))
+            v[i] = _v_stored
             #pragma atomic
-            _e_shared[0] = _e_shared[0] + sum(v[i] * v[i])
+            _e_shared[0] = _e_shared[0] + sum(_v_stored * _v_stored)
         scale = scale * 0.5
         # appyc: this region runs inside _decayed_energy_kernel0 above
     return e, scale

@@ -157,9 +157,10 @@ def relax_to_tolerance(A, B, N, tol, max_iter):
         #pragma parallel for simd
         for i in range(1, N - 1, 1):
             i = appy.vidx(i, appy.MVL, N - 1)
-            B[i] = 0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1]
+            _B_stored = B.dtype.type(0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1])
+            B[i] = _B_stored
             #pragma atomic
-            _diff_shared[0] = max(_diff_shared[0], max(abs(B[i] - A[i])))
+            _diff_shared[0] = max(_diff_shared[0], max(abs(_B_stored - A[i])))
         A, B = B, A
         it += 1
     return it
@@ -173,9 +174,10 @@ def relax_until_small(A, B, N, tol, max_iter):
         #pragma parallel for simd
         for i in range(1, N - 1, 1):
             i = appy.vidx(i, appy.MVL, N - 1)
-            B[i] = 0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1]
+            _B_stored = B.dtype.type(0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1])
+            B[i] = _B_stored
             #pragma atomic
-            _diff_shared[0] = max(_diff_shared[0], max(abs(B[i] - A[i])))
+            _diff_shared[0] = max(_diff_shared[0], max(abs(_B_stored - A[i])))
         # _relax_until_small_kernel1
         #pragma parallel for simd
         for i in range(1, N - 1, 1):
@@ -201,8 +203,9 @@ def gemver_loops(alpha, beta, A, u1, v1, u2, v2, w, x, y, z):
             _A_ij = A.dtype.type(A[i, j] + u1[i] * v1[j] + u2[i] * v2[j])
             A[i, j] = _A_ij
             s = s + sum(_A_ij * y[i], axis=0)
-        x[j] = x[j] + beta * s
-        x[j] = x[j] + z[j]
+        _x_stored = x.dtype.type(x[j] + beta * s)
+        x[j] = _x_stored
+        x[j] = _x_stored + z[j]
     # _gemver_loops_kernel2
     #pragma parallel for
     for i in range(0, N, 1):
@@ -284,9 +287,10 @@ def steps_until_small(A, B, N, tol, max_iter):
         #pragma parallel for simd
         for i in range(1, N - 1, 1):
             i = appy.vidx(i, appy.MVL, N - 1)
-            B[i] = 0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1]
+            _B_stored = B.dtype.type(0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1])
+            B[i] = _B_stored
             #pragma atomic
-            _diff_shared[0] = max(_diff_shared[0], max(abs(B[i] - A[i])))
+            _diff_shared[0] = max(_diff_shared[0], max(abs(_B_stored - A[i])))
         # _steps_until_small_kernel1
         #pragma parallel for simd
         for i in range(1, N - 1, 1):
@@ -309,9 +313,10 @@ def counters_until_small(A, B, N, tol, max_iter):
         #pragma parallel for simd
         for i in range(1, N - 1, 1):
             i = appy.vidx(i, appy.MVL, N - 1)
-            B[i] = 0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1]
+            _B_stored = B.dtype.type(0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1])
+            B[i] = _B_stored
             #pragma atomic
-            _diff_shared[0] = max(_diff_shared[0], max(abs(B[i] - A[i])))
+            _diff_shared[0] = max(_diff_shared[0], max(abs(_B_stored - A[i])))
         A, B = B, A
         sweeps += 1
         pairs = pairs + 2
@@ -380,9 +385,10 @@ def smooth_then_measure(A, B, R, N, tol, max_iter):
         #pragma parallel for simd
         for i in range(1, N - 1, 1):
             i = appy.vidx(i, appy.MVL, N - 1)
-            R[i] = B[i] - A[i]
+            _R_stored = R.dtype.type(B[i] - A[i])
+            R[i] = _R_stored
             #pragma atomic
-            _diff_shared[0] = max(_diff_shared[0], max(abs(R[i])))
+            _diff_shared[0] = max(_diff_shared[0], max(abs(_R_stored)))
         # _smooth_then_measure_kernel2
         #pragma parallel for simd
         for i in range(1, N - 1, 1):
@@ -404,9 +410,10 @@ def swap_until_small(A, B, N, tol, max_iter):
         #pragma parallel for simd
         for i in range(1, N - 1, 1):
             i = appy.vidx(i, appy.MVL, N - 1)
-            B[i] = 0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1]
+            _B_stored = B.dtype.type(0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1])
+            B[i] = _B_stored
             #pragma atomic
-            _diff_shared[0] = max(_diff_shared[0], max(abs(B[i] - A[i])))
+            _diff_shared[0] = max(_diff_shared[0], max(abs(_B_stored - A[i])))
         # _swap_until_small_kernel1
         #pragma sequential for
         for _once in range(0, 1, 1):
@@ -431,9 +438,10 @@ def damped_until_small(u, v, N, tol, max_iter, dt, decay):
         #pragma parallel for simd
         for i in range(1, N - 1, 1):
             i = appy.vidx(i, appy.MVL, N - 1)
-            v[i] = 0.5 * v[i] + dt * (u[i - 1] - 2.0 * u[i] + u[i + 1])
+            _v_stored = v.dtype.type(0.5 * v[i] + dt * (u[i - 1] - 2.0 * u[i] + u[i + 1]))
+            v[i] = _v_stored
             #pragma atomic
-            _speed_shared[0] = max(_speed_shared[0], max(abs(v[i])))
+            _speed_shared[0] = max(_speed_shared[0], max(abs(_v_stored)))
         if speed < tol:
             break
         dt = dt * decay
@@ -472,9 +480,10 @@ def until_done(A, B, N, tol, cap):
         #pragma parallel for simd
         for i in range(1, N - 1, 1):
             i = appy.vidx(i, appy.MVL, N - 1)
-            B[i] = 0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1]
+            _B_stored = B.dtype.type(0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1])
+            B[i] = _B_stored
             #pragma atomic
-            _diff_shared[0] = max(_diff_shared[0], max(abs(B[i] - A[i])))
+            _diff_shared[0] = max(_diff_shared[0], max(abs(_B_stored - A[i])))
         if it >= cap:
             break
         A, B = B, A
@@ -494,9 +503,10 @@ def marks_until_small(A, B, N, tol, max_iter):
         #pragma parallel for simd
         for i in range(1, N - 1, 1):
             i = appy.vidx(i, appy.MVL, N - 1)
-            B[i] = 0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1]
+            _B_stored = B.dtype.type(0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1])
+            B[i] = _B_stored
             #pragma atomic
-            _diff_shared[0] = max(_diff_shared[0], max(abs(B[i] - A[i])))
+            _diff_shared[0] = max(_diff_shared[0], max(abs(_B_stored - A[i])))
         if diff < tol:
             break
         small = diff < 4.0 * tol
@@ -517,10 +527,10 @@ def relax_converged(x, y, tol, max_iter):
         #pragma parallel for simd
         for i in range(1, n - 1, 1):
             i = appy.vidx(i, appy.MVL, n - 1)
-            y[i] = 0.5 * (x[i - 1] + x[i + 1])
-            appy.syncthreads()
+            _y_stored = y.dtype.type(0.5 * (x[i - 1] + x[i + 1]))
+            y[i] = _y_stored
             #pragma atomic
-            _diff_shared[0] = max(_diff_shared[0], max(abs(y[i] - x[i])))
+            _diff_shared[0] = max(_diff_shared[0], max(abs(_y_stored - x[i])))
         x, y = y, x
         it += 1
         if diff < tol:
@@ -587,9 +597,10 @@ def watch_change(A, B, N, tol, start, max_iter):
         #pragma parallel for simd
         for i in range(1, N - 1, 1):
             i = appy.vidx(i, appy.MVL, N - 1)
-            B[i] = 0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1]
+            _B_stored = B.dtype.type(0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1])
+            B[i] = _B_stored
             #pragma atomic
-            _diff_shared[0] = max(_diff_shared[0], max(abs(B[i] - A[i])))
+            _diff_shared[0] = max(_diff_shared[0], max(abs(_B_stored - A[i])))
         if diff > largest:
             largest = diff
         elif diff < tol:

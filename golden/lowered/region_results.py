@@ -54,9 +54,10 @@ def relax_tensor_test(A, B, N, tol, max_iter):
         #pragma parallel for simd
         for i in range(1, N - 1, 1):
             i = appy.vidx(i, appy.MVL, N - 1)
-            B[i] = 0.5 * (A[i - 1] + A[i + 1])
+            _B_stored = B.dtype.type(0.5 * (A[i - 1] + A[i + 1]))
+            B[i] = _B_stored
             #pragma atomic
-            _diff_shared[0] = max(_diff_shared[0], max(np.abs(B[i] - A[i])))
+            _diff_shared[0] = max(_diff_shared[0], max(np.abs(_B_stored - A[i])))
         A, B = B, A
         it += 1
     return it, diff
@@ -84,9 +85,10 @@ def relax_bare_test(A, B, N, tol, max_iter):
         #pragma parallel for simd
         for i in range(1, N - 1, 1):
             i = appy.vidx(i, appy.MVL, N - 1)
-            B[i] = 0.5 * (A[i - 1] + A[i + 1])
+            _B_stored = B.dtype.type(0.5 * (A[i - 1] + A[i + 1]))
+            B[i] = _B_stored
             #pragma atomic
-            _diff_shared[0] = max(_diff_shared[0], max(np.abs(B[i] - A[i])))
+            _diff_shared[0] = max(_diff_shared[0], max(np.abs(_B_stored - A[i])))
         A, B = B, A
         it += 1
     return it, diff

@@ -16,10 +16,19 @@ pub fn run(k: &mut Kernel) {
             for e in st.exprs() {
                 let is_target =
                     matches!(&st.kind, StmtKind::Assign { target, .. } if std::ptr::eq(e, target));
+                // `_appyc_stored_in(v, X[idx])` names the element for its type, loading nothing.
+                let mut named: Vec<*const Expr> = vec![];
+                e.walk(&mut |x| {
+                    if let ExprKind::Call { func, args } = &x.kind {
+                        if func == STORED_IN {
+                            named.extend(args.get(1).map(|a| a as *const Expr));
+                        }
+                    }
+                });
                 e.walk(&mut |x| {
                     if let ExprKind::Subscript { array, .. } = &x.kind {
                         // The target's own subscript is the store; its index expressions load.
-                        if is_target && std::ptr::eq(x, e) {
+                        if is_target && std::ptr::eq(x, e) || named.contains(&(x as *const Expr)) {
                             return;
                         }
                         let v = readers.entry(array.clone()).or_default();

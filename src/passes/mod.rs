@@ -7,6 +7,7 @@ pub mod dead_allocations;
 pub mod device_statements;
 pub mod distribute;
 pub mod fold_host_update;
+pub mod forward_stores;
 pub mod fuse_into_reduction;
 pub mod gather;
 pub mod insert_sync;
