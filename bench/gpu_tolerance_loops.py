@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Issue 23, relaxations to a tolerance as users write them, before and after
-`passes/join_reductions.rs` (the convergence test joins the sweep) and the private accumulator
+`passes/join_regions.rs` (the convergence test joins the sweep; join_reductions.rs when run) and the private accumulator
 of a reduction inside a worker's loop (`passes/shared_scalars.rs`), against the clause form and
 JAX's `lax.while_loop`, in one process.
 

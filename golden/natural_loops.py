@@ -3262,53 +3262,48 @@ def offset_counter(A, N, T):
 
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "diff", "it", "_running"])
-def _smooth_then_measure_persistent0(B, A, R, _diff_shared, N, tol: "fp64", max_iter: "fp64", B_stride0, A_stride0, R_stride0, _diff_shared_stride0, _phase_lo, _phase_hi, _sync, diff: "fp64", it, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:268: while diff > tol and it < max_iter:  (persistent: 3 phase(s) per iteration)
+def _smooth_then_measure_persistent0(A, B, R, _diff_shared, N, tol: "fp64", max_iter: "fp64", A_stride0, B_stride0, R_stride0, _diff_shared_stride0, _phase_lo, _phase_hi, _sync, diff: "fp64", it, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/natural_loops.py:268: while diff > tol and it < max_iter:  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
     diff = tl.full((), -0.0, tl.float64) + diff
     it = it.to(tl.int64)
     _running = _running != 0
-    if _phase_lo % 3 == 0:
+    if _phase_lo % 2 == 0:
         _running = _running & (((diff > tol)) & (((it).to(tl.float64) < max_iter)))
     _phase = _phase_lo
     while _running & (_phase < _phase_hi):
-        _iteration = _phase // 3
-        _region = _phase - _iteration * 3
+        _iteration = _phase // 2
+        _region = _phase - _iteration * 2
         if _region == 0:
-            # samples/natural_loops.py:269: #pragma parallel for simd
-            _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
-            for _vp in range(_pid, _n0_0, _nprog):
-                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:270
-                i_mask = i < (N - 1)
-                tl.store(B + i * B_stride0, 0.25 * _appyc_np_float(tl.load(A + (i - 1) * A_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(A + (i + 1) * A_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:271
-        if _region == 1:
             diff = tl.full((), 0.0, tl.float64)
             _diff_shared_now = _diff_shared + _iteration % 3
             _diff_shared_now_stride0 = _diff_shared_stride0
             # samples/natural_loops.py:273: #pragma parallel for simd reduction(max:diff)
-            _n1_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
-            for _vp1 in range(_pid, _n1_0, _nprog):
-                i = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:274
+            _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            for _vp in range(_pid, _n0_0, _nprog):
+                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:274
                 i_mask = i < (N - 1)
-                _R_stored = (tl.load(B + i * B_stride0, mask=i_mask) - tl.load(A + i * A_stride0, mask=i_mask)).to(R.dtype.element_ty)  # samples/natural_loops.py:275
+                _B_stored = (0.25 * _appyc_np_float(tl.load(A + (i - 1) * A_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(A + (i + 1) * A_stride0, mask=i_mask))).to(B.dtype.element_ty)  # samples/natural_loops.py:271
+                tl.store(B + i * B_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:271
+                _R_stored = (_B_stored - tl.load(A + i * A_stride0, mask=i_mask)).to(R.dtype.element_ty)  # samples/natural_loops.py:275
                 tl.store(R + i * R_stride0, _R_stored, mask=i_mask)  # samples/natural_loops.py:275
                 tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_R_stored), i_mask))  # samples/natural_loops.py:276
-        if _region == 2:
+        if _region == 1:
             diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
             if _pid == 0:
                 tl.store(_diff_shared + (_iteration + 2) % 3, tl.load(_diff_shared + 3))
             # samples/natural_loops.py:277: #pragma parallel for simd
-            _n2_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
-            for _vp2 in range(_pid, _n2_0, _nprog):
-                i = 1 + _vp2 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:278
+            _n1_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            for _vp1 in range(_pid, _n1_0, _nprog):
+                i = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:278
                 i_mask = i < (N - 1)
                 tl.store(A + i * A_stride0, tl.load(B + i * B_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:279
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
-        if _region == 2:
+        if _region == 1:
             it = ((it + 1)).to(tl.int64)
             _running = _running & (((diff > tol)) & (((it).to(tl.float64) < max_iter)))
         _phase += 1
@@ -3318,25 +3313,25 @@ def _smooth_then_measure_persistent0(B, A, R, _diff_shared, N, tol: "fp64", max_
         tl.store(_carried + 2, (_running).to(tl.float64))
 
 
-_smooth_then_measure_persistent0_tuning = _AppycTuning("_smooth_then_measure_persistent0", "dfad52b82bb08985", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_smooth_then_measure_persistent0_tuning = _AppycTuning("_smooth_then_measure_persistent0", "4d8e86413b7182aa", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
-def _launch_smooth_then_measure_persistent0(B, A, N, R, diff, it, tol, max_iter, _appyc_config=None):
+def _launch_smooth_then_measure_persistent0(A, B, R, N, diff, it, tol, max_iter, _appyc_config=None):
     """Runs the loop at samples/natural_loops.py:268 on the GPU: one launch of the persistent kernel _smooth_then_measure_persistent0."""
     _diff_shared = _appyc_shared_slots(float(diff), R, R.device, "max")
     if not (diff > tol and it < max_iter):
         return diff, it
     if _appyc_config is None:
-        _appyc_key = (_appyc_size(N), B.dtype, A.dtype, R.dtype)
+        _appyc_key = (_appyc_size(N), A.dtype, B.dtype, R.dtype)
         _appyc_config = _smooth_then_measure_persistent0_tuning.chosen.get(_appyc_key)
         if _appyc_config is None:
             _appyc_config = _smooth_then_measure_persistent0_tuning.tune(
-                _appyc_key, (B, R, _diff_shared, A), lambda config: _launch_smooth_then_measure_persistent0(B, A, N, R, diff, it, tol, max_iter, config)
+                _appyc_key, (B, R, _diff_shared, A), lambda config: _launch_smooth_then_measure_persistent0(A, B, R, N, diff, it, tol, max_iter, config)
             )
     _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
     _appyc_state = _appyc_persistent(
         _smooth_then_measure_persistent0, _APPYC_UNBOUNDED_PHASES, (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl),
-        (B, A, R, _diff_shared, int(N), float(tol), float(max_iter), B.stride(0), A.stride(0), R.stride(0), _diff_shared.stride(0)),
+        (A, B, R, _diff_shared, int(N), float(tol), float(max_iter), A.stride(0), B.stride(0), R.stride(0), _diff_shared.stride(0)),
         _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
         state=(float(diff), int(it), 1), kinds="fib", stop=2,
     )
@@ -3350,7 +3345,7 @@ def smooth_then_measure(A, B, R, N, tol, max_iter):
     # float, which failed).
     diff = tol + 1.0
     it = 0
-    diff, it = _launch_smooth_then_measure_persistent0(B, A, N, R, diff, it, tol, max_iter)
+    diff, it = _launch_smooth_then_measure_persistent0(A, B, R, N, diff, it, tol, max_iter)
     return it, diff
 
 

@@ -1393,7 +1393,7 @@ def floyd_warshall(path, N):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
 def _independent_phases_persistent0(X, Y, Z, N, X_stride0, Y_stride0, Z_stride0, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/time_loops.py:49: for t in range(T):  (persistent: 3 phase(s) per iteration)
+    # samples/time_loops.py:50: for t in range(T):  (persistent: 3 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -1402,37 +1402,37 @@ def _independent_phases_persistent0(X, Y, Z, N, X_stride0, Y_stride0, Z_stride0,
         _region = _phase - _iteration * 3
         t = _iteration
         if _region == 0:
-            # samples/time_loops.py:50: #pragma parallel for simd
+            # samples/time_loops.py:51: #pragma parallel for simd
             _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
             for _vp in range(_pid, _n0_0, _nprog):
-                i = _vp * MVL + tl.arange(0, MVL)  # samples/time_loops.py:51
+                i = _vp * MVL + tl.arange(0, MVL)  # samples/time_loops.py:52
                 i_mask = i < N
-                tl.store(X + i * X_stride0, _appyc_np_float(_appyc_np_float(tl.load(X + i * X_stride0, mask=i_mask)) * 0.9) + 0.1, mask=i_mask)  # samples/time_loops.py:52
+                tl.store(X + i * X_stride0, _appyc_np_float(_appyc_np_float(tl.load(X + i * X_stride0, mask=i_mask)) * 0.9) + 0.1, mask=i_mask)  # samples/time_loops.py:53
         if _region == 1:
-            # samples/time_loops.py:53: #pragma parallel for simd
+            # samples/time_loops.py:54: #pragma parallel for simd
             _n1_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
-                i = _vp1 * MVL + tl.arange(0, MVL)  # samples/time_loops.py:54
+                i = _vp1 * MVL + tl.arange(0, MVL)  # samples/time_loops.py:55
                 i_mask = i < N
-                tl.store(Y + i * Y_stride0, _appyc_np_float(_appyc_np_float(tl.load(Y + i * Y_stride0, mask=i_mask)) * 0.5) - 0.25, mask=i_mask)  # samples/time_loops.py:55
+                tl.store(Y + i * Y_stride0, _appyc_np_float(_appyc_np_float(tl.load(Y + i * Y_stride0, mask=i_mask)) * 0.5) - 0.25, mask=i_mask)  # samples/time_loops.py:56
         if _region == 2:
-            # samples/time_loops.py:56: #pragma parallel for simd
+            # samples/time_loops.py:57: #pragma parallel for simd
             _n2_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
             for _vp2 in range(_pid, _n2_0, _nprog):
-                i = _vp2 * MVL + tl.arange(0, MVL)  # samples/time_loops.py:57
+                i = _vp2 * MVL + tl.arange(0, MVL)  # samples/time_loops.py:58
                 i_mask = i < N
-                tl.store(Z + i * Z_stride0, tl.load(Z + i * Z_stride0, mask=i_mask) + tl.load(X + (N - 1 - i) * X_stride0, mask=i_mask) * tl.load(Y + i * Y_stride0, mask=i_mask), mask=i_mask)  # samples/time_loops.py:58
+                tl.store(Z + i * Z_stride0, tl.load(Z + i * Z_stride0, mask=i_mask) + tl.load(X + (N - 1 - i) * X_stride0, mask=i_mask) * tl.load(Y + (N - 1 - i) * Y_stride0, mask=i_mask), mask=i_mask)  # samples/time_loops.py:59
         if GRID_SYNC:
             if (_region == 1) | (_region == 2):
                 _arrived += _nprog
                 _appyc_grid_barrier(_sync, _arrived)
 
 
-_independent_phases_persistent0_tuning = _AppycTuning("_independent_phases_persistent0", "8e7a40d50af5772b", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_independent_phases_persistent0_tuning = _AppycTuning("_independent_phases_persistent0", "74bfce894762d0f2", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_independent_phases_persistent0(X, N, Y, Z, T, _appyc_config=None):
-    """Runs the loop at samples/time_loops.py:49 on the GPU: one launch of the persistent kernel _independent_phases_persistent0."""
+    """Runs the loop at samples/time_loops.py:50 on the GPU: one launch of the persistent kernel _independent_phases_persistent0."""
     n_t = int(T)
     if n_t <= 0:
         return
@@ -1452,13 +1452,14 @@ def _launch_independent_phases_persistent0(X, N, Y, Z, T, _appyc_config=None):
 
 
 def independent_phases(X, Y, Z, N, T):
-    # X and Y are updated independently (no barrier between them); Z reads both.
+    # X and Y are updated independently (no barrier between them); Z reads both, each at
+    # another iteration's element (so Z's loop joins neither: passes/join_regions.rs).
     _launch_independent_phases_persistent0(X, N, Y, Z, T)
 
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
 def _shifted_steps_persistent0(X, Y, N, X_stride0, Y_stride0, _t_start, _t_step, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/time_loops.py:62: for t in range(T0, T, 3):  (persistent: 2 phase(s) per iteration)
+    # samples/time_loops.py:63: for t in range(T0, T, 3):  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -1467,29 +1468,29 @@ def _shifted_steps_persistent0(X, Y, N, X_stride0, Y_stride0, _t_start, _t_step,
         _region = _phase - _iteration * 2
         t = _t_start + _iteration * _t_step
         if _region == 0:
-            # samples/time_loops.py:63: #pragma parallel for simd
+            # samples/time_loops.py:64: #pragma parallel for simd
             _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
             for _vp in range(_pid, _n0_0, _nprog):
-                i = _vp * MVL + tl.arange(0, MVL)  # samples/time_loops.py:64
+                i = _vp * MVL + tl.arange(0, MVL)  # samples/time_loops.py:65
                 i_mask = i < N
-                tl.store(X + i * X_stride0, _appyc_np_float(tl.load(X + i * X_stride0, mask=i_mask)) * 0.5 + t, mask=i_mask)  # samples/time_loops.py:65
+                tl.store(X + i * X_stride0, _appyc_np_float(tl.load(X + i * X_stride0, mask=i_mask)) * 0.5 + t, mask=i_mask)  # samples/time_loops.py:66
         if _region == 1:
-            # samples/time_loops.py:66: #pragma parallel for
+            # samples/time_loops.py:67: #pragma parallel for
             _n1_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
-                i = _vp1 * MVL + tl.arange(0, MVL)  # samples/time_loops.py:67
+                i = _vp1 * MVL + tl.arange(0, MVL)  # samples/time_loops.py:68
                 i_mask = i < N
-                tl.store(Y + i * Y_stride0, tl.load(Y + i * Y_stride0, mask=i_mask) + tl.load(X + (N - 1 - i) * X_stride0, mask=i_mask), mask=i_mask)  # samples/time_loops.py:68
+                tl.store(Y + i * Y_stride0, tl.load(Y + i * Y_stride0, mask=i_mask) + tl.load(X + (N - 1 - i) * X_stride0, mask=i_mask), mask=i_mask)  # samples/time_loops.py:69
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_shifted_steps_persistent0_tuning = _AppycTuning("_shifted_steps_persistent0", "288e37c3f20c8f79", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_shifted_steps_persistent0_tuning = _AppycTuning("_shifted_steps_persistent0", "0b6c221db1249674", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_shifted_steps_persistent0(X, N, Y, T0, T, _appyc_config=None):
-    """Runs the loop at samples/time_loops.py:62 on the GPU: one launch of the persistent kernel _shifted_steps_persistent0."""
+    """Runs the loop at samples/time_loops.py:63 on the GPU: one launch of the persistent kernel _shifted_steps_persistent0."""
     n_t = _appyc_trip(T0, T, 3)
     if n_t <= 0:
         return
@@ -1514,7 +1515,7 @@ def shifted_steps(X, Y, N, T0, T):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
 def _prefix_steps_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/time_loops.py:72: for t in range(T):  (persistent: 2 phase(s) per iteration)
+    # samples/time_loops.py:73: for t in range(T):  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -1523,29 +1524,29 @@ def _prefix_steps_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, MVL:
         _region = _phase - _iteration * 2
         t = _iteration
         if _region == 0:
-            # samples/time_loops.py:73: #pragma sequential for
+            # samples/time_loops.py:74: #pragma sequential for
             if _pid == 0:
-                for i in range(1, N, 1):  # samples/time_loops.py:74
+                for i in range(1, N, 1):  # samples/time_loops.py:75
                     tl.debug_barrier()
-                    tl.store(A + i * A_stride0, tl.load(A + i * A_stride0) + _appyc_np_float(tl.load(A + (i - 1) * A_stride0)) * 0.5)  # samples/time_loops.py:75
+                    tl.store(A + i * A_stride0, tl.load(A + i * A_stride0) + _appyc_np_float(tl.load(A + (i - 1) * A_stride0)) * 0.5)  # samples/time_loops.py:76
                     tl.debug_barrier()
         if _region == 1:
-            # samples/time_loops.py:76: #pragma parallel for simd
+            # samples/time_loops.py:77: #pragma parallel for simd
             _n1_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
             for _vp in range(_pid, _n1_0, _nprog):
-                i = _vp * MVL + tl.arange(0, MVL)  # samples/time_loops.py:77
+                i = _vp * MVL + tl.arange(0, MVL)  # samples/time_loops.py:78
                 i_mask = i < N
-                tl.store(A + i * A_stride0, _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) * 0.5, mask=i_mask)  # samples/time_loops.py:78
+                tl.store(A + i * A_stride0, _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) * 0.5, mask=i_mask)  # samples/time_loops.py:79
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_prefix_steps_persistent0_tuning = _AppycTuning("_prefix_steps_persistent0", "b7d84f0fcba16d6e", (256, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_prefix_steps_persistent0_tuning = _AppycTuning("_prefix_steps_persistent0", "b199dd0d6247107f", (256, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_prefix_steps_persistent0(A, N, T, _appyc_config=None):
-    """Runs the loop at samples/time_loops.py:72 on the GPU: one launch of the persistent kernel _prefix_steps_persistent0."""
+    """Runs the loop at samples/time_loops.py:73 on the GPU: one launch of the persistent kernel _prefix_steps_persistent0."""
     n_t = int(T)
     if n_t <= 0:
         return
@@ -1570,7 +1571,7 @@ def prefix_steps(A, N, T):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
 def _smooth_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride1, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, ROW_BLOCK: tl.constexpr):
-    # samples/time_loops.py:82: for t in range(T):  (persistent: 2 phase(s) per iteration)
+    # samples/time_loops.py:83: for t in range(T):  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -1579,31 +1580,31 @@ def _smooth_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride
         _region = _phase - _iteration * 2
         t = _iteration
         if _region == 0:
-            # samples/time_loops.py:83: #pragma parallel for
+            # samples/time_loops.py:84: #pragma parallel for
             _n0_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
             _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL // ROW_BLOCK), 0)
             for _vp in range(_pid, _n0_0 * _n0_1, _nprog):
                 _pid0_0 = _vp % _n0_0
                 _rest0_0 = _vp // _n0_0
                 _pid0_1 = _rest0_0
-                i = 1 + _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/time_loops.py:84
+                i = 1 + _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/time_loops.py:85
                 i_mask = i < (M - 1)
-                j = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/time_loops.py:86
+                j = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/time_loops.py:87
                 j_mask = j < (N - 1)
-                tl.store(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, 0.25 * _appyc_np_float(tl.load(A + (i[:, None] - 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + (i[:, None] + 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + i[:, None] * A_stride0 + (j[None, :] - 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + i[:, None] * A_stride0 + (j[None, :] + 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/time_loops.py:87
+                tl.store(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, 0.25 * _appyc_np_float(tl.load(A + (i[:, None] - 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + (i[:, None] + 1) * A_stride0 + j[None, :] * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + i[:, None] * A_stride0 + (j[None, :] - 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(A + i[:, None] * A_stride0 + (j[None, :] + 1) * A_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/time_loops.py:88
         if _region == 1:
-            # samples/time_loops.py:88: #pragma parallel for
+            # samples/time_loops.py:89: #pragma parallel for
             _n1_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
             _n1_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL // ROW_BLOCK), 0)
             for _vp1 in range(_pid, _n1_0 * _n1_1, _nprog):
                 _pid1_0 = _vp1 % _n1_0
                 _rest1_0 = _vp1 // _n1_0
                 _pid1_1 = _rest1_0
-                i = 1 + _pid1_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/time_loops.py:89
+                i = 1 + _pid1_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/time_loops.py:90
                 i_mask = i < (M - 1)
-                j = 1 + _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/time_loops.py:91
+                j = 1 + _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/time_loops.py:92
                 j_mask = j < (N - 1)
-                tl.store(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, tl.load(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :]), mask=i_mask[:, None] & j_mask[None, :])  # samples/time_loops.py:92
+                tl.store(A + i[:, None] * A_stride0 + j[None, :] * A_stride1, tl.load(B + i[:, None] * B_stride0 + j[None, :] * B_stride1, mask=i_mask[:, None] & j_mask[None, :]), mask=i_mask[:, None] & j_mask[None, :])  # samples/time_loops.py:93
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1611,7 +1612,7 @@ def _smooth_2d_persistent0(B, A, M, N, B_stride0, B_stride1, A_stride0, A_stride
 
 @gluon.jit(do_not_specialize=["_rows", "_cols", "_steps", "_groups", "_group"])
 def _smooth_2d_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols, _steps, _groups, _group, TH: gl.constexpr, TW: gl.constexpr, G: gl.constexpr, GR: gl.constexpr, HALO: gl.constexpr):
-    # samples/time_loops.py:82: for t in range(T):  (temporally blocked: G iterations a launch, tiles in shared memory)
+    # samples/time_loops.py:83: for t in range(T):  (temporally blocked: G iterations a launch, tiles in shared memory)
     _NW: gl.constexpr = gl.num_warps()
     _L: gl.constexpr = gl.BlockedLayout([TH // (_NW * 2), 1], [1, 32], [_NW, 1], [1, 0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
@@ -1710,7 +1711,7 @@ def _smooth_2d_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols,
 
 @triton.jit(do_not_specialize=["_rows", "_cols", "_steps", "_groups", "_group"])
 def _smooth_2d_persistent0_blocked_twin(_src, _dst, _other, M, N, _scratch, _rows, _cols, _steps, _groups, _group, TH: tl.constexpr, TW: tl.constexpr, G: tl.constexpr, GR: tl.constexpr, HALO: tl.constexpr):
-    # samples/time_loops.py:82: for t in range(T):  (temporally blocked: G iterations a launch, tiles in a global scratch)
+    # samples/time_loops.py:83: for t in range(T):  (temporally blocked: G iterations a launch, tiles in a global scratch)
     _lr = tl.arange(0, TH)[:, None]
     _lc = tl.arange(0, TW)[None, :]
     _buf = _scratch + tl.program_id(0).to(tl.int64) * ((TH + 2 * GR) * TW)
@@ -1802,11 +1803,11 @@ def _smooth_2d_persistent0_blocked_twin(_src, _dst, _other, M, N, _scratch, _row
     tl.store(_dst + _at, tl.load(_buf + _tile + 0), mask=_own)
 
 
-_smooth_2d_persistent0_tuning = _AppycTuning("_smooth_2d_persistent0", "70b872c43c2a6f47", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_smooth_2d_persistent0_tuning = _AppycTuning("_smooth_2d_persistent0", "999cceca124924d5", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_smooth_2d_persistent0(B, A, M, N, T, _appyc_config=None):
-    """Runs the loop at samples/time_loops.py:82 on the GPU: one launch of the persistent kernel _smooth_2d_persistent0."""
+    """Runs the loop at samples/time_loops.py:83 on the GPU: one launch of the persistent kernel _smooth_2d_persistent0."""
     n_t = int(T)
     if n_t <= 0:
         return
@@ -1835,7 +1836,7 @@ def smooth_2d(A, B, M, N, T):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
 def _yee_steps_persistent0(ey, fict, hz, ex, N, M, ey_stride0, ey_stride1, fict_stride0, hz_stride0, hz_stride1, ex_stride0, ex_stride1, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, ROW_BLOCK: tl.constexpr):
-    # samples/time_loops.py:99: for t in range(T):  (persistent: 4 phase(s) per iteration)
+    # samples/time_loops.py:100: for t in range(T):  (persistent: 4 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -1844,62 +1845,62 @@ def _yee_steps_persistent0(ey, fict, hz, ex, N, M, ey_stride0, ey_stride1, fict_
         _region = _phase - _iteration * 4
         t = _iteration
         if _region == 0:
-            # samples/time_loops.py:100: #pragma parallel for simd
+            # samples/time_loops.py:101: #pragma parallel for simd
             _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
             for _vp in range(_pid, _n0_0, _nprog):
-                j = _vp * MVL + tl.arange(0, MVL)  # samples/time_loops.py:101
+                j = _vp * MVL + tl.arange(0, MVL)  # samples/time_loops.py:102
                 j_mask = j < N
-                tl.store(ey + 0 * ey_stride0 + j * ey_stride1, tl.load(fict + t * fict_stride0), mask=j_mask)  # samples/time_loops.py:102
+                tl.store(ey + 0 * ey_stride0 + j * ey_stride1, tl.load(fict + t * fict_stride0), mask=j_mask)  # samples/time_loops.py:103
         if _region == 1:
-            # samples/time_loops.py:103: #pragma parallel for
+            # samples/time_loops.py:104: #pragma parallel for
             _n1_1 = tl.maximum(tl.cdiv((M) - (1), ROW_BLOCK), 0)
             _n1_0 = tl.maximum(tl.cdiv((N) - (0), MVL // ROW_BLOCK), 0)
             for _vp1 in range(_pid, _n1_0 * _n1_1, _nprog):
                 _pid1_0 = _vp1 % _n1_0
                 _rest1_0 = _vp1 // _n1_0
                 _pid1_1 = _rest1_0
-                i = 1 + _pid1_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/time_loops.py:104
+                i = 1 + _pid1_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/time_loops.py:105
                 i_mask = i < M
-                j = _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/time_loops.py:106
+                j = _pid1_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/time_loops.py:107
                 j_mask = j < N
-                tl.store(ey + i[:, None] * ey_stride0 + j[None, :] * ey_stride1, tl.load(ey + i[:, None] * ey_stride0 + j[None, :] * ey_stride1, mask=i_mask[:, None] & j_mask[None, :]) - 0.5 * _appyc_np_float(tl.load(hz + i[:, None] * hz_stride0 + j[None, :] * hz_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(hz + (i[:, None] - 1) * hz_stride0 + j[None, :] * hz_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/time_loops.py:107
+                tl.store(ey + i[:, None] * ey_stride0 + j[None, :] * ey_stride1, tl.load(ey + i[:, None] * ey_stride0 + j[None, :] * ey_stride1, mask=i_mask[:, None] & j_mask[None, :]) - 0.5 * _appyc_np_float(tl.load(hz + i[:, None] * hz_stride0 + j[None, :] * hz_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(hz + (i[:, None] - 1) * hz_stride0 + j[None, :] * hz_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/time_loops.py:108
         if _region == 2:
-            # samples/time_loops.py:108: #pragma parallel for
+            # samples/time_loops.py:109: #pragma parallel for
             _n2_1 = tl.maximum(tl.cdiv((M) - (0), ROW_BLOCK), 0)
             _n2_0 = tl.maximum(tl.cdiv((N) - (1), MVL // ROW_BLOCK), 0)
             for _vp2 in range(_pid, _n2_0 * _n2_1, _nprog):
                 _pid2_0 = _vp2 % _n2_0
                 _rest2_0 = _vp2 // _n2_0
                 _pid2_1 = _rest2_0
-                i = _pid2_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/time_loops.py:109
+                i = _pid2_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/time_loops.py:110
                 i_mask = i < M
-                j = 1 + _pid2_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/time_loops.py:111
+                j = 1 + _pid2_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/time_loops.py:112
                 j_mask = j < N
-                tl.store(ex + i[:, None] * ex_stride0 + j[None, :] * ex_stride1, tl.load(ex + i[:, None] * ex_stride0 + j[None, :] * ex_stride1, mask=i_mask[:, None] & j_mask[None, :]) - 0.5 * _appyc_np_float(tl.load(hz + i[:, None] * hz_stride0 + j[None, :] * hz_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(hz + i[:, None] * hz_stride0 + (j[None, :] - 1) * hz_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/time_loops.py:112
+                tl.store(ex + i[:, None] * ex_stride0 + j[None, :] * ex_stride1, tl.load(ex + i[:, None] * ex_stride0 + j[None, :] * ex_stride1, mask=i_mask[:, None] & j_mask[None, :]) - 0.5 * _appyc_np_float(tl.load(hz + i[:, None] * hz_stride0 + j[None, :] * hz_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(hz + i[:, None] * hz_stride0 + (j[None, :] - 1) * hz_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/time_loops.py:113
         if _region == 3:
-            # samples/time_loops.py:113: #pragma parallel for
+            # samples/time_loops.py:114: #pragma parallel for
             _n3_1 = tl.maximum(tl.cdiv((M - 1) - (0), ROW_BLOCK), 0)
             _n3_0 = tl.maximum(tl.cdiv((N - 1) - (0), MVL // ROW_BLOCK), 0)
             for _vp3 in range(_pid, _n3_0 * _n3_1, _nprog):
                 _pid3_0 = _vp3 % _n3_0
                 _rest3_0 = _vp3 // _n3_0
                 _pid3_1 = _rest3_0
-                i = _pid3_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/time_loops.py:114
+                i = _pid3_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/time_loops.py:115
                 i_mask = i < (M - 1)
-                j = _pid3_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/time_loops.py:116
+                j = _pid3_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/time_loops.py:117
                 j_mask = j < (N - 1)
-                tl.store(hz + i[:, None] * hz_stride0 + j[None, :] * hz_stride1, tl.load(hz + i[:, None] * hz_stride0 + j[None, :] * hz_stride1, mask=i_mask[:, None] & j_mask[None, :]) - 0.7 * _appyc_np_float(tl.load(ex + i[:, None] * ex_stride0 + (j[None, :] + 1) * ex_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(ex + i[:, None] * ex_stride0 + j[None, :] * ex_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(ey + (i[:, None] + 1) * ey_stride0 + j[None, :] * ey_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(ey + i[:, None] * ey_stride0 + j[None, :] * ey_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/time_loops.py:117
+                tl.store(hz + i[:, None] * hz_stride0 + j[None, :] * hz_stride1, tl.load(hz + i[:, None] * hz_stride0 + j[None, :] * hz_stride1, mask=i_mask[:, None] & j_mask[None, :]) - 0.7 * _appyc_np_float(tl.load(ex + i[:, None] * ex_stride0 + (j[None, :] + 1) * ex_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(ex + i[:, None] * ex_stride0 + j[None, :] * ex_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(ey + (i[:, None] + 1) * ey_stride0 + j[None, :] * ey_stride1, mask=i_mask[:, None] & j_mask[None, :]) - tl.load(ey + i[:, None] * ey_stride0 + j[None, :] * ey_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/time_loops.py:118
         if GRID_SYNC:
             if (_region == 2) | (_region == 3):
                 _arrived += _nprog
                 _appyc_grid_barrier(_sync, _arrived)
 
 
-_yee_steps_persistent0_tuning = _AppycTuning("_yee_steps_persistent0", "689fb7ade88ad3d7", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_yee_steps_persistent0_tuning = _AppycTuning("_yee_steps_persistent0", "a4e807e85ae4984e", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_yee_steps_persistent0(ey, fict, N, hz, M, ex, T, _appyc_config=None):
-    """Runs the loop at samples/time_loops.py:99 on the GPU: one launch of the persistent kernel _yee_steps_persistent0."""
+    """Runs the loop at samples/time_loops.py:100 on the GPU: one launch of the persistent kernel _yee_steps_persistent0."""
     n_t = int(T)
     if n_t <= 0:
         return
@@ -1929,7 +1930,7 @@ def yee_steps(ex, ey, hz, fict, M, N, T):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "scale"])
 def _host_code_in_loop_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, scale: "fp64", _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/time_loops.py:121: for t in range(T):  (persistent: 1 phase(s) per iteration)
+    # samples/time_loops.py:122: for t in range(T):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -1938,12 +1939,12 @@ def _host_code_in_loop_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync,
         _iteration = _phase
         t = _iteration
         scale = (tl.full((), 1.0, tl.float64) / ((t + 1)).to(tl.float64))
-        # samples/time_loops.py:123: #pragma parallel for simd
+        # samples/time_loops.py:124: #pragma parallel for simd
         _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = _vp * MVL + tl.arange(0, MVL)  # samples/time_loops.py:124
+            i = _vp * MVL + tl.arange(0, MVL)  # samples/time_loops.py:125
             i_mask = i < N
-            tl.store(A + i * A_stride0, _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask) * scale) + 1.0, mask=i_mask)  # samples/time_loops.py:125
+            tl.store(A + i * A_stride0, _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask) * scale) + 1.0, mask=i_mask)  # samples/time_loops.py:126
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1951,11 +1952,11 @@ def _host_code_in_loop_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync,
         tl.store(_carried + 0, (scale).to(tl.float64))
 
 
-_host_code_in_loop_persistent0_tuning = _AppycTuning("_host_code_in_loop_persistent0", "1519ef425b1bb77d", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_host_code_in_loop_persistent0_tuning = _AppycTuning("_host_code_in_loop_persistent0", "1c5ea27053399559", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_host_code_in_loop_persistent0(A, N, T, _appyc_config=None):
-    """Runs the loop at samples/time_loops.py:121 on the GPU: one launch of the persistent kernel _host_code_in_loop_persistent0."""
+    """Runs the loop at samples/time_loops.py:122 on the GPU: one launch of the persistent kernel _host_code_in_loop_persistent0."""
     n_t = int(T)
     if n_t <= 0:
         return

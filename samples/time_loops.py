@@ -45,7 +45,8 @@ def floyd_warshall(path, N):
 
 
 def independent_phases(X, Y, Z, N, T):
-    # X and Y are updated independently (no barrier between them); Z reads both.
+    # X and Y are updated independently (no barrier between them); Z reads both, each at
+    # another iteration's element (so Z's loop joins neither: passes/join_regions.rs).
     for t in range(T):
         #pragma parallel for simd
         for i in range(N):
@@ -55,7 +56,7 @@ def independent_phases(X, Y, Z, N, T):
             Y[i] = Y[i] * 0.5 - 0.25
         #pragma parallel for simd
         for i in range(N):
-            Z[i] = Z[i] + X[N - 1 - i] * Y[i]
+            Z[i] = Z[i] + X[N - 1 - i] * Y[N - 1 - i]
 
 
 def shifted_steps(X, Y, N, T0, T):

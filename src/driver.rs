@@ -317,10 +317,10 @@ fn compile_function(
     let mut pragmas: Vec<Pragma> = pragmas.iter().cloned().chain(made).collect();
     // 3d: a reduction-only region joins the region before it when it reads only what each
     // iteration of that one leaves.
-    let joined = passes::join_reductions::run(&mut func, &mut pragmas, warnings);
+    let joined = passes::join_regions::run(&mut func, &mut pragmas, warnings);
     let pragmas: &[Pragma] = &pragmas;
     let mut kernels = passes::outline::run(&func)?;
-    passes::join_reductions::mark_absorbed(&mut kernels, &joined);
+    passes::join_regions::mark_absorbed(&mut kernels, &joined);
     // 4a-4d: each region as written (races, scalars the host reads after it, shared and
     // reduction scalars, matrix tiles, elements read back after their store).
     passes::shared_scalars::check_reduction_placement(pragmas, &kernels)?;
@@ -727,7 +727,7 @@ fn fold_operand_meaning(a: &Absorbed) -> Option<String> {
 }
 
 /// Where the kernel's launch stands from an absorbed region's note: after it, or before it
-/// (`passes::join_reductions` may keep the first region's place).
+/// (`passes::join_regions` may keep the first region's place).
 fn where_is(k: &Kernel, a: &Absorbed) -> &'static str {
     if a.span.start < k.span.start {
         "below"

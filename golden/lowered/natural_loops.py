@@ -375,21 +375,19 @@ def smooth_then_measure(A, B, R, N, tol, max_iter):
     diff = tol + 1.0
     it = 0
     while diff > tol and it < max_iter:
+        # appyc: this region runs inside _smooth_then_measure_kernel0 below
+        diff = 0.0
         # _smooth_then_measure_kernel0
         #pragma parallel for simd
         for i in range(1, N - 1, 1):
             i = appy.vidx(i, appy.MVL, N - 1)
-            B[i] = 0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1]
-        diff = 0.0
-        # _smooth_then_measure_kernel1
-        #pragma parallel for simd
-        for i in range(1, N - 1, 1):
-            i = appy.vidx(i, appy.MVL, N - 1)
-            _R_stored = R.dtype.type(B[i] - A[i])
+            _B_stored = B.dtype.type(0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1])
+            B[i] = _B_stored
+            _R_stored = R.dtype.type(_B_stored - A[i])
             R[i] = _R_stored
             #pragma atomic
             _diff_shared[0] = max(_diff_shared[0], max(abs(_R_stored)))
-        # _smooth_then_measure_kernel2
+        # _smooth_then_measure_kernel1
         #pragma parallel for simd
         for i in range(1, N - 1, 1):
             i = appy.vidx(i, appy.MVL, N - 1)

@@ -59,7 +59,8 @@ def floyd_warshall(path, N):
 
 
 def independent_phases(X, Y, Z, N, T):
-    # X and Y are updated independently (no barrier between them); Z reads both.
+    # X and Y are updated independently (no barrier between them); Z reads both, each at
+    # another iteration's element (so Z's loop joins neither: passes/join_regions.rs).
     for t in range(T):
         # _independent_phases_kernel0
         #pragma parallel for simd
@@ -75,7 +76,7 @@ def independent_phases(X, Y, Z, N, T):
         #pragma parallel for simd
         for i in range(0, N, 1):
             i = appy.vidx(i, appy.MVL, N)
-            Z[i] = Z[i] + X[N - 1 - i] * Y[i]
+            Z[i] = Z[i] + X[N - 1 - i] * Y[N - 1 - i]
 
 
 def shifted_steps(X, Y, N, T0, T):

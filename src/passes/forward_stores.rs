@@ -7,7 +7,7 @@
 //!
 //! Why: Triton cannot tell one pointer argument from another, so it reloads `B[i]` after
 //! storing it; a sweep whose convergence test reads back what it wrote (`B[i] = ...; diff =
-//! max(diff, abs(B[i] - A[i]))`, the clause form and what `join_reductions` makes) paid a
+//! max(diff, abs(B[i] - A[i]))`, the clause form and what `join_regions` makes) paid a
 //! second trip through the memory system per element (2-D Jacobi to a tolerance on one H200:
 //! 15.0 ms, 12.2 ms without the reloads, 11.4 ms with no test at all;
 //! bench/gpu_jacobi2d_variants.py).

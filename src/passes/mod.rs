@@ -11,7 +11,7 @@ pub mod forward_stores;
 pub mod fuse_into_reduction;
 pub mod gather;
 pub mod insert_sync;
-pub mod join_reductions;
+pub mod join_regions;
 pub mod live_out;
 pub mod lower_tensor;
 pub mod normalize;

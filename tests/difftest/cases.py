@@ -980,27 +980,32 @@ CASES = [
          lambda r, n: [ints(r, -2**30, 2**30, n), n], SIZES_1D),
     Case("region_results", "last_element_doubled", lambda r, n: [normal(r, n, F64), n],
          SIZES_1D_SMALL, fp64_strict=True),
-    # ---------------------------------------------------------------- joined_reductions
-    # A reduction region after the loop it reads runs inside that loop's kernel: one launch
+    # ---------------------------------------------------------------- joined_regions
+    # A region after the loop it reads back runs inside that loop's kernel: one launch
     # (`_kernel1` would be the reduction's own), one phase a sweep of the persistent loop.
-    Case("joined_reductions", "filled_dot",
+    Case("joined_regions", "filled_dot",
          lambda r, n: [normal(r, n, F64), np.zeros(n, F64), n], SIZES_1D,
          no_launches=("_kernel1",)),
-    Case("joined_reductions", "filled_dot", lambda r, n: [normal(r, n), np.zeros(n, F32), n],
+    Case("joined_regions", "filled_dot", lambda r, n: [normal(r, n), np.zeros(n, F32), n],
          SIZES_1D, tol=SUM32, variant="fp32", no_launches=("_kernel1",)),
-    Case("joined_reductions", "relax_2d_tol",
+    Case("joined_regions", "relax_2d_tol",
          lambda r, s: (lambda A: [A, A.copy(), 0.05, 200])(normal(r, s, F64)),
          ((9, 13), (14, 150)), fp64_strict=True, launches=("_persistent0",),
          no_launches=("_kernel",)),
-    Case("joined_reductions", "relax_2d_tol", variant="capped",  # ends by max_iter
+    Case("joined_regions", "relax_2d_tol", variant="capped",  # ends by max_iter
          make=lambda r, s: [normal(r, s, F64), normal(r, s, F64), 1e-12, 5], sizes=((11, 37),),
          fp64_strict=True, launches=("_persistent0",)),
-    Case("joined_reductions", "shifted_max", lambda r, n: [normal(r, n, F64), np.zeros(n, F64), n],
+    Case("joined_regions", "shifted_max", lambda r, n: [normal(r, n, F64), np.zeros(n, F64), n],
          SIZES_1D, fp64_strict=True, no_launches=("_kernel1",)),
-    Case("joined_reductions", "neighbour_sum",
+    Case("joined_regions", "neighbour_sum",
          lambda r, n: [normal(r, n, F64), normal(r, n, F64), n], SIZES_1D,
          launches=("_kernel0", "_kernel1")),
-    Case("joined_reductions", "decayed_energy",
+    Case("joined_regions", "residual",
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), normal(r, n, F64), n], SIZES_1D,
+         fp64_strict=True, no_launches=("_kernel1",)),
+    Case("joined_regions", "copied_back", lambda r, n: [normal(r, n, F64), normal(r, n, F64), n],
+         SIZES_1D, fp64_strict=True, launches=("_kernel0", "_kernel1")),
+    Case("joined_regions", "decayed_energy",
          lambda r, n: [normal(r, n, F64), normal(r, n, F64), 6, n], SIZES_1D,
          launches=("_persistent0",), no_launches=("_kernel",)),
     Case("shared_scalars", "total", lambda r, n: [normal(r, n)], SIZES_1D, tol=SUM32),

@@ -1,37 +1,39 @@
-//! join_reductions: a `parallel for` region that only reduces into its `reduction` clause's
-//! names, directly after a `parallel for` region over the same iterations (host scalar
-//! assignments between them aside) that writes what it reads only at the element it reads,
-//! becomes one region: the first region's loops with the reduction's updates appended to their
-//! innermost body, standing where the reduction stood, under one pragma holding both regions'
-//! clauses. *After*: no such pair is left; each joined region's first loop carries that pragma,
-//! and `run` names the region each joined one absorbed.
+//! join_regions: a `parallel for` region directly after a `parallel for` over the same
+//! iterations (host scalar assignments between them aside) that reads what the first one
+//! writes, or only reduces into its `reduction` clause's names, becomes one region when every
+//! array both use, one of them writing it, is used by both only at the element each iteration
+//! owns: the first region's loops with the second body appended to their innermost body, under
+//! one pragma holding both regions' clauses. *After*: no such pair is left; `run` names the
+//! region each joined one absorbed.
 //!
-//! Why: a convergence test written after the sweep it tests (`diff = np.max(np.abs(B - A))`,
-//! which `scalar_reductions` makes a reduction loop, or the same loop written out) is a second
-//! pass over both arrays and, in a persistent loop, a second phase with a grid barrier; the
-//! clause on the sweep itself reads each element while it is in registers (relax_tol on one
-//! H200: 10.8 ms as two regions, 7.9 ms as one; docs/performance.md §70).
+//! Why: a pass that reads back what the pass before it just wrote (a convergence test after
+//! its sweep, `diff = np.max(np.abs(B - A))`, which `scalar_reductions` makes a reduction loop,
+//! or the same loop written out; `R[i] = B[i] - A[i]` after `B[i] = ...`) streams both arrays
+//! again and, in a persistent loop, is a phase of its own behind a grid barrier; joined, each
+//! element is used while it is in registers (relax_tol on one H200: 10.8 ms as two regions,
+//! 7.9 ms as one; docs/performance.md §70-71). Regions that share no written array are left
+//! apart: joining saves them no memory traffic and could cost a stencil its temporal blocking.
 //!
 //! Legality, against the sequential program (the first loop runs whole, then the second):
 //! - both loops step by 1 over ranges whose bounds differ by one constant per level (the
-//!   reduction's iteration `v` is the first's `u + c`), perfectly nested to the reduction's
-//!   depth;
-//! - every array the reduction reads that the first region writes is written there only at one
-//!   index, each dimension `u + constant` of a distinct loop variable of the nest or free of
-//!   them (so iteration `u` alone writes that element, and its last store is the final value),
-//!   and read by the reduction only at that same element: appended after the first body, the
-//!   update reads what the whole first loop would leave;
-//! - arrays the first region only reads, the reduction reads unchanged;
-//! - the reduction writes no array and mentions no name the first region binds; the first
-//!   region mentions none of the reduction's variables;
-//! - each host statement between them assigns a name neither region mentions (the reduction's
-//!   variable aside) from numbers and names the first region does not bind, so it may run
-//!   before the first region instead of after it.
+//!   second's iteration `v` is the first's `u + c`), perfectly nested to the second's depth;
+//! - every array both regions use, one of them writing it, is used (read or written) by both
+//!   only at one index, each dimension `u + constant` of a distinct nest variable or free of
+//!   them: only iteration `u` touches that element, so appended after the first body the second
+//!   reads what the whole first loop leaves there, and no iteration of the first sees what the
+//!   second writes;
+//! - arrays neither writes, both read unchanged;
+//! - the second body holds assignments and ifs only, mentions no name the first binds, binds no
+//!   name the first mentions, and neither region mentions the other's clause variables;
+//! - the host statements between them either all may run before the first region (they assign
+//!   names the first does not mention, from numbers and names it does not bind: the joined
+//!   region stands where the second stood), or all may run after the second (they mention
+//!   nothing it mentions: the joined region stands where the first stood), a start of a
+//!   reduction variable from its identity aside, which moves before it (it has no text).
 //!
-//! The joined region runs at the reduction's place (its launch returns the variables), and the
-//! first region's source becomes a note naming it (`Kernel::absorbed`), as
-//! `fuse_into_reduction` does. A pair that does not join gets a `-v` note at the reduction
-//! saying why.
+//! The other region's source becomes a note naming the joined one (`Kernel::absorbed`, "above"
+//! or "below"), as `fuse_into_reduction` does. A candidate pair that does not join gets a `-v`
+//! note at the second region saying why.
 
 use super::affine::Affine;
 use crate::diag::Diagnostic;
@@ -40,17 +42,17 @@ use crate::ir::pragma::{Directive, Pragma};
 use crate::ir::*;
 use std::collections::{BTreeSet, HashSet};
 
-/// A reduction region joined into the region before it.
+/// A region joined into the region before it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Joined {
-    /// The joined region's span (its pragma to its end: the reduction's).
+    /// The joined region's span (its pragma to its end: the kept region's).
     pub region: Span,
     /// The first region's span, which the host no longer runs there.
     pub absorbed: Span,
 }
 
 /// Joins every qualifying pair in the function's host code; `pragmas` (the file's and the
-/// made ones) loses the first region's pragma and gets the joined one in the reduction's
+/// made ones) loses both regions' pragmas and gets the joined one, at the kept region's
 /// place.
 pub fn run(
     func: &mut Function,
@@ -115,7 +117,7 @@ fn block(
                 Err(why) => notes.push(
                     Diagnostic::note(
                         pragma_of(&body[at]).span,
-                        "this reduction runs as a region of its own after the one before it",
+                        "this region stays a pass of its own after the one before it",
                     )
                     .with_label(why),
                 ),
@@ -141,11 +143,12 @@ fn block(
     }
 }
 
-/// The index of the region before `body[at]` when `body[at]` is a reduction-only `parallel
-/// for` and only host scalar assignments stand between it and a `parallel for` before it.
+/// The index of the region before `body[at]` when both are `parallel for` loops with only host
+/// scalar assignments between them, and `body[at]` reads an array the first writes or only
+/// reduces.
 fn candidate(body: &[Stmt], at: usize) -> Option<usize> {
     let (reduction, shared) = clauses(&body[at])?;
-    if reduction.is_empty() || !shared.is_empty() || !only_updates(&body[at], &reduction) {
+    if !shared.is_empty() {
         return None;
     }
     let mut first = at.checked_sub(1)?;
@@ -155,7 +158,35 @@ fn candidate(body: &[Stmt], at: usize) -> Option<usize> {
         first = first.checked_sub(1)?;
     }
     clauses(&body[first])?;
-    Some(first)
+    // Only a second pass over what the first wrote (or a reduction of its own) is worth one
+    // pass: independent regions keep their shapes (a stencil phase its temporal blocking).
+    let written = written_arrays(&body[first]);
+    let reads_written = {
+        let mut found = false;
+        body[at].walk(&mut |st| {
+            for e in st.exprs() {
+                e.walk(&mut |x| {
+                    found |= matches!(&x.kind, ExprKind::Subscript { array, .. } if written.contains(array));
+                });
+            }
+        });
+        found
+    };
+    (reads_written || (!reduction.is_empty() && only_updates(&body[at], &reduction)))
+        .then_some(first)
+}
+
+/// The arrays a statement stores to.
+fn written_arrays(s: &Stmt) -> HashSet<String> {
+    let mut out = HashSet::new();
+    s.walk(&mut |st| {
+        if let StmtKind::Assign { target, .. } = &st.kind {
+            if let ExprKind::Subscript { array, .. } = &target.kind {
+                out.insert(array.clone());
+            }
+        }
+    });
+    out
 }
 
 /// The loop nest's statements are loops and assignments to `vars` only: a reduction and
@@ -234,7 +265,7 @@ fn nest(s: &Stmt, depth: usize) -> Result<(Vec<Level<'_>>, &[Stmt]), String> {
     }
 }
 
-/// How deep the reduction's loop nest goes: loops whose body is one loop.
+/// How deep the second region's loop nest goes: loops whose body is one loop.
 fn depth(s: &Stmt) -> usize {
     match &s.kind {
         StmtKind::For { body, .. } => match body.as_slice() {
@@ -248,7 +279,7 @@ fn depth(s: &Stmt) -> usize {
     }
 }
 
-/// Where the joined region runs: where the reduction stood (what stands between runs before
+/// Where the joined region runs: where the second stood (what stands between runs before
 /// it, as written) or where the first region stood (it runs after).
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Place {
@@ -266,110 +297,38 @@ struct Plan {
 }
 
 /// The joined region, or why the pair cannot join.
-fn join(first: &Stmt, between: &[Stmt], reduction: &Stmt) -> Result<Plan, String> {
-    let k = depth(reduction);
-    let (red_levels, red_body) = nest(reduction, k)?;
+fn join(first: &Stmt, between: &[Stmt], second: &Stmt) -> Result<Plan, String> {
+    let k = depth(second);
+    let (second_levels, second_body) = nest(second, k)?;
     let (levels, _) = nest(first, k)?;
-    // The reduction's iteration v is the first loop's u + offset, level by level.
-    let mut offsets = vec![];
-    for ((u, ur, _), (v, vr, _)) in levels.iter().zip(&red_levels) {
-        if !is_one(&ur.step) || !is_one(&vr.step) {
-            return Err("a loop steps by other than 1".into());
-        }
-        let lo = Affine::of(&vr.start)
-            .sub(&Affine::of(&ur.start))
-            .as_constant();
-        let hi = Affine::of(&vr.stop)
-            .sub(&Affine::of(&ur.stop))
-            .as_constant();
-        match (lo, hi) {
-            (Some(lo), Some(hi)) if lo == hi => offsets.push((v.to_string(), u.to_string(), lo)),
-            _ => return Err("the two loops' ranges are not shown to be the same".into()),
-        }
-    }
+    let offsets = offsets(&levels, &second_levels)?;
     let nest_vars: Vec<String> = levels.iter().map(|(u, ..)| u.to_string()).collect();
-    let (red_vars, first_vars) = pragma_vars(first, reduction);
+    let (second_vars, first_vars) = pragma_vars(first, second);
     let first_bound = bound_names(first);
     let first_names = mentioned(first);
-    // The reduction's body: only updates of its variables, no store, no name the first binds.
-    let red_bound: HashSet<&str> = red_levels.iter().map(|(v, ..)| *v).collect();
-    let mut updates = vec![];
-    for s in red_body {
-        let StmtKind::Assign {
-            target,
-            value,
-            atomic: false,
-        } = &s.kind
-        else {
-            return Err("the reduction's body holds more than updates of its variables".into());
-        };
-        if !matches!(&target.kind, ExprKind::Name(n) if red_vars.contains(n)) {
-            return Err("the reduction's body holds more than updates of its variables".into());
-        }
-        let renamed = value.clone().rewrite(&mut |e| match &e.kind {
-            ExprKind::Name(n) => match offsets.iter().find(|(v, ..)| v == n) {
-                Some((_, u, c)) => fold_offset(Expr::name(u, e.span), *c),
-                None => e,
-            },
-            ExprKind::Binary {
-                op: op @ (BinOp::Add | BinOp::Sub),
-                left,
-                right,
-            } => match (&left.kind, &right.kind) {
-                // `(u - 1) + 1` as `u`: the element reads as the first region writes it.
-                (
-                    ExprKind::Binary {
-                        op: inner @ (BinOp::Add | BinOp::Sub),
-                        left: base,
-                        right: c1,
-                    },
-                    ExprKind::Int(c2),
-                ) => match c1.kind {
-                    ExprKind::Int(c1) => {
-                        let sign = |op: &BinOp| if *op == BinOp::Sub { -1 } else { 1 };
-                        fold_offset((**base).clone(), sign(inner) * c1 + sign(op) * c2)
-                    }
-                    _ => e,
-                },
-                _ => e,
-            },
-            _ => e,
-        });
-        let mut clash = None;
-        value.walk(&mut |e| {
-            if let ExprKind::Name(n) = &e.kind {
-                if !red_bound.contains(n.as_str()) && first_bound.contains(n) {
-                    clash.get_or_insert_with(|| n.clone());
-                }
-            }
-        });
-        if let Some(n) = clash {
-            return Err(format!(
-                "the reduction reads `{n}`, which the region before it binds"
-            ));
-        }
-        updates.push(Stmt {
-            kind: StmtKind::Assign {
-                target: target.clone(),
-                value: renamed,
-                atomic: false,
-            },
-            ..s.clone()
-        });
-    }
+    let own: HashSet<&str> = second_levels.iter().map(|(v, ..)| *v).collect();
+    let (body, locals) = second_body_renamed(
+        second_body,
+        &offsets,
+        &own,
+        &second_vars,
+        &first_bound,
+        &first_names,
+    )?;
     // Neither region touches the other's clause variables.
-    let crossed = red_vars.iter().find(|v| first_names.contains(*v));
-    let crossed = crossed.or_else(|| first_vars.iter().find(|v| mentioned_in(red_body, v)));
+    let crossed = second_vars.iter().find(|v| first_names.contains(*v));
+    let crossed = crossed.or_else(|| first_vars.iter().find(|v| mentioned_in(second_body, v)));
     if let Some(v) = crossed {
         return Err(format!("both regions use `{v}`"));
     }
-    check_elements(first, &nest_vars, &first_bound, &updates)?;
-    let (place, before, after) = arrange(between, reduction, &first_names, &first_bound)?;
-    // The first region's loops, the updates appended innermost, under the merged pragma at the
-    // reduction's place.
+    let bound: HashSet<String> = first_bound.iter().cloned().chain(locals).collect();
+    check_elements(first, &nest_vars, &bound, &body)?;
+    let (place, before, after) = arrange(between, second, &first_names, &first_bound)?;
+    // The first region's loops with the second body appended innermost, under the merged
+    // pragma (its span is the kept region's: the caller's).
     let mut region = first.clone();
-    append_innermost(&mut region, k, updates);
-    let pragma = merged_pragma(pragma_of(first), pragma_of(reduction));
+    append_innermost(&mut region, k, body);
+    let pragma = merged_pragma(pragma_of(first), pragma_of(second));
     if let (
         StmtKind::For { num_warps, .. },
         Directive::ParallelFor {
@@ -388,6 +347,123 @@ fn join(first: &Stmt, between: &[Stmt], reduction: &Stmt) -> Result<Plan, String
     })
 }
 
+/// The second loop's iteration `v` as the first's `u + c`, level by level: steps of 1 and
+/// bounds that differ by the same constant.
+fn offsets(
+    levels: &[Level<'_>],
+    second: &[Level<'_>],
+) -> Result<Vec<(String, String, i64)>, String> {
+    let mut out = vec![];
+    for ((u, ur, _), (v, vr, _)) in levels.iter().zip(second) {
+        if !is_one(&ur.step) || !is_one(&vr.step) {
+            return Err("a loop steps by other than 1".into());
+        }
+        let lo = Affine::of(&vr.start)
+            .sub(&Affine::of(&ur.start))
+            .as_constant();
+        let hi = Affine::of(&vr.stop)
+            .sub(&Affine::of(&ur.stop))
+            .as_constant();
+        match (lo, hi) {
+            (Some(lo), Some(hi)) if lo == hi => out.push((v.to_string(), u.to_string(), lo)),
+            _ => return Err("the two loops' ranges are not shown to be the same".into()),
+        }
+    }
+    Ok(out)
+}
+
+/// The second body in the first loop's variables, and the locals it binds. It may hold
+/// assignments (to its clause variables, locals and elements) and ifs; it may mention no name
+/// the first region binds, and the first may mention none of its locals.
+fn second_body_renamed(
+    body: &[Stmt],
+    offsets: &[(String, String, i64)],
+    own_vars: &HashSet<&str>,
+    clause_vars: &[String],
+    first_bound: &HashSet<String>,
+    first_names: &HashSet<String>,
+) -> Result<(Vec<Stmt>, Vec<String>), String> {
+    let mut kinds_ok = true;
+    let mut locals: Vec<String> = vec![];
+    let mut clash = None;
+    for s in body {
+        s.walk(&mut |st| {
+            match &st.kind {
+                StmtKind::Assign {
+                    target,
+                    atomic: false,
+                    ..
+                } => {
+                    if let ExprKind::Name(n) = &target.kind {
+                        if !clause_vars.contains(n) {
+                            locals.push(n.clone());
+                        }
+                    }
+                }
+                StmtKind::If { .. } | StmtKind::Pass => {}
+                _ => kinds_ok = false,
+            }
+            for e in st.exprs() {
+                e.walk(&mut |e| {
+                    if let ExprKind::Name(n) = &e.kind {
+                        if !own_vars.contains(n.as_str()) && first_bound.contains(n) {
+                            clash.get_or_insert_with(|| n.clone());
+                        }
+                    }
+                });
+            }
+        });
+    }
+    if !kinds_ok {
+        return Err("it holds more than assignments and ifs".into());
+    }
+    if let Some(n) = clash.or_else(|| locals.iter().find(|l| first_names.contains(*l)).cloned()) {
+        return Err(format!("both regions bind `{n}`"));
+    }
+    let renamed_body = body
+        .iter()
+        .map(|s| {
+            let mut s = s.clone();
+            s.rewrite_exprs(&mut |e| e.rewrite(&mut |e| renamed(e, offsets)));
+            s
+        })
+        .collect();
+    Ok((renamed_body, locals))
+}
+
+/// One node of the second body renamed to the first loop's variables (`v` as `u + c`), with
+/// `(u - 1) + 1` folded to `u`: an element reads as the first region indexes it.
+fn renamed(e: Expr, offsets: &[(String, String, i64)]) -> Expr {
+    match &e.kind {
+        ExprKind::Name(n) => match offsets.iter().find(|(v, ..)| v == n) {
+            Some((_, u, c)) => fold_offset(Expr::name(u, e.span), *c),
+            None => e,
+        },
+        ExprKind::Binary {
+            op: op @ (BinOp::Add | BinOp::Sub),
+            left,
+            right,
+        } => match (&left.kind, &right.kind) {
+            (
+                ExprKind::Binary {
+                    op: inner @ (BinOp::Add | BinOp::Sub),
+                    left: base,
+                    right: c1,
+                },
+                ExprKind::Int(c2),
+            ) => match c1.kind {
+                ExprKind::Int(c1) => {
+                    let sign = |op: &BinOp| if *op == BinOp::Sub { -1 } else { 1 };
+                    fold_offset((**base).clone(), sign(inner) * c1 + sign(op) * c2)
+                }
+                _ => e,
+            },
+            _ => e,
+        },
+        _ => e,
+    }
+}
+
 /// `base + c` as Python writes it: `base`, `base + 2`, `base - 1`.
 fn fold_offset(base: Expr, c: i64) -> Expr {
     let span = base.span;
@@ -402,9 +478,9 @@ fn is_one(e: &Expr) -> bool {
     matches!(e.kind, ExprKind::Int(1))
 }
 
-/// The reduction's clause variables and the first region's (reduction and shared).
-fn pragma_vars(first: &Stmt, reduction: &Stmt) -> (Vec<String>, Vec<String>) {
-    let (red, _) = clauses(reduction).expect("a parallel for");
+/// The second region's reduction variables and the first region's (reduction and shared).
+fn pragma_vars(first: &Stmt, second: &Stmt) -> (Vec<String>, Vec<String>) {
+    let (red, _) = clauses(second).expect("a parallel for");
     let (r, s) = clauses(first).expect("a parallel for");
     (red, r.into_iter().chain(s).collect())
 }
@@ -449,56 +525,73 @@ fn mentioned_in(body: &[Stmt], name: &str) -> bool {
     body.iter().any(|s| mentioned(s).contains(name))
 }
 
-/// Every array the first region writes is read by the updates, if at all, only at the one
-/// element each iteration writes.
+/// Every array both regions use, one of them writing it, is used by both only at one element,
+/// which iteration `u` alone names: fused, iteration `u` of the second sees what the whole
+/// first loop leaves there, and the first never sees what the second writes.
 fn check_elements(
     first: &Stmt,
     nest_vars: &[String],
     bound: &HashSet<String>,
-    updates: &[Stmt],
+    second: &[Stmt],
 ) -> Result<(), String> {
-    let mut writes: Vec<(&str, &[Index])> = vec![];
-    let mut other = None;
-    first.walk(&mut |s| match &s.kind {
-        StmtKind::Assign { target, .. } => {
-            if let ExprKind::Subscript { array, indices } = &target.kind {
-                writes.push((array, indices));
-            }
-        }
-        StmtKind::For { .. } | StmtKind::If { .. } | StmtKind::Pass => {}
-        _ => {
-            other.get_or_insert(());
-        }
+    let mut other = false;
+    first.walk(&mut |s| {
+        other |= !matches!(
+            s.kind,
+            StmtKind::Assign { .. } | StmtKind::For { .. } | StmtKind::If { .. } | StmtKind::Pass
+        )
     });
-    if other.is_some() {
+    if other {
         return Err(
             "the region before it holds statements other than assignments, loops and ifs".into(),
         );
     }
-    let written: BTreeSet<&str> = writes.iter().map(|(a, _)| *a).collect();
-    let mut result = Ok(());
-    for s in updates {
-        for e in s.exprs() {
-            e.walk(&mut |e| {
-                let ExprKind::Subscript { array, indices } = &e.kind else {
-                    return;
-                };
-                if result.is_err() || !written.contains(array.as_str()) {
-                    return;
-                }
-                let same = writes
-                    .iter()
-                    .filter(|(a, _)| a == array)
-                    .all(|(_, w)| injective(w, nest_vars, bound) && same_element(w, indices));
-                if !same {
-                    result = Err(format!(
-                        "the reduction reads `{array}`, which the region before it writes, not only at the element each iteration writes"
-                    ));
-                }
-            });
+    let (a, b) = (accesses(std::slice::from_ref(first)), accesses(second));
+    let written: BTreeSet<&str> = a.iter().chain(&b).filter(|x| x.2).map(|x| x.0).collect();
+    for array in written {
+        let (in_a, in_b): (Vec<_>, Vec<_>) = (
+            a.iter().filter(|x| x.0 == array).collect(),
+            b.iter().filter(|x| x.0 == array).collect(),
+        );
+        if in_a.is_empty() || in_b.is_empty() {
+            continue;
+        }
+        let w = in_a[0].1;
+        let one = injective(w, nest_vars, bound)
+            && in_a.iter().chain(&in_b).all(|x| same_element(w, x.1));
+        if !one {
+            return Err(format!(
+                "`{array}`, which one region writes, is used by the other not only at the element each iteration writes"
+            ));
         }
     }
-    result
+    Ok(())
+}
+
+/// Every subscript of the statements: (array, indices, whether it is a store's target).
+fn accesses(stmts: &[Stmt]) -> Vec<(&str, &[Index], bool)> {
+    let mut out = vec![];
+    for s in stmts {
+        s.walk(&mut |st| {
+            let target = match &st.kind {
+                StmtKind::Assign { target, .. } => Some(target),
+                _ => None,
+            };
+            for e in st.exprs() {
+                let is_target = target.is_some_and(|t| std::ptr::eq(t, e));
+                e.walk(&mut |x| {
+                    if let ExprKind::Subscript { array, indices } = &x.kind {
+                        out.push((
+                            array.as_str(),
+                            indices.as_slice(),
+                            is_target && std::ptr::eq(x, e),
+                        ));
+                    }
+                });
+            }
+        });
+    }
+    out
 }
 
 /// Each dimension of the index is affine in at most one loop variable of the nest, with
@@ -566,8 +659,8 @@ fn same_element(w: &[Index], r: &[Index]) -> bool {
 }
 
 /// Where the joined region runs, and which statements between the regions run before and
-/// after it. Where the reduction stood when every one may run before the first region;
-/// otherwise where the first region stood when every one may run after the reduction, but
+/// after it. Where the second stood when every one may run before the first region;
+/// otherwise where the first region stood when every one may run after the second, but
 /// for the start of a reduction variable that starts from its identity (`ReductionVar::start`:
 /// the launch passes the identity, so the statement has no text to keep in order).
 fn arrange(
@@ -629,8 +722,8 @@ fn runs_before(
     }
 }
 
-/// A host statement between the regions may run after the reduction: it mentions nothing
-/// the reduction mentions.
+/// A host statement between the regions may run after the second: it mentions nothing the
+/// second mentions.
 fn runs_after(s: &Stmt, red_names: &HashSet<String>) -> bool {
     s.pragma.is_none() && !mentioned(s).iter().any(|n| red_names.contains(n))
 }
@@ -677,8 +770,7 @@ fn append_innermost(s: &mut Stmt, depth: usize, updates: Vec<Stmt>) {
     }
 }
 
-/// The first region's loop kind and clauses with the reduction's variables added, at the
-/// reduction's place.
+/// The first region's loop kind and clauses with the second's reduction variables added.
 fn merged_pragma(first: &Pragma, reduction: &Pragma) -> Pragma {
     let (
         Directive::ParallelFor {
@@ -810,6 +902,21 @@ mod tests {
     }
 
     #[test]
+    fn a_pass_that_reads_back_the_one_before_joins_it_stores_and_all() {
+        // The second stores and reduces, reading what the first wrote at each element; a
+        // local of its own comes along.
+        let src = "def f(A, B, C, N, T):\n    for t in range(T):\n        #pragma parallel for simd\n        for i in range(N):\n            C[i] = A[i]\n        d = 0.0\n        #pragma parallel for simd reduction(max:d)\n        for k in range(N):\n            r = C[k] + 1.0\n            B[k] = r\n            d = max(d, B[k])\n";
+        let (f, joined, notes, _) = joined_in(src);
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(joined.len(), 1);
+        let text = printed(loop_body(&f.body[0]));
+        assert!(
+            text.contains("C[i] = A[i]\n    r = C[i] + 1.0\n    B[i] = r\n    d = max(d, B[i])"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn a_2d_sweep_and_its_test_join_at_the_inner_loop() {
         let src = "def f(A, B, M, N, T):\n    for t in range(T):\n        #pragma parallel for\n        for i in range(1, M - 1):\n            #pragma simd\n            for j in range(1, N - 1):\n                B[i, j] = A[i - 1, j] + A[i, j + 1]\n        d = np.max(np.abs(B[1:M - 1, 1:N - 1] - A[1:M - 1, 1:N - 1]))\n";
         let (f, joined, why, _) = joined_in(src);
@@ -872,8 +979,18 @@ mod tests {
             assert!(f.body.iter().filter(|s| is_region(s)).count() == 2, "{src}");
             assert!(notes.iter().any(|n| n.contains(why)), "{src}\n{notes:?}");
         }
-        // A sweep that reduces as it goes, after another region: not a reduction region, no note.
-        let src = "def f(A, B, C, N, T):\n    for t in range(T):\n        #pragma parallel for simd\n        for i in range(N):\n            C[i] = A[i]\n        d = 0.0\n        #pragma parallel for simd reduction(max:d)\n        for i in range(N):\n            B[i] = C[i] + 1.0\n            d = max(d, B[i])\n";
+        // The second writes what the first reads at another iteration's element.
+        let src = "def f(A, B, N):\n    #pragma parallel for simd\n    for i in range(N - 1):\n        B[i] = A[i + 1]\n    #pragma parallel for simd\n    for i in range(N - 1):\n        A[i] = B[i] * 2.0\n";
+        let (_, joined, notes, _) = joined_in(src);
+        assert!(joined.is_empty(), "{joined:?}");
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("`A`, which one region writes")),
+            "{notes:?}"
+        );
+        // Regions that share no written array stay apart, without a note.
+        let src = "def f(A, B, C, D, N):\n    #pragma parallel for simd\n    for i in range(N):\n        B[i] = A[i]\n    #pragma parallel for simd\n    for i in range(N):\n        D[i] = C[i] + A[i]\n";
         let (_, joined, notes, _) = joined_in(src);
         assert!(joined.is_empty() && notes.is_empty(), "{notes:?}");
         // Swapped axes: the second reads B[j, i] where the first writes B[i, j].

@@ -1,10 +1,12 @@
-"""A reduction written after the loop it reads, as one region with it (passes/join_reductions.rs).
+"""A loop that reads back what the loop before it wrote, as one region with it
+(passes/join_regions.rs).
 
 Joined: a sum written as its own `parallel for` after the loop that fills its operand (one
 launch), a 2-D relaxation whose convergence test is NumPy code (one phase a sweep of its
-persistent kernel), and a reduction whose loop is numbered from 0 over elements the first
-loop numbers from 1. Not joined, and still right: a reduction that reads a neighbour's
-element, and one whose first loop reads a scalar assigned between the two.
+persistent kernel), a reduction whose loop is numbered from 0 over elements the first loop
+numbers from 1, a residual stored from the values just computed, and an energy whose loop
+moves up past a host update the first loop reads. Not joined, and still right: a reduction that
+reads a neighbour's element, and a loop that writes what the first reads at a neighbour.
 """
 import numpy as np
 
@@ -56,6 +58,25 @@ def neighbour_sum(A, B, N):
     for i in range(N - 1):
         s += B[i] * B[i + 1]
     return s
+
+
+def residual(A, B, R, N):
+    #pragma parallel for simd
+    for i in range(N - 1):
+        B[i] = 0.5 * (A[i] + A[i + 1])
+    #pragma parallel for simd
+    for i in range(N - 1):
+        R[i] = B[i] - A[i]
+
+
+def copied_back(A, B, N):
+    # The second loop writes A, which the first reads at i + 1: two passes.
+    #pragma parallel for simd
+    for i in range(N - 1):
+        B[i] = A[i] + A[i + 1]
+    #pragma parallel for simd
+    for i in range(N - 1):
+        A[i] = 0.5 * B[i]
 
 
 def decayed_energy(u, v, T, N):

@@ -1,11 +1,13 @@
-# appyc 0.1.0 --emit lowered: samples/joined_reductions.py after the high-level passes (assembly APPy).
-"""A reduction written after the loop it reads, as one region with it (passes/join_reductions.rs).
+# appyc 0.1.0 --emit lowered: samples/joined_regions.py after the high-level passes (assembly APPy).
+"""A loop that reads back what the loop before it wrote, as one region with it
+(passes/join_regions.rs).
 
 Joined: a sum written as its own `parallel for` after the loop that fills its operand (one
 launch), a 2-D relaxation whose convergence test is NumPy code (one phase a sweep of its
-persistent kernel), and a reduction whose loop is numbered from 0 over elements the first
-loop numbers from 1. Not joined, and still right: a reduction that reads a neighbour's
-element, and one whose first loop reads a scalar assigned between the two.
+persistent kernel), a reduction whose loop is numbered from 0 over elements the first loop
+numbers from 1, a residual stored from the values just computed, and an energy whose loop
+moves up past a host update the first loop reads. Not joined, and still right: a reduction that
+reads a neighbour's element, and a loop that writes what the first reads at a neighbour.
 """
 import numpy as np
 
@@ -74,6 +76,31 @@ def neighbour_sum(A, B, N):
         #pragma atomic
         _s_shared[0] = _s_shared[0] + sum(B[i] * B[i + 1])
     return s
+
+
+def residual(A, B, R, N):
+    # appyc: this region runs inside _residual_kernel0 below
+    # _residual_kernel0
+    #pragma parallel for simd
+    for i in range(0, N - 1, 1):
+        i = appy.vidx(i, appy.MVL, N - 1)
+        _B_stored = B.dtype.type(0.5 * (A[i] + A[i + 1]))
+        B[i] = _B_stored
+        R[i] = _B_stored - A[i]
+
+
+def copied_back(A, B, N):
+    # The second loop writes A, which the first reads at i + 1: two passes.
+    # _copied_back_kernel0
+    #pragma parallel for simd
+    for i in range(0, N - 1, 1):
+        i = appy.vidx(i, appy.MVL, N - 1)
+        B[i] = A[i] + A[i + 1]
+    # _copied_back_kernel1
+    #pragma parallel for simd
+    for i in range(0, N - 1, 1):
+        i = appy.vidx(i, appy.MVL, N - 1)
+        A[i] = 0.5 * B[i]
 
 
 def decayed_energy(u, v, T, N):
