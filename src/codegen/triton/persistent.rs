@@ -760,10 +760,12 @@ def f(A, B, M, N, T):
         dt = dt * 0.5
         #pragma parallel for simd
         for i in range(N):
-            A[i] = B[i] + 1.0
+            A[i] = B[N - 1 - i] + 1.0
         k += 1
     return k
 ";
+        // (The second region reads another iteration's `B`, so it stays a phase of its own:
+        // passes/join_regions.rs.)
         let lines = function(&generated(src), "_f_persistent0").to_string();
         for block in [
             "        if _region == 1:
