@@ -177,6 +177,29 @@ impl Stmt {
         }
     }
 
+    /// Every name this statement and its nested ones mention: loop variables, names read or
+    /// assigned, arrays indexed or measured.
+    pub fn names(&self) -> std::collections::HashSet<String> {
+        let mut used = std::collections::HashSet::new();
+        self.walk(&mut |st| {
+            if let StmtKind::For { var, .. } = &st.kind {
+                used.insert(var.clone());
+            }
+            for e in st.exprs() {
+                e.walk(&mut |x| match &x.kind {
+                    ExprKind::Name(n) => {
+                        used.insert(n.clone());
+                    }
+                    ExprKind::Subscript { array, .. } | ExprKind::Shape { array, .. } => {
+                        used.insert(array.clone());
+                    }
+                    _ => {}
+                });
+            }
+        });
+        used
+    }
+
     /// Every expression directly held by this statement (not by nested statements).
     pub fn exprs(&self) -> Vec<&Expr> {
         match &self.kind {
@@ -206,22 +229,7 @@ impl Function {
     pub fn names(&self) -> std::collections::HashSet<String> {
         let mut used: std::collections::HashSet<String> = self.params.iter().cloned().collect();
         for s in &self.body {
-            s.walk(&mut |st| {
-                if let StmtKind::For { var, .. } = &st.kind {
-                    used.insert(var.clone());
-                }
-                for e in st.exprs() {
-                    e.walk(&mut |x| match &x.kind {
-                        ExprKind::Name(n) => {
-                            used.insert(n.clone());
-                        }
-                        ExprKind::Subscript { array, .. } | ExprKind::Shape { array, .. } => {
-                            used.insert(array.clone());
-                        }
-                        _ => {}
-                    });
-                }
-            });
+            used.extend(s.names());
         }
         used
     }

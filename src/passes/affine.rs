@@ -120,6 +120,24 @@ impl Affine {
     }
 }
 
+/// Names, integers, shapes, `+ - *` and negation only: what `Affine::of` reads term by term
+/// (anything else would be one opaque atom).
+pub fn reads_exactly(e: &Expr) -> bool {
+    let mut ok = true;
+    e.walk(&mut |e| match &e.kind {
+        ExprKind::Name(_) | ExprKind::Int(_) | ExprKind::Shape { .. } => {}
+        ExprKind::Binary {
+            op: BinOp::Add | BinOp::Sub | BinOp::Mul,
+            ..
+        } => {}
+        ExprKind::Unary {
+            op: UnaryOp::Neg, ..
+        } => {}
+        _ => ok = false,
+    });
+    ok
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -85,18 +85,7 @@ fn plain_store(s: &Stmt) -> Option<Expr> {
         return None;
     };
     let simple = indices.iter().all(|ix| match ix {
-        Index::At(e) => {
-            let mut ok = true;
-            e.walk(&mut |x| match &x.kind {
-                ExprKind::Name(_) | ExprKind::Int(_) | ExprKind::Shape { .. } => {}
-                ExprKind::Binary {
-                    op: BinOp::Add | BinOp::Sub | BinOp::Mul,
-                    ..
-                } => {}
-                _ => ok = false,
-            });
-            ok
-        }
+        Index::At(e) => super::affine::reads_exactly(e),
         _ => false,
     });
     simple.then(|| target.clone())

@@ -35,7 +35,7 @@
 //! or "below"), as `fuse_into_reduction` does. A candidate pair that does not join gets a `-v`
 //! note at the second region saying why.
 
-use super::affine::Affine;
+use super::affine::{self, Affine};
 use crate::diag::Diagnostic;
 use crate::frontend::source::Span;
 use crate::ir::pragma::{Directive, Pragma};
@@ -305,7 +305,7 @@ fn join(first: &Stmt, between: &[Stmt], second: &Stmt) -> Result<Plan, String> {
     let nest_vars: Vec<String> = levels.iter().map(|(u, ..)| u.to_string()).collect();
     let (second_vars, first_vars) = pragma_vars(first, second);
     let first_bound = bound_names(first);
-    let first_names = mentioned(first);
+    let first_names = first.names();
     let own: HashSet<&str> = second_levels.iter().map(|(v, ..)| *v).collect();
     let (body, locals) = second_body_renamed(
         second_body,
@@ -502,27 +502,8 @@ fn bound_names(s: &Stmt) -> HashSet<String> {
     out
 }
 
-/// Every name a statement mentions (arrays included).
-fn mentioned(s: &Stmt) -> HashSet<String> {
-    let mut out = bound_names(s);
-    s.walk(&mut |s| {
-        for e in s.exprs() {
-            e.walk(&mut |e| match &e.kind {
-                ExprKind::Name(n) => {
-                    out.insert(n.clone());
-                }
-                ExprKind::Subscript { array, .. } | ExprKind::Shape { array, .. } => {
-                    out.insert(array.clone());
-                }
-                _ => {}
-            });
-        }
-    });
-    out
-}
-
 fn mentioned_in(body: &[Stmt], name: &str) -> bool {
-    body.iter().any(|s| mentioned(s).contains(name))
+    body.iter().any(|s| s.names().contains(name))
 }
 
 /// Every array both regions use, one of them writing it, is used by both only at one element,
@@ -601,7 +582,7 @@ fn injective(index: &[Index], nest_vars: &[String], bound: &HashSet<String>) -> 
     let mut seen = vec![];
     for ix in index {
         let Index::At(e) = ix else { return false };
-        if !plain_affine(e) {
+        if !affine::reads_exactly(e) {
             return false;
         }
         let mut vars = vec![];
@@ -631,28 +612,11 @@ fn injective(index: &[Index], nest_vars: &[String], bound: &HashSet<String>) -> 
     seen == all
 }
 
-/// Names, integers, shapes, `+ - *` and negation only: what `Affine` reads exactly.
-fn plain_affine(e: &Expr) -> bool {
-    let mut ok = true;
-    e.walk(&mut |e| match &e.kind {
-        ExprKind::Name(_) | ExprKind::Int(_) | ExprKind::Shape { .. } => {}
-        ExprKind::Binary {
-            op: BinOp::Add | BinOp::Sub | BinOp::Mul,
-            ..
-        } => {}
-        ExprKind::Unary {
-            op: UnaryOp::Neg, ..
-        } => {}
-        _ => ok = false,
-    });
-    ok
-}
-
 fn same_element(w: &[Index], r: &[Index]) -> bool {
     w.len() == r.len()
         && w.iter().zip(r).all(|(a, b)| match (a, b) {
             (Index::At(a), Index::At(b)) => {
-                plain_affine(b) && Affine::of(a).sub(&Affine::of(b)).is_zero()
+                affine::reads_exactly(b) && Affine::of(a).sub(&Affine::of(b)).is_zero()
             }
             _ => false,
         })
@@ -678,7 +642,7 @@ fn arrange(
     let (before, after): (Vec<&Stmt>, Vec<&Stmt>) = between.iter().partition(|s| {
         starts_from_identity(s, reduction) && runs_before(s, first_names, first_bound).is_ok()
     });
-    let red_names = mentioned(reduction);
+    let red_names = reduction.names();
     if after.iter().all(|s| runs_after(s, &red_names))
         && before
             .iter()
@@ -725,7 +689,7 @@ fn runs_before(
 /// A host statement between the regions may run after the second: it mentions nothing the
 /// second mentions.
 fn runs_after(s: &Stmt, red_names: &HashSet<String>) -> bool {
-    s.pragma.is_none() && !mentioned(s).iter().any(|n| red_names.contains(n))
+    s.pragma.is_none() && !s.names().iter().any(|n| red_names.contains(n))
 }
 
 /// `s` assigns a reduction variable of `reduction` that starts from its identity.
@@ -740,7 +704,7 @@ fn starts_from_identity(s: &Stmt, reduction: &Stmt) -> bool {
 
 /// Two statements that may trade places: neither mentions what the other assigns.
 fn independent(a: &Stmt, b: &Stmt) -> bool {
-    let (ma, mb) = (mentioned(a), mentioned(b));
+    let (ma, mb) = (a.names(), b.names());
     bound_names(a).iter().all(|n| !mb.contains(n)) && bound_names(b).iter().all(|n| !ma.contains(n))
 }
 
