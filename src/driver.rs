@@ -315,8 +315,8 @@ fn compile_function(
     // 3c: reductions into a name as reduction clauses, whose pragmas join the source's.
     let made = passes::scalar_reductions::run(&mut func, file);
     let mut pragmas: Vec<Pragma> = pragmas.iter().cloned().chain(made).collect();
-    // 3d: a reduction-only region joins the region before it when it reads only what each
-    // iteration of that one leaves.
+    // 3d: a region that reads back what the region before it wrote (or only reduces) joins
+    // it when the two share written arrays only at the element each iteration owns.
     let joined = passes::join_regions::run(&mut func, &mut pragmas, warnings);
     let pragmas: &[Pragma] = &pragmas;
     let mut kernels = passes::outline::run(&func)?;
