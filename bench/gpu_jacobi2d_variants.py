@@ -10,6 +10,10 @@ and timed alternating in one process (bench/gpu_tolerance_loops.py's jacobi_2d c
   A[i, j] the sweep loaded (the kernel reloads both: Triton cannot tell B from A);
 - no test: the sweep alone, stopping by the count (what the test costs at all).
 
+A module with store forwarding (its kernel keeps the stored `B[i, j]` in a register) gets
+its own variants: as generated; `A[i, j]` loaded once for the sweep and the test (what a check
+at the launch that A and B do not overlap would allow); that and the lanes accumulator; no test.
+
     python bench/gpu_jacobi2d_variants.py --module .devcarry/tol_new/jacobi2d_clause.py --out OUT [--cpu]
 """
 import argparse
@@ -33,7 +37,29 @@ ATOMIC = re.compile(r"tl\.atomic_max\((_diff_shared_now \+ 0 \* _diff_shared_now
 A_IJ = "tl.load(_A_now + i * _A_now_stride0 + j * _A_now_stride1, mask=j_mask)"
 
 
+FWD_STORE = re.compile(r"^(\s*)_B_stored = (.*)$", re.M)
+FWD_UPDATE = re.compile(r"^(\s*)_diff_part = tl\.maximum\(_diff_part, _appyc_masked_max\((tl\.abs\(_B_stored - .*\)), j_mask\)\)(  #.*)$", re.M)
+
+
+def forwarded_variants(text):
+    """The same questions for a module whose kernel reads the stored `B[i, j]` back from a
+    register (passes/forward_stores.rs): what the reload of `A[i, j]` still costs."""
+    assert FWD_STORE.search(text) and FWD_UPDATE.search(text) and INIT in text and ATOMIC.search(text), "unexpected module"
+    reuse = FWD_STORE.sub(lambda m: f"{m[1]}_a_ij = {A_IJ}\n{m[1]}_B_stored = {m[2].replace(A_IJ, '_a_ij', 1)}", text)
+    reuse = FWD_UPDATE.sub(lambda m: m[0].replace(A_IJ, "_a_ij"), reuse)
+    lanes = reuse.replace(INIT, "_diff_part = _appyc_lowest_like(tl.zeros((MVL,), ")
+    lanes = FWD_UPDATE.sub(lambda m: f'{m[1]}_diff_part = tl.maximum(_diff_part, tl.where(j_mask, {m[2]}, float("-inf"))){m[3]}', lanes)
+    lanes = ATOMIC.sub(lambda m: f"tl.atomic_max({m[1]}, tl.max(_diff_part, axis=0))", lanes)
+    no_test = FWD_UPDATE.sub("", text)
+    no_test = ATOMIC.sub("pass", no_test)
+    no_test = no_test.replace("_running = _running & (((diff > tol)) & (((it).to(tl.float64) < max_iter)))",
+                              "_running = _running & (((it).to(tl.float64) < max_iter))")
+    return {"as generated": text, "A reused": reuse, "A reused, lanes": lanes, "no test": no_test}
+
+
 def variants(text):
+    if "_B_stored" in text:
+        return forwarded_variants(text)
     assert STORE.search(text) and UPDATE.search(text) and INIT in text and ATOMIC.search(text), "unexpected module"
     lanes = text.replace(INIT, "_diff_part = _appyc_lowest_like(tl.zeros((MVL,), ")
     lanes = UPDATE.sub(lambda m: f'{m[1]}_diff_part = tl.maximum(_diff_part, tl.where(j_mask, {m[2]}, float("-inf"))){m[3]}', lanes)
