@@ -47,7 +47,7 @@ use std::collections::{BTreeSet, HashSet};
 pub struct Joined {
     /// The joined region's span (its pragma to its end: the kept region's).
     pub region: Span,
-    /// The first region's span, which the host no longer runs there.
+    /// The other region's span (pragma to end), which the host no longer runs there.
     pub absorbed: Span,
 }
 
@@ -85,7 +85,7 @@ fn block(
             match join(&body[first], &body[first + 1..at], &body[at]) {
                 Ok(plan) => {
                     let (kept, absorbed) = match plan.place {
-                        Place::Reduction => (&body[at], &body[first]),
+                        Place::Second => (&body[at], &body[first]),
                         Place::First => (&body[first], &body[at]),
                     };
                     let absorbed = region_span(absorbed);
@@ -144,7 +144,7 @@ fn block(
 }
 
 /// The index of the region before `body[at]` when both are `parallel for` loops with only host
-/// scalar assignments between them, and `body[at]` reads an array the first writes or only
+/// scalar assignments between them, and `body[at]` uses an array the first writes or only
 /// reduces.
 fn candidate(body: &[Stmt], at: usize) -> Option<usize> {
     let (reduction, shared) = clauses(&body[at])?;
@@ -190,7 +190,7 @@ fn written_arrays(s: &Stmt) -> HashSet<String> {
 }
 
 /// The loop nest's statements are loops and assignments to `vars` only: a reduction and
-/// nothing else (a sweep that reduces as well is no candidate, and gets no note).
+/// nothing else.
 fn only_updates(s: &Stmt, vars: &[String]) -> bool {
     let mut only = true;
     s.walk(&mut |st| match &st.kind {
@@ -283,7 +283,7 @@ fn depth(s: &Stmt) -> usize {
 /// it, as written) or where the first region stood (it runs after).
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Place {
-    Reduction,
+    Second,
     First,
 }
 
@@ -637,7 +637,7 @@ fn arrange(
         .iter()
         .try_for_each(|s| runs_before(s, first_names, first_bound));
     let Err(why) = early else {
-        return Ok((Place::Reduction, between.to_vec(), vec![]));
+        return Ok((Place::Second, between.to_vec(), vec![]));
     };
     let (before, after): (Vec<&Stmt>, Vec<&Stmt>) = between.iter().partition(|s| {
         starts_from_identity(s, reduction) && runs_before(s, first_names, first_bound).is_ok()
