@@ -984,3 +984,35 @@ fn a_per_worker_scalar_read_after_its_region_is_an_error() {
     has_caret_under(&e, "s += A[i, j]");
     assert!(e.contains("keep the workers' values in an array"), "{e}");
 }
+
+/// A joined region's other half leaves a note where it stood, pointing at the launch ("above"
+/// where the joined region kept the first loop's place), and `-v` says why a pair stays apart.
+#[test]
+fn joined_regions_leave_notes_and_v_says_why_a_pair_does_not_join() {
+    let r = appyc(&[
+        "samples/joined_regions.py",
+        "-o",
+        "-",
+        "--no-persistent",
+        "-v",
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let out = String::from_utf8_lossy(&r.stdout);
+    let energy = &out[out.find("def decayed_energy(").expect("decayed_energy")..];
+    assert!(
+        energy.contains("        e = _launch_decayed_energy_kernel0(")
+            && energy.contains("        scale = scale * 0.5\n        # appyc: this region runs inside _launch_decayed_energy_kernel0 above"),
+        "{energy}"
+    );
+    let dot = &out[out.find("def filled_dot(").expect("filled_dot")..];
+    assert!(
+        dot.contains("# appyc: this region runs inside _launch_filled_dot_kernel0 below"),
+        "{dot}"
+    );
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        err.contains("this region stays a pass of its own after the one before it")
+            && err.contains("`A`, which one region writes, is used by the other not only at the element each iteration writes"),
+        "{err}"
+    );
+}
