@@ -445,7 +445,9 @@ fn updated_in_loop(body: &[Stmt], var: &str) -> bool {
 /// `_x_part` (from the operator's identity, typed by its updates), and the worker combines it
 /// into the buffer once, atomically, at its end. Why: updated in place, every iteration of a
 /// `simd` loop (a 2-D sweep's convergence test) was an atomic on one address, fenced by two
-/// barriers since the loop repeats the store.
+/// barriers since the loop repeats the store. Known difference: the partial has the updates'
+/// dtype, so an int32 array's sum accumulates a worker's share in int32 before the atomic adds
+/// it into the buffer's (NumPy's) dtype; each strip's own sum was int32 before too.
 fn privatize(
     k: &mut Kernel,
     s: &SharedScalar,
