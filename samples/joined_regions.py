@@ -6,7 +6,9 @@ launch), a 2-D relaxation whose convergence test is NumPy code (one phase a swee
 persistent kernel), a reduction whose loop is numbered from 0 over elements the first loop
 numbers from 1, a residual stored from the values just computed, and an energy whose loop
 moves up past a host update the first loop reads. Not joined, and still right: a reduction that
-reads a neighbour's element, and a loop that writes what the first reads at a neighbour.
+reads a neighbour's element, and a loop that writes what the first reads at a neighbour. And an
+element read right after its store (passes/forward_stores.rs) reads the stored value in the
+array's dtype: an integer array's truncation.
 """
 import numpy as np
 
@@ -89,3 +91,12 @@ def decayed_energy(u, v, T, N):
         scale = scale * 0.5
         e = np.sum(v[:N] * v[:N])
     return e, scale
+
+
+def stored_then_read(A, C, D, N):
+    # C is an integer array: what the second statement reads back is the stored, truncated
+    # value (passes/forward_stores.rs keeps it in a register in C's dtype), not A[i] * 1.5.
+    #pragma parallel for simd
+    for i in range(N):
+        C[i] = A[i] * 1.5
+        D[i] = C[i] * 2.0
