@@ -1732,15 +1732,17 @@ def _rank2_atv_ax_kernel2(A, x, w, M, N, alpha: "fp64", A_stride0, A_stride1, x_
     # samples/column_reductions.py:178: #pragma parallel for
     i = tl.program_id(0)  # samples/column_reductions.py:179
     _acc = tl.full((), 0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/column_reductions.py:180
+    _acc_lanes = tl.zeros((MVL,), _acc.dtype)  # samples/column_reductions.py:180
     for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/column_reductions.py:180
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
-        _acc = _acc + tl.sum(tl.where(_i_mask, tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask) * tl.load(x + _i * x_stride0, mask=_i_mask), 0), axis=0)  # samples/column_reductions.py:180
+        _acc_lanes = _acc_lanes + tl.where(_i_mask, tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask) * tl.load(x + _i * x_stride0, mask=_i_mask), 0)  # samples/column_reductions.py:180
+    _acc = _acc + tl.sum(_acc_lanes, axis=0)  # samples/column_reductions.py:180
     _r = _acc  # samples/column_reductions.py:180
     tl.store(w + i * w_stride0, tl.load(w + i * w_stride0) + alpha * _r)  # samples/column_reductions.py:180
 
 
-_rank2_atv_ax_kernel2_tuning = _AppycTuning("_rank2_atv_ax_kernel2", "28975a473513eb64", (256, 4), _APPYC_CANDIDATES)
+_rank2_atv_ax_kernel2_tuning = _AppycTuning("_rank2_atv_ax_kernel2", "eef424b6ad6815ab", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed

@@ -797,14 +797,16 @@ def _gemv_fp64_kernel0(A, x, y, M, N, beta: "fp64", A_stride0, A_stride1, x_stri
     # samples/fp64_axpby.py:17: #pragma parallel for
     i = tl.program_id(0)  # samples/fp64_axpby.py:18
     acc = tl.full((), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/fp64_axpby.py:19
+    _acc_lanes = tl.zeros((MVL,), acc.dtype)  # samples/fp64_axpby.py:21
     for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/fp64_axpby.py:21
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
-        acc = acc + tl.sum(tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * tl.load(x + j * x_stride0, mask=j_mask), 0), axis=0)  # samples/fp64_axpby.py:22
+        _acc_lanes = _acc_lanes + tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * tl.load(x + j * x_stride0, mask=j_mask), 0)  # samples/fp64_axpby.py:22
+    acc = acc + tl.sum(_acc_lanes, axis=0)  # samples/fp64_axpby.py:21
     tl.store(y + i * y_stride0, beta * tl.load(y + i * y_stride0) + acc)  # samples/fp64_axpby.py:23
 
 
-_gemv_fp64_kernel0_tuning = _AppycTuning("_gemv_fp64_kernel0", "8a938159ae6d5e0f", (256, 4), _APPYC_CANDIDATES)
+_gemv_fp64_kernel0_tuning = _AppycTuning("_gemv_fp64_kernel0", "9460f4916e65162b", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed

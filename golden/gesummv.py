@@ -761,14 +761,16 @@ def _gesummv_kernel0(A, x, y, M, N, alpha: "fp64", A_stride0, A_stride1, x_strid
     # samples/gesummv.py:11: #pragma :M=>parallel :N=>reduction(sum:y)
     _p0 = tl.program_id(0)  # samples/gesummv.py:11
     _acc = tl.full((), 0, (tl.zeros((), tl.float64) + tl.zeros((), A.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/gesummv.py:12
+    _acc_lanes = tl.zeros((MVL,), _acc.dtype)  # samples/gesummv.py:12
     for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/gesummv.py:12
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
-        _acc = _acc + tl.sum(tl.where(_i_mask, alpha * tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask) * tl.load(x + _i * x_stride0, mask=_i_mask), 0), axis=0)  # samples/gesummv.py:12
+        _acc_lanes = _acc_lanes + tl.where(_i_mask, alpha * tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask) * tl.load(x + _i * x_stride0, mask=_i_mask), 0)  # samples/gesummv.py:12
+    _acc = _acc + tl.sum(_acc_lanes, axis=0)  # samples/gesummv.py:12
     tl.store(y + _p0 * y_stride0, _acc)  # samples/gesummv.py:12
 
 
-_gesummv_kernel0_tuning = _AppycTuning("_gesummv_kernel0", "82a7c4b316017100", (256, 4), _APPYC_CANDIDATES)
+_gesummv_kernel0_tuning = _AppycTuning("_gesummv_kernel0", "38d22c646bfd41ad", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed
@@ -797,14 +799,16 @@ def _gesummv_kernel1(B, x, tmp, M, N, beta: "fp64", B_stride0, B_stride1, x_stri
     # samples/gesummv.py:13: #pragma :M=>parallel :N=>reduce(sum:tmp)
     _p0 = tl.program_id(0)  # samples/gesummv.py:13
     _acc = tl.full((), 0, (tl.zeros((), tl.float64) + tl.zeros((), B.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/gesummv.py:14
+    _acc_lanes = tl.zeros((MVL,), _acc.dtype)  # samples/gesummv.py:14
     for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/gesummv.py:14
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
-        _acc = _acc + tl.sum(tl.where(_i_mask, beta * tl.load(B + _p0 * B_stride0 + _i * B_stride1, mask=_i_mask) * tl.load(x + _i * x_stride0, mask=_i_mask), 0), axis=0)  # samples/gesummv.py:14
+        _acc_lanes = _acc_lanes + tl.where(_i_mask, beta * tl.load(B + _p0 * B_stride0 + _i * B_stride1, mask=_i_mask) * tl.load(x + _i * x_stride0, mask=_i_mask), 0)  # samples/gesummv.py:14
+    _acc = _acc + tl.sum(_acc_lanes, axis=0)  # samples/gesummv.py:14
     tl.store(tmp + _p0 * tmp_stride0, _acc)  # samples/gesummv.py:14
 
 
-_gesummv_kernel1_tuning = _AppycTuning("_gesummv_kernel1", "7e59e7778fbcabeb", (256, 4), _APPYC_CANDIDATES)
+_gesummv_kernel1_tuning = _AppycTuning("_gesummv_kernel1", "853f6b752ddd35be", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed
@@ -871,21 +875,25 @@ def _gesummv_one_statement_kernel0(A, x, B, y, M, N, alpha: "fp64", beta: "fp64"
     # samples/gesummv.py:20: #pragma :M=>parallel
     _p0 = tl.program_id(0)  # samples/gesummv.py:20
     _acc = tl.full((), 0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/gesummv.py:21
+    _acc_lanes = tl.zeros((MVL,), _acc.dtype)  # samples/gesummv.py:21
     for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/gesummv.py:21
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
-        _acc = _acc + tl.sum(tl.where(_i_mask, tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask) * tl.load(x + _i * x_stride0, mask=_i_mask), 0), axis=0)  # samples/gesummv.py:21
+        _acc_lanes = _acc_lanes + tl.where(_i_mask, tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask) * tl.load(x + _i * x_stride0, mask=_i_mask), 0)  # samples/gesummv.py:21
+    _acc = _acc + tl.sum(_acc_lanes, axis=0)  # samples/gesummv.py:21
     _r = _acc  # samples/gesummv.py:21
     _acc1 = tl.full((), 0, (tl.zeros((), B.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/gesummv.py:21
+    _acc1_lanes = tl.zeros((MVL,), _acc1.dtype)  # samples/gesummv.py:21
     for _i1_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/gesummv.py:21
         _i1 = _i1_base + tl.arange(0, MVL)
         _i1_mask = _i1 < N
-        _acc1 = _acc1 + tl.sum(tl.where(_i1_mask, tl.load(B + _p0 * B_stride0 + _i1 * B_stride1, mask=_i1_mask) * tl.load(x + _i1 * x_stride0, mask=_i1_mask), 0), axis=0)  # samples/gesummv.py:21
+        _acc1_lanes = _acc1_lanes + tl.where(_i1_mask, tl.load(B + _p0 * B_stride0 + _i1 * B_stride1, mask=_i1_mask) * tl.load(x + _i1 * x_stride0, mask=_i1_mask), 0)  # samples/gesummv.py:21
+    _acc1 = _acc1 + tl.sum(_acc1_lanes, axis=0)  # samples/gesummv.py:21
     _r1 = _acc1  # samples/gesummv.py:21
     tl.store(y + _p0 * y_stride0, alpha * _r + beta * _r1)  # samples/gesummv.py:21
 
 
-_gesummv_one_statement_kernel0_tuning = _AppycTuning("_gesummv_one_statement_kernel0", "dcf37cb06f19fae4", (256, 4), _APPYC_CANDIDATES)
+_gesummv_one_statement_kernel0_tuning = _AppycTuning("_gesummv_one_statement_kernel0", "80446b9660384e33", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed

@@ -844,14 +844,16 @@ def _row_sums_new_kernel0(A, out, M, N, A_stride0, A_stride1, out_stride0, MVL: 
     # samples/host_alloc.py:21: #pragma parallel for
     i = tl.program_id(0)  # samples/host_alloc.py:22
     acc = tl.full((), 0.0, A.dtype.element_ty)  # samples/host_alloc.py:23
+    _acc_lanes = tl.zeros((MVL,), acc.dtype)  # samples/host_alloc.py:25
     for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/host_alloc.py:25
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
-        acc = acc + tl.sum(tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask), 0), axis=0)  # samples/host_alloc.py:26
+        _acc_lanes = _acc_lanes + tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask), 0)  # samples/host_alloc.py:26
+    acc = acc + tl.sum(_acc_lanes, axis=0)  # samples/host_alloc.py:25
     tl.store(out + i * out_stride0, acc)  # samples/host_alloc.py:27
 
 
-_row_sums_new_kernel0_tuning = _AppycTuning("_row_sums_new_kernel0", "3e30057a4c521b10", (256, 4), _APPYC_CANDIDATES)
+_row_sums_new_kernel0_tuning = _AppycTuning("_row_sums_new_kernel0", "4808371d6e91bcd4", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed

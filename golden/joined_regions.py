@@ -1058,12 +1058,14 @@ def _relax_2d_tol_persistent0(_diff_shared, B, A, M, N, tol: "fp64", max_iter: "
         for _vp in range(_pid, _n0_0, _nprog):
             i = 1 + _vp  # samples/joined_regions.py:37
             _diff_part = _appyc_lowest_like(tl.zeros((), (tl.zeros((), _B_now.dtype.element_ty) + tl.zeros((), _A_now.dtype.element_ty)).dtype))  # samples/joined_regions.py:37
+            _diff_part_lanes = _appyc_lowest_like(tl.zeros((MVL,), _diff_part.dtype))  # samples/joined_regions.py:35
             for _j_base in range(1, 2 if ONE_STRIP else N - 1, MVL):  # samples/joined_regions.py:35
                 j = _j_base + tl.arange(0, MVL)
                 j_mask = j < N - 1
                 _B_stored = (0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0 + j * _A_now_stride1, mask=j_mask) + tl.load(_A_now + (i + 1) * _A_now_stride0 + j * _A_now_stride1, mask=j_mask) + tl.load(_A_now + i * _A_now_stride0 + (j - 1) * _A_now_stride1, mask=j_mask) + tl.load(_A_now + i * _A_now_stride0 + (j + 1) * _A_now_stride1, mask=j_mask))).to(_B_now.dtype.element_ty)  # samples/joined_regions.py:36
                 tl.store(_B_now + i * _B_now_stride0 + j * _B_now_stride1, _B_stored, mask=j_mask)  # samples/joined_regions.py:36
-                _diff_part = tl.maximum(_diff_part, _appyc_masked_max(tl.abs(_B_stored - tl.load(_A_now + i * _A_now_stride0 + j * _A_now_stride1, mask=j_mask)), j_mask))  # samples/joined_regions.py:37
+                _diff_part_lanes = tl.maximum(_diff_part_lanes, tl.where(j_mask, tl.abs(_B_stored - tl.load(_A_now + i * _A_now_stride0 + j * _A_now_stride1, mask=j_mask)), _diff_part_lanes))  # samples/joined_regions.py:37
+            _diff_part = tl.maximum(_diff_part, tl.max(_diff_part_lanes, axis=0))  # samples/joined_regions.py:35
             tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _diff_part)  # samples/joined_regions.py:37
         if GRID_SYNC:
             _arrived += _nprog
@@ -1088,7 +1090,7 @@ def _relax_2d_tol_persistent0(_diff_shared, B, A, M, N, tol: "fp64", max_iter: "
         tl.store(_carried + 6, (_running).to(tl.float64))
 
 
-_relax_2d_tol_persistent0_tuning = _AppycTuning("_relax_2d_tol_persistent0", "48754a18092071f0", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_relax_2d_tol_persistent0_tuning = _AppycTuning("_relax_2d_tol_persistent0", "611e2e7fd06b5fe8", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_relax_2d_tol_persistent0(M, N, B, A, diff, it, tol, max_iter, _appyc_config=None):

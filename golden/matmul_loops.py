@@ -782,10 +782,12 @@ def _gemm_acc_kernel0(A, B, C, NI, NJ, NK, beta: "fp64", alpha: "fp64", A_stride
     i = tl.program_id(0)  # samples/matmul_loops.py:34
     for j in range(0, NJ, 1):  # samples/matmul_loops.py:35
         s = tl.full((), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:36
+        _s_lanes = tl.zeros((MVL,), s.dtype)  # samples/matmul_loops.py:38
         for _k_base in range(0, 1 if ONE_STRIP else NK, MVL):  # samples/matmul_loops.py:38
             k = _k_base + tl.arange(0, MVL)
             k_mask = k < NK
-            s = s + tl.sum(tl.where(k_mask, tl.load(A + i * A_stride0 + k * A_stride1, mask=k_mask) * tl.load(B + k * B_stride0 + j * B_stride1, mask=k_mask), 0), axis=0)  # samples/matmul_loops.py:39
+            _s_lanes = _s_lanes + tl.where(k_mask, tl.load(A + i * A_stride0 + k * A_stride1, mask=k_mask) * tl.load(B + k * B_stride0 + j * B_stride1, mask=k_mask), 0)  # samples/matmul_loops.py:39
+        s = s + tl.sum(_s_lanes, axis=0)  # samples/matmul_loops.py:38
         tl.debug_barrier()
         tl.store(C + i * C_stride0 + j * C_stride1, beta * tl.load(C + i * C_stride0 + j * C_stride1) + alpha * s)  # samples/matmul_loops.py:40
         tl.debug_barrier()
@@ -836,7 +838,7 @@ def _launch_gemm_acc_kernel0_tiles(A, B, C, NI, NJ, NK, beta, alpha, _appyc_rows
     )
 
 
-_gemm_acc_kernel0_tuning = _AppycTuning("_gemm_acc_kernel0", "f815bb9c87056830", (256, 4), _APPYC_CANDIDATES)
+_gemm_acc_kernel0_tuning = _AppycTuning("_gemm_acc_kernel0", "05eda1ca251e1dfe", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_gemm_acc_kernel0(A, B, C, NI, NJ, NK, beta, alpha, _appyc_config=None):
@@ -1478,10 +1480,12 @@ def _row_times_matrix_kernel0(A, B, C, M, N, K, A_stride0, A_stride1, B_stride0,
     i = tl.program_id(0)  # samples/matmul_loops.py:126
     for _i in range(0, N, 1):  # samples/matmul_loops.py:127
         _acc = tl.full((), 0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:127
+        _acc_lanes = tl.zeros((MVL,), _acc.dtype)  # samples/matmul_loops.py:127
         for _i1_base in range(0, 1 if ONE_STRIP else K, MVL):  # samples/matmul_loops.py:127
             _i1 = _i1_base + tl.arange(0, MVL)
             _i1_mask = _i1 < K
-            _acc = _acc + tl.sum(tl.where(_i1_mask, tl.load(A + i * A_stride0 + _i1 * A_stride1, mask=_i1_mask) * tl.load(B + _i1 * B_stride0 + _i * B_stride1, mask=_i1_mask), 0), axis=0)  # samples/matmul_loops.py:127
+            _acc_lanes = _acc_lanes + tl.where(_i1_mask, tl.load(A + i * A_stride0 + _i1 * A_stride1, mask=_i1_mask) * tl.load(B + _i1 * B_stride0 + _i * B_stride1, mask=_i1_mask), 0)  # samples/matmul_loops.py:127
+        _acc = _acc + tl.sum(_acc_lanes, axis=0)  # samples/matmul_loops.py:127
         tl.store(C + i * C_stride0 + _i * C_stride1, tl.load(C + i * C_stride0 + _i * C_stride1) + _acc)  # samples/matmul_loops.py:127
 
 
@@ -1530,7 +1534,7 @@ def _launch_row_times_matrix_kernel0_tiles(A, B, C, M, N, K, _appyc_rows, _appyc
     )
 
 
-_row_times_matrix_kernel0_tuning = _AppycTuning("_row_times_matrix_kernel0", "5b92f4d25acb8a71", (256, 4), _APPYC_CANDIDATES)
+_row_times_matrix_kernel0_tuning = _AppycTuning("_row_times_matrix_kernel0", "394c34ac8c98df88", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_row_times_matrix_kernel0(A, B, C, M, N, K, _appyc_config=None):
@@ -1577,10 +1581,12 @@ def _row_times_matrix_scaled_kernel0(A, B, C, M, N, K, beta: "fp64", alpha: "fp6
     i = tl.program_id(0)  # samples/matmul_loops.py:135
     for _i in range(0, N, 1):  # samples/matmul_loops.py:136
         _acc = tl.full((), 0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:136
+        _acc_lanes = tl.zeros((MVL,), _acc.dtype)  # samples/matmul_loops.py:136
         for _i1_base in range(0, 1 if ONE_STRIP else K, MVL):  # samples/matmul_loops.py:136
             _i1 = _i1_base + tl.arange(0, MVL)
             _i1_mask = _i1 < K
-            _acc = _acc + tl.sum(tl.where(_i1_mask, tl.load(A + i * A_stride0 + _i1 * A_stride1, mask=_i1_mask) * tl.load(B + _i1 * B_stride0 + _i * B_stride1, mask=_i1_mask), 0), axis=0)  # samples/matmul_loops.py:136
+            _acc_lanes = _acc_lanes + tl.where(_i1_mask, tl.load(A + i * A_stride0 + _i1 * A_stride1, mask=_i1_mask) * tl.load(B + _i1 * B_stride0 + _i * B_stride1, mask=_i1_mask), 0)  # samples/matmul_loops.py:136
+        _acc = _acc + tl.sum(_acc_lanes, axis=0)  # samples/matmul_loops.py:136
         tl.store(C + i * C_stride0 + _i * C_stride1, beta * tl.load(C + i * C_stride0 + _i * C_stride1) + alpha * _acc)  # samples/matmul_loops.py:136
 
 
@@ -1629,7 +1635,7 @@ def _launch_row_times_matrix_scaled_kernel0_tiles(A, B, C, M, N, K, beta, alpha,
     )
 
 
-_row_times_matrix_scaled_kernel0_tuning = _AppycTuning("_row_times_matrix_scaled_kernel0", "a5804a14d3f405f2", (256, 4), _APPYC_CANDIDATES)
+_row_times_matrix_scaled_kernel0_tuning = _AppycTuning("_row_times_matrix_scaled_kernel0", "3e741e31252ed12f", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_row_times_matrix_scaled_kernel0(A, B, C, M, N, K, beta, alpha, _appyc_config=None):
@@ -1676,10 +1682,12 @@ def _matrix_times_row_kernel0(B, A, C, M, N, K, B_stride0, B_stride1, A_stride0,
     i = tl.program_id(0)  # samples/matmul_loops.py:144
     for _i in range(0, N, 1):  # samples/matmul_loops.py:145
         _acc = tl.full((), 0, (tl.zeros((), B.dtype.element_ty) + tl.zeros((), A.dtype.element_ty)).dtype)  # samples/matmul_loops.py:145
+        _acc_lanes = tl.zeros((MVL,), _acc.dtype)  # samples/matmul_loops.py:145
         for _i1_base in range(0, 1 if ONE_STRIP else K, MVL):  # samples/matmul_loops.py:145
             _i1 = _i1_base + tl.arange(0, MVL)
             _i1_mask = _i1 < K
-            _acc = _acc + tl.sum(tl.where(_i1_mask, tl.load(B + _i * B_stride0 + _i1 * B_stride1, mask=_i1_mask) * tl.load(A + i * A_stride0 + _i1 * A_stride1, mask=_i1_mask), 0), axis=0)  # samples/matmul_loops.py:145
+            _acc_lanes = _acc_lanes + tl.where(_i1_mask, tl.load(B + _i * B_stride0 + _i1 * B_stride1, mask=_i1_mask) * tl.load(A + i * A_stride0 + _i1 * A_stride1, mask=_i1_mask), 0)  # samples/matmul_loops.py:145
+        _acc = _acc + tl.sum(_acc_lanes, axis=0)  # samples/matmul_loops.py:145
         tl.store(C + i * C_stride0 + _i * C_stride1, _acc)  # samples/matmul_loops.py:145
 
 
@@ -1728,7 +1736,7 @@ def _launch_matrix_times_row_kernel0_tiles(B, A, C, M, N, K, _appyc_rows, _appyc
     )
 
 
-_matrix_times_row_kernel0_tuning = _AppycTuning("_matrix_times_row_kernel0", "7b52cf77671090e2", (256, 4), _APPYC_CANDIDATES)
+_matrix_times_row_kernel0_tuning = _AppycTuning("_matrix_times_row_kernel0", "68e5b458b67c8e03", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_matrix_times_row_kernel0(B, A, C, M, N, K, _appyc_config=None):
@@ -1784,10 +1792,12 @@ def _gemm_statement_kernel0(A, B, C, NI, NJ, NK, beta: "fp64", alpha: "fp64", A_
     _p0 = _pid0_1  # samples/matmul_loops.py:152
     _p1 = _pid0_0  # samples/matmul_loops.py:152
     _acc = tl.full((), 0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:153
+    _acc_lanes = tl.zeros((MVL,), _acc.dtype)  # samples/matmul_loops.py:153
     for _i_base in range(0, 1 if ONE_STRIP else NK, MVL):  # samples/matmul_loops.py:153
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < NK
-        _acc = _acc + tl.sum(tl.where(_i_mask, tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask) * tl.load(B + _i * B_stride0 + _p1 * B_stride1, mask=_i_mask), 0), axis=0)  # samples/matmul_loops.py:153
+        _acc_lanes = _acc_lanes + tl.where(_i_mask, tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask) * tl.load(B + _i * B_stride0 + _p1 * B_stride1, mask=_i_mask), 0)  # samples/matmul_loops.py:153
+    _acc = _acc + tl.sum(_acc_lanes, axis=0)  # samples/matmul_loops.py:153
     _r = _acc  # samples/matmul_loops.py:153
     tl.store(C + _p0 * C_stride0 + _p1 * C_stride1, beta * tl.load(C + _p0 * C_stride0 + _p1 * C_stride1) + alpha * _r)  # samples/matmul_loops.py:153
 
@@ -1837,7 +1847,7 @@ def _launch_gemm_statement_kernel0_tiles(A, B, C, NI, NJ, NK, beta, alpha, _appy
     )
 
 
-_gemm_statement_kernel0_tuning = _AppycTuning("_gemm_statement_kernel0", "727459361854e54f", (256, 4), _APPYC_CANDIDATES)
+_gemm_statement_kernel0_tuning = _AppycTuning("_gemm_statement_kernel0", "0860f78cae26dc56", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_gemm_statement_kernel0(A, B, C, NI, NJ, NK, beta, alpha, _appyc_config=None):
@@ -1886,10 +1896,12 @@ def _dot_rows_kernel0(A, B, C, M, N, K, A_stride0, A_stride1, B_stride0, B_strid
     _p0 = tl.program_id(0)  # samples/matmul_loops.py:160
     for _i in range(0, N, 1):  # samples/matmul_loops.py:161
         _acc = tl.full((), 0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/matmul_loops.py:161
+        _acc_lanes = tl.zeros((MVL,), _acc.dtype)  # samples/matmul_loops.py:161
         for _i1_base in range(1, 2 if ONE_STRIP else K, MVL):  # samples/matmul_loops.py:161
             _i1 = _i1_base + tl.arange(0, MVL)
             _i1_mask = _i1 < K
-            _acc = _acc + tl.sum(tl.where(_i1_mask, tl.load(A + _p0 * A_stride0 + _i1 * A_stride1, mask=_i1_mask) * tl.load(B + (_i1 - 1) * B_stride0 + _i * B_stride1, mask=_i1_mask), 0), axis=0)  # samples/matmul_loops.py:161
+            _acc_lanes = _acc_lanes + tl.where(_i1_mask, tl.load(A + _p0 * A_stride0 + _i1 * A_stride1, mask=_i1_mask) * tl.load(B + (_i1 - 1) * B_stride0 + _i * B_stride1, mask=_i1_mask), 0)  # samples/matmul_loops.py:161
+        _acc = _acc + tl.sum(_acc_lanes, axis=0)  # samples/matmul_loops.py:161
         tl.store(C + _p0 * C_stride0 + _i * C_stride1, _acc)  # samples/matmul_loops.py:161
 
 
@@ -1938,7 +1950,7 @@ def _launch_dot_rows_kernel0_tiles(A, B, C, M, N, K, _appyc_rows, _appyc_cols, _
     )
 
 
-_dot_rows_kernel0_tuning = _AppycTuning("_dot_rows_kernel0", "55d1019085cb19af", (256, 4), _APPYC_CANDIDATES)
+_dot_rows_kernel0_tuning = _AppycTuning("_dot_rows_kernel0", "5e2a4666c68c3714", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_dot_rows_kernel0(A, B, C, M, N, K, _appyc_config=None):

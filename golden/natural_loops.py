@@ -2077,14 +2077,16 @@ def _gemver_loops_kernel2(A, x, w, N, alpha: "fp64", A_stride0, A_stride1, x_str
     # samples/natural_loops.py:140: #pragma parallel for
     i = tl.program_id(0)  # samples/natural_loops.py:141
     s = tl.full((), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/natural_loops.py:142
+    _s_lanes = tl.zeros((MVL,), s.dtype)  # samples/natural_loops.py:144
     for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/natural_loops.py:144
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
-        s = s + tl.sum(tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * tl.load(x + j * x_stride0, mask=j_mask), 0), axis=0)  # samples/natural_loops.py:145
+        _s_lanes = _s_lanes + tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * tl.load(x + j * x_stride0, mask=j_mask), 0)  # samples/natural_loops.py:145
+    s = s + tl.sum(_s_lanes, axis=0)  # samples/natural_loops.py:144
     tl.store(w + i * w_stride0, tl.load(w + i * w_stride0) + alpha * s)  # samples/natural_loops.py:146
 
 
-_gemver_loops_kernel2_tuning = _AppycTuning("_gemver_loops_kernel2", "9123799a11ea4fcb", (256, 4), _APPYC_CANDIDATES)
+_gemver_loops_kernel2_tuning = _AppycTuning("_gemver_loops_kernel2", "3785f6477e1c3d87", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed

@@ -944,14 +944,16 @@ def _row_strip_peak_kernel0(C, _m_shared, M, N, C_stride0, C_stride1, _m_shared_
     # samples/reduction_clause.py:77: #pragma parallel for reduction(max:m)
     i = tl.program_id(0)  # samples/reduction_clause.py:78
     _m_part = _appyc_lowest_like(tl.zeros((), C.dtype.element_ty))  # samples/reduction_clause.py:77
+    _m_part_lanes = _appyc_lowest_like(tl.zeros((MVL,), _m_part.dtype))  # samples/reduction_clause.py:80
     for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/reduction_clause.py:80
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
-        _m_part = tl.maximum(_m_part, _appyc_masked_max(tl.load(C + i * C_stride0 + j * C_stride1, mask=j_mask), j_mask))  # samples/reduction_clause.py:81
+        _m_part_lanes = tl.maximum(_m_part_lanes, tl.where(j_mask, tl.load(C + i * C_stride0 + j * C_stride1, mask=j_mask), _m_part_lanes))  # samples/reduction_clause.py:81
+    _m_part = tl.maximum(_m_part, tl.max(_m_part_lanes, axis=0))  # samples/reduction_clause.py:80
     tl.atomic_max(_m_shared + 0 * _m_shared_stride0, _m_part)  # samples/reduction_clause.py:77
 
 
-_row_strip_peak_kernel0_tuning = _AppycTuning("_row_strip_peak_kernel0", "38c29a78d9b07a3a", (256, 4), _APPYC_CANDIDATES)
+_row_strip_peak_kernel0_tuning = _AppycTuning("_row_strip_peak_kernel0", "4628db5273a3d07a", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_row_strip_peak_kernel0(C, M, N, m, _appyc_config=None):

@@ -778,25 +778,25 @@ def _appyc_np_float(v):
 
 
 @triton.jit
-def _appyc_masked_max(v, mask):
-    # Masked-off lanes take the dtype's lowest value so they never win.
-    if v.dtype.is_floating():
-        return tl.max(tl.where(mask, v, float("-inf")), axis=0)
-    elif v.dtype.primitive_bitwidth == 64:
-        return tl.max(tl.where(mask, v, -9223372036854775808), axis=0)
+def _appyc_lowest_like(x):
+    # x's shape and dtype, every element the dtype's lowest value: max's identity.
+    if x.dtype.is_floating():
+        return tl.full(x.shape, float("-inf"), x.dtype)
+    elif x.dtype.primitive_bitwidth == 64:
+        return tl.full(x.shape, -9223372036854775808, x.dtype)
     else:
-        return tl.max(tl.where(mask, v, -2147483648), axis=0)
+        return tl.full(x.shape, -2147483648, x.dtype)
 
 
 @triton.jit
-def _appyc_masked_min(v, mask):
-    # Masked-off lanes take the dtype's highest value so they never win.
-    if v.dtype.is_floating():
-        return tl.min(tl.where(mask, v, float("inf")), axis=0)
-    elif v.dtype.primitive_bitwidth == 64:
-        return tl.min(tl.where(mask, v, 9223372036854775807), axis=0)
+def _appyc_highest_like(x):
+    # x's shape and dtype, every element the dtype's highest value: min's identity.
+    if x.dtype.is_floating():
+        return tl.full(x.shape, float("inf"), x.dtype)
+    elif x.dtype.primitive_bitwidth == 64:
+        return tl.full(x.shape, 9223372036854775807, x.dtype)
     else:
-        return tl.min(tl.where(mask, v, 2147483647), axis=0)
+        return tl.full(x.shape, 2147483647, x.dtype)
 
 
 
@@ -805,14 +805,16 @@ def _row_sums_kernel0(A, r, M, N, A_stride0, A_stride1, r_stride0, MVL: tl.const
     # samples/reductions_axes.py:11: #pragma :M=>parallel :N=>reduce(sum)
     _p0 = tl.program_id(0)  # samples/reductions_axes.py:11
     _acc = tl.full((), 0, A.dtype.element_ty)  # samples/reductions_axes.py:12
+    _acc_lanes = tl.zeros((MVL,), _acc.dtype)  # samples/reductions_axes.py:12
     for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/reductions_axes.py:12
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
-        _acc = _acc + tl.sum(tl.where(_i_mask, tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask), 0), axis=0)  # samples/reductions_axes.py:12
+        _acc_lanes = _acc_lanes + tl.where(_i_mask, tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask), 0)  # samples/reductions_axes.py:12
+    _acc = _acc + tl.sum(_acc_lanes, axis=0)  # samples/reductions_axes.py:12
     tl.store(r + _p0 * r_stride0, _acc)  # samples/reductions_axes.py:12
 
 
-_row_sums_kernel0_tuning = _AppycTuning("_row_sums_kernel0", "4b0d57dec75ea117", (256, 4), _APPYC_CANDIDATES)
+_row_sums_kernel0_tuning = _AppycTuning("_row_sums_kernel0", "c70d1951b58ecbc8", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed
@@ -845,14 +847,16 @@ def _col_max_kernel0(A, c, N, M, A_stride0, A_stride1, c_stride0, MVL: tl.conste
     # samples/reductions_axes.py:16: #pragma :N=>parallel :M=>reduce(max)
     _p0 = tl.program_id(0)  # samples/reductions_axes.py:16
     _acc = tl.load(A + 0 * A_stride0 + _p0 * A_stride1)  # samples/reductions_axes.py:17
+    _acc_lanes = _appyc_lowest_like(tl.zeros((MVL,), _acc.dtype))  # samples/reductions_axes.py:17
     for _i_base in range(0, 1 if ONE_STRIP else M, MVL):  # samples/reductions_axes.py:17
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < M
-        _acc = tl.maximum(_acc, _appyc_masked_max(tl.load(A + _i * A_stride0 + _p0 * A_stride1, mask=_i_mask), _i_mask))  # samples/reductions_axes.py:17
+        _acc_lanes = tl.maximum(_acc_lanes, tl.where(_i_mask, tl.load(A + _i * A_stride0 + _p0 * A_stride1, mask=_i_mask), _acc_lanes))  # samples/reductions_axes.py:17
+    _acc = tl.maximum(_acc, tl.max(_acc_lanes, axis=0))  # samples/reductions_axes.py:17
     tl.store(c + _p0 * c_stride0, _acc)  # samples/reductions_axes.py:17
 
 
-_col_max_kernel0_tuning = _AppycTuning("_col_max_kernel0", "9421029512db0a6e", (256, 4), _APPYC_CANDIDATES)
+_col_max_kernel0_tuning = _AppycTuning("_col_max_kernel0", "6bdde4b5f8bd8b26", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed
@@ -885,14 +889,16 @@ def _total_kernel0(A, s, M, N, A_stride0, A_stride1, s_stride0, MVL: tl.constexp
     # samples/reductions_axes.py:21: #pragma :M=>reduce(sum) :N=>reduce(sum)
     _acc = tl.full((), 0, A.dtype.element_ty)  # samples/reductions_axes.py:22
     for _i in range(0, M, 1):  # samples/reductions_axes.py:22
+        _acc_lanes = tl.zeros((MVL,), _acc.dtype)  # samples/reductions_axes.py:22
         for _i1_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/reductions_axes.py:22
             _i1 = _i1_base + tl.arange(0, MVL)
             _i1_mask = _i1 < N
-            _acc = _acc + tl.sum(tl.where(_i1_mask, tl.load(A + _i * A_stride0 + _i1 * A_stride1, mask=_i1_mask), 0), axis=0)  # samples/reductions_axes.py:22
+            _acc_lanes = _acc_lanes + tl.where(_i1_mask, tl.load(A + _i * A_stride0 + _i1 * A_stride1, mask=_i1_mask), 0)  # samples/reductions_axes.py:22
+        _acc = _acc + tl.sum(_acc_lanes, axis=0)  # samples/reductions_axes.py:22
     tl.store(s + 0 * s_stride0, _acc)  # samples/reductions_axes.py:22
 
 
-_total_kernel0_tuning = _AppycTuning("_total_kernel0", "1ed7ff242d6c5919", (256, 4), _APPYC_CANDIDATES)
+_total_kernel0_tuning = _AppycTuning("_total_kernel0", "e4c61c74f250a73c", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed
@@ -922,10 +928,12 @@ def _row_dots_kernel0(A, B, out, M, N, A_stride0, A_stride1, B_stride0, B_stride
     # samples/reductions_axes.py:26: #pragma parallel for
     i = tl.program_id(0)  # samples/reductions_axes.py:27
     _acc = tl.full((), 0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), B.dtype.element_ty)).dtype)  # samples/reductions_axes.py:29
+    _acc_lanes = tl.zeros((64,), _acc.dtype)  # samples/reductions_axes.py:29
     for _i_base in range(0, N, 64):  # samples/reductions_axes.py:29
         _i = _i_base + tl.arange(0, 64)
         _i_mask = _i < N
-        _acc = _acc + tl.sum(tl.where(_i_mask, tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask) * tl.load(B + i * B_stride0 + _i * B_stride1, mask=_i_mask), 0), axis=0)  # samples/reductions_axes.py:29
+        _acc_lanes = _acc_lanes + tl.where(_i_mask, tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask) * tl.load(B + i * B_stride0 + _i * B_stride1, mask=_i_mask), 0)  # samples/reductions_axes.py:29
+    _acc = _acc + tl.sum(_acc_lanes, axis=0)  # samples/reductions_axes.py:29
     tl.store(out + i * out_stride0, _acc)  # samples/reductions_axes.py:29
 
 
@@ -951,14 +959,16 @@ def _row_min_kernel0(A, r, M, N, A_stride0, A_stride1, r_stride0, MVL: tl.conste
     # samples/reductions_axes.py:33: #pragma parallel for
     i = tl.program_id(0)  # samples/reductions_axes.py:34
     _acc = tl.load(A + i * A_stride0 + 0 * A_stride1)  # samples/reductions_axes.py:35
+    _acc_lanes = _appyc_highest_like(tl.zeros((MVL,), _acc.dtype))  # samples/reductions_axes.py:35
     for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/reductions_axes.py:35
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
-        _acc = tl.minimum(_acc, _appyc_masked_min(tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask), _i_mask))  # samples/reductions_axes.py:35
+        _acc_lanes = tl.minimum(_acc_lanes, tl.where(_i_mask, tl.load(A + i * A_stride0 + _i * A_stride1, mask=_i_mask), _acc_lanes))  # samples/reductions_axes.py:35
+    _acc = tl.minimum(_acc, tl.min(_acc_lanes, axis=0))  # samples/reductions_axes.py:35
     tl.store(r + i * r_stride0, _acc)  # samples/reductions_axes.py:35
 
 
-_row_min_kernel0_tuning = _AppycTuning("_row_min_kernel0", "57fb41ac8cfe5c28", (256, 4), _APPYC_CANDIDATES)
+_row_min_kernel0_tuning = _AppycTuning("_row_min_kernel0", "538283079456e8be", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed
@@ -1018,15 +1028,17 @@ def _col_means_kernel0(A, m, M, A_stride0, A_stride1, m_stride0, m_shape0, MVL: 
     # samples/reductions_axes.py:45: #pragma :=>parallel :M=>reduce(sum)
     _p0 = tl.program_id(0)  # samples/reductions_axes.py:45
     _acc = tl.full((), 0, A.dtype.element_ty)  # samples/reductions_axes.py:46
+    _acc_lanes = tl.zeros((MVL,), _acc.dtype)  # samples/reductions_axes.py:46
     for _i_base in range(0, 1 if ONE_STRIP else M, MVL):  # samples/reductions_axes.py:46
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < M
-        _acc = _acc + tl.sum(tl.where(_i_mask, tl.load(A + _i * A_stride0 + _p0 * A_stride1, mask=_i_mask), 0), axis=0)  # samples/reductions_axes.py:46
+        _acc_lanes = _acc_lanes + tl.where(_i_mask, tl.load(A + _i * A_stride0 + _p0 * A_stride1, mask=_i_mask), 0)  # samples/reductions_axes.py:46
+    _acc = _acc + tl.sum(_acc_lanes, axis=0)  # samples/reductions_axes.py:46
     _r = _acc  # samples/reductions_axes.py:46
     tl.store(m + _p0 * m_stride0, _r / M)  # samples/reductions_axes.py:46
 
 
-_col_means_kernel0_tuning = _AppycTuning("_col_means_kernel0", "086ceb8354853349", (256, 4), _APPYC_CANDIDATES)
+_col_means_kernel0_tuning = _AppycTuning("_col_means_kernel0", "77d411793ba7951a", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed

@@ -1249,10 +1249,12 @@ def _damped_energy_persistent0(_energy_shared, v, u, M, N, k: "fp64", _energy_sh
             for _vp1 in range(_pid, _n1_0, _nprog):
                 _energy_r0 = _vp1  # samples/region_results.py:84
                 _energy_part = tl.full((), 0, _u_now.dtype.element_ty)  # samples/region_results.py:84
+                _energy_part_lanes = tl.zeros((MVL,), _energy_part.dtype)  # samples/region_results.py:84
                 for _energy_r1_base in range(0, 1 if ONE_STRIP else _u_now_shape1, MVL):  # samples/region_results.py:84
                     _energy_r1 = _energy_r1_base + tl.arange(0, MVL)
                     _energy_r1_mask = _energy_r1 < _u_now_shape1
-                    _energy_part = _energy_part + tl.sum(tl.where(_energy_r1_mask, tl.load(_u_now + _energy_r0 * _u_now_stride0 + _energy_r1 * _u_now_stride1, mask=_energy_r1_mask) * tl.load(_u_now + _energy_r0 * _u_now_stride0 + _energy_r1 * _u_now_stride1, mask=_energy_r1_mask), 0), axis=0)  # samples/region_results.py:84
+                    _energy_part_lanes = _energy_part_lanes + tl.where(_energy_r1_mask, tl.load(_u_now + _energy_r0 * _u_now_stride0 + _energy_r1 * _u_now_stride1, mask=_energy_r1_mask) * tl.load(_u_now + _energy_r0 * _u_now_stride0 + _energy_r1 * _u_now_stride1, mask=_energy_r1_mask), 0)  # samples/region_results.py:84
+                _energy_part = _energy_part + tl.sum(_energy_part_lanes, axis=0)  # samples/region_results.py:84
                 tl.atomic_add(_energy_shared_now + 0 * _energy_shared_now_stride0, _energy_part)  # samples/region_results.py:84
         if GRID_SYNC:
             _arrived += _nprog
@@ -1269,7 +1271,7 @@ def _damped_energy_persistent0(_energy_shared, v, u, M, N, k: "fp64", _energy_sh
         tl.store(_carried + 4, (energy).to(tl.float64))
 
 
-_damped_energy_persistent0_tuning = _AppycTuning("_damped_energy_persistent0", "0a5241f2739829d0", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_damped_energy_persistent0_tuning = _AppycTuning("_damped_energy_persistent0", "55edc7d02f50db7c", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_damped_energy_persistent0(M, N, k, v, u, T, energy, _appyc_config=None):

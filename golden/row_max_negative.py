@@ -757,28 +757,6 @@ def _appyc_remember(entry, config):
 
 
 @triton.jit
-def _appyc_masked_max(v, mask):
-    # Masked-off lanes take the dtype's lowest value so they never win.
-    if v.dtype.is_floating():
-        return tl.max(tl.where(mask, v, float("-inf")), axis=0)
-    elif v.dtype.primitive_bitwidth == 64:
-        return tl.max(tl.where(mask, v, -9223372036854775808), axis=0)
-    else:
-        return tl.max(tl.where(mask, v, -2147483648), axis=0)
-
-
-@triton.jit
-def _appyc_masked_min(v, mask):
-    # Masked-off lanes take the dtype's highest value so they never win.
-    if v.dtype.is_floating():
-        return tl.min(tl.where(mask, v, float("inf")), axis=0)
-    elif v.dtype.primitive_bitwidth == 64:
-        return tl.min(tl.where(mask, v, 9223372036854775807), axis=0)
-    else:
-        return tl.min(tl.where(mask, v, 2147483647), axis=0)
-
-
-@triton.jit
 def _appyc_lowest_like(x):
     # x's shape and dtype, every element the dtype's lowest value: max's identity.
     if x.dtype.is_floating():
@@ -806,14 +784,16 @@ def _row_max_kernel0(A, out, M, N, A_stride0, A_stride1, out_stride0, MVL: tl.co
     # samples/row_max_negative.py:12: #pragma parallel for
     i = tl.program_id(0)  # samples/row_max_negative.py:13
     m = _appyc_lowest_like(tl.zeros((), A.dtype.element_ty))  # samples/row_max_negative.py:14
+    _m_lanes = _appyc_lowest_like(tl.zeros((MVL,), m.dtype))  # samples/row_max_negative.py:16
     for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/row_max_negative.py:16
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
-        m = tl.maximum(m, _appyc_masked_max(tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask), j_mask))  # samples/row_max_negative.py:17
+        _m_lanes = tl.maximum(_m_lanes, tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask), _m_lanes))  # samples/row_max_negative.py:17
+    m = tl.maximum(m, tl.max(_m_lanes, axis=0))  # samples/row_max_negative.py:16
     tl.store(out + i * out_stride0, m)  # samples/row_max_negative.py:18
 
 
-_row_max_kernel0_tuning = _AppycTuning("_row_max_kernel0", "9a494349c9144edf", (256, 4), _APPYC_CANDIDATES)
+_row_max_kernel0_tuning = _AppycTuning("_row_max_kernel0", "0f66a3b2a5960176", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed
@@ -847,15 +827,19 @@ def _row_range_kernel0(A, out, M, N, A_stride0, A_stride1, out_stride0, MVL: tl.
     i = tl.program_id(0)  # samples/row_max_negative.py:23
     hi = _appyc_lowest_like(tl.zeros((), A.dtype.element_ty))  # samples/row_max_negative.py:24
     lo = _appyc_highest_like(tl.zeros((), A.dtype.element_ty))  # samples/row_max_negative.py:25
+    _hi_lanes = _appyc_lowest_like(tl.zeros((MVL,), hi.dtype))  # samples/row_max_negative.py:27
+    _lo_lanes = _appyc_highest_like(tl.zeros((MVL,), lo.dtype))  # samples/row_max_negative.py:27
     for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/row_max_negative.py:27
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
-        hi = tl.maximum(hi, _appyc_masked_max(tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask), j_mask))  # samples/row_max_negative.py:28
-        lo = tl.minimum(lo, _appyc_masked_min(tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask), j_mask))  # samples/row_max_negative.py:29
+        _hi_lanes = tl.maximum(_hi_lanes, tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask), _hi_lanes))  # samples/row_max_negative.py:28
+        _lo_lanes = tl.minimum(_lo_lanes, tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask), _lo_lanes))  # samples/row_max_negative.py:29
+    hi = tl.maximum(hi, tl.max(_hi_lanes, axis=0))  # samples/row_max_negative.py:27
+    lo = tl.minimum(lo, tl.min(_lo_lanes, axis=0))  # samples/row_max_negative.py:27
     tl.store(out + i * out_stride0, hi - lo)  # samples/row_max_negative.py:30
 
 
-_row_range_kernel0_tuning = _AppycTuning("_row_range_kernel0", "baa8c4ce1780d370", (256, 4), _APPYC_CANDIDATES)
+_row_range_kernel0_tuning = _AppycTuning("_row_range_kernel0", "1737bd2a090228ee", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed
@@ -888,14 +872,16 @@ def _row_min_minus_last_kernel0(A, out, M, N, A_stride0, A_stride1, out_stride0,
     # samples/row_max_negative.py:34: #pragma parallel for
     i = tl.program_id(0)  # samples/row_max_negative.py:35
     m = _appyc_highest_like(tl.zeros((), A.dtype.element_ty))  # samples/row_max_negative.py:36
+    _m_lanes = _appyc_highest_like(tl.zeros((MVL,), m.dtype))  # samples/row_max_negative.py:38
     for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/row_max_negative.py:38
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
-        m = tl.minimum(m, _appyc_masked_min(tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask), j_mask))  # samples/row_max_negative.py:39
+        _m_lanes = tl.minimum(_m_lanes, tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask), _m_lanes))  # samples/row_max_negative.py:39
+    m = tl.minimum(m, tl.min(_m_lanes, axis=0))  # samples/row_max_negative.py:38
     tl.store(out + i * out_stride0, m - tl.load(A + i * A_stride0 + (A_shape1 - 1) * A_stride1))  # samples/row_max_negative.py:40
 
 
-_row_min_minus_last_kernel0_tuning = _AppycTuning("_row_min_minus_last_kernel0", "26ee96a3d30c8c9a", (256, 4), _APPYC_CANDIDATES)
+_row_min_minus_last_kernel0_tuning = _AppycTuning("_row_min_minus_last_kernel0", "aa94c1d3fdb85f0f", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed

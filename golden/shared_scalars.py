@@ -1002,14 +1002,16 @@ def _frobenius_squared_kernel0(A, _acc_shared, A_stride0, A_stride1, _acc_shared
     # samples/shared_scalars.py:83: #pragma parallel for shared(acc)
     i = tl.program_id(0)  # samples/shared_scalars.py:84
     _acc_part = tl.full((), 0, A.dtype.element_ty)  # samples/shared_scalars.py:83
+    _acc_part_lanes = tl.zeros((MVL,), _acc_part.dtype)  # samples/shared_scalars.py:86
     for _j_base in range(0, 1 if ONE_STRIP else A_shape1, MVL):  # samples/shared_scalars.py:86
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < A_shape1
-        _acc_part = _acc_part + tl.sum(tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask), 0), axis=0)  # samples/shared_scalars.py:87
+        _acc_part_lanes = _acc_part_lanes + tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask), 0)  # samples/shared_scalars.py:87
+    _acc_part = _acc_part + tl.sum(_acc_part_lanes, axis=0)  # samples/shared_scalars.py:86
     tl.atomic_add(_acc_shared + 0 * _acc_shared_stride0, _acc_part)  # samples/shared_scalars.py:83
 
 
-_frobenius_squared_kernel0_tuning = _AppycTuning("_frobenius_squared_kernel0", "5c9b49da80e0025d", (256, 4), _APPYC_CANDIDATES)
+_frobenius_squared_kernel0_tuning = _AppycTuning("_frobenius_squared_kernel0", "369292993a776f8e", (256, 4), _APPYC_CANDIDATES)
 
 
 def _launch_frobenius_squared_kernel0(A, acc, _appyc_config=None):

@@ -782,17 +782,6 @@ def _appyc_remember(entry, config):
 
 
 @triton.jit
-def _appyc_masked_max(v, mask):
-    # Masked-off lanes take the dtype's lowest value so they never win.
-    if v.dtype.is_floating():
-        return tl.max(tl.where(mask, v, float("-inf")), axis=0)
-    elif v.dtype.primitive_bitwidth == 64:
-        return tl.max(tl.where(mask, v, -9223372036854775808), axis=0)
-    else:
-        return tl.max(tl.where(mask, v, -2147483648), axis=0)
-
-
-@triton.jit
 def _appyc_lowest_like(x):
     # x's shape and dtype, every element the dtype's lowest value: max's identity.
     if x.dtype.is_floating():
@@ -809,22 +798,26 @@ def _softmax_kernel0(a, b, M, N, a_stride0, a_stride1, b_stride0, b_stride1, MVL
     # samples/softmax_loops.py:11: #pragma parallel for
     i = tl.program_id(0)  # samples/softmax_loops.py:12
     m = _appyc_lowest_like(tl.zeros((), a.dtype.element_ty))  # samples/softmax_loops.py:13
+    _m_lanes = _appyc_lowest_like(tl.zeros((MVL,), m.dtype))  # samples/softmax_loops.py:15
     for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/softmax_loops.py:15
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
-        m = tl.maximum(m, _appyc_masked_max(tl.load(a + i * a_stride0 + j * a_stride1, mask=j_mask), j_mask))  # samples/softmax_loops.py:16
+        _m_lanes = tl.maximum(_m_lanes, tl.where(j_mask, tl.load(a + i * a_stride0 + j * a_stride1, mask=j_mask), _m_lanes))  # samples/softmax_loops.py:16
+    m = tl.maximum(m, tl.max(_m_lanes, axis=0))  # samples/softmax_loops.py:15
     s = tl.full((), 0.0, a.dtype.element_ty)  # samples/softmax_loops.py:18
+    _s_lanes = tl.zeros((MVL,), s.dtype)  # samples/softmax_loops.py:20
     for _j_base1 in range(0, 1 if ONE_STRIP else N, MVL):  # samples/softmax_loops.py:20
         j = _j_base1 + tl.arange(0, MVL)
         j_mask = j < N
-        s = s + tl.sum(tl.where(j_mask, libdevice.exp(tl.load(a + i * a_stride0 + j * a_stride1, mask=j_mask) - m), 0), axis=0)  # samples/softmax_loops.py:21
+        _s_lanes = _s_lanes + tl.where(j_mask, libdevice.exp(tl.load(a + i * a_stride0 + j * a_stride1, mask=j_mask) - m), 0)  # samples/softmax_loops.py:21
+    s = s + tl.sum(_s_lanes, axis=0)  # samples/softmax_loops.py:20
     for _j_base2 in range(0, 1 if ONE_STRIP else N, MVL):  # samples/softmax_loops.py:24
         j = _j_base2 + tl.arange(0, MVL)
         j_mask = j < N
         tl.store(b + i * b_stride0 + j * b_stride1, libdevice.exp(tl.load(a + i * a_stride0 + j * a_stride1, mask=j_mask) - m) / s, mask=j_mask)  # samples/softmax_loops.py:25
 
 
-_softmax_kernel0_tuning = _AppycTuning("_softmax_kernel0", "8a3c0ae3c1facab2", (256, 4), _APPYC_CANDIDATES)
+_softmax_kernel0_tuning = _AppycTuning("_softmax_kernel0", "b40fc4ea312eede1", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed

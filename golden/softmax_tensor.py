@@ -792,14 +792,14 @@ def _appyc_np_float(v):
 
 
 @triton.jit
-def _appyc_masked_max(v, mask):
-    # Masked-off lanes take the dtype's lowest value so they never win.
-    if v.dtype.is_floating():
-        return tl.max(tl.where(mask, v, float("-inf")), axis=0)
-    elif v.dtype.primitive_bitwidth == 64:
-        return tl.max(tl.where(mask, v, -9223372036854775808), axis=0)
+def _appyc_lowest_like(x):
+    # x's shape and dtype, every element the dtype's lowest value: max's identity.
+    if x.dtype.is_floating():
+        return tl.full(x.shape, float("-inf"), x.dtype)
+    elif x.dtype.primitive_bitwidth == 64:
+        return tl.full(x.shape, -9223372036854775808, x.dtype)
     else:
-        return tl.max(tl.where(mask, v, -2147483648), axis=0)
+        return tl.full(x.shape, -2147483648, x.dtype)
 
 
 
@@ -808,16 +808,20 @@ def _softmax_kernel0(a, b, M, N, a_stride0, a_stride1, b_stride0, b_stride1, MVL
     # samples/softmax_tensor.py:11: #pragma parallel for
     i = tl.program_id(0)  # samples/softmax_tensor.py:12
     _acc = tl.load(a + i * a_stride0 + 0 * a_stride1)  # samples/softmax_tensor.py:13
+    _acc_lanes = _appyc_lowest_like(tl.zeros((MVL,), _acc.dtype))  # samples/softmax_tensor.py:13
     for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/softmax_tensor.py:13
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
-        _acc = tl.maximum(_acc, _appyc_masked_max(tl.load(a + i * a_stride0 + _i * a_stride1, mask=_i_mask), _i_mask))  # samples/softmax_tensor.py:13
+        _acc_lanes = tl.maximum(_acc_lanes, tl.where(_i_mask, tl.load(a + i * a_stride0 + _i * a_stride1, mask=_i_mask), _acc_lanes))  # samples/softmax_tensor.py:13
+    _acc = tl.maximum(_acc, tl.max(_acc_lanes, axis=0))  # samples/softmax_tensor.py:13
     m = _acc  # samples/softmax_tensor.py:13
     _acc1 = tl.full((), 0, a.dtype.element_ty)  # samples/softmax_tensor.py:14
+    _acc1_lanes = tl.zeros((MVL,), _acc1.dtype)  # samples/softmax_tensor.py:14
     for _i1_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/softmax_tensor.py:14
         _i1 = _i1_base + tl.arange(0, MVL)
         _i1_mask = _i1 < N
-        _acc1 = _acc1 + tl.sum(tl.where(_i1_mask, libdevice.exp(tl.load(a + i * a_stride0 + _i1 * a_stride1, mask=_i1_mask) - m), 0), axis=0)  # samples/softmax_tensor.py:14
+        _acc1_lanes = _acc1_lanes + tl.where(_i1_mask, libdevice.exp(tl.load(a + i * a_stride0 + _i1 * a_stride1, mask=_i1_mask) - m), 0)  # samples/softmax_tensor.py:14
+    _acc1 = _acc1 + tl.sum(_acc1_lanes, axis=0)  # samples/softmax_tensor.py:14
     s = _acc1  # samples/softmax_tensor.py:14
     for _i2_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/softmax_tensor.py:15
         _i2 = _i2_base + tl.arange(0, MVL)
@@ -825,7 +829,7 @@ def _softmax_kernel0(a, b, M, N, a_stride0, a_stride1, b_stride0, b_stride1, MVL
         tl.store(b + i * b_stride0 + _i2 * b_stride1, libdevice.exp(tl.load(a + i * a_stride0 + _i2 * a_stride1, mask=_i2_mask) - m) / s, mask=_i2_mask)  # samples/softmax_tensor.py:15
 
 
-_softmax_kernel0_tuning = _AppycTuning("_softmax_kernel0", "e2b063a697b7169c", (256, 4), _APPYC_CANDIDATES)
+_softmax_kernel0_tuning = _AppycTuning("_softmax_kernel0", "8a1708acc23a87ec", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed
@@ -858,10 +862,12 @@ def _softmax_rows_kernel0(a, b, M, N, a_stride0, a_stride1, b_stride0, b_stride1
     # samples/softmax_tensor.py:19: #pragma :M=>parallel :N=>simd
     _p0 = tl.program_id(0)  # samples/softmax_tensor.py:19
     _acc = tl.load(a + _p0 * a_stride0 + 0 * a_stride1)  # samples/softmax_tensor.py:20
+    _acc_lanes = _appyc_lowest_like(tl.zeros((MVL,), _acc.dtype))  # samples/softmax_tensor.py:20
     for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/softmax_tensor.py:20
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
-        _acc = tl.maximum(_acc, _appyc_masked_max(tl.load(a + _p0 * a_stride0 + _i * a_stride1, mask=_i_mask), _i_mask))  # samples/softmax_tensor.py:20
+        _acc_lanes = tl.maximum(_acc_lanes, tl.where(_i_mask, tl.load(a + _p0 * a_stride0 + _i * a_stride1, mask=_i_mask), _acc_lanes))  # samples/softmax_tensor.py:20
+    _acc = tl.maximum(_acc, tl.max(_acc_lanes, axis=0))  # samples/softmax_tensor.py:20
     _r = _acc  # samples/softmax_tensor.py:20
     for _i1_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/softmax_tensor.py:20
         _i1 = _i1_base + tl.arange(0, MVL)
@@ -869,7 +875,7 @@ def _softmax_rows_kernel0(a, b, M, N, a_stride0, a_stride1, b_stride0, b_stride1
         tl.store(b + _p0 * b_stride0 + _i1 * b_stride1, libdevice.exp(tl.load(a + _p0 * a_stride0 + _i1 * a_stride1, mask=_i1_mask) - _r), mask=_i1_mask)  # samples/softmax_tensor.py:20
 
 
-_softmax_rows_kernel0_tuning = _AppycTuning("_softmax_rows_kernel0", "d3dda70541824af9", (256, 4), _APPYC_CANDIDATES)
+_softmax_rows_kernel0_tuning = _AppycTuning("_softmax_rows_kernel0", "22eb9d9b24fbc7c3", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed
@@ -898,10 +904,12 @@ def _softmax_rows_kernel1(b, M, N, b_stride0, b_stride1, MVL: tl.constexpr, ONE_
     # samples/softmax_tensor.py:21: #pragma :M=>parallel
     _p0 = tl.program_id(0)  # samples/softmax_tensor.py:21
     _acc = tl.full((), 0, b.dtype.element_ty)  # samples/softmax_tensor.py:22
+    _acc_lanes = tl.zeros((MVL,), _acc.dtype)  # samples/softmax_tensor.py:22
     for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/softmax_tensor.py:22
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
-        _acc = _acc + tl.sum(tl.where(_i_mask, tl.load(b + _p0 * b_stride0 + _i * b_stride1, mask=_i_mask), 0), axis=0)  # samples/softmax_tensor.py:22
+        _acc_lanes = _acc_lanes + tl.where(_i_mask, tl.load(b + _p0 * b_stride0 + _i * b_stride1, mask=_i_mask), 0)  # samples/softmax_tensor.py:22
+    _acc = _acc + tl.sum(_acc_lanes, axis=0)  # samples/softmax_tensor.py:22
     _r = _acc  # samples/softmax_tensor.py:22
     tl.debug_barrier()
     for _i1_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/softmax_tensor.py:22
@@ -910,7 +918,7 @@ def _softmax_rows_kernel1(b, M, N, b_stride0, b_stride1, MVL: tl.constexpr, ONE_
         tl.store(b + _p0 * b_stride0 + _i1 * b_stride1, _appyc_np_float(tl.load(b + _p0 * b_stride0 + _i1 * b_stride1, mask=_i1_mask)) / _r, mask=_i1_mask)  # samples/softmax_tensor.py:22
 
 
-_softmax_rows_kernel1_tuning = _AppycTuning("_softmax_rows_kernel1", "d819feffeb66f6b7", (256, 4), _APPYC_CANDIDATES)
+_softmax_rows_kernel1_tuning = _AppycTuning("_softmax_rows_kernel1", "918b3f9fecd490ea", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed
@@ -944,10 +952,12 @@ def _softmax_short_rows_kernel0(a, b, M, N, a_stride0, a_stride1, b_stride0, b_s
     # samples/softmax_tensor.py:27: #pragma :M=>parallel :N=>le(1024)
     _p0 = tl.program_id(0)  # samples/softmax_tensor.py:27
     _acc = tl.load(a + _p0 * a_stride0 + 0 * a_stride1)  # samples/softmax_tensor.py:28
+    _acc_lanes = _appyc_lowest_like(tl.zeros((1024,), _acc.dtype))  # samples/softmax_tensor.py:28
     for _i_base in range(0, N, 1024):  # samples/softmax_tensor.py:28
         _i = _i_base + tl.arange(0, 1024)
         _i_mask = _i < N
-        _acc = tl.maximum(_acc, _appyc_masked_max(tl.load(a + _p0 * a_stride0 + _i * a_stride1, mask=_i_mask), _i_mask))  # samples/softmax_tensor.py:28
+        _acc_lanes = tl.maximum(_acc_lanes, tl.where(_i_mask, tl.load(a + _p0 * a_stride0 + _i * a_stride1, mask=_i_mask), _acc_lanes))  # samples/softmax_tensor.py:28
+    _acc = tl.maximum(_acc, tl.max(_acc_lanes, axis=0))  # samples/softmax_tensor.py:28
     _r = _acc  # samples/softmax_tensor.py:28
     for _i1_base in range(0, N, 1024):  # samples/softmax_tensor.py:28
         _i1 = _i1_base + tl.arange(0, 1024)
@@ -975,10 +985,12 @@ def _softmax_short_rows_kernel1(b, M, N, b_stride0, b_stride1):
     # samples/softmax_tensor.py:29: #pragma :M=>parallel :N=>le(1024)
     _p0 = tl.program_id(0)  # samples/softmax_tensor.py:29
     _acc = tl.full((), 0, b.dtype.element_ty)  # samples/softmax_tensor.py:30
+    _acc_lanes = tl.zeros((1024,), _acc.dtype)  # samples/softmax_tensor.py:30
     for _i_base in range(0, N, 1024):  # samples/softmax_tensor.py:30
         _i = _i_base + tl.arange(0, 1024)
         _i_mask = _i < N
-        _acc = _acc + tl.sum(tl.where(_i_mask, tl.load(b + _p0 * b_stride0 + _i * b_stride1, mask=_i_mask), 0), axis=0)  # samples/softmax_tensor.py:30
+        _acc_lanes = _acc_lanes + tl.where(_i_mask, tl.load(b + _p0 * b_stride0 + _i * b_stride1, mask=_i_mask), 0)  # samples/softmax_tensor.py:30
+    _acc = _acc + tl.sum(_acc_lanes, axis=0)  # samples/softmax_tensor.py:30
     _r = _acc  # samples/softmax_tensor.py:30
     tl.debug_barrier()
     for _i1_base in range(0, N, 1024):  # samples/softmax_tensor.py:30

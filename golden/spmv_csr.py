@@ -766,16 +766,18 @@ def _spmv_kernel0(y, A_row, A_col, A_val, x, N, y_stride0, A_row_stride0, A_col_
     _y_elem = tl.load(y + i * y_stride0)  # samples/spmv_csr.py:19
     _j_lo = tl.load(A_row + i * A_row_stride0)  # samples/spmv_csr.py:17
     _j_hi = tl.load(A_row + (1 + i) * A_row_stride0)  # samples/spmv_csr.py:17
+    _y_elem_lanes = tl.zeros((MVL,), _y_elem.dtype)  # samples/spmv_csr.py:17
     for _j_base in range(_j_lo, _j_hi, MVL):  # samples/spmv_csr.py:17
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < _j_hi
         col = tl.load(A_col + j * A_col_stride0, mask=j_mask)  # samples/spmv_csr.py:18
-        _y_elem = _y_elem + tl.sum(tl.where(j_mask, tl.load(A_val + j * A_val_stride0, mask=j_mask) * tl.load(x + col * x_stride0, mask=j_mask), 0), axis=0)  # samples/spmv_csr.py:19
+        _y_elem_lanes = _y_elem_lanes + tl.where(j_mask, tl.load(A_val + j * A_val_stride0, mask=j_mask) * tl.load(x + col * x_stride0, mask=j_mask), 0)  # samples/spmv_csr.py:19
+    _y_elem = _y_elem + tl.sum(_y_elem_lanes, axis=0)  # samples/spmv_csr.py:17
     tl.debug_barrier()
     tl.store(y + i * y_stride0, _y_elem)  # samples/spmv_csr.py:19
 
 
-_spmv_kernel0_tuning = _AppycTuning("_spmv_kernel0", "f65deb474d89b5ba", (256, 4), _APPYC_CANDIDATES)
+_spmv_kernel0_tuning = _AppycTuning("_spmv_kernel0", "0953303b47e8bf7d", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed
@@ -811,10 +813,12 @@ def _spmv_acc_kernel0(indptr, data, x, indices, y, M, indptr_stride0, data_strid
     acc = tl.full((), 0.0, (tl.zeros((), data.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/spmv_csr.py:25
     _j_lo = tl.load(indptr + i * indptr_stride0)  # samples/spmv_csr.py:27
     _j_hi = tl.load(indptr + (i + 1) * indptr_stride0)  # samples/spmv_csr.py:27
+    _acc_lanes = tl.zeros((32,), acc.dtype)  # samples/spmv_csr.py:27
     for _j_base in range(_j_lo, _j_hi, 32):  # samples/spmv_csr.py:27
         j = _j_base + tl.arange(0, 32)
         j_mask = j < _j_hi
-        acc = acc + tl.sum(tl.where(j_mask, tl.load(data + j * data_stride0, mask=j_mask) * tl.load(x + tl.load(indices + j * indices_stride0, mask=j_mask) * x_stride0, mask=j_mask), 0), axis=0)  # samples/spmv_csr.py:28
+        _acc_lanes = _acc_lanes + tl.where(j_mask, tl.load(data + j * data_stride0, mask=j_mask) * tl.load(x + tl.load(indices + j * indices_stride0, mask=j_mask) * x_stride0, mask=j_mask), 0)  # samples/spmv_csr.py:28
+    acc = acc + tl.sum(_acc_lanes, axis=0)  # samples/spmv_csr.py:27
     tl.store(y + i * y_stride0, acc)  # samples/spmv_csr.py:29
 
 

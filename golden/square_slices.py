@@ -884,14 +884,16 @@ def _square_matvec_kernel0(A, x, y, N, A_stride0, A_stride1, x_stride0, y_stride
     # samples/square_slices.py:22: #pragma :N=>parallel :N=>reduce(sum)
     _p0 = tl.program_id(0)  # samples/square_slices.py:22
     _acc = tl.full((), 0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/square_slices.py:23
+    _acc_lanes = tl.zeros((MVL,), _acc.dtype)  # samples/square_slices.py:23
     for _i_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/square_slices.py:23
         _i = _i_base + tl.arange(0, MVL)
         _i_mask = _i < N
-        _acc = _acc + tl.sum(tl.where(_i_mask, tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask) * tl.load(x + _i * x_stride0, mask=_i_mask), 0), axis=0)  # samples/square_slices.py:23
+        _acc_lanes = _acc_lanes + tl.where(_i_mask, tl.load(A + _p0 * A_stride0 + _i * A_stride1, mask=_i_mask) * tl.load(x + _i * x_stride0, mask=_i_mask), 0)  # samples/square_slices.py:23
+    _acc = _acc + tl.sum(_acc_lanes, axis=0)  # samples/square_slices.py:23
     tl.store(y + _p0 * y_stride0, _acc)  # samples/square_slices.py:23
 
 
-_square_matvec_kernel0_tuning = _AppycTuning("_square_matvec_kernel0", "a1a8ad0ba90a98ee", (256, 4), _APPYC_CANDIDATES)
+_square_matvec_kernel0_tuning = _AppycTuning("_square_matvec_kernel0", "6025367445401cf3", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed

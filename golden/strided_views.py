@@ -822,14 +822,16 @@ def _row_sums_kernel0(A, x, y, M, N, A_stride0, A_stride1, x_stride0, y_stride0,
     # samples/strided_views.py:18: #pragma parallel for
     i = tl.program_id(0)  # samples/strided_views.py:19
     acc = tl.full((), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/strided_views.py:20
+    _acc_lanes = tl.zeros((MVL,), acc.dtype)  # samples/strided_views.py:22
     for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/strided_views.py:22
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
-        acc = acc + tl.sum(tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * tl.load(x + j * x_stride0, mask=j_mask), 0), axis=0)  # samples/strided_views.py:23
+        _acc_lanes = _acc_lanes + tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * tl.load(x + j * x_stride0, mask=j_mask), 0)  # samples/strided_views.py:23
+    acc = acc + tl.sum(_acc_lanes, axis=0)  # samples/strided_views.py:22
     tl.store(y + i * y_stride0, acc)  # samples/strided_views.py:24
 
 
-_row_sums_kernel0_tuning = _AppycTuning("_row_sums_kernel0", "5c77ac420e6dd865", (256, 4), _APPYC_CANDIDATES)
+_row_sums_kernel0_tuning = _AppycTuning("_row_sums_kernel0", "8fc74a3b72e6996f", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed

@@ -773,14 +773,16 @@ def _csr_rows_kernel0(ptr, vals, v, cols, out, nrows, ptr_stride0, vals_stride0,
     lo = tl.load(ptr + r * ptr_stride0)  # samples/tuple_assign.py:13
     hi = tl.load(ptr + (r + 1) * ptr_stride0)  # samples/tuple_assign.py:13
     acc = tl.full((), 0.0, (tl.zeros((), vals.dtype.element_ty) + tl.zeros((), v.dtype.element_ty)).dtype)  # samples/tuple_assign.py:14
+    _acc_lanes = tl.zeros((MVL,), acc.dtype)  # samples/tuple_assign.py:16
     for _k_base in range(lo, hi, MVL):  # samples/tuple_assign.py:16
         k = _k_base + tl.arange(0, MVL)
         k_mask = k < hi
-        acc = acc + tl.sum(tl.where(k_mask, tl.load(vals + k * vals_stride0, mask=k_mask) * tl.load(v + tl.load(cols + k * cols_stride0, mask=k_mask) * v_stride0, mask=k_mask), 0), axis=0)  # samples/tuple_assign.py:17
+        _acc_lanes = _acc_lanes + tl.where(k_mask, tl.load(vals + k * vals_stride0, mask=k_mask) * tl.load(v + tl.load(cols + k * cols_stride0, mask=k_mask) * v_stride0, mask=k_mask), 0)  # samples/tuple_assign.py:17
+    acc = acc + tl.sum(_acc_lanes, axis=0)  # samples/tuple_assign.py:16
     tl.store(out + r * out_stride0, acc)  # samples/tuple_assign.py:18
 
 
-_csr_rows_kernel0_tuning = _AppycTuning("_csr_rows_kernel0", "2efa5c3fff6adca1", (256, 4), _APPYC_CANDIDATES)
+_csr_rows_kernel0_tuning = _AppycTuning("_csr_rows_kernel0", "d6f70f331a7c9faf", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed
@@ -850,16 +852,20 @@ def _binned_mean_kernel0(pos, vals, out, nbins, top: "fp64", pos_stride0, vals_s
     right = top * (b + 1) / nbins  # samples/tuple_assign.py:35
     acc = tl.full((), 0.0, vals.dtype.element_ty)  # samples/tuple_assign.py:36
     n = 0  # samples/tuple_assign.py:36
+    _acc_lanes = tl.zeros((MVL,), acc.dtype)  # samples/tuple_assign.py:38
+    _n_lanes = tl.zeros((MVL,), n.dtype)  # samples/tuple_assign.py:38
     for _j_base in range(0, 1 if ONE_STRIP else pos_shape0, MVL):  # samples/tuple_assign.py:38
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < pos_shape0
         inside = (left <= tl.load(pos + j * pos_stride0, mask=j_mask)) & (tl.load(pos + j * pos_stride0, mask=j_mask) < right)  # samples/tuple_assign.py:39
-        acc = acc + tl.sum(tl.where(j_mask, tl.where(inside, tl.load(vals + j * vals_stride0, mask=j_mask), 0.0), 0), axis=0)  # samples/tuple_assign.py:40
-        n = n + tl.sum(tl.where(j_mask, tl.where(inside, 1, 0), 0), axis=0)  # samples/tuple_assign.py:41
+        _acc_lanes = _acc_lanes + tl.where(j_mask, tl.where(inside, tl.load(vals + j * vals_stride0, mask=j_mask), 0.0), 0)  # samples/tuple_assign.py:40
+        _n_lanes = _n_lanes + tl.where(j_mask, tl.where(inside, 1, 0), 0)  # samples/tuple_assign.py:41
+    acc = acc + tl.sum(_acc_lanes, axis=0)  # samples/tuple_assign.py:38
+    n = n + tl.sum(_n_lanes, axis=0)  # samples/tuple_assign.py:38
     tl.store(out + b * out_stride0, acc / tl.maximum(n, 1))  # samples/tuple_assign.py:42
 
 
-_binned_mean_kernel0_tuning = _AppycTuning("_binned_mean_kernel0", "9ac049b2301de6b9", (256, 4), _APPYC_CANDIDATES)
+_binned_mean_kernel0_tuning = _AppycTuning("_binned_mean_kernel0", "25e44f9aa549e53a", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed

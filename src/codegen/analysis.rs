@@ -521,6 +521,7 @@ mod tests {
             ExprKind::Reduce {
                 op: ReduceOp::Sum,
                 value: Box::new(elem("A", "i")),
+                lanes: None,
             },
             Span::DUMMY,
         );

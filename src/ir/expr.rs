@@ -160,9 +160,14 @@ pub enum ExprKind {
     },
     /// A cross-lane reduction of a vector to a scalar; masked-off lanes never contribute.
     /// Produced by strip-mining from `s += v`, `m = max(m, v)` and reductions into memory.
+    /// With `lanes`, the update `s = s ⊕ Reduce(e)` of a strip loop's carried scalar that no
+    /// other statement of the loop reads (`strip_mine::accumulate_lanes`): the printer folds
+    /// each strip element-wise into the kernel-unique lane vector `lanes` and reduces it into
+    /// `s` once after the loop, instead of a cross-lane reduction every strip.
     Reduce {
         op: ReduceOp,
         value: Box<Expr>,
+        lanes: Option<String>,
     },
     /// A reduction over the rows (axis 0) of a row tile, the lanes kept on the other axis: one
     /// value per lane, masked-off rows never contributing. Produced by strip-mining a plain
@@ -328,9 +333,10 @@ impl Expr {
                 width,
                 bound: Box::new(bound.rewrite(f)),
             },
-            ExprKind::Reduce { op, value } => ExprKind::Reduce {
+            ExprKind::Reduce { op, value, lanes } => ExprKind::Reduce {
                 op,
                 value: Box::new(value.rewrite(f)),
+                lanes,
             },
             ExprKind::ReduceRows { op, value, acc } => ExprKind::ReduceRows {
                 op,

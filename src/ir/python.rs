@@ -168,7 +168,7 @@ fn expr_prec(e: &Expr, ctx: u8) -> String {
         } => {
             format!("appy.vidx({}, {}, {})", expr(start), width(*w), expr(bound))
         }
-        ExprKind::Reduce { op, value } => format!("{}({})", op.name(), expr(value)),
+        ExprKind::Reduce { op, value, .. } => format!("{}({})", op.name(), expr(value)),
         ExprKind::ReduceRows { op, value, .. } => {
             format!("{}({}, axis=0)", op.name(), expr(value))
         }

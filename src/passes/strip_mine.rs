@@ -264,7 +264,10 @@ impl Cx {
         inner.in_vector_loop = true;
         inner.tile_slot = tile_outer;
         inner.in_tile = tile.is_some();
-        let body = self.block(body, &mut inner)?;
+        let mut body = self.block(body, &mut inner)?;
+        if tile.is_none() {
+            accumulate_lanes(&mut body, &mut |base| self.fresh_name(base));
+        }
         scope
             .defined
             .extend(inner.defined.into_iter().filter(|n| n != &var));
@@ -491,6 +494,78 @@ impl Cx {
     }
 }
 
+/// A lane strip's body: the updates `s = s ⊕ Reduce(e)` of each carried scalar that the body
+/// touches only through such updates, at its top level and by one operator, reduce into a lane
+/// vector across the strips (`Reduce::lanes`, a fresh name per scalar). Nothing in the loop can
+/// then see a partial value, and the printer reduces the lanes once after the loop.
+fn accumulate_lanes(body: &mut [Stmt], fresh: &mut dyn FnMut(&str) -> String) {
+    /// (s, op) of `s = s ⊕ Reduce(e)` whose `e` does not read `s`.
+    fn update_of(s: &Stmt) -> Option<(&str, ReduceOp)> {
+        let StmtKind::Assign {
+            target,
+            value,
+            atomic: false,
+        } = &s.kind
+        else {
+            return None;
+        };
+        let ExprKind::Name(n) = &target.kind else {
+            return None;
+        };
+        let (op, operand) = as_reduction(target, value)?;
+        let (ReductionOperand::Plain(r) | ReductionOperand::Negated(r)) = operand;
+        match &r.kind {
+            ExprKind::Reduce {
+                value, lanes: None, ..
+            } if !value.mentions(n) => Some((n, op)),
+            _ => None,
+        }
+    }
+    let mut candidates: Vec<(String, ReduceOp)> = vec![];
+    for s in body.iter() {
+        if let Some((n, op)) = update_of(s) {
+            if !candidates.iter().any(|(c, _)| c == n) {
+                candidates.push((n.to_string(), op));
+            }
+        }
+    }
+    for (n, op) in candidates {
+        let only_updates = body.iter().all(|s| match update_of(s) {
+            Some((m, o)) if m == n => o == op,
+            _ => !s.names().contains(&n),
+        });
+        if !only_updates {
+            continue;
+        }
+        let acc = fresh(&format!("{n}_lanes"));
+        for s in body.iter_mut() {
+            if !matches!(update_of(s), Some((m, _)) if m == n) {
+                continue;
+            }
+            let StmtKind::Assign { value, .. } = &mut s.kind else {
+                unreachable!("update_of matched an assignment")
+            };
+            *value = std::mem::replace(value, Expr::int(0, Span::DUMMY)).rewrite(&mut |x| match x
+                .kind
+            {
+                ExprKind::Reduce {
+                    op,
+                    value,
+                    lanes: None,
+                } => Expr::new(
+                    ExprKind::Reduce {
+                        op,
+                        value,
+                        lanes: Some(acc.clone()),
+                    },
+                    x.span,
+                ),
+                kind => Expr::new(kind, x.span),
+            });
+        }
+    }
+}
+
 /// `t = t + v` with vector `v` → `t = t + sum(v)`; max/min likewise; anything else is an error.
 fn reduce_update(target: &Expr, value: Expr, span: Span) -> Result<Expr> {
     reduction(target, value, span, None)
@@ -522,6 +597,7 @@ fn reduction(target: &Expr, value: Expr, span: Span, rows_acc: Option<String>) -
             None => ExprKind::Reduce {
                 op,
                 value: value_box,
+                lanes: None,
             },
         },
         vspan,
@@ -918,6 +994,59 @@ mod tests {
             });
         }
         assert_eq!(accs, ["_s_rows1", "_m_rows", "_s_rows1"]);
+    }
+
+    /// Each lane reduction of the kernel of `src` after strip-mining: (the update printed, its
+    /// lane accumulator).
+    fn lane_reductions(src: &str) -> Vec<(String, Option<String>)> {
+        let f = attached(src).unwrap();
+        let mut k = crate::passes::outline::run(&f).unwrap().remove(0);
+        run(&mut k).unwrap();
+        let mut out = vec![];
+        for s in &k.body {
+            s.walk(&mut |st| {
+                if let StmtKind::Assign { value, .. } = &st.kind {
+                    value.walk(&mut |x| {
+                        if let ExprKind::Reduce { lanes, .. } = &x.kind {
+                            out.push((crate::ir::python::expr(value), lanes.clone()));
+                        }
+                    });
+                }
+            });
+        }
+        out
+    }
+
+    const ROWS: &str = "def f(A, B, r, c, M, N):\n    #pragma parallel for\n    for i in range(M):\n        s = 0.0\n        #pragma simd\n        for j in range(N):\n";
+
+    #[test]
+    fn a_strip_loop_s_carried_scalar_touched_only_by_its_updates_reduces_in_lanes() {
+        // `+=` and `-=` of one scalar share one lane vector; a max has its own.
+        let r = lane_reductions(&format!("{ROWS}            B[i, j] = A[i, j] * 2.0\n            s += A[i, j]\n            m = max(m, A[i, j])\n            s -= B[i, j]\n        r[i] = s + m\n").replace("        s = 0.0\n", "        s = 0.0\n        m = A[i, 0]\n"));
+        let lanes: Vec<_> = r.iter().map(|(_, l)| l.as_deref()).collect();
+        assert_eq!(
+            lanes,
+            [Some("_s_lanes"), Some("_m_lanes"), Some("_s_lanes")],
+            "{r:?}"
+        );
+    }
+
+    #[test]
+    fn a_scalar_the_strip_loop_reads_or_updates_otherwise_reduces_each_strip() {
+        for body in [
+            // read by another statement of the loop: it must see every strip's sum so far
+            "            s += A[i, j]\n            B[i, j] = A[i, j] + s\n",
+            // two operators on one scalar
+            "            s += A[i, j]\n            s = max(s, A[i, j])\n",
+            // an update under an `if`: not at the loop's top level
+            "            if c > 0:\n                s += A[i, j]\n",
+        ] {
+            let r = lane_reductions(&format!("{ROWS}{body}        r[i] = s\n"));
+            assert!(
+                !r.is_empty() && r.iter().all(|(_, l)| l.is_none()),
+                "{body}: {r:?}"
+            );
+        }
     }
 
     #[test]

@@ -336,7 +336,13 @@ impl Cx<'_> {
                     "internal: a reduction over rows outside the updates of its row tile",
                 ))
             }
-            ExprKind::Reduce { op, value } => {
+            ExprKind::Reduce { lanes: Some(_), .. } => {
+                return Err(Diagnostic::error(
+                    e.span,
+                    "internal: a reduction into lanes outside the updates of its strip loop",
+                ))
+            }
+            ExprKind::Reduce { op, value, .. } => {
                 let mask = self.mask_of(value);
                 let v = self.expr(value)?;
                 let m = if mask.is_empty() {

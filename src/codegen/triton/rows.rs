@@ -69,8 +69,9 @@ pub(super) fn row_tile_of(body: &[Stmt]) -> Option<RowTile<'_>> {
     })
 }
 
-/// A row tile's update `s = s ⊕ ReduceRows(e)`.
-fn row_update(s: &Stmt) -> Option<RowUpdate<'_>> {
+/// A carried name's update `s = s ⊕ r` (`s = s - r`: negated) as (s, op, negated, r, the
+/// whole value).
+pub(super) fn name_update(s: &Stmt) -> Option<(&str, ReduceOp, bool, &Expr, &Expr)> {
     let StmtKind::Assign {
         target,
         value: update,
@@ -82,15 +83,20 @@ fn row_update(s: &Stmt) -> Option<RowUpdate<'_>> {
     let ExprKind::Name(n) = &target.kind else {
         return None;
     };
-    let (op, (reduced, negated)) = match as_reduction(target, update)? {
-        (op, ReductionOperand::Plain(r)) => (op, (r, false)),
-        (op, ReductionOperand::Negated(r)) => (op, (r, true)),
-    };
+    Some(match as_reduction(target, update)? {
+        (op, ReductionOperand::Plain(r)) => (n, op, false, r, update),
+        (op, ReductionOperand::Negated(r)) => (n, op, true, r, update),
+    })
+}
+
+/// A row tile's update `s = s ⊕ ReduceRows(e)`.
+fn row_update(s: &Stmt) -> Option<RowUpdate<'_>> {
+    let (target, op, negated, reduced, update) = name_update(s)?;
     let ExprKind::ReduceRows { value, acc, .. } = &reduced.kind else {
         return None;
     };
     Some(RowUpdate {
-        target: n,
+        target,
         op,
         negated,
         value,
@@ -98,6 +104,49 @@ fn row_update(s: &Stmt) -> Option<RowUpdate<'_>> {
         update,
         span: s.span,
     })
+}
+
+/// `acc = acc ⊕ value` where `mask` holds, element-wise (row tiles and lane strips alike).
+pub(super) fn fold_line(op: ReduceOp, negated: bool, acc: &str, mask: &str, value: &str) -> String {
+    match (op, negated) {
+        (ReduceOp::Sum, false) => format!("{acc} = {acc} + tl.where({mask}, {value}, 0)"),
+        (ReduceOp::Sum, true) => format!("{acc} = {acc} - tl.where({mask}, {value}, 0)"),
+        (ReduceOp::Max, _) => {
+            format!("{acc} = tl.maximum({acc}, tl.where({mask}, {value}, {acc}))")
+        }
+        (ReduceOp::Min, _) => {
+            format!("{acc} = tl.minimum({acc}, tl.where({mask}, {value}, {acc}))")
+        }
+    }
+}
+
+/// An accumulator reduced over its axis 0.
+pub(super) fn reduced_line(op: ReduceOp, acc: &str) -> String {
+    let reduce = match op {
+        ReduceOp::Sum => "tl.sum",
+        ReduceOp::Max => "tl.max",
+        ReduceOp::Min => "tl.min",
+    };
+    format!("{reduce}({acc}, axis=0)")
+}
+
+/// `s = s ⊕ reduced`.
+pub(super) fn combine_line(op: ReduceOp, s: &str, reduced: &str) -> String {
+    match op {
+        ReduceOp::Sum => format!("{s} = {s} + {reduced}"),
+        ReduceOp::Max => format!("{s} = tl.maximum({s}, {reduced})"),
+        ReduceOp::Min => format!("{s} = tl.minimum({s}, {reduced})"),
+    }
+}
+
+/// An accumulator of `shape` in `dtype`, every element the identity of `op`.
+pub(super) fn identity_line(op: ReduceOp, shape: &str, dtype: &str) -> String {
+    let zeros = format!("tl.zeros({shape}, {dtype})");
+    match op {
+        ReduceOp::Sum => zeros,
+        ReduceOp::Max => format!("_appyc_lowest_like({zeros})"),
+        ReduceOp::Min => format!("_appyc_highest_like({zeros})"),
+    }
 }
 
 impl Cx<'_> {
@@ -235,12 +284,7 @@ impl Cx<'_> {
                     }
                     .to_string()
                 });
-            let zeros = format!("tl.zeros({shape}, {dt})");
-            let init = match u.op {
-                ReduceOp::Sum => zeros,
-                ReduceOp::Max => format!("_appyc_lowest_like({zeros})"),
-                ReduceOp::Min => format!("_appyc_highest_like({zeros})"),
-            };
+            let init = identity_line(u.op, &shape, &dt);
             w.line(format!("{} = {init}  {src}", u.acc));
         }
         Ok(())
@@ -259,13 +303,7 @@ impl Cx<'_> {
         mask.insert(rows_mask.to_string());
         let m = mask.into_iter().collect::<Vec<_>>().join(" & ");
         let v = self.expr(u.value)?;
-        let acc = u.acc;
-        let line = match (u.op, u.negated) {
-            (ReduceOp::Sum, false) => format!("{acc} = {acc} + tl.where({m}, {v}, 0)"),
-            (ReduceOp::Sum, true) => format!("{acc} = {acc} - tl.where({m}, {v}, 0)"),
-            (ReduceOp::Max, _) => format!("{acc} = tl.maximum({acc}, tl.where({m}, {v}, {acc}))"),
-            (ReduceOp::Min, _) => format!("{acc} = tl.minimum({acc}, tl.where({m}, {v}, {acc}))"),
-        };
+        let line = fold_line(u.op, u.negated, u.acc, &m, &v);
         w.line(format!("{line}  {}", self.src(u.span)));
         Ok(())
     }
@@ -287,18 +325,9 @@ impl Cx<'_> {
                 self.split_combine(w, u.op, acc, s)?;
                 "_appyc_total".to_string()
             } else {
-                let reduce = match u.op {
-                    ReduceOp::Sum => "tl.sum",
-                    ReduceOp::Max => "tl.max",
-                    ReduceOp::Min => "tl.min",
-                };
-                format!("{reduce}({acc}, axis=0)")
+                reduced_line(u.op, acc)
             };
-            let line = match u.op {
-                ReduceOp::Sum => format!("{s} = {s} + {rows}"),
-                ReduceOp::Max => format!("{s} = tl.maximum({s}, {rows})"),
-                ReduceOp::Min => format!("{s} = tl.minimum({s}, {rows})"),
-            };
+            let line = combine_line(u.op, s, &rows);
             let mut mask = BTreeSet::new();
             for o in updates.iter().filter(|o| o.acc == u.acc) {
                 mask.extend(self.mask_of(o.update));

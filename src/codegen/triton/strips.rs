@@ -7,13 +7,59 @@
 //!   extent fits one strip, and a constant single trip lets Triton fold the loop away.
 //! - A row block's strip is axis 1 of its tile; the launcher sizes `ROW_BLOCK` from the strips'
 //!   bounds when they are host values, and passes 1 (as correct as any size) otherwise.
+//! - A carried scalar reduced with lanes (`Reduce::lanes`) folds each strip into a lane vector
+//!   that starts from the identity in the scalar's own dtype: the scalar is loop-carried, so
+//!   Triton already holds `s ⊕ value` to that dtype, and the vector keeps it too. One
+//!   cross-lane reduction after the loop replaces one a strip (each a shuffle tree and, with
+//!   several warps, a trip through shared memory between barriers).
 
 use super::cx::{width_text, Cx};
-use super::rows::row_tile_of;
+use super::rows::{combine_line, fold_line, identity_line, name_update, reduced_line, row_tile_of};
 use crate::codegen::writer::Writer;
 use crate::diag::Result;
+use crate::frontend::source::Span;
 use crate::ir::*;
 use std::collections::BTreeSet;
+
+/// A lane strip's update `s = s ⊕ Reduce(e)` carried in the lane vector `acc`.
+struct LaneUpdate<'a> {
+    target: &'a str,
+    op: ReduceOp,
+    negated: bool,
+    value: &'a Expr,
+    acc: &'a str,
+    span: Span,
+}
+
+fn lane_update(s: &Stmt) -> Option<LaneUpdate<'_>> {
+    let (target, op, negated, reduced, _) = name_update(s)?;
+    let ExprKind::Reduce {
+        value,
+        lanes: Some(acc),
+        ..
+    } = &reduced.kind
+    else {
+        return None;
+    };
+    Some(LaneUpdate {
+        target,
+        op,
+        negated,
+        value,
+        acc,
+        span: s.span,
+    })
+}
+
+/// Each accumulator once, with the first update that names it.
+fn distinct_accumulators<'u, 'a>(updates: &'u [LaneUpdate<'a>]) -> Vec<&'u LaneUpdate<'a>> {
+    updates
+        .iter()
+        .enumerate()
+        .filter(|(k, u)| !updates[..*k].iter().any(|p| p.acc == u.acc))
+        .map(|(_, u)| u)
+        .collect()
+}
 
 /// The switch of strip loops that fit one strip (`Cx::strip_mined_loop`); off unless the
 /// launcher finds that every such loop of the kernel does.
@@ -44,6 +90,14 @@ impl Cx<'_> {
         };
         if let Some(t) = &row_tile {
             self.row_accumulators(w, t, (width, v), src)?;
+        }
+        let lane_updates: Vec<LaneUpdate> = match tile {
+            None => body.iter().filter_map(lane_update).collect(),
+            Some(_) => vec![],
+        };
+        for u in distinct_accumulators(&lane_updates) {
+            let init = identity_line(u.op, &format!("({wd},)"), &format!("{}.dtype", u.target));
+            w.line(format!("{} = {init}  {src}", u.acc));
         }
         // A loop over vectors that usually runs once (a row shorter than MVL) is slower as a
         // loop than as straight code: with its one-trip loop nested inside, the grid-stride loop
@@ -103,18 +157,41 @@ impl Cx<'_> {
         if tile.is_none() {
             self.strips.push(width);
         }
-        self.block(w, body)?;
+        if lane_updates.is_empty() {
+            self.block(w, body)?;
+        } else {
+            for s in body {
+                match lane_update(s) {
+                    Some(u) => {
+                        // The strip's own mask too: a value need not mention the lanes' index.
+                        let mut mask = self.mask_of(u.value);
+                        mask.insert(format!("{v}_mask"));
+                        let m = mask.into_iter().collect::<Vec<_>>().join(" & ");
+                        let value = self.expr(u.value)?;
+                        let line = fold_line(u.op, u.negated, u.acc, &m, &value);
+                        w.line(format!("{line}  {}", self.src(u.span)));
+                    }
+                    None => self.stmt(w, s)?,
+                }
+            }
+        }
         if tile.is_none() {
             self.strips.pop();
         }
         w.dedent();
+        for u in distinct_accumulators(&lane_updates) {
+            let line = combine_line(u.op, u.target, &reduced_line(u.op, u.acc));
+            w.line(format!("{line}  {src}"));
+        }
         Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::codegen::test_support::{function, generated, has_line, kernel_of};
+    use crate::codegen::test_support::{
+        code_lines, function, generated, has_line, kernel_of, line_at,
+    };
 
     #[test]
     fn a_strip_mined_loop_defines_its_vector_index_and_mask() {
@@ -133,6 +210,65 @@ mod tests {
         assert_eq!(body[1].trim(), "j = _j_base + tl.arange(0, MVL)", "{k}");
         assert_eq!(body[2].trim(), "j_mask = j < N", "{k}");
         assert!(body[3].contains("mask=j_mask)  # t.py:7"), "{k}");
+    }
+
+    #[test]
+    fn a_carried_scalar_folds_strips_into_lanes_and_reduces_them_once_after_the_loop() {
+        let k = kernel_of(
+            "def f(A, r, M, N):\n    #pragma parallel for\n    for i in range(M):\n        s = 0.0\n        m = A[i, 0]\n        #pragma simd\n        for j in range(N):\n            s -= A[i, j] * 2.0\n            m = max(m, A[i, j])\n        r[i] = s + m\n",
+            "f",
+        );
+        let l = code_lines(&k);
+        let at = line_at(&l, "for _j_base in range(0, 1 if ONE_STRIP else N, MVL):");
+        let trimmed =
+            |from: usize, to: usize| l[from..to].iter().map(|x| x.trim()).collect::<Vec<_>>();
+        // Before the loop, from each operator's identity in the scalar's dtype.
+        assert_eq!(
+            trimmed(at - 2, at),
+            [
+                "_s_lanes = tl.zeros((MVL,), s.dtype)",
+                "_m_lanes = _appyc_lowest_like(tl.zeros((MVL,), m.dtype))",
+            ],
+            "{k}"
+        );
+        // In the loop, element-wise under the strip's mask; no cross-lane reduction there.
+        let a = "tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask)";
+        assert_eq!(
+            trimmed(at + 3, at + 5),
+            [
+                format!("_s_lanes = _s_lanes - tl.where(j_mask, _appyc_np_float({a}) * 2.0, 0)"),
+                format!("_m_lanes = tl.maximum(_m_lanes, tl.where(j_mask, {a}, _m_lanes))"),
+            ],
+            "{k}"
+        );
+        // After it, at the loop's indentation: each reduced once into its scalar.
+        assert_eq!(
+            trimmed(at + 5, at + 7),
+            [
+                "s = s + tl.sum(_s_lanes, axis=0)",
+                "m = tl.maximum(m, tl.max(_m_lanes, axis=0))",
+            ],
+            "{k}"
+        );
+        let indent = |x: &str| x.len() - x.trim_start().len();
+        assert_eq!(indent(l[at + 5]), indent(l[at]), "{k}");
+        assert!(!k.contains("_appyc_masked_max("), "{k}");
+    }
+
+    #[test]
+    fn a_scalar_read_inside_its_strip_loop_is_reduced_every_strip() {
+        let k = kernel_of(
+            "def f(A, B, M, N):\n    #pragma parallel for\n    for i in range(M):\n        s = 0.0\n        #pragma simd\n        for j in range(N):\n            s += A[i, j]\n            B[i, j] = s\n",
+            "f",
+        );
+        assert!(
+            has_line(
+                &k,
+                "s = s + tl.sum(tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask), 0), axis=0)"
+            ),
+            "{k}"
+        );
+        assert!(!k.contains("_lanes"), "{k}");
     }
 
     #[test]
