@@ -49,6 +49,54 @@ def with_tile_rows(text, rows):
     return text
 
 
+def with_hoisted_vectors(text):
+    """kernel1 with v1[j] and v2[j] loaded once before the row loop instead of once a row tile
+    (what a loop-invariant load hoist would print)."""
+    loop = "    for _i_base in range(_appyc_rows_lo, _appyc_rows_hi,"
+    assert text.count(loop) == 1
+    for v in ("v1", "v2"):
+        load = f"tl.load({v} + j * {v}_stride0, mask=j_mask)"
+        assert text.count(load) == 1, load
+        text = text.replace(load, f"_{v}_j")
+        text = text.replace(loop, f"    _{v}_j = {load}\n{loop}")
+    return text
+
+
+def with_chunked_combine(text, chunk):
+    """kernel1's last-arriving split summing the splits' partials `chunk` at a time (one 2-D load
+    and a sum each) instead of one load after another: with tens of splits the serial loads are
+    one L2 round trip each, at the kernel's tail."""
+    if chunk <= 1:
+        return text
+    old = """        _appyc_total = tl.load(_appyc_part, cache_modifier=".cg")
+        for _appyc_k in range(1, tl.num_programs(1)):
+            _appyc_total = _appyc_total + tl.load(_appyc_part + _appyc_k * _appyc_stride, cache_modifier=".cg")
+"""
+    new = f"""        _appyc_total = tl.zeros((MVL,), _s_rows.dtype)
+        for _appyc_k in range(0, tl.num_programs(1), {chunk}):
+            _appyc_ks = _appyc_k + tl.arange(0, {chunk})
+            _appyc_total = _appyc_total + tl.sum(tl.load(_appyc_part[None, :] + _appyc_ks[:, None] * _appyc_stride, mask=(_appyc_ks < tl.num_programs(1))[:, None], other=0.0, cache_modifier=".cg"), axis=0)
+"""
+    assert text.count(old) == 1
+    return text.replace(old, new)
+
+
+def with_summed_rows(text):
+    """kernel1 summing each row tile's products down its rows as it goes (a vector of MVL
+    partial sums) instead of keeping a tile-shaped accumulator: fewer registers a program."""
+    sites = [("_s_rows = tl.zeros((", "_s_rows = tl.zeros(("),
+             ("        _s_rows = _s_rows + tl.where(", "        _s_rows = _s_rows + tl.sum(tl.where("),
+             ("i_mask[:, None]), 0)  # scripts/npbench_natural/gemver.py:22", "i_mask[:, None]), 0), axis=0)"),
+             ("tl.store(_appyc_part + _appyc_split * _appyc_stride, tl.sum(_s_rows, axis=0))",
+              "tl.store(_appyc_part + _appyc_split * _appyc_stride, _s_rows)")]
+    for old, new in sites:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    start = text.index("_s_rows = tl.zeros((") + len("_s_rows = tl.zeros((")
+    end = text.index(", MVL)", start)
+    return text[:start] + "MVL," + text[end + 5:]
+
+
 def main(args):
     import torch
 
@@ -63,7 +111,14 @@ def main(args):
 
     path = Path(args.modules) / "natural" / "gemver.py"
     text = path.read_text()
-    mods = {rows: load_text(with_tile_rows(text, rows), f"gemver_rows{rows}", path) for rows in args.rows}
+    mods = {}
+    for rows in args.rows:
+        for hoist in args.hoist:
+            for chunk in args.chunk:
+                t = with_chunked_combine(with_tile_rows(text, rows), chunk)
+                t = with_hoisted_vectors(t) if hoist & 1 else t
+                t = with_summed_rows(t) if hoist & 2 else t
+                mods[(rows, hoist, chunk)] = load_text(t, f"gemver_rows{rows}_h{hoist}_c{chunk}", path)
     case = GemverCase()
     N, alpha, beta, dev, restore = case.N, case.alpha, case.beta, case.dev, case.restore
 
@@ -94,10 +149,10 @@ def main(args):
         return statistics.median(samples)
 
     variants = {}
-    for rows, mod in mods.items():
-        for c1 in mod._gemver_kernel1_tuning.candidates:
+    for (rows, hoist, chunk), mod in mods.items():
+        for c1 in args.k1 or mod._gemver_kernel1_tuning.candidates:
             for per_sm in args.per_sm:
-                key = (rows, tuple(c1), per_sm)
+                key = (rows, tuple(c1), per_sm, hoist, chunk)
                 fn = launchers(mod, tuple(c1), per_sm)
                 restore()
                 fn()
@@ -132,8 +187,9 @@ def main(args):
     rows_out = []
     med = lambda ts: statistics.median(ts)  # noqa: E731
     for k in sorted(keys, key=lambda k: med(times[(k, "back_to_back")])):
-        rows_out.append({"rows": k[0], "k1": list(k[1]), "per_sm": k[2], **{m: times[(k, m)] for m in modes}})
-        say(f"rows {k[0]:2d} k1 {k[1]} per_sm {k[2]:2d}: median ms " +
+        rows_out.append({"rows": k[0], "k1": list(k[1]), "per_sm": k[2], "hoist": k[3], "chunk": k[4],
+                         **{m: times[(k, m)] for m in modes}})
+        say(f"rows {k[0]:2d} k1 {k[1]} per_sm {k[2]:2d} hoist {k[3]} chunk {k[4]}: median ms " +
             ", ".join(f"{m} {med(times[(k, m)]):.4f}" for m in modes))
     (out / "gemver_k1_calls.json").write_text(json.dumps({"device": torch.cuda.get_device_name(),
                                                           "k2": args.k2, "variants": rows_out}, indent=1))
@@ -146,6 +202,11 @@ if __name__ == "__main__":
     p.add_argument("--rows", type=int, nargs="+", default=[32, 16])
     p.add_argument("--per-sm", type=int, nargs="+", default=[8, 16])
     p.add_argument("--k2", type=int, nargs=2, default=[512, 4])
+    p.add_argument("--k1", type=lambda c: tuple(int(v) for v in c.split(",")), nargs="+",
+                   help="k1 configurations MVL,WARPS (default: the module's whole table)")
+    p.add_argument("--hoist", type=int, nargs="+", default=[0], help="bits: 1 v1/v2 hoisted, 2 rows summed into a vector each tile (0: as generated)")
+    p.add_argument("--chunk", type=int, nargs="+", default=[1],
+                   help="partials summed this many at a time by the last split (1: as generated)")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--clean-mb", type=int, default=256, help="scratch read after the restore (call_clean_l2)")
     p.add_argument("--reps", type=int, default=40)

@@ -11,6 +11,8 @@ settles first, as the benchmark lets it; one call of each on the same inputs is 
 the other (NPBench's rule), and a disagreement fails the run.
 
     python bench/gpu_old_new.py --old DIR --new DIR --only symm,softmax --out DIR
+    python bench/gpu_old_new.py ... --only gesummv --pin _gesummv_kernel0=1024,8   (both builds
+        run that configuration: what the kernels' text costs, apart from what the tuner picked)
 """
 import argparse
 import json
@@ -27,6 +29,17 @@ import bench_npbench as nb  # noqa: E402
 BUILDS = ("old", "new")
 
 
+class Pinned(dict):
+    """A tuning table that holds one configuration for every key (`--pin`)."""
+
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+
+    def get(self, key, default=None):
+        return self.config
+
+
 def compare(kernel, a, say):
     import numpy as np
     name = nb.split_case(kernel)[1]  # "gemver.natural": the natural set's gemver
@@ -36,6 +49,9 @@ def compare(kernel, a, say):
         nb.interpret_floats_as_gpu()
     dirs = {"old": a.old, "new": a.new}
     mods = {b: nb.load_appyc_module(dirs[b], kernel, "appyc", prefix=f"{b}_{kernel}") for b in BUILDS}
+    for b, m in mods.items():
+        for kernel_fn, config in a.pin:
+            getattr(m, f"{kernel_fn}_tuning").chosen = Pinned(config)
     fns = {b: getattr(m, name) for b, m in mods.items()}
     args = nb.make_inputs(name, a.size)
     names = [n for n, _ in args]
@@ -73,10 +89,26 @@ def compare(kernel, a, say):
     warm = max(once(b)[0] for b in BUILDS)
     per_round = max(1, min(a.max_reps, int(a.time_budget / max(warm, 1e-6))) // a.rounds)
     times = {b: [] for b in BUILDS}
+    if a.back_to_back:
+        import torch
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+    def burst(build):
+        """`per_round` calls queued back to back, their mean (the kernels without the host's
+        synchronised call around them; the written arrays are not restored between calls)."""
+        os.environ["APPYC_CACHE_DIR"] = caches[build]
+        start.record()
+        for _ in range(per_round):
+            fns[build](*[dev[n] for n in names])
+        end.record()
+        end.synchronize()
+        return [start.elapsed_time(end) / 1e3 / per_round]
+
     for r in range(a.rounds):
         for b in (BUILDS if r % 2 == 0 else BUILDS[::-1]):
-            times[b] += [once(b)[0] for _ in range(per_round)]
-    res = {"kernel": kernel, "agree": agree, "settle_calls": settle,
+            times[b] += burst(b) if a.back_to_back else [once(b)[0] for _ in range(per_round)]
+    res = {"kernel": kernel, "agree": agree, "settle_calls": settle, "pinned": a.pin,
+           "back_to_back": a.back_to_back,
            "tuning": {b: nb.tuning_choices(mods[b]) for b in BUILDS}}
     for b in BUILDS:
         ts = sorted(times[b])
@@ -123,4 +155,9 @@ if __name__ == "__main__":
     p.add_argument("--max-reps", type=int, default=2000)
     p.add_argument("--deadline", type=float, default=300.0)
     p.add_argument("--out", default="old_new_out")
+    p.add_argument("--back-to-back", action="store_true",
+                   help="time each round's calls queued back to back (CUDA events), not one by one")
+    p.add_argument("--pin", action="append", default=[],
+                   type=lambda s: (s.split("=")[0], tuple(int(v) for v in s.split("=")[1].split(","))),
+                   help="KERNEL_FN=MVL,WARPS[,...]: both builds run this configuration of that kernel")
     main(p.parse_args())

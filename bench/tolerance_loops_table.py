@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The markdown table and PNG chart of bench/gpu_tolerance_loops.py's JSON (one run).
 
-    python bench/tolerance_loops_table.py RUN.json OUT_STEM ["what new is"]   (writes OUT_STEM.md, .png)
+    python bench/tolerance_loops_table.py RUN.json OUT_STEM ["what new is" ["what old is"]]
+        (writes OUT_STEM.md, .png)
 """
 import json
 import sys
@@ -12,11 +13,11 @@ WHAT = {
 }
 
 
-def main(run, stem, new_is):
+def main(run, stem, new_is, old_is="4371136"):
     r = json.load(open(run))
     cases = [c for c in ("relax_1d", "jacobi_2d") if c in r]
     lines = [f"Relaxations to a tolerance, {r['device']}, one process (`{run}`). `new`: {new_is}; "
-             "`old`: 4371136. "
+             f"`old`: {old_is}. "
              "`bare np.max`: the test as NumPy code after the sweep; `clause`: the sweep reduces "
              "`reduction(max:diff)` itself. Every result's sweep count and arrays equal NumPy's "
              "(1e-12). Steady state: median of calls timed as bench_npbench times them, the appyc "
@@ -58,4 +59,5 @@ def main(run, stem, new_is):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "this stop's compiler")
+    main(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else "this stop's compiler",
+         *sys.argv[4:5])
