@@ -200,6 +200,21 @@ impl Stmt {
         used
     }
 
+    /// `name = value`, not atomic: (the target, its name, the value).
+    pub fn name_assignment(&self) -> Option<(&Expr, &str, &Expr)> {
+        match &self.kind {
+            StmtKind::Assign {
+                target,
+                value,
+                atomic: false,
+            } => match &target.kind {
+                ExprKind::Name(n) => Some((target, n, value)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// Every expression directly held by this statement (not by nested statements).
     pub fn exprs(&self) -> Vec<&Expr> {
         match &self.kind {

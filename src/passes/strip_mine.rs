@@ -501,17 +501,7 @@ impl Cx {
 fn accumulate_lanes(body: &mut [Stmt], fresh: &mut dyn FnMut(&str) -> String) {
     /// (s, op) of `s = s ⊕ Reduce(e)` whose `e` does not read `s`.
     fn update_of(s: &Stmt) -> Option<(&str, ReduceOp)> {
-        let StmtKind::Assign {
-            target,
-            value,
-            atomic: false,
-        } = &s.kind
-        else {
-            return None;
-        };
-        let ExprKind::Name(n) = &target.kind else {
-            return None;
-        };
+        let (target, n, value) = s.name_assignment()?;
         let (op, operand) = as_reduction(target, value)?;
         let (ReductionOperand::Plain(r) | ReductionOperand::Negated(r)) = operand;
         match &r.kind {

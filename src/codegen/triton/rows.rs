@@ -72,17 +72,7 @@ pub(super) fn row_tile_of(body: &[Stmt]) -> Option<RowTile<'_>> {
 /// A carried name's update `s = s ⊕ r` (`s = s - r`: negated) as (s, op, negated, r, the
 /// whole value).
 pub(super) fn name_update(s: &Stmt) -> Option<(&str, ReduceOp, bool, &Expr, &Expr)> {
-    let StmtKind::Assign {
-        target,
-        value: update,
-        atomic: false,
-    } = &s.kind
-    else {
-        return None;
-    };
-    let ExprKind::Name(n) = &target.kind else {
-        return None;
-    };
+    let (target, n, update) = s.name_assignment()?;
     Some(match as_reduction(target, update)? {
         (op, ReductionOperand::Plain(r)) => (n, op, false, r, update),
         (op, ReductionOperand::Negated(r)) => (n, op, true, r, update),
