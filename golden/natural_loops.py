@@ -1933,9 +1933,135 @@ def relax_to_tolerance(A, B, N, tol, max_iter):
     return it
 
 
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_which_B", "_which_A", "_which__swap", "_which__swap1", "diff", "it", "_running"])
+def _relax_open_slices_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter: "fp64", _diff_shared_stride0, B_stride0, A_stride0, B_shape0, A_shape0, _phase_lo, _phase_hi, _sync, _which_B, _which_A, _which__swap, _which__swap1, diff: "fp64", it, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/natural_loops.py:115: while diff > tol and it < max_iter:  (persistent: 2 phase(s) per iteration)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _arrived = tl.full((), 0, tl.int64)
+    diff = tl.full((), -0.0, tl.float64) + diff
+    it = it.to(tl.int64)
+    _running = _running != 0
+    if _phase_lo % 2 == 0:
+        _running = _running & (((diff > tol)) & (((it).to(tl.float64) < max_iter)))
+    _phase = _phase_lo
+    while _running & (_phase < _phase_hi):
+        _iteration = _phase // 2
+        _region = _phase - _iteration * 2
+        if _region == 0:
+            if _which_A == 0:
+                _A_now = B
+                _A_now_stride0 = B_stride0
+                _A_now_shape0 = B_shape0
+            else:
+                _A_now = A
+                _A_now_stride0 = A_stride0
+                _A_now_shape0 = A_shape0
+            if _which_B == 0:
+                _B_now = B
+                _B_now_stride0 = B_stride0
+                _B_now_shape0 = B_shape0
+            else:
+                _B_now = A
+                _B_now_stride0 = A_stride0
+                _B_now_shape0 = A_shape0
+            # samples/natural_loops.py:116: #pragma parallel for simd
+            _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+            for _vp in range(_pid, _n0_0, _nprog):
+                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:117
+                i_mask = i < (N - 1)
+                tl.store(_B_now + i * _B_now_stride0, 0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:118
+        if _region == 1:
+            diff = tl.full((), float("-inf"), tl.float64)
+            _diff_shared_now = _diff_shared + _iteration % 3
+            _diff_shared_now_stride0 = _diff_shared_stride0
+            if _which_A == 0:
+                _A_now = B
+                _A_now_stride0 = B_stride0
+                _A_now_shape0 = B_shape0
+            else:
+                _A_now = A
+                _A_now_stride0 = A_stride0
+                _A_now_shape0 = A_shape0
+            if _which_B == 0:
+                _B_now = B
+                _B_now_stride0 = B_stride0
+                _B_now_shape0 = B_shape0
+            else:
+                _B_now = A
+                _B_now_stride0 = A_stride0
+                _B_now_shape0 = A_shape0
+            # samples/natural_loops.py:119: diff = np.max(np.abs(B[1:-1] - A[1:-1]))
+            _n1_0 = tl.maximum(tl.cdiv((_B_now_shape0 - 1) - (1), MVL), 0)
+            for _vp1 in range(_pid, _n1_0, _nprog):
+                _diff_r0 = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:119
+                _diff_r0_mask = _diff_r0 < (_B_now_shape0 - 1)
+                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + _diff_r0 * _B_now_stride0, mask=_diff_r0_mask) - tl.load(_A_now + _diff_r0 * _A_now_stride0, mask=_diff_r0_mask)), _diff_r0_mask))  # samples/natural_loops.py:119
+        if GRID_SYNC:
+            _arrived += _nprog
+            _appyc_grid_barrier(_sync, _arrived)
+        if _region == 1:
+            diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
+            if _pid == 0:
+                tl.store(_diff_shared + (_iteration + 2) % 3, tl.load(_diff_shared + 3))
+            _which__swap = _which_B
+            _which__swap1 = _which_A
+            _which_A = _which__swap
+            _which_B = _which__swap1
+            it = ((it + 1)).to(tl.int64)
+            _running = _running & (((diff > tol)) & (((it).to(tl.float64) < max_iter)))
+        _phase += 1
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (_which_B).to(tl.float64))
+        tl.store(_carried + 1, (_which_A).to(tl.float64))
+        tl.store(_carried + 2, (_which__swap).to(tl.float64))
+        tl.store(_carried + 3, (_which__swap1).to(tl.float64))
+        tl.store(_carried + 4, (diff).to(tl.float64))
+        tl.store(_carried + 5, (it).to(tl.float64))
+        tl.store(_carried + 6, (_running).to(tl.float64))
+
+
+_relax_open_slices_persistent0_tuning = _AppycTuning("_relax_open_slices_persistent0", "25cd4e74c4232829", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+
+
+def _launch_relax_open_slices_persistent0(N, B, A, diff, it, tol, max_iter, _appyc_config=None):
+    """Runs the loop at samples/natural_loops.py:115 on the GPU: one launch of the persistent kernel _relax_open_slices_persistent0."""
+    if B.shape[0] - 1 - 1 != A.shape[0] - 1 - 1:
+        raise ValueError(f"samples/natural_loops.py:119: slices of lengths {B.shape[0] - 1 - 1} and {A.shape[0] - 1 - 1} do not broadcast")
+    _diff_shared = _appyc_shared_slots(float(diff), B, B.device, "max")
+    if not (diff > tol and it < max_iter):
+        return it
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(N), _appyc_size(B.shape[0]), _appyc_size(A.shape[0]), B.dtype, A.dtype)
+        _appyc_config = _relax_open_slices_persistent0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _relax_open_slices_persistent0_tuning.tune(
+                _appyc_key, (_diff_shared, B, A), lambda config: _launch_relax_open_slices_persistent0(N, B, A, diff, it, tol, max_iter, config)
+            )
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
+    _appyc_state = _appyc_persistent(
+        _relax_open_slices_persistent0, _APPYC_UNBOUNDED_PHASES, max((((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl), (((int(B.shape[0] - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl)),
+        (_diff_shared, B, A, int(N), float(tol), float(max_iter), _diff_shared.stride(0), B.stride(0), A.stride(0), B.shape[0], A.shape[0]),
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+        state=(0, 1, 0, 0, float(diff), int(it), 1), kinds="iiiifib", stop=6,
+    )
+    return int(_appyc_state[5])
+
+
+def relax_open_slices(A, B, tol, max_iter):
+    # The convergence test as NumPy code with open slice bounds, `B[1:-1] - A[1:-1]`: its
+    # lengths (each array's less two) are checked equal at the launch, as NumPy's broadcasting
+    # requires, and the loop stays one persistent kernel (it ran on the host before).
+    N = A.shape[0]
+    diff = tol + 1.0
+    it = 0
+    it = _launch_relax_open_slices_persistent0(N, B, A, diff, it, tol, max_iter)
+    return it
+
+
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "diff", "_running"])
 def _relax_until_small_persistent0(A, B, _diff_shared, N, tol: "fp64", A_stride0, B_stride0, _diff_shared_stride0, _phase_lo, _phase_hi, _sync, diff: "fp64", _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:110: for it in range(max_iter):  (persistent: 2 phase(s) per iteration)
+    # samples/natural_loops.py:127: for it in range(max_iter):  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -1950,24 +2076,24 @@ def _relax_until_small_persistent0(A, B, _diff_shared, N, tol: "fp64", A_stride0
             diff = tl.full((), 0.0, tl.float64)
             _diff_shared_now = _diff_shared + _iteration % 3
             _diff_shared_now_stride0 = _diff_shared_stride0
-            # samples/natural_loops.py:112: #pragma parallel for simd reduction(max:diff)
+            # samples/natural_loops.py:129: #pragma parallel for simd reduction(max:diff)
             _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp in range(_pid, _n0_0, _nprog):
-                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:113
+                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:130
                 i_mask = i < (N - 1)
-                _B_stored = (0.25 * _appyc_np_float(tl.load(A + (i - 1) * A_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(A + (i + 1) * A_stride0, mask=i_mask))).to(B.dtype.element_ty)  # samples/natural_loops.py:114
-                tl.store(B + i * B_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:114
-                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(A + i * A_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:115
+                _B_stored = (0.25 * _appyc_np_float(tl.load(A + (i - 1) * A_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(A + (i + 1) * A_stride0, mask=i_mask))).to(B.dtype.element_ty)  # samples/natural_loops.py:131
+                tl.store(B + i * B_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:131
+                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(A + i * A_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:132
         if _region == 1:
             diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
             if _pid == 0:
                 tl.store(_diff_shared + (_iteration + 2) % 3, tl.load(_diff_shared + 3))
-            # samples/natural_loops.py:116: #pragma parallel for simd
+            # samples/natural_loops.py:133: #pragma parallel for simd
             _n1_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
-                i = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:117
+                i = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:134
                 i_mask = i < (N - 1)
-                tl.store(A + i * A_stride0, tl.load(B + i * B_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:118
+                tl.store(A + i * A_stride0, tl.load(B + i * B_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:135
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1979,11 +2105,11 @@ def _relax_until_small_persistent0(A, B, _diff_shared, N, tol: "fp64", A_stride0
         tl.store(_carried + 1, (_running).to(tl.float64))
 
 
-_relax_until_small_persistent0_tuning = _AppycTuning("_relax_until_small_persistent0", "0e6f4877ca21eab6", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_relax_until_small_persistent0_tuning = _AppycTuning("_relax_until_small_persistent0", "703fdf27734b0ccd", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_relax_until_small_persistent0(A, B, N, tol, max_iter, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:110 on the GPU: one launch of the persistent kernel _relax_until_small_persistent0. Returns one row of the values of diff after the loop, or none when no iteration runs."""
+    """Runs the loop at samples/natural_loops.py:127 on the GPU: one launch of the persistent kernel _relax_until_small_persistent0. Returns one row of the values of diff after the loop, or none when no iteration runs."""
     _diff_shared = _appyc_shared_slots(0.0, B, B.device, "max")
     n_it = int(max_iter)
     if n_it <= 0:
@@ -2013,20 +2139,20 @@ def relax_until_small(A, B, N, tol, max_iter):
 
 @triton.jit
 def _gemver_loops_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta: "fp64", A_stride0, A_stride1, u1_stride0, v1_stride0, u2_stride0, v2_stride0, y_stride0, x_stride0, z_stride0, _appyc_partials, _appyc_arrivals, _appyc_split_rows, MVL: tl.constexpr):
-    # samples/natural_loops.py:133: #pragma parallel for simd
-    j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:134
+    # samples/natural_loops.py:150: #pragma parallel for simd
+    j = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:151
     j_mask = j < N
-    s = tl.full((MVL,), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), y.dtype.element_ty)).dtype)  # samples/natural_loops.py:135
+    s = tl.full((MVL,), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), y.dtype.element_ty)).dtype)  # samples/natural_loops.py:152
     _appyc_split = tl.program_id(1)
     _appyc_rows_lo = 0 + _appyc_split * _appyc_split_rows
     _appyc_rows_hi = tl.minimum(_appyc_rows_lo + _appyc_split_rows, N)
-    _s_rows = tl.zeros((32, MVL), (tl.zeros((), A.dtype.element_ty) + tl.zeros((), y.dtype.element_ty)).dtype)  # samples/natural_loops.py:136
-    for _i_base in range(_appyc_rows_lo, _appyc_rows_hi, 32):  # samples/natural_loops.py:136
+    _s_rows = tl.zeros((32, MVL), (tl.zeros((), A.dtype.element_ty) + tl.zeros((), y.dtype.element_ty)).dtype)  # samples/natural_loops.py:153
+    for _i_base in range(_appyc_rows_lo, _appyc_rows_hi, 32):  # samples/natural_loops.py:153
         i = _i_base + tl.arange(0, 32)
         i_mask = i < _appyc_rows_hi
-        _A_ij = (tl.load(A + i[:, None] * A_stride0 + j * A_stride1, mask=i_mask[:, None] & j_mask) + tl.load(u1 + i[:, None] * u1_stride0, mask=i_mask[:, None]) * tl.load(v1 + j * v1_stride0, mask=j_mask) + tl.load(u2 + i[:, None] * u2_stride0, mask=i_mask[:, None]) * tl.load(v2 + j * v2_stride0, mask=j_mask)).to(A.dtype.element_ty)  # samples/natural_loops.py:136
-        tl.store(A + i[:, None] * A_stride0 + j * A_stride1, _A_ij, mask=i_mask[:, None] & j_mask)  # samples/natural_loops.py:136
-        _s_rows = _s_rows + tl.where(i_mask[:, None] & j_mask, _A_ij * tl.load(y + i[:, None] * y_stride0, mask=i_mask[:, None]), 0)  # samples/natural_loops.py:137
+        _A_ij = (tl.load(A + i[:, None] * A_stride0 + j * A_stride1, mask=i_mask[:, None] & j_mask) + tl.load(u1 + i[:, None] * u1_stride0, mask=i_mask[:, None]) * tl.load(v1 + j * v1_stride0, mask=j_mask) + tl.load(u2 + i[:, None] * u2_stride0, mask=i_mask[:, None]) * tl.load(v2 + j * v2_stride0, mask=j_mask)).to(A.dtype.element_ty)  # samples/natural_loops.py:153
+        tl.store(A + i[:, None] * A_stride0 + j * A_stride1, _A_ij, mask=i_mask[:, None] & j_mask)  # samples/natural_loops.py:153
+        _s_rows = _s_rows + tl.where(i_mask[:, None] & j_mask, _A_ij * tl.load(y + i[:, None] * y_stride0, mask=i_mask[:, None]), 0)  # samples/natural_loops.py:154
     _appyc_part = _appyc_partials.to(tl.pointer_type(_s_rows.dtype)) + tl.program_id(0) * MVL + tl.arange(0, MVL)
     _appyc_stride = tl.num_programs(0) * MVL
     tl.store(_appyc_part + _appyc_split * _appyc_stride, tl.sum(_s_rows, axis=0))
@@ -2039,18 +2165,18 @@ def _gemver_loops_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta: "fp64", A_stride0
         for _appyc_k in range(1, tl.num_programs(1)):
             _appyc_total = _appyc_total + tl.load(_appyc_part + _appyc_k * _appyc_stride, cache_modifier=".cg")
         tl.store(_appyc_arrivals + tl.program_id(0), 0)
-        s = s + _appyc_total  # samples/natural_loops.py:136
-        _x_stored = (tl.load(x + j * x_stride0, mask=j_mask) + beta * s).to(x.dtype.element_ty)  # samples/natural_loops.py:138
-        tl.store(x + j * x_stride0, _x_stored, mask=j_mask)  # samples/natural_loops.py:138
-        tl.store(x + j * x_stride0, _x_stored + tl.load(z + j * z_stride0, mask=j_mask), mask=j_mask)  # samples/natural_loops.py:139
+        s = s + _appyc_total  # samples/natural_loops.py:153
+        _x_stored = (tl.load(x + j * x_stride0, mask=j_mask) + beta * s).to(x.dtype.element_ty)  # samples/natural_loops.py:155
+        tl.store(x + j * x_stride0, _x_stored, mask=j_mask)  # samples/natural_loops.py:155
+        tl.store(x + j * x_stride0, _x_stored + tl.load(z + j * z_stride0, mask=j_mask), mask=j_mask)  # samples/natural_loops.py:156
 
 
-_gemver_loops_kernel1_tuning = _AppycTuning("_gemver_loops_kernel1", "d00e7a058ecf6f9b", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
+_gemver_loops_kernel1_tuning = _AppycTuning("_gemver_loops_kernel1", "a35fbf3f255a8123", (64, 4), ((32, 4), (64, 4), (128, 4), (256, 4), (64, 8), (128, 8)))
 
 
 @_appyc_replayed
 def _launch_gemver_loops_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta, _appyc_config=None):
-    """Launches _gemver_loops_kernel1 for the region at samples/natural_loops.py:133."""
+    """Launches _gemver_loops_kernel1 for the region at samples/natural_loops.py:150."""
     n_j = int(N)
     if n_j <= 0:
         return
@@ -2074,24 +2200,24 @@ def _launch_gemver_loops_kernel1(A, u1, v1, u2, v2, y, x, z, N, beta, _appyc_con
 
 @triton.jit
 def _gemver_loops_kernel2(A, x, w, N, alpha: "fp64", A_stride0, A_stride1, x_stride0, w_stride0, MVL: tl.constexpr, ONE_STRIP: tl.constexpr = False):
-    # samples/natural_loops.py:140: #pragma parallel for
-    i = tl.program_id(0)  # samples/natural_loops.py:141
-    s = tl.full((), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/natural_loops.py:142
-    _s_lanes = tl.zeros((MVL,), s.dtype)  # samples/natural_loops.py:144
-    for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/natural_loops.py:144
+    # samples/natural_loops.py:157: #pragma parallel for
+    i = tl.program_id(0)  # samples/natural_loops.py:158
+    s = tl.full((), 0.0, (tl.zeros((), A.dtype.element_ty) + tl.zeros((), x.dtype.element_ty)).dtype)  # samples/natural_loops.py:159
+    _s_lanes = tl.zeros((MVL,), s.dtype)  # samples/natural_loops.py:161
+    for _j_base in range(0, 1 if ONE_STRIP else N, MVL):  # samples/natural_loops.py:161
         j = _j_base + tl.arange(0, MVL)
         j_mask = j < N
-        _s_lanes = _s_lanes + tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * tl.load(x + j * x_stride0, mask=j_mask), 0)  # samples/natural_loops.py:145
-    s = s + tl.sum(_s_lanes, axis=0)  # samples/natural_loops.py:144
-    tl.store(w + i * w_stride0, tl.load(w + i * w_stride0) + alpha * s)  # samples/natural_loops.py:146
+        _s_lanes = _s_lanes + tl.where(j_mask, tl.load(A + i * A_stride0 + j * A_stride1, mask=j_mask) * tl.load(x + j * x_stride0, mask=j_mask), 0)  # samples/natural_loops.py:162
+    s = s + tl.sum(_s_lanes, axis=0)  # samples/natural_loops.py:161
+    tl.store(w + i * w_stride0, tl.load(w + i * w_stride0) + alpha * s)  # samples/natural_loops.py:163
 
 
-_gemver_loops_kernel2_tuning = _AppycTuning("_gemver_loops_kernel2", "3785f6477e1c3d87", (256, 4), _APPYC_CANDIDATES)
+_gemver_loops_kernel2_tuning = _AppycTuning("_gemver_loops_kernel2", "d7e7a8d87f21ffea", (256, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed
 def _launch_gemver_loops_kernel2(A, x, w, N, alpha, _appyc_config=None):
-    """Launches _gemver_loops_kernel2 for the region at samples/natural_loops.py:140."""
+    """Launches _gemver_loops_kernel2 for the region at samples/natural_loops.py:157."""
     n_i = int(N)
     if n_i <= 0:
         return
@@ -2121,7 +2247,7 @@ def gemver_loops(alpha, beta, A, u1, v1, u2, v2, w, x, y, z):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_which_B", "_which_A", "_which__swap", "_which__swap1"])
 def _smooth_2d_swap_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A_stride1, B_shape1, A_shape1, B_shape0, A_shape0, _phase_lo, _phase_hi, _sync, _which_B, _which_A, _which__swap, _which__swap1, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, ROW_BLOCK: tl.constexpr):
-    # samples/natural_loops.py:153: for t in range(T):  (persistent: 5 phase(s) per iteration)
+    # samples/natural_loops.py:170: for t in range(T):  (persistent: 5 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -2154,18 +2280,18 @@ def _smooth_2d_swap_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A_s
                 _B_now_stride1 = A_stride1
                 _B_now_shape1 = A_shape1
                 _B_now_shape0 = A_shape0
-            # samples/natural_loops.py:154: #pragma parallel for
+            # samples/natural_loops.py:171: #pragma parallel for
             _n0_1 = tl.maximum(tl.cdiv((M - 1) - (1), ROW_BLOCK), 0)
             _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL // ROW_BLOCK), 0)
             for _vp in range(_pid, _n0_0 * _n0_1, _nprog):
                 _pid0_0 = _vp % _n0_0
                 _rest0_0 = _vp // _n0_0
                 _pid0_1 = _rest0_0
-                i = 1 + _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/natural_loops.py:155
+                i = 1 + _pid0_1 * ROW_BLOCK + tl.arange(0, ROW_BLOCK)  # samples/natural_loops.py:172
                 i_mask = i < (M - 1)
-                j = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/natural_loops.py:157
+                j = 1 + _pid0_0 * (MVL // ROW_BLOCK) + tl.arange(0, MVL // ROW_BLOCK)  # samples/natural_loops.py:174
                 j_mask = j < (N - 1)
-                tl.store(_B_now + i[:, None] * _B_now_stride0 + j[None, :] * _B_now_stride1, 0.25 * _appyc_np_float(tl.load(_A_now + (i[:, None] - 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + (i[:, None] + 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] - 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] + 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/natural_loops.py:158
+                tl.store(_B_now + i[:, None] * _B_now_stride0 + j[None, :] * _B_now_stride1, 0.25 * _appyc_np_float(tl.load(_A_now + (i[:, None] - 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + (i[:, None] + 1) * _A_now_stride0 + j[None, :] * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] - 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :]) + tl.load(_A_now + i[:, None] * _A_now_stride0 + (j[None, :] + 1) * _A_now_stride1, mask=i_mask[:, None] & j_mask[None, :])), mask=i_mask[:, None] & j_mask[None, :])  # samples/natural_loops.py:175
         if _region == 1:
             if _which_A == 0:
                 _A_now = B
@@ -2191,12 +2317,12 @@ def _smooth_2d_swap_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A_s
                 _B_now_stride1 = A_stride1
                 _B_now_shape1 = A_shape1
                 _B_now_shape0 = A_shape0
-            # samples/natural_loops.py:159: B[0, :] = A[0, :]
+            # samples/natural_loops.py:176: B[0, :] = A[0, :]
             _n1_0 = tl.maximum(tl.cdiv((_B_now_shape1) - (0), MVL), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
-                _p0 = _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:159
+                _p0 = _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:176
                 _p0_mask = _p0 < _B_now_shape1
-                tl.store(_B_now + 0 * _B_now_stride0 + _p0 * _B_now_stride1, tl.load(_A_now + 0 * _A_now_stride0 + _p0 * _A_now_stride1, mask=_p0_mask), mask=_p0_mask)  # samples/natural_loops.py:159
+                tl.store(_B_now + 0 * _B_now_stride0 + _p0 * _B_now_stride1, tl.load(_A_now + 0 * _A_now_stride0 + _p0 * _A_now_stride1, mask=_p0_mask), mask=_p0_mask)  # samples/natural_loops.py:176
         if _region == 2:
             if _which_A == 0:
                 _A_now = B
@@ -2222,12 +2348,12 @@ def _smooth_2d_swap_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A_s
                 _B_now_stride1 = A_stride1
                 _B_now_shape1 = A_shape1
                 _B_now_shape0 = A_shape0
-            # samples/natural_loops.py:160: B[M - 1, :] = A[M - 1, :]
+            # samples/natural_loops.py:177: B[M - 1, :] = A[M - 1, :]
             _n2_0 = tl.maximum(tl.cdiv((_B_now_shape1) - (0), MVL), 0)
             for _vp2 in range(_pid, _n2_0, _nprog):
-                _p0 = _vp2 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:160
+                _p0 = _vp2 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:177
                 _p0_mask = _p0 < _B_now_shape1
-                tl.store(_B_now + (M - 1) * _B_now_stride0 + _p0 * _B_now_stride1, tl.load(_A_now + (M - 1) * _A_now_stride0 + _p0 * _A_now_stride1, mask=_p0_mask), mask=_p0_mask)  # samples/natural_loops.py:160
+                tl.store(_B_now + (M - 1) * _B_now_stride0 + _p0 * _B_now_stride1, tl.load(_A_now + (M - 1) * _A_now_stride0 + _p0 * _A_now_stride1, mask=_p0_mask), mask=_p0_mask)  # samples/natural_loops.py:177
         if _region == 3:
             if _which_A == 0:
                 _A_now = B
@@ -2253,12 +2379,12 @@ def _smooth_2d_swap_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A_s
                 _B_now_stride1 = A_stride1
                 _B_now_shape1 = A_shape1
                 _B_now_shape0 = A_shape0
-            # samples/natural_loops.py:161: B[:, 0] = A[:, 0]
+            # samples/natural_loops.py:178: B[:, 0] = A[:, 0]
             _n3_0 = tl.maximum(tl.cdiv((_B_now_shape0) - (0), MVL), 0)
             for _vp3 in range(_pid, _n3_0, _nprog):
-                _p0 = _vp3 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:161
+                _p0 = _vp3 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:178
                 _p0_mask = _p0 < _B_now_shape0
-                tl.store(_B_now + _p0 * _B_now_stride0 + 0 * _B_now_stride1, tl.load(_A_now + _p0 * _A_now_stride0 + 0 * _A_now_stride1, mask=_p0_mask), mask=_p0_mask)  # samples/natural_loops.py:161
+                tl.store(_B_now + _p0 * _B_now_stride0 + 0 * _B_now_stride1, tl.load(_A_now + _p0 * _A_now_stride0 + 0 * _A_now_stride1, mask=_p0_mask), mask=_p0_mask)  # samples/natural_loops.py:178
         if _region == 4:
             if _which_A == 0:
                 _A_now = B
@@ -2284,12 +2410,12 @@ def _smooth_2d_swap_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A_s
                 _B_now_stride1 = A_stride1
                 _B_now_shape1 = A_shape1
                 _B_now_shape0 = A_shape0
-            # samples/natural_loops.py:162: B[:, N - 1] = A[:, N - 1]
+            # samples/natural_loops.py:179: B[:, N - 1] = A[:, N - 1]
             _n4_0 = tl.maximum(tl.cdiv((_B_now_shape0) - (0), MVL), 0)
             for _vp4 in range(_pid, _n4_0, _nprog):
-                _p0 = _vp4 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:162
+                _p0 = _vp4 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:179
                 _p0_mask = _p0 < _B_now_shape0
-                tl.store(_B_now + _p0 * _B_now_stride0 + (N - 1) * _B_now_stride1, tl.load(_A_now + _p0 * _A_now_stride0 + (N - 1) * _A_now_stride1, mask=_p0_mask), mask=_p0_mask)  # samples/natural_loops.py:162
+                tl.store(_B_now + _p0 * _B_now_stride0 + (N - 1) * _B_now_stride1, tl.load(_A_now + _p0 * _A_now_stride0 + (N - 1) * _A_now_stride1, mask=_p0_mask), mask=_p0_mask)  # samples/natural_loops.py:179
         if GRID_SYNC:
             if (_region == 4):
                 _arrived += _nprog
@@ -2308,7 +2434,7 @@ def _smooth_2d_swap_persistent0(B, A, M, N, B_stride0, A_stride0, B_stride1, A_s
 
 @gluon.jit(do_not_specialize=["_rows", "_cols", "_steps", "_groups", "_group"])
 def _smooth_2d_swap_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _cols, _steps, _groups, _group, TH: gl.constexpr, TW: gl.constexpr, G: gl.constexpr, GR: gl.constexpr, HALO: gl.constexpr):
-    # samples/natural_loops.py:153: for t in range(T):  (temporally blocked: G iterations a launch, tiles in shared memory)
+    # samples/natural_loops.py:170: for t in range(T):  (temporally blocked: G iterations a launch, tiles in shared memory)
     _NW: gl.constexpr = gl.num_warps()
     _L: gl.constexpr = gl.BlockedLayout([TH // (_NW * 2), 1], [1, 32], [_NW, 1], [1, 0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
@@ -2407,7 +2533,7 @@ def _smooth_2d_swap_persistent0_blocked_gluon(_src, _dst, _other, M, N, _rows, _
 
 @triton.jit(do_not_specialize=["_rows", "_cols", "_steps", "_groups", "_group"])
 def _smooth_2d_swap_persistent0_blocked_twin(_src, _dst, _other, M, N, _scratch, _rows, _cols, _steps, _groups, _group, TH: tl.constexpr, TW: tl.constexpr, G: tl.constexpr, GR: tl.constexpr, HALO: tl.constexpr):
-    # samples/natural_loops.py:153: for t in range(T):  (temporally blocked: G iterations a launch, tiles in a global scratch)
+    # samples/natural_loops.py:170: for t in range(T):  (temporally blocked: G iterations a launch, tiles in a global scratch)
     _lr = tl.arange(0, TH)[:, None]
     _lc = tl.arange(0, TW)[None, :]
     _buf = _scratch + tl.program_id(0).to(tl.int64) * ((TH + 2 * GR) * TW)
@@ -2499,19 +2625,19 @@ def _smooth_2d_swap_persistent0_blocked_twin(_src, _dst, _other, M, N, _scratch,
     tl.store(_dst + _at, tl.load(_buf + _tile + 0), mask=_own)
 
 
-_smooth_2d_swap_persistent0_tuning = _AppycTuning("_smooth_2d_swap_persistent0", "ef47760334f5d259", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_smooth_2d_swap_persistent0_tuning = _AppycTuning("_smooth_2d_swap_persistent0", "892ab5a75ad83aa1", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_smooth_2d_swap_persistent0(M, N, B, A, T, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:153 on the GPU: one launch of the persistent kernel _smooth_2d_swap_persistent0."""
+    """Runs the loop at samples/natural_loops.py:170 on the GPU: one launch of the persistent kernel _smooth_2d_swap_persistent0."""
     if B.shape[1] != A.shape[1]:
-        raise ValueError(f"samples/natural_loops.py:159: slices of lengths {B.shape[1]} and {A.shape[1]} do not broadcast")
+        raise ValueError(f"samples/natural_loops.py:176: slices of lengths {B.shape[1]} and {A.shape[1]} do not broadcast")
     if B.shape[1] != A.shape[1]:
-        raise ValueError(f"samples/natural_loops.py:160: slices of lengths {B.shape[1]} and {A.shape[1]} do not broadcast")
+        raise ValueError(f"samples/natural_loops.py:177: slices of lengths {B.shape[1]} and {A.shape[1]} do not broadcast")
     if B.shape[0] != A.shape[0]:
-        raise ValueError(f"samples/natural_loops.py:161: slices of lengths {B.shape[0]} and {A.shape[0]} do not broadcast")
+        raise ValueError(f"samples/natural_loops.py:178: slices of lengths {B.shape[0]} and {A.shape[0]} do not broadcast")
     if B.shape[0] != A.shape[0]:
-        raise ValueError(f"samples/natural_loops.py:162: slices of lengths {B.shape[0]} and {A.shape[0]} do not broadcast")
+        raise ValueError(f"samples/natural_loops.py:179: slices of lengths {B.shape[0]} and {A.shape[0]} do not broadcast")
     n_t = int(T)
     if n_t <= 0:
         return A
@@ -2555,29 +2681,29 @@ def smooth_2d_swap(A, B, T):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
 def _last_step_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:171: for t in range(T):  (persistent: 1 phase(s) per iteration)
+    # samples/natural_loops.py:188: for t in range(T):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
     for _phase in range(_phase_lo, _phase_hi):
         _iteration = _phase
         t = _iteration
-        # samples/natural_loops.py:172: #pragma parallel for simd
+        # samples/natural_loops.py:189: #pragma parallel for simd
         _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:173
+            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:190
             i_mask = i < N
-            tl.store(A + i * A_stride0, 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + t, mask=i_mask)  # samples/natural_loops.py:174
+            tl.store(A + i * A_stride0, 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + t, mask=i_mask)  # samples/natural_loops.py:191
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_last_step_persistent0_tuning = _AppycTuning("_last_step_persistent0", "187df51b587a4183", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_last_step_persistent0_tuning = _AppycTuning("_last_step_persistent0", "8cef63b9368b04ff", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_last_step_persistent0(A, N, T, t, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:171 on the GPU: one launch of the persistent kernel _last_step_persistent0."""
+    """Runs the loop at samples/natural_loops.py:188 on the GPU: one launch of the persistent kernel _last_step_persistent0."""
     n_t = int(T)
     if n_t <= 0:
         return t
@@ -2607,29 +2733,29 @@ def last_step(A, N, T):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi"])
 def _strided_last_step_persistent0(A, N, A_stride0, _t_start, _t_step, _phase_lo, _phase_hi, _sync, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:181: for t in range(1, T, 3):  (persistent: 1 phase(s) per iteration)
+    # samples/natural_loops.py:198: for t in range(1, T, 3):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
     for _phase in range(_phase_lo, _phase_hi):
         _iteration = _phase
         t = _t_start + _iteration * _t_step
-        # samples/natural_loops.py:182: #pragma parallel for simd
+        # samples/natural_loops.py:199: #pragma parallel for simd
         _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:183
+            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:200
             i_mask = i < N
-            tl.store(A + i * A_stride0, 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + t, mask=i_mask)  # samples/natural_loops.py:184
+            tl.store(A + i * A_stride0, 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + t, mask=i_mask)  # samples/natural_loops.py:201
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
 
 
-_strided_last_step_persistent0_tuning = _AppycTuning("_strided_last_step_persistent0", "9aff036b6b0d0cee", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
+_strided_last_step_persistent0_tuning = _AppycTuning("_strided_last_step_persistent0", "3ba8836edbbac016", (1024, 4, 64), _APPYC_PERSISTENT_CANDIDATES)
 
 
 def _launch_strided_last_step_persistent0(A, N, T, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:181 on the GPU: one launch of the persistent kernel _strided_last_step_persistent0. Returns one row of the values of t after the loop, or none when no iteration runs."""
+    """Runs the loop at samples/natural_loops.py:198 on the GPU: one launch of the persistent kernel _strided_last_step_persistent0. Returns one row of the values of t after the loop, or none when no iteration runs."""
     n_t = _appyc_trip(1, T, 3)
     if n_t <= 0:
         return ()
@@ -2658,7 +2784,7 @@ def strided_last_step(A, N, T):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "diff", "it", "_running"])
 def _steps_until_small_persistent0(A, B, _diff_shared, N, tol: "fp64", A_stride0, B_stride0, _diff_shared_stride0, _phase_lo, _phase_hi, _sync, diff: "fp64", it, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:191: for it in range(max_iter):  (persistent: 2 phase(s) per iteration)
+    # samples/natural_loops.py:208: for it in range(max_iter):  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -2674,24 +2800,24 @@ def _steps_until_small_persistent0(A, B, _diff_shared, N, tol: "fp64", A_stride0
             diff = tl.full((), 0.0, tl.float64)
             _diff_shared_now = _diff_shared + _iteration % 3
             _diff_shared_now_stride0 = _diff_shared_stride0
-            # samples/natural_loops.py:193: #pragma parallel for simd reduction(max:diff)
+            # samples/natural_loops.py:210: #pragma parallel for simd reduction(max:diff)
             _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp in range(_pid, _n0_0, _nprog):
-                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:194
+                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:211
                 i_mask = i < (N - 1)
-                _B_stored = (0.25 * _appyc_np_float(tl.load(A + (i - 1) * A_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(A + (i + 1) * A_stride0, mask=i_mask))).to(B.dtype.element_ty)  # samples/natural_loops.py:195
-                tl.store(B + i * B_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:195
-                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(A + i * A_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:196
+                _B_stored = (0.25 * _appyc_np_float(tl.load(A + (i - 1) * A_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(A + (i + 1) * A_stride0, mask=i_mask))).to(B.dtype.element_ty)  # samples/natural_loops.py:212
+                tl.store(B + i * B_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:212
+                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(A + i * A_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:213
         if _region == 1:
             diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
             if _pid == 0:
                 tl.store(_diff_shared + (_iteration + 2) % 3, tl.load(_diff_shared + 3))
-            # samples/natural_loops.py:197: #pragma parallel for simd
+            # samples/natural_loops.py:214: #pragma parallel for simd
             _n1_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
-                i = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:198
+                i = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:215
                 i_mask = i < (N - 1)
-                tl.store(A + i * A_stride0, tl.load(B + i * B_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:199
+                tl.store(A + i * A_stride0, tl.load(B + i * B_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:216
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -2704,11 +2830,11 @@ def _steps_until_small_persistent0(A, B, _diff_shared, N, tol: "fp64", A_stride0
         tl.store(_carried + 2, (_running).to(tl.float64))
 
 
-_steps_until_small_persistent0_tuning = _AppycTuning("_steps_until_small_persistent0", "856db4d20390fe3e", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_steps_until_small_persistent0_tuning = _AppycTuning("_steps_until_small_persistent0", "4c914fdf96ea3ef5", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_steps_until_small_persistent0(A, B, N, tol, max_iter, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:191 on the GPU: one launch of the persistent kernel _steps_until_small_persistent0. Returns one row of the values of it after the loop, or none when no iteration runs."""
+    """Runs the loop at samples/natural_loops.py:208 on the GPU: one launch of the persistent kernel _steps_until_small_persistent0. Returns one row of the values of it after the loop, or none when no iteration runs."""
     _diff_shared = _appyc_shared_slots(0.0, B, B.device, "max")
     n_it = int(max_iter)
     if n_it <= 0:
@@ -2739,7 +2865,7 @@ def steps_until_small(A, B, N, tol, max_iter):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_which_B", "_which_A", "_which__swap", "_which__swap1", "diff", "sweeps", "pairs", "small", "_running"])
 def _counters_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter: "fp64", _diff_shared_stride0, B_stride0, A_stride0, _phase_lo, _phase_hi, _sync, _which_B, _which_A, _which__swap, _which__swap1, diff: "fp64", sweeps: "fp64", pairs, small, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:211: while sweeps < max_iter:  (persistent: 1 phase(s) per iteration)
+    # samples/natural_loops.py:228: while sweeps < max_iter:  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -2768,14 +2894,14 @@ def _counters_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", max_it
         else:
             _B_now = A
             _B_now_stride0 = A_stride0
-        # samples/natural_loops.py:213: #pragma parallel for simd shared(diff)
+        # samples/natural_loops.py:230: #pragma parallel for simd shared(diff)
         _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:214
+            i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:231
             i_mask = i < (N - 1)
-            _B_stored = (0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask))).to(_B_now.dtype.element_ty)  # samples/natural_loops.py:215
-            tl.store(_B_now + i * _B_now_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:215
-            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:216
+            _B_stored = (0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask))).to(_B_now.dtype.element_ty)  # samples/natural_loops.py:232
+            tl.store(_B_now + i * _B_now_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:232
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:233
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -2804,11 +2930,11 @@ def _counters_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", max_it
         tl.store(_carried + 8, (_running).to(tl.float64))
 
 
-_counters_until_small_persistent0_tuning = _AppycTuning("_counters_until_small_persistent0", "f90bd324f8c32135", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_counters_until_small_persistent0_tuning = _AppycTuning("_counters_until_small_persistent0", "0840d984ab18c0c8", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_counters_until_small_persistent0(N, B, A, sweeps, pairs, tol, max_iter, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:211 on the GPU: one launch of the persistent kernel _counters_until_small_persistent0. Returns one row of the values of sweeps, pairs, small after the loop, or none when no iteration runs."""
+    """Runs the loop at samples/natural_loops.py:228 on the GPU: one launch of the persistent kernel _counters_until_small_persistent0. Returns one row of the values of sweeps, pairs, small after the loop, or none when no iteration runs."""
     _diff_shared = _appyc_shared_slots(0.0, B, B.device, "max")
     if not (sweeps < max_iter):
         return ()
@@ -2841,7 +2967,7 @@ def counters_until_small(A, B, N, tol, max_iter):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "s", "k", "m"])
 def _or_defaults_persistent0(A, N, scale: "fp64", A_stride0, _phase_lo, _phase_hi, _sync, s: "fp64", k, m, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:229: for t in range(T):  (persistent: 1 phase(s) per iteration)
+    # samples/natural_loops.py:246: for t in range(T):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -2854,12 +2980,12 @@ def _or_defaults_persistent0(A, N, scale: "fp64", A_stride0, _phase_lo, _phase_h
         s = tl.where(((scale != 0)), scale, tl.full((), 0.5, tl.float64))
         k = (tl.where(((t != 0)), ((t + 2)).to(tl.int64), (t).to(tl.int64))).to(tl.int64)
         m = (tl.where(((t != 0)), (t).to(tl.int64), (tl.full((), (-1), tl.int64)).to(tl.int64))).to(tl.int64)
-        # samples/natural_loops.py:233: #pragma parallel for simd
+        # samples/natural_loops.py:250: #pragma parallel for simd
         _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:234
+            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:251
             i_mask = i < N
-            tl.store(A + i * A_stride0, tl.load(A + i * A_stride0, mask=i_mask) * s + k + m, mask=i_mask)  # samples/natural_loops.py:235
+            tl.store(A + i * A_stride0, tl.load(A + i * A_stride0, mask=i_mask) * s + k + m, mask=i_mask)  # samples/natural_loops.py:252
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -2869,11 +2995,11 @@ def _or_defaults_persistent0(A, N, scale: "fp64", A_stride0, _phase_lo, _phase_h
         tl.store(_carried + 2, (m).to(tl.float64))
 
 
-_or_defaults_persistent0_tuning = _AppycTuning("_or_defaults_persistent0", "f27de0aafdce11c7", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_or_defaults_persistent0_tuning = _AppycTuning("_or_defaults_persistent0", "aff8559fec814931", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_or_defaults_persistent0(A, N, scale, T, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:229 on the GPU: one launch of the persistent kernel _or_defaults_persistent0. Returns one row of the values of s, k, m after the loop, or none when no iteration runs."""
+    """Runs the loop at samples/natural_loops.py:246 on the GPU: one launch of the persistent kernel _or_defaults_persistent0. Returns one row of the values of s, k, m after the loop, or none when no iteration runs."""
     n_t = int(T)
     if n_t <= 0:
         return ()
@@ -2903,7 +3029,7 @@ def or_defaults(A, N, T, scale):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "k"])
 def _counted_from_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, k, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:242: for t in range(T):  (persistent: 1 phase(s) per iteration)
+    # samples/natural_loops.py:259: for t in range(T):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -2912,12 +3038,12 @@ def _counted_from_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, k, _
         _iteration = _phase
         t = _iteration
         k = ((k + 1)).to(tl.int64)
-        # samples/natural_loops.py:244: #pragma parallel for simd
+        # samples/natural_loops.py:261: #pragma parallel for simd
         _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:245
+            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:262
             i_mask = i < N
-            tl.store(A + i * A_stride0, 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + k, mask=i_mask)  # samples/natural_loops.py:246
+            tl.store(A + i * A_stride0, 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + k, mask=i_mask)  # samples/natural_loops.py:263
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -2927,7 +3053,7 @@ def _counted_from_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, k, _
 
 @triton.jit(do_not_specialize=["_group_lo", "_group_hi"])
 def _counted_from_persistent0_blocked(A, _scratch_A, N, _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, k, _carried, G: tl.constexpr, W: tl.constexpr, HALO: tl.constexpr, COMPUTE: tl.constexpr, WRITE: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:242: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in a global scratch)
+    # samples/natural_loops.py:259: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in a global scratch)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _x = tl.arange(0, W)
@@ -2979,7 +3105,7 @@ def _counted_from_persistent0_blocked(A, _scratch_A, N, _n, _steps, _chunk, _chu
 
 @gluon.jit(do_not_specialize=["_group_lo", "_group_hi"])
 def _counted_from_persistent0_blocked_gluon(A, _scratch_A, N, _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, k, _carried, G: gl.constexpr, W: gl.constexpr, HALO: gl.constexpr, COMPUTE: gl.constexpr, WRITE: gl.constexpr, GRID_SYNC: gl.constexpr):
-    # samples/natural_loops.py:242: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in registers and shared memory)
+    # samples/natural_loops.py:259: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in registers and shared memory)
     _NW: gl.constexpr = gl.num_warps()
     _L: gl.constexpr = gl.BlockedLayout([1], [32], [_NW], [0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [0])
@@ -3047,11 +3173,11 @@ def _counted_from_persistent0_blocked_gluon(A, _scratch_A, N, _n, _steps, _chunk
         tl.store(_carried + 0, (k).to(tl.float64))
 
 
-_counted_from_persistent0_tuning = _AppycTuning("_counted_from_persistent0", "a97bb7f70c041d42", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_counted_from_persistent0_tuning = _AppycTuning("_counted_from_persistent0", "bea2c26313d6da9d", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_counted_from_persistent0(A, N, k, T, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:242 on the GPU: one launch of the persistent kernel _counted_from_persistent0."""
+    """Runs the loop at samples/natural_loops.py:259 on the GPU: one launch of the persistent kernel _counted_from_persistent0."""
     n_t = int(T)
     if n_t <= 0:
         return k
@@ -3084,7 +3210,7 @@ def counted_from(A, N, T, k):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "c"])
 def _offset_counter_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, c: "fp64", _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:253: for t in range(T):  (persistent: 1 phase(s) per iteration)
+    # samples/natural_loops.py:270: for t in range(T):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -3093,12 +3219,12 @@ def _offset_counter_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, c:
         _iteration = _phase
         t = _iteration
         c = (c + tl.full((), 1, tl.float64))
-        # samples/natural_loops.py:255: #pragma parallel for simd
+        # samples/natural_loops.py:272: #pragma parallel for simd
         _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:256
+            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:273
             i_mask = i < N
-            tl.store(A + i * A_stride0, 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + c, mask=i_mask)  # samples/natural_loops.py:257
+            tl.store(A + i * A_stride0, 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + c, mask=i_mask)  # samples/natural_loops.py:274
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -3108,7 +3234,7 @@ def _offset_counter_persistent0(A, N, A_stride0, _phase_lo, _phase_hi, _sync, c:
 
 @triton.jit(do_not_specialize=["_group_lo", "_group_hi"])
 def _offset_counter_persistent0_blocked(A, _scratch_A, N, _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, c: "fp64", _carried, G: tl.constexpr, W: tl.constexpr, HALO: tl.constexpr, COMPUTE: tl.constexpr, WRITE: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:253: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in a global scratch)
+    # samples/natural_loops.py:270: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in a global scratch)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _x = tl.arange(0, W)
@@ -3160,7 +3286,7 @@ def _offset_counter_persistent0_blocked(A, _scratch_A, N, _n, _steps, _chunk, _c
 
 @gluon.jit(do_not_specialize=["_group_lo", "_group_hi"])
 def _offset_counter_persistent0_blocked_gluon(A, _scratch_A, N, _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, c: "fp64", _carried, G: gl.constexpr, W: gl.constexpr, HALO: gl.constexpr, COMPUTE: gl.constexpr, WRITE: gl.constexpr, GRID_SYNC: gl.constexpr):
-    # samples/natural_loops.py:253: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in registers and shared memory)
+    # samples/natural_loops.py:270: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in registers and shared memory)
     _NW: gl.constexpr = gl.num_warps()
     _L: gl.constexpr = gl.BlockedLayout([1], [32], [_NW], [0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [0])
@@ -3228,11 +3354,11 @@ def _offset_counter_persistent0_blocked_gluon(A, _scratch_A, N, _n, _steps, _chu
         tl.store(_carried + 0, (c).to(tl.float64))
 
 
-_offset_counter_persistent0_tuning = _AppycTuning("_offset_counter_persistent0", "42513108e55bcf4e", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_offset_counter_persistent0_tuning = _AppycTuning("_offset_counter_persistent0", "2a4804d1a7b6b2f8", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_offset_counter_persistent0(A, N, c, T, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:253 on the GPU: one launch of the persistent kernel _offset_counter_persistent0."""
+    """Runs the loop at samples/natural_loops.py:270 on the GPU: one launch of the persistent kernel _offset_counter_persistent0."""
     n_t = int(T)
     if n_t <= 0:
         return c
@@ -3265,7 +3391,7 @@ def offset_counter(A, N, T):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "diff", "it", "_running"])
 def _smooth_then_measure_persistent0(A, B, R, _diff_shared, N, tol: "fp64", max_iter: "fp64", A_stride0, B_stride0, R_stride0, _diff_shared_stride0, _phase_lo, _phase_hi, _sync, diff: "fp64", it, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:268: while diff > tol and it < max_iter:  (persistent: 2 phase(s) per iteration)
+    # samples/natural_loops.py:285: while diff > tol and it < max_iter:  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -3282,26 +3408,26 @@ def _smooth_then_measure_persistent0(A, B, R, _diff_shared, N, tol: "fp64", max_
             diff = tl.full((), 0.0, tl.float64)
             _diff_shared_now = _diff_shared + _iteration % 3
             _diff_shared_now_stride0 = _diff_shared_stride0
-            # samples/natural_loops.py:273: #pragma parallel for simd reduction(max:diff)
+            # samples/natural_loops.py:290: #pragma parallel for simd reduction(max:diff)
             _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp in range(_pid, _n0_0, _nprog):
-                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:274
+                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:291
                 i_mask = i < (N - 1)
-                _B_stored = (0.25 * _appyc_np_float(tl.load(A + (i - 1) * A_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(A + (i + 1) * A_stride0, mask=i_mask))).to(B.dtype.element_ty)  # samples/natural_loops.py:271
-                tl.store(B + i * B_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:271
-                _R_stored = (_B_stored - tl.load(A + i * A_stride0, mask=i_mask)).to(R.dtype.element_ty)  # samples/natural_loops.py:275
-                tl.store(R + i * R_stride0, _R_stored, mask=i_mask)  # samples/natural_loops.py:275
-                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_R_stored), i_mask))  # samples/natural_loops.py:276
+                _B_stored = (0.25 * _appyc_np_float(tl.load(A + (i - 1) * A_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(A + (i + 1) * A_stride0, mask=i_mask))).to(B.dtype.element_ty)  # samples/natural_loops.py:288
+                tl.store(B + i * B_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:288
+                _R_stored = (_B_stored - tl.load(A + i * A_stride0, mask=i_mask)).to(R.dtype.element_ty)  # samples/natural_loops.py:292
+                tl.store(R + i * R_stride0, _R_stored, mask=i_mask)  # samples/natural_loops.py:292
+                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_R_stored), i_mask))  # samples/natural_loops.py:293
         if _region == 1:
             diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
             if _pid == 0:
                 tl.store(_diff_shared + (_iteration + 2) % 3, tl.load(_diff_shared + 3))
-            # samples/natural_loops.py:277: #pragma parallel for simd
+            # samples/natural_loops.py:294: #pragma parallel for simd
             _n1_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
-                i = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:278
+                i = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:295
                 i_mask = i < (N - 1)
-                tl.store(A + i * A_stride0, tl.load(B + i * B_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:279
+                tl.store(A + i * A_stride0, tl.load(B + i * B_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:296
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -3315,11 +3441,11 @@ def _smooth_then_measure_persistent0(A, B, R, _diff_shared, N, tol: "fp64", max_
         tl.store(_carried + 2, (_running).to(tl.float64))
 
 
-_smooth_then_measure_persistent0_tuning = _AppycTuning("_smooth_then_measure_persistent0", "4d8e86413b7182aa", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_smooth_then_measure_persistent0_tuning = _AppycTuning("_smooth_then_measure_persistent0", "826760dcd8cfc879", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_smooth_then_measure_persistent0(A, B, R, N, diff, it, tol, max_iter, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:268 on the GPU: one launch of the persistent kernel _smooth_then_measure_persistent0."""
+    """Runs the loop at samples/natural_loops.py:285 on the GPU: one launch of the persistent kernel _smooth_then_measure_persistent0."""
     _diff_shared = _appyc_shared_slots(float(diff), R, R.device, "max")
     if not (diff > tol and it < max_iter):
         return diff, it
@@ -3353,7 +3479,7 @@ def smooth_then_measure(A, B, R, N, tol, max_iter):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_which_B", "_which_A", "_which__swap", "_which__swap1", "diff", "sweeps", "it", "_running"])
 def _swap_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_shared_stride0, B_stride0, A_stride0, _phase_lo, _phase_hi, _sync, _which_B, _which_A, _which__swap, _which__swap1, diff: "fp64", sweeps, it, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:290: for it in range(max_iter):  (persistent: 3 phase(s) per iteration)
+    # samples/natural_loops.py:307: for it in range(max_iter):  (persistent: 3 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -3382,14 +3508,14 @@ def _swap_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_shar
             else:
                 _B_now = A
                 _B_now_stride0 = A_stride0
-            # samples/natural_loops.py:292: #pragma parallel for simd reduction(max:diff)
+            # samples/natural_loops.py:309: #pragma parallel for simd reduction(max:diff)
             _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp in range(_pid, _n0_0, _nprog):
-                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:293
+                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:310
                 i_mask = i < (N - 1)
-                _B_stored = (0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask))).to(_B_now.dtype.element_ty)  # samples/natural_loops.py:294
-                tl.store(_B_now + i * _B_now_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:294
-                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:295
+                _B_stored = (0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask))).to(_B_now.dtype.element_ty)  # samples/natural_loops.py:311
+                tl.store(_B_now + i * _B_now_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:311
+                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:312
         if _region == 1:
             diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
             if _pid == 0:
@@ -3406,10 +3532,10 @@ def _swap_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_shar
             else:
                 _B_now = A
                 _B_now_stride0 = A_stride0
-            # samples/natural_loops.py:296: B[0] = A[0]
+            # samples/natural_loops.py:313: B[0] = A[0]
             if _pid == 0:
-                for _once in range(0, 1, 1):  # samples/natural_loops.py:296
-                    tl.store(_B_now + 0 * _B_now_stride0, tl.load(_A_now + 0 * _A_now_stride0))  # samples/natural_loops.py:296
+                for _once in range(0, 1, 1):  # samples/natural_loops.py:313
+                    tl.store(_B_now + 0 * _B_now_stride0, tl.load(_A_now + 0 * _A_now_stride0))  # samples/natural_loops.py:313
         if _region == 2:
             if _which_A == 0:
                 _A_now = B
@@ -3423,10 +3549,10 @@ def _swap_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_shar
             else:
                 _B_now = A
                 _B_now_stride0 = A_stride0
-            # samples/natural_loops.py:297: B[N - 1] = A[N - 1]
+            # samples/natural_loops.py:314: B[N - 1] = A[N - 1]
             if _pid == 0:
-                for _once1 in range(0, 1, 1):  # samples/natural_loops.py:297
-                    tl.store(_B_now + (N - 1) * _B_now_stride0, tl.load(_A_now + (N - 1) * _A_now_stride0))  # samples/natural_loops.py:297
+                for _once1 in range(0, 1, 1):  # samples/natural_loops.py:314
+                    tl.store(_B_now + (N - 1) * _B_now_stride0, tl.load(_A_now + (N - 1) * _A_now_stride0))  # samples/natural_loops.py:314
         if GRID_SYNC:
             if (_region == 0) | (_region == 2):
                 _arrived += _nprog
@@ -3451,11 +3577,11 @@ def _swap_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_shar
         tl.store(_carried + 7, (_running).to(tl.float64))
 
 
-_swap_until_small_persistent0_tuning = _AppycTuning("_swap_until_small_persistent0", "992aaf49afb423a6", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_swap_until_small_persistent0_tuning = _AppycTuning("_swap_until_small_persistent0", "972371c5c4e56a48", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_swap_until_small_persistent0(N, B, A, sweeps, tol, max_iter, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:290 on the GPU: one launch of the persistent kernel _swap_until_small_persistent0. Returns one row of the values of it, diff, sweeps, A after the loop, or none when no iteration runs."""
+    """Runs the loop at samples/natural_loops.py:307 on the GPU: one launch of the persistent kernel _swap_until_small_persistent0. Returns one row of the values of it, diff, sweeps, A after the loop, or none when no iteration runs."""
     _diff_shared = _appyc_shared_slots(0.0, B, B.device, "max")
     n_it = int(max_iter)
     if n_it <= 0:
@@ -3489,7 +3615,7 @@ def swap_until_small(A, B, N, tol, max_iter):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "speed", "dt", "it", "_running"])
 def _damped_until_small_persistent0(v, u, _speed_shared, N, tol: "fp64", decay: "fp64", v_stride0, u_stride0, _speed_shared_stride0, _phase_lo, _phase_hi, _sync, speed: "fp64", dt: "fp64", it, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:308: for it in range(max_iter):  (persistent: 2 phase(s) per iteration)
+    # samples/natural_loops.py:325: for it in range(max_iter):  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -3506,14 +3632,14 @@ def _damped_until_small_persistent0(v, u, _speed_shared, N, tol: "fp64", decay: 
             speed = tl.full((), 0.0, tl.float64)
             _speed_shared_now = _speed_shared + _iteration % 3
             _speed_shared_now_stride0 = _speed_shared_stride0
-            # samples/natural_loops.py:310: #pragma parallel for simd shared(speed)
+            # samples/natural_loops.py:327: #pragma parallel for simd shared(speed)
             _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp in range(_pid, _n0_0, _nprog):
-                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:311
+                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:328
                 i_mask = i < (N - 1)
-                _v_stored = (0.5 * _appyc_np_float(tl.load(v + i * v_stride0, mask=i_mask)) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * _appyc_np_float(tl.load(u + i * u_stride0, mask=i_mask)) + tl.load(u + (i + 1) * u_stride0, mask=i_mask))).to(v.dtype.element_ty)  # samples/natural_loops.py:312
-                tl.store(v + i * v_stride0, _v_stored, mask=i_mask)  # samples/natural_loops.py:312
-                tl.atomic_max(_speed_shared_now + 0 * _speed_shared_now_stride0, _appyc_masked_max(tl.abs(_v_stored), i_mask))  # samples/natural_loops.py:313
+                _v_stored = (0.5 * _appyc_np_float(tl.load(v + i * v_stride0, mask=i_mask)) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * _appyc_np_float(tl.load(u + i * u_stride0, mask=i_mask)) + tl.load(u + (i + 1) * u_stride0, mask=i_mask))).to(v.dtype.element_ty)  # samples/natural_loops.py:329
+                tl.store(v + i * v_stride0, _v_stored, mask=i_mask)  # samples/natural_loops.py:329
+                tl.atomic_max(_speed_shared_now + 0 * _speed_shared_now_stride0, _appyc_masked_max(tl.abs(_v_stored), i_mask))  # samples/natural_loops.py:330
         if _region == 1:
             speed = tl.maximum(speed, tl.load(_speed_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
             if _pid == 0:
@@ -3521,12 +3647,12 @@ def _damped_until_small_persistent0(v, u, _speed_shared, N, tol: "fp64", decay: 
             _running = _running & ((speed < tol) == 0)
             if _running:
                 dt = (dt * decay)
-                # samples/natural_loops.py:317: #pragma parallel for simd
+                # samples/natural_loops.py:334: #pragma parallel for simd
                 _n1_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
                 for _vp1 in range(_pid, _n1_0, _nprog):
-                    i = _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:318
+                    i = _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:335
                     i_mask = i < N
-                    tl.store(u + i * u_stride0, tl.load(u + i * u_stride0, mask=i_mask) + dt * tl.load(v + i * v_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:319
+                    tl.store(u + i * u_stride0, tl.load(u + i * u_stride0, mask=i_mask) + dt * tl.load(v + i * v_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:336
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -3538,11 +3664,11 @@ def _damped_until_small_persistent0(v, u, _speed_shared, N, tol: "fp64", decay: 
         tl.store(_carried + 3, (_running).to(tl.float64))
 
 
-_damped_until_small_persistent0_tuning = _AppycTuning("_damped_until_small_persistent0", "0f5e02dcfc8279e6", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_damped_until_small_persistent0_tuning = _AppycTuning("_damped_until_small_persistent0", "51fde953009b26d5", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_damped_until_small_persistent0(v, u, N, dt, tol, decay, max_iter, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:308 on the GPU: one launch of the persistent kernel _damped_until_small_persistent0. Returns one row of the values of it, speed, dt after the loop, or none when no iteration runs."""
+    """Runs the loop at samples/natural_loops.py:325 on the GPU: one launch of the persistent kernel _damped_until_small_persistent0. Returns one row of the values of it, speed, dt after the loop, or none when no iteration runs."""
     _speed_shared = _appyc_shared_slots(0.0, v, v.device, "max")
     n_it = int(max_iter)
     if n_it <= 0:
@@ -3573,7 +3699,7 @@ def damped_until_small(u, v, N, tol, max_iter, dt, decay):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "spent", "it", "_running"])
 def _within_budget_persistent0(A, N, budget: "fp64", A_stride0, _phase_lo, _phase_hi, _sync, spent, it, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:326: for it in range(max_iter):  (persistent: 1 phase(s) per iteration)
+    # samples/natural_loops.py:343: for it in range(max_iter):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -3586,12 +3712,12 @@ def _within_budget_persistent0(A, N, budget: "fp64", A_stride0, _phase_lo, _phas
         it = (_iteration).to(tl.int64)
         _running = _running & (((spent).to(tl.float64) >= budget) == 0)
         if _running:
-            # samples/natural_loops.py:329: #pragma parallel for simd
+            # samples/natural_loops.py:346: #pragma parallel for simd
             _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
             for _vp in range(_pid, _n0_0, _nprog):
-                i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:330
+                i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:347
                 i_mask = i < N
-                tl.store(A + i * A_stride0, 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + it, mask=i_mask)  # samples/natural_loops.py:331
+                tl.store(A + i * A_stride0, 0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) + it, mask=i_mask)  # samples/natural_loops.py:348
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -3604,11 +3730,11 @@ def _within_budget_persistent0(A, N, budget: "fp64", A_stride0, _phase_lo, _phas
         tl.store(_carried + 2, (_running).to(tl.float64))
 
 
-_within_budget_persistent0_tuning = _AppycTuning("_within_budget_persistent0", "ae335837bdbe85f6", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_within_budget_persistent0_tuning = _AppycTuning("_within_budget_persistent0", "4356f47fc889e656", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_within_budget_persistent0(A, N, spent, budget, max_iter, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:326 on the GPU: one launch of the persistent kernel _within_budget_persistent0. Returns one row of the values of it, spent after the loop, or none when no iteration runs."""
+    """Runs the loop at samples/natural_loops.py:343 on the GPU: one launch of the persistent kernel _within_budget_persistent0. Returns one row of the values of it, spent after the loop, or none when no iteration runs."""
     n_it = int(max_iter)
     if n_it <= 0:
         return ()
@@ -3638,7 +3764,7 @@ def within_budget(A, N, budget, max_iter):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_which_B", "_which_A", "_which__swap", "_which__swap1", "diff", "done", "it", "_running"])
 def _until_done_persistent0(_diff_shared, B, A, N, cap: "fp64", tol: "fp64", _diff_shared_stride0, B_stride0, A_stride0, _phase_lo, _phase_hi, _sync, _which_B, _which_A, _which__swap, _which__swap1, diff: "fp64", done, it, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:342: while not done:  (persistent: 1 phase(s) per iteration)
+    # samples/natural_loops.py:359: while not done:  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -3666,14 +3792,14 @@ def _until_done_persistent0(_diff_shared, B, A, N, cap: "fp64", tol: "fp64", _di
         else:
             _B_now = A
             _B_now_stride0 = A_stride0
-        # samples/natural_loops.py:344: #pragma parallel for simd reduction(max:diff)
+        # samples/natural_loops.py:361: #pragma parallel for simd reduction(max:diff)
         _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:345
+            i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:362
             i_mask = i < (N - 1)
-            _B_stored = (0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask))).to(_B_now.dtype.element_ty)  # samples/natural_loops.py:346
-            tl.store(_B_now + i * _B_now_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:346
-            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:347
+            _B_stored = (0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask))).to(_B_now.dtype.element_ty)  # samples/natural_loops.py:363
+            tl.store(_B_now + i * _B_now_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:363
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:364
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -3701,11 +3827,11 @@ def _until_done_persistent0(_diff_shared, B, A, N, cap: "fp64", tol: "fp64", _di
         tl.store(_carried + 7, (_running).to(tl.float64))
 
 
-_until_done_persistent0_tuning = _AppycTuning("_until_done_persistent0", "bb13cc9cc6d48cfa", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_until_done_persistent0_tuning = _AppycTuning("_until_done_persistent0", "23a8729af1e7c89f", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_until_done_persistent0(N, B, A, done, it, cap, tol, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:342 on the GPU: one launch of the persistent kernel _until_done_persistent0. Returns one row of the values of diff, done, it after the loop, or none when no iteration runs."""
+    """Runs the loop at samples/natural_loops.py:359 on the GPU: one launch of the persistent kernel _until_done_persistent0. Returns one row of the values of diff, done, it after the loop, or none when no iteration runs."""
     _diff_shared = _appyc_shared_slots(0.0, B, B.device, "max")
     if not (not done):
         return ()
@@ -3738,7 +3864,7 @@ def until_done(A, B, N, tol, cap):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_which_B", "_which_A", "_which__swap", "_which__swap1", "diff", "small", "last", "_running"])
 def _marks_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_shared_stride0, B_stride0, A_stride0, _phase_lo, _phase_hi, _sync, _which_B, _which_A, _which__swap, _which__swap1, diff: "fp64", small, last, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:361: for it in range(max_iter):  (persistent: 1 phase(s) per iteration)
+    # samples/natural_loops.py:378: for it in range(max_iter):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -3765,14 +3891,14 @@ def _marks_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_sha
         else:
             _B_now = A
             _B_now_stride0 = A_stride0
-        # samples/natural_loops.py:363: #pragma parallel for simd reduction(max:diff)
+        # samples/natural_loops.py:380: #pragma parallel for simd reduction(max:diff)
         _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:364
+            i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:381
             i_mask = i < (N - 1)
-            _B_stored = (0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask))).to(_B_now.dtype.element_ty)  # samples/natural_loops.py:365
-            tl.store(_B_now + i * _B_now_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:365
-            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:366
+            _B_stored = (0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask))).to(_B_now.dtype.element_ty)  # samples/natural_loops.py:382
+            tl.store(_B_now + i * _B_now_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:382
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:383
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -3799,11 +3925,11 @@ def _marks_until_small_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_sha
         tl.store(_carried + 7, (_running).to(tl.float64))
 
 
-_marks_until_small_persistent0_tuning = _AppycTuning("_marks_until_small_persistent0", "3fd3cd6e0e511f81", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_marks_until_small_persistent0_tuning = _AppycTuning("_marks_until_small_persistent0", "5933cf67b3b44c5e", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_marks_until_small_persistent0(N, B, A, small, last, tol, max_iter, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:361 on the GPU: one launch of the persistent kernel _marks_until_small_persistent0. Returns one row of the values of diff, small, last after the loop, or none when no iteration runs."""
+    """Runs the loop at samples/natural_loops.py:378 on the GPU: one launch of the persistent kernel _marks_until_small_persistent0. Returns one row of the values of diff, small, last after the loop, or none when no iteration runs."""
     _diff_shared = _appyc_shared_slots(0.0, B, B.device, "max")
     n_it = int(max_iter)
     if n_it <= 0:
@@ -3836,7 +3962,7 @@ def marks_until_small(A, B, N, tol, max_iter):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_which_y", "_which_x", "_which__swap", "_which__swap1", "diff", "it", "_if", "converged", "_running"])
 def _relax_converged_persistent0(_diff_shared, y, x, n, tol: "fp64", max_iter: "fp64", _diff_shared_stride0, y_stride0, x_stride0, _phase_lo, _phase_hi, _sync, _which_y, _which_x, _which__swap, _which__swap1, diff: "fp64", it, _if, converged, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:381: while it < max_iter:  (persistent: 1 phase(s) per iteration)
+    # samples/natural_loops.py:398: while it < max_iter:  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -3865,14 +3991,14 @@ def _relax_converged_persistent0(_diff_shared, y, x, n, tol: "fp64", max_iter: "
         else:
             _y_now = x
             _y_now_stride0 = x_stride0
-        # samples/natural_loops.py:383: #pragma parallel for reduction(max:diff)
+        # samples/natural_loops.py:400: #pragma parallel for reduction(max:diff)
         _n0_0 = tl.maximum(tl.cdiv((n - 1) - (1), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:384
+            i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:401
             i_mask = i < (n - 1)
-            _y_stored = (0.5 * _appyc_np_float(tl.load(_x_now + (i - 1) * _x_now_stride0, mask=i_mask) + tl.load(_x_now + (i + 1) * _x_now_stride0, mask=i_mask))).to(_y_now.dtype.element_ty)  # samples/natural_loops.py:385
-            tl.store(_y_now + i * _y_now_stride0, _y_stored, mask=i_mask)  # samples/natural_loops.py:385
-            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_y_stored - tl.load(_x_now + i * _x_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:386
+            _y_stored = (0.5 * _appyc_np_float(tl.load(_x_now + (i - 1) * _x_now_stride0, mask=i_mask) + tl.load(_x_now + (i + 1) * _x_now_stride0, mask=i_mask))).to(_y_now.dtype.element_ty)  # samples/natural_loops.py:402
+            tl.store(_y_now + i * _y_now_stride0, _y_stored, mask=i_mask)  # samples/natural_loops.py:402
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_y_stored - tl.load(_x_now + i * _x_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:403
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -3901,11 +4027,11 @@ def _relax_converged_persistent0(_diff_shared, y, x, n, tol: "fp64", max_iter: "
         tl.store(_carried + 8, (_running).to(tl.float64))
 
 
-_relax_converged_persistent0_tuning = _AppycTuning("_relax_converged_persistent0", "dbede0e92186f26a", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_relax_converged_persistent0_tuning = _AppycTuning("_relax_converged_persistent0", "8f168c02cd69bd7c", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_relax_converged_persistent0(n, y, x, it, converged, tol, max_iter, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:381 on the GPU: one launch of the persistent kernel _relax_converged_persistent0."""
+    """Runs the loop at samples/natural_loops.py:398 on the GPU: one launch of the persistent kernel _relax_converged_persistent0."""
     _diff_shared = _appyc_shared_slots(0.0, y, y.device, "max")
     if not (it < max_iter):
         return it, converged
@@ -3938,7 +4064,7 @@ def relax_converged(x, y, tol, max_iter):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_if", "scale", "dt"])
 def _rescale_every_persistent0(v, u, N, k: "fp64", v_stride0, u_stride0, _phase_lo, _phase_hi, _sync, _if, scale: "fp64", dt: "fp64", _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:399: for t in range(T):  (persistent: 2 phase(s) per iteration)
+    # samples/natural_loops.py:416: for t in range(T):  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -3950,19 +4076,19 @@ def _rescale_every_persistent0(v, u, N, k: "fp64", v_stride0, u_stride0, _phase_
         _region = _phase - _iteration * 2
         t = _iteration
         if _region == 0:
-            # samples/natural_loops.py:400: #pragma parallel for simd
+            # samples/natural_loops.py:417: #pragma parallel for simd
             _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp in range(_pid, _n0_0, _nprog):
-                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:401
+                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:418
                 i_mask = i < (N - 1)
-                tl.store(v + i * v_stride0, tl.load(v + i * v_stride0, mask=i_mask) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * _appyc_np_float(tl.load(u + i * u_stride0, mask=i_mask)) + tl.load(u + (i + 1) * u_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:402
+                tl.store(v + i * v_stride0, tl.load(v + i * v_stride0, mask=i_mask) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * _appyc_np_float(tl.load(u + i * u_stride0, mask=i_mask)) + tl.load(u + (i + 1) * u_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:419
         if _region == 1:
-            # samples/natural_loops.py:403: #pragma parallel for simd
+            # samples/natural_loops.py:420: #pragma parallel for simd
             _n1_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
-                i = _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:404
+                i = _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:421
                 i_mask = i < N
-                tl.store(u + i * u_stride0, tl.load(u + i * u_stride0, mask=i_mask) + dt * tl.load(v + i * v_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:405
+                tl.store(u + i * u_stride0, tl.load(u + i * u_stride0, mask=i_mask) + dt * tl.load(v + i * v_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:422
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -3977,11 +4103,11 @@ def _rescale_every_persistent0(v, u, N, k: "fp64", v_stride0, u_stride0, _phase_
         tl.store(_carried + 2, (dt).to(tl.float64))
 
 
-_rescale_every_persistent0_tuning = _AppycTuning("_rescale_every_persistent0", "05a4721cffce8e1f", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_rescale_every_persistent0_tuning = _AppycTuning("_rescale_every_persistent0", "09c30ab627447b62", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_rescale_every_persistent0(v, u, N, dt, k, T, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:399 on the GPU: one launch of the persistent kernel _rescale_every_persistent0. Returns one row of the values of scale, dt after the loop, or none when no iteration runs."""
+    """Runs the loop at samples/natural_loops.py:416 on the GPU: one launch of the persistent kernel _rescale_every_persistent0. Returns one row of the values of scale, dt after the loop, or none when no iteration runs."""
     n_t = int(T)
     if n_t <= 0:
         return ()
@@ -4012,7 +4138,7 @@ def rescale_every(u, v, N, T, dt, k):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_if", "_if1", "gain", "ups", "_if2"])
 def _nested_gain_persistent0(A, N, hi: "fp64", lo: "fp64", A_stride0, _phase_lo, _phase_hi, _sync, _if, _if1, gain: "fp64", ups, _if2, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:419: for t in range(T):  (persistent: 1 phase(s) per iteration)
+    # samples/natural_loops.py:436: for t in range(T):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -4031,12 +4157,12 @@ def _nested_gain_persistent0(A, N, hi: "fp64", lo: "fp64", A_stride0, _phase_lo,
         gain = tl.where((_if) & ((_if1) == 0), lo, gain)
         _if2 = ((_if) == 0) & ((gain > tl.full((), 1.0, tl.float64)))
         gain = tl.where(_if2, (gain - tl.full((), 0.25, tl.float64)), gain)
-        # samples/natural_loops.py:428: #pragma parallel for simd
+        # samples/natural_loops.py:445: #pragma parallel for simd
         _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:429
+            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:446
             i_mask = i < N
-            tl.store(A + i * A_stride0, _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) * 0.5 + gain, mask=i_mask)  # samples/natural_loops.py:430
+            tl.store(A + i * A_stride0, _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) * 0.5 + gain, mask=i_mask)  # samples/natural_loops.py:447
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -4048,11 +4174,11 @@ def _nested_gain_persistent0(A, N, hi: "fp64", lo: "fp64", A_stride0, _phase_lo,
         tl.store(_carried + 4, (_if2).to(tl.float64))
 
 
-_nested_gain_persistent0_tuning = _AppycTuning("_nested_gain_persistent0", "fa369204ae30a00a", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_nested_gain_persistent0_tuning = _AppycTuning("_nested_gain_persistent0", "e15ceb7d4653ebb1", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_nested_gain_persistent0(A, N, gain, ups, hi, lo, T, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:419 on the GPU: one launch of the persistent kernel _nested_gain_persistent0."""
+    """Runs the loop at samples/natural_loops.py:436 on the GPU: one launch of the persistent kernel _nested_gain_persistent0."""
     n_t = int(T)
     if n_t <= 0:
         return gain, ups
@@ -4084,7 +4210,7 @@ def nested_gain(A, N, T, lo, hi):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_which_B", "_which_A", "_which__swap", "_which__swap1", "diff", "_if", "largest", "_if1", "reason", "quiet", "it", "_running"])
 def _watch_change_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_shared_stride0, B_stride0, A_stride0, _phase_lo, _phase_hi, _sync, _which_B, _which_A, _which__swap, _which__swap1, diff: "fp64", _if, largest: "fp64", _if1, reason, quiet, it, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:441: for it in range(max_iter):  (persistent: 1 phase(s) per iteration)
+    # samples/natural_loops.py:458: for it in range(max_iter):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -4115,14 +4241,14 @@ def _watch_change_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_shared_s
         else:
             _B_now = A
             _B_now_stride0 = A_stride0
-        # samples/natural_loops.py:443: #pragma parallel for simd reduction(max:diff)
+        # samples/natural_loops.py:460: #pragma parallel for simd reduction(max:diff)
         _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:444
+            i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:461
             i_mask = i < (N - 1)
-            _B_stored = (0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask))).to(_B_now.dtype.element_ty)  # samples/natural_loops.py:445
-            tl.store(_B_now + i * _B_now_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:445
-            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:446
+            _B_stored = (0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask))).to(_B_now.dtype.element_ty)  # samples/natural_loops.py:462
+            tl.store(_B_now + i * _B_now_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:462
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:463
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -4156,11 +4282,11 @@ def _watch_change_persistent0(_diff_shared, B, A, N, tol: "fp64", _diff_shared_s
         tl.store(_carried + 11, (_running).to(tl.float64))
 
 
-_watch_change_persistent0_tuning = _AppycTuning("_watch_change_persistent0", "c56c7832c0f15494", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_watch_change_persistent0_tuning = _AppycTuning("_watch_change_persistent0", "a83dd0c5559fcf0b", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_watch_change_persistent0(N, B, A, largest, reason, quiet, tol, max_iter, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:441 on the GPU: one launch of the persistent kernel _watch_change_persistent0. Returns one row of the values of it, largest, reason, quiet after the loop, or none when no iteration runs."""
+    """Runs the loop at samples/natural_loops.py:458 on the GPU: one launch of the persistent kernel _watch_change_persistent0. Returns one row of the values of it, largest, reason, quiet after the loop, or none when no iteration runs."""
     _diff_shared = _appyc_shared_slots(0.0, B, B.device, "max")
     n_it = int(max_iter)
     if n_it <= 0:
@@ -4195,7 +4321,7 @@ def watch_change(A, B, N, tol, start, max_iter):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_if", "dt"])
 def _floored_wave_persistent0(v, u, N, floor: "fp64", decay: "fp64", v_stride0, u_stride0, _phase_lo, _phase_hi, _sync, _if, dt: "fp64", _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:461: for t in range(T):  (persistent: 2 phase(s) per iteration)
+    # samples/natural_loops.py:478: for t in range(T):  (persistent: 2 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -4206,19 +4332,19 @@ def _floored_wave_persistent0(v, u, N, floor: "fp64", decay: "fp64", v_stride0, 
         _region = _phase - _iteration * 2
         t = _iteration
         if _region == 0:
-            # samples/natural_loops.py:462: #pragma parallel for simd
+            # samples/natural_loops.py:479: #pragma parallel for simd
             _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
             for _vp in range(_pid, _n0_0, _nprog):
-                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:463
+                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:480
                 i_mask = i < (N - 1)
-                tl.store(v + i * v_stride0, tl.load(v + i * v_stride0, mask=i_mask) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * _appyc_np_float(tl.load(u + i * u_stride0, mask=i_mask)) + tl.load(u + (i + 1) * u_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:464
+                tl.store(v + i * v_stride0, tl.load(v + i * v_stride0, mask=i_mask) + dt * (tl.load(u + (i - 1) * u_stride0, mask=i_mask) - 2.0 * _appyc_np_float(tl.load(u + i * u_stride0, mask=i_mask)) + tl.load(u + (i + 1) * u_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:481
         if _region == 1:
-            # samples/natural_loops.py:465: #pragma parallel for simd
+            # samples/natural_loops.py:482: #pragma parallel for simd
             _n1_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
             for _vp1 in range(_pid, _n1_0, _nprog):
-                i = _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:466
+                i = _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:483
                 i_mask = i < N
-                tl.store(u + i * u_stride0, tl.load(u + i * u_stride0, mask=i_mask) + dt * tl.load(v + i * v_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:467
+                tl.store(u + i * u_stride0, tl.load(u + i * u_stride0, mask=i_mask) + dt * tl.load(v + i * v_stride0, mask=i_mask), mask=i_mask)  # samples/natural_loops.py:484
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -4232,7 +4358,7 @@ def _floored_wave_persistent0(v, u, N, floor: "fp64", decay: "fp64", v_stride0, 
 
 @triton.jit(do_not_specialize=["_group_lo", "_group_hi"])
 def _floored_wave_persistent0_blocked(v, u, _scratch_v, _scratch_u, N, floor: "fp64", decay: "fp64", _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, _if, dt: "fp64", _carried, G: tl.constexpr, W: tl.constexpr, HALO: tl.constexpr, COMPUTE: tl.constexpr, WRITE: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:461: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in a global scratch)
+    # samples/natural_loops.py:478: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in a global scratch)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _x = tl.arange(0, W)
@@ -4299,7 +4425,7 @@ def _floored_wave_persistent0_blocked(v, u, _scratch_v, _scratch_u, N, floor: "f
 
 @gluon.jit(do_not_specialize=["_group_lo", "_group_hi"])
 def _floored_wave_persistent0_blocked_gluon(v, u, _scratch_v, _scratch_u, N, floor: "fp64", decay: "fp64", _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, _if, dt: "fp64", _carried, G: gl.constexpr, W: gl.constexpr, HALO: gl.constexpr, COMPUTE: gl.constexpr, WRITE: gl.constexpr, GRID_SYNC: gl.constexpr):
-    # samples/natural_loops.py:461: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in registers and shared memory)
+    # samples/natural_loops.py:478: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in registers and shared memory)
     _NW: gl.constexpr = gl.num_warps()
     _L: gl.constexpr = gl.BlockedLayout([1], [32], [_NW], [0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [0])
@@ -4387,11 +4513,11 @@ def _floored_wave_persistent0_blocked_gluon(v, u, _scratch_v, _scratch_u, N, flo
         tl.store(_carried + 1, (dt).to(tl.float64))
 
 
-_floored_wave_persistent0_tuning = _AppycTuning("_floored_wave_persistent0", "4121a7b2aa05150f", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_floored_wave_persistent0_tuning = _AppycTuning("_floored_wave_persistent0", "180ab0a5cf60967e", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_floored_wave_persistent0(v, u, N, dt, floor, decay, T, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:461 on the GPU: one launch of the persistent kernel _floored_wave_persistent0."""
+    """Runs the loop at samples/natural_loops.py:478 on the GPU: one launch of the persistent kernel _floored_wave_persistent0."""
     n_t = int(T)
     if n_t <= 0:
         return dt
@@ -4424,7 +4550,7 @@ def floored_wave(u, v, N, T, dt, decay, floor):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "hits"])
 def _int_counter_persistent0(x, step, x_stride0, x_shape0, _phase_lo, _phase_hi, _sync, hits, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:477: for t in range(T):  (persistent: 1 phase(s) per iteration)
+    # samples/natural_loops.py:494: for t in range(T):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -4432,12 +4558,12 @@ def _int_counter_persistent0(x, step, x_stride0, x_shape0, _phase_lo, _phase_hi,
     for _phase in range(_phase_lo, _phase_hi):
         _iteration = _phase
         t = _iteration
-        # samples/natural_loops.py:478: #pragma parallel for
+        # samples/natural_loops.py:495: #pragma parallel for
         _n0_0 = tl.maximum(tl.cdiv((x_shape0) - (0), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:479
+            i = _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:496
             i_mask = i < x_shape0
-            tl.store(x + i * x_stride0, _appyc_np_float(tl.load(x + i * x_stride0, mask=i_mask)) + 1.0, mask=i_mask)  # samples/natural_loops.py:480
+            tl.store(x + i * x_stride0, _appyc_np_float(tl.load(x + i * x_stride0, mask=i_mask)) + 1.0, mask=i_mask)  # samples/natural_loops.py:497
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -4448,7 +4574,7 @@ def _int_counter_persistent0(x, step, x_stride0, x_shape0, _phase_lo, _phase_hi,
 
 @triton.jit(do_not_specialize=["_group_lo", "_group_hi"])
 def _int_counter_persistent0_blocked(x, _scratch_x, step, _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, hits, _carried, G: tl.constexpr, W: tl.constexpr, HALO: tl.constexpr, COMPUTE: tl.constexpr, WRITE: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:477: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in a global scratch)
+    # samples/natural_loops.py:494: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in a global scratch)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _x = tl.arange(0, W)
@@ -4500,7 +4626,7 @@ def _int_counter_persistent0_blocked(x, _scratch_x, step, _n, _steps, _chunk, _c
 
 @gluon.jit(do_not_specialize=["_group_lo", "_group_hi"])
 def _int_counter_persistent0_blocked_gluon(x, _scratch_x, step, _n, _steps, _chunk, _chunks, _group_lo, _group_hi, _sync, hits, _carried, G: gl.constexpr, W: gl.constexpr, HALO: gl.constexpr, COMPUTE: gl.constexpr, WRITE: gl.constexpr, GRID_SYNC: gl.constexpr):
-    # samples/natural_loops.py:477: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in registers and shared memory)
+    # samples/natural_loops.py:494: for t in range(T):  (temporally blocked: G iterations between grid barriers, chunks in registers and shared memory)
     _NW: gl.constexpr = gl.num_warps()
     _L: gl.constexpr = gl.BlockedLayout([1], [32], [_NW], [0])
     _SL: gl.constexpr = gl.SwizzledSharedLayout(1, 1, 1, [0])
@@ -4568,11 +4694,11 @@ def _int_counter_persistent0_blocked_gluon(x, _scratch_x, step, _n, _steps, _chu
         tl.store(_carried + 0, (hits).to(tl.float64))
 
 
-_int_counter_persistent0_tuning = _AppycTuning("_int_counter_persistent0", "c4ff805ad854816b", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_int_counter_persistent0_tuning = _AppycTuning("_int_counter_persistent0", "df3b0707c9b1946c", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_int_counter_persistent0(x, hits, step, T, _appyc_config=None):
-    """Runs the loop at samples/natural_loops.py:477 on the GPU: one launch of the persistent kernel _int_counter_persistent0."""
+    """Runs the loop at samples/natural_loops.py:494 on the GPU: one launch of the persistent kernel _int_counter_persistent0."""
     n_t = int(T)
     if n_t <= 0:
         return hits

@@ -314,13 +314,14 @@ fn compile_function(
     passes::device_statements::run(&mut func, |at| file.line_of(at.start as usize));
     // 3c: reductions into a name as reduction clauses, whose pragmas join the source's.
     let made = passes::scalar_reductions::run(&mut func, file);
-    let mut pragmas: Vec<Pragma> = pragmas.iter().cloned().chain(made).collect();
+    let mut pragmas: Vec<Pragma> = pragmas.iter().cloned().chain(made.pragmas).collect();
     // 3d: a region that reads back what the region before it wrote (or only reduces) joins
     // it when the two share written arrays only at the element each iteration owns.
     let joined = passes::join_regions::run(&mut func, &mut pragmas, warnings);
     let pragmas: &[Pragma] = &pragmas;
     let mut kernels = passes::outline::run(&func)?;
     passes::join_regions::mark_absorbed(&mut kernels, &joined);
+    passes::scalar_reductions::attach_checks(&mut kernels, &made.checks);
     // 4a-4d: each region as written (races, scalars the host reads after it, shared and
     // reduction scalars, matrix tiles, elements read back after their store).
     passes::shared_scalars::check_reduction_placement(pragmas, &kernels)?;

@@ -780,7 +780,7 @@ mod tests {
         let mut pragmas: Vec<Pragma> = crate::frontend::pragma::collect_pragmas(&file)
             .expect("pragmas")
             .into_iter()
-            .chain(made)
+            .chain(made.pragmas)
             .collect();
         let mut notes = vec![];
         let joined = run(&mut f, &mut pragmas, &mut notes);

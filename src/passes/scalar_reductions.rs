@@ -13,7 +13,10 @@
 //! persistent loop reads on the device, the machinery `reduction(op:x)` already has.
 //!
 //! Only what the tensor model runs converts (the arrays are the regions' or parameters, the
-//! value has slices and no other reduction); anything else stays as it was.
+//! value has slices and no other reduction); anything else stays as it was. Slice lengths the
+//! analysis can only assume equal (`B[1:-1] - A[1:-1]`: `B.shape[0] - 2` against
+//! `A.shape[0] - 2`) become launch checks of the kernel that runs the loop (`attach_checks`),
+//! which raise NumPy's broadcast error where the lengths differ, as a tensor statement's do.
 //!
 //! Known difference: the buffer takes the dtype NumPy gives `identity op E` (`shared_scalars`),
 //! so `np.sum` of an int32 array accumulates in int32 where NumPy's sum widens to int64 (the
@@ -27,10 +30,18 @@ use crate::ir::pragma::{Directive, Pragma, ReductionVar};
 use crate::ir::*;
 use std::collections::HashSet;
 
-pub fn run(func: &mut Function, file: &SourceFile) -> Vec<Pragma> {
+/// What `run` made: the loops' pragmas, and the launch checks of each loop that has some
+/// (keyed by the loop's span, which is its region's).
+#[derive(Debug, Default)]
+pub struct Made {
+    pub pragmas: Vec<Pragma>,
+    pub checks: Vec<(Span, Vec<LaunchCheck>)>,
+}
+
+pub fn run(func: &mut Function, file: &SourceFile) -> Made {
     let arrays = Arrays::of(func);
     let mut used = func.names();
-    let mut made = vec![];
+    let mut made = Made::default();
     let mut cx = Cx {
         arrays: arrays.as_ref(),
         file,
@@ -41,11 +52,27 @@ pub fn run(func: &mut Function, file: &SourceFile) -> Vec<Pragma> {
     made
 }
 
+/// Gives each converted loop's launch checks to the kernel that runs it, after `outline` and
+/// `join_regions::mark_absorbed`: the loop's own kernel, or the one it was joined into.
+pub fn attach_checks(kernels: &mut [Kernel], checks: &[(Span, Vec<LaunchCheck>)]) {
+    for (span, cs) in checks {
+        let runs_it = |k: &Kernel| {
+            k.span == *span
+                || k.absorbed
+                    .iter()
+                    .any(|a| a.span == *span && a.what == AbsorbedKind::Region)
+        };
+        if let Some(k) = kernels.iter_mut().find(|k| runs_it(k)) {
+            k.checks.extend(cs.iter().cloned());
+        }
+    }
+}
+
 struct Cx<'a> {
     arrays: Option<&'a Arrays>,
     file: &'a SourceFile,
     used: &'a mut HashSet<String>,
-    made: &'a mut Vec<Pragma>,
+    made: &'a mut Made,
 }
 
 impl Cx<'_> {
@@ -128,7 +155,7 @@ impl Cx<'_> {
             whole_arrays_sliced(value, arrays)?
         };
         let t = analyse(target, &value, &[]).ok()?;
-        if t.dims.is_empty() || !t.output.is_empty() || !t.assumed.is_empty() {
+        if t.dims.is_empty() || !t.output.is_empty() {
             return None;
         }
         let ExprKind::Call { func, args } = &t.value.kind else {
@@ -228,7 +255,13 @@ impl Cx<'_> {
         }
         let region = nest.pop().expect("one loop");
         self.made
+            .pragmas
             .push(region.pragma.clone().expect("the region's pragma"));
+        if !t.assumed.is_empty() {
+            let checks = t.assumed.iter();
+            let checks = checks.map(|(a, b, at)| LaunchCheck::Equal(a.clone(), b.clone(), *at));
+            self.made.checks.push((region.span, checks.collect()));
+        }
         // The init spans the indentation before the statement: outside the region's span,
         // which is how `schedule` tells a region's statements from the host's.
         let before = Span::new(self.file.line_start(line), span.start as usize);
@@ -251,6 +284,11 @@ mod tests {
 
     /// The function after the pass: its body as statements, and the pragmas it made.
     fn converted(src: &str) -> (Function, Vec<Pragma>) {
+        let (f, made) = converted_with_checks(src);
+        (f, made.pragmas)
+    }
+
+    fn converted_with_checks(src: &str) -> (Function, Made) {
         let (mut f, file) = attached_in(src).expect("pragmas attach");
         crate::passes::device_statements::run(&mut f, |at| file.line_of(at.start as usize));
         let made = run(&mut f, &file);
@@ -354,6 +392,33 @@ mod tests {
         // A `parallel` dimension is lower_tensor's to refuse: left as it is.
         let src = "def f(A, N):\n    #pragma :N=>parallel\n    s = np.sum(A[:N])\n    return s\n";
         assert!(converted(src).1.is_empty());
+    }
+
+    #[test]
+    fn open_slices_of_two_arrays_convert_with_a_launch_check_of_their_lengths() {
+        let src = RELAX.replace("B[1:N - 1] - A[1:N - 1]", "B[1:-1] - A[1:-1]");
+        let (f, made) = converted_with_checks(&src);
+        assert_eq!(made.pragmas.len(), 1);
+        let [(span, checks)] = made.checks.as_slice() else {
+            panic!("{:?}", made.checks)
+        };
+        assert_eq!(loop_body(&f.body[1])[2].span, *span);
+        let [LaunchCheck::Equal(a, b, _)] = checks.as_slice() else {
+            panic!("{checks:?}")
+        };
+        let py = crate::ir::python::expr;
+        assert_eq!(
+            (py(a), py(b)),
+            ("B.shape[0] - 1 - 1".into(), "A.shape[0] - 1 - 1".into())
+        );
+        // The launcher of the loop that runs it raises NumPy's broadcast error.
+        let module = crate::codegen::test_support::generated(&src);
+        assert!(
+            module.contains("    if B.shape[0] - 1 - 1 != A.shape[0] - 1 - 1:\n        raise ValueError(f\"t.py:7: slices of lengths"),
+            "{module}"
+        );
+        // Bounds written from one name: nothing to check.
+        assert!(converted_with_checks(RELAX).1.checks.is_empty());
     }
 
     #[test]

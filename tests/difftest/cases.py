@@ -715,6 +715,9 @@ CASES = [
     Case("natural_loops", "smooth_then_measure",   # stops on tol at different steps by size
          lambda r, n: [normal(r, n, F64), normal(r, n, F64), normal(r, n, F64), n, 0.1, 12], SIZES_1D,
          fp64_strict=True, launches=("_smooth_then_measure_persistent0",), no_launches=("_kernel",)),
+    Case("natural_loops", "relax_open_slices",   # `B[1:-1] - A[1:-1]`: checked at the launch
+         lambda r, n: [normal(r, n, F64), normal(r, n, F64), 0.1, 12], SIZES_1D,
+         fp64_strict=True, launches=("_relax_open_slices_persistent0",), no_launches=("_kernel",)),
     Case("natural_loops", "relax_until_small",
          lambda r, n: [normal(r, n, F64), normal(r, n, F64), n, 0.1, 12], SIZES_1D,
          fp64_strict=True, launches=("_relax_until_small_persistent0",), no_launches=("_kernel",)),

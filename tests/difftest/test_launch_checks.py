@@ -27,6 +27,16 @@ def test_open_slices_of_different_arrays_must_match(gen_dir):
         gen.laplace_open_bounds(torch.randn(9, 11), torch.randn(9, 12))
 
 
+def test_a_bare_reduction_s_open_slices_of_different_arrays_must_match(gen_dir):
+    """`diff = np.max(np.abs(B[1:-1] - A[1:-1]))` runs as a reduction loop inside the persistent
+    kernel; NumPy would raise on arrays of different lengths, and so does the launch."""
+    gen = generated_module("natural_loops", 128, gen_dir)
+    a = torch.randn(40, dtype=torch.float64)
+    with pytest.raises(ValueError, match=r"natural_loops\.py:\d+: slices of lengths (39 and 38|38 and 39) do not broadcast"):
+        gen.relax_open_slices(a, torch.randn(41, dtype=torch.float64), 0.1, 5)
+    assert gen.relax_open_slices(a, a.clone(), 0.1, 5) >= 1
+
+
 def test_persistent_work_hint_counts_every_virtual_program(gen_dir, monkeypatch):
     """The persistent launcher's `work` (the widest region's program count, which caps the grid
     on the GPU) is the product of the grid dimensions' trip counts. It once lost the parentheses
