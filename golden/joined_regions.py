@@ -1124,21 +1124,132 @@ def relax_2d_tol(A, B, tol, max_iter):
     return it, diff
 
 
+@triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_which_B", "_which_A", "_which__swap", "_which__swap1", "diff", "it", "_running"])
+def _relax_2d_open_slices_persistent0(_diff_shared, B, A, M, N, tol: "fp64", max_iter: "fp64", _diff_shared_stride0, B_stride0, A_stride0, B_stride1, A_stride1, _phase_lo, _phase_hi, _sync, _which_B, _which_A, _which__swap, _which__swap1, diff: "fp64", it, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr, ONE_STRIP: tl.constexpr = False):
+    # samples/joined_regions.py:50: while diff > tol and it < max_iter:  (persistent: 1 phase(s) per iteration)
+    _pid = tl.program_id(0)
+    _nprog = tl.num_programs(0)
+    _arrived = tl.full((), 0, tl.int64)
+    diff = tl.full((), -0.0, tl.float64) + diff
+    it = it.to(tl.int64)
+    _running = _running != 0
+    if _phase_lo % 1 == 0:
+        _running = _running & (((diff > tol)) & (((it).to(tl.float64) < max_iter)))
+    _phase = _phase_lo
+    while _running & (_phase < _phase_hi):
+        _iteration = _phase
+        diff = tl.full((), float("-inf"), tl.float64)
+        _diff_shared_now = _diff_shared + _iteration % 3
+        _diff_shared_now_stride0 = _diff_shared_stride0
+        if _which_A == 0:
+            _A_now = B
+            _A_now_stride0 = B_stride0
+            _A_now_stride1 = B_stride1
+        else:
+            _A_now = A
+            _A_now_stride0 = A_stride0
+            _A_now_stride1 = A_stride1
+        if _which_B == 0:
+            _B_now = B
+            _B_now_stride0 = B_stride0
+            _B_now_stride1 = B_stride1
+        else:
+            _B_now = A
+            _B_now_stride0 = A_stride0
+            _B_now_stride1 = A_stride1
+        # samples/joined_regions.py:56: diff = np.max(np.abs(B[1:-1, 1:-1] - A[1:-1, 1:-1]))
+        _n0_0 = tl.maximum((M - 1) - (1), 0)
+        for _vp in range(_pid, _n0_0, _nprog):
+            i = 1 + _vp  # samples/joined_regions.py:56
+            _diff_part = _appyc_lowest_like(tl.zeros((), (tl.zeros((), _B_now.dtype.element_ty) + tl.zeros((), _A_now.dtype.element_ty)).dtype))  # samples/joined_regions.py:56
+            _diff_part_lanes = _appyc_lowest_like(tl.zeros((MVL,), _diff_part.dtype))  # samples/joined_regions.py:54
+            for _j_base in range(1, 2 if ONE_STRIP else N - 1, MVL):  # samples/joined_regions.py:54
+                j = _j_base + tl.arange(0, MVL)
+                j_mask = j < N - 1
+                _B_stored = (0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0 + j * _A_now_stride1, mask=j_mask) + tl.load(_A_now + (i + 1) * _A_now_stride0 + j * _A_now_stride1, mask=j_mask) + tl.load(_A_now + i * _A_now_stride0 + (j - 1) * _A_now_stride1, mask=j_mask) + tl.load(_A_now + i * _A_now_stride0 + (j + 1) * _A_now_stride1, mask=j_mask))).to(_B_now.dtype.element_ty)  # samples/joined_regions.py:55
+                tl.store(_B_now + i * _B_now_stride0 + j * _B_now_stride1, _B_stored, mask=j_mask)  # samples/joined_regions.py:55
+                _diff_part_lanes = tl.maximum(_diff_part_lanes, tl.where(j_mask, tl.abs(_B_stored - tl.load(_A_now + i * _A_now_stride0 + j * _A_now_stride1, mask=j_mask)), _diff_part_lanes))  # samples/joined_regions.py:56
+            _diff_part = tl.maximum(_diff_part, tl.max(_diff_part_lanes, axis=0))  # samples/joined_regions.py:54
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _diff_part)  # samples/joined_regions.py:56
+        if GRID_SYNC:
+            _arrived += _nprog
+            _appyc_grid_barrier(_sync, _arrived)
+        diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
+        if _pid == 0:
+            tl.store(_diff_shared + (_iteration + 2) % 3, tl.load(_diff_shared + 3))
+        _which__swap = _which_B
+        _which__swap1 = _which_A
+        _which_A = _which__swap
+        _which_B = _which__swap1
+        it = ((it + 1)).to(tl.int64)
+        _running = _running & (((diff > tol)) & (((it).to(tl.float64) < max_iter)))
+        _phase += 1
+    if _pid == _nprog - 1:
+        tl.store(_carried + 0, (_which_B).to(tl.float64))
+        tl.store(_carried + 1, (_which_A).to(tl.float64))
+        tl.store(_carried + 2, (_which__swap).to(tl.float64))
+        tl.store(_carried + 3, (_which__swap1).to(tl.float64))
+        tl.store(_carried + 4, (diff).to(tl.float64))
+        tl.store(_carried + 5, (it).to(tl.float64))
+        tl.store(_carried + 6, (_running).to(tl.float64))
+
+
+_relax_2d_open_slices_persistent0_tuning = _AppycTuning("_relax_2d_open_slices_persistent0", "102947d4c7fcbcf4", (256, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+
+
+def _launch_relax_2d_open_slices_persistent0(M, N, B, A, diff, it, tol, max_iter, _appyc_config=None):
+    """Runs the loop at samples/joined_regions.py:50 on the GPU: one launch of the persistent kernel _relax_2d_open_slices_persistent0."""
+    if B.shape[0] - 1 - 1 != A.shape[0] - 1 - 1:
+        raise ValueError(f"samples/joined_regions.py:56: slices of lengths {B.shape[0] - 1 - 1} and {A.shape[0] - 1 - 1} do not broadcast")
+    if B.shape[1] - 1 - 1 != A.shape[1] - 1 - 1:
+        raise ValueError(f"samples/joined_regions.py:56: slices of lengths {B.shape[1] - 1 - 1} and {A.shape[1] - 1 - 1} do not broadcast")
+    _diff_shared = _appyc_shared_slots(float(diff), B, B.device, "max")
+    if not (diff > tol and it < max_iter):
+        return diff, it
+    if _appyc_config is None:
+        _appyc_key = (_appyc_size(M), _appyc_size(N), B.dtype, A.dtype)
+        _appyc_config = _relax_2d_open_slices_persistent0_tuning.chosen.get(_appyc_key)
+        if _appyc_config is None:
+            _appyc_config = _relax_2d_open_slices_persistent0_tuning.tune(
+                _appyc_key, (_diff_shared, B, A), lambda config: _launch_relax_2d_open_slices_persistent0(M, N, B, A, diff, it, tol, max_iter, config)
+            )
+    _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
+    _appyc_state = _appyc_persistent(
+        _relax_2d_open_slices_persistent0, _APPYC_UNBOUNDED_PHASES, (int(M - 1) - int(1)),
+        (_diff_shared, B, A, int(M), int(N), float(tol), float(max_iter), _diff_shared.stride(0), B.stride(0), A.stride(0), B.stride(1), A.stride(1)),
+        _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
+        {"ONE_STRIP": 0 < int(N - 1) - int(1) <= _appyc_mvl},
+        state=(0, 1, 0, 0, float(diff), int(it), 1), kinds="iiiifib", stop=6,
+    )
+    return _appyc_item_like(_diff_shared, _appyc_state[4]), int(_appyc_state[5])
+
+
+def relax_2d_open_slices(A, B, tol, max_iter):
+    # The same test over open slices, as NumPy users write it: B's sizes are checked against
+    # A's at the launch, and with `M, N = A.shape` bound once and the arrays only swapped, the
+    # test's ranges are the sweep's, so it still joins the sweep.
+    M, N = A.shape
+    diff = tol + 1.0
+    it = 0
+    diff, it = _launch_relax_2d_open_slices_persistent0(M, N, B, A, diff, it, tol, max_iter)
+    return it, diff
+
+
 @triton.jit
 def _shifted_max_kernel0(A, B, _m_shared, N, A_stride0, B_stride0, _m_shared_stride0, MVL: tl.constexpr):
-    # samples/joined_regions.py:48: #pragma parallel for simd reduction(max:m)
-    i = 1 + tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/joined_regions.py:49
+    # samples/joined_regions.py:67: #pragma parallel for simd reduction(max:m)
+    i = 1 + tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/joined_regions.py:68
     i_mask = i < (N - 1)
-    _B_stored = (tl.load(A + (i - 1) * A_stride0, mask=i_mask) - tl.load(A + (i + 1) * A_stride0, mask=i_mask)).to(B.dtype.element_ty)  # samples/joined_regions.py:46
-    tl.store(B + i * B_stride0, _B_stored, mask=i_mask)  # samples/joined_regions.py:46
-    tl.atomic_max(_m_shared + 0 * _m_shared_stride0, _appyc_masked_max(_B_stored * tl.load(A + i * A_stride0, mask=i_mask), i_mask))  # samples/joined_regions.py:50
+    _B_stored = (tl.load(A + (i - 1) * A_stride0, mask=i_mask) - tl.load(A + (i + 1) * A_stride0, mask=i_mask)).to(B.dtype.element_ty)  # samples/joined_regions.py:65
+    tl.store(B + i * B_stride0, _B_stored, mask=i_mask)  # samples/joined_regions.py:65
+    tl.atomic_max(_m_shared + 0 * _m_shared_stride0, _appyc_masked_max(_B_stored * tl.load(A + i * A_stride0, mask=i_mask), i_mask))  # samples/joined_regions.py:69
 
 
-_shifted_max_kernel0_tuning = _AppycTuning("_shifted_max_kernel0", "b42de0803438235e", (1024, 4), _APPYC_CANDIDATES)
+_shifted_max_kernel0_tuning = _AppycTuning("_shifted_max_kernel0", "8084e3816bd8fc5a", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_shifted_max_kernel0(A, B, N, m, _appyc_config=None):
-    """Launches _shifted_max_kernel0 for the region at samples/joined_regions.py:48."""
+    """Launches _shifted_max_kernel0 for the region at samples/joined_regions.py:67."""
     _m_shared = _appyc_shared_scalar(m, B, B.device)
     n_i = int(N - 1) - int(1)
     if n_i <= 0:
@@ -1168,18 +1279,18 @@ def shifted_max(A, B, N):
 
 @triton.jit
 def _neighbour_sum_kernel0(B, A, N, B_stride0, A_stride0, MVL: tl.constexpr):
-    # samples/joined_regions.py:55: #pragma parallel for simd
-    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/joined_regions.py:56
+    # samples/joined_regions.py:74: #pragma parallel for simd
+    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/joined_regions.py:75
     i_mask = i < (N - 1)
-    tl.store(B + i * B_stride0, tl.load(A + i * A_stride0, mask=i_mask) + tl.load(A + (i + 1) * A_stride0, mask=i_mask), mask=i_mask)  # samples/joined_regions.py:57
+    tl.store(B + i * B_stride0, tl.load(A + i * A_stride0, mask=i_mask) + tl.load(A + (i + 1) * A_stride0, mask=i_mask), mask=i_mask)  # samples/joined_regions.py:76
 
 
-_neighbour_sum_kernel0_tuning = _AppycTuning("_neighbour_sum_kernel0", "1310802101245b05", (1024, 4), _APPYC_CANDIDATES)
+_neighbour_sum_kernel0_tuning = _AppycTuning("_neighbour_sum_kernel0", "c2e7e6ae2d20c726", (1024, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed
 def _launch_neighbour_sum_kernel0(B, A, N, _appyc_config=None):
-    """Launches _neighbour_sum_kernel0 for the region at samples/joined_regions.py:55."""
+    """Launches _neighbour_sum_kernel0 for the region at samples/joined_regions.py:74."""
     n_i = int(N - 1)
     if n_i <= 0:
         return
@@ -1200,17 +1311,17 @@ def _launch_neighbour_sum_kernel0(B, A, N, _appyc_config=None):
 
 @triton.jit
 def _neighbour_sum_kernel1(_s_shared, B, N, _s_shared_stride0, B_stride0, MVL: tl.constexpr):
-    # samples/joined_regions.py:59: #pragma parallel for simd reduction(+:s)
-    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/joined_regions.py:60
+    # samples/joined_regions.py:78: #pragma parallel for simd reduction(+:s)
+    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/joined_regions.py:79
     i_mask = i < (N - 1)
-    tl.atomic_add(_s_shared + 0 * _s_shared_stride0, tl.sum(tl.where(i_mask, tl.load(B + i * B_stride0, mask=i_mask) * tl.load(B + (i + 1) * B_stride0, mask=i_mask), 0), axis=0))  # samples/joined_regions.py:61
+    tl.atomic_add(_s_shared + 0 * _s_shared_stride0, tl.sum(tl.where(i_mask, tl.load(B + i * B_stride0, mask=i_mask) * tl.load(B + (i + 1) * B_stride0, mask=i_mask), 0), axis=0))  # samples/joined_regions.py:80
 
 
-_neighbour_sum_kernel1_tuning = _AppycTuning("_neighbour_sum_kernel1", "9a719157647ac16b", (1024, 4), _APPYC_CANDIDATES)
+_neighbour_sum_kernel1_tuning = _AppycTuning("_neighbour_sum_kernel1", "219cd18fdbf215eb", (1024, 4), _APPYC_CANDIDATES)
 
 
 def _launch_neighbour_sum_kernel1(B, N, s, _appyc_config=None):
-    """Launches _neighbour_sum_kernel1 for the region at samples/joined_regions.py:59."""
+    """Launches _neighbour_sum_kernel1 for the region at samples/joined_regions.py:78."""
     _s_shared = _appyc_shared_scalar(s, B, B.device)
     n_i = int(N - 1)
     if n_i <= 0:
@@ -1240,20 +1351,20 @@ def neighbour_sum(A, B, N):
 
 @triton.jit
 def _residual_kernel0(A, B, R, N, A_stride0, B_stride0, R_stride0, MVL: tl.constexpr):
-    # samples/joined_regions.py:69: #pragma parallel for simd
-    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/joined_regions.py:70
+    # samples/joined_regions.py:88: #pragma parallel for simd
+    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/joined_regions.py:89
     i_mask = i < (N - 1)
-    _B_stored = (0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask) + tl.load(A + (i + 1) * A_stride0, mask=i_mask))).to(B.dtype.element_ty)  # samples/joined_regions.py:68
-    tl.store(B + i * B_stride0, _B_stored, mask=i_mask)  # samples/joined_regions.py:68
-    tl.store(R + i * R_stride0, _B_stored - tl.load(A + i * A_stride0, mask=i_mask), mask=i_mask)  # samples/joined_regions.py:71
+    _B_stored = (0.5 * _appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask) + tl.load(A + (i + 1) * A_stride0, mask=i_mask))).to(B.dtype.element_ty)  # samples/joined_regions.py:87
+    tl.store(B + i * B_stride0, _B_stored, mask=i_mask)  # samples/joined_regions.py:87
+    tl.store(R + i * R_stride0, _B_stored - tl.load(A + i * A_stride0, mask=i_mask), mask=i_mask)  # samples/joined_regions.py:90
 
 
-_residual_kernel0_tuning = _AppycTuning("_residual_kernel0", "96e76398cfa45699", (1024, 4), _APPYC_CANDIDATES)
+_residual_kernel0_tuning = _AppycTuning("_residual_kernel0", "49903217a215d6e7", (1024, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed
 def _launch_residual_kernel0(A, B, R, N, _appyc_config=None):
-    """Launches _residual_kernel0 for the region at samples/joined_regions.py:69."""
+    """Launches _residual_kernel0 for the region at samples/joined_regions.py:88."""
     n_i = int(N - 1)
     if n_i <= 0:
         return
@@ -1279,18 +1390,18 @@ def residual(A, B, R, N):
 
 @triton.jit
 def _copied_back_kernel0(B, A, N, B_stride0, A_stride0, MVL: tl.constexpr):
-    # samples/joined_regions.py:76: #pragma parallel for simd
-    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/joined_regions.py:77
+    # samples/joined_regions.py:95: #pragma parallel for simd
+    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/joined_regions.py:96
     i_mask = i < (N - 1)
-    tl.store(B + i * B_stride0, tl.load(A + i * A_stride0, mask=i_mask) + tl.load(A + (i + 1) * A_stride0, mask=i_mask), mask=i_mask)  # samples/joined_regions.py:78
+    tl.store(B + i * B_stride0, tl.load(A + i * A_stride0, mask=i_mask) + tl.load(A + (i + 1) * A_stride0, mask=i_mask), mask=i_mask)  # samples/joined_regions.py:97
 
 
-_copied_back_kernel0_tuning = _AppycTuning("_copied_back_kernel0", "bf6ecc2da6c3473b", (1024, 4), _APPYC_CANDIDATES)
+_copied_back_kernel0_tuning = _AppycTuning("_copied_back_kernel0", "e9fa29e392d6453a", (1024, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed
 def _launch_copied_back_kernel0(B, A, N, _appyc_config=None):
-    """Launches _copied_back_kernel0 for the region at samples/joined_regions.py:76."""
+    """Launches _copied_back_kernel0 for the region at samples/joined_regions.py:95."""
     n_i = int(N - 1)
     if n_i <= 0:
         return
@@ -1311,18 +1422,18 @@ def _launch_copied_back_kernel0(B, A, N, _appyc_config=None):
 
 @triton.jit
 def _copied_back_kernel1(A, B, N, A_stride0, B_stride0, MVL: tl.constexpr):
-    # samples/joined_regions.py:79: #pragma parallel for simd
-    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/joined_regions.py:80
+    # samples/joined_regions.py:98: #pragma parallel for simd
+    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/joined_regions.py:99
     i_mask = i < (N - 1)
-    tl.store(A + i * A_stride0, 0.5 * _appyc_np_float(tl.load(B + i * B_stride0, mask=i_mask)), mask=i_mask)  # samples/joined_regions.py:81
+    tl.store(A + i * A_stride0, 0.5 * _appyc_np_float(tl.load(B + i * B_stride0, mask=i_mask)), mask=i_mask)  # samples/joined_regions.py:100
 
 
-_copied_back_kernel1_tuning = _AppycTuning("_copied_back_kernel1", "782ffa3412bf183d", (1024, 4), _APPYC_CANDIDATES)
+_copied_back_kernel1_tuning = _AppycTuning("_copied_back_kernel1", "db85000ba823584e", (1024, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed
 def _launch_copied_back_kernel1(A, B, N, _appyc_config=None):
-    """Launches _copied_back_kernel1 for the region at samples/joined_regions.py:79."""
+    """Launches _copied_back_kernel1 for the region at samples/joined_regions.py:98."""
     n_i = int(N - 1)
     if n_i <= 0:
         return
@@ -1349,7 +1460,7 @@ def copied_back(A, B, N):
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "e", "scale"])
 def _decayed_energy_persistent0(u, v, _e_shared, N, u_stride0, v_stride0, _e_shared_stride0, _phase_lo, _phase_hi, _sync, e: "fp64", scale: "fp64", _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/joined_regions.py:87: for t in range(T):  (persistent: 1 phase(s) per iteration)
+    # samples/joined_regions.py:106: for t in range(T):  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
@@ -1361,14 +1472,14 @@ def _decayed_energy_persistent0(u, v, _e_shared, N, u_stride0, v_stride0, _e_sha
         e = tl.full((), 0, tl.float64)
         _e_shared_now = _e_shared + _iteration % 3
         _e_shared_now_stride0 = _e_shared_stride0
-        # samples/joined_regions.py:88: #pragma parallel for simd
+        # samples/joined_regions.py:107: #pragma parallel for simd
         _n0_0 = tl.maximum(tl.cdiv((N) - (0), MVL), 0)
         for _vp in range(_pid, _n0_0, _nprog):
-            i = _vp * MVL + tl.arange(0, MVL)  # samples/joined_regions.py:89
+            i = _vp * MVL + tl.arange(0, MVL)  # samples/joined_regions.py:108
             i_mask = i < N
-            _v_stored = (scale * (tl.load(u + i * u_stride0, mask=i_mask) + tl.load(v + i * v_stride0, mask=i_mask))).to(v.dtype.element_ty)  # samples/joined_regions.py:90
-            tl.store(v + i * v_stride0, _v_stored, mask=i_mask)  # samples/joined_regions.py:90
-            tl.atomic_add(_e_shared_now + 0 * _e_shared_now_stride0, tl.sum(tl.where(i_mask, _v_stored * _v_stored, 0), axis=0))  # samples/joined_regions.py:92
+            _v_stored = (scale * (tl.load(u + i * u_stride0, mask=i_mask) + tl.load(v + i * v_stride0, mask=i_mask))).to(v.dtype.element_ty)  # samples/joined_regions.py:109
+            tl.store(v + i * v_stride0, _v_stored, mask=i_mask)  # samples/joined_regions.py:109
+            tl.atomic_add(_e_shared_now + 0 * _e_shared_now_stride0, tl.sum(tl.where(i_mask, _v_stored * _v_stored, 0), axis=0))  # samples/joined_regions.py:111
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
@@ -1381,11 +1492,11 @@ def _decayed_energy_persistent0(u, v, _e_shared, N, u_stride0, v_stride0, _e_sha
         tl.store(_carried + 1, (scale).to(tl.float64))
 
 
-_decayed_energy_persistent0_tuning = _AppycTuning("_decayed_energy_persistent0", "44dcff29a904d8e2", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_decayed_energy_persistent0_tuning = _AppycTuning("_decayed_energy_persistent0", "7d6db9ba1be5a1d8", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_decayed_energy_persistent0(u, v, N, scale, T, e, _appyc_config=None):
-    """Runs the loop at samples/joined_regions.py:87 on the GPU: one launch of the persistent kernel _decayed_energy_persistent0."""
+    """Runs the loop at samples/joined_regions.py:106 on the GPU: one launch of the persistent kernel _decayed_energy_persistent0."""
     _e_shared = _appyc_shared_slots(0.0, v, v.device, "sum")
     n_t = int(T)
     if n_t <= 0:
@@ -1416,20 +1527,20 @@ def decayed_energy(u, v, T, N):
 
 @triton.jit
 def _stored_then_read_kernel0(A, C, D, N, A_stride0, C_stride0, D_stride0, MVL: tl.constexpr):
-    # samples/joined_regions.py:99: #pragma parallel for simd
-    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/joined_regions.py:100
+    # samples/joined_regions.py:118: #pragma parallel for simd
+    i = tl.program_id(0) * MVL + tl.arange(0, MVL)  # samples/joined_regions.py:119
     i_mask = i < N
-    _C_stored = (_appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) * 1.5).to(C.dtype.element_ty)  # samples/joined_regions.py:101
-    tl.store(C + i * C_stride0, _C_stored, mask=i_mask)  # samples/joined_regions.py:101
-    tl.store(D + i * D_stride0, _C_stored * 2.0, mask=i_mask)  # samples/joined_regions.py:102
+    _C_stored = (_appyc_np_float(tl.load(A + i * A_stride0, mask=i_mask)) * 1.5).to(C.dtype.element_ty)  # samples/joined_regions.py:120
+    tl.store(C + i * C_stride0, _C_stored, mask=i_mask)  # samples/joined_regions.py:120
+    tl.store(D + i * D_stride0, _C_stored * 2.0, mask=i_mask)  # samples/joined_regions.py:121
 
 
-_stored_then_read_kernel0_tuning = _AppycTuning("_stored_then_read_kernel0", "b61757f643176a4f", (1024, 4), _APPYC_CANDIDATES)
+_stored_then_read_kernel0_tuning = _AppycTuning("_stored_then_read_kernel0", "18dd16d66ca48f32", (1024, 4), _APPYC_CANDIDATES)
 
 
 @_appyc_replayed
 def _launch_stored_then_read_kernel0(A, C, D, N, _appyc_config=None):
-    """Launches _stored_then_read_kernel0 for the region at samples/joined_regions.py:99."""
+    """Launches _stored_then_read_kernel0 for the region at samples/joined_regions.py:118."""
     n_i = int(N)
     if n_i <= 0:
         return

@@ -1934,82 +1934,54 @@ def relax_to_tolerance(A, B, N, tol, max_iter):
 
 
 @triton.jit(do_not_specialize=["_phase_lo", "_phase_hi", "_which_B", "_which_A", "_which__swap", "_which__swap1", "diff", "it", "_running"])
-def _relax_open_slices_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter: "fp64", _diff_shared_stride0, B_stride0, A_stride0, B_shape0, A_shape0, _phase_lo, _phase_hi, _sync, _which_B, _which_A, _which__swap, _which__swap1, diff: "fp64", it, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
-    # samples/natural_loops.py:115: while diff > tol and it < max_iter:  (persistent: 2 phase(s) per iteration)
+def _relax_open_slices_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter: "fp64", _diff_shared_stride0, B_stride0, A_stride0, _phase_lo, _phase_hi, _sync, _which_B, _which_A, _which__swap, _which__swap1, diff: "fp64", it, _running, _carried, MVL: tl.constexpr, GRID_SYNC: tl.constexpr):
+    # samples/natural_loops.py:115: while diff > tol and it < max_iter:  (persistent: 1 phase(s) per iteration)
     _pid = tl.program_id(0)
     _nprog = tl.num_programs(0)
     _arrived = tl.full((), 0, tl.int64)
     diff = tl.full((), -0.0, tl.float64) + diff
     it = it.to(tl.int64)
     _running = _running != 0
-    if _phase_lo % 2 == 0:
+    if _phase_lo % 1 == 0:
         _running = _running & (((diff > tol)) & (((it).to(tl.float64) < max_iter)))
     _phase = _phase_lo
     while _running & (_phase < _phase_hi):
-        _iteration = _phase // 2
-        _region = _phase - _iteration * 2
-        if _region == 0:
-            if _which_A == 0:
-                _A_now = B
-                _A_now_stride0 = B_stride0
-                _A_now_shape0 = B_shape0
-            else:
-                _A_now = A
-                _A_now_stride0 = A_stride0
-                _A_now_shape0 = A_shape0
-            if _which_B == 0:
-                _B_now = B
-                _B_now_stride0 = B_stride0
-                _B_now_shape0 = B_shape0
-            else:
-                _B_now = A
-                _B_now_stride0 = A_stride0
-                _B_now_shape0 = A_shape0
-            # samples/natural_loops.py:116: #pragma parallel for simd
-            _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
-            for _vp in range(_pid, _n0_0, _nprog):
-                i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:117
-                i_mask = i < (N - 1)
-                tl.store(_B_now + i * _B_now_stride0, 0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask)), mask=i_mask)  # samples/natural_loops.py:118
-        if _region == 1:
-            diff = tl.full((), float("-inf"), tl.float64)
-            _diff_shared_now = _diff_shared + _iteration % 3
-            _diff_shared_now_stride0 = _diff_shared_stride0
-            if _which_A == 0:
-                _A_now = B
-                _A_now_stride0 = B_stride0
-                _A_now_shape0 = B_shape0
-            else:
-                _A_now = A
-                _A_now_stride0 = A_stride0
-                _A_now_shape0 = A_shape0
-            if _which_B == 0:
-                _B_now = B
-                _B_now_stride0 = B_stride0
-                _B_now_shape0 = B_shape0
-            else:
-                _B_now = A
-                _B_now_stride0 = A_stride0
-                _B_now_shape0 = A_shape0
-            # samples/natural_loops.py:119: diff = np.max(np.abs(B[1:-1] - A[1:-1]))
-            _n1_0 = tl.maximum(tl.cdiv((_B_now_shape0 - 1) - (1), MVL), 0)
-            for _vp1 in range(_pid, _n1_0, _nprog):
-                _diff_r0 = 1 + _vp1 * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:119
-                _diff_r0_mask = _diff_r0 < (_B_now_shape0 - 1)
-                tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(tl.load(_B_now + _diff_r0 * _B_now_stride0, mask=_diff_r0_mask) - tl.load(_A_now + _diff_r0 * _A_now_stride0, mask=_diff_r0_mask)), _diff_r0_mask))  # samples/natural_loops.py:119
+        _iteration = _phase
+        diff = tl.full((), float("-inf"), tl.float64)
+        _diff_shared_now = _diff_shared + _iteration % 3
+        _diff_shared_now_stride0 = _diff_shared_stride0
+        if _which_A == 0:
+            _A_now = B
+            _A_now_stride0 = B_stride0
+        else:
+            _A_now = A
+            _A_now_stride0 = A_stride0
+        if _which_B == 0:
+            _B_now = B
+            _B_now_stride0 = B_stride0
+        else:
+            _B_now = A
+            _B_now_stride0 = A_stride0
+        # samples/natural_loops.py:119: diff = np.max(np.abs(B[1:-1] - A[1:-1]))
+        _n0_0 = tl.maximum(tl.cdiv((N - 1) - (1), MVL), 0)
+        for _vp in range(_pid, _n0_0, _nprog):
+            i = 1 + _vp * MVL + tl.arange(0, MVL)  # samples/natural_loops.py:119
+            i_mask = i < (N - 1)
+            _B_stored = (0.25 * _appyc_np_float(tl.load(_A_now + (i - 1) * _A_now_stride0, mask=i_mask)) + 0.5 * _appyc_np_float(tl.load(_A_now + i * _A_now_stride0, mask=i_mask)) + 0.25 * _appyc_np_float(tl.load(_A_now + (i + 1) * _A_now_stride0, mask=i_mask))).to(_B_now.dtype.element_ty)  # samples/natural_loops.py:118
+            tl.store(_B_now + i * _B_now_stride0, _B_stored, mask=i_mask)  # samples/natural_loops.py:118
+            tl.atomic_max(_diff_shared_now + 0 * _diff_shared_now_stride0, _appyc_masked_max(tl.abs(_B_stored - tl.load(_A_now + i * _A_now_stride0, mask=i_mask)), i_mask))  # samples/natural_loops.py:119
         if GRID_SYNC:
             _arrived += _nprog
             _appyc_grid_barrier(_sync, _arrived)
-        if _region == 1:
-            diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
-            if _pid == 0:
-                tl.store(_diff_shared + (_iteration + 2) % 3, tl.load(_diff_shared + 3))
-            _which__swap = _which_B
-            _which__swap1 = _which_A
-            _which_A = _which__swap
-            _which_B = _which__swap1
-            it = ((it + 1)).to(tl.int64)
-            _running = _running & (((diff > tol)) & (((it).to(tl.float64) < max_iter)))
+        diff = tl.maximum(diff, tl.load(_diff_shared + _iteration % 3, cache_modifier=".cg").to(tl.float64))
+        if _pid == 0:
+            tl.store(_diff_shared + (_iteration + 2) % 3, tl.load(_diff_shared + 3))
+        _which__swap = _which_B
+        _which__swap1 = _which_A
+        _which_A = _which__swap
+        _which_B = _which__swap1
+        it = ((it + 1)).to(tl.int64)
+        _running = _running & (((diff > tol)) & (((it).to(tl.float64) < max_iter)))
         _phase += 1
     if _pid == _nprog - 1:
         tl.store(_carried + 0, (_which_B).to(tl.float64))
@@ -2021,7 +1993,7 @@ def _relax_open_slices_persistent0(_diff_shared, B, A, N, tol: "fp64", max_iter:
         tl.store(_carried + 6, (_running).to(tl.float64))
 
 
-_relax_open_slices_persistent0_tuning = _AppycTuning("_relax_open_slices_persistent0", "25cd4e74c4232829", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
+_relax_open_slices_persistent0_tuning = _AppycTuning("_relax_open_slices_persistent0", "462650ee85012e23", (1024, 4, 64), tuple(c for c in _APPYC_PERSISTENT_CANDIDATES if c[2]))
 
 
 def _launch_relax_open_slices_persistent0(N, B, A, diff, it, tol, max_iter, _appyc_config=None):
@@ -2032,7 +2004,7 @@ def _launch_relax_open_slices_persistent0(N, B, A, diff, it, tol, max_iter, _app
     if not (diff > tol and it < max_iter):
         return it
     if _appyc_config is None:
-        _appyc_key = (_appyc_size(N), _appyc_size(B.shape[0]), _appyc_size(A.shape[0]), B.dtype, A.dtype)
+        _appyc_key = (_appyc_size(N), B.dtype, A.dtype)
         _appyc_config = _relax_open_slices_persistent0_tuning.chosen.get(_appyc_key)
         if _appyc_config is None:
             _appyc_config = _relax_open_slices_persistent0_tuning.tune(
@@ -2040,8 +2012,8 @@ def _launch_relax_open_slices_persistent0(N, B, A, diff, it, tol, max_iter, _app
             )
     _appyc_mvl, _appyc_warps, _appyc_warps_per_sm = _appyc_config
     _appyc_state = _appyc_persistent(
-        _relax_open_slices_persistent0, _APPYC_UNBOUNDED_PHASES, max((((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl), (((int(B.shape[0] - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl)),
-        (_diff_shared, B, A, int(N), float(tol), float(max_iter), _diff_shared.stride(0), B.stride(0), A.stride(0), B.shape[0], A.shape[0]),
+        _relax_open_slices_persistent0, _APPYC_UNBOUNDED_PHASES, (((int(N - 1) - int(1)) + _appyc_mvl - 1) // _appyc_mvl),
+        (_diff_shared, B, A, int(N), float(tol), float(max_iter), _diff_shared.stride(0), B.stride(0), A.stride(0)),
         _appyc_mvl, _appyc_warps, _appyc_warps_per_sm,
         state=(0, 1, 0, 0, float(diff), int(it), 1), kinds="iiiifib", stop=6,
     )

@@ -317,7 +317,7 @@ fn compile_function(
     let mut pragmas: Vec<Pragma> = pragmas.iter().cloned().chain(made.pragmas).collect();
     // 3d: a region that reads back what the region before it wrote (or only reduces) joins
     // it when the two share written arrays only at the element each iteration owns.
-    let joined = passes::join_regions::run(&mut func, &mut pragmas, warnings);
+    let joined = passes::join_regions::run(&mut func, &mut pragmas, &made.checks, warnings);
     let pragmas: &[Pragma] = &pragmas;
     let mut kernels = passes::outline::run(&func)?;
     passes::join_regions::mark_absorbed(&mut kernels, &joined);

@@ -174,17 +174,15 @@ def relax_open_slices(A, B, tol, max_iter):
     diff = tol + 1.0
     it = 0
     while diff > tol and it < max_iter:
+        # appyc: this region runs inside _relax_open_slices_kernel0 below
         # _relax_open_slices_kernel0
         #pragma parallel for simd
         for i in range(1, N - 1, 1):
             i = appy.vidx(i, appy.MVL, N - 1)
-            B[i] = 0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1]
-        # _relax_open_slices_kernel1
-        #pragma parallel for simd
-        for _diff_r0 in range(1, B.shape[0] - 1, 1):
-            _diff_r0 = appy.vidx(_diff_r0, appy.MVL, B.shape[0] - 1)
+            _B_stored = B.dtype.type(0.25 * A[i - 1] + 0.5 * A[i] + 0.25 * A[i + 1])
+            B[i] = _B_stored
             #pragma atomic
-            _diff_shared[0] = max(_diff_shared[0], max(np.abs(B[_diff_r0] - A[_diff_r0])))
+            _diff_shared[0] = max(_diff_shared[0], max(np.abs(_B_stored - A[i])))
         A, B = B, A
         it += 1
     return it

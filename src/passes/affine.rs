@@ -87,6 +87,30 @@ impl Affine {
     pub fn as_constant(&self) -> Option<i64> {
         self.terms.is_empty().then_some(self.constant)
     }
+    /// `self` under `facts`, forms known to be zero: each fact in turn eliminates one of its
+    /// atoms of coefficient ±1 from `self` and from the facts after it (Gaussian elimination
+    /// over the integers). Constant when the facts make `self` one, for facts that each keep
+    /// such an atom.
+    pub fn reduced_by(&self, facts: &[Affine]) -> Affine {
+        let mut facts = facts.to_vec();
+        let mut out = self.clone();
+        for i in 0..facts.len() {
+            let fact = facts[i].clone();
+            let Some((pivot, c)) = fact.terms.iter().find(|(_, c)| c.abs() == 1) else {
+                continue;
+            };
+            // With c = ±1, subtracting (k / c) · fact = (k · c) · fact clears the pivot's k.
+            let eliminate = |a: &Affine| match a.terms.get(pivot) {
+                Some(&k) => a.clone().add(&fact, -k * c),
+                None => a.clone(),
+            };
+            out = eliminate(&out);
+            for later in facts.iter_mut().skip(i + 1) {
+                *later = eliminate(later);
+            }
+        }
+        out
+    }
     /// `base + offset` when the offset is a constant, else `base + (offset expression)`.
     pub fn added_to(&self, base: Expr) -> Expr {
         let span = base.span;
@@ -162,5 +186,22 @@ mod tests {
             Affine::of(&i(3)).sub(&Affine::of(&i(1))).as_constant(),
             Some(2)
         );
+    }
+
+    #[test]
+    fn facts_known_zero_reduce_a_difference_to_a_constant_through_each_other() {
+        let s = Affine::symbol;
+        // (B - 1) - (N - 1) under N = A and B - 2 = A - 2: zero, through both facts.
+        let d = s("B").add(&s("N"), -1);
+        let facts = [s("N").sub(&s("A")), s("B").sub(&s("A"))];
+        assert_eq!(d.reduced_by(&facts).as_constant(), Some(0));
+        assert_eq!(d.reduced_by(&facts[..1]).as_constant(), None);
+        // A constant offset survives; an unrelated atom stays.
+        let d = s("B").add(&s("N"), -1).add(&Affine::of(&i(3)), 1);
+        assert_eq!(d.reduced_by(&facts).as_constant(), Some(3));
+        assert_eq!(s("M").reduced_by(&facts).as_constant(), None);
+        // A fact of coefficient 2 alone eliminates nothing.
+        let twice = s("N").scale(2).sub(&s("A").scale(2));
+        assert_eq!(s("N").sub(&s("A")).reduced_by(&[twice]).as_constant(), None);
     }
 }

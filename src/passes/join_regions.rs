@@ -17,6 +17,9 @@
 //! Legality, against the sequential program (the first loop runs whole, then the second):
 //! - both loops step by 1 over ranges whose bounds differ by one constant per level (the
 //!   second's iteration `v` is the first's `u + c`), perfectly nested to the second's depth;
+//!   the difference may go through what is known of the arrays' sizes (`Sizes`): `range(1,
+//!   N - 1)` and `B[1:-1]`'s `range(1, B.shape[0] - 1)` are the same range where `N =
+//!   A.shape[0]` is bound once and `B[1:-1] - A[1:-1]` is checked at the launch;
 //! - every array both regions use, one of them writing it, is used (read or written) by both
 //!   only at one index, each dimension `u + constant` of a distinct nest variable or free of
 //!   them: only iteration `u` touches that element, so appended after the first body the second
@@ -54,14 +57,166 @@ pub struct Joined {
 /// Joins every qualifying pair in the function's host code; `pragmas` (the file's and the
 /// made ones) loses both regions' pragmas and gets the joined one, at the kept region's
 /// place.
+/// `checks`: the launch checks `scalar_reductions` made, by region.
 pub fn run(
     func: &mut Function,
     pragmas: &mut Vec<Pragma>,
+    checks: &[(Span, Vec<LaunchCheck>)],
     notes: &mut Vec<Diagnostic>,
 ) -> Vec<Joined> {
+    let sizes = Sizes::of(func, checks);
     let mut joined = vec![];
-    block(&mut func.body, pragmas, notes, &mut joined);
+    let mut cx = Cx {
+        pragmas,
+        notes,
+        joined: &mut joined,
+        sizes: &sizes,
+    };
+    cx.block(&mut func.body);
     joined
+}
+
+/// What the sizes of a function's arrays are known to satisfy where a pair of regions runs, as
+/// forms known to be zero: the launch checks of either region (`scalar_reductions` made them;
+/// the joined kernel keeps them, so they hold wherever it runs), and names bound once to
+/// sizes (`N = A.shape[0]`) whose arrays are rebound only by reference among arrays of the
+/// same size under those checks (`A, B = B, A`).
+struct Sizes<'a> {
+    checks: &'a [(Span, Vec<LaunchCheck>)],
+    /// `N - A.shape[0]`, with the sizes it reads as (array, dimension).
+    aliases: Vec<(Affine, Vec<(String, usize)>)>,
+    params: HashSet<String>,
+    /// Each name's assignments anywhere in the function: `Some(y)` for `x = y`, `None` for
+    /// anything else (a loop variable too).
+    assigned: std::collections::HashMap<String, Vec<Option<String>>>,
+}
+
+impl<'a> Sizes<'a> {
+    fn of(func: &Function, checks: &'a [(Span, Vec<LaunchCheck>)]) -> Sizes<'a> {
+        let mut assigned: std::collections::HashMap<String, Vec<Option<String>>> =
+            Default::default();
+        for s in &func.body {
+            s.walk(&mut |st| match &st.kind {
+                StmtKind::Assign { target, value, .. } => {
+                    if let ExprKind::Name(x) = &target.kind {
+                        let copied = match &value.kind {
+                            ExprKind::Name(y) => Some(y.clone()),
+                            _ => None,
+                        };
+                        assigned.entry(x.clone()).or_default().push(copied);
+                    }
+                }
+                StmtKind::AugAssign { target, .. } => {
+                    if let ExprKind::Name(x) = &target.kind {
+                        assigned.entry(x.clone()).or_default().push(None);
+                    }
+                }
+                StmtKind::For { var, .. } => assigned.entry(var.clone()).or_default().push(None),
+                _ => {}
+            });
+        }
+        // Bound once, at the top level, to sizes: `N = A.shape[0]`, `M = A.shape[1] - 2`.
+        let mut aliases = vec![];
+        for s in &func.body {
+            let Some((_, n, value)) = s.name_assignment() else {
+                continue;
+            };
+            let mut shapes = vec![];
+            let sizes_only = !value.any(&mut |x| match &x.kind {
+                ExprKind::Shape { array, dim } => {
+                    shapes.push((array.clone(), *dim));
+                    false
+                }
+                ExprKind::Name(_) | ExprKind::Subscript { .. } | ExprKind::Call { .. } => true,
+                _ => false,
+            });
+            if sizes_only && !shapes.is_empty() && assigned[n].len() == 1 {
+                aliases.push((Affine::symbol(n).sub(&Affine::of(value)), shapes));
+            }
+        }
+        Sizes {
+            checks,
+            aliases,
+            params: func.params.iter().cloned().collect(),
+            assigned,
+        }
+    }
+
+    /// The facts that hold where the regions at `spans` run.
+    fn facts(&self, spans: [Span; 2]) -> Vec<Affine> {
+        let mut facts: Vec<Affine> = self
+            .checks
+            .iter()
+            .filter(|(at, _)| spans.contains(at))
+            .flat_map(|(_, cs)| cs)
+            .filter_map(|c| match c {
+                LaunchCheck::Equal(a, b, _) => Some(Affine::of(a).sub(&Affine::of(b))),
+                LaunchCheck::AtMost(..) => None,
+            })
+            .collect();
+        let held: Vec<Affine> = self
+            .aliases
+            .iter()
+            .filter(|(_, shapes)| shapes.iter().all(|(a, d)| self.size_kept(a, *d, &facts)))
+            .map(|(alias, _)| alias.clone())
+            .collect();
+        facts.extend(held);
+        facts
+    }
+
+    /// Whether `array.shape[dim]` is the same whenever it is read: `array` is a parameter,
+    /// and every name of its rebinding group (names assigned one from another) is assigned only
+    /// from names of the group, every parameter among them of that size under `facts`.
+    fn size_kept(&self, array: &str, dim: usize, facts: &[Affine]) -> bool {
+        if !self.params.contains(array) {
+            return false;
+        }
+        let mut group = vec![array.to_string()];
+        let mut k = 0;
+        while k < group.len() {
+            let x = group[k].clone();
+            k += 1;
+            let linked = self.assigned.iter().flat_map(|(y, values)| {
+                let from_x = values.iter().any(|v| v.as_deref() == Some(x.as_str()));
+                let to_x = y == &x;
+                let targets = from_x.then(|| y.clone());
+                let sources = values
+                    .iter()
+                    .filter_map(move |v| if to_x { v.clone() } else { None });
+                targets.into_iter().chain(sources)
+            });
+            for y in linked.collect::<Vec<_>>() {
+                if !group.contains(&y) {
+                    group.push(y);
+                }
+            }
+        }
+        let size = |a: &str| {
+            Affine::of(&Expr::new(
+                ExprKind::Shape {
+                    array: a.into(),
+                    dim,
+                },
+                Span::DUMMY,
+            ))
+        };
+        group.iter().all(|y| {
+            let copies_only = self
+                .assigned
+                .get(y)
+                .is_none_or(|v| v.iter().all(Option::is_some));
+            let same_size =
+                !self.params.contains(y) || size(y).sub(&size(array)).reduced_by(facts).is_zero();
+            copies_only && same_size
+        })
+    }
+}
+
+struct Cx<'a, 'b> {
+    pragmas: &'b mut Vec<Pragma>,
+    notes: &'b mut Vec<Diagnostic>,
+    joined: &'b mut Vec<Joined>,
+    sizes: &'b Sizes<'a>,
 }
 
 /// Records each joined region's absorbed source on its kernel (after `outline`).
@@ -73,73 +228,73 @@ pub fn mark_absorbed(kernels: &mut [Kernel], joined: &[Joined]) {
     }
 }
 
-fn block(
-    body: &mut Vec<Stmt>,
-    pragmas: &mut Vec<Pragma>,
-    notes: &mut Vec<Diagnostic>,
-    joined: &mut Vec<Joined>,
-) {
-    let mut at = 0;
-    while at < body.len() {
-        if let Some(first) = candidate(body, at) {
-            match join(&body[first], &body[first + 1..at], &body[at]) {
-                Ok(plan) => {
-                    let (kept, absorbed) = match plan.place {
-                        Place::Second => (&body[at], &body[first]),
-                        Place::First => (&body[first], &body[at]),
-                    };
-                    let absorbed = region_span(absorbed);
-                    let old = [pragma_of(&body[first]).span, pragma_of(&body[at]).span];
-                    let mut region = plan.region;
-                    region.span = kept.span;
-                    let pragma = Pragma {
-                        span: pragma_of(kept).span,
-                        line: pragma_of(kept).line,
-                        ..region.pragma.clone().expect("the joined pragma")
-                    };
-                    region.pragma = Some(pragma.clone());
-                    pragmas.retain(|p| !old.contains(&p.span));
-                    pragmas.push(pragma);
-                    joined.push(Joined {
-                        region: region_span(&region),
-                        absorbed,
-                    });
-                    let placed = plan
-                        .before
-                        .into_iter()
-                        .chain(std::iter::once(region))
-                        .chain(plan.after);
-                    let count = at + 1 - first;
-                    body.splice(first..=at, placed);
-                    at = first + count - 1;
-                    continue;
+impl Cx<'_, '_> {
+    fn block(&mut self, body: &mut Vec<Stmt>) {
+        let mut at = 0;
+        while at < body.len() {
+            if let Some(first) = candidate(body, at) {
+                let facts = self
+                    .sizes
+                    .facts([region_span(&body[first]), region_span(&body[at])]);
+                match join(&body[first], &body[first + 1..at], &body[at], &facts) {
+                    Ok(plan) => {
+                        let (kept, absorbed) = match plan.place {
+                            Place::Second => (&body[at], &body[first]),
+                            Place::First => (&body[first], &body[at]),
+                        };
+                        let absorbed = region_span(absorbed);
+                        let old = [pragma_of(&body[first]).span, pragma_of(&body[at]).span];
+                        let mut region = plan.region;
+                        region.span = kept.span;
+                        let pragma = Pragma {
+                            span: pragma_of(kept).span,
+                            line: pragma_of(kept).line,
+                            ..region.pragma.clone().expect("the joined pragma")
+                        };
+                        region.pragma = Some(pragma.clone());
+                        self.pragmas.retain(|p| !old.contains(&p.span));
+                        self.pragmas.push(pragma);
+                        self.joined.push(Joined {
+                            region: region_span(&region),
+                            absorbed,
+                        });
+                        let placed = plan
+                            .before
+                            .into_iter()
+                            .chain(std::iter::once(region))
+                            .chain(plan.after);
+                        let count = at + 1 - first;
+                        body.splice(first..=at, placed);
+                        at = first + count - 1;
+                        continue;
+                    }
+                    Err(why) => self.notes.push(
+                        Diagnostic::note(
+                            pragma_of(&body[at]).span,
+                            "this region stays a pass of its own after the one before it",
+                        )
+                        .with_label(why),
+                    ),
                 }
-                Err(why) => notes.push(
-                    Diagnostic::note(
-                        pragma_of(&body[at]).span,
-                        "this region stays a pass of its own after the one before it",
-                    )
-                    .with_label(why),
-                ),
             }
-        }
-        if is_region(&body[at]) {
+            if is_region(&body[at]) {
+                at += 1;
+                continue;
+            }
+            match &mut body[at].kind {
+                StmtKind::For { body: inner, .. }
+                | StmtKind::While { body: inner, .. }
+                | StmtKind::HostBlock { body: inner, .. } => self.block(inner),
+                StmtKind::If {
+                    body: b, orelse, ..
+                } => {
+                    self.block(b);
+                    self.block(orelse);
+                }
+                _ => {}
+            }
             at += 1;
-            continue;
         }
-        match &mut body[at].kind {
-            StmtKind::For { body: inner, .. }
-            | StmtKind::While { body: inner, .. }
-            | StmtKind::HostBlock { body: inner, .. } => block(inner, pragmas, notes, joined),
-            StmtKind::If {
-                body: b, orelse, ..
-            } => {
-                block(b, pragmas, notes, joined);
-                block(orelse, pragmas, notes, joined);
-            }
-            _ => {}
-        }
-        at += 1;
     }
 }
 
@@ -297,11 +452,12 @@ struct Plan {
 }
 
 /// The joined region, or why the pair cannot join.
-fn join(first: &Stmt, between: &[Stmt], second: &Stmt) -> Result<Plan, String> {
+/// `facts`: what the arrays' sizes are known to satisfy where the two run (`Sizes::facts`).
+fn join(first: &Stmt, between: &[Stmt], second: &Stmt, facts: &[Affine]) -> Result<Plan, String> {
     let k = depth(second);
     let (second_levels, second_body) = nest(second, k)?;
     let (levels, _) = nest(first, k)?;
-    let offsets = offsets(&levels, &second_levels)?;
+    let offsets = offsets(&levels, &second_levels, facts)?;
     let nest_vars: Vec<String> = levels.iter().map(|(u, ..)| u.to_string()).collect();
     let (second_vars, first_vars) = pragma_vars(first, second);
     let first_bound = bound_names(first);
@@ -348,10 +504,11 @@ fn join(first: &Stmt, between: &[Stmt], second: &Stmt) -> Result<Plan, String> {
 }
 
 /// The second loop's iteration `v` as the first's `u + c`, level by level: steps of 1 and
-/// bounds that differ by the same constant.
+/// bounds that differ by the same constant under `facts`.
 fn offsets(
     levels: &[Level<'_>],
     second: &[Level<'_>],
+    facts: &[Affine],
 ) -> Result<Vec<(String, String, i64)>, String> {
     let mut out = vec![];
     for ((u, ur, _), (v, vr, _)) in levels.iter().zip(second) {
@@ -360,9 +517,11 @@ fn offsets(
         }
         let lo = Affine::of(&vr.start)
             .sub(&Affine::of(&ur.start))
+            .reduced_by(facts)
             .as_constant();
         let hi = Affine::of(&vr.stop)
             .sub(&Affine::of(&ur.stop))
+            .reduced_by(facts)
             .as_constant();
         match (lo, hi) {
             (Some(lo), Some(hi)) if lo == hi => out.push((v.to_string(), u.to_string(), lo)),
@@ -783,7 +942,7 @@ mod tests {
             .chain(made.pragmas)
             .collect();
         let mut notes = vec![];
-        let joined = run(&mut f, &mut pragmas, &mut notes);
+        let joined = run(&mut f, &mut pragmas, &made.checks, &mut notes);
         let why = notes.into_iter().filter_map(|n| n.label).collect();
         (f, joined, why, pragmas)
     }
@@ -802,6 +961,53 @@ mod tests {
     }
 
     const RELAX: &str = "def f(A, B, N, tol):\n    diff = tol + 1.0\n    while diff > tol:\n        #pragma parallel for simd\n        for i in range(1, N - 1):\n            B[i] = 0.5 * (A[i - 1] + A[i + 1])\n        diff = np.max(np.abs(B[1:N - 1] - A[1:N - 1]))\n        A, B = B, A\n";
+
+    /// RELAX with the sizes read from `A` and the test over open slices.
+    const OPEN: &str = "def f(A, B, tol):\n    N = A.shape[0]\n    diff = tol + 1.0\n    while diff > tol:\n        #pragma parallel for simd\n        for i in range(1, N - 1):\n            B[i] = 0.5 * (A[i - 1] + A[i + 1])\n        diff = np.max(np.abs(B[1:-1] - A[1:-1]))\n        A, B = B, A\n";
+
+    #[test]
+    fn open_slices_join_through_a_size_bound_once_and_the_launch_check() {
+        // `range(1, N - 1)` against `range(1, B.shape[0] - 1)`: the same range, since N is
+        // A.shape[0], A and B only swap, and B's length is checked against A's at the launch.
+        let (_, joined, why, _) = joined_in(OPEN);
+        assert!(why.is_empty() && joined.len() == 1, "{why:?}");
+        let no = |src: &str, what: &str| {
+            let (_, joined, why, _) = joined_in(src);
+            assert!(joined.is_empty(), "{what}");
+            assert_eq!(
+                why,
+                ["the two loops' ranges are not shown to be the same"],
+                "{what}"
+            );
+        };
+        no(
+            &OPEN.replace(
+                "    N = A.shape[0]\n",
+                "    N = A.shape[0] - 1\n    N = N + 1\n",
+            ),
+            "N bound twice",
+        );
+        no(
+            &OPEN.replace(
+                "        A, B = B, A\n",
+                "        A, B = B, A\n        B = A * 1.0\n",
+            ),
+            "B rebound to a new array",
+        );
+        no(
+            &OPEN.replace("    N = A.shape[0]\n", "    N = tol.shape[0]\n"),
+            "N the size of another array",
+        );
+        // Both dimensions from one size: only a square array makes the ranges the same.
+        let square = "def f(A, B, tol):\n    N = A.shape[0]\n    diff = tol + 1.0\n    while diff > tol:\n        #pragma parallel for\n        for i in range(1, N - 1):\n            #pragma simd\n            for j in range(1, N - 1):\n                B[i, j] = A[i, j] * 0.5\n        diff = np.max(np.abs(B[1:-1, 1:-1] - A[1:-1, 1:-1]))\n        A, B = B, A\n";
+        no(square, "one size for both dimensions");
+        let (_, joined, _, _) = joined_in(
+            &square
+                .replace("    N = A.shape[0]\n", "    N, M = A.shape\n")
+                .replace("for j in range(1, N - 1)", "for j in range(1, M - 1)"),
+        );
+        assert_eq!(joined.len(), 1);
+    }
 
     #[test]
     fn a_bare_convergence_test_joins_the_sweep_before_it_at_its_own_place() {

@@ -998,6 +998,10 @@ CASES = [
     Case("joined_regions", "relax_2d_tol", variant="capped",  # ends by max_iter
          make=lambda r, s: [normal(r, s, F64), normal(r, s, F64), 1e-12, 5], sizes=((11, 37),),
          fp64_strict=True, launches=("_persistent0",)),
+    Case("joined_regions", "relax_2d_open_slices",   # `B[1:-1, 1:-1] - A[1:-1, 1:-1]`, joined
+         lambda r, s: (lambda A: [A, A.copy(), 0.05, 200])(normal(r, s, F64)),
+         ((9, 13), (14, 150)), fp64_strict=True, launches=("_persistent0",),
+         no_launches=("_kernel",)),
     Case("joined_regions", "shifted_max", lambda r, n: [normal(r, n, F64), np.zeros(n, F64), n],
          SIZES_1D, fp64_strict=True, no_launches=("_kernel1",)),
     Case("joined_regions", "neighbour_sum",
