@@ -135,12 +135,14 @@ def run_case(name, a, say):
                     and np.allclose(B, ref_B, rtol=1e-12, atol=1e-12))
 
     files = {"relax_1d": ("relax_np", "relax_tol"), "jacobi_2d": ("jacobi2d_np", "jacobi2d_clause")}[name]
-    impls = {}
+    impls, mods = {}, {}
     for build, folder in (("new", a.new), ("old", a.old)):
         for form, stem in zip(("bare np.max", "clause"), files):
-            mod = load(Path(folder) / f"{stem}.py", f"{name}_{build}_{stem}")
+            file = stem + (a.bare_suffix if form == "bare np.max" else "")
+            mod = load(Path(folder) / f"{file}.py", f"{name}_{build}_{file}")
             fn = getattr(mod, stem)
             impls[f"appyc {build}, {form}"] = (lambda fn=fn: fn(dev["A"], dev["B"], tol, max_iter))
+            mods[f"appyc {build}, {form}"] = mod
     results = {"sweeps": ref_it, "shape": list(A0.shape), "impls": {}}
     caches = {k: tempfile.mkdtemp(prefix="appyc_") for k in impls}
     for key, fn in impls.items():
@@ -172,6 +174,8 @@ def run_case(name, a, say):
     for key, ts in times.items():
         results["impls"][key]["ms"] = statistics.median(ts)
         results["impls"][key]["calls"] = len(ts)
+        # What each build's tuner chose in this process: a slow build shows whether its pick did it.
+        results["impls"][key]["tuning"] = nb.tuning_choices(mods[key])
     try:
         import jax
         import jax.numpy as jnp
@@ -221,6 +225,8 @@ if __name__ == "__main__":
     p.add_argument("--old", required=True)
     p.add_argument("--cases", nargs="+", default=["relax_1d", "jacobi_2d"])
     p.add_argument("--n2d", type=int, default=2000)
+    p.add_argument("--bare-suffix", default="",
+                   help="the bare test's module is STEM + this (`_open`: sources/*_open.py, open slices)")
     p.add_argument("--sweeps2d", type=int, default=500)
     p.add_argument("--rounds", type=int, default=6)
     p.add_argument("--reps", type=int, default=5)
