@@ -422,6 +422,26 @@ mod tests {
     }
 
     #[test]
+    fn a_check_goes_with_the_region_its_loop_was_joined_into() {
+        // `s = s * 0.5` must run after the sweep, so the joined region stands at the sweep's
+        // place and the test's loop is absorbed: its check is found through `absorbed`.
+        let src = "def f(A, B, tol, s):\n    N = A.shape[0]\n    diff = tol + 1.0\n    while diff > tol:\n        #pragma parallel for simd\n        for i in range(1, N - 1):\n            B[i] = s * (A[i - 1] + A[i + 1])\n        s = s * 0.5\n        diff = np.max(np.abs(B[1:-1] - A[1:-1]))\n        A, B = B, A\n    return s\n";
+        let options = crate::driver::Options {
+            persistent: false,
+            ..Default::default()
+        };
+        let file = crate::frontend::source::SourceFile::new("t.py", src);
+        let module = crate::driver::compile(&file, &options).unwrap().text;
+        let host = crate::codegen::test_support::function(&module, "f");
+        assert!(
+            host.contains("        # appyc: this region runs inside _launch_f_kernel0 above"),
+            "{host}"
+        );
+        let launcher = crate::codegen::test_support::function(&module, "_launch_f_kernel0");
+        assert!(launcher.contains("t.py:9: slices of lengths"), "{launcher}");
+    }
+
+    #[test]
     fn what_is_no_whole_reduction_on_the_device_stays() {
         for src in [
             // Not in a loop with a region: host code, as before.
